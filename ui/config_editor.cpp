@@ -8,6 +8,7 @@
 #include <QListWidget>
 #include <QPlainTextEdit>
 #include <QRegularExpression>
+#include <QScrollBar>
 #include <QSplitter>
 #include <QTextBlock>
 #include <QThread>
@@ -225,9 +226,30 @@ int lineFromMessage(const QString& message) {
 
 void ConfigValidatorWorker::validate(quint64 generation, const QString& text, const QString& baseDir, int worldSize) {
     QVector<EditorIssue> out;
+    QString resolved, defaults;
     try {
         const std::filesystem::path base(baseDir.isEmpty() ? QDir::currentPath().toStdString() : baseDir.toStdString());
         const ConfigParseResult result = parseTrainConfigText(text.toStdString(), base, worldSize);
+        if (result.ok()) {
+            resolved = QString::fromStdString(configToResolvedJson(*result.config).dump(2));
+        } else {
+            // The core's defaults: a minimal config with only the required keys, resolved.
+            static const nlohmann::json minimal = nlohmann::json::parse(R"({"model": {"path": "model"},
+                "data": {"train": "train.jsonl"}, "training": {"output_dir": "out", "max_steps": 1},
+                "deepspeed": {"train_micro_batch_size_per_gpu": 1}})");
+            const ConfigParseResult probe = parseTrainConfig(minimal, base, worldSize);
+            if (probe.ok()) {
+                nlohmann::json d = configToResolvedJson(*probe.config);
+                // Only defaults: the probe's own required values are not the user's.
+                d["model"].erase("path");
+                d["model"].erase("tokenizer");
+                d["data"].erase("train");
+                d["training"].erase("output_dir");
+                d["training"].erase("max_steps");
+                d["training"].erase("run_name");
+                defaults = QString::fromStdString(d.dump(2));
+            }
+        }
         for (const ConfigIssue& issue : result.issues) {
             EditorIssue e;
             e.keyPath = QString::fromStdString(issue.keyPath);
@@ -254,7 +276,7 @@ void ConfigValidatorWorker::validate(quint64 generation, const QString& text, co
             e.position = pos;
         }
     }
-    emit validated(generation, out);
+    emit validated(generation, out, resolved, defaults);
 }
 
 ConfigEditor::ConfigEditor(QWidget* parent)
@@ -315,6 +337,8 @@ ConfigEditor::~ConfigEditor() {
 
 void ConfigEditor::setConfigText(const QString& text, const QString& baseDir) {
     m_baseDir = baseDir;
+    m_lastGoodResolved.clear();  // another file: its own defaults and resolved values
+    m_resolvedJson.clear();
     m_settingText = true;
     m_edit->setPlainText(text);
     m_settingText = false;
@@ -325,6 +349,17 @@ void ConfigEditor::setConfigText(const QString& text, const QString& baseDir) {
 }
 
 QString ConfigEditor::text() const { return m_edit->toPlainText(); }
+
+void ConfigEditor::replaceText(const QString& text) {
+    if (text == m_edit->toPlainText()) return;
+    const int scroll = m_edit->verticalScrollBar()->value();
+    QTextCursor cursor(m_edit->document());
+    cursor.beginEditBlock();
+    cursor.select(QTextCursor::Document);
+    cursor.insertText(text);
+    cursor.endEditBlock();
+    m_edit->verticalScrollBar()->setValue(scroll);
+}
 
 void ConfigEditor::setBaseDir(const QString& dir) {
     if (dir == m_baseDir) return;
@@ -367,10 +402,16 @@ void ConfigEditor::validateNow() {
     emit requestValidation(m_generation, m_edit->toPlainText(), m_baseDir, m_worldSize);
 }
 
-void ConfigEditor::onValidated(quint64 generation, const QVector<EditorIssue>& issues) {
+void ConfigEditor::onValidated(quint64 generation, const QVector<EditorIssue>& issues, const QString& resolved,
+                               const QString& defaultsResolved) {
     if (generation != m_generation) return;  // the text changed since: a newer request is on its way
     m_validatedGeneration = generation;
     m_issues = issues;
+    m_resolvedJson = resolved;
+    if (!resolved.isEmpty())
+        m_lastGoodResolved = resolved;
+    else if (m_lastGoodResolved.isEmpty())
+        m_lastGoodResolved = defaultsResolved;
     applyIssues();
     emit validationChanged();
 }

@@ -50,7 +50,14 @@ public:
 
     // Replaces the text (not an edit: the modified flag is cleared) and validates immediately.
     void setConfigText(const QString& text, const QString& baseDir);
+    // Replaces the whole text as one edit (undoable, sets the modified flag; the form writes through this).
+    void replaceText(const QString& text);
     QString text() const;
+    // The core's resolved config (configToResolvedJson) of the last validated text; "" when it had errors.
+    QString resolvedJson() const { return m_resolvedJson; }
+    // The resolved config of the last text that validated, or of a minimal config when none has: the core's
+    // defaults, which the form shows as placeholders.
+    QString lastGoodResolvedJson() const { return m_lastGoodResolved; }
     // Relative paths in the config resolve against this folder (the config file's folder).
     void setBaseDir(const QString& dir);
     QString baseDir() const { return m_baseDir; }
@@ -80,7 +87,8 @@ protected:
 
 private:
     void onTextChanged();
-    void onValidated(quint64 generation, const QVector<EditorIssue>& issues);
+    void onValidated(quint64 generation, const QVector<EditorIssue>& issues, const QString& resolved,
+                     const QString& defaultsResolved);
     void applyIssues();
 
     QPlainTextEdit* m_edit;
@@ -94,6 +102,7 @@ private:
     quint64 m_generation = 1;
     quint64 m_validatedGeneration = 0;
     QVector<EditorIssue> m_issues;
+    QString m_resolvedJson, m_lastGoodResolved;
     bool m_settingText = false;
 };
 
@@ -103,7 +112,10 @@ class ConfigValidatorWorker : public QObject {
 public slots:
     void validate(quint64 generation, const QString& text, const QString& baseDir, int worldSize);
 signals:
-    void validated(quint64 generation, const QVector<fts::EditorIssue>& issues);
+    // resolved: configToResolvedJson of the text ("" on errors); defaultsResolved: that of a minimal
+    // config (sent when resolved is empty, so there are always defaults to show).
+    void validated(quint64 generation, const QVector<fts::EditorIssue>& issues, const QString& resolved,
+                   const QString& defaultsResolved);
 };
 
 }  // namespace fts

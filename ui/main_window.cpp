@@ -26,6 +26,8 @@
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QPushButton>
+#include <QScrollArea>
+#include <QSpinBox>
 #include <QSplitter>
 #include <QStackedWidget>
 #include <QStatusBar>
@@ -39,6 +41,7 @@
 
 #include "ui/compare_view.h"
 #include "ui/config_editor.h"
+#include "ui/config_form.h"
 #include "ui/run_launcher.h"
 #include "ui/run_view.h"
 #include "ui/runs_filter_proxy.h"
@@ -187,9 +190,22 @@ void MainWindow::buildUi() {
     auto* editorHeader = new QHBoxLayout;
     editorHeader->addWidget(m_editorFileLabel, 1);
     editorHeader->addWidget(startButton);
+    // The form (left) and the raw JSON (right) edit the same text.
+    m_form = new ConfigForm(m_editor, m_editorPage);
+    auto* formScroll = new QScrollArea(m_editorPage);
+    formScroll->setObjectName(QStringLiteral("configFormScroll"));
+    formScroll->setWidget(m_form);
+    formScroll->setWidgetResizable(true);
+    formScroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    auto* editorSplit = new QSplitter(Qt::Horizontal, m_editorPage);
+    editorSplit->setObjectName(QStringLiteral("editorSplit"));
+    editorSplit->addWidget(formScroll);
+    editorSplit->addWidget(m_editor);
+    editorSplit->setStretchFactor(0, 3);
+    editorSplit->setStretchFactor(1, 2);
     auto* editorLayout = new QVBoxLayout(m_editorPage);
     editorLayout->addLayout(editorHeader);
-    editorLayout->addWidget(m_editor, 1);
+    editorLayout->addWidget(editorSplit, 1);
 
     m_stack = new QStackedWidget(this);
     m_stack->addWidget(m_welcome);
@@ -389,6 +405,27 @@ bool MainWindow::loadConfigFile(const QString& path, QString* error) {
     return true;
 }
 
+bool MainWindow::newRunFromRun(qint64 runId, QString* error) {
+    const RunRecord* r = m_runsModel->runById(runId);
+    if (!r || r->configJson.empty()) {
+        const QString why = tr("Run %1 has no stored config.").arg(runId);
+        if (error) *error = why;
+        showMessage(why, true);
+        return false;
+    }
+    const QString baseDir = r->configPath.empty() ? m_options.dataDir
+                                                  : QFileInfo(QString::fromStdString(r->configPath)).absolutePath();
+    m_configPath.clear();
+    m_isQuickStart = false;
+    m_editor->setConfigText(QString::fromStdString(r->configJson), baseDir);
+    m_editor->setModified(true);
+    m_form->ranksSpin()->setValue(std::max(1, r->worldSize));
+    updateEditorHeader();
+    showMessage(tr("A new run from the config of \"%1\" (unsaved).").arg(QString::fromStdString(r->name)), false);
+    showPage(Page::Editor);
+    return true;
+}
+
 bool MainWindow::saveConfigTo(const QString& path, QString* error) {
     const QFileInfo target(path);
     QString text = m_editor->text();
@@ -469,7 +506,8 @@ std::optional<qint64> MainWindow::startRun(QString* error) {
     const QString logPath =
         QDir(m_options.dataDir)
             .absoluteFilePath(QStringLiteral("logs/%1.log").arg(QFileInfo(*configPath).completeBaseName()));
-    const auto started = startTrainDetached(m_options.cliPath, *configPath, m_options.storePath, logPath, &why);
+    const auto started = startTrainDetached(m_options.cliPath, *configPath, m_options.storePath, logPath, &why,
+                                            m_form->ranksSpin()->value());
     if (!started) return fail(why);
     m_pending = PendingStart{started->pid, *configPath, started->logPath, 0};
     m_pendingTimer.start();
@@ -757,6 +795,8 @@ void MainWindow::showRunsContextMenu(const QPoint& pos) {
     if (ids.isEmpty()) return;
     QMenu menu(this);
     if (ids.size() >= 2) menu.addAction(m_compareAction);
+    QAction* startFrom = menu.addAction(tr("Start from this run"), this, [this, ids] { newRunFromRun(ids.first()); });
+    startFrom->setEnabled(ids.size() == 1);
     QAction* rename = menu.addAction(tr("Rename…"), this, &MainWindow::renameSelectedRunDialog);
     QAction* notes = menu.addAction(tr("Notes and tags…"), this, &MainWindow::editSelectedRunNotesDialog);
     rename->setEnabled(ids.size() == 1);

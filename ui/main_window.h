@@ -21,6 +21,7 @@ namespace fts {
 
 class CompareView;
 class ConfigEditor;
+class ConfigForm;
 class RunView;
 class RunsFilterProxy;
 class RunsTableModel;
@@ -52,6 +53,9 @@ public:
     // Loads a config file into the editor (a user's file: the one place the UI thread reads files).
     bool loadConfigFile(const QString& path, QString* error = nullptr);
     bool saveConfigTo(const QString& path, QString* error = nullptr);
+    // "Start from this run": the editor gets the run's stored config (unsaved; its relative paths still
+    // resolve against the folder of the run's config file).
+    bool newRunFromRun(qint64 runId, QString* error = nullptr);
     // Starts the editor's config (written first if unsaved, see prepareLaunchConfig). Returns the pid.
     std::optional<qint64> startRun(QString* error = nullptr);
     void stopSelectedRun();
@@ -76,6 +80,7 @@ public:
     QString lastMessage() const { return m_lastMessage; }
 
     ConfigEditor* configEditor() const { return m_editor; }
+    ConfigForm* configForm() const { return m_form; }
     RunView* runView() const { return m_runView; }
     CompareView* compareView() const { return m_compareView; }
     QAction* compareAction() const { return m_compareAction; }
@@ -137,6 +142,7 @@ private:
     CompareView* m_compareView;
     QWidget* m_editorPage;
     ConfigEditor* m_editor;
+    ConfigForm* m_form;
     QLabel* m_editorFileLabel;
     QLabel* m_messageBar;
     QLabel* m_storeLabel;

@@ -152,7 +152,8 @@ std::optional<QString> prepareLaunchConfig(const LaunchConfigRequest& request, Q
 }
 
 std::optional<StartedProcess> startTrainDetached(const QString& cliPath, const QString& configPath,
-                                                 const QString& storePath, const QString& logPath, QString* error) {
+                                                 const QString& storePath, const QString& logPath, QString* error,
+                                                 int nproc) {
     const QFileInfo cli(cliPath);
     if (!cli.isFile() || !cli.isExecutable()) {
         setError(error, QCoreApplication::translate(
@@ -163,7 +164,9 @@ std::optional<StartedProcess> startTrainDetached(const QString& cliPath, const Q
     if (!logPath.isEmpty()) QDir().mkpath(QFileInfo(logPath).absolutePath());
     QProcess process;
     process.setProgram(cli.absoluteFilePath());
-    process.setArguments({QStringLiteral("train"), configPath, QStringLiteral("--store"), storePath});
+    QStringList args{QStringLiteral("train"), configPath, QStringLiteral("--store"), storePath};
+    if (nproc > 1) args << QStringLiteral("--nproc") << QString::number(nproc);
+    process.setArguments(args);
     process.setWorkingDirectory(QFileInfo(configPath).absolutePath());
     if (!logPath.isEmpty()) {
         process.setStandardOutputFile(logPath, QIODevice::Append);

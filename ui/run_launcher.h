@@ -46,11 +46,11 @@ struct StartedProcess {
     qint64 pid = 0;
     QString logPath;
 };
-// `cli train <configPath> --store <storePath>`, detached, working directory = the config's folder,
-// stdout+stderr appended to logPath. Returns the supervisor pid.
+// `cli train <configPath> --store <storePath> [--nproc N]` (N > 1), detached, working directory = the
+// config's folder, stdout+stderr appended to logPath. Returns the supervisor pid.
 std::optional<StartedProcess> startTrainDetached(const QString& cliPath, const QString& configPath,
                                                  const QString& storePath, const QString& logPath,
-                                                 QString* error = nullptr);
+                                                 QString* error = nullptr, int nproc = 1);
 
 
 }  // namespace fts

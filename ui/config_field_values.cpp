@@ -1,0 +1,104 @@
+// Field <-> JSON value conversions and key-path access (see config_field_values.h).
+#include "ui/config_field_values.h"
+
+#include <QStringList>
+
+namespace fts {
+namespace {
+
+template <typename J>
+const J* jsonAtImpl(const J& doc, const QString& keyPath) {
+    const J* at = &doc;
+    for (const QString& part : keyPath.split(QLatin1Char('.'))) {
+        if (!at->is_object()) return nullptr;
+        const auto it = at->find(part.toStdString());
+        if (it == at->end()) return nullptr;
+        at = &*it;
+    }
+    return at;
+}
+
+template <typename J>
+QString textFromJsonImpl(FieldKind kind, const J& value) {
+    if (value.is_null()) return {};
+    if (value.is_string()) return QString::fromStdString(value.template get<std::string>());
+    if (kind == FieldKind::NumberList && value.is_array()) {
+        QStringList parts;
+        for (const auto& v : value) parts << QString::fromStdString(v.dump());
+        return parts.join(QStringLiteral(", "));
+    }
+    return QString::fromStdString(value.dump());
+}
+
+}  // namespace
+
+const OrderedJson* jsonAt(const OrderedJson& doc, const QString& keyPath) { return jsonAtImpl(doc, keyPath); }
+const nlohmann::json* jsonAt(const nlohmann::json& doc, const QString& keyPath) { return jsonAtImpl(doc, keyPath); }
+
+void setJsonAt(OrderedJson& doc, const QString& keyPath, OrderedJson value) {
+    const QStringList parts = keyPath.split(QLatin1Char('.'));
+    OrderedJson* at = &doc;
+    for (int i = 0; i < parts.size(); ++i) {
+        if (!at->is_object()) *at = OrderedJson::object();
+        OrderedJson& next = (*at)[parts[i].toStdString()];
+        if (i + 1 == parts.size()) {
+            next = std::move(value);
+            return;
+        }
+        at = &next;
+    }
+}
+
+void removeJsonAt(OrderedJson& doc, const QString& keyPath) {
+    const QStringList parts = keyPath.split(QLatin1Char('.'));
+    std::vector<OrderedJson*> chain{&doc};
+    for (int i = 0; i + 1 < parts.size(); ++i) {
+        OrderedJson* at = chain.back();
+        if (!at->is_object()) return;
+        const auto it = at->find(parts[i].toStdString());
+        if (it == at->end()) return;
+        chain.push_back(&*it);
+    }
+    if (!chain.back()->is_object() || chain.back()->erase(parts.back().toStdString()) == 0) return;
+    // Prune the objects this removal emptied (never the document itself).
+    for (int i = static_cast<int>(chain.size()) - 1; i >= 1; --i) {
+        if (!chain[i]->empty()) break;
+        chain[i - 1]->erase(parts[i - 1].toStdString());
+    }
+}
+
+QString fieldTextFromJson(FieldKind kind, const OrderedJson& value) { return textFromJsonImpl(kind, value); }
+QString fieldTextFromJson(FieldKind kind, const nlohmann::json& value) { return textFromJsonImpl(kind, value); }
+
+std::optional<OrderedJson> jsonFromFieldText(FieldKind kind, const QString& rawText) {
+    const QString text = rawText.trimmed();
+    if (text.isEmpty()) return std::nullopt;
+    switch (kind) {
+        case FieldKind::Text:
+        case FieldKind::FilePath:
+        case FieldKind::DirPath:
+            return OrderedJson(rawText.toStdString());  // paths and names as typed
+        case FieldKind::Boolean:
+            if (text == QLatin1String("true")) return OrderedJson(true);
+            if (text == QLatin1String("false")) return OrderedJson(false);
+            return OrderedJson(text.toStdString());
+        case FieldKind::NumberList: {
+            QString inner = text;
+            if (!inner.startsWith(QLatin1Char('['))) inner = QLatin1Char('[') + inner + QLatin1Char(']');
+            const OrderedJson parsed = OrderedJson::parse(inner.toStdString(), nullptr, false);
+            if (!parsed.is_discarded() && parsed.is_array()) return parsed;
+            return OrderedJson(text.toStdString());
+        }
+        case FieldKind::Integer:
+        case FieldKind::Number:
+        case FieldKind::Choice: {
+            // A JSON number (or true/false/null) stays typed; anything else is the string as typed.
+            const OrderedJson parsed = OrderedJson::parse(text.toStdString(), nullptr, false);
+            if (!parsed.is_discarded() && (parsed.is_number() || parsed.is_boolean())) return parsed;
+            return OrderedJson(text.toStdString());
+        }
+    }
+    return std::nullopt;
+}
+
+}  // namespace fts

@@ -1,0 +1,395 @@
+// ConfigForm (see config_form.h): widgets from the field table, JSON <-> form sync, inline core issues.
+#include "ui/config_form.h"
+
+#include <QComboBox>
+#include <QCoreApplication>
+#include <QDir>
+#include <QEvent>
+#include <QFileDialog>
+#include <QFormLayout>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QLineEdit>
+#include <QPlainTextEdit>
+#include <QPushButton>
+#include <QSpinBox>
+#include <QToolButton>
+#include <QVBoxLayout>
+
+#include "ui/collapsible_section.h"
+#include "ui/config_editor.h"
+
+namespace fts {
+namespace {
+
+QString trField(const char* text) { return QCoreApplication::translate("fts::ConfigForm", text); }
+
+const char* kErrorStyle = "color: #c01c28;";
+const char* kWarningStyle = "color: #b36b00;";
+
+bool sameValue(const std::optional<OrderedJson>& a, const OrderedJson* b) {
+    if (!a) return b == nullptr || b->is_null();
+    return b != nullptr && *a == *b;
+}
+
+}  // namespace
+
+ConfigForm::ConfigForm(ConfigEditor* editor, QWidget* parent) : QWidget(parent), m_editor(editor) {
+    setObjectName(QStringLiteral("configForm"));
+    auto* layout = new QVBoxLayout(this);
+    m_banner = new QLabel(this);
+    m_banner->setObjectName(QStringLiteral("formBanner"));
+    m_banner->setWordWrap(true);
+    m_banner->setStyleSheet(QStringLiteral("QLabel { background: #fbe3e4; color: #8a1019; padding: 6px; }"));
+    m_banner->hide();
+    m_otherIssues = new QLabel(this);
+    m_otherIssues->setObjectName(QStringLiteral("formOtherIssues"));
+    m_otherIssues->setWordWrap(true);
+    m_otherIssues->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_otherIssues->hide();
+    layout->addWidget(m_banner);
+    layout->addWidget(m_otherIssues);
+
+    QHash<int, QFormLayout*> forms;
+    for (FieldSection s : allSections()) {
+        auto* sec = new CollapsibleSection(sectionTitle(s), this);
+        sec->setObjectName(QStringLiteral("section%1").arg(int(s)));
+        auto* form = new QFormLayout(sec->body());
+        form->setFieldGrowthPolicy(QFormLayout::AllNonFixedFieldsGrow);
+        form->setContentsMargins(18, 0, 0, 6);
+        m_sections.insert(int(s), sec);
+        forms.insert(int(s), form);
+        layout->addWidget(sec);
+    }
+    m_methodNote = new QLabel(this);
+    m_methodNote->setWordWrap(true);
+    forms[int(FieldSection::Method)]->addRow(m_methodNote);
+    for (const ConfigField& f : configFields()) buildRow(f, forms[int(f.section)]);
+
+    m_pickModel = new QPushButton(this);
+    m_pickModel->setObjectName(QStringLiteral("pickModelButton"));
+    connect(m_pickModel, &QPushButton::clicked, this, &ConfigForm::pickModelRequested);
+    forms[int(FieldSection::Model)]->insertRow(1, QString(), m_pickModel);
+    m_previewData = new QPushButton(this);
+    m_previewData->setObjectName(QStringLiteral("previewDataButton"));
+    connect(m_previewData, &QPushButton::clicked, this, &ConfigForm::previewDataRequested);
+    forms[int(FieldSection::Data)]->insertRow(1, QString(), m_previewData);
+
+    m_ranks = new QSpinBox(this);
+    m_ranks->setObjectName(QStringLiteral("ranksSpin"));
+    m_ranks->setRange(1, 64);
+    m_ranksLabel = new QLabel(this);
+    forms[int(FieldSection::Devices)]->addRow(m_ranksLabel, m_ranks);
+    connect(m_ranks, &QSpinBox::valueChanged, this, [this](int n) {
+        m_editor->setWorldSize(n);
+        emit ranksChanged(n);
+    });
+    layout->addStretch(1);
+
+    m_refresh.setSingleShot(true);
+    m_refresh.setInterval(kRefreshDelayMs);
+    connect(&m_refresh, &QTimer::timeout, this, &ConfigForm::refreshFromJson);
+    connect(m_editor->textEdit(), &QPlainTextEdit::textChanged, this, [this] { m_refresh.start(); });
+    connect(m_editor, &ConfigEditor::validationChanged, this, [this] {
+        if (m_editor->isValidated()) applyIssues();
+    });
+    retranslate();
+    refreshFromJson();
+}
+
+void ConfigForm::buildRow(const ConfigField& field, QFormLayout* form) {
+    Row row;
+    row.field = &field;
+    row.form = form;
+    row.container = new QWidget(this);
+    auto* v = new QVBoxLayout(row.container);
+    v->setContentsMargins(0, 0, 0, 0);
+    v->setSpacing(1);
+    auto* h = new QHBoxLayout;
+    h->setContentsMargins(0, 0, 0, 0);
+    const QString key = field.key;
+    const QString name = QStringLiteral("field:") + key;
+    if (field.kind == FieldKind::Boolean || field.kind == FieldKind::Choice) {
+        row.combo = new QComboBox(row.container);
+        row.combo->setObjectName(name);
+        if (field.editable) {
+            row.combo->setEditable(true);
+            row.combo->setInsertPolicy(QComboBox::NoInsert);
+            row.combo->addItems(field.choices);
+            row.combo->setCurrentIndex(-1);
+            connect(row.combo->lineEdit(), &QLineEdit::textEdited, this, [this, key] { writeField(key); });
+        } else {
+            row.combo->addItem(QString(), QString());  // "default: ..." (key absent)
+            const QStringList values = field.kind == FieldKind::Boolean
+                                           ? QStringList{QStringLiteral("true"), QStringLiteral("false")}
+                                           : field.choices;
+            for (const QString& c : values) row.combo->addItem(c, c);
+        }
+        connect(row.combo, &QComboBox::activated, this, [this, key] { writeField(key); });
+        h->addWidget(row.combo, 1);
+    } else {
+        row.edit = new QLineEdit(row.container);
+        row.edit->setObjectName(name);
+        row.edit->setClearButtonEnabled(true);
+        connect(row.edit, &QLineEdit::textEdited, this, [this, key] { writeField(key); });
+        h->addWidget(row.edit, 1);
+        if (field.kind == FieldKind::FilePath || field.kind == FieldKind::DirPath) {
+            auto* b = new QToolButton(row.container);
+            b->setText(QStringLiteral("…"));
+            b->setObjectName(QStringLiteral("browse:") + key);
+            connect(b, &QToolButton::clicked, this, [this, key] { browse(key); });
+            h->addWidget(b);
+        }
+    }
+    v->addLayout(h);
+    row.error = new QLabel(row.container);
+    row.error->setObjectName(QStringLiteral("error:") + key);
+    row.error->setWordWrap(true);
+    row.error->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    row.error->hide();
+    v->addWidget(row.error);
+    row.label = new QLabel(this);
+    row.label->setBuddy(row.edit ? static_cast<QWidget*>(row.edit) : row.combo);
+    form->addRow(row.label, row.container);
+    m_rows.insert(key, row);
+}
+
+QWidget* ConfigForm::fieldWidget(const QString& key) const {
+    const auto it = m_rows.find(key);
+    if (it == m_rows.end()) return nullptr;
+    return it->edit ? static_cast<QWidget*>(it->edit) : it->combo;
+}
+
+QLabel* ConfigForm::fieldErrorLabel(const QString& key) const {
+    const auto it = m_rows.find(key);
+    return it == m_rows.end() ? nullptr : it->error;
+}
+
+QString ConfigForm::widgetText(const Row& row) {
+    if (row.edit) return row.edit->text();
+    if (row.combo->isEditable()) return row.combo->currentText();
+    return row.combo->currentData().toString();
+}
+
+QString ConfigForm::fieldText(const QString& key) const {
+    const auto it = m_rows.find(key);
+    return it == m_rows.end() ? QString() : widgetText(*it);
+}
+
+bool ConfigForm::isFieldShown(const QString& key) const {
+    const auto it = m_rows.find(key);
+    return it != m_rows.end() && it->form->isRowVisible(it->container);
+}
+
+void ConfigForm::setFieldText(const QString& key, const QString& text) {
+    const auto it = m_rows.find(key);
+    if (it == m_rows.end()) return;
+    if (it->edit) {
+        it->edit->setText(text);
+    } else if (it->combo->isEditable()) {
+        it->combo->setEditText(text);
+    } else {
+        int index = it->combo->findData(text);
+        if (index < 0) {
+            it->combo->addItem(text, text);
+            index = it->combo->count() - 1;
+        }
+        it->combo->setCurrentIndex(index);
+    }
+    writeField(key);
+}
+
+void ConfigForm::writeField(const QString& key) {
+    const auto it = m_rows.find(key);
+    if (it == m_rows.end() || m_jsonBroken) return;
+    const QString current = m_editor->text();
+    OrderedJson doc = current.trimmed().isEmpty() ? OrderedJson::object()
+                                                  : OrderedJson::parse(current.toStdString(), nullptr, false);
+    if (doc.is_discarded() || !doc.is_object()) return;  // refreshFromJson shows the banner
+    const std::optional<OrderedJson> value = jsonFromFieldText(it->field->kind, widgetText(*it));
+    if (sameValue(value, jsonAt(doc, key))) return;
+    if (value)
+        setJsonAt(doc, key, *value);
+    else
+        removeJsonAt(doc, key);
+    m_writing = true;
+    m_editor->replaceText(QString::fromStdString(doc.dump(2)) + QLatin1Char('\n'));
+    m_writing = false;
+    emit fieldEdited(key);
+}
+
+void ConfigForm::refreshFromJson() {
+    m_refresh.stop();
+    const QString text = m_editor->text();
+    const OrderedJson doc = text.trimmed().isEmpty() ? OrderedJson::object()
+                                                     : OrderedJson::parse(text.toStdString(), nullptr, false);
+    m_jsonBroken = doc.is_discarded() || !doc.is_object();
+    m_banner->setVisible(m_jsonBroken);
+    for (CollapsibleSection* s : std::as_const(m_sections)) s->body()->setEnabled(!m_jsonBroken);
+    if (m_jsonBroken) return;
+    for (auto it = m_rows.begin(); it != m_rows.end(); ++it) {
+        Row& row = *it;
+        const OrderedJson* value = jsonAt(doc, it.key());
+        if (sameValue(jsonFromFieldText(row.field->kind, widgetText(row)), value)) continue;  // e.g. being typed
+        const QString shown = value ? fieldTextFromJson(row.field->kind, *value) : QString();
+        if (row.edit) {
+            row.edit->setText(shown);
+        } else if (row.combo->isEditable()) {
+            row.combo->setEditText(shown);
+        } else {
+            int index = row.combo->findData(shown);
+            if (index < 0) {  // a value outside the choices: shown as is (the core says whether it is valid)
+                row.combo->addItem(shown, shown);
+                index = row.combo->count() - 1;
+            }
+            row.combo->setCurrentIndex(index);
+        }
+    }
+    const QString resolvedText = m_editor->lastGoodResolvedJson();
+    const nlohmann::json resolved = resolvedText.isEmpty()
+                                        ? nlohmann::json::object()
+                                        : nlohmann::json::parse(resolvedText.toStdString(), nullptr, false);
+    updateVisibility(doc, resolved.is_discarded() ? nlohmann::json::object() : resolved);
+}
+
+void ConfigForm::updateVisibility(const OrderedJson& doc, const nlohmann::json& resolved) {
+    for (const Row& row : std::as_const(m_rows)) {
+        const ConfigField& f = *row.field;
+        bool shown = true;
+        if (!f.whenKey.isEmpty()) {
+            QString value;
+            if (const OrderedJson* v = jsonAt(doc, f.whenKey))
+                value = fieldTextFromJson(FieldKind::Text, *v);
+            else if (const nlohmann::json* r = jsonAt(resolved, f.whenKey))
+                value = fieldTextFromJson(FieldKind::Text, *r);
+            shown = f.whenValues.contains(value);
+            // A value written for a hidden field stays visible, so it can be seen and removed.
+            if (!shown && jsonAt(doc, f.key)) shown = true;
+        }
+        if (row.form->isRowVisible(row.container) != shown) row.form->setRowVisible(row.container, shown);
+    }
+}
+
+void ConfigForm::applyPlaceholders(const nlohmann::json& resolved) {
+    for (const Row& row : std::as_const(m_rows)) {
+        const nlohmann::json* r = jsonAt(resolved, row.field->key);
+        QString ph;
+        if (r && !r->is_null())
+            ph = fieldTextFromJson(row.field->kind, *r);
+        else
+            ph = row.field->required ? tr("required") : tr("not set");
+        if (row.edit) {
+            row.edit->setPlaceholderText(ph);
+        } else if (row.combo->isEditable()) {
+            row.combo->lineEdit()->setPlaceholderText(ph);
+        } else {
+            row.combo->setItemText(0, r && !r->is_null() ? tr("default: %1").arg(ph) : tr("default (%1)").arg(ph));
+        }
+    }
+}
+
+void ConfigForm::applyIssues() {
+    const QString resolvedText = m_editor->lastGoodResolvedJson();
+    nlohmann::json resolved = resolvedText.isEmpty() ? nlohmann::json::object()
+                                                     : nlohmann::json::parse(resolvedText.toStdString(), nullptr, false);
+    if (resolved.is_discarded()) resolved = nlohmann::json::object();
+    applyPlaceholders(resolved);
+    if (!m_jsonBroken) {
+        const OrderedJson doc = OrderedJson::parse(m_editor->text().toStdString(), nullptr, false);
+        if (!doc.is_discarded() && doc.is_object()) updateVisibility(doc, resolved);
+    }
+
+    QHash<QString, QStringList> errors, warnings;
+    QStringList other;
+    for (const EditorIssue& issue : m_editor->issues()) {
+        const QString key = fieldForIssue(issue.keyPath);
+        if (key.isEmpty()) {
+            const QString where = issue.keyPath.isEmpty() ? QString() : issue.keyPath + QStringLiteral(": ");
+            other << QStringLiteral("<span style=\"%1\">%2</span>")
+                         .arg(QLatin1String(issue.isError ? kErrorStyle : kWarningStyle),
+                              (where + issue.message).toHtmlEscaped());
+            continue;
+        }
+        QString message = issue.message;
+        if (issue.keyPath != key) message = issue.keyPath + QStringLiteral(": ") + message;
+        (issue.isError ? errors : warnings)[key] << message;
+    }
+    QHash<int, int> sectionErrors;
+    for (auto it = m_rows.begin(); it != m_rows.end(); ++it) {
+        Row& row = *it;
+        const QStringList e = errors.value(it.key()), w = warnings.value(it.key());
+        QWidget* input = row.edit ? static_cast<QWidget*>(row.edit) : row.combo;
+        if (e.isEmpty() && w.isEmpty()) {
+            row.error->hide();
+            row.error->clear();
+            input->setStyleSheet(QString());
+            input->setToolTip(trField(row.field->help));
+            continue;
+        }
+        const QString text = (e + w).join(QLatin1Char('\n'));
+        row.error->setText(text);
+        row.error->setStyleSheet(QLatin1String(e.isEmpty() ? kWarningStyle : kErrorStyle));
+        row.error->show();
+        input->setStyleSheet(e.isEmpty() ? QString() : QStringLiteral("border: 1px solid #c01c28;"));
+        input->setToolTip(text);
+        if (!e.isEmpty()) {
+            sectionErrors[int(row.field->section)] += static_cast<int>(e.size());
+            if (!row.form->isRowVisible(row.container)) row.form->setRowVisible(row.container, true);
+        }
+    }
+    for (auto it = m_sections.begin(); it != m_sections.end(); ++it) {
+        const int n = sectionErrors.value(it.key());
+        it.value()->setErrorCount(n);
+        if (n > 0) it.value()->setExpanded(true);
+    }
+    m_otherIssues->setText(other.join(QStringLiteral("<br>")));
+    m_otherIssues->setVisible(!other.isEmpty());
+}
+
+QString ConfigForm::fieldForIssue(const QString& issueKeyPath) {
+    if (issueKeyPath.isEmpty()) return {};
+    for (const ConfigField& f : configFields())
+        if (f.key == issueKeyPath) return f.key;
+    for (const ConfigField& f : configFields())
+        if (issueKeyPath.startsWith(f.key + QLatin1Char('.')) || issueKeyPath.startsWith(f.key + QLatin1Char('[')))
+            return f.key;
+    for (const ConfigField& f : configFields())
+        if (f.key.startsWith(issueKeyPath + QLatin1Char('.'))) return f.key;
+    return {};
+}
+
+void ConfigForm::browse(const QString& key) {
+    const auto it = m_rows.find(key);
+    if (it == m_rows.end()) return;
+    QString start = it->edit->text();
+    if (start.isEmpty() || QDir::isRelativePath(start)) start = QDir(m_editor->baseDir()).absoluteFilePath(start);
+    const QString label = trField(it->field->label);
+    const QString path = it->field->kind == FieldKind::DirPath
+                             ? QFileDialog::getExistingDirectory(this, label, start)
+                             : QFileDialog::getOpenFileName(this, label, start);
+    if (!path.isEmpty()) setFieldText(key, path);
+}
+
+void ConfigForm::retranslate() {
+    for (FieldSection s : allSections()) m_sections[int(s)]->setTitle(sectionTitle(s));
+    for (Row& row : m_rows) {
+        row.label->setText(trField(row.field->label));
+        QWidget* input = row.edit ? static_cast<QWidget*>(row.edit) : row.combo;
+        if (row.error->isHidden()) input->setToolTip(trField(row.field->help));
+    }
+    m_banner->setText(tr("The JSON has a syntax error: fix it in the JSON editor; the form follows once it parses."));
+    m_methodNote->setText(tr("Full fine-tuning of every weight. The run stops by steps when max steps > 0, else by epochs."));
+    m_pickModel->setText(tr("Pick a model…"));
+    m_previewData->setText(tr("Preview the data…"));
+    m_ranksLabel->setText(tr("Ranks (processes)"));
+    m_ranks->setToolTip(tr("Local processes to launch (fts train --nproc); the batch sizes are validated for this "
+                           "world size"));
+    if (m_editor->isValidated()) applyIssues();
+}
+
+void ConfigForm::changeEvent(QEvent* event) {
+    if (event->type() == QEvent::LanguageChange) retranslate();
+    QWidget::changeEvent(event);
+}
+
+}  // namespace fts
