@@ -27,6 +27,7 @@
 #include <QMessageBox>
 #include <QPushButton>
 #include <QScrollArea>
+#include <QSettings>
 #include <QSpinBox>
 #include <QSplitter>
 #include <QStackedWidget>
@@ -42,6 +43,8 @@
 #include "ui/compare_view.h"
 #include "ui/config_editor.h"
 #include "ui/config_form.h"
+#include "ui/data_preview.h"
+#include "ui/model_picker.h"
 #include "ui/run_launcher.h"
 #include "ui/run_view.h"
 #include "ui/runs_filter_proxy.h"
@@ -192,6 +195,8 @@ void MainWindow::buildUi() {
     editorHeader->addWidget(startButton);
     // The form (left) and the raw JSON (right) edit the same text.
     m_form = new ConfigForm(m_editor, m_editorPage);
+    connect(m_form, &ConfigForm::pickModelRequested, this, [this] { openModelPicker(); });
+    connect(m_form, &ConfigForm::previewDataRequested, this, [this] { openDataPreview(); });
     auto* formScroll = new QScrollArea(m_editorPage);
     formScroll->setObjectName(QStringLiteral("configFormScroll"));
     formScroll->setWidget(m_form);
@@ -403,6 +408,44 @@ bool MainWindow::loadConfigFile(const QString& path, QString* error) {
     showMessage(QString(), false);
     showPage(Page::Editor);
     return true;
+}
+
+QStringList MainWindow::modelFolders() const {
+    QStringList folders = QSettings().value(QStringLiteral("modelFolders")).toStringList();
+    if (folders.isEmpty()) folders << QDir(m_options.resourcesDir).absoluteFilePath(QStringLiteral("quickstart"));
+    return folders;
+}
+
+ModelPicker* MainWindow::openModelPicker() {
+    if (m_modelPicker) {
+        m_modelPicker->raise();
+        return m_modelPicker;
+    }
+    m_modelPicker = new ModelPicker(modelFolders(), defaultHubDirs(), this);
+    m_modelPicker->setAttribute(Qt::WA_DeleteOnClose);
+    connect(m_modelPicker, &QDialog::accepted, this, [this] {
+        const QString value = m_modelPicker->selectedValue();
+        if (!value.isEmpty()) m_form->setFieldText(QStringLiteral("model.path"), value);
+        // Folders added in the picker are remembered.
+        QSettings().setValue(QStringLiteral("modelFolders"), m_modelPicker->roots());
+    });
+    m_modelPicker->open();
+    return m_modelPicker;
+}
+
+DataPreviewDialog* MainWindow::openDataPreview(QString* error) {
+    QString why;
+    const auto request = previewRequestFromConfig(m_editor->resolvedJson(), m_editor->text(), &why);
+    if (!request) {
+        if (error) *error = why;
+        showMessage(why, true);
+        return nullptr;
+    }
+    if (m_dataPreview) m_dataPreview->close();
+    m_dataPreview = new DataPreviewDialog(*request, this);
+    m_dataPreview->setAttribute(Qt::WA_DeleteOnClose);
+    m_dataPreview->show();
+    return m_dataPreview;
 }
 
 bool MainWindow::newRunFromRun(qint64 runId, QString* error) {

@@ -3,6 +3,7 @@
 // and stops them by signal; never touches SQLite itself (StorePoller does, on its thread).
 #pragma once
 #include <QMainWindow>
+#include <QPointer>
 #include <QString>
 #include <QTimer>
 #include <optional>
@@ -20,6 +21,8 @@ class QTableView;
 namespace fts {
 
 class CompareView;
+class DataPreviewDialog;
+class ModelPicker;
 class ConfigEditor;
 class ConfigForm;
 class RunView;
@@ -81,6 +84,13 @@ public:
 
     ConfigEditor* configEditor() const { return m_editor; }
     ConfigForm* configForm() const { return m_form; }
+    // The model picker (model.path) and the data preview of the editor's config; nullptr when not open.
+    ModelPicker* openModelPicker();
+    DataPreviewDialog* openDataPreview(QString* error = nullptr);
+    ModelPicker* modelPicker() const { return m_modelPicker; }
+    DataPreviewDialog* dataPreview() const { return m_dataPreview; }
+    // Folders the model picker scans (settings; default: the quick-start's folder).
+    QStringList modelFolders() const;
     RunView* runView() const { return m_runView; }
     CompareView* compareView() const { return m_compareView; }
     QAction* compareAction() const { return m_compareAction; }
@@ -155,6 +165,8 @@ private:
     QAction* m_stopAction;
     QAction* m_compareAction;
 
+    QPointer<ModelPicker> m_modelPicker;
+    QPointer<DataPreviewDialog> m_dataPreview;
     QString m_configPath;  // file the editor text came from or was saved to
     bool m_isQuickStart = false;
     qint64 m_selectedRunId = 0;

@@ -12,12 +12,19 @@
 #include <QTableWidget>
 #include <QTemporaryDir>
 #include <QTest>
+#include <QSettings>
+#include <QStandardPaths>
+#include <QPushButton>
 #include <cmath>
 #include <fstream>
 #include <set>
 #include <nlohmann/json.hpp>
 
 #include "ui/chart_widget.h"
+#include "ui/config_editor.h"
+#include "ui/config_form.h"
+#include "ui/data_preview.h"
+#include "ui/model_picker.h"
 #include "ui/compare_view.h"
 #include "ui/main_window.h"
 #include "ui/runs_filter_proxy.h"
@@ -79,6 +86,77 @@ int64_t writeRun(RunStore& store, const std::string& name, const nlohmann::json&
 class TestMainWindowPages : public QObject {
     Q_OBJECT
 private slots:
+    void initTestCase() { QStandardPaths::setTestModeEnabled(true); }  // QSettings away from the user's
+
+    // The new-run page: the form over the quick-start, the model picker and the data preview opened from
+    // the form's buttons, and "Start from this run" copying a stored run's config into the editor.
+    void newRunFormAndPickers() {
+        QTemporaryDir dir;
+        StudioOptions o;
+        o.storePath = dir.filePath(QStringLiteral("runs.sqlite"));
+        o.resourcesDir = QStringLiteral(FTS_SOURCE_DIR "/resources");
+        o.dataDir = dir.filePath(QStringLiteral("data"));
+        o.cliPath = QStringLiteral(FTS_CLI_PATH);
+        o.pollIntervalMs = 20;
+        int64_t past = 0;
+        nlohmann::json pastConfig = quickStart();
+        pastConfig["deepspeed"]["optimizer"]["params"]["lr"] = 0.0007;
+        {
+            RunStore store(o.storePath.toStdString());
+            past = writeRun(store, "lr-7e-4", pastConfig, 0.0007, 1.7e9);
+        }
+        QSettings().remove(QStringLiteral("modelFolders"));
+        MainWindow w(o);
+        w.resize(1400, 900);
+        w.show();
+        QTRY_COMPARE_WITH_TIMEOUT(w.runsModel()->rowCount(), 1, 10000);
+        QVERIFY(w.newRunFromQuickStart());
+        ConfigForm* form = w.configForm();
+        QTRY_VERIFY(w.configEditor()->isValidated());
+        QTRY_COMPARE(form->fieldText(QStringLiteral("deepspeed.optimizer.params.lr")), QStringLiteral("0.003"));
+        saveScreenshot(&w, QStringLiteral("new_run_form"));
+
+        // Model picker from the form's button: lists the quick-start model; picking it fills model.path.
+        QTest::mouseClick(form->pickModelButton(), Qt::LeftButton);
+        ModelPicker* picker = w.modelPicker();
+        QVERIFY(picker);
+        QTRY_VERIFY_WITH_TIMEOUT(!picker->isScanning(), 20000);
+        int row = -1;
+        for (int r = 0; r < picker->table()->rowCount(); ++r)
+            if (picker->table()->item(r, ModelPicker::NameColumn)->text() == QLatin1String("model")) row = r;
+        QVERIFY(row >= 0);
+        QCOMPARE(picker->table()->item(row, ModelPicker::ArchitectureColumn)->text(),
+                 QStringLiteral("GPT2LMHeadModel"));  // resources/quickstart/model/config.json
+        saveScreenshot(picker, QStringLiteral("model_picker"));
+        picker->table()->selectRow(row);
+        picker->accept();
+        const QString modelDir = QStringLiteral(FTS_SOURCE_DIR "/resources/quickstart/model");
+        QCOMPARE(QDir(form->fieldText(QStringLiteral("model.path"))), QDir(modelDir));
+        const auto doc = nlohmann::json::parse(w.configEditor()->text().toStdString());
+        QCOMPARE(QDir(QString::fromStdString(doc["model"]["path"].get<std::string>())), QDir(modelDir));
+
+        // Data preview from the form's button (the quick-start's plain-text stories: nothing masked).
+        QTRY_VERIFY(w.configEditor()->isValidated() && !w.configEditor()->hasErrors());
+        QTest::mouseClick(form->previewDataButton(), Qt::LeftButton);
+        DataPreviewDialog* preview = w.dataPreview();
+        QVERIFY(preview);
+        QTRY_VERIFY_WITH_TIMEOUT(!preview->isRunning(), 20000);
+        QVERIFY2(preview->result().ok, qPrintable(preview->result().error));
+        QVERIFY(preview->result().samples > 0);
+        QCOMPARE(preview->result().maskedSpans, 0);
+        saveScreenshot(preview, QStringLiteral("data_preview"));
+        preview->close();
+
+        // Start from a past run: its config (lr 7e-4) in the editor and the form, unsaved.
+        w.configEditor()->setModified(false);
+        QVERIFY(w.newRunFromRun(past));
+        QCOMPARE(w.currentPage(), MainWindow::Page::Editor);
+        QCOMPARE(nlohmann::json::parse(w.configEditor()->text().toStdString()), pastConfig);
+        QTRY_COMPARE(form->fieldText(QStringLiteral("deepspeed.optimizer.params.lr")), QStringLiteral("0.0007"));
+        QVERIFY(w.configEditor()->isModified());
+        w.configEditor()->setModified(false);  // no save prompt on close
+    }
+
     void compareSelectedRuns() {
         QTemporaryDir dir;
         StudioOptions o;

@@ -1,0 +1,187 @@
+// DataPreview (see data_preview.h).
+#include "ui/data_preview.h"
+
+#include <QApplication>
+#include <QDialogButtonBox>
+#include <QDir>
+#include <QFileInfo>
+#include <QLabel>
+#include <QPointer>
+#include <QProgressBar>
+#include <QTextBrowser>
+#include <QThread>
+#include <QVBoxLayout>
+#include <nlohmann/json.hpp>
+
+#include "core/config/hf_cache.h"
+#include "core/data/sft_dataset.h"
+#include "core/data/tokenizer.h"
+
+namespace fts {
+namespace {
+
+QString str(const nlohmann::json& doc, const char* section, const char* key) {
+    if (!doc.is_object() || !doc.contains(section) || !doc[section].is_object()) return {};
+    const auto& s = doc[section];
+    if (!s.contains(key)) return {};
+    if (s[key].is_string()) return QString::fromStdString(s[key].get<std::string>());
+    if (s[key].is_number_integer()) return QString::number(s[key].get<qint64>());
+    if (s[key].is_boolean()) return s[key].get<bool>() ? QStringLiteral("true") : QStringLiteral("false");
+    return {};
+}
+
+}  // namespace
+
+std::optional<DataPreviewRequest> previewRequestFromConfig(const QString& resolvedJson, const QString& rawJson,
+                                                           QString* error) {
+    const nlohmann::json resolved = nlohmann::json::parse(resolvedJson.toStdString(), nullptr, false);
+    const nlohmann::json raw = nlohmann::json::parse(rawJson.toStdString(), nullptr, false);
+    if (resolved.is_discarded() || !resolved.is_object()) {
+        if (error) *error = QCoreApplication::translate("fts::DataPreviewDialog", "The config has errors; fix them to preview its data.");
+        return std::nullopt;
+    }
+    DataPreviewRequest r;
+    r.train = str(resolved, "data", "train");
+    if (r.train.isEmpty()) {
+        if (error) *error = QCoreApplication::translate("fts::DataPreviewDialog", "The config names no training data (data.train).");
+        return std::nullopt;
+    }
+    if (const QString f = str(resolved, "data", "text_field"); !f.isEmpty()) r.textField = f;
+    r.maxLength = str(resolved, "data", "max_length").toLongLong();
+    r.modelDir = str(resolved, "model", "path");
+    r.tokenizer = str(resolved, "model", "tokenizer");
+    // Data keys of the SFT pipeline, read from whichever form carries them.
+    for (const nlohmann::json* doc : {&resolved, &raw}) {
+        if (doc->is_discarded()) continue;
+        if (const QString v = str(*doc, "data", "format"); !v.isEmpty()) r.format = v;
+        for (const char* k : {"template", "chat_template"})
+            if (const QString v = str(*doc, "data", k); !v.isEmpty()) r.chatTemplate = v;
+        if (const QString v = str(*doc, "data", "train_on_prompt"); !v.isEmpty()) r.trainOnPrompt = v == "true";
+    }
+    return r;
+}
+
+DataPreviewResult runDataPreview(const DataPreviewRequest& request) {
+    DataPreviewResult out;
+    try {
+        std::filesystem::path modelDir = request.modelDir.toStdString();
+        if (!modelDir.empty() && !std::filesystem::is_directory(modelDir) && looksLikeHfModelId(modelDir.string()))
+            modelDir = resolveHfCachedModel(modelDir.string());
+        std::filesystem::path tokenizerPath = request.tokenizer.toStdString();
+        if (tokenizerPath.empty() || !std::filesystem::exists(tokenizerPath)) tokenizerPath = modelDir / "tokenizer.json";
+        const auto tokenizer = Tokenizer::fromFile(tokenizerPath);
+        SftOptions o;
+        o.trainPath = request.train.toStdString();
+        o.textField = request.textField.toStdString();
+        if (request.maxLength > 0) o.maxLength = request.maxLength;
+        o.modelDir = modelDir;
+        if (!request.format.isEmpty()) o.format = sampleFormatFromName(request.format.toStdString());
+        if (!request.chatTemplate.isEmpty()) o.chatTemplate = request.chatTemplate.toStdString();
+        o.trainOnPrompt = request.trainOnPrompt;
+        o.packing = false;
+        const DataPreview p = previewSftData(o, *tokenizer, request.samples);
+        const SftStats& s = p.stats;
+        out.samples = s.samples;
+        out.truncated = s.truncated;
+        out.dropped = s.dropped;
+        out.badRows = s.badRows;
+        out.maxTokens = s.maxTokens;
+        out.meanTokens = s.meanTokens;
+        out.p50Tokens = s.p50Tokens;
+        out.p95Tokens = s.p95Tokens;
+        out.shown = int(p.samples.size());
+        QString html = QStringLiteral("<p><span style=\"background:#dde1e6;color:#555\">%1</span> &nbsp; "
+                                      "<span style=\"background:#dff3dc\">%2</span></p>")
+                           .arg(QCoreApplication::translate("fts::DataPreviewDialog", "prompt: no loss").toHtmlEscaped(), QCoreApplication::translate("fts::DataPreviewDialog", "trained on").toHtmlEscaped());
+        for (const PreviewSample& sample : p.samples) {
+            html += QStringLiteral("<h4>%1</h4><pre style=\"white-space:pre-wrap\">")
+                        .arg((QCoreApplication::translate("fts::DataPreviewDialog", "Line %1 · %2 tokens").arg(sample.line).arg(sample.tokens) +
+                              (sample.truncated ? QCoreApplication::translate("fts::DataPreviewDialog", " · truncated") : QString()))
+                                 .toHtmlEscaped());
+            for (const RenderedSegment& seg : sample.segments) {
+                const QString text = QString::fromStdString(seg.text).toHtmlEscaped();
+                if (seg.trainable) {
+                    html += QStringLiteral("<span style=\"background:#dff3dc\">%1</span>").arg(text);
+                } else {
+                    html += QStringLiteral("<span style=\"background:#dde1e6;color:#555\">%1</span>").arg(text);
+                    ++out.maskedSpans;
+                }
+            }
+            html += QStringLiteral("</pre>");
+        }
+        out.html = html;
+        QStringList lines;
+        lines << QCoreApplication::translate("fts::DataPreviewDialog", "Samples: %1 (format %2, template %3)")
+                     .arg(s.samples)
+                     .arg(QString::fromStdString(s.format), QString::fromStdString(s.chatTemplate));
+        lines << QCoreApplication::translate("fts::DataPreviewDialog", "Tokens per sample: mean %1, p50 %2, p95 %3, max %4")
+                     .arg(s.meanTokens, 0, 'f', 1)
+                     .arg(s.p50Tokens, 0, 'f', 0)
+                     .arg(s.p95Tokens, 0, 'f', 0)
+                     .arg(s.maxTokens);
+        lines << QCoreApplication::translate("fts::DataPreviewDialog", "Truncated to %1 tokens: %2 · dropped (nothing left to train on): %3 · bad rows: %4")
+                     .arg(o.maxLength)
+                     .arg(s.truncated)
+                     .arg(s.dropped)
+                     .arg(s.badRows);
+        for (const std::string& m : s.badRowMessages) lines << QString::fromStdString(m);
+        out.statsText = lines.join(QLatin1Char('\n'));
+        out.ok = true;
+    } catch (const std::exception& e) {
+        out.error = QString::fromStdString(e.what());
+    }
+    return out;
+}
+
+DataPreviewDialog::DataPreviewDialog(const DataPreviewRequest& request, QWidget* parent) : QDialog(parent) {
+    setWindowTitle(tr("Data preview"));
+    setObjectName(QStringLiteral("dataPreview"));
+    m_title = new QLabel(tr("Reading and tokenizing %1…").arg(QDir::toNativeSeparators(request.train)), this);
+    m_title->setWordWrap(true);
+    m_busy = new QProgressBar(this);
+    m_busy->setRange(0, 0);
+    m_stats = new QLabel(this);
+    m_stats->setObjectName(QStringLiteral("previewStats"));
+    m_stats->setWordWrap(true);
+    m_stats->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_view = new QTextBrowser(this);
+    m_view->setObjectName(QStringLiteral("previewSamples"));
+    auto* buttons = new QDialogButtonBox(QDialogButtonBox::Close, this);
+    connect(buttons, &QDialogButtonBox::rejected, this, &QDialog::reject);
+    auto* layout = new QVBoxLayout(this);
+    layout->addWidget(m_title);
+    layout->addWidget(m_busy);
+    layout->addWidget(m_stats);
+    layout->addWidget(m_view, 1);
+    layout->addWidget(buttons);
+    resize(820, 600);
+
+    QPointer<DataPreviewDialog> self(this);
+    m_thread = QThread::create([self, request] {
+        DataPreviewResult r = runDataPreview(request);
+        QMetaObject::invokeMethod(qApp, [self, r] { if (self) self->showResult(r); }, Qt::QueuedConnection);
+    });
+    m_thread->start();
+}
+
+DataPreviewDialog::~DataPreviewDialog() {
+    m_thread->wait();
+    delete m_thread;
+}
+
+void DataPreviewDialog::showResult(const DataPreviewResult& result) {
+    m_result = result;
+    m_running = false;
+    m_busy->hide();
+    if (!result.ok) {
+        m_title->setText(tr("The preview failed: %1").arg(result.error));
+        m_title->setStyleSheet(QStringLiteral("color: #c01c28;"));
+    } else {
+        m_title->setText(tr("The first %n sample(s), as the model sees them:", nullptr, result.shown));
+        m_stats->setText(result.statsText);
+        m_view->setHtml(result.html);
+    }
+    emit finished();
+}
+
+}  // namespace fts
