@@ -2,6 +2,16 @@
 <!DOCTYPE TS>
 <TS version="2.1" language="en_US">
 <context>
+    <name>fts::CollapsibleSection</name>
+    <message numerus="yes">
+        <source>%1 (%n error(s))</source>
+        <translation>
+            <numerusform>%1 (%n error)</numerusform>
+            <numerusform>%1 (%n errors)</numerusform>
+        </translation>
+    </message>
+</context>
+<context>
     <name>fts::CompareView</name>
     <message>
         <source>%1 MiB</source>
@@ -240,10 +250,555 @@
     </message>
 </context>
 <context>
+    <name>fts::ConfigForm</name>
+    <message>
+        <source>Model</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Data</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Method</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Optimisation</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Precision</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>ZeRO and offload</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Checkpointing and logging</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Devices</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>required</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>not set</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>default: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>default (%1)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The JSON has a syntax error: fix it in the JSON editor; the form follows once it parses.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Full fine-tuning of every weight. The run stops by steps when max steps &gt; 0, else by epochs.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Pick a model…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Preview the data…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Ranks (processes)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Local processes to launch (fts train --nproc); the batch sizes are validated for this world size</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Model folder or id</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Hugging Face model folder (config.json + weights) or a model id found in the HF cache</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Initialisation</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>pretrained: load the weights; random: seeded init from config.json</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Tokenizer</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The tokenizer.json to use</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Training data</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Training text: .txt or .jsonl</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Evaluation data</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Evaluation file; when empty, the eval fraction of the training data is held out</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Text field</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The JSONL field that holds the text</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Eval fraction</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Fraction held out for evaluation, in [0, 1)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Max length (tokens)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Tokens per training sequence (&gt;= 2)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Activation checkpointing</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Recompute each transformer block in backward: less memory, more compute</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Max steps</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Optimizer steps; 0 = use epochs</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Epochs</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Passes over the data when max steps is 0</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Seed</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Data order, dropout and random init</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Micro-batch per GPU</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Sequences per rank per forward/backward (&quot;auto&quot; = derived)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Gradient accumulation</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Micro-batches per optimizer step (&quot;auto&quot; = derived)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Global batch size</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>micro-batch x accumulation x world size (&quot;auto&quot; = derived)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Optimizer</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Adam or AdamW (DeepSpeed names)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Learning rate</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Peak learning rate</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Betas</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Two numbers in [0, 1), e.g. 0.9, 0.95</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Epsilon</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Adam&apos;s epsilon</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Weight decay</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Weight decay (&gt;= 0)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Decoupled weight decay</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Adam with adam_w_mode = AdamW; false = L2 decay added to the gradient</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Gradient clipping</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Global norm limit; 0 = off</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>LR scheduler</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>DeepSpeed warm-up schedulers</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Warm-up steps</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Steps of warm-up</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Warm-up shape</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>log or linear</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Warm-up start lr</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Learning rate at the first step</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Warm-up peak lr</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Learning rate after warm-up</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Schedule length</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Steps of the whole schedule (default: max steps)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Warm-up start ratio</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Start of warm-up as a fraction of the lr</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Cosine floor ratio</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>End of the cosine as a fraction of the lr</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>bf16 mixed precision</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Train in bfloat16</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>fp16 mixed precision</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Train in float16 with loss scaling</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Loss scale</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>0 = dynamic; otherwise a static scale</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Initial scale power</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Dynamic scaling starts at 2^power</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Loss scale window</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Steps without overflow before the scale doubles</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Hysteresis</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Overflows tolerated before the scale shrinks</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Consecutive hysteresis</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Refill the hysteresis after a step without overflow</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Min loss scale</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Floor of the dynamic scale</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>ZeRO stage</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>0: replicate; 1: shard optimizer states; 2: + gradients; 3: + parameters</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Offload optimizer</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Keep optimizer states on: none, cpu or nvme</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Offload parameters</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Keep parameters on: none, cpu or nvme (stage 3)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Overlap communication</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Overlap gradient reduction with backward</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Reduce bucket size</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Elements per gradient reduction bucket</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Output folder</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>checkpoints/ and export/ go here</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Run name</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Name shown in the run list</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Save every (steps)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>0 = only at the end</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Checkpoints kept</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>0 = keep all</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Evaluate every (steps)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Eval batches</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>0 = the whole eval split</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Log every (steps)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Metrics every N steps</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Print every (steps)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Progress lines in the log</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Device</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>auto (CUDA if present, else CPU), cpu, cuda or cuda:N</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
     <name>fts::ConfigValidatorWorker</name>
     <message>
         <source>validation failed: %1</source>
         <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>fts::DataPreviewDialog</name>
+    <message>
+        <source>The config has errors; fix them to preview its data.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The config names no training data (data.train).</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>prompt: no loss</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>trained on</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Line %1 · %2 tokens</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source> · truncated</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Samples: %1 (format %2, template %3)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Tokens per sample: mean %1, p50 %2, p95 %3, max %4</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Truncated to %1 tokens: %2 · dropped (nothing left to train on): %3 · bad rows: %4</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Data preview</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Reading and tokenizing %1…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The preview failed: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message numerus="yes">
+        <source>The first %n sample(s), as the model sees them:</source>
+        <translation>
+            <numerusform>The first sample, as the model sees it:</numerusform>
+            <numerusform>The first %n samples, as the model sees them:</numerusform>
+        </translation>
     </message>
 </context>
 <context>
@@ -540,6 +1095,91 @@
     <message>
         <source>Also delete checkpoints and outputs:
 %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Run %1 has no stored config.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>A new run from the config of &quot;%1&quot; (unsaved).</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Start from this run</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>fts::ModelPicker</name>
+    <message>
+        <source>Pick a model</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Model</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Architecture</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Parameters</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Dtype</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Vocab</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Context</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Source</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Add a folder…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message numerus="yes">
+        <source>Scanning %n folder(s) and the Hugging Face cache…</source>
+        <translation>
+            <numerusform>Scanning %n folder and the Hugging Face cache…</numerusform>
+            <numerusform>Scanning %n folders and the Hugging Face cache…</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>unreadable</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>no weights</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>HF cache</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>No models found. Add a folder holding Hugging Face model folders.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message numerus="yes">
+        <source>%n model(s) found.</source>
+        <translation>
+            <numerusform>%n model found.</numerusform>
+            <numerusform>%n models found.</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Model folder</source>
         <translation type="unfinished"></translation>
     </message>
 </context>

@@ -2,6 +2,14 @@
 <!DOCTYPE TS>
 <TS version="2.1" language="zh_CN">
 <context>
+    <name>fts::CollapsibleSection</name>
+    <message numerus="yes">
+        <source>%1 (%n error(s))</source>
+        <translation>
+            <numerusform>%1（%n 个错误）</numerusform></translation>
+    </message>
+</context>
+<context>
     <name>fts::CompareView</name>
     <message>
         <source>%1 MiB</source>
@@ -236,10 +244,553 @@
     </message>
 </context>
 <context>
+    <name>fts::ConfigForm</name>
+    <message>
+        <source>Model</source>
+        <translation>模型</translation>
+    </message>
+    <message>
+        <source>Data</source>
+        <translation>数据</translation>
+    </message>
+    <message>
+        <source>Method</source>
+        <translation>方法</translation>
+    </message>
+    <message>
+        <source>Optimisation</source>
+        <translation>优化</translation>
+    </message>
+    <message>
+        <source>Precision</source>
+        <translation>精度</translation>
+    </message>
+    <message>
+        <source>ZeRO and offload</source>
+        <translation>ZeRO 与卸载</translation>
+    </message>
+    <message>
+        <source>Checkpointing and logging</source>
+        <translation>检查点与日志</translation>
+    </message>
+    <message>
+        <source>Devices</source>
+        <translation>设备</translation>
+    </message>
+    <message>
+        <source>required</source>
+        <translation>必填</translation>
+    </message>
+    <message>
+        <source>not set</source>
+        <translation>未设置</translation>
+    </message>
+    <message>
+        <source>default: %1</source>
+        <translation>默认：%1</translation>
+    </message>
+    <message>
+        <source>default (%1)</source>
+        <translation>默认（%1）</translation>
+    </message>
+    <message>
+        <source>The JSON has a syntax error: fix it in the JSON editor; the form follows once it parses.</source>
+        <translation>JSON 有语法错误：请在 JSON 编辑器中修正；解析成功后表单会随之更新。</translation>
+    </message>
+    <message>
+        <source>Full fine-tuning of every weight. The run stops by steps when max steps &gt; 0, else by epochs.</source>
+        <translation>对所有权重进行全量微调。最大步数 &gt; 0 时按步数停止，否则按轮数停止。</translation>
+    </message>
+    <message>
+        <source>Pick a model…</source>
+        <translation>选择模型…</translation>
+    </message>
+    <message>
+        <source>Preview the data…</source>
+        <translation>预览数据…</translation>
+    </message>
+    <message>
+        <source>Ranks (processes)</source>
+        <translation>进程数（rank）</translation>
+    </message>
+    <message>
+        <source>Local processes to launch (fts train --nproc); the batch sizes are validated for this world size</source>
+        <translation>要启动的本地进程数（fts train --nproc）；批大小按此 world size 校验</translation>
+    </message>
+    <message>
+        <source>Model folder or id</source>
+        <translation>模型文件夹或 ID</translation>
+    </message>
+    <message>
+        <source>Hugging Face model folder (config.json + weights) or a model id found in the HF cache</source>
+        <translation>Hugging Face 模型文件夹（config.json + 权重），或 HF 缓存中的模型 ID</translation>
+    </message>
+    <message>
+        <source>Initialisation</source>
+        <translation>初始化</translation>
+    </message>
+    <message>
+        <source>pretrained: load the weights; random: seeded init from config.json</source>
+        <translation>pretrained：加载权重；random：按 config.json 以随机种子初始化</translation>
+    </message>
+    <message>
+        <source>Tokenizer</source>
+        <translation>分词器</translation>
+    </message>
+    <message>
+        <source>The tokenizer.json to use</source>
+        <translation>要使用的 tokenizer.json</translation>
+    </message>
+    <message>
+        <source>Training data</source>
+        <translation>训练数据</translation>
+    </message>
+    <message>
+        <source>Training text: .txt or .jsonl</source>
+        <translation>训练文本：.txt 或 .jsonl</translation>
+    </message>
+    <message>
+        <source>Evaluation data</source>
+        <translation>评估数据</translation>
+    </message>
+    <message>
+        <source>Evaluation file; when empty, the eval fraction of the training data is held out</source>
+        <translation>评估文件；为空时从训练数据中按评估比例留出</translation>
+    </message>
+    <message>
+        <source>Text field</source>
+        <translation>文本字段</translation>
+    </message>
+    <message>
+        <source>The JSONL field that holds the text</source>
+        <translation>JSONL 中保存文本的字段</translation>
+    </message>
+    <message>
+        <source>Eval fraction</source>
+        <translation>评估比例</translation>
+    </message>
+    <message>
+        <source>Fraction held out for evaluation, in [0, 1)</source>
+        <translation>留作评估的比例，取值 [0, 1)</translation>
+    </message>
+    <message>
+        <source>Max length (tokens)</source>
+        <translation>最大长度（token）</translation>
+    </message>
+    <message>
+        <source>Tokens per training sequence (&gt;= 2)</source>
+        <translation>每条训练序列的 token 数（&gt;= 2）</translation>
+    </message>
+    <message>
+        <source>Activation checkpointing</source>
+        <translation>激活检查点</translation>
+    </message>
+    <message>
+        <source>Recompute each transformer block in backward: less memory, more compute</source>
+        <translation>反向传播时重算每个 Transformer 块：省显存，多计算</translation>
+    </message>
+    <message>
+        <source>Max steps</source>
+        <translation>最大步数</translation>
+    </message>
+    <message>
+        <source>Optimizer steps; 0 = use epochs</source>
+        <translation>优化器步数；0 = 按轮数</translation>
+    </message>
+    <message>
+        <source>Epochs</source>
+        <translation>轮数</translation>
+    </message>
+    <message>
+        <source>Passes over the data when max steps is 0</source>
+        <translation>最大步数为 0 时遍历数据的次数</translation>
+    </message>
+    <message>
+        <source>Seed</source>
+        <translation>随机种子</translation>
+    </message>
+    <message>
+        <source>Data order, dropout and random init</source>
+        <translation>数据顺序、dropout 与随机初始化</translation>
+    </message>
+    <message>
+        <source>Micro-batch per GPU</source>
+        <translation>每 GPU 微批大小</translation>
+    </message>
+    <message>
+        <source>Sequences per rank per forward/backward ("auto" = derived)</source>
+        <translation>每个 rank 每次前向/反向的序列数（"auto" = 推导）</translation>
+    </message>
+    <message>
+        <source>Gradient accumulation</source>
+        <translation>梯度累积</translation>
+    </message>
+    <message>
+        <source>Micro-batches per optimizer step ("auto" = derived)</source>
+        <translation>每个优化器步的微批数（"auto" = 推导）</translation>
+    </message>
+    <message>
+        <source>Global batch size</source>
+        <translation>全局批大小</translation>
+    </message>
+    <message>
+        <source>micro-batch x accumulation x world size ("auto" = derived)</source>
+        <translation>微批 × 累积 × world size（"auto" = 推导）</translation>
+    </message>
+    <message>
+        <source>Optimizer</source>
+        <translation>优化器</translation>
+    </message>
+    <message>
+        <source>Adam or AdamW (DeepSpeed names)</source>
+        <translation>Adam 或 AdamW（DeepSpeed 名称）</translation>
+    </message>
+    <message>
+        <source>Learning rate</source>
+        <translation>学习率</translation>
+    </message>
+    <message>
+        <source>Peak learning rate</source>
+        <translation>峰值学习率</translation>
+    </message>
+    <message>
+        <source>Betas</source>
+        <translation>Betas</translation>
+    </message>
+    <message>
+        <source>Two numbers in [0, 1), e.g. 0.9, 0.95</source>
+        <translation>两个 [0, 1) 内的数，例如 0.9, 0.95</translation>
+    </message>
+    <message>
+        <source>Epsilon</source>
+        <translation>Epsilon</translation>
+    </message>
+    <message>
+        <source>Adam's epsilon</source>
+        <translation>Adam 的 epsilon</translation>
+    </message>
+    <message>
+        <source>Weight decay</source>
+        <translation>权重衰减</translation>
+    </message>
+    <message>
+        <source>Weight decay (&gt;= 0)</source>
+        <translation>权重衰减（&gt;= 0）</translation>
+    </message>
+    <message>
+        <source>Decoupled weight decay</source>
+        <translation>解耦权重衰减</translation>
+    </message>
+    <message>
+        <source>Adam with adam_w_mode = AdamW; false = L2 decay added to the gradient</source>
+        <translation>Adam 且 adam_w_mode = AdamW；false = 将 L2 衰减加到梯度上</translation>
+    </message>
+    <message>
+        <source>Gradient clipping</source>
+        <translation>梯度裁剪</translation>
+    </message>
+    <message>
+        <source>Global norm limit; 0 = off</source>
+        <translation>全局范数上限；0 = 关闭</translation>
+    </message>
+    <message>
+        <source>LR scheduler</source>
+        <translation>学习率调度器</translation>
+    </message>
+    <message>
+        <source>DeepSpeed warm-up schedulers</source>
+        <translation>DeepSpeed 预热调度器</translation>
+    </message>
+    <message>
+        <source>Warm-up steps</source>
+        <translation>预热步数</translation>
+    </message>
+    <message>
+        <source>Steps of warm-up</source>
+        <translation>预热的步数</translation>
+    </message>
+    <message>
+        <source>Warm-up shape</source>
+        <translation>预热曲线</translation>
+    </message>
+    <message>
+        <source>log or linear</source>
+        <translation>log 或 linear</translation>
+    </message>
+    <message>
+        <source>Warm-up start lr</source>
+        <translation>预热起始学习率</translation>
+    </message>
+    <message>
+        <source>Learning rate at the first step</source>
+        <translation>第一步的学习率</translation>
+    </message>
+    <message>
+        <source>Warm-up peak lr</source>
+        <translation>预热峰值学习率</translation>
+    </message>
+    <message>
+        <source>Learning rate after warm-up</source>
+        <translation>预热结束后的学习率</translation>
+    </message>
+    <message>
+        <source>Schedule length</source>
+        <translation>调度总长度</translation>
+    </message>
+    <message>
+        <source>Steps of the whole schedule (default: max steps)</source>
+        <translation>整个调度的步数（默认：最大步数）</translation>
+    </message>
+    <message>
+        <source>Warm-up start ratio</source>
+        <translation>预热起始比例</translation>
+    </message>
+    <message>
+        <source>Start of warm-up as a fraction of the lr</source>
+        <translation>预热起点占学习率的比例</translation>
+    </message>
+    <message>
+        <source>Cosine floor ratio</source>
+        <translation>余弦下限比例</translation>
+    </message>
+    <message>
+        <source>End of the cosine as a fraction of the lr</source>
+        <translation>余弦终点占学习率的比例</translation>
+    </message>
+    <message>
+        <source>bf16 mixed precision</source>
+        <translation>bf16 混合精度</translation>
+    </message>
+    <message>
+        <source>Train in bfloat16</source>
+        <translation>以 bfloat16 训练</translation>
+    </message>
+    <message>
+        <source>fp16 mixed precision</source>
+        <translation>fp16 混合精度</translation>
+    </message>
+    <message>
+        <source>Train in float16 with loss scaling</source>
+        <translation>以 float16 训练并进行损失缩放</translation>
+    </message>
+    <message>
+        <source>Loss scale</source>
+        <translation>损失缩放</translation>
+    </message>
+    <message>
+        <source>0 = dynamic; otherwise a static scale</source>
+        <translation>0 = 动态；否则为静态缩放值</translation>
+    </message>
+    <message>
+        <source>Initial scale power</source>
+        <translation>初始缩放指数</translation>
+    </message>
+    <message>
+        <source>Dynamic scaling starts at 2^power</source>
+        <translation>动态缩放从 2^指数 开始</translation>
+    </message>
+    <message>
+        <source>Loss scale window</source>
+        <translation>损失缩放窗口</translation>
+    </message>
+    <message>
+        <source>Steps without overflow before the scale doubles</source>
+        <translation>无溢出多少步后缩放翻倍</translation>
+    </message>
+    <message>
+        <source>Hysteresis</source>
+        <translation>滞后</translation>
+    </message>
+    <message>
+        <source>Overflows tolerated before the scale shrinks</source>
+        <translation>缩放减小前容忍的溢出次数</translation>
+    </message>
+    <message>
+        <source>Consecutive hysteresis</source>
+        <translation>连续滞后</translation>
+    </message>
+    <message>
+        <source>Refill the hysteresis after a step without overflow</source>
+        <translation>无溢出的一步之后重置滞后计数</translation>
+    </message>
+    <message>
+        <source>Min loss scale</source>
+        <translation>最小损失缩放</translation>
+    </message>
+    <message>
+        <source>Floor of the dynamic scale</source>
+        <translation>动态缩放的下限</translation>
+    </message>
+    <message>
+        <source>ZeRO stage</source>
+        <translation>ZeRO 阶段</translation>
+    </message>
+    <message>
+        <source>0: replicate; 1: shard optimizer states; 2: + gradients; 3: + parameters</source>
+        <translation>0：复制；1：切分优化器状态；2：+ 梯度；3：+ 参数</translation>
+    </message>
+    <message>
+        <source>Offload optimizer</source>
+        <translation>卸载优化器</translation>
+    </message>
+    <message>
+        <source>Keep optimizer states on: none, cpu or nvme</source>
+        <translation>优化器状态存放位置：none、cpu 或 nvme</translation>
+    </message>
+    <message>
+        <source>Offload parameters</source>
+        <translation>卸载参数</translation>
+    </message>
+    <message>
+        <source>Keep parameters on: none, cpu or nvme (stage 3)</source>
+        <translation>参数存放位置：none、cpu 或 nvme（阶段 3）</translation>
+    </message>
+    <message>
+        <source>Overlap communication</source>
+        <translation>通信重叠</translation>
+    </message>
+    <message>
+        <source>Overlap gradient reduction with backward</source>
+        <translation>梯度归约与反向传播重叠</translation>
+    </message>
+    <message>
+        <source>Reduce bucket size</source>
+        <translation>归约桶大小</translation>
+    </message>
+    <message>
+        <source>Elements per gradient reduction bucket</source>
+        <translation>每个梯度归约桶的元素数</translation>
+    </message>
+    <message>
+        <source>Output folder</source>
+        <translation>输出文件夹</translation>
+    </message>
+    <message>
+        <source>checkpoints/ and export/ go here</source>
+        <translation>checkpoints/ 与 export/ 存放于此</translation>
+    </message>
+    <message>
+        <source>Run name</source>
+        <translation>运行名称</translation>
+    </message>
+    <message>
+        <source>Name shown in the run list</source>
+        <translation>运行列表中显示的名称</translation>
+    </message>
+    <message>
+        <source>Save every (steps)</source>
+        <translation>保存间隔（步）</translation>
+    </message>
+    <message>
+        <source>0 = only at the end</source>
+        <translation>0 = 仅在结束时</translation>
+    </message>
+    <message>
+        <source>Checkpoints kept</source>
+        <translation>保留的检查点数</translation>
+    </message>
+    <message>
+        <source>0 = keep all</source>
+        <translation>0 = 全部保留</translation>
+    </message>
+    <message>
+        <source>Evaluate every (steps)</source>
+        <translation>评估间隔（步）</translation>
+    </message>
+    <message>
+        <source>Eval batches</source>
+        <translation>评估批数</translation>
+    </message>
+    <message>
+        <source>0 = the whole eval split</source>
+        <translation>0 = 整个评估集</translation>
+    </message>
+    <message>
+        <source>Log every (steps)</source>
+        <translation>日志间隔（步）</translation>
+    </message>
+    <message>
+        <source>Metrics every N steps</source>
+        <translation>每 N 步记录指标</translation>
+    </message>
+    <message>
+        <source>Print every (steps)</source>
+        <translation>打印间隔（步）</translation>
+    </message>
+    <message>
+        <source>Progress lines in the log</source>
+        <translation>日志中的进度行</translation>
+    </message>
+    <message>
+        <source>Device</source>
+        <translation>设备</translation>
+    </message>
+    <message>
+        <source>auto (CUDA if present, else CPU), cpu, cuda or cuda:N</source>
+        <translation>auto（有 CUDA 用 CUDA，否则 CPU）、cpu、cuda 或 cuda:N</translation>
+    </message>
+</context>
+<context>
     <name>fts::ConfigValidatorWorker</name>
     <message>
         <source>validation failed: %1</source>
         <translation>校验失败：%1</translation>
+    </message>
+</context>
+<context>
+    <name>fts::DataPreviewDialog</name>
+    <message>
+        <source>The config has errors; fix them to preview its data.</source>
+        <translation>配置有错误；修正后才能预览数据。</translation>
+    </message>
+    <message>
+        <source>The config names no training data (data.train).</source>
+        <translation>配置中没有训练数据（data.train）。</translation>
+    </message>
+    <message>
+        <source>prompt: no loss</source>
+        <translation>提示：不计损失</translation>
+    </message>
+    <message>
+        <source>trained on</source>
+        <translation>参与训练</translation>
+    </message>
+    <message>
+        <source>Line %1 · %2 tokens</source>
+        <translation>第 %1 行 · %2 个 token</translation>
+    </message>
+    <message>
+        <source> · truncated</source>
+        <translation> · 已截断</translation>
+    </message>
+    <message>
+        <source>Samples: %1 (format %2, template %3)</source>
+        <translation>样本：%1（格式 %2，模板 %3）</translation>
+    </message>
+    <message>
+        <source>Tokens per sample: mean %1, p50 %2, p95 %3, max %4</source>
+        <translation>每个样本的 token 数：平均 %1，p50 %2，p95 %3，最大 %4</translation>
+    </message>
+    <message>
+        <source>Truncated to %1 tokens: %2 · dropped (nothing left to train on): %3 · bad rows: %4</source>
+        <translation>截断到 %1 个 token：%2 · 丢弃（无可训练内容）：%3 · 坏行：%4</translation>
+    </message>
+    <message>
+        <source>Data preview</source>
+        <translation>数据预览</translation>
+    </message>
+    <message>
+        <source>Reading and tokenizing %1…</source>
+        <translation>正在读取并分词 %1…</translation>
+    </message>
+    <message>
+        <source>The preview failed: %1</source>
+        <translation>预览失败：%1</translation>
+    </message>
+    <message numerus="yes">
+        <source>The first %n sample(s), as the model sees them:</source>
+        <translation>
+            <numerusform>前 %n 个样本（模型所见）：</numerusform></translation>
     </message>
 </context>
 <context>
@@ -536,6 +1087,87 @@
         <translation>同时删除检查点和输出：
 %1</translation>
     </message>
+    <message>
+        <source>Run %1 has no stored config.</source>
+        <translation>运行 %1 没有保存的配置。</translation>
+    </message>
+    <message>
+        <source>A new run from the config of "%1" (unsaved).</source>
+        <translation>基于“%1”的配置新建运行（未保存）。</translation>
+    </message>
+    <message>
+        <source>Start from this run</source>
+        <translation>以此运行为起点</translation>
+    </message>
+</context>
+<context>
+    <name>fts::ModelPicker</name>
+    <message>
+        <source>Pick a model</source>
+        <translation>选择模型</translation>
+    </message>
+    <message>
+        <source>Model</source>
+        <translation>模型</translation>
+    </message>
+    <message>
+        <source>Architecture</source>
+        <translation>架构</translation>
+    </message>
+    <message>
+        <source>Parameters</source>
+        <translation>参数量</translation>
+    </message>
+    <message>
+        <source>Dtype</source>
+        <translation>数据类型</translation>
+    </message>
+    <message>
+        <source>Vocab</source>
+        <translation>词表</translation>
+    </message>
+    <message>
+        <source>Context</source>
+        <translation>上下文长度</translation>
+    </message>
+    <message>
+        <source>Source</source>
+        <translation>来源</translation>
+    </message>
+    <message>
+        <source>Add a folder…</source>
+        <translation>添加文件夹…</translation>
+    </message>
+    <message numerus="yes">
+        <source>Scanning %n folder(s) and the Hugging Face cache…</source>
+        <translation>
+            <numerusform>正在扫描 %n 个文件夹和 Hugging Face 缓存…</numerusform></translation>
+    </message>
+    <message>
+        <source>unreadable</source>
+        <translation>无法读取</translation>
+    </message>
+    <message>
+        <source>no weights</source>
+        <translation>无权重</translation>
+    </message>
+    <message>
+        <source>HF cache</source>
+        <translation>HF 缓存</translation>
+    </message>
+    <message>
+        <source>No models found. Add a folder holding Hugging Face model folders.</source>
+        <translation>未找到模型。请添加包含 Hugging Face 模型文件夹的目录。</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n model(s) found.</source>
+        <translation>
+            <numerusform>找到 %n 个模型。</numerusform></translation>
+    </message>
+    <message>
+        <source>Model folder</source>
+        <translation>模型文件夹</translation>
+    </message>
 </context>
 <context>
     <name>fts::RunLauncher</name>
@@ -788,7 +1420,7 @@
 <context>
     <name>fts::StoreWriter</name>
     <message>
-        <source>Run %1 renamed to &quot;%2&quot;.</source>
+        <source>Run %1 renamed to "%2".</source>
         <translation>运行 %1 已重命名为“%2”。</translation>
     </message>
     <message>
@@ -855,7 +1487,7 @@
         <translation>打开新建运行编辑器并载入快速入门配置，可直接开始。</translation>
     </message>
     <message>
-        <source>User interface language (zh_CN, en; default: the system&apos;s).</source>
+        <source>User interface language (zh_CN, en; default: the system's).</source>
         <translation>界面语言（zh_CN、en；默认：系统语言）。</translation>
     </message>
     <message>

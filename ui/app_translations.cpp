@@ -4,19 +4,32 @@
 #include <QCoreApplication>
 #include <QLibraryInfo>
 #include <QLocale>
+#include <QPointer>
 #include <QTranslator>
 
 namespace fts {
+namespace {
+// The translators installed by the last call: a new language replaces them (live switch).
+QPointer<QTranslator> g_qt, g_studio;
+}  // namespace
 
 QString installStudioTranslations(const QString& language) {
     const QLocale locale = language.isEmpty() ? QLocale::system() : QLocale(language);
     auto* app = QCoreApplication::instance();
     if (!app) return {};
+    for (QPointer<QTranslator>* old : {&g_qt, &g_studio}) {
+        if (*old) {
+            QCoreApplication::removeTranslator(*old);
+            delete old->data();
+        }
+    }
     auto* qt = new QTranslator(app);
     if (qt->load(locale, QStringLiteral("qtbase"), QStringLiteral("_"),
                  QLibraryInfo::path(QLibraryInfo::TranslationsPath)))
+    {
         QCoreApplication::installTranslator(qt);
-    else
+        g_qt = qt;
+    } else
         delete qt;
     auto* studio = new QTranslator(app);
     if (!studio->load(locale, QStringLiteral("finetune-studio"), QStringLiteral("_"), QStringLiteral(":/i18n"))) {
@@ -24,6 +37,7 @@ QString installStudioTranslations(const QString& language) {
         return {};
     }
     QCoreApplication::installTranslator(studio);
+    g_studio = studio;
     return studio->language().isEmpty() ? locale.name() : studio->language();
 }
 

@@ -6,7 +6,7 @@
 namespace fts {
 
 // language: "zh_CN", "en", ... or empty for the system locale. Installs the translators on the running
-// QCoreApplication. Returns the language whose catalogue was loaded ("" when none: English source text).
+// QCoreApplication, replacing those of an earlier call (widgets get a LanguageChange event). Returns the language whose catalogue was loaded ("" when none: English source text).
 QString installStudioTranslations(const QString& language);
 
 }  // namespace fts

@@ -165,6 +165,11 @@ QLabel* ConfigForm::fieldErrorLabel(const QString& key) const {
     return it == m_rows.end() ? nullptr : it->error;
 }
 
+QLabel* ConfigForm::fieldLabel(const QString& key) const {
+    const auto it = m_rows.find(key);
+    return it == m_rows.end() ? nullptr : it->label;
+}
+
 QString ConfigForm::widgetText(const Row& row) {
     if (row.edit) return row.edit->text();
     if (row.combo->isEditable()) return row.combo->currentText();

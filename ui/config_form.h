@@ -33,6 +33,7 @@ public:
     // The field's input: a QLineEdit (text, paths, numbers) or a QComboBox (booleans, choices).
     QWidget* fieldWidget(const QString& key) const;
     QLabel* fieldErrorLabel(const QString& key) const;
+    QLabel* fieldLabel(const QString& key) const;
     // The field's current text ("" = not set).
     QString fieldText(const QString& key) const;
     bool isFieldShown(const QString& key) const;

@@ -6,6 +6,13 @@
 #include <QXmlStreamReader>
 
 #include "ui/app_translations.h"
+#include "ui/collapsible_section.h"
+#include "ui/config_editor.h"
+#include "ui/config_form.h"
+#include "ui/model_picker.h"
+#include <QPushButton>
+#include <QToolButton>
+#include <QLabel>
 #include <QCheckBox>
 #include <QTabWidget>
 
@@ -40,6 +47,21 @@ private slots:
     void zhCatalogueIsComplete() {
         QFETCH(QString, source);
         QVERIFY2(!source.isEmpty(), "an unfinished translation");
+    }
+
+    // The new-run form built in English follows a live switch to Chinese (LanguageChange).
+    void formSwitchesLanguageLive() {
+        fts::ConfigEditor editor;
+        fts::ConfigForm form(&editor);
+        const QString lr = QStringLiteral("deepspeed.optimizer.params.lr");
+        QCOMPARE(form.fieldLabel(lr)->text(), QStringLiteral("Learning rate"));
+        QVERIFY(fts::installStudioTranslations(QStringLiteral("zh_CN")).startsWith(QLatin1String("zh")));
+        QTRY_COMPARE(form.fieldLabel(lr)->text(), QStringLiteral("学习率"));
+        QCOMPARE(form.section(fts::FieldSection::Zero)->header()->text(), QStringLiteral("ZeRO 与卸载"));
+        QCOMPARE(form.pickModelButton()->text(), QStringLiteral("选择模型…"));
+        fts::ModelPicker picker({}, {});
+        QCOMPARE(picker.windowTitle(), QStringLiteral("选择模型"));
+        QTRY_VERIFY(!picker.isScanning());
     }
 
     void zhLoadsAndReachesWidgets() {
