@@ -1,0 +1,105 @@
+// Per-rank peak memory of a training config, before running it (torch-free: the GUI's new-run form calls it).
+// Model states follow the ZeRO paper (mixed precision 2/2/12 bytes per parameter: stage 0 16Ψ, 1 4Ψ+12Ψ/N,
+// 2 2Ψ+14Ψ/N, 3 16Ψ/N); activations follow what this version's LibTorch models keep for backward; every term
+// and formula is in docs/estimate.md. Invariant: total = the sum of the device-side terms of the breakdown.
+#pragma once
+#include <nlohmann/json.hpp>
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/config/model_shape.h"
+#include "core/config/train_config.h"
+
+namespace fts {
+
+enum class EstimateDevice { Cpu, Cuda };
+
+// What the estimate may override in the config (unset: the config's value).
+struct EstimateOptions {
+    std::optional<int> worldSize;                  // ranks (default: the world size the config was parsed for)
+    std::optional<int> zeroStage;                  // 0-3
+    std::optional<int64_t> microBatch;             // train_micro_batch_size_per_gpu
+    std::optional<bool> activationCheckpointing;   // model.activation_checkpointing
+    std::optional<std::string> offloadOptimizer;   // "none", "cpu", "nvme" (zero_optimization.offload_optimizer.device)
+    std::optional<int> loraRank;                   // as if model.lora = {r, target_modules: all linear layers of the blocks}
+    std::optional<EstimateDevice> device;          // default: training.device ("cuda..." -> Cuda, else Cpu)
+    std::optional<int64_t> deviceCapacity;         // bytes one rank may use; unset: not judged (fits = true)
+    std::optional<int64_t> runtimeBytes;           // the per-process fixed cost (default: kCpuRuntimeBytes / kCudaRuntimeBytes)
+    bool suggest = true;                           // compute suggestions when it does not fit
+};
+
+// Per rank, bytes. total = parameters + gradients + masterGradients + optimizerStates + activations + buckets
+// + workspace + runtime. hostOffload is memory moved off the device (optimizer offload), not in total.
+struct MemoryBreakdown {
+    int64_t parameters = 0;       // the model's weights this rank holds (bit16 in mixed precision)
+    int64_t gradients = 0;        // gradients of trainable weights (bit16 in mixed precision), paper's 2Ψ
+    int64_t optimizerStates = 0;  // fp32 master copy (mixed precision / ZeRO partition) + AdamW exp_avg, exp_avg_sq
+    int64_t masterGradients = 0;  // fp32 gradient of this rank's optimizer partition (ZeRO 1-3; DeepSpeed keeps it too)
+    int64_t activations = 0;      // tensors autograd keeps for backward, plus one block's backward working set
+    int64_t buckets = 0;          // communication buffers (reduce / all-gather buckets, stage 3 gathered params)
+    int64_t workspace = 0;        // logits and the loss's log-probabilities and their gradients
+    int64_t runtime = 0;          // fixed per-process cost: LibTorch's code and heap (CPU) or CUDA context
+    int64_t total = 0;
+    int64_t hostOffload = 0;      // optimizer state moved to host memory or NVMe (not in total)
+    int64_t modelStates() const { return parameters + gradients + optimizerStates + masterGradients; }
+};
+
+// How the activation term was derived (for the GUI's tooltip and --json).
+struct ActivationDetail {
+    int64_t perLayer = 0;        // bytes one block keeps for backward (without checkpointing)
+    int64_t stored = 0;          // all blocks + embeddings + final norm (with checkpointing: block inputs only)
+    int64_t backwardWorking = 0; // one block's gradients in flight (+ its recomputation with checkpointing)
+    bool flashAttention = true;  // false: SDPA's math path keeps (B, H, T, T) attention probabilities
+};
+
+struct Suggestion {
+    std::string change;          // short key: "zero_stage", "offload_optimizer", "micro_batch", "activation_checkpointing", "lora", "combined"
+    std::string description;     // what to set, e.g. "zero_optimization.stage = 2"
+    MemoryBreakdown perRank;     // the estimate with that change
+    bool fits = false;
+};
+
+struct MemoryEstimate {
+    ModelShape shape;
+    int64_t totalParameters = 0;      // Ψ as transformers counts it
+    int64_t trainableParameters = 0;  // Ψ, or the LoRA adapters' parameters
+    int worldSize = 1;
+    int zeroStage = 0;
+    std::string precision;            // "fp32", "bf16", "fp16"
+    EstimateDevice device = EstimateDevice::Cpu;
+    int64_t microBatch = 1;
+    int64_t sequenceLength = 0;
+    bool activationCheckpointing = false;
+    std::string offloadOptimizer = "none";
+    std::optional<int> loraRank;
+    ActivationDetail activationDetail;
+    MemoryBreakdown perRank;
+    std::optional<int64_t> deviceCapacity;
+    bool fits = true;
+    std::vector<Suggestion> suggestions;
+    std::vector<std::string> notes;   // assumptions that matter for this config
+};
+
+// Measured on this build (LibTorch 2.11 CUDA wheel, Debian 12): the resident memory of `fts worker` once
+// LibTorch is loaded and initialised, before the model and data (docs/estimate.md says how).
+inline constexpr int64_t kCpuRuntimeBytes = int64_t(360) << 20;
+// CUDA context + cuBLAS/cuDNN workspaces per process: NVIDIA's typical figure, not measured here (no GPU).
+inline constexpr int64_t kCudaRuntimeBytes = int64_t(512) << 20;
+
+// Reads the model's config.json (config.model.path) and estimates.
+MemoryEstimate estimateMemory(const TrainConfig& config, const EstimateOptions& options = {});
+MemoryEstimate estimateMemory(const TrainConfig& config, const ModelShape& shape, const EstimateOptions& options = {});
+
+// The activation term alone (bytes), as the estimate uses it.
+ActivationDetail estimateActivations(const ModelShape& shape, int64_t microBatch, int64_t seqLen, const std::string& precision,
+                                     EstimateDevice device, bool checkpointing);
+
+nlohmann::json toJson(const MemoryEstimate& estimate);
+nlohmann::json toJson(const MemoryBreakdown& breakdown);
+std::string formatBytes(int64_t bytes);      // "1.25 GiB", "312.0 MiB", "4.0 KiB", "12 B"
+std::string formatEstimate(const MemoryEstimate& estimate);  // the text `fts estimate` prints
+
+}  // namespace fts

@@ -1,0 +1,304 @@
+// Parameter tensors of GPT-2, Llama/Mistral/Qwen2 and BERT from config.json, following transformers'
+// configuration classes for defaults (absent key -> the class default; null -> the class's None rule) and
+// its modeling files for which tensors exist (biases, norms, tied heads counted once).
+#include "core/config/model_shape.h"
+
+#include <algorithm>
+#include <fstream>
+#include <map>
+#include <optional>
+#include <sstream>
+
+#include "core/util/error.h"
+
+namespace fts {
+
+namespace {
+
+using nlohmann::json;
+
+// Typed reads of config.json with errors naming the file and the key.
+class Reader {
+public:
+    Reader(const json& j, std::string source) : m_j(j), m_source(std::move(source)) {}
+
+    [[noreturn]] void fail(const std::string& key, const std::string& what) const {
+        throw ConfigError(m_source + ": key \"" + key + "\": " + what);
+    }
+    const json* find(const std::string& key) const {
+        auto it = m_j.find(key);
+        return it == m_j.end() ? nullptr : &*it;
+    }
+    bool present(const std::string& key) const { return find(key) != nullptr; }
+    bool isNull(const std::string& key) const { return present(key) && find(key)->is_null(); }
+
+    // A positive integer; absent -> fallback; null -> nullFallback (the config class's None rule).
+    int64_t positive(const std::string& key, int64_t fallback, std::optional<int64_t> nullFallback = {}) const {
+        const json* v = find(key);
+        if (!v) return fallback;
+        if (v->is_null()) {
+            if (nullFallback) return *nullFallback;
+            fail(key, "expected a positive integer, found null");
+        }
+        int64_t n = 0;
+        if (v->is_number_integer()) n = v->get<int64_t>();
+        else if (v->is_number_float() && v->get<double>() == double(int64_t(v->get<double>()))) n = int64_t(v->get<double>());
+        else fail(key, "expected a positive integer, found " + v->dump());
+        if (n <= 0) fail(key, "expected a positive integer, found " + std::to_string(n));
+        return n;
+    }
+    bool boolean(const std::string& key, bool fallback) const {
+        const json* v = find(key);
+        if (!v || v->is_null()) return fallback;
+        if (!v->is_boolean()) fail(key, "expected true or false, found " + v->dump());
+        return v->get<bool>();
+    }
+    double probability(const std::string& key, double fallback) const {
+        const json* v = find(key);
+        if (!v || v->is_null()) return fallback;
+        if (!v->is_number()) fail(key, "expected a dropout probability in [0, 1), found " + v->dump());
+        const double p = v->get<double>();
+        if (!(p >= 0 && p < 1)) fail(key, "expected a dropout probability in [0, 1), found " + v->dump());
+        return p;
+    }
+    std::string string(const std::string& key, const std::string& fallback) const {
+        const json* v = find(key);
+        if (!v || v->is_null()) return fallback;
+        if (!v->is_string()) fail(key, "expected a string, found " + v->dump());
+        return v->get<std::string>();
+    }
+    std::string firstArchitecture() const {
+        const json* v = find("architectures");
+        if (!v || !v->is_array() || v->empty() || !(*v)[0].is_string()) return "";
+        return (*v)[0].get<std::string>();
+    }
+    const json& raw() const { return m_j; }
+    const std::string& source() const { return m_source; }
+
+private:
+    const json& m_j;
+    std::string m_source;
+};
+
+// Collects tensors in checkpoint order.
+class TensorList {
+public:
+    explicit TensorList(ModelShape& s) : m_s(s) {}
+    void add(const std::string& name, int64_t numel, int layer = -1) { m_s.tensors.push_back({name, numel, layer, "", 0, 0}); }
+    // A linear layer: weight (out x in) and, when `bias`, a bias (out).
+    void linear(const std::string& prefix, int64_t in, int64_t out, bool bias, int layer = -1) {
+        const auto dot = prefix.rfind('.');
+        const std::string module = dot == std::string::npos ? prefix : prefix.substr(dot + 1);
+        m_s.tensors.push_back({prefix + ".weight", in * out, layer, module, in, out});
+        if (bias) add(prefix + ".bias", out, layer);
+    }
+    void norm(const std::string& prefix, int64_t c, bool bias, int layer = -1) {
+        add(prefix + ".weight", c, layer);
+        if (bias) add(prefix + ".bias", c, layer);
+    }
+
+private:
+    ModelShape& m_s;
+};
+
+void checkHeads(const Reader& r, const ModelShape& s, bool headDimGiven) {
+    if (!headDimGiven && s.hiddenSize % s.numHeads != 0)
+        r.fail("num_attention_heads", "hidden size " + std::to_string(s.hiddenSize) + " must be divisible by " +
+                                          std::to_string(s.numHeads) + " heads");
+    if (s.numHeads % s.numKvHeads != 0)
+        r.fail("num_key_value_heads", "num_attention_heads (" + std::to_string(s.numHeads) + ") must be a multiple of " +
+                                          std::to_string(s.numKvHeads));
+}
+
+void readGpt2(const Reader& r, ModelShape& s) {
+    s.architecture = "GPT2LMHeadModel";
+    s.vocabSize = r.positive("vocab_size", 50257);
+    s.maxPositions = r.positive("n_positions", 1024);
+    s.hiddenSize = r.positive("n_embd", 768);
+    s.numLayers = r.positive("n_layer", 12);
+    s.numHeads = s.numKvHeads = r.positive("n_head", 12);
+    s.intermediateSize = r.positive("n_inner", 4 * s.hiddenSize, 4 * s.hiddenSize);  // null -> 4 * n_embd
+    s.headDim = s.hiddenSize / s.numHeads;
+    checkHeads(r, s, false);
+    s.tiedEmbeddings = r.boolean("tie_word_embeddings", true);
+    s.attentionDropout = r.probability("attn_pdrop", 0.1);
+    s.hiddenDropout = r.probability("resid_pdrop", 0.1);
+    s.embeddingDropout = r.probability("embd_pdrop", 0.1);
+    const int64_t C = s.hiddenSize, I = s.intermediateSize;
+    TensorList t(s);
+    t.add("transformer.wte.weight", s.vocabSize * C);
+    t.add("transformer.wpe.weight", s.maxPositions * C);
+    for (int i = 0; i < int(s.numLayers); ++i) {
+        const std::string p = "transformer.h." + std::to_string(i) + ".";
+        t.norm(p + "ln_1", C, true, i);
+        t.linear(p + "attn.c_attn", C, 3 * C, true, i);  // HF Conv1D: weight stored (in, out); same count
+        t.linear(p + "attn.c_proj", C, C, true, i);
+        t.norm(p + "ln_2", C, true, i);
+        t.linear(p + "mlp.c_fc", C, I, true, i);
+        t.linear(p + "mlp.c_proj", I, C, true, i);
+    }
+    t.norm("transformer.ln_f", C, true);
+    if (!s.tiedEmbeddings) t.linear("lm_head", C, s.vocabSize, false);
+}
+
+void readLlamaFamily(const Reader& r, ModelShape& s) {
+    const std::string& type = s.modelType;
+    const bool mistral = type == "mistral", qwen2 = type == "qwen2";
+    s.architecture = mistral ? "MistralForCausalLM" : qwen2 ? "Qwen2ForCausalLM" : "LlamaForCausalLM";
+    s.vocabSize = r.positive("vocab_size", qwen2 ? 151936 : 32000);
+    s.hiddenSize = r.positive("hidden_size", 4096);
+    s.intermediateSize = r.positive("intermediate_size", mistral ? 14336 : qwen2 ? 22016 : 11008);
+    s.numLayers = r.positive("num_hidden_layers", 32);
+    s.numHeads = r.positive("num_attention_heads", 32);
+    // Absent: the class default (llama: None -> num_attention_heads, mistral 8, qwen2 32); null: num_attention_heads.
+    s.numKvHeads = r.positive("num_key_value_heads", mistral ? 8 : qwen2 ? 32 : s.numHeads, s.numHeads);
+    s.maxPositions = r.positive("max_position_embeddings", mistral ? 4096 * 32 : qwen2 ? 32768 : 2048);
+    const bool headDimGiven = r.present("head_dim") && !r.isNull("head_dim");
+    s.headDim = r.positive("head_dim", s.hiddenSize / s.numHeads, s.hiddenSize / s.numHeads);
+    checkHeads(r, s, headDimGiven);
+    s.tiedEmbeddings = r.boolean("tie_word_embeddings", false);
+    s.attentionDropout = r.probability("attention_dropout", 0.0);
+    bool qkvBias = false, oBias = false, mlpBias = false;
+    if (qwen2) qkvBias = true;  // Qwen2Attention: q/k/v with bias, o without
+    if (type == "llama") {
+        qkvBias = oBias = r.boolean("attention_bias", false);
+        mlpBias = r.boolean("mlp_bias", false);
+    }
+    if (mistral && !r.isNull("sliding_window")) s.slidingWindow = r.positive("sliding_window", 4096);
+    if (qwen2 && r.boolean("use_sliding_window", false) && !r.isNull("sliding_window")) s.slidingWindow = r.positive("sliding_window", 4096);
+    const int64_t C = s.hiddenSize, I = s.intermediateSize, Q = s.numHeads * s.headDim, KV = s.numKvHeads * s.headDim;
+    TensorList t(s);
+    t.add("model.embed_tokens.weight", s.vocabSize * C);
+    for (int i = 0; i < int(s.numLayers); ++i) {
+        const std::string p = "model.layers." + std::to_string(i) + ".";
+        t.linear(p + "self_attn.q_proj", C, Q, qkvBias, i);
+        t.linear(p + "self_attn.k_proj", C, KV, qkvBias, i);
+        t.linear(p + "self_attn.v_proj", C, KV, qkvBias, i);
+        t.linear(p + "self_attn.o_proj", Q, C, oBias, i);
+        t.linear(p + "mlp.gate_proj", C, I, mlpBias, i);
+        t.linear(p + "mlp.up_proj", C, I, mlpBias, i);
+        t.linear(p + "mlp.down_proj", I, C, mlpBias, i);
+        t.norm(p + "input_layernorm", C, false, i);
+        t.norm(p + "post_attention_layernorm", C, false, i);
+    }
+    t.norm("model.norm", C, false);
+    if (!s.tiedEmbeddings) t.linear("lm_head", C, s.vocabSize, false);
+}
+
+void readBert(const Reader& r, ModelShape& s) {
+    const std::string arch = r.firstArchitecture();
+    const bool classifier = arch == "BertForSequenceClassification";
+    if (!arch.empty() && !classifier && arch != "BertForMaskedLM" && arch != "BertForPreTraining" && arch != "BertModel" &&
+        arch != "BertLMHeadModel")
+        r.fail("architectures", "\"" + arch + "\" is not supported for bert (supported: BertForSequenceClassification, BertForMaskedLM)");
+    s.architecture = classifier ? "BertForSequenceClassification" : "BertForMaskedLM";
+    s.causalLm = false;
+    s.lmHead = !classifier;
+    s.vocabSize = r.positive("vocab_size", 30522);
+    s.hiddenSize = r.positive("hidden_size", 768);
+    s.numLayers = r.positive("num_hidden_layers", 12);
+    s.numHeads = s.numKvHeads = r.positive("num_attention_heads", 12);
+    s.intermediateSize = r.positive("intermediate_size", 3072);
+    s.maxPositions = r.positive("max_position_embeddings", 512);
+    const int64_t typeVocab = r.positive("type_vocab_size", 2);
+    s.headDim = s.hiddenSize / s.numHeads;
+    checkHeads(r, s, false);
+    s.tiedEmbeddings = !classifier && r.boolean("tie_word_embeddings", true);
+    s.hiddenDropout = r.probability("hidden_dropout_prob", 0.1);
+    s.attentionDropout = r.probability("attention_probs_dropout_prob", 0.1);
+    if (classifier) {  // PretrainedConfig: num_labels = len(id2label), default 2
+        const json* labels = r.find("id2label");
+        s.numLabels = labels && labels->is_object() && !labels->empty() ? int64_t(labels->size()) : 2;
+        s.numLabels = r.positive("num_labels", s.numLabels);
+    }
+    const int64_t C = s.hiddenSize, I = s.intermediateSize;
+    TensorList t(s);
+    t.add("bert.embeddings.word_embeddings.weight", s.vocabSize * C);
+    t.add("bert.embeddings.position_embeddings.weight", s.maxPositions * C);
+    t.add("bert.embeddings.token_type_embeddings.weight", typeVocab * C);
+    t.norm("bert.embeddings.LayerNorm", C, true);
+    for (int i = 0; i < int(s.numLayers); ++i) {
+        const std::string p = "bert.encoder.layer." + std::to_string(i) + ".";
+        t.linear(p + "attention.self.query", C, C, true, i);
+        t.linear(p + "attention.self.key", C, C, true, i);
+        t.linear(p + "attention.self.value", C, C, true, i);
+        t.linear(p + "attention.output.dense", C, C, true, i);
+        t.norm(p + "attention.output.LayerNorm", C, true, i);
+        t.linear(p + "intermediate.dense", C, I, true, i);
+        t.linear(p + "output.dense", I, C, true, i);
+        t.norm(p + "output.LayerNorm", C, true, i);
+    }
+    if (classifier) {
+        t.linear("bert.pooler.dense", C, C, true);
+        t.linear("classifier", C, s.numLabels, true);
+    } else {
+        // transformers 5 ties decoder.weight to the word embeddings and decoder.bias to cls.predictions.bias
+        // only with tie_word_embeddings; untied, the decoder has its own weight and bias.
+        t.add("cls.predictions.bias", s.vocabSize);
+        t.linear("cls.predictions.transform.dense", C, C, true);
+        t.norm("cls.predictions.transform.LayerNorm", C, true);
+        if (!s.tiedEmbeddings) t.linear("cls.predictions.decoder", C, s.vocabSize, true);
+    }
+}
+
+}  // namespace
+
+int64_t ModelShape::numParameters() const {
+    int64_t n = 0;
+    for (const auto& t : tensors) n += t.numel;
+    return n;
+}
+
+int64_t ModelShape::layerParameters(int layer) const {
+    int64_t n = 0;
+    for (const auto& t : tensors)
+        if (t.layer == layer) n += t.numel;
+    return n;
+}
+
+int64_t ModelShape::largestLayerParameters() const {
+    int64_t best = 0;
+    for (int i = 0; i < int(numLayers); ++i) best = std::max(best, layerParameters(i));
+    return best;
+}
+
+int64_t ModelShape::largestModuleParameters() const {
+    std::map<std::string, int64_t> modules;  // module path -> its direct parameters
+    for (const auto& t : tensors) modules[t.name.substr(0, t.name.rfind('.'))] += t.numel;
+    int64_t best = 0;
+    for (const auto& [name, n] : modules) best = std::max(best, n);
+    if (tiedEmbeddings && lmHead)  // the head module holds the embedding (and, for BERT, the prediction bias) again
+        best = std::max(best, vocabSize * hiddenSize + (modelType == "bert" ? vocabSize : 0));
+    return best;
+}
+
+ModelShape modelShapeFromJson(const nlohmann::json& config, const std::string& source) {
+    if (!config.is_object()) throw ConfigError(source + ": expected a JSON object (a Hugging Face config.json)");
+    Reader r(config, source);
+    ModelShape s;
+    if (!r.present("model_type")) r.fail("model_type", "missing (supported: gpt2, llama, mistral, qwen2, bert)");
+    s.modelType = r.string("model_type", "");
+    if (s.modelType == "gpt2") readGpt2(r, s);
+    else if (s.modelType == "llama" || s.modelType == "mistral" || s.modelType == "qwen2") readLlamaFamily(r, s);
+    else if (s.modelType == "bert") readBert(r, s);
+    else r.fail("model_type", "unsupported model type \"" + s.modelType + "\" (supported: gpt2, llama, mistral, qwen2, bert)");
+    return s;
+}
+
+ModelShape readModelShape(const std::filesystem::path& configJsonOrDir) {
+    std::filesystem::path file = configJsonOrDir;
+    if (std::filesystem::is_directory(file)) file /= "config.json";
+    std::ifstream in(file, std::ios::binary);
+    if (!in) throw IoError(file.string() + ": cannot read the model's config.json");
+    std::stringstream ss;
+    ss << in.rdbuf();
+    nlohmann::json j;
+    try {
+        j = nlohmann::json::parse(ss.str());
+    } catch (const nlohmann::json::parse_error& e) {
+        throw ConfigError(file.string() + ": not valid JSON (" + e.what() + ")");
+    }
+    return modelShapeFromJson(j, file.string());
+}
+
+}  // namespace fts

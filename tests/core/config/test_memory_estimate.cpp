@@ -1,0 +1,340 @@
+// The memory estimate against its references: parameter counts and sizes from transformers (num_parameters()
+// of the real classes, run in the venv), model-state bytes from the ZeRO paper's formulas, and DeepSpeed's own
+// estimate_zero2/zero3_model_states_mem_needs where their terms and ours overlap.
+#include <QProcess>
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include <fstream>
+#include <map>
+
+#include <nlohmann/json.hpp>
+
+#include "core/config/memory_estimate.h"
+#include "core/config/model_shape.h"
+#include "core/config/train_config.h"
+#include "core/util/error.h"
+
+using nlohmann::json;
+using namespace fts;
+namespace fs = std::filesystem;
+
+namespace {
+
+const fs::path kData = FTS_TEST_DATA_DIR;
+const fs::path kSource = FTS_SOURCE_DIR;
+
+json readJson(const fs::path& p) {
+    std::ifstream in(p);
+    return json::parse(in);
+}
+
+// Variants that exercise every branch of the shape reader: defaults, nulls, biases, GQA, untied heads.
+std::map<std::string, json> syntheticConfigs() {
+    std::map<std::string, json> out;
+    json llama = readJson(kData / "models/llama/config.json");
+    json l2 = llama;
+    l2["attention_bias"] = true;
+    l2["mlp_bias"] = true;
+    l2["head_dim"] = 24;  // != hidden / heads
+    l2["tie_word_embeddings"] = true;
+    out["llama_bias_headdim_tied"] = l2;
+    json l3 = llama;
+    l3["num_key_value_heads"] = nullptr;  // null -> num_attention_heads
+    out["llama_kv_null"] = l3;
+    json mistral = llama;
+    mistral["model_type"] = "mistral";
+    mistral["architectures"] = {"MistralForCausalLM"};
+    mistral.erase("attention_bias");
+    mistral.erase("num_key_value_heads");  // MistralConfig's default: 8
+    mistral["num_attention_heads"] = 8;
+    mistral["sliding_window"] = 64;
+    out["mistral_default_kv"] = mistral;
+    json qwen = readJson(kData / "models/qwen2/config.json");
+    qwen["tie_word_embeddings"] = false;
+    out["qwen2_untied"] = qwen;
+    json q2 = readJson(kData / "models/qwen2/config.json");
+    q2.erase("num_key_value_heads");  // Qwen2Config's default: 32
+    q2["num_attention_heads"] = 32;
+    q2["hidden_size"] = 128;
+    out["qwen2_default_kv"] = q2;
+    json gpt2 = readJson(kData / "models/gpt2/config.json");
+    gpt2["tie_word_embeddings"] = false;
+    gpt2["n_inner"] = nullptr;  // -> 4 * n_embd
+    out["gpt2_untied_inner_null"] = gpt2;
+    json mlm = readJson(kData / "models/bert_mlm/config.json");
+    mlm["tie_word_embeddings"] = false;
+    mlm["type_vocab_size"] = 3;
+    out["bert_mlm_untied"] = mlm;
+    json cls = readJson(kData / "models/bert/config.json");
+    cls.erase("id2label");
+    cls.erase("label2id");
+    cls["num_labels"] = 5;
+    out["bert_cls_num_labels"] = cls;
+    return out;
+}
+
+// A training config for `modelDir` (the data file only has to exist).
+TrainConfig makeConfig(const fs::path& modelDir, const json& deepspeed, int world = 1, const json& extraModel = json::object()) {
+    json doc = {{"model", {{"path", modelDir.string()}, {"init", "random"}}},
+                {"data", {{"train", (kSource / "resources/quickstart/sample_stories.jsonl").string()}, {"max_length", 128}}},
+                {"training", {{"output_dir", "/tmp/fts-estimate-test-out"}, {"max_steps", 10}}},
+                {"deepspeed", deepspeed}};
+    for (auto& [k, v] : extraModel.items()) doc["model"][k] = v;
+    ConfigParseResult r = parseTrainConfig(doc, kSource, world);
+    if (!r.ok()) throw ConfigError(r.errorText());
+    return *r.config;
+}
+
+}  // namespace
+
+class TestMemoryEstimate : public QObject {
+    Q_OBJECT
+
+    QTemporaryDir m_tmp;
+    std::map<std::string, fs::path> m_models;  // row name -> model folder
+    json m_reference;                          // reference_shapes.py's output
+    std::vector<std::array<int64_t, 3>> m_zeroCases;
+
+private slots:
+    void initTestCase() {
+        QVERIFY(m_tmp.isValid());
+        for (const char* m : {"gpt2", "llama", "qwen2", "bert", "bert_mlm"}) m_models[m] = kData / "models" / m;
+        m_models["quickstart"] = kSource / "resources/quickstart/model";
+        for (auto& [name, cfg] : syntheticConfigs()) {
+            const fs::path dir = fs::path(m_tmp.path().toStdString()) / name;
+            fs::create_directories(dir);
+            std::ofstream(dir / "config.json") << cfg.dump(1);
+            m_models[name] = dir;
+        }
+        // (Ψ, largest layer, GPUs): DeepSpeed's own estimators at a few sizes, including a 7B-like model.
+        m_zeroCases = {{901632, 75520, 1}, {901632, 75520, 2}, {901632, 75520, 4}, {6738415616, 131072000, 8}};
+        QStringList args{QString::fromStdString((kData / "estimate/reference_shapes.py").string()), "--models"};
+        for (auto& [name, dir] : m_models) args << QString::fromStdString(dir.string());
+        args << "--zero";
+        for (auto& z : m_zeroCases) args << QString("%1,%2,%3").arg(z[0]).arg(z[1]).arg(z[2]);
+        QProcess p;
+        p.start(FTS_TEST_PYTHON, args);
+        QVERIFY2(p.waitForFinished(300000), "reference_shapes.py did not finish");
+        QVERIFY2(p.exitCode() == 0, p.readAllStandardError().constData());
+        m_reference = json::parse(p.readAllStandardOutput().toStdString());
+    }
+
+    void shapeMatchesTransformers_data() {
+        QTest::addColumn<QString>("model");
+        for (auto& [name, dir] : m_models) QTest::newRow(name.c_str()) << QString::fromStdString(name);
+    }
+    void shapeMatchesTransformers() {
+        QFETCH(QString, model);
+        const fs::path dir = m_models.at(model.toStdString());
+        const json& ref = m_reference.at("models").at(dir.string());
+        const ModelShape s = readModelShape(dir);
+        QCOMPARE(s.architecture, ref.at("architecture").get<std::string>());
+        QCOMPARE(s.numParameters(), ref.at("num_parameters").get<int64_t>());
+        QCOMPARE(s.numParameters(), ref.at("ds_total_params").get<int64_t>());
+        QCOMPARE(s.largestModuleParameters(), ref.at("ds_largest_layer_params").get<int64_t>());
+        QCOMPARE(s.vocabSize, ref.at("vocab_size").get<int64_t>());
+        QCOMPARE(s.hiddenSize, ref.at("hidden_size").get<int64_t>());
+        QCOMPARE(s.numLayers, ref.at("num_layers").get<int64_t>());
+        QCOMPARE(s.numHeads, ref.at("num_heads").get<int64_t>());
+        QCOMPARE(s.numKvHeads, ref.at("num_kv_heads").get<int64_t>());
+        QCOMPARE(s.intermediateSize, ref.at("intermediate_size").get<int64_t>());
+        QCOMPARE(s.maxPositions, ref.at("max_positions").get<int64_t>());
+    }
+
+    void shapeErrorsNameFileAndKey_data() {
+        QTest::addColumn<QString>("patch");
+        QTest::addColumn<QString>("expected");
+        QTest::newRow("no model_type") << R"({"model_type": null})" << "key \"model_type\"";
+        QTest::newRow("unsupported") << R"({"model_type": "t5"})" << "unsupported model type \"t5\"";
+        QTest::newRow("negative layers") << R"({"num_hidden_layers": -2})" << "key \"num_hidden_layers\"";
+        QTest::newRow("string hidden") << R"({"hidden_size": "64"})" << "key \"hidden_size\"";
+        QTest::newRow("heads not dividing") << R"({"num_key_value_heads": 3})" << "key \"num_key_value_heads\"";
+    }
+    void shapeErrorsNameFileAndKey() {
+        QFETCH(QString, patch);
+        QFETCH(QString, expected);
+        json cfg = readJson(kData / "models/llama/config.json");
+        cfg.merge_patch(json::parse(patch.toStdString()));
+        if (cfg.contains("model_type") && cfg["model_type"].is_null()) cfg.erase("model_type");
+        try {
+            modelShapeFromJson(cfg, "/some/config.json");
+            QFAIL("no error");
+        } catch (const ConfigError& e) {
+            const QString msg = e.what();
+            QVERIFY2(msg.startsWith("/some/config.json: "), qPrintable(msg));
+            QVERIFY2(msg.contains(expected), qPrintable(msg));
+        }
+    }
+
+    // The ZeRO paper's per-rank model states: mixed precision 2Ψ params, 2Ψ grads, 12Ψ optimizer (K = 12),
+    // partitioned over N from stage 1 (optimizer), 2 (+ gradients), 3 (+ parameters); fp32: 4/4/8 at stage 0.
+    void modelStatesFollowThePaper_data() {
+        QTest::addColumn<int>("stage");
+        QTest::addColumn<int>("ranks");
+        QTest::addColumn<bool>("bf16");
+        for (int stage = 0; stage <= 3; ++stage)
+            for (int n : {1, 2, 4, 8})
+                for (bool bf16 : {true, false}) {
+                    if (!bf16 && stage > 0) continue;  // fp32 with ZeRO: see fp32PartitionKeepsMasterCopy
+                    QTest::addRow("stage%d-N%d-%s", stage, n, bf16 ? "bf16" : "fp32") << stage << n << bf16;
+                }
+    }
+    void modelStatesFollowThePaper() {
+        QFETCH(int, stage);
+        QFETCH(int, ranks);
+        QFETCH(bool, bf16);
+        const TrainConfig cfg = makeConfig(m_models.at("quickstart"), {{"train_micro_batch_size_per_gpu", 2}, {"bf16", {{"enabled", bf16}}}}, 1);
+        EstimateOptions o;
+        o.worldSize = ranks;
+        o.zeroStage = stage;
+        const MemoryEstimate e = estimateMemory(cfg, o);
+        const double psi = 901632, n = ranks;  // Ψ of the quick-start model (transformers' count: shapeMatchesTransformers)
+        QCOMPARE(e.totalParameters, int64_t(psi));
+        double params = 0, grads = 0, opt = 0, masterGrads = 0;
+        if (bf16) {
+            params = stage >= 3 ? 2 * psi / n : 2 * psi;
+            grads = stage >= 2 ? 2 * psi / n : 2 * psi;
+            opt = stage >= 1 ? 12 * psi / n : 12 * psi;
+            masterGrads = stage >= 1 ? 4 * psi / n : 0;
+            const double paper[] = {16 * psi, 4 * psi + 12 * psi / n, 2 * psi + 14 * psi / n, 16 * psi / n};
+            QVERIFY(std::abs(double(e.perRank.parameters + e.perRank.gradients + e.perRank.optimizerStates) - paper[stage]) <= 3);
+        } else {
+            params = 4 * psi, grads = 4 * psi, opt = 8 * psi;
+        }
+        QVERIFY(std::abs(double(e.perRank.parameters) - params) <= 1);
+        QVERIFY(std::abs(double(e.perRank.gradients) - grads) <= 1);
+        QVERIFY(std::abs(double(e.perRank.optimizerStates) - opt) <= 1);
+        QVERIFY(std::abs(double(e.perRank.masterGradients) - masterGrads) <= 1);
+        const MemoryBreakdown& b = e.perRank;
+        QCOMPARE(b.total, b.parameters + b.gradients + b.optimizerStates + b.masterGradients + b.activations + b.buckets +
+                              b.workspace + b.runtime);
+    }
+
+    void fp32PartitionKeepsMasterCopy() {
+        // fp32 training with ZeRO 1/2: the partition still gets its own fp32 copy (DeepSpeed's
+        // single_partition_of_fp32_groups and our ZeroOptimizer's m_master), so K = 12 per partitioned parameter.
+        const TrainConfig cfg = makeConfig(m_models.at("quickstart"), {{"train_micro_batch_size_per_gpu", 2}}, 1);
+        EstimateOptions o;
+        o.worldSize = 4;
+        o.zeroStage = 2;
+        const MemoryEstimate e = estimateMemory(cfg, o);
+        const int64_t psi = 901632;
+        QCOMPARE(e.perRank.parameters, 4 * psi);
+        QCOMPARE(e.perRank.gradients, 4 * psi / 4);
+        QCOMPARE(e.perRank.optimizerStates, 12 * psi / 4);
+        QCOMPARE(e.perRank.masterGradients, 4 * psi / 4);
+    }
+
+    // DeepSpeed 0.19.8's estimators (mixed precision, no offload) against our terms:
+    //   zero2: 2Ψ + 18Ψ/N = our parameters (2Ψ) + gradients (2Ψ/N: "2_grads_16bit") + masterGradients (4Ψ/N:
+    //          "4_grads_32bit") + optimizerStates (12Ψ/N: "4_params_32bit + 8_optimizer_states_32bit"). Exact.
+    //   zero2 with cpu_offload: 2Ψ = our parameters; optimizer and master gradients go to host memory.
+    //   zero3: 4·largest_layer + 18Ψ/N = our parameters (2Ψ/N) + masterGradients (4Ψ/N) + optimizerStates (12Ψ/N)
+    //          + their gathered largest layer (bit16 params + grads). Their 18 has no bit16 gradient partition
+    //          (ours: gradients = 2Ψ/N, the paper's term), and their 4·largest_layer is per module while we gather
+    //          whole blocks, so our stage-3 buckets are >= it.
+    void agreesWithDeepSpeed_data() {
+        QTest::addColumn<int>("index");
+        for (size_t i = 0; i < m_zeroCases.size(); ++i)
+            QTest::addRow("psi%lld-N%lld", (long long)m_zeroCases[i][0], (long long)m_zeroCases[i][2]) << int(i);
+    }
+    void agreesWithDeepSpeed() {
+        QFETCH(int, index);
+        const json& ref = m_reference.at("zero").at(size_t(index));
+        const int64_t psi = ref.at("psi"), n = ref.at("n"), largest = ref.at("largest");
+        // A model of exactly Ψ parameters: a llama config whose tensors add up to Ψ is not needed; the model-state
+        // terms depend only on Ψ, so scale a one-tensor shape.
+        ModelShape s = readModelShape(m_models.at("quickstart"));
+        s.tensors = {{"w", psi - largest, 0, "", 0, 0}, {"e", largest, -1, "", 0, 0}};
+        const TrainConfig cfg = makeConfig(m_models.at("quickstart"), {{"train_micro_batch_size_per_gpu", 1}, {"bf16", {{"enabled", true}}}});
+        EstimateOptions o;
+        o.worldSize = int(n);
+        o.suggest = false;
+        o.zeroStage = 2;
+        MemoryEstimate e = estimateMemory(cfg, s, o);
+        const MemoryBreakdown& b2 = e.perRank;
+        QVERIFY2(std::abs(double(b2.parameters + b2.gradients + b2.masterGradients + b2.optimizerStates) - ref.at("zero2_gpu").get<double>()) <= 4,
+                 qPrintable(QString("ours %1, DeepSpeed %2").arg(b2.modelStates()).arg(ref.at("zero2_gpu").get<int64_t>())));
+        o.offloadOptimizer = "cpu";
+        e = estimateMemory(cfg, s, o);
+        QCOMPARE(e.perRank.parameters, ref.at("zero2_offload_gpu").get<int64_t>());
+        QCOMPARE(e.perRank.optimizerStates + e.perRank.masterGradients, int64_t(0));
+        o.offloadOptimizer = "none";
+        o.zeroStage = 3;
+        e = estimateMemory(cfg, s, o);
+        const MemoryBreakdown& b3 = e.perRank;
+        const double theirs = ref.at("zero3_gpu").get<double>() - ref.at("zero3_largest_layer_memory").get<double>();
+        QVERIFY2(std::abs(double(b3.parameters + b3.masterGradients + b3.optimizerStates) - theirs) <= 4,
+                 qPrintable(QString("ours %1, DeepSpeed %2").arg(b3.parameters + b3.masterGradients + b3.optimizerStates).arg(theirs)));
+        if (n > 1) QVERIFY(b3.buckets >= ref.at("zero3_largest_layer_memory").get<int64_t>());
+    }
+
+    void lorTrainsOnlyAdapters() {
+        // model.lora: base weights frozen (no gradients, no optimizer state), adapters r*(in+out) per targeted linear.
+        const fs::path dir = m_models.at("llama");
+        const ModelShape s = readModelShape(dir);
+        const TrainConfig cfg = makeConfig(dir, {{"train_micro_batch_size_per_gpu", 1}}, 1,
+                                           {{"lora", {{"r", 4}, {"target_modules", {"q_proj", "v_proj"}}}}});
+        const MemoryEstimate e = estimateMemory(cfg, s);
+        // q_proj: 64 -> 4*16 = 64, v_proj: 64 -> 2*16 = 32 (GQA), per layer; PEFT's LoRA A (r x in) and B (out x r).
+        const int64_t adapters = s.numLayers * (4 * (64 + 64) + 4 * (64 + 32));
+        QCOMPARE(e.trainableParameters, adapters);
+        QCOMPARE(e.perRank.gradients, 4 * adapters);
+        QCOMPARE(e.perRank.optimizerStates, 8 * adapters);
+        QCOMPARE(e.perRank.parameters, 4 * s.numParameters() + 4 * adapters);
+    }
+
+    void activationsFollowTheFormula() {
+        // GPT-2, fp32, no dropout: per block 8·BTC + 2·BTI fp32 tensors + 4·BT norm statistics + B·H·T log-sum-exp.
+        const ModelShape s = readModelShape(m_models.at("quickstart"));
+        const int64_t B = 3, T = 50, C = 128, I = 512, H = 4, L = 4, V = 590;
+        const ActivationDetail a = estimateActivations(s, B, T, "fp32", EstimateDevice::Cpu, false);
+        const int64_t perLayer = 4 * (8 * B * T * C + 2 * B * T * I + 4 * B * T + B * H * T);
+        QCOMPARE(a.perLayer, perLayer);
+        QCOMPARE(a.stored, L * perLayer + 4 * (2 * B * T * C + 2 * B * T) + 8 * B * T);
+        QCOMPARE(a.backwardWorking, perLayer);
+        const ActivationDetail ck = estimateActivations(s, B, T, "fp32", EstimateDevice::Cpu, true);
+        QVERIFY(ck.stored + ck.backwardWorking < a.stored + a.backwardWorking);
+        QCOMPARE(ck.stored, L * 4 * B * T * C + 4 * (2 * B * T * C + 2 * B * T) + 8 * B * T);
+        // Attention dropout on CPU: SDPA's math path, three (B, H, T, T) tensors per block.
+        ModelShape dropout = s;
+        dropout.attentionDropout = 0.1;
+        const ActivationDetail math = estimateActivations(dropout, B, T, "fp32", EstimateDevice::Cpu, false);
+        QVERIFY(!math.flashAttention);
+        QCOMPARE(math.perLayer - a.perLayer, 4 * (3 * B * H * T * T + 3 * B * T * C - B * H * T));
+        // Workspace: logits, shifted copy, log-probabilities (fp32).
+        const TrainConfig cfg = makeConfig(m_models.at("quickstart"), {{"train_micro_batch_size_per_gpu", 3}});
+        QCOMPARE(estimateMemory(cfg).perRank.workspace, 12 * 3 * 128 * V);
+    }
+
+    void suggestionsWhenItDoesNotFit() {
+        const TrainConfig cfg = makeConfig(m_models.at("quickstart"), {{"train_micro_batch_size_per_gpu", 16}, {"bf16", {{"enabled", true}}}}, 4);
+        EstimateOptions o;
+        o.worldSize = 4;
+        o.runtimeBytes = 0;
+        o.device = EstimateDevice::Cuda;
+        const MemoryEstimate full = estimateMemory(cfg, o);
+        QVERIFY(full.fits && full.suggestions.empty());
+        o.deviceCapacity = full.perRank.total * 6 / 10;
+        const MemoryEstimate e = estimateMemory(cfg, o);
+        QVERIFY(!e.fits);
+        QVERIFY(!e.suggestions.empty());
+        bool checkpointing = false, micro = false, anyFits = false;
+        for (const auto& s : e.suggestions) {
+            QVERIFY2(s.perRank.total < e.perRank.total, qPrintable(QString::fromStdString(s.description)));
+            QCOMPARE(s.fits, s.perRank.total <= *o.deviceCapacity);
+            checkpointing = checkpointing || s.change == "activation_checkpointing";
+            micro = micro || s.change == "micro_batch";
+            anyFits = anyFits || s.fits;
+        }
+        QVERIFY(checkpointing && micro && anyFits);
+        const json j = toJson(e);
+        QCOMPARE(j.at("fits").get<bool>(), false);
+        QCOMPARE(j.at("suggestions").size(), e.suggestions.size());
+        QCOMPARE(j.at("per_rank").at("total").get<int64_t>(), e.perRank.total);
+    }
+};
+
+QTEST_APPLESS_MAIN(TestMemoryEstimate)
+#include "test_memory_estimate.moc"
