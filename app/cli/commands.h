@@ -16,5 +16,6 @@ void addRunsCommand(CLI::App& app);
 void addExportCommand(CLI::App& app);
 void addTokenizeCommand(CLI::App& app);
 void addDebugCommand(CLI::App& app);
+void addEstimateCommand(CLI::App& app);
 
 }  // namespace fts::cli

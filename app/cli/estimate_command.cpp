@@ -1,0 +1,114 @@
+// `fts estimate CONFIG [--json] [--nproc N | --num_gpus N] [--device-memory BYTES] [...]`: each rank's peak
+// memory for a training config, broken into terms, with suggestions when it does not fit (core/config/memory_estimate.h).
+#include <cctype>
+#include <fstream>
+#include <iostream>
+
+#include "app/cli/commands.h"
+#include "core/config/memory_estimate.h"
+#include "core/config/train_config.h"
+#include "core/util/error.h"
+
+namespace fts::cli {
+
+namespace {
+
+// "80000000000", "80GB", "80G", "80GiB", "512MiB", "1.5T": bytes (K/M/G/T are powers of 1024, as the GPU
+// vendors' "80GB" cards hold 80 GiB give or take).
+int64_t parseByteSize(const std::string& text) {
+    size_t pos = 0;
+    double v = 0;
+    try {
+        v = std::stod(text, &pos);
+    } catch (const std::exception&) {
+        throw ConfigError("--device-memory: expected a size such as 80GiB or 85899345920, got \"" + text + "\"");
+    }
+    std::string unit = text.substr(pos);
+    for (auto& ch : unit) ch = char(std::toupper(static_cast<unsigned char>(ch)));
+    double mult = 1;
+    if (unit.empty() || unit == "B") mult = 1;
+    else if (unit == "K" || unit == "KB" || unit == "KIB") mult = 1024.0;
+    else if (unit == "M" || unit == "MB" || unit == "MIB") mult = 1024.0 * 1024;
+    else if (unit == "G" || unit == "GB" || unit == "GIB") mult = 1024.0 * 1024 * 1024;
+    else if (unit == "T" || unit == "TB" || unit == "TIB") mult = 1024.0 * 1024 * 1024 * 1024;
+    else throw ConfigError("--device-memory: unknown unit \"" + text.substr(pos) + "\" (use B, KiB, MiB, GiB, TiB)");
+    if (!(v > 0)) throw ConfigError("--device-memory: must be positive, got \"" + text + "\"");
+    return int64_t(v * mult);
+}
+
+int64_t hostMemoryBytes() {
+    std::ifstream in("/proc/meminfo");
+    std::string key, unit;
+    int64_t kb = 0;
+    while (in >> key >> kb >> unit)
+        if (key == "MemTotal:") return kb * 1024;
+    return 0;
+}
+
+}  // namespace
+
+void addEstimateCommand(CLI::App& app) {
+    auto* cmd = app.add_subcommand("estimate", "Estimate each rank's peak memory for a training config");
+    struct Args {
+        std::filesystem::path config;
+        bool json = false;
+        int nproc = 0, numGpus = 0;
+        std::string deviceMemory, device, offload;
+        int zeroStage = -1;
+        int64_t microBatch = 0, runtimeBytes = -1;
+        int lora = 0;
+        std::string checkpointing;
+    };
+    auto a = std::make_shared<Args>();
+    cmd->add_option("config", a->config, "Training config (JSON with a deepspeed block)")->required();
+    cmd->add_flag("--json", a->json, "Print the estimate as JSON");
+    cmd->add_option("--nproc", a->nproc, "Ranks (data parallel; default 1)");
+    cmd->add_option("--num_gpus,--num-gpus", a->numGpus, "Ranks, one per GPU (implies --device cuda)");
+    cmd->add_option("--device", a->device, "cpu or cuda (default: from training.device; auto = cpu)");
+    cmd->add_option("--device-memory", a->deviceMemory,
+                    "Memory one rank may use, e.g. 80GiB (default on cpu: the host's memory / ranks; on cuda: not judged)");
+    cmd->add_option("--zero-stage", a->zeroStage, "Estimate as if zero_optimization.stage were this (0-3)");
+    cmd->add_option("--micro-batch", a->microBatch, "Estimate as if train_micro_batch_size_per_gpu were this");
+    cmd->add_option("--activation-checkpointing", a->checkpointing, "on or off (default: model.activation_checkpointing)");
+    cmd->add_option("--offload-optimizer", a->offload, "none, cpu or nvme (default: zero_optimization.offload_optimizer)");
+    cmd->add_option("--lora", a->lora, "Estimate as if LoRA with this rank trained every linear layer of the blocks");
+    cmd->add_option("--runtime-bytes", a->runtimeBytes, "The per-process fixed cost (default: the measured LibTorch baseline)");
+    cmd->callback([a] {
+        if (a->nproc > 0 && a->numGpus > 0 && a->nproc != a->numGpus)
+            throw ConfigError("--nproc " + std::to_string(a->nproc) + " and --num_gpus " + std::to_string(a->numGpus) +
+                              " contradict each other");
+        const int world = std::max({1, a->nproc, a->numGpus});
+        const TrainConfig config = loadTrainConfig(a->config, world);
+        EstimateOptions o;
+        o.worldSize = world;
+        if (a->numGpus > 0) o.device = EstimateDevice::Cuda;
+        if (!a->device.empty()) {
+            if (a->device == "cpu") o.device = EstimateDevice::Cpu;
+            else if (a->device.rfind("cuda", 0) == 0) o.device = EstimateDevice::Cuda;
+            else throw ConfigError("--device: expected cpu or cuda, got \"" + a->device + "\"");
+        }
+        if (a->zeroStage >= 0) o.zeroStage = a->zeroStage;
+        if (a->microBatch > 0) o.microBatch = a->microBatch;
+        if (!a->checkpointing.empty()) {
+            if (a->checkpointing != "on" && a->checkpointing != "off")
+                throw ConfigError("--activation-checkpointing: expected on or off, got \"" + a->checkpointing + "\"");
+            o.activationCheckpointing = a->checkpointing == "on";
+        }
+        if (!a->offload.empty()) {
+            if (a->offload != "none" && a->offload != "cpu" && a->offload != "nvme")
+                throw ConfigError("--offload-optimizer: expected none, cpu or nvme, got \"" + a->offload + "\"");
+            o.offloadOptimizer = a->offload;
+        }
+        if (a->lora > 0) o.loraRank = a->lora;
+        if (a->runtimeBytes >= 0) o.runtimeBytes = a->runtimeBytes;
+        const bool cuda = o.device.value_or(config.training.device.rfind("cuda", 0) == 0 ? EstimateDevice::Cuda
+                                                                                          : EstimateDevice::Cpu) == EstimateDevice::Cuda;
+        if (!a->deviceMemory.empty()) o.deviceCapacity = parseByteSize(a->deviceMemory);
+        else if (!cuda) o.deviceCapacity = hostMemoryBytes() / world;  // CPU ranks share the host's memory
+        const MemoryEstimate e = estimateMemory(config, o);
+        if (a->json) std::cout << toJson(e).dump(2) << "\n";
+        else std::cout << formatEstimate(e);
+    });
+}
+
+}  // namespace fts::cli
