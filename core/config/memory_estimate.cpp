@@ -198,9 +198,10 @@ Result compute(const ModelShape& shape, const Inputs& in) {
     } else {
         b.workspace = in.micro * shape.numLabels * 4 * 3;
     }
+    if (in.device == EstimateDevice::Cpu) b.allocatorSlack = int64_t(kCpuAllocatorSlack * double(b.activations + b.workspace));
     b.runtime = in.runtime;
     b.total = b.parameters + b.gradients + b.optimizerStates + b.masterGradients + b.activations + b.buckets + b.workspace +
-              b.runtime;
+              b.allocatorSlack + b.runtime;
     return res;
 }
 
@@ -383,7 +384,7 @@ MemoryEstimate estimateMemory(const TrainConfig& config, const ModelShape& shape
 nlohmann::json toJson(const MemoryBreakdown& b) {
     return {{"parameters", b.parameters},   {"gradients", b.gradients},     {"optimizer_states", b.optimizerStates},
             {"master_gradients", b.masterGradients}, {"activations", b.activations}, {"buckets", b.buckets},
-            {"workspace", b.workspace},     {"runtime", b.runtime},         {"total", b.total},
+            {"workspace", b.workspace},     {"allocator_slack", b.allocatorSlack}, {"runtime", b.runtime},         {"total", b.total},
             {"host_offload", b.hostOffload}};
 }
 
@@ -460,6 +461,7 @@ std::string formatEstimate(const MemoryEstimate& e) {
     row("activations", b.activations);
     row("buckets", b.buckets);
     row("workspace", b.workspace);
+    row("allocator slack", b.allocatorSlack);
     row("runtime", b.runtime);
     row("total", b.total);
     if (b.hostOffload > 0) row("host (offloaded)", b.hostOffload);

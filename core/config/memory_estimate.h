@@ -32,7 +32,7 @@ struct EstimateOptions {
 };
 
 // Per rank, bytes. total = parameters + gradients + masterGradients + optimizerStates + activations + buckets
-// + workspace + runtime. hostOffload is memory moved off the device (optimizer offload), not in total.
+// + workspace + allocatorSlack + runtime. hostOffload is memory moved off the device (optimizer offload), not in total.
 struct MemoryBreakdown {
     int64_t parameters = 0;       // the model's weights this rank holds (bit16 in mixed precision)
     int64_t gradients = 0;        // gradients of trainable weights (bit16 in mixed precision), paper's 2Ψ
@@ -41,6 +41,8 @@ struct MemoryBreakdown {
     int64_t activations = 0;      // tensors autograd keeps for backward, plus one block's backward working set
     int64_t buckets = 0;          // communication buffers (reduce / all-gather buckets, stage 3 gathered params)
     int64_t workspace = 0;        // logits and the loss's log-probabilities and their gradients
+    int64_t allocatorSlack = 0;   // CPU: freed step memory glibc's malloc keeps resident (kCpuAllocatorSlack of
+                                  // activations + workspace); CUDA: 0 (the telemetry reports allocated bytes)
     int64_t runtime = 0;          // fixed per-process cost: LibTorch's code and heap (CPU) or CUDA context
     int64_t total = 0;
     int64_t hostOffload = 0;      // optimizer state moved to host memory or NVMe (not in total)
@@ -86,6 +88,10 @@ struct MemoryEstimate {
 // Measured on this build (LibTorch 2.11 CUDA wheel, Debian 12): the resident memory of `fts worker` once
 // LibTorch is loaded and initialised, before the model and data (docs/estimate.md says how).
 inline constexpr int64_t kCpuRuntimeBytes = int64_t(360) << 20;
+// Measured on this build: from the second step on, the resident set of a CPU run exceeds the first step's
+// peak + the optimizer state by 12-25% of the activations + workspace (glibc malloc keeps freed step
+// memory it cannot reuse; quick-start, micro-batch 8/16/32). The estimate takes 20%.
+inline constexpr double kCpuAllocatorSlack = 0.20;
 // CUDA context + cuBLAS/cuDNN workspaces per process: NVIDIA's typical figure, not measured here (no GPU).
 inline constexpr int64_t kCudaRuntimeBytes = int64_t(512) << 20;
 

@@ -53,7 +53,7 @@ private slots:
         const json& b = j.at("per_rank");
         int64_t sum = 0;
         for (const char* k : {"parameters", "gradients", "optimizer_states", "master_gradients", "activations", "buckets",
-                              "workspace", "runtime"}) {
+                              "workspace", "allocator_slack", "runtime"}) {
             QVERIFY2(b.contains(k) && b.at(k).get<int64_t>() >= 0, k);
             sum += b.at(k).get<int64_t>();
         }
