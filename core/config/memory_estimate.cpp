@@ -191,6 +191,8 @@ Result compute(const ModelShape& shape, const Inputs& in) {
     // ---- activations and workspace ----------------------------------------------------------------------
     res.act = estimateActivations(shape, in.micro, in.seq, in.precision, in.device, in.checkpointing);
     b.activations = res.act.stored + res.act.backwardWorking;
+    // Stage 0 under autocast: the weights stay fp32 and autocast's bit16 copies are kept for backward (2Ψ).
+    if (mixed && in.stage == 0) b.activations += psi * 2;
     if (shape.lmHead) {
         // logits (B, T, V) [bit16 under autocast, then an fp32 copy], the shifted fp32 copy the loss makes, its
         // log-probabilities; in backward the log-probabilities, d(nll) and d(log_softmax) (3 fp32 copies).

@@ -308,6 +308,25 @@ private slots:
         QCOMPARE(estimateMemory(cfg).perRank.workspace, 12 * 3 * 128 * V);
     }
 
+    void activationsMatchAutograd() {
+        // PyTorch's own count of what a GPT-2 block keeps for backward (saved_tensors_hooks on a replica of our
+        // block with the same ATen ops), fp32 and CPU bf16 autocast, at awkward sizes.
+        const ModelShape s = readModelShape(m_models.at("quickstart"));
+        const int64_t B = 3, T = 50;
+        QProcess p;
+        p.start(FTS_TEST_PYTHON, {QString::fromStdString((kData / "estimate/saved_bytes.py").string()), QString::number(B),
+                                  QString::number(T), QString::number(s.hiddenSize), QString::number(s.numHeads),
+                                  QString::number(s.intermediateSize)});
+        QVERIFY2(p.waitForFinished(300000), "saved_bytes.py did not finish");
+        QVERIFY2(p.exitCode() == 0, p.readAllStandardError().constData());
+        const json ref = json::parse(p.readAllStandardOutput().toStdString());
+        QCOMPARE(estimateActivations(s, B, T, "fp32", EstimateDevice::Cpu, false).perLayer, ref.at("fp32").at("saved").get<int64_t>());
+        QCOMPARE(estimateActivations(s, B, T, "bf16", EstimateDevice::Cpu, false).perLayer, ref.at("bf16").at("saved").get<int64_t>());
+        // Autocast's bit16 weight copies (counted as 2Ψ at stage 0): at most 2 bytes per block parameter.
+        QVERIFY(ref.at("bf16").at("weight_copies").get<int64_t>() <= 2 * ref.at("bf16").at("block_parameters").get<int64_t>());
+        QVERIFY(ref.at("bf16").at("weight_copies").get<int64_t>() > 0);
+    }
+
     void suggestionsWhenItDoesNotFit() {
         const TrainConfig cfg = makeConfig(m_models.at("quickstart"), {{"train_micro_batch_size_per_gpu", 16}, {"bf16", {{"enabled", true}}}}, 4);
         EstimateOptions o;
