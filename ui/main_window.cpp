@@ -28,6 +28,8 @@
 #include <QPushButton>
 #include <QScrollArea>
 #include <QSettings>
+#include <QSystemTrayIcon>
+#include <nlohmann/json.hpp>
 #include <QSpinBox>
 #include <QSplitter>
 #include <QStackedWidget>
@@ -176,6 +178,7 @@ void MainWindow::buildUi() {
     m_compareView = new CompareView(this);
     m_compareView->setObjectName(QStringLiteral("compareView"));
     connect(m_runView, &RunView::stopClicked, this, [this](qint64) { stopSelectedRun(); });
+    connect(m_runView, &RunView::stopNowClicked, this, [this](qint64 id) { stopRunNow(id, true); });
 
     // Editor page: file name + Start over the editor.
     m_editorPage = new QWidget(this);
@@ -586,6 +589,13 @@ void MainWindow::checkPendingStart() {
 
 void MainWindow::onRunsListed(const RunList& runs) {
     m_runsModel->setRuns(runs);
+    // Runs this window saw running that have ended since: a banner (and a tray message where there is a tray).
+    for (const RunRecord& r : runs) {
+        const auto it = m_lastStatus.constFind(r.id);
+        if (it != m_lastStatus.constEnd() && *it == RunStatus::Running && r.status != RunStatus::Running)
+            notifyRunEnded(r);
+        m_lastStatus.insert(r.id, r.status);
+    }
     refreshFilterChoices();
     if (m_selectedRunId > 0) {
         if (const RunRecord* r = m_runsModel->runById(m_selectedRunId)) m_runView->updateRun(*r);
@@ -698,6 +708,60 @@ void MainWindow::stopSelectedRun() {
     m_runView->setStopPending(true);
     m_poller->requestStop(id);
     updateActions();
+}
+
+void MainWindow::stopRunNow(qint64 runId, bool askFirst) {
+    if (runId <= 0) return;
+    if (askFirst &&
+        QMessageBox::question(this, tr("Stop now"),
+                              tr("Kill the run's workers without writing a checkpoint? The steps since the last "
+                                 "saved checkpoint are lost. (Stop && save checkpoints first.)"),
+                              QMessageBox::Yes | QMessageBox::Cancel, QMessageBox::Cancel) != QMessageBox::Yes)
+        return;
+    const bool firstSent = m_runView->runId() == runId && m_runView->isStopPending();
+    if (m_runView->runId() == runId) m_runView->setStopPending(true);
+    if (!firstSent) m_poller->requestStop(runId);
+    // The supervisor reads its signals in batches: the second must arrive after it took the first.
+    QTimer::singleShot(firstSent ? 0 : kSecondStopDelayMs, this, [this, runId] { m_poller->requestStop(runId); });
+    showMessage(tr("Stopping run %1 without a checkpoint…").arg(runId), false);
+    updateActions();
+}
+
+void MainWindow::notifyRunEnded(const RunRecord& r) {
+    const QString name = QString::fromStdString(r.name);
+    QString text;
+    bool isError = false;
+    switch (r.status) {
+        case RunStatus::Completed: {
+            const auto metrics = nlohmann::json::parse(r.finalMetricsJson, nullptr, false);
+            if (metrics.is_object() && metrics.contains("loss") && metrics["loss"].is_number())
+                text = tr("Run \"%1\" completed (final loss %2).").arg(name).arg(metrics["loss"].get<double>(), 0, 'f', 4);
+            else
+                text = tr("Run \"%1\" completed.").arg(name);
+            break;
+        }
+        case RunStatus::Failed:
+            isError = true;
+            text = r.failureReason.empty() ? tr("Run \"%1\" failed.").arg(name)
+                                           : tr("Run \"%1\" failed: %2").arg(name, QString::fromStdString(r.failureReason));
+            break;
+        case RunStatus::Stopped:
+            text = tr("Run \"%1\" stopped.").arg(name);
+            break;
+        default:
+            return;
+    }
+    m_lastNotification = text;
+    showMessage(text, isError);
+    if (QSystemTrayIcon::isSystemTrayAvailable()) {
+        if (!m_tray) {
+            m_tray = new QSystemTrayIcon(windowIcon().isNull() ? style()->standardIcon(QStyle::SP_ComputerIcon) : windowIcon(), this);
+            m_tray->show();
+        }
+        m_tray->showMessage(tr("Finetune Studio"), text,
+                            isError ? QSystemTrayIcon::Critical : QSystemTrayIcon::Information);
+    }
+    emit runEnded(r.id, text);
 }
 
 void MainWindow::onStopRequested(qint64 runId, bool ok, const QString& message) {

@@ -6,6 +6,7 @@
 #include <QPointer>
 #include <QString>
 #include <QTimer>
+#include <QHash>
 #include <optional>
 
 #include "core/store/run_store.h"
@@ -16,6 +17,7 @@ class QComboBox;
 class QLineEdit;
 class QLabel;
 class QStackedWidget;
+class QSystemTrayIcon;
 class QTableView;
 
 namespace fts {
@@ -62,6 +64,13 @@ public:
     // Starts the editor's config (written first if unsaved, see prepareLaunchConfig). Returns the pid.
     std::optional<qint64> startRun(QString* error = nullptr);
     void stopSelectedRun();
+    // "Stop now": the supervisor's second stop request kills the workers without a checkpoint. Sends the
+    // first request too unless Stop & save already did (the second follows kSecondStopDelayMs later, once the
+    // supervisor has taken the first). askFirst: confirm in a dialog.
+    static constexpr int kSecondStopDelayMs = 600;
+    void stopRunNow(qint64 runId, bool askFirst = true);
+    // The banner text of the last run that ended or failed while the window watched it.
+    QString lastNotification() const { return m_lastNotification; }
     void selectRun(qint64 runId);
     // Selects these runs in the list (extended selection) without changing the page.
     void selectRuns(const QList<qint64>& runIds);
@@ -105,7 +114,8 @@ public:
 
 signals:
     void runLaunched(qint64 pid, const QString& configPath);
-    void runAttached(qint64 runId);  // a launched run appeared in the store and is shown
+    void runAttached(qint64 runId);
+    void runEnded(qint64 runId, const QString& message);  // a run seen running completed, failed or stopped  // a launched run appeared in the store and is shown
     void storeEdited(bool ok, const QString& message);  // a history edit finished (rename, notes, tags, delete)
 
 protected:
@@ -119,6 +129,7 @@ private:
     void updateActions();
     void updateEditorHeader();
     void onRunsListed(const RunList& runs);
+    void notifyRunEnded(const RunRecord& run);
     void onSelectionChanged();
     void onStoreState(bool available, const QString& message);
     void onStopRequested(qint64 runId, bool ok, const QString& message);
@@ -175,6 +186,9 @@ private:
     bool m_restoringSelection = false;
     bool m_firstListing = true;
     QString m_lastMessage;
+    QString m_lastNotification;
+    QHash<qint64, RunStatus> m_lastStatus;  // for end/fail notifications
+    QSystemTrayIcon* m_tray = nullptr;
 
     struct PendingStart {
         qint64 pid = 0;

@@ -11,9 +11,17 @@
 #include <QSplitter>
 #include <QStyle>
 #include <QVBoxLayout>
+#include <QCheckBox>
+#include <QDoubleSpinBox>
+#include <QProgressBar>
+#include <QTabWidget>
+#include <climits>
 #include <cmath>
+#include <cstdint>
 
 #include "ui/chart_widget.h"
+#include "ui/memory_bars.h"
+#include "ui/run_compare.h"
 #include "ui/runs_table_model.h"
 
 namespace fts {
@@ -40,16 +48,27 @@ RunView::RunView(QWidget* parent) : QWidget(parent) {
     m_title->setFont(tf);
     m_title->setTextInteractionFlags(Qt::TextSelectableByMouse);
 
-    m_stopButton = new QPushButton(style()->standardIcon(QStyle::SP_MediaStop), tr("Stop"), this);
-    m_stopButton->setToolTip(tr("Ask the run to checkpoint and stop"));
+    m_stopButton = new QPushButton(style()->standardIcon(QStyle::SP_MediaStop), tr("Stop && save"), this);
+    m_stopButton->setObjectName(QStringLiteral("stopSaveButton"));
+    m_stopButton->setToolTip(tr("The ranks finish the current step, write a checkpoint and stop; the run can be "
+                                "resumed (fts train --resume)"));
     m_stopButton->setEnabled(false);
     connect(m_stopButton, &QPushButton::clicked, this, [this] {
         if (m_run) emit stopClicked(m_run->id);
+    });
+    m_stopNowButton = new QPushButton(tr("Stop now"), this);
+    m_stopNowButton->setObjectName(QStringLiteral("stopNowButton"));
+    m_stopNowButton->setToolTip(tr("Kill the workers without a checkpoint (after confirmation): the steps since the "
+                                   "last saved checkpoint are lost"));
+    m_stopNowButton->setEnabled(false);
+    connect(m_stopNowButton, &QPushButton::clicked, this, [this] {
+        if (m_run) emit stopNowClicked(m_run->id);
     });
 
     auto* header = new QHBoxLayout;
     header->addWidget(m_title, 1);
     header->addWidget(m_stopButton);
+    header->addWidget(m_stopNowButton);
 
     m_status = new QLabel(this);
     m_step = new QLabel(this);
@@ -78,8 +97,48 @@ RunView::RunView(QWidget* parent) : QWidget(parent) {
     m_lossChart->setObjectName(QStringLiteral("lossChart"));
     m_memoryChart = new SeriesChart(tr("Device memory"), tr("step"), tr("MiB"), this);
     m_memoryChart->setObjectName(QStringLiteral("memoryChart"));
-    QPen lossPen(SeriesChart::seriesColor(0), 1.5);
-    m_lossChart->ensureGraph(QStringLiteral("loss"), tr("train loss"), lossPen);
+    QColor rawColor = SeriesChart::seriesColor(0);
+    rawColor.setAlpha(80);  // the raw curve faint under its smoothed line
+    m_lossChart->ensureGraph(QStringLiteral("loss"), tr("train loss"), QPen(rawColor, 1.0));
+    m_lossChart->ensureGraph(QStringLiteral("loss_smoothed"), tr("train loss (smoothed)"),
+                             QPen(SeriesChart::seriesColor(0), 2.0));
+    const auto metricChart = [this](const QString& title, const QString& y, const QString& key, int colour) {
+        auto* c = new SeriesChart(title, tr("step"), y, this);
+        c->setObjectName(key + QStringLiteral("Chart"));
+        c->ensureGraph(key, title, QPen(SeriesChart::seriesColor(colour), 1.5));
+        c->legend->setVisible(false);
+        return c;
+    };
+    m_lrChart = metricChart(tr("Learning rate"), tr("lr"), QStringLiteral("lr"), 2);
+    m_gradNormChart = metricChart(tr("Gradient norm"), tr("norm"), QStringLiteral("grad_norm"), 3);
+    m_lossScaleChart = metricChart(tr("Loss scale (fp16)"), tr("scale"), QStringLiteral("loss_scale"), 4);
+    m_tokensChart = metricChart(tr("Throughput"), tr("tokens/s"), QStringLiteral("tokens_per_s"), 5);
+    m_tabs = new QTabWidget(this);
+    m_tabs->setObjectName(QStringLiteral("runChartTabs"));
+    m_tabs->addTab(m_lrChart, tr("Learning rate"));
+    m_tabs->addTab(m_gradNormChart, tr("Grad norm"));
+    m_tabs->addTab(m_lossScaleChart, tr("Loss scale"));
+    m_tabs->addTab(m_tokensChart, tr("Tokens/s"));
+    m_tabs->addTab(m_memoryChart, tr("Memory history"));
+
+    m_smoothSpin = new QDoubleSpinBox(this);
+    m_smoothSpin->setObjectName(QStringLiteral("runSmoothing"));
+    m_smoothSpin->setRange(0.0, 0.99);
+    m_smoothSpin->setSingleStep(0.05);
+    m_smoothSpin->setDecimals(2);
+    m_smoothSpin->setValue(0.6);
+    m_smoothSpin->setToolTip(tr("EMA smoothing weight of the loss (0 = raw values)"));
+    connect(m_smoothSpin, &QDoubleSpinBox::valueChanged, this, [this] { scheduleReplot(); });
+    m_logScale = new QCheckBox(tr("Log scale"), this);
+    m_logScale->setObjectName(QStringLiteral("runLogScale"));
+    connect(m_logScale, &QCheckBox::toggled, this, [this] {
+        applyScale();
+        m_lossChart->refresh();
+    });
+    m_progress = new QProgressBar(this);
+    m_progress->setObjectName(QStringLiteral("runProgress"));
+    m_progress->setTextVisible(true);
+    m_bars = new MemoryBars(this);
     QPen evalPen(SeriesChart::seriesColor(1), 2.0);
     QCPGraph* eval = m_lossChart->ensureGraph(QStringLiteral("eval_loss"), tr("eval loss"), evalPen);
     eval->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCircle, 5));
@@ -90,9 +149,20 @@ RunView::RunView(QWidget* parent) : QWidget(parent) {
     m_logs->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
     m_logs->setPlaceholderText(tr("Log lines of this run appear here."));
 
+    auto* lossPane = new QWidget(this);
+    auto* lossControls = new QHBoxLayout;
+    lossControls->addStretch(1);
+    lossControls->addWidget(new QLabel(tr("Smoothing"), lossPane));
+    lossControls->addWidget(m_smoothSpin);
+    lossControls->addWidget(m_logScale);
+    auto* lossLayout = new QVBoxLayout(lossPane);
+    lossLayout->setContentsMargins(0, 0, 0, 0);
+    lossLayout->addLayout(lossControls);
+    lossLayout->addWidget(m_lossChart, 1);
+
     auto* split = new QSplitter(Qt::Vertical, this);
-    split->addWidget(m_lossChart);
-    split->addWidget(m_memoryChart);
+    split->addWidget(lossPane);
+    split->addWidget(m_tabs);
     split->addWidget(m_logs);
     split->setStretchFactor(0, 3);
     split->setStretchFactor(1, 2);
@@ -101,7 +171,9 @@ RunView::RunView(QWidget* parent) : QWidget(parent) {
     auto* layout = new QVBoxLayout(this);
     layout->addLayout(header);
     layout->addLayout(facts);
+    layout->addWidget(m_progress);
     layout->addWidget(m_failure);
+    layout->addWidget(m_bars);
     layout->addWidget(split, 1);
     clear();
 }
@@ -110,6 +182,11 @@ void RunView::clear() {
     m_run.reset();
     m_loss.clear();
     m_evalLoss.clear();
+    for (LiveSeries* s : {&m_lossSmoothed, &m_lr, &m_gradNorm, &m_lossScale, &m_tokensPerS}) s->clear();
+    m_smoothedRevision = 0;
+    m_smoothedWeight = -1;
+    m_lastMemory.clear();
+    m_bars->setBars({});
     m_memAllocated.clear();
     m_memPeak.clear();
     m_capacityMiB.clear();
@@ -121,7 +198,12 @@ void RunView::clear() {
     m_memoryChart->removeAllSeries();
     m_lossChart->sync(QStringLiteral("loss"), m_loss);
     m_lossChart->sync(QStringLiteral("eval_loss"), m_evalLoss);
-    m_lossChart->setAutoRange(true);
+    m_lossChart->sync(QStringLiteral("loss_smoothed"), m_lossSmoothed);
+    m_lrChart->sync(QStringLiteral("lr"), m_lr);
+    m_gradNormChart->sync(QStringLiteral("grad_norm"), m_gradNorm);
+    m_lossScaleChart->sync(QStringLiteral("loss_scale"), m_lossScale);
+    m_tokensChart->sync(QStringLiteral("tokens_per_s"), m_tokensPerS);
+    for (SeriesChart* c : {m_lossChart, m_lrChart, m_gradNormChart, m_lossScaleChart, m_tokensChart}) c->setAutoRange(true);
     m_logs->clear();
     updateLabels();
     m_lossChart->replot();
@@ -174,9 +256,13 @@ void RunView::applyBatch(const RunDataBatch& batch) {
         } else if (p.name == "eval_loss") {
             m_evalLoss.append(x, p.value);
         } else if (p.name == "tokens_per_s") {
-            if (std::isfinite(p.value)) m_lastTokensPerS = p.value;
+            if (m_tokensPerS.append(x, p.value)) m_lastTokensPerS = p.value;
         } else if (p.name == "lr") {
-            if (std::isfinite(p.value)) m_lastLr = p.value;
+            if (m_lr.append(x, p.value)) m_lastLr = p.value;
+        } else if (p.name == "grad_norm") {
+            m_gradNorm.append(x, p.value);
+        } else if (p.name == "loss_scale") {
+            m_lossScale.append(x, p.value);
         }
         m_lastStep = std::max(m_lastStep, p.step);
     }
@@ -187,6 +273,8 @@ void RunView::applyBatch(const RunDataBatch& batch) {
         m_memAllocated[key].append(x, static_cast<double>(s.allocated) / kMiB);
         m_memPeak[key].append(x, static_cast<double>(s.peak) / kMiB);
         if (s.capacity > 0) m_capacityMiB[key] = static_cast<double>(s.capacity) / kMiB;
+        auto& last = m_lastMemory[key];
+        if (s.step >= last.step) last = s;
     }
     scheduleReplot();
 }
@@ -213,8 +301,24 @@ void RunView::replotNow() {
         if (QCPGraph* g = m_memoryChart->graphByKey(memKey("alloc", key.first, key.second)))
             g->setName(tr("rank %1 %2 allocated (of %3 MiB)").arg(key.first).arg(key.second).arg(capacity, 0, 'f', 0));
     }
+    // The smoothed loss is recomputed only when the loss or the weight changed.
+    const double weight = m_smoothSpin->value();
+    if (m_loss.revision() != m_smoothedRevision || weight != m_smoothedWeight) {
+        m_smoothedRevision = m_loss.revision();
+        m_smoothedWeight = weight;
+        m_lossSmoothed.clear();
+        const QVector<double> ys = emaSmooth(m_loss.ys(), weight);
+        for (int i = 0; i < ys.size(); ++i) m_lossSmoothed.append(m_loss.xs()[i], ys[i]);
+    }
+    m_lossChart->sync(QStringLiteral("loss_smoothed"), m_lossSmoothed);
+    m_lrChart->sync(QStringLiteral("lr"), m_lr);
+    m_gradNormChart->sync(QStringLiteral("grad_norm"), m_gradNorm);
+    m_lossScaleChart->sync(QStringLiteral("loss_scale"), m_lossScale);
+    m_tokensChart->sync(QStringLiteral("tokens_per_s"), m_tokensPerS);
+    // Only the visible charts are redrawn; a hidden tab is drawn when shown.
     m_lossChart->refresh();
-    m_memoryChart->refresh();
+    if (QWidget* current = m_tabs->currentWidget()) static_cast<SeriesChart*>(current)->refresh();
+    updateBars();
     updateLabels();
     ++m_replots;
 }
@@ -238,6 +342,39 @@ QString RunView::formatDuration(double seconds) {
 }
 
 QString RunView::statusText() const { return m_status->text(); }
+QString RunView::etaText() const { return m_eta->text(); }
+
+void RunView::applyScale() {
+    if (m_logScale->isChecked()) {
+        m_lossChart->yAxis->setScaleType(QCPAxis::stLogarithmic);
+        m_lossChart->yAxis->setTicker(QSharedPointer<QCPAxisTickerLog>::create());
+    } else {
+        m_lossChart->yAxis->setScaleType(QCPAxis::stLinear);
+        m_lossChart->yAxis->setTicker(QSharedPointer<QCPAxisTicker>::create());
+    }
+}
+
+void RunView::updateBars() {
+    QVector<MemoryBar> bars;
+    for (const auto& [key, s] : m_lastMemory) {
+        MemoryBar b;
+        b.label = tr("rank %1 · %2").arg(key.first).arg(key.second);
+        b.allocated = s.allocated;
+        b.reserved = s.reserved;
+        b.peak = s.peak;
+        b.capacity = s.capacity;
+        bars.push_back(b);
+    }
+    const auto [used, total] = hostMemory();
+    if (total > 0) {
+        MemoryBar host;
+        host.label = tr("host RAM");
+        host.allocated = used;
+        host.capacity = total;
+        bars.push_back(host);
+    }
+    m_bars->setBars(bars);
+}
 
 void RunView::updateLabels() {
     if (!m_run) {
@@ -245,6 +382,10 @@ void RunView::updateLabels() {
         for (QLabel* l : {m_status, m_step, m_lossLabel, m_throughput, m_eta}) l->setText(QStringLiteral("–"));
         m_failure->hide();
         m_stopButton->setEnabled(false);
+        m_stopNowButton->setEnabled(false);
+        m_progress->setRange(0, 1);
+        m_progress->setValue(0);
+        m_progress->setFormat(QString());
         return;
     }
     const RunRecord& r = *m_run;
@@ -277,6 +418,16 @@ void RunView::updateLabels() {
         m_failure->hide();
     }
     m_stopButton->setEnabled(running && !m_stopPending);
+    m_stopNowButton->setEnabled(running);
+    if (r.totalSteps > 0) {
+        m_progress->setRange(0, int(std::min<int64_t>(r.totalSteps, INT32_MAX)));
+        m_progress->setValue(int(std::min(m_lastStep, r.totalSteps)));
+        m_progress->setFormat(tr("step %v of %m (%p%)"));
+    } else {
+        m_progress->setRange(0, 1);
+        m_progress->setValue(0);
+        m_progress->setFormat(tr("step %1").arg(m_lastStep));
+    }
 }
 
 }  // namespace fts

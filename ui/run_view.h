@@ -1,5 +1,6 @@
-// RunView: live view of one run: loss/eval_loss and per-device memory charts, status labels, recent log
-// lines and a Stop button. Batches from the poller go into LiveSeries buffers; a 40 ms single-shot timer
+// RunView: live view of one run: loss/eval loss (EMA smoothing, log scale), learning rate, grad norm, loss
+// scale, tokens/s and per-rank memory history charts, per-rank memory bars and host RAM, progress and ETA,
+// recent log lines, Stop & save and Stop now. Batches from the poller go into LiveSeries buffers; a 40 ms single-shot timer
 // redraws, so the replot rate is at most ~25/s however fast points arrive.
 #pragma once
 #include <QElapsedTimer>
@@ -13,12 +14,17 @@
 #include "ui/live_series.h"
 #include "ui/store_poller.h"
 
+class QCheckBox;
+class QDoubleSpinBox;
 class QLabel;
 class QPlainTextEdit;
+class QProgressBar;
 class QPushButton;
+class QTabWidget;
 
 namespace fts {
 
+class MemoryBars;
 class SeriesChart;
 
 class RunView : public QWidget {
@@ -37,10 +43,24 @@ public:
     void applyBatch(const RunDataBatch& batch);
     void setLogs(qint64 runId, const QStringList& lines);
     void setStopPending(bool pending);
+    bool isStopPending() const { return m_stopPending; }
 
     SeriesChart* lossChart() const { return m_lossChart; }
     SeriesChart* memoryChart() const { return m_memoryChart; }
+    SeriesChart* lrChart() const { return m_lrChart; }
+    SeriesChart* gradNormChart() const { return m_gradNormChart; }
+    SeriesChart* lossScaleChart() const { return m_lossScaleChart; }
+    SeriesChart* tokensChart() const { return m_tokensChart; }
+    QTabWidget* chartTabs() const { return m_tabs; }
+    MemoryBars* memoryBars() const { return m_bars; }
+    QProgressBar* progressBar() const { return m_progress; }
+    QDoubleSpinBox* smoothingSpin() const { return m_smoothSpin; }
+    QCheckBox* logScaleCheck() const { return m_logScale; }
+    QString etaText() const;
+    // Stop & save: SIGTERM, the ranks checkpoint then stop (resumable).
     QPushButton* stopButton() const { return m_stopButton; }
+    // Stop now: a second signal; the supervisor kills the workers (no checkpoint).
+    QPushButton* stopNowButton() const { return m_stopNowButton; }
     QString statusText() const;
     int replotCount() const { return m_replots; }
 
@@ -50,15 +70,21 @@ public:
 
 signals:
     void stopClicked(qint64 runId);
+    void stopNowClicked(qint64 runId);
 
 private:
     void scheduleReplot();
     void replotNow();
     void updateLabels();
     void ensureMemoryGraphs(int rank, const QString& device);
+    void applyScale();
+    void updateBars();
 
     std::optional<RunRecord> m_run;
-    LiveSeries m_loss, m_evalLoss;
+    LiveSeries m_loss, m_evalLoss, m_lossSmoothed, m_lr, m_gradNorm, m_lossScale, m_tokensPerS;
+    quint64 m_smoothedRevision = 0;
+    double m_smoothedWeight = -1;
+    std::map<std::pair<int, QString>, DeviceSample> m_lastMemory;
     std::map<std::pair<int, QString>, LiveSeries> m_memAllocated, m_memPeak;  // MiB per (rank, device)
     std::map<std::pair<int, QString>, double> m_capacityMiB;
     std::vector<std::pair<int64_t, double>> m_stepTimes;  // recent (step, time) of loss points, for the ETA
@@ -80,6 +106,16 @@ private:
     QLabel* m_failure;
     QPlainTextEdit* m_logs;
     QPushButton* m_stopButton;
+    QPushButton* m_stopNowButton;
+    SeriesChart* m_lrChart;
+    SeriesChart* m_gradNormChart;
+    SeriesChart* m_lossScaleChart;
+    SeriesChart* m_tokensChart;
+    QTabWidget* m_tabs;
+    MemoryBars* m_bars;
+    QProgressBar* m_progress;
+    QDoubleSpinBox* m_smoothSpin;
+    QCheckBox* m_logScale;
 };
 
 }  // namespace fts

@@ -157,6 +157,34 @@ private slots:
         w.configEditor()->setModified(false);  // no save prompt on close
     }
 
+    // A run seen running that fails: a banner with its reason (the tray message too where there is a tray).
+    void notifiesWhenARunEnds() {
+        QTemporaryDir dir;
+        StudioOptions o;
+        o.storePath = dir.filePath(QStringLiteral("runs.sqlite"));
+        o.resourcesDir = QStringLiteral(FTS_SOURCE_DIR "/resources");
+        o.dataDir = dir.filePath(QStringLiteral("data"));
+        o.cliPath = QStringLiteral(FTS_CLI_PATH);
+        o.pollIntervalMs = 20;
+        RunStore store(o.storePath.toStdString());
+        RunRecord r;
+        r.name = "doomed";
+        r.configJson = quickStart().dump();
+        r.totalSteps = 10;
+        const int64_t id = store.createRun(r);
+        store.markStarted(id, QCoreApplication::applicationPid(), 1.7e9);
+        MainWindow w(o);
+        QSignalSpy ended(&w, &MainWindow::runEnded);
+        w.show();
+        QTRY_COMPARE_WITH_TIMEOUT(w.runsModel()->rowCount(), 1, 10000);
+        QVERIFY(w.lastNotification().isEmpty());
+        store.finishRun(id, RunStatus::Failed, 1.7e9 + 5, "{}", "rank 1 exited with code 9");
+        QTRY_COMPARE_WITH_TIMEOUT(ended.count(), 1, 10000);
+        QVERIFY2(w.lastNotification().contains(QStringLiteral("rank 1 exited with code 9")),
+                 qPrintable(w.lastNotification()));
+        QVERIFY(w.findChild<QLabel*>(QStringLiteral("messageBar"))->isVisible());
+    }
+
     void compareSelectedRuns() {
         QTemporaryDir dir;
         StudioOptions o;

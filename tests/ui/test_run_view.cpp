@@ -9,6 +9,11 @@
 
 #include "ui/chart_widget.h"
 #include "ui/run_view.h"
+#include "ui/memory_bars.h"
+#include <QCheckBox>
+#include <QDir>
+#include <QDoubleSpinBox>
+#include <QProgressBar>
 
 using namespace fts;
 
@@ -55,6 +60,73 @@ RunDataBatch batchOf(int64_t runId, int64_t fromStep, int64_t toStep, bool reset
 class TestRunView : public QObject {
     Q_OBJECT
 private slots:
+    // lr, grad norm, loss scale and tokens/s charts; the smoothed loss is the debiased EMA of the raw points
+    // (and the raw loss itself at weight 0); log scale; memory bars with reserved/peak/capacity and host RAM;
+    // progress; Stop now asks through its own signal.
+    void liveAdditions() {
+        RunView view;
+        view.resize(1000, 900);
+        view.show();
+        view.showRun(runningRun(9, 200));
+        RunDataBatch b = batchOf(9, 1, 50);
+        for (int64_t s = 1; s <= 50; ++s) {
+            const double t = 1000.0 + 0.5 * double(s);
+            b.metrics.push_back({s, "lr", 1e-3 * double(s) / 50.0, t});
+            b.metrics.push_back({s, "grad_norm", 2.0 / double(s), t});
+            b.metrics.push_back({s, "loss_scale", 65536.0, t});
+        }
+        for (DeviceSample& d : b.samples) d.reserved = int64_t(1) << 30;
+        view.applyBatch(b);
+        QTRY_COMPARE(view.lrChart()->pointCount(QStringLiteral("lr")), 50);
+        QCOMPARE(view.gradNormChart()->pointCount(QStringLiteral("grad_norm")), 50);
+        QCOMPARE(view.lossScaleChart()->pointCount(QStringLiteral("loss_scale")), 50);
+        QCOMPARE(view.tokensChart()->pointCount(QStringLiteral("tokens_per_s")), 50);
+        QCOMPARE(view.progressBar()->value(), 50);
+        QCOMPARE(view.progressBar()->maximum(), 200);
+        QVERIFY(!view.etaText().isEmpty() && view.etaText() != QStringLiteral("–"));
+
+        // Smoothed loss = debiased EMA, computed here independently.
+        const auto smoothedAt = [&](int i) {
+            return view.lossChart()->graphByKey(QStringLiteral("loss_smoothed"))->data()->at(i)->value;
+        };
+        QTRY_COMPARE(view.lossChart()->pointCount(QStringLiteral("loss_smoothed")), 50);
+        const double w = view.smoothingSpin()->value();
+        QVERIFY(w > 0);
+        double ema = 0, wp = 1;
+        for (int i = 0; i < 50; ++i) {
+            ema = w * ema + (1 - w) * (3.0 / double(i + 2));
+            wp *= w;
+            QVERIFY(std::abs(smoothedAt(i) - ema / (1 - wp)) < 1e-12);
+        }
+        view.smoothingSpin()->setValue(0.0);
+        QTRY_VERIFY(std::abs(smoothedAt(49) - 3.0 / 51.0) < 1e-12);
+        QTest::mouseClick(view.logScaleCheck(), Qt::LeftButton);
+        QCOMPARE(view.lossChart()->yAxis->scaleType(), QCPAxis::stLogarithmic);
+
+        // Memory bars: the latest sample of each rank against its capacity, then the host's RAM.
+        const QVector<MemoryBar>& bars = view.memoryBars()->bars();
+        QVERIFY(bars.size() >= 2);
+        QCOMPARE(bars[0].allocated, int64_t(512) << 20);
+        QCOMPARE(bars[0].reserved, int64_t(1) << 30);
+        QCOMPARE(bars[0].peak, int64_t(768) << 20);
+        QCOMPARE(bars[0].capacity, int64_t(1) << 34);
+        QVERIFY(bars[1].label.contains(QStringLiteral("cuda:1")));
+        QCOMPARE(MemoryBars::barText(bars[0]), QStringLiteral("0.50 / 16.0 GiB (reserved 1.0, peak 0.75)"));
+        const auto [used, total] = hostMemory();
+        if (total > 0) {
+            QCOMPARE(bars.back().capacity, total);
+            QVERIFY(bars.back().allocated > 0 && bars.back().allocated <= total);
+        }
+
+        QVERIFY(view.stopNowButton()->isEnabled());
+        QSignalSpy now(&view, &RunView::stopNowClicked);
+        QTest::mouseClick(view.stopNowButton(), Qt::LeftButton);
+        QCOMPARE(now.count(), 1);
+        QCOMPARE(now.first().first().toLongLong(), qint64(9));
+        QDir().mkpath(QStringLiteral(FTS_BINARY_DIR "/screenshots"));
+        view.grab().save(QStringLiteral(FTS_BINARY_DIR "/screenshots/run_view_live.png"));
+    }
+
     void batchesBecomePoints() {
         RunView view;
         view.resize(900, 700);
