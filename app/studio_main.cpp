@@ -3,9 +3,11 @@
 #include <QApplication>
 #include <QCommandLineParser>
 #include <QDir>
+#include <QSettings>
 
 #include "ui/app_translations.h"
 #include "ui/main_window.h"
+#include "ui/studio_settings.h"
 
 namespace {
 
@@ -26,7 +28,13 @@ int main(int argc, char** argv) {
     QApplication::setApplicationDisplayName(QStringLiteral("Finetune Studio"));
     QApplication::setApplicationVersion(QStringLiteral(FTS_VERSION));
     QApplication::setDesktopFileName(QStringLiteral("finetune-studio"));
-    fts::installStudioTranslations(peekLanguage(QApplication::arguments()));
+    QApplication::setOrganizationName(QStringLiteral("finetune-studio"));
+    const QSettings settings;
+    // --lang, else the language chosen in Settings, else the system's.
+    QString language = peekLanguage(QApplication::arguments());
+    if (language.isEmpty()) language = settings.value(QLatin1String(fts::settings_keys::kLanguage)).toString();
+    fts::installStudioTranslations(language);
+    fts::applyTheme(settings.value(QLatin1String(fts::settings_keys::kTheme)).toString());
 
     QCommandLineParser parser;
     parser.setApplicationDescription(
@@ -51,7 +59,12 @@ int main(int argc, char** argv) {
     parser.process(app);
 
     fts::StudioOptions options = fts::StudioOptions::defaults();
-    if (parser.isSet(storeOption)) options.storePath = QDir(parser.value(storeOption)).absolutePath();
+    // --store, else $FTS_STORE, else the store chosen in Settings, else the default.
+    const QString savedStore = settings.value(QLatin1String(fts::settings_keys::kStorePath)).toString();
+    if (parser.isSet(storeOption))
+        options.storePath = QDir(parser.value(storeOption)).absolutePath();
+    else if (qEnvironmentVariableIsEmpty("FTS_STORE") && !savedStore.isEmpty())
+        options.storePath = savedStore;
     options.openQuickStart = parser.isSet(quickOption);
 
     fts::MainWindow window(options);

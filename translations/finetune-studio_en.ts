@@ -992,10 +992,6 @@
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>Search name, model, dataset, tags, notes…</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
         <source>All statuses</source>
         <translation type="unfinished"></translation>
     </message>
@@ -1109,6 +1105,61 @@
         <source>Start from this run</source>
         <translation type="unfinished"></translation>
     </message>
+    <message>
+        <source>Se&amp;ttings…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Stop now</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Kill the run&apos;s workers without writing a checkpoint? The steps since the last saved checkpoint are lost. (Stop &amp;&amp; save checkpoints first.)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Stopping run %1 without a checkpoint…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Run &quot;%1&quot; completed (final loss %2).</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Run &quot;%1&quot; completed.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Run &quot;%1&quot; failed.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Run &quot;%1&quot; failed: %2</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Run &quot;%1&quot; stopped.</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>fts::MemoryBars</name>
+    <message>
+        <source>%1 / %2 GiB</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 GiB</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>reserved %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>peak %1</source>
+        <translation type="unfinished"></translation>
+    </message>
 </context>
 <context>
     <name>fts::ModelPicker</name>
@@ -1209,14 +1260,6 @@
 <context>
     <name>fts::RunView</name>
     <message>
-        <source>Stop</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Ask the run to checkpoint and stop</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
         <source>Status</source>
         <translation type="unfinished"></translation>
     </message>
@@ -1312,6 +1355,98 @@
         <source>took %1</source>
         <translation type="unfinished"></translation>
     </message>
+    <message>
+        <source>Stop &amp;&amp; save</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The ranks finish the current step, write a checkpoint and stop; the run can be resumed (fts train --resume)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Stop now</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Kill the workers without a checkpoint (after confirmation): the steps since the last saved checkpoint are lost</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>train loss (smoothed)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Learning rate</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>lr</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Gradient norm</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>norm</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Loss scale (fp16)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>scale</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Throughput</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>tokens/s</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Grad norm</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Loss scale</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Memory history</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>EMA smoothing weight of the loss (0 = raw values)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Log scale</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Smoothing</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>rank %1 · %2</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>host RAM</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>step %v of %m (%p%)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>step %1</source>
+        <translation type="unfinished"></translation>
+    </message>
 </context>
 <context>
     <name>fts::RunsTableModel</name>
@@ -1381,6 +1516,65 @@
     </message>
     <message>
         <source>Tags</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>fts::SettingsDialog</name>
+    <message>
+        <source>Settings</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Run store</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>SQLite files (*.sqlite)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Add…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Remove</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Model folder</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>System language</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>System</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Light</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Dark</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>A new store location is used from the next start (empty: $FTS_STORE or the default).</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Model folders</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Language</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Theme</source>
         <translation type="unfinished"></translation>
     </message>
 </context>

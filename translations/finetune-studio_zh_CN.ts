@@ -6,7 +6,8 @@
     <message numerus="yes">
         <source>%1 (%n error(s))</source>
         <translation>
-            <numerusform>%1（%n 个错误）</numerusform></translation>
+            <numerusform>%1（%n 个错误）</numerusform>
+        </translation>
     </message>
 </context>
 <context>
@@ -790,7 +791,8 @@
     <message numerus="yes">
         <source>The first %n sample(s), as the model sees them:</source>
         <translation>
-            <numerusform>前 %n 个样本（模型所见）：</numerusform></translation>
+            <numerusform>前 %n 个样本（模型所见）：</numerusform>
+        </translation>
     </message>
 </context>
 <context>
@@ -984,10 +986,6 @@
         <translation>请选择两个或更多运行进行比较（在列表中 Ctrl+单击或 Shift+单击）。</translation>
     </message>
     <message>
-        <source>Search name, model, dataset, tags, notes…</source>
-        <translation>搜索名称、模型、数据集、标签、备注…</translation>
-    </message>
-    <message>
         <source>All statuses</source>
         <translation>所有状态</translation>
     </message>
@@ -1099,6 +1097,61 @@
         <source>Start from this run</source>
         <translation>以此运行为起点</translation>
     </message>
+    <message>
+        <source>Se&amp;ttings…</source>
+        <translation>设置(&amp;T)…</translation>
+    </message>
+    <message>
+        <source>Stop now</source>
+        <translation>立即停止</translation>
+    </message>
+    <message>
+        <source>Kill the run's workers without writing a checkpoint? The steps since the last saved checkpoint are lost. (Stop &amp;&amp; save checkpoints first.)</source>
+        <translation>不写检查点直接终止该运行的工作进程？自上次保存检查点以来的训练步将丢失。（“停止并保存”会先写检查点。）</translation>
+    </message>
+    <message>
+        <source>Stopping run %1 without a checkpoint…</source>
+        <translation>正在不保存检查点地停止运行 %1…</translation>
+    </message>
+    <message>
+        <source>Run "%1" completed (final loss %2).</source>
+        <translation>运行“%1”已完成（最终损失 %2）。</translation>
+    </message>
+    <message>
+        <source>Run "%1" completed.</source>
+        <translation>运行“%1”已完成。</translation>
+    </message>
+    <message>
+        <source>Run "%1" failed.</source>
+        <translation>运行“%1”失败。</translation>
+    </message>
+    <message>
+        <source>Run "%1" failed: %2</source>
+        <translation>运行“%1”失败：%2</translation>
+    </message>
+    <message>
+        <source>Run "%1" stopped.</source>
+        <translation>运行“%1”已停止。</translation>
+    </message>
+</context>
+<context>
+    <name>fts::MemoryBars</name>
+    <message>
+        <source>%1 / %2 GiB</source>
+        <translation>%1 / %2 GiB</translation>
+    </message>
+    <message>
+        <source>%1 GiB</source>
+        <translation>%1 GiB</translation>
+    </message>
+    <message>
+        <source>reserved %1</source>
+        <translation>预留 %1</translation>
+    </message>
+    <message>
+        <source>peak %1</source>
+        <translation>峰值 %1</translation>
+    </message>
 </context>
 <context>
     <name>fts::ModelPicker</name>
@@ -1141,7 +1194,8 @@
     <message numerus="yes">
         <source>Scanning %n folder(s) and the Hugging Face cache…</source>
         <translation>
-            <numerusform>正在扫描 %n 个文件夹和 Hugging Face 缓存…</numerusform></translation>
+            <numerusform>正在扫描 %n 个文件夹和 Hugging Face 缓存…</numerusform>
+        </translation>
     </message>
     <message>
         <source>unreadable</source>
@@ -1162,7 +1216,8 @@
     <message numerus="yes">
         <source>%n model(s) found.</source>
         <translation>
-            <numerusform>找到 %n 个模型。</numerusform></translation>
+            <numerusform>找到 %n 个模型。</numerusform>
+        </translation>
     </message>
     <message>
         <source>Model folder</source>
@@ -1194,14 +1249,6 @@
 </context>
 <context>
     <name>fts::RunView</name>
-    <message>
-        <source>Stop</source>
-        <translation>停止</translation>
-    </message>
-    <message>
-        <source>Ask the run to checkpoint and stop</source>
-        <translation>让运行保存检查点后停止</translation>
-    </message>
     <message>
         <source>Status</source>
         <translation>状态</translation>
@@ -1298,6 +1345,98 @@
         <source>took %1</source>
         <translation>用时 %1</translation>
     </message>
+    <message>
+        <source>Stop &amp;&amp; save</source>
+        <translation>停止并保存</translation>
+    </message>
+    <message>
+        <source>The ranks finish the current step, write a checkpoint and stop; the run can be resumed (fts train --resume)</source>
+        <translation>各 rank 完成当前步、写入检查点后停止；之后可以恢复（fts train --resume）</translation>
+    </message>
+    <message>
+        <source>Stop now</source>
+        <translation>立即停止</translation>
+    </message>
+    <message>
+        <source>Kill the workers without a checkpoint (after confirmation): the steps since the last saved checkpoint are lost</source>
+        <translation>（确认后）不写检查点直接终止工作进程：自上次保存检查点以来的训练步将丢失</translation>
+    </message>
+    <message>
+        <source>train loss (smoothed)</source>
+        <translation>训练损失（平滑）</translation>
+    </message>
+    <message>
+        <source>Learning rate</source>
+        <translation>学习率</translation>
+    </message>
+    <message>
+        <source>lr</source>
+        <translation>学习率</translation>
+    </message>
+    <message>
+        <source>Gradient norm</source>
+        <translation>梯度范数</translation>
+    </message>
+    <message>
+        <source>norm</source>
+        <translation>范数</translation>
+    </message>
+    <message>
+        <source>Loss scale (fp16)</source>
+        <translation>损失缩放（fp16）</translation>
+    </message>
+    <message>
+        <source>scale</source>
+        <translation>缩放</translation>
+    </message>
+    <message>
+        <source>Throughput</source>
+        <translation>吞吐量</translation>
+    </message>
+    <message>
+        <source>tokens/s</source>
+        <translation>token/秒</translation>
+    </message>
+    <message>
+        <source>Grad norm</source>
+        <translation>梯度范数</translation>
+    </message>
+    <message>
+        <source>Loss scale</source>
+        <translation>损失缩放</translation>
+    </message>
+    <message>
+        <source>Memory history</source>
+        <translation>显存历史</translation>
+    </message>
+    <message>
+        <source>EMA smoothing weight of the loss (0 = raw values)</source>
+        <translation>损失的 EMA 平滑权重（0 = 原始值）</translation>
+    </message>
+    <message>
+        <source>Log scale</source>
+        <translation>对数坐标</translation>
+    </message>
+    <message>
+        <source>Smoothing</source>
+        <translation>平滑</translation>
+    </message>
+    <message>
+        <source>rank %1 · %2</source>
+        <translation>rank %1 · %2</translation>
+    </message>
+    <message>
+        <source>host RAM</source>
+        <translation>主机内存</translation>
+    </message>
+    <message>
+        <source>step %v of %m (%p%)</source>
+        <translation>第 %v / %m 步（%p%）</translation>
+    </message>
+    <message>
+        <source>step %1</source>
+        <translation>第 %1 步</translation>
+    </message>
 </context>
 <context>
     <name>fts::RunsTableModel</name>
@@ -1368,6 +1507,65 @@
     <message>
         <source>Tags</source>
         <translation>标签</translation>
+    </message>
+</context>
+<context>
+    <name>fts::SettingsDialog</name>
+    <message>
+        <source>Settings</source>
+        <translation>设置</translation>
+    </message>
+    <message>
+        <source>Run store</source>
+        <translation>运行记录库</translation>
+    </message>
+    <message>
+        <source>SQLite files (*.sqlite)</source>
+        <translation>SQLite 文件 (*.sqlite)</translation>
+    </message>
+    <message>
+        <source>Add…</source>
+        <translation>添加…</translation>
+    </message>
+    <message>
+        <source>Remove</source>
+        <translation>移除</translation>
+    </message>
+    <message>
+        <source>Model folder</source>
+        <translation>模型文件夹</translation>
+    </message>
+    <message>
+        <source>System language</source>
+        <translation>系统语言</translation>
+    </message>
+    <message>
+        <source>System</source>
+        <translation>跟随系统</translation>
+    </message>
+    <message>
+        <source>Light</source>
+        <translation>浅色</translation>
+    </message>
+    <message>
+        <source>Dark</source>
+        <translation>深色</translation>
+    </message>
+    <message>
+        <source>A new store location is used from the next start (empty: $FTS_STORE or the default).</source>
+        <translation>新的记录库位置在下次启动时生效（留空：$FTS_STORE 或默认位置）。</translation>
+    </message>
+    <message>
+        <source>Model folders</source>
+        <translation>模型文件夹</translation>
+    </message>
+    <message>
+        <source>Language</source>
+        <translation>语言</translation>
+    </message>
+    <message>
+        <source>Theme</source>
+        <translation>主题</translation>
     </message>
 </context>
 <context>

@@ -1,6 +1,7 @@
 // SeriesChart: QCustomPlot set-up shared by the run view's charts (see chart_widget.h).
 #include "ui/chart_widget.h"
 
+#include <QEvent>
 #include <QMouseEvent>
 #include <QWheelEvent>
 
@@ -20,6 +21,37 @@ SeriesChart::SeriesChart(const QString& title, const QString& xLabel, const QStr
     setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
     setNoAntialiasingOnDrag(true);
     setMinimumHeight(180);
+    applyPalette();
+}
+
+void SeriesChart::changeEvent(QEvent* event) {
+    if (event->type() == QEvent::PaletteChange) {
+        applyPalette();
+        replot();
+    }
+    QCustomPlot::changeEvent(event);
+}
+
+void SeriesChart::applyPalette() {
+    const QPalette p = palette();
+    const QColor fg = p.color(QPalette::WindowText), bg = p.color(QPalette::Base);
+    setBackground(bg);
+    for (QCPAxis* a : {xAxis, yAxis, xAxis2, yAxis2}) {
+        a->setBasePen(QPen(fg));
+        a->setTickPen(QPen(fg));
+        a->setSubTickPen(QPen(fg));
+        a->setTickLabelColor(fg);
+        a->setLabelColor(fg);
+        QColor grid = fg;
+        grid.setAlpha(40);
+        a->grid()->setPen(QPen(grid, 1, Qt::DotLine));
+    }
+    if (m_title) m_title->setTextColor(fg);
+    QColor legendBg = bg;
+    legendBg.setAlpha(200);
+    legend->setBrush(legendBg);
+    legend->setTextColor(fg);
+    legend->setBorderPen(QPen(fg));
 }
 
 QCPGraph* SeriesChart::ensureGraph(const QString& key, const QString& legendName, const QPen& pen) {

@@ -39,8 +39,10 @@ protected:
     void mousePressEvent(QMouseEvent* event) override;
     void wheelEvent(QWheelEvent* event) override;
     void mouseDoubleClickEvent(QMouseEvent* event) override;
+    void changeEvent(QEvent* event) override;  // follows the palette (light/dark theme)
 
 private:
+    void applyPalette();
     QCPTextElement* m_title = nullptr;
     QHash<QString, QCPGraph*> m_graphs;
     QHash<QString, quint64> m_syncedRevision;

@@ -91,7 +91,9 @@ ConfigForm::ConfigForm(ConfigEditor* editor, QWidget* parent) : QWidget(parent),
     connect(&m_refresh, &QTimer::timeout, this, &ConfigForm::refreshFromJson);
     connect(m_editor->textEdit(), &QPlainTextEdit::textChanged, this, [this] { m_refresh.start(); });
     connect(m_editor, &ConfigEditor::validationChanged, this, [this] {
-        if (m_editor->isValidated()) applyIssues();
+        if (!m_editor->isValidated()) return;
+        if (m_refresh.isActive()) refreshFromJson();  // never show issues of a text the form does not show yet
+        applyIssues();
     });
     retranslate();
     refreshFromJson();

@@ -28,6 +28,7 @@
 #include <QPushButton>
 #include <QScrollArea>
 #include <QSettings>
+#include <QEvent>
 #include <QSystemTrayIcon>
 #include <nlohmann/json.hpp>
 #include <QSpinBox>
@@ -47,6 +48,8 @@
 #include "ui/config_form.h"
 #include "ui/data_preview.h"
 #include "ui/model_picker.h"
+#include "ui/settings_dialog.h"
+#include "ui/studio_settings.h"
 #include "ui/run_launcher.h"
 #include "ui/run_view.h"
 #include "ui/runs_filter_proxy.h"
@@ -101,6 +104,7 @@ MainWindow::MainWindow(StudioOptions options, QWidget* parent) : QMainWindow(par
     else
         showPage(Page::Welcome);
     resize(1280, 820);
+    restoreWindowSettings();
 }
 
 MainWindow::~MainWindow() {
@@ -155,13 +159,11 @@ void MainWindow::buildUi() {
     // Welcome page.
     m_welcome = new QWidget(this);
     auto* welcomeLayout = new QVBoxLayout(m_welcome);
-    auto* hello = new QLabel(tr("<h2>Finetune Studio</h2><p>Select a run on the left to see its charts, or start a "
-                                "new run from the quick-start config.</p>"),
-                             m_welcome);
+    auto* hello = m_hello = new QLabel(m_welcome);
     hello->setWordWrap(true);
     hello->setAlignment(Qt::AlignCenter);
-    auto* newButton = new QPushButton(tr("New run from the quick-start"), m_welcome);
-    auto* openButton = new QPushButton(tr("Open a config…"), m_welcome);
+    auto* newButton = m_welcomeNew = new QPushButton(m_welcome);
+    auto* openButton = m_welcomeOpen = new QPushButton(m_welcome);
     connect(newButton, &QPushButton::clicked, this, [this] { newRunFromQuickStart(); });
     connect(openButton, &QPushButton::clicked, this, &MainWindow::openConfigDialog);
     auto* buttons = new QHBoxLayout;
@@ -205,7 +207,7 @@ void MainWindow::buildUi() {
     formScroll->setWidget(m_form);
     formScroll->setWidgetResizable(true);
     formScroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
-    auto* editorSplit = new QSplitter(Qt::Horizontal, m_editorPage);
+    auto* editorSplit = m_editorSplit = new QSplitter(Qt::Horizontal, m_editorPage);
     editorSplit->setObjectName(QStringLiteral("editorSplit"));
     editorSplit->addWidget(formScroll);
     editorSplit->addWidget(m_editor);
@@ -233,7 +235,7 @@ void MainWindow::buildUi() {
     rightLayout->addWidget(m_messageBar);
     rightLayout->addWidget(m_stack, 1);
 
-    auto* split = new QSplitter(Qt::Horizontal, this);
+    auto* split = m_mainSplit = new QSplitter(Qt::Horizontal, this);
     split->addWidget(buildRunsPane());
     split->addWidget(right);
     split->setStretchFactor(0, 2);
@@ -248,73 +250,152 @@ void MainWindow::buildUi() {
 
 void MainWindow::buildActions() {
     QStyle* s = style();
-    m_newAction = new QAction(s->standardIcon(QStyle::SP_FileIcon), tr("&New run"), this);
+    m_newAction = new QAction(s->standardIcon(QStyle::SP_FileIcon), QString(), this);
     m_newAction->setShortcut(QKeySequence::New);
-    m_newAction->setToolTip(tr("New run from the quick-start config (Ctrl+N)"));
     connect(m_newAction, &QAction::triggered, this, [this] { newRunFromQuickStart(); });
 
-    m_openAction = new QAction(s->standardIcon(QStyle::SP_DialogOpenButton), tr("&Open config…"), this);
+    m_openAction = new QAction(s->standardIcon(QStyle::SP_DialogOpenButton), QString(), this);
     m_openAction->setShortcut(QKeySequence::Open);
     connect(m_openAction, &QAction::triggered, this, &MainWindow::openConfigDialog);
 
-    m_saveAction = new QAction(s->standardIcon(QStyle::SP_DialogSaveButton), tr("&Save config"), this);
+    m_saveAction = new QAction(s->standardIcon(QStyle::SP_DialogSaveButton), QString(), this);
     m_saveAction->setShortcut(QKeySequence::Save);
     connect(m_saveAction, &QAction::triggered, this, &MainWindow::save);
 
-    m_saveAsAction = new QAction(tr("Save config &as…"), this);
+    m_saveAsAction = new QAction(this);
     m_saveAsAction->setShortcut(QKeySequence::SaveAs);
     connect(m_saveAsAction, &QAction::triggered, this, &MainWindow::saveAs);
 
-    m_startAction = new QAction(s->standardIcon(QStyle::SP_MediaPlay), tr("S&tart"), this);
+    m_startAction = new QAction(s->standardIcon(QStyle::SP_MediaPlay), QString(), this);
     m_startAction->setShortcuts({QKeySequence(Qt::CTRL | Qt::Key_Return), QKeySequence(Qt::CTRL | Qt::Key_Enter)});
-    m_startAction->setToolTip(tr("Start a run with this config (Ctrl+Return)"));
     connect(m_startAction, &QAction::triggered, this, [this] { startRun(); });
 
-    m_stopAction = new QAction(s->standardIcon(QStyle::SP_MediaStop), tr("St&op"), this);
-    m_stopAction->setToolTip(tr("Ask the selected run to checkpoint and stop"));
+    m_stopAction = new QAction(s->standardIcon(QStyle::SP_MediaStop), QString(), this);
     connect(m_stopAction, &QAction::triggered, this, &MainWindow::stopSelectedRun);
 
-    m_compareAction = new QAction(tr("&Compare runs"), this);
+    m_compareAction = new QAction(this);
     m_compareAction->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_C));
-    m_compareAction->setToolTip(tr("Overlay the curves and diff the configs of the selected runs (Ctrl+Shift+C)"));
     connect(m_compareAction, &QAction::triggered, this, [this] { compareSelectedRuns(); });
 
-    auto* quit = new QAction(tr("&Quit"), this);
-    quit->setShortcut(QKeySequence::Quit);
-    connect(quit, &QAction::triggered, this, &QWidget::close);
+    m_settingsAction = new QAction(this);
+    m_settingsAction->setObjectName(QStringLiteral("settingsAction"));
+    m_settingsAction->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_Comma));
+    connect(m_settingsAction, &QAction::triggered, this, [this] { openSettings(); });
 
-    QMenu* file = menuBar()->addMenu(tr("&File"));
-    file->addAction(m_newAction);
-    file->addAction(m_openAction);
-    file->addAction(m_saveAction);
-    file->addAction(m_saveAsAction);
-    file->addSeparator();
-    file->addAction(quit);
-    QMenu* run = menuBar()->addMenu(tr("&Run"));
-    run->addAction(m_startAction);
-    run->addAction(m_stopAction);
-    run->addSeparator();
-    run->addAction(m_compareAction);
-    QMenu* help = menuBar()->addMenu(tr("&Help"));
-    help->addAction(tr("&About Finetune Studio"), this, [this] {
+    m_quitAction = new QAction(this);
+    m_quitAction->setShortcut(QKeySequence::Quit);
+    connect(m_quitAction, &QAction::triggered, this, &QWidget::close);
+
+    m_fileMenu = menuBar()->addMenu(QString());
+    m_fileMenu->addAction(m_newAction);
+    m_fileMenu->addAction(m_openAction);
+    m_fileMenu->addAction(m_saveAction);
+    m_fileMenu->addAction(m_saveAsAction);
+    m_fileMenu->addSeparator();
+    m_fileMenu->addAction(m_settingsAction);
+    m_fileMenu->addSeparator();
+    m_fileMenu->addAction(m_quitAction);
+    m_runMenu = menuBar()->addMenu(QString());
+    m_runMenu->addAction(m_startAction);
+    m_runMenu->addAction(m_stopAction);
+    m_runMenu->addSeparator();
+    m_runMenu->addAction(m_compareAction);
+    m_helpMenu = menuBar()->addMenu(QString());
+    m_aboutAction = m_helpMenu->addAction(QString(), this, [this] {
         QMessageBox::about(this, tr("About Finetune Studio"),
                            tr("<b>Finetune Studio %1</b><p>Fine-tune language models with DeepSpeed-style configs. "
                               "Runs are supervised by the <code>fts</code> command-line tool and recorded in %2.</p>")
                                .arg(QStringLiteral(FTS_VERSION), m_options.storePath.toHtmlEscaped()));
     });
 
-    QToolBar* bar = addToolBar(tr("Main"));
-    bar->setObjectName(QStringLiteral("mainToolBar"));
-    bar->setToolButtonStyle(Qt::ToolButtonTextBesideIcon);
-    bar->addAction(m_newAction);
-    bar->addAction(m_openAction);
-    bar->addAction(m_saveAction);
-    bar->addSeparator();
-    bar->addAction(m_startAction);
-    bar->addAction(m_stopAction);
-    bar->addSeparator();
-    bar->addAction(m_compareAction);
+    m_toolBar = addToolBar(QString());
+    m_toolBar->setObjectName(QStringLiteral("mainToolBar"));
+    m_toolBar->setToolButtonStyle(Qt::ToolButtonTextBesideIcon);
+    m_toolBar->addAction(m_newAction);
+    m_toolBar->addAction(m_openAction);
+    m_toolBar->addAction(m_saveAction);
+    m_toolBar->addSeparator();
+    m_toolBar->addAction(m_startAction);
+    m_toolBar->addAction(m_stopAction);
+    m_toolBar->addSeparator();
+    m_toolBar->addAction(m_compareAction);
+    retranslateUi();
+}
+
+void MainWindow::retranslateUi() {
+    setWindowTitle(tr("Finetune Studio"));
+    m_newAction->setText(tr("&New run"));
+    m_newAction->setToolTip(tr("New run from the quick-start config (Ctrl+N)"));
+    m_openAction->setText(tr("&Open config…"));
+    m_saveAction->setText(tr("&Save config"));
+    m_saveAsAction->setText(tr("Save config &as…"));
+    m_startAction->setText(tr("S&tart"));
+    m_stopAction->setText(tr("St&op"));
+    m_stopAction->setToolTip(tr("Ask the selected run to checkpoint and stop"));
+    m_compareAction->setText(tr("&Compare runs"));
+    m_compareAction->setToolTip(tr("Overlay the curves and diff the configs of the selected runs (Ctrl+Shift+C)"));
+    m_settingsAction->setText(tr("Se&ttings…"));
+    m_quitAction->setText(tr("&Quit"));
+    m_fileMenu->setTitle(tr("&File"));
+    m_runMenu->setTitle(tr("&Run"));
+    m_helpMenu->setTitle(tr("&Help"));
+    m_aboutAction->setText(tr("&About Finetune Studio"));
+    m_toolBar->setWindowTitle(tr("Main"));
+    m_hello->setText(tr("<h2>Finetune Studio</h2><p>Select a run on the left to see its charts, or start a "
+                        "new run from the quick-start config.</p>"));
+    m_welcomeNew->setText(tr("New run from the quick-start"));
+    m_welcomeOpen->setText(tr("Open a config…"));
+    if (auto* b = m_editorPage->findChild<QPushButton*>(QStringLiteral("startButton"))) b->setText(tr("Start"));
+    if (m_search) {
+            m_statusFilter->setItemText(0, tr("All statuses"));
+        for (int i = 1; i < m_statusFilter->count(); ++i)
+            m_statusFilter->setItemText(i, RunsTableModel::statusText(RunStatus(m_statusFilter->itemData(i).toInt())));
+        const QStringList dates{tr("Any time"), tr("Today"), tr("Last 7 days"), tr("Last 30 days")};
+        for (int i = 0; i < dates.size() && i < m_dateFilter->count(); ++i) m_dateFilter->setItemText(i, dates[i]);
+        m_modelFilter->setItemText(0, tr("All models"));
+        m_datasetFilter->setItemText(0, tr("All datasets"));
+        m_tagFilter->setItemText(0, tr("All tags"));
+        emit m_runsModel->headerDataChanged(Qt::Horizontal, 0, RunsTableModel::ColumnCount - 1);
+    }
     updateActions();
+    updateEditorHeader();
+}
+
+void MainWindow::changeEvent(QEvent* event) {
+    if (event->type() == QEvent::LanguageChange && m_fileMenu) retranslateUi();
+    QMainWindow::changeEvent(event);
+}
+
+SettingsDialog* MainWindow::openSettings() {
+    auto* dialog = new SettingsDialog(modelFolders(), this);
+    dialog->setAttribute(Qt::WA_DeleteOnClose);
+    dialog->open();
+    return dialog;
+}
+
+void MainWindow::saveWindowSettings() const {
+    QSettings s;
+    s.setValue(QLatin1String(settings_keys::kGeometry), saveGeometry());
+    s.setValue(QLatin1String(settings_keys::kWindowState), saveState());
+    s.setValue(QLatin1String(settings_keys::kMainSplit), m_mainSplit->saveState());
+    s.setValue(QLatin1String(settings_keys::kEditorSplit), m_editorSplit->saveState());
+    s.setValue(QLatin1String(settings_keys::kRunsHeader), m_runsView->horizontalHeader()->saveState());
+    s.setValue(QLatin1String(settings_keys::kLastRun), m_selectedRunId);
+    s.setValue(QLatin1String(settings_keys::kLastRanks), m_form->ranksSpin()->value());
+    s.setValue(QLatin1String(settings_keys::kLastChartTab), m_runView->chartTabs()->currentIndex());
+}
+
+void MainWindow::restoreWindowSettings() {
+    QSettings s;
+    if (s.contains(QLatin1String(settings_keys::kGeometry)))
+        restoreGeometry(s.value(QLatin1String(settings_keys::kGeometry)).toByteArray());
+    restoreState(s.value(QLatin1String(settings_keys::kWindowState)).toByteArray());
+    m_mainSplit->restoreState(s.value(QLatin1String(settings_keys::kMainSplit)).toByteArray());
+    m_editorSplit->restoreState(s.value(QLatin1String(settings_keys::kEditorSplit)).toByteArray());
+    m_runsView->horizontalHeader()->restoreState(s.value(QLatin1String(settings_keys::kRunsHeader)).toByteArray());
+    m_restoreRunId = s.value(QLatin1String(settings_keys::kLastRun)).toLongLong();
+    m_form->ranksSpin()->setValue(std::max(1, s.value(QLatin1String(settings_keys::kLastRanks), 1).toInt()));
+    m_runView->chartTabs()->setCurrentIndex(s.value(QLatin1String(settings_keys::kLastChartTab), 0).toInt());
 }
 
 MainWindow::Page MainWindow::currentPage() const {
@@ -414,7 +495,7 @@ bool MainWindow::loadConfigFile(const QString& path, QString* error) {
 }
 
 QStringList MainWindow::modelFolders() const {
-    QStringList folders = QSettings().value(QStringLiteral("modelFolders")).toStringList();
+    QStringList folders = QSettings().value(QLatin1String(settings_keys::kModelFolders)).toStringList();
     if (folders.isEmpty()) folders << QDir(m_options.resourcesDir).absoluteFilePath(QStringLiteral("quickstart"));
     return folders;
 }
@@ -430,7 +511,7 @@ ModelPicker* MainWindow::openModelPicker() {
         const QString value = m_modelPicker->selectedValue();
         if (!value.isEmpty()) m_form->setFieldText(QStringLiteral("model.path"), value);
         // Folders added in the picker are remembered.
-        QSettings().setValue(QStringLiteral("modelFolders"), m_modelPicker->roots());
+        QSettings().setValue(QLatin1String(settings_keys::kModelFolders), m_modelPicker->roots());
     });
     m_modelPicker->open();
     return m_modelPicker;
@@ -622,13 +703,16 @@ void MainWindow::onRunsListed(const RunList& runs) {
             if (runs.empty()) {
                 newRunFromQuickStart();  // a fresh store: the quick-start is the obvious next step
             } else {
-                // Re-attach: show the newest running run, if any.
+                // Re-attach: show the newest running run, if any; else the run shown last time.
+                bool attached = false;
                 for (const RunRecord& r : runs) {
                     if (r.status == RunStatus::Running) {
                         selectRun(r.id);
+                        attached = true;
                         break;
                     }
                 }
+                if (!attached && m_restoreRunId > 0) selectRun(m_restoreRunId);
             }
         }
     }
@@ -787,6 +871,7 @@ void MainWindow::closeEvent(QCloseEvent* event) {
             return;
         }
     }
+    saveWindowSettings();
     event->accept();  // running runs keep running: they are separate processes
 }
 
@@ -796,7 +881,6 @@ QWidget* MainWindow::buildRunsPane() {
     m_runsCount->setObjectName(QStringLiteral("runsCount"));
     m_search = new QLineEdit(pane);
     m_search->setObjectName(QStringLiteral("runsSearch"));
-    m_search->setPlaceholderText(tr("Search name, model, dataset, tags, notes…"));
     m_search->setClearButtonEnabled(true);
     auto* find = new QAction(this);
     find->setShortcut(QKeySequence::Find);

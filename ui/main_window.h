@@ -13,6 +13,10 @@
 #include "ui/store_poller.h"
 
 class QAction;
+class QMenu;
+class QPushButton;
+class QSplitter;
+class QToolBar;
 class QComboBox;
 class QLineEdit;
 class QLabel;
@@ -25,6 +29,7 @@ namespace fts {
 class CompareView;
 class DataPreviewDialog;
 class ModelPicker;
+class SettingsDialog;
 class ConfigEditor;
 class ConfigForm;
 class RunView;
@@ -111,19 +116,28 @@ public:
     QComboBox* tagFilter() const { return m_tagFilter; }
     QAction* startAction() const { return m_startAction; }
     QAction* stopAction() const { return m_stopAction; }
+    // Settings (store location, model folders, language, theme); applied when accepted. Not modal-blocking.
+    SettingsDialog* openSettings();
+    QAction* settingsAction() const { return m_settingsAction; }
+    QMenu* fileMenu() const { return m_fileMenu; }
+    // Window geometry, splitters, list header, last run, ranks and chart tab into QSettings (also on close).
+    void saveWindowSettings() const;
 
 signals:
     void runLaunched(qint64 pid, const QString& configPath);
-    void runAttached(qint64 runId);
-    void runEnded(qint64 runId, const QString& message);  // a run seen running completed, failed or stopped  // a launched run appeared in the store and is shown
+    void runAttached(qint64 runId);  // a launched run appeared in the store and is shown
+    void runEnded(qint64 runId, const QString& message);  // a run seen running completed, failed or stopped
     void storeEdited(bool ok, const QString& message);  // a history edit finished (rename, notes, tags, delete)
 
 protected:
     void closeEvent(QCloseEvent* event) override;
+    void changeEvent(QEvent* event) override;
 
 private:
     void buildUi();
     void buildActions();
+    void retranslateUi();  // texts of the window's own menus, actions, welcome page and filters
+    void restoreWindowSettings();
     void showPage(Page page);
     void showMessage(const QString& text, bool isError);
     void updateActions();
@@ -175,6 +189,19 @@ private:
     QAction* m_startAction;
     QAction* m_stopAction;
     QAction* m_compareAction;
+    QAction* m_settingsAction = nullptr;
+    QAction* m_quitAction = nullptr;
+    QAction* m_aboutAction = nullptr;
+    QMenu* m_fileMenu = nullptr;
+    QMenu* m_runMenu = nullptr;
+    QMenu* m_helpMenu = nullptr;
+    QToolBar* m_toolBar = nullptr;
+    QSplitter* m_mainSplit = nullptr;
+    QSplitter* m_editorSplit = nullptr;
+    QLabel* m_hello = nullptr;
+    QPushButton* m_welcomeNew = nullptr;
+    QPushButton* m_welcomeOpen = nullptr;
+    qint64 m_restoreRunId = 0;
 
     QPointer<ModelPicker> m_modelPicker;
     QPointer<DataPreviewDialog> m_dataPreview;

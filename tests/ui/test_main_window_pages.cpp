@@ -25,6 +25,13 @@
 #include "ui/config_form.h"
 #include "ui/data_preview.h"
 #include "ui/model_picker.h"
+#include "ui/settings_dialog.h"
+#include "ui/studio_settings.h"
+#include "ui/app_translations.h"
+#include <QDialogButtonBox>
+#include <QMenu>
+#include <QSpinBox>
+#include <QApplication>
 #include "ui/compare_view.h"
 #include "ui/main_window.h"
 #include "ui/runs_filter_proxy.h"
@@ -183,6 +190,59 @@ private slots:
         QVERIFY2(w.lastNotification().contains(QStringLiteral("rank 1 exited with code 9")),
                  qPrintable(w.lastNotification()));
         QVERIFY(w.findChild<QLabel*>(QStringLiteral("messageBar"))->isVisible());
+    }
+
+    // Settings: language and theme apply at once (menus, form labels, palette); window geometry and the last
+    // run shown come back in the next window.
+    void settingsAndRememberedWindow() {
+        QTemporaryDir dir;
+        StudioOptions o;
+        o.storePath = dir.filePath(QStringLiteral("runs.sqlite"));
+        o.resourcesDir = QStringLiteral(FTS_SOURCE_DIR "/resources");
+        o.dataDir = dir.filePath(QStringLiteral("data"));
+        o.cliPath = QStringLiteral(FTS_CLI_PATH);
+        o.pollIntervalMs = 20;
+        for (const char* k : {"language", "theme", "window/geometry", "last/runId", "last/ranks"}) QSettings().remove(QLatin1String(k));
+        int64_t older = 0;
+        {
+            RunStore store(o.storePath.toStdString());
+            older = writeRun(store, "older", quickStart(), 0.003, 1.7e9);
+            writeRun(store, "newer", quickStart(), 0.003, 1.7e9 + 100);
+        }
+        {
+            MainWindow w(o);
+            w.show();
+            QTRY_COMPARE_WITH_TIMEOUT(w.runsModel()->rowCount(), 2, 10000);
+            w.resize(1500, 877);
+            w.selectRun(older);
+            w.configForm()->ranksSpin()->setValue(3);
+            QVERIFY(w.close());
+        }
+        MainWindow w(o);
+        w.show();
+        QTRY_COMPARE(w.size(), QSize(1500, 877));
+        QCOMPARE(w.configForm()->ranksSpin()->value(), 3);
+        QTRY_COMPARE_WITH_TIMEOUT(w.selectedRunId(), qint64(older), 10000);
+
+        w.settingsAction()->trigger();
+        auto* dialog = w.findChild<SettingsDialog*>();
+        QVERIFY(dialog);
+        dialog->languageCombo()->setCurrentIndex(dialog->languageCombo()->findData(QStringLiteral("zh_CN")));
+        dialog->themeCombo()->setCurrentIndex(dialog->themeCombo()->findData(QStringLiteral("dark")));
+        saveScreenshot(dialog, QStringLiteral("settings"));
+        QTest::mouseClick(dialog->findChild<QDialogButtonBox*>()->button(QDialogButtonBox::Ok), Qt::LeftButton);
+        QTRY_COMPARE(w.fileMenu()->title(), QStringLiteral("文件(&F)"));
+        QTRY_COMPARE(w.configForm()->fieldLabel(QStringLiteral("deepspeed.optimizer.params.lr"))->text(),
+                     QStringLiteral("学习率"));
+        QVERIFY(qApp->palette().color(QPalette::Window).lightness() < 80);
+        QCOMPARE(QSettings().value(QStringLiteral("language")).toString(), QStringLiteral("zh_CN"));
+        QVERIFY(w.newRunFromQuickStart());
+        QTRY_VERIFY(w.configEditor()->isValidated());
+        saveScreenshot(&w, QStringLiteral("new_run_form_dark_zh"));
+        // Back to English and the platform look for the other tests.
+        installStudioTranslations(QStringLiteral("en"));
+        applyTheme(QString());
+        for (const char* k : {"language", "theme"}) QSettings().remove(QLatin1String(k));
     }
 
     void compareSelectedRuns() {
