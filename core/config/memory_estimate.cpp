@@ -259,7 +259,10 @@ ActivationDetail estimateActivations(const ModelShape& s, int64_t B, int64_t T, 
     } else if (s.modelType == "bert") {
         // q/k/v input, q, k, v, attention, LayerNorm 1 in + mean/rstd, its out (intermediate input), intermediate
         // out (gelu input), gelu out (output input), LayerNorm 2 in + mean/rstd; hidden dropout x2.
-        perLayer = c * BTC + 3 * c * BTC + attention + r * BTC + 2 * f * BT + c * BTC + 2 * c * BTI + r * BTC + 2 * f * BT;
+        // (Under autocast each of the q, k, v linears keeps its own bit16 cast of the input: autocast caches only
+        // casts of leaf weights.)
+        perLayer = (mixed ? 3 : 1) * c * BTC + 3 * c * BTC + attention + r * BTC + 2 * f * BT + c * BTC + 2 * c * BTI + r * BTC +
+                   2 * f * BT;
         if (s.hiddenDropout > 0) perLayer += 2 * dropBytes * BTC;
         blockInput = c * BTC;
         outside += r * BTC + 2 * f * BT;  // embeddings LayerNorm in, mean/rstd
@@ -272,9 +275,13 @@ ActivationDetail estimateActivations(const ModelShape& s, int64_t B, int64_t T, 
         // (repeated to H heads under grouped-query attention); the gated MLP keeps gate out, silu out, up out
         // and their product.
         // (k and v reach SDPA with H heads either way: repeat_interleave copies them under grouped-query attention.)
-        const int64_t rms = f * BT + f * BTC + c * BTC;
-        perLayer = r * BTC + rms + 3 * c * BTQ + attention + r * BTC + rms + 4 * c * BTI;
-        outside += r * BTC + rms;                                     // final norm
+        // Under autocast every linear keeps its own bit16 cast of the norm's output (3 for q/k/v, 2 for gate/up),
+        // and RoPE's x * cos, rotated * sin keep bit16 copies of cos and sin for q and for k (4 x T x D per
+        // block); in fp32 all of these share one tensor (cos/sin once for the whole model).
+        const int64_t rmsStats = f * BT + f * BTC;
+        perLayer = r * BTC + rmsStats + (mixed ? 3 : 1) * c * BTC + 3 * c * BTQ + attention + r * BTC + rmsStats +
+                   (mixed ? 2 : 1) * c * BTC + 4 * c * BTI + (mixed ? 4 * T * D * c : 0);
+        outside += r * BTC + rmsStats + c * BTC + (mixed ? 0 : 2 * T * D * 4);  // final norm; fp32 cos/sin
         if (s.slidingWindow > 0) outside += c * T * T;                // the additive window bias, shared by the layers
     }
     d.perLayer = perLayer;

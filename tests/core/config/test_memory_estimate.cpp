@@ -94,6 +94,9 @@ class TestMemoryEstimate : public QObject {
     QTemporaryDir m_tmp;
     std::map<std::string, fs::path> m_models;  // row name -> model folder
     json m_reference;                          // reference_shapes.py's output
+    json m_saved;                              // saved_bytes.py's output, one entry per kSavedModels
+    static constexpr int64_t kSavedB = 3, kSavedT = 50;
+    const std::vector<const char*> kSavedModels{"quickstart", "llama", "llama_kv_null"};
     std::vector<std::array<int64_t, 3>> m_zeroCases;
 
 private slots:
@@ -118,6 +121,22 @@ private slots:
         QVERIFY2(p.waitForFinished(300000), "reference_shapes.py did not finish");
         QVERIFY2(p.exitCode() == 0, p.readAllStandardError().constData());
         m_reference = json::parse(p.readAllStandardOutput().toStdString());
+
+        QStringList specs{QString::fromStdString((kData / "estimate/saved_bytes.py").string())};
+        for (const char* name : kSavedModels) {
+            const ModelShape s = readModelShape(m_models.at(name));
+            QStringList dims{QString::fromStdString(s.modelType == "gpt2" ? "gpt2" : "llama"), QString::number(kSavedB),
+                             QString::number(kSavedT), QString::number(s.hiddenSize), QString::number(s.numHeads)};
+            if (s.modelType != "gpt2") dims << QString::number(s.numKvHeads) << QString::number(s.headDim);
+            dims << QString::number(s.intermediateSize);
+            specs << dims.join(',');
+        }
+        QProcess saved;
+        saved.start(FTS_TEST_PYTHON, specs);
+        QVERIFY2(saved.waitForFinished(300000), "saved_bytes.py did not finish");
+        QVERIFY2(saved.exitCode() == 0, saved.readAllStandardError().constData());
+        m_saved = json::parse(saved.readAllStandardOutput().toStdString());
+        QCOMPARE(m_saved.size(), kSavedModels.size());
     }
 
     void shapeMatchesTransformers_data() {
@@ -308,18 +327,19 @@ private slots:
         QCOMPARE(estimateMemory(cfg).perRank.workspace, 12 * 3 * 128 * V);
     }
 
+    void activationsMatchAutograd_data() {
+        QTest::addColumn<QString>("model");
+        QTest::addColumn<int>("index");  // into m_saved (saved_bytes.py's output, one call for all rows)
+        for (size_t i = 0; i < kSavedModels.size(); ++i) QTest::newRow(kSavedModels[i]) << QString(kSavedModels[i]) << int(i);
+    }
     void activationsMatchAutograd() {
-        // PyTorch's own count of what a GPT-2 block keeps for backward (saved_tensors_hooks on a replica of our
-        // block with the same ATen ops), fp32 and CPU bf16 autocast, at awkward sizes.
-        const ModelShape s = readModelShape(m_models.at("quickstart"));
-        const int64_t B = 3, T = 50;
-        QProcess p;
-        p.start(FTS_TEST_PYTHON, {QString::fromStdString((kData / "estimate/saved_bytes.py").string()), QString::number(B),
-                                  QString::number(T), QString::number(s.hiddenSize), QString::number(s.numHeads),
-                                  QString::number(s.intermediateSize)});
-        QVERIFY2(p.waitForFinished(300000), "saved_bytes.py did not finish");
-        QVERIFY2(p.exitCode() == 0, p.readAllStandardError().constData());
-        const json ref = json::parse(p.readAllStandardOutput().toStdString());
+        // PyTorch's own count of what one block keeps for backward (saved_tensors_hooks on a replica of our
+        // block with the same ATen ops), fp32 and CPU bf16 autocast, at awkward sizes (B = 3, T = 50).
+        QFETCH(QString, model);
+        QFETCH(int, index);
+        const ModelShape s = readModelShape(m_models.at(model.toStdString()));
+        const int64_t B = kSavedB, T = kSavedT;
+        const json& ref = m_saved.at(size_t(index));
         QCOMPARE(estimateActivations(s, B, T, "fp32", EstimateDevice::Cpu, false).perLayer, ref.at("fp32").at("saved").get<int64_t>());
         QCOMPARE(estimateActivations(s, B, T, "bf16", EstimateDevice::Cpu, false).perLayer, ref.at("bf16").at("saved").get<int64_t>());
         // Autocast's bit16 weight copies (counted as 2Ψ at stage 0): at most 2 bytes per block parameter.

@@ -1,9 +1,12 @@
-"""Bytes autograd keeps for backward in one GPT-2 block, measured by PyTorch itself.
+"""Bytes autograd keeps for backward in one transformer block, measured by PyTorch itself.
 
-A replica of core/model/gpt2.cpp's block with the same ATen ops (layer_norm, addmm, split/view/transpose,
-scaled_dot_product_attention, gelu tanh, residual adds), run under torch.autograd.graph.saved_tensors_hooks;
-the distinct storages saved, without the fp32 parameters, are summed (autocast's bit16 weight copies are
-reported apart). usage: saved_bytes.py B T C H I -> JSON {"fp32": {...}, "bf16": {...}}
+Replicas of core/model/gpt2.cpp's and llama.cpp's blocks with the same ATen ops (layer_norm / our RMSNorm,
+addmm / linear, views, RoPE with constant cos/sin, repeat_interleave for grouped-query attention,
+scaled_dot_product_attention, gelu tanh / silu gate, residual adds), run under
+torch.autograd.graph.saved_tensors_hooks; the distinct storages saved, without the fp32 parameters, are summed
+(autocast's bit16 weight copies are reported apart).
+usage: saved_bytes.py SPEC...  with SPEC = gpt2,B,T,C,H,I or llama,B,T,C,H,K,D,I
+prints a JSON list, one {"fp32": {...}, "bf16": {...}} per SPEC
 """
 import json
 import math
@@ -26,10 +29,58 @@ def block(h, w, B, T, C, H, I):
     return torch.addmm(w["mb"], m.reshape(-1, I), w["mw"]).view(B, T, C) + h
 
 
-def measure(B, T, C, H, I, bf16):
+def rms_norm(x, weight, eps=1e-6):
+    dtype = x.dtype
+    h = x.to(torch.float32)
+    h = h * torch.rsqrt(h.pow(2).mean(-1, keepdim=True) + eps)
+    return weight * h.to(dtype)
+
+
+def rope(x, cos, sin):
+    half = x.shape[-1] // 2
+    c, s = cos.to(x.dtype), sin.to(x.dtype)
+    rotated = torch.cat([-x.narrow(-1, half, half), x.narrow(-1, 0, half)], -1)
+    return x * c + rotated * s
+
+
+def rope_tables(T, D):
+    pos = torch.arange(T, dtype=torch.float32)
+    inv = 1.0 / (10000.0 ** (torch.arange(0, D, 2, dtype=torch.float32) / D))
+    emb = torch.cat([pos[:, None] * inv[None, :]] * 2, -1)
+    return emb.cos(), emb.sin()
+
+
+def llama_block(h, w, cos, sin, B, T, C, H, K, D, I):
+    x = rms_norm(h, w["ln1"])
+    q = F.linear(x, w["q"]).view(B, T, H, D).transpose(1, 2)
+    k = F.linear(x, w["k"]).view(B, T, K, D).transpose(1, 2)
+    v = F.linear(x, w["v"]).view(B, T, K, D).transpose(1, 2)
+    q, k = rope(q, cos, sin), rope(k, cos, sin)
+    if K != H:
+        k, v = k.repeat_interleave(H // K, 1), v.repeat_interleave(H // K, 1)
+    a = F.scaled_dot_product_attention(q, k, v, is_causal=True, scale=1 / math.sqrt(D))
+    h = h + F.linear(a.transpose(1, 2).reshape(B, T, H * D), w["o"])
+    x = rms_norm(h, w["ln2"])
+    m = F.silu(F.linear(x, w["gate"])) * F.linear(x, w["up"])
+    return h + F.linear(m, w["down"])
+
+
+def measure(arch, dims, bf16):
     g = lambda *s: torch.randn(*s, requires_grad=True)  # noqa: E731
-    w = dict(ln1w=g(C), ln1b=g(C), aw=g(C, 3 * C), ab=g(3 * C), pw=g(C, C), pb=g(C), ln2w=g(C), ln2b=g(C),
-             fw=g(C, I), fb=g(I), mw=g(I, C), mb=g(C))
+    shared = []
+    if arch == "gpt2":
+        B, T, C, H, I = dims
+        w = dict(ln1w=g(C), ln1b=g(C), aw=g(C, 3 * C), ab=g(3 * C), pw=g(C, C), pb=g(C), ln2w=g(C), ln2b=g(C),
+                 fw=g(C, I), fb=g(I), mw=g(I, C), mb=g(C))
+        run = lambda h: block(h, w, B, T, C, H, I)  # noqa: E731
+    else:
+        B, T, C, H, K, D, I = dims
+        w = dict(ln1=g(C), q=g(H * D, C), k=g(K * D, C), v=g(K * D, C), o=g(C, H * D), ln2=g(C), gate=g(I, C),
+                 up=g(I, C), down=g(C, I))
+        # cos/sin are computed once per forward and shared by every block (core/model/rope.cpp): not the block's
+        cos, sin = rope_tables(T, D)
+        shared = [cos, sin]
+        run = lambda h: llama_block(h, w, cos, sin, B, T, C, H, K, D, I)  # noqa: E731
     h0 = torch.randn(B, T, C, requires_grad=True)
     seen = {}
 
@@ -40,8 +91,8 @@ def measure(B, T, C, H, I, bf16):
 
     with torch.autograd.graph.saved_tensors_hooks(pack, lambda t: t):
         with torch.autocast("cpu", dtype=torch.bfloat16, enabled=bf16):
-            block(h0, w, B, T, C, H, I)
-    params = {p.untyped_storage().data_ptr() for p in w.values()}
+            run(h0)
+    params = {p.untyped_storage().data_ptr() for p in list(w.values()) + shared}
     weight_shapes = {tuple(p.shape) for p in w.values()} | {tuple(p.t().shape) for p in w.values()}
     saved = weight_copies = 0
     for ptr, (n, dtype, shape) in seen.items():
@@ -54,5 +105,9 @@ def measure(B, T, C, H, I, bf16):
     return {"saved": saved, "weight_copies": weight_copies, "block_parameters": sum(p.numel() for p in w.values())}
 
 
-B, T, C, H, I = (int(x) for x in sys.argv[1:6])
-json.dump({"fp32": measure(B, T, C, H, I, False), "bf16": measure(B, T, C, H, I, True)}, sys.stdout)
+out = []
+for spec in sys.argv[1:]:
+    arch, *dims = spec.split(",")
+    dims = [int(x) for x in dims]
+    out.append({"fp32": measure(arch, dims, False), "bf16": measure(arch, dims, True)})
+json.dump(out, sys.stdout)
