@@ -96,7 +96,7 @@ class TestMemoryEstimate : public QObject {
     json m_reference;                          // reference_shapes.py's output
     json m_saved;                              // saved_bytes.py's output, one entry per kSavedModels
     static constexpr int64_t kSavedB = 3, kSavedT = 50;
-    const std::vector<const char*> kSavedModels{"quickstart", "llama", "llama_kv_null"};
+    const std::vector<const char*> kSavedModels{"quickstart", "llama", "llama_kv_null", "bert"};
     std::vector<std::array<int64_t, 3>> m_zeroCases;
 
 private slots:
@@ -125,9 +125,10 @@ private slots:
         QStringList specs{QString::fromStdString((kData / "estimate/saved_bytes.py").string())};
         for (const char* name : kSavedModels) {
             const ModelShape s = readModelShape(m_models.at(name));
-            QStringList dims{QString::fromStdString(s.modelType == "gpt2" ? "gpt2" : "llama"), QString::number(kSavedB),
+            const bool llama = s.modelType != "gpt2" && s.modelType != "bert";
+            QStringList dims{QString::fromStdString(llama ? "llama" : s.modelType), QString::number(kSavedB),
                              QString::number(kSavedT), QString::number(s.hiddenSize), QString::number(s.numHeads)};
-            if (s.modelType != "gpt2") dims << QString::number(s.numKvHeads) << QString::number(s.headDim);
+            if (llama) dims << QString::number(s.numKvHeads) << QString::number(s.headDim);
             dims << QString::number(s.intermediateSize);
             specs << dims.join(',');
         }

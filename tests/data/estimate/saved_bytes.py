@@ -1,11 +1,11 @@
 """Bytes autograd keeps for backward in one transformer block, measured by PyTorch itself.
 
-Replicas of core/model/gpt2.cpp's and llama.cpp's blocks with the same ATen ops (layer_norm / our RMSNorm,
+Replicas of core/model/gpt2.cpp's, bert.cpp's and llama.cpp's blocks with the same ATen ops (layer_norm / our RMSNorm,
 addmm / linear, views, RoPE with constant cos/sin, repeat_interleave for grouped-query attention,
 scaled_dot_product_attention, gelu tanh / silu gate, residual adds), run under
 torch.autograd.graph.saved_tensors_hooks; the distinct storages saved, without the fp32 parameters, are summed
 (autocast's bit16 weight copies are reported apart).
-usage: saved_bytes.py SPEC...  with SPEC = gpt2,B,T,C,H,I or llama,B,T,C,H,K,D,I
+usage: saved_bytes.py SPEC...  with SPEC = gpt2,B,T,C,H,I or bert,B,T,C,H,I or llama,B,T,C,H,K,D,I
 prints a JSON list, one {"fp32": {...}, "bf16": {...}} per SPEC
 """
 import json
@@ -65,6 +65,17 @@ def llama_block(h, w, cos, sin, B, T, C, H, K, D, I):
     return h + F.linear(m, w["down"])
 
 
+def bert_layer(h_in, w, B, T, C, H, I):
+    D = C // H
+    heads = lambda t: t.view(B, T, H, D).transpose(1, 2)  # noqa: E731
+    a = F.scaled_dot_product_attention(heads(F.linear(h_in, w["q"], w["qb"])), heads(F.linear(h_in, w["k"], w["kb"])),
+                                       heads(F.linear(h_in, w["v"], w["vb"])), None, 0.0, False, scale=1 / math.sqrt(D))
+    a = F.linear(a.transpose(1, 2).reshape(B, T, C), w["ao"], w["aob"])
+    h = F.layer_norm(a + h_in, (C,), w["ln1w"], w["ln1b"], 1e-12)
+    m = F.linear(F.gelu(F.linear(h, w["i"], w["ib"])), w["o"], w["ob"])
+    return F.layer_norm(m + h, (C,), w["ln2w"], w["ln2b"], 1e-12)
+
+
 def measure(arch, dims, bf16):
     g = lambda *s: torch.randn(*s, requires_grad=True)  # noqa: E731
     shared = []
@@ -73,6 +84,11 @@ def measure(arch, dims, bf16):
         w = dict(ln1w=g(C), ln1b=g(C), aw=g(C, 3 * C), ab=g(3 * C), pw=g(C, C), pb=g(C), ln2w=g(C), ln2b=g(C),
                  fw=g(C, I), fb=g(I), mw=g(I, C), mb=g(C))
         run = lambda h: block(h, w, B, T, C, H, I)  # noqa: E731
+    elif arch == "bert":
+        B, T, C, H, I = dims
+        w = dict(q=g(C, C), qb=g(C), k=g(C, C), kb=g(C), v=g(C, C), vb=g(C), ao=g(C, C), aob=g(C), ln1w=g(C), ln1b=g(C),
+                 i=g(I, C), ib=g(I), o=g(C, I), ob=g(C), ln2w=g(C), ln2b=g(C))
+        run = lambda h: bert_layer(h, w, B, T, C, H, I)  # noqa: E731
     else:
         B, T, C, H, K, D, I = dims
         w = dict(ln1=g(C), q=g(H * D, C), k=g(K * D, C), v=g(K * D, C), o=g(C, H * D), ln2=g(C), gate=g(I, C),
@@ -81,7 +97,8 @@ def measure(arch, dims, bf16):
         cos, sin = rope_tables(T, D)
         shared = [cos, sin]
         run = lambda h: llama_block(h, w, cos, sin, B, T, C, H, K, D, I)  # noqa: E731
-    h0 = torch.randn(B, T, C, requires_grad=True)
+    # The block input is another block's output in the model, not a leaf (autocast caches casts of leaves only).
+    h0 = torch.randn(B, T, C, requires_grad=True) * 1.0
     seen = {}
 
     def pack(t):
