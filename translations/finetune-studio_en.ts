@@ -735,6 +735,38 @@
         <source>auto (CUDA if present, else CPU), cpu, cuda or cuda:N</source>
         <translation type="unfinished"></translation>
     </message>
+    <message>
+        <source>No estimate while the config has errors.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>No estimate: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>per rank (%1)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Parameters %1 · gradients %2 · optimizer %3 · activations %4 · buckets and workspace %5 · runtime %6 (%7 ranks, ZeRO %8, %9)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The device&apos;s capacity is not known here: the estimate is not judged.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;It does not fit in %1.&lt;/b&gt; Suggestions:</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source> (fits)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Memory per rank (estimate)</source>
+        <translation type="unfinished"></translation>
+    </message>
 </context>
 <context>
     <name>fts::ConfigValidatorWorker</name>

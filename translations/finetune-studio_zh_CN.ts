@@ -730,6 +730,38 @@
         <source>auto (CUDA if present, else CPU), cpu, cuda or cuda:N</source>
         <translation>auto（有 CUDA 用 CUDA，否则 CPU）、cpu、cuda 或 cuda:N</translation>
     </message>
+    <message>
+        <source>No estimate while the config has errors.</source>
+        <translation>配置有错误时无法估算。</translation>
+    </message>
+    <message>
+        <source>No estimate: %1</source>
+        <translation>无法估算：%1</translation>
+    </message>
+    <message>
+        <source>per rank (%1)</source>
+        <translation>每个 rank（%1）</translation>
+    </message>
+    <message>
+        <source>Parameters %1 · gradients %2 · optimizer %3 · activations %4 · buckets and workspace %5 · runtime %6 (%7 ranks, ZeRO %8, %9)</source>
+        <translation>参数 %1 · 梯度 %2 · 优化器 %3 · 激活 %4 · 通信桶与工作区 %5 · 运行时 %6（%7 个 rank，ZeRO %8，%9）</translation>
+    </message>
+    <message>
+        <source>The device's capacity is not known here: the estimate is not judged.</source>
+        <translation>此处无法得知设备容量：不判断是否放得下。</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;It does not fit in %1.&lt;/b&gt; Suggestions:</source>
+        <translation>&lt;b&gt;超出 %1。&lt;/b&gt;建议：</translation>
+    </message>
+    <message>
+        <source> (fits)</source>
+        <translation>（可放下）</translation>
+    </message>
+    <message>
+        <source>Memory per rank (estimate)</source>
+        <translation>每个 rank 的内存（估算）</translation>
+    </message>
 </context>
 <context>
     <name>fts::ConfigValidatorWorker</name>

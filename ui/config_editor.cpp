@@ -17,7 +17,9 @@
 #include <algorithm>
 #include <vector>
 
+#include "core/config/memory_estimate.h"
 #include "core/config/train_config.h"
+#include "ui/memory_bars.h"
 
 namespace fts {
 namespace {
@@ -226,12 +228,25 @@ int lineFromMessage(const QString& message) {
 
 void ConfigValidatorWorker::validate(quint64 generation, const QString& text, const QString& baseDir, int worldSize) {
     QVector<EditorIssue> out;
-    QString resolved, defaults;
+    QString resolved, defaults, estimate, estimateError;
     try {
         const std::filesystem::path base(baseDir.isEmpty() ? QDir::currentPath().toStdString() : baseDir.toStdString());
         const ConfigParseResult result = parseTrainConfigText(text.toStdString(), base, worldSize);
         if (result.ok()) {
             resolved = QString::fromStdString(configToResolvedJson(*result.config).dump(2));
+            // The per-rank memory estimate; one rank's capacity is known on CPU only (ranks share the host RAM).
+            try {
+                EstimateOptions eo;
+                eo.worldSize = worldSize;
+                const std::string device = result.config->training.device;
+                if (device.rfind("cuda", 0) != 0) {  // "auto" trains on CPU here as in the estimate
+                    const auto [used, total] = hostMemory();
+                    if (total > 0) eo.deviceCapacity = total / std::max(1, worldSize);
+                }
+                estimate = QString::fromStdString(toJson(estimateMemory(*result.config, eo)).dump());
+            } catch (const std::exception& ex) {
+                estimateError = QString::fromStdString(ex.what());
+            }
         } else {
             // The core's defaults: a minimal config with only the required keys, resolved.
             static const nlohmann::json minimal = nlohmann::json::parse(R"({"model": {"path": "model"},
@@ -276,7 +291,7 @@ void ConfigValidatorWorker::validate(quint64 generation, const QString& text, co
             e.position = pos;
         }
     }
-    emit validated(generation, out, resolved, defaults);
+    emit validated(generation, out, resolved, defaults, estimate, estimateError);
 }
 
 ConfigEditor::ConfigEditor(QWidget* parent)
@@ -403,11 +418,13 @@ void ConfigEditor::validateNow() {
 }
 
 void ConfigEditor::onValidated(quint64 generation, const QVector<EditorIssue>& issues, const QString& resolved,
-                               const QString& defaultsResolved) {
+                               const QString& defaultsResolved, const QString& estimate, const QString& estimateError) {
     if (generation != m_generation) return;  // the text changed since: a newer request is on its way
     m_validatedGeneration = generation;
     m_issues = issues;
     m_resolvedJson = resolved;
+    m_estimateJson = estimate;
+    m_estimateError = resolved.isEmpty() ? QString() : estimateError;
     if (!resolved.isEmpty())
         m_lastGoodResolved = resolved;
     else if (m_lastGoodResolved.isEmpty())

@@ -58,6 +58,10 @@ public:
     // The resolved config of the last text that validated, or of a minimal config when none has: the core's
     // defaults, which the form shows as placeholders.
     QString lastGoodResolvedJson() const { return m_lastGoodResolved; }
+    // fts::estimateMemory of the last validated text (toJson, with the capacity of one rank: host RAM / ranks
+    // on CPU, unknown on CUDA); "" with estimateError() when the config has errors or the model can't be read.
+    QString estimateJson() const { return m_estimateJson; }
+    QString estimateError() const { return m_estimateError; }
     // Relative paths in the config resolve against this folder (the config file's folder).
     void setBaseDir(const QString& dir);
     QString baseDir() const { return m_baseDir; }
@@ -88,7 +92,7 @@ protected:
 private:
     void onTextChanged();
     void onValidated(quint64 generation, const QVector<EditorIssue>& issues, const QString& resolved,
-                     const QString& defaultsResolved);
+                     const QString& defaultsResolved, const QString& estimate, const QString& estimateError);
     void applyIssues();
 
     QPlainTextEdit* m_edit;
@@ -102,7 +106,7 @@ private:
     quint64 m_generation = 1;
     quint64 m_validatedGeneration = 0;
     QVector<EditorIssue> m_issues;
-    QString m_resolvedJson, m_lastGoodResolved;
+    QString m_resolvedJson, m_lastGoodResolved, m_estimateJson, m_estimateError;
     bool m_settingText = false;
 };
 
@@ -115,7 +119,7 @@ signals:
     // resolved: configToResolvedJson of the text ("" on errors); defaultsResolved: that of a minimal
     // config (sent when resolved is empty, so there are always defaults to show).
     void validated(quint64 generation, const QVector<fts::EditorIssue>& issues, const QString& resolved,
-                   const QString& defaultsResolved);
+                   const QString& defaultsResolved, const QString& estimate, const QString& estimateError);
 };
 
 }  // namespace fts

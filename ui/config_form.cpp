@@ -18,6 +18,8 @@
 
 #include "ui/collapsible_section.h"
 #include "ui/config_editor.h"
+#include "ui/memory_bars.h"
+#include "core/config/memory_estimate.h"
 
 namespace fts {
 namespace {
@@ -47,7 +49,20 @@ ConfigForm::ConfigForm(ConfigEditor* editor, QWidget* parent) : QWidget(parent),
     m_otherIssues->setWordWrap(true);
     m_otherIssues->setTextInteractionFlags(Qt::TextSelectableByMouse);
     m_otherIssues->hide();
+    m_estimateTitle = new QLabel(this);
+    QFont bold = m_estimateTitle->font();
+    bold.setBold(true);
+    m_estimateTitle->setFont(bold);
+    m_estimateBars = new MemoryBars(this);
+    m_estimateBars->setObjectName(QStringLiteral("estimateBars"));
+    m_estimateText = new QLabel(this);
+    m_estimateText->setObjectName(QStringLiteral("estimateText"));
+    m_estimateText->setWordWrap(true);
+    m_estimateText->setTextInteractionFlags(Qt::TextSelectableByMouse);
     layout->addWidget(m_banner);
+    layout->addWidget(m_estimateTitle);
+    layout->addWidget(m_estimateBars);
+    layout->addWidget(m_estimateText);
     layout->addWidget(m_otherIssues);
 
     QHash<int, QFormLayout*> forms;
@@ -351,6 +366,49 @@ void ConfigForm::applyIssues() {
     }
     m_otherIssues->setText(other.join(QStringLiteral("<br>")));
     m_otherIssues->setVisible(!other.isEmpty());
+    applyEstimate();
+}
+
+void ConfigForm::applyEstimate() {
+    const auto gib = [](int64_t b) { return QString::fromStdString(formatBytes(b)); };
+    const nlohmann::json e = nlohmann::json::parse(m_editor->estimateJson().toStdString(), nullptr, false);
+    if (e.is_discarded() || !e.is_object()) {
+        m_estimateBars->setBars({});
+        m_estimateBars->hide();
+        const QString why = m_editor->estimateError();
+        m_estimateText->setText(why.isEmpty() ? tr("No estimate while the config has errors.")
+                                              : tr("No estimate: %1").arg(why));
+        m_estimateText->setStyleSheet(QString());
+        return;
+    }
+    const nlohmann::json& r = e["per_rank"];
+    MemoryBar bar;
+    bar.label = tr("per rank (%1)").arg(QString::fromStdString(e.value("device", std::string())));
+    bar.allocated = r.value("total", int64_t(0));
+    if (e["device_capacity"].is_number()) bar.capacity = e["device_capacity"].get<int64_t>();
+    m_estimateBars->setBars({bar});
+    m_estimateBars->show();
+    QStringList lines;
+    lines << tr("Parameters %1 · gradients %2 · optimizer %3 · activations %4 · buckets and workspace %5 · "
+                "runtime %6 (%7 ranks, ZeRO %8, %9)")
+                 .arg(gib(r.value("parameters", int64_t(0))), gib(r.value("gradients", int64_t(0)) + r.value("master_gradients", int64_t(0))),
+                      gib(r.value("optimizer_states", int64_t(0))), gib(r.value("activations", int64_t(0))),
+                      gib(r.value("buckets", int64_t(0)) + r.value("workspace", int64_t(0)) + r.value("allocator_slack", int64_t(0))),
+                      gib(r.value("runtime", int64_t(0))))
+                 .arg(e.value("world_size", 1))
+                 .arg(e.value("zero_stage", 0))
+                 .arg(QString::fromStdString(e.value("precision", std::string())));
+    if (bar.capacity <= 0) lines << tr("The device's capacity is not known here: the estimate is not judged.");
+    const bool fits = e.value("fits", true);
+    if (!fits) {
+        lines << tr("<b>It does not fit in %1.</b> Suggestions:").arg(gib(bar.capacity));
+        for (const auto& s : e["suggestions"])
+            lines << QStringLiteral("• %1 → %2%3")
+                         .arg(QString::fromStdString(s.value("description", std::string())).toHtmlEscaped(),
+                              gib(s.value("total", int64_t(0))), s.value("fits", false) ? tr(" (fits)") : QString());
+    }
+    m_estimateText->setText(lines.join(QStringLiteral("<br>")));
+    m_estimateText->setStyleSheet(fits ? QString() : QStringLiteral("color: #c01c28;"));
 }
 
 QString ConfigForm::fieldForIssue(const QString& issueKeyPath) {
@@ -389,6 +447,7 @@ void ConfigForm::retranslate() {
     m_pickModel->setText(tr("Pick a model…"));
     m_previewData->setText(tr("Preview the data…"));
     m_ranksLabel->setText(tr("Ranks (processes)"));
+    m_estimateTitle->setText(tr("Memory per rank (estimate)"));
     m_ranks->setToolTip(tr("Local processes to launch (fts train --nproc); the batch sizes are validated for this "
                            "world size"));
     if (m_editor->isValidated()) applyIssues();

@@ -21,6 +21,7 @@ class QSpinBox;
 namespace fts {
 
 class CollapsibleSection;
+class MemoryBars;
 class ConfigEditor;
 
 class ConfigForm : public QWidget {
@@ -44,6 +45,10 @@ public:
     QSpinBox* ranksSpin() const { return m_ranks; }
     QPushButton* pickModelButton() const { return m_pickModel; }
     QPushButton* previewDataButton() const { return m_previewData; }
+    // The per-rank memory estimate (fts::estimateMemory via the editor's validator): a bar against one
+    // rank's capacity, the breakdown, and the core's suggestions when it does not fit.
+    MemoryBars* estimateBars() const { return m_estimateBars; }
+    QLabel* estimateText() const { return m_estimateText; }
 
     // Refreshes from the editor now (normally 120 ms after the JSON changes).
     void refreshFromJson();
@@ -77,6 +82,7 @@ private:
     void writeField(const QString& key);
     void applyIssues();
     void applyPlaceholders(const nlohmann::json& resolved);
+    void applyEstimate();
     void updateVisibility(const OrderedJson& doc, const nlohmann::json& resolved);
     void browse(const QString& key);
     static QString widgetText(const Row& row);
@@ -87,6 +93,9 @@ private:
     QLabel* m_banner;
     QLabel* m_otherIssues;
     QLabel* m_methodNote;
+    QLabel* m_estimateTitle;
+    MemoryBars* m_estimateBars;
+    QLabel* m_estimateText;
     QSpinBox* m_ranks;
     QLabel* m_ranksLabel;
     QPushButton* m_pickModel;

@@ -206,7 +206,7 @@ void MainWindow::buildUi() {
     formScroll->setObjectName(QStringLiteral("configFormScroll"));
     formScroll->setWidget(m_form);
     formScroll->setWidgetResizable(true);
-    formScroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    formScroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAsNeeded);
     auto* editorSplit = m_editorSplit = new QSplitter(Qt::Horizontal, m_editorPage);
     editorSplit->setObjectName(QStringLiteral("editorSplit"));
     editorSplit->addWidget(formScroll);

@@ -10,7 +10,9 @@
 #include <QTest>
 #include <QToolButton>
 
+#include "core/config/memory_estimate.h"
 #include "core/config/train_config.h"
+#include "ui/memory_bars.h"
 #include "ui/collapsible_section.h"
 #include "ui/config_editor.h"
 #include "ui/config_field_values.h"
@@ -211,6 +213,37 @@ private slots:
         QVERIFY(edit);
         QCOMPARE(edit->text(), QString());
         QCOMPARE(edit->placeholderText(), QString::fromStdString(expected.dump()));
+    }
+
+    // The estimate bar follows the fields: its total is the core's estimateMemory of the current config; a
+    // micro-batch far too large for this host shows the core's suggestions.
+    void memoryEstimateFollowsFields() {
+        ConfigEditor editor;
+        ConfigForm form(&editor);
+        editor.setConfigText(readFile(kDir + "/valid_minimal.json"), kDir);
+        const auto coreTotal = [&] {
+            const auto result = fts::parseTrainConfigText(editor.text().toStdString(), kDir.toStdString());
+            fts::EstimateOptions eo;
+            eo.deviceCapacity = fts::hostMemory().second;
+            return fts::estimateMemory(*result.config, eo);
+        };
+        QTRY_VERIFY(editor.isValidated() && !editor.estimateJson().isEmpty());
+        QCOMPARE(form.estimateBars()->bars().size(), 1);
+        QCOMPARE(form.estimateBars()->bars()[0].allocated, coreTotal().perRank.total);
+        const int64_t small = form.estimateBars()->bars()[0].allocated;
+
+        typeInto(qobject_cast<QLineEdit*>(form.fieldWidget("deepspeed.train_micro_batch_size_per_gpu")), QStringLiteral("64"));
+        QTRY_VERIFY(editor.isValidated() && form.estimateBars()->bars().value(0).allocated != small);
+        QCOMPARE(form.estimateBars()->bars()[0].allocated, coreTotal().perRank.total);
+        QVERIFY(form.estimateBars()->bars()[0].allocated > small);
+
+        typeInto(qobject_cast<QLineEdit*>(form.fieldWidget("deepspeed.train_micro_batch_size_per_gpu")), QStringLiteral("4000000"));
+        QTRY_VERIFY(editor.isValidated() && form.estimateBars()->bars().value(0).allocated > fts::hostMemory().second);
+        const fts::MemoryEstimate e = coreTotal();
+        QVERIFY(!e.fits);
+        QVERIFY(!e.suggestions.empty());
+        QVERIFY2(form.estimateText()->text().contains(QString::fromStdString(e.suggestions.front().description).toHtmlEscaped()),
+                 qPrintable(form.estimateText()->text()));
     }
 
     void schedulerParamsFollowType() {

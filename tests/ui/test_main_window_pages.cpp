@@ -93,7 +93,10 @@ int64_t writeRun(RunStore& store, const std::string& name, const nlohmann::json&
 class TestMainWindowPages : public QObject {
     Q_OBJECT
 private slots:
-    void initTestCase() { QStandardPaths::setTestModeEnabled(true); }  // QSettings away from the user's
+    void initTestCase() {
+        QStandardPaths::setTestModeEnabled(true);  // QSettings away from the user's
+        QSettings().clear();                        // and from earlier runs of this test
+    }
 
     // The new-run page: the form over the quick-start, the model picker and the data preview opened from
     // the form's buttons, and "Start from this run" copying a stored run's config into the editor.
