@@ -7,6 +7,7 @@
 #include <fstream>
 #include <functional>
 #include <limits>
+#include <regex>
 #include <sstream>
 
 #include "core/config/config_reader.h"
@@ -43,6 +44,78 @@ void readPathField(const json& o, const char* key, const std::string& sectionNam
     if (auto s = readString(issues, *v, path)) out = resolvePath(*s, baseDir);
 }
 
+// model.lora (PEFT's LoraConfig keys). With init_from, the adapter's adapter_config.json defines r, lora_alpha,
+// target_modules and use_rslora, so giving them here too is an error.
+void parseLora(const json& v, const fs::path& baseDir, ModelSection& m, IssueList& issues) {
+    if (!expectObject(issues, v, "model.lora")) return;
+    LoraSection& l = m.lora;
+    l.enabled = true;
+    readPathField(v, "init_from", "model.lora", baseDir, issues, l.initFrom, nullptr);
+    if (!l.initFrom.empty()) {
+        for (const char* key : {"r", "lora_alpha", "target_modules", "use_rslora"})
+            if (findField(v, key))
+                issues.error(joinKey("model.lora", key), "given together with model.lora.init_from, whose "
+                                                         "adapter_config.json defines it; remove one of them");
+        std::error_code ec;
+        if (!fs::is_regular_file(l.initFrom / "adapter_config.json", ec))
+            issues.error("model.lora.init_from", l.initFrom.string() + " has no adapter_config.json; expected a PEFT "
+                                                 "LoRA adapter folder (adapter_config.json + adapter_model.safetensors)");
+    }
+    if (const json* f = findField(v, "r"))
+        if (auto n = readInt(issues, *f, "model.lora.r", 1, kMaxInt, "a positive integer (the adapter rank)")) l.r = *n;
+    if (const json* f = findField(v, "lora_alpha"))
+        if (auto n = readNumber(issues, *f, "model.lora.lora_alpha", 0.0, std::numeric_limits<double>::max(), "a number > 0")) {
+            if (*n > 0) l.alpha = *n;
+            else issues.error("model.lora.lora_alpha", "expected a number > 0, got " + describeValue(*f));
+        }
+    if (const json* f = findField(v, "lora_dropout"))
+        if (auto n = readNumber(issues, *f, "model.lora.lora_dropout", 0.0, 1.0, "a probability in [0, 1)")) {
+            if (*n < 1.0) l.dropout = *n;
+            else issues.error("model.lora.lora_dropout", "expected a probability in [0, 1), got " + describeValue(*f));
+        }
+    if (const json* f = findField(v, "target_modules"); f && !f->is_null()) {
+        if (f->is_string()) {
+            l.targetIsRegex = true;
+            l.targetRegex = f->get<std::string>();
+            try {
+                std::regex check(l.targetRegex, std::regex::ECMAScript);
+            } catch (const std::regex_error& e) {
+                issues.error("model.lora.target_modules", "\"" + l.targetRegex + "\" is not a valid regular expression (" +
+                                                              e.what() + ")");
+            }
+        } else if (f->is_array() && !f->empty()) {
+            for (size_t i = 0; i < f->size(); ++i) {
+                const json& n = (*f)[i];
+                if (n.is_string() && !n.get<std::string>().empty())
+                    l.targetModules.push_back(n.get<std::string>());
+                else
+                    issues.error("model.lora.target_modules[" + std::to_string(i) + "]",
+                                 "expected a module name (e.g. \"q_proj\"), got " + describeValue(n));
+            }
+        } else {
+            issues.error("model.lora.target_modules", "expected a non-empty list of module names (matched exactly or as "
+                                                      "the last dotted parts) or a regular expression string, got " +
+                                                          describeValue(*f));
+        }
+    }
+    if (const json* f = findField(v, "bias"))
+        if (auto s = readString(issues, *f, "model.lora.bias")) {
+            l.bias = *s;
+            if (*s != "none")
+                issues.error("model.lora.bias", "only \"none\" is supported (PEFT's \"all\" and \"lora_only\" train "
+                                                "biases too; not available here), got " + describeValue(*f));
+        }
+    if (const json* f = findField(v, "use_rslora"))
+        if (auto b = readBool(issues, *f, "model.lora.use_rslora")) l.useRslora = *b;
+    if (const json* f = findField(v, "merge_on_export"))
+        if (auto b = readBool(issues, *f, "model.lora.merge_on_export")) l.mergeOnExport = *b;
+    if (m.init == "random")
+        issues.error("model.lora", "LoRA adapts pretrained weights, but model.init is \"random\"; use \"pretrained\"");
+    warnUnknownKeys(issues, v, "model.lora",
+                    {"r", "lora_alpha", "lora_dropout", "target_modules", "bias", "use_rslora", "init_from",
+                     "merge_on_export"});
+}
+
 void parseModel(const json& doc, const fs::path& baseDir, IssueList& issues, ModelSection& m) {
     const json* o = section(doc, "model", "\"path\" (the Hugging Face model folder)", issues);
     if (!o) return;
@@ -54,10 +127,11 @@ void parseModel(const json& doc, const fs::path& baseDir, IssueList& issues, Mod
         std::error_code ec;
         const std::string raw = v->get<std::string>();
         if (!fs::exists(m.path, ec) && looksLikeHfModelId(raw)) {
-            // Not cached either: keep the folder path, whose absence the model loader reports.
             try {
                 m.path = resolveHfCachedModel(raw);
-            } catch (const IoError&) {
+            } catch (const IoError& e) {  // neither a folder nor cached: say every place that was searched
+                issues.error("model.path", "\"" + raw + "\" is not a folder (" + m.path.string() + " does not exist) and " +
+                                               e.what());
             }
         }
     }
@@ -73,7 +147,8 @@ void parseModel(const json& doc, const fs::path& baseDir, IssueList& issues, Mod
     if (m.tokenizer.empty() && !m.path.empty()) m.tokenizer = m.path / "tokenizer.json";
     if (const json* v = findField(*o, "activation_checkpointing"))
         if (auto b = readBool(issues, *v, "model.activation_checkpointing")) m.activationCheckpointing = *b;
-    warnUnknownKeys(issues, *o, "model", {"path", "init", "tokenizer", "activation_checkpointing"});
+    if (const json* v = findField(*o, "lora"); v && !v->is_null()) parseLora(*v, baseDir, m, issues);
+    warnUnknownKeys(issues, *o, "model", {"path", "init", "tokenizer", "activation_checkpointing", "lora"});
 }
 
 void parseData(const json& doc, const fs::path& baseDir, IssueList& issues, DataSection& d) {
@@ -335,6 +410,20 @@ nlohmann::json configToResolvedJson(const TrainConfig& c) {
                   {"init", c.model.init},
                   {"tokenizer", c.model.tokenizer.generic_string()},
                   {"activation_checkpointing", c.model.activationCheckpointing}};
+    if (c.model.lora.enabled) {
+        const LoraSection& l = c.model.lora;
+        json lora = {{"lora_dropout", l.dropout}, {"bias", l.bias}, {"merge_on_export", l.mergeOnExport}};
+        if (l.initFrom.empty()) {
+            lora["r"] = l.r;
+            lora["lora_alpha"] = l.alpha;
+            lora["use_rslora"] = l.useRslora;
+            if (l.targetIsRegex) lora["target_modules"] = l.targetRegex;
+            else if (!l.targetModules.empty()) lora["target_modules"] = l.targetModules;
+        } else {
+            lora["init_from"] = l.initFrom.generic_string();
+        }
+        model["lora"] = lora;
+    }
     json data = {{"train", c.data.train.generic_string()},
                  {"text_field", c.data.textField},
                  {"eval_fraction", c.data.evalFraction},

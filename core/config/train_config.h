@@ -69,11 +69,27 @@ struct DeepSpeedConfig {
     int worldSize = 1;                    // the data-parallel world size the batch triple was resolved for
 };
 
+// model.lora: LoRA adapters with PEFT's LoraConfig semantics (docs/config.md, docs/models.md).
+struct LoraSection {
+    bool enabled = false;                    // the section is present (and not null)
+    int64_t r = 8;
+    double alpha = 8.0;                      // lora_alpha
+    double dropout = 0.0;                    // lora_dropout: on the input of A only
+    std::vector<std::string> targetModules;  // exact names or ".name" suffixes; empty and no regex: PEFT's default
+    std::string targetRegex;                 // target_modules given as a string: full-match regex, or "all-linear"
+    bool targetIsRegex = false;
+    std::string bias = "none";               // only "none"
+    bool useRslora = false;                  // scaling alpha / sqrt(r)
+    std::filesystem::path initFrom;          // a PEFT adapter folder to start from (its r/alpha/targets apply)
+    bool mergeOnExport = true;               // the final export is the merged model (+ the adapter in adapter/)
+};
+
 struct ModelSection {
     std::filesystem::path path;      // HF model folder (config.json + weights, or config.json only with init=random)
     std::string init = "pretrained"; // "pretrained" (load weights) or "random" (seeded init from config.json)
     std::filesystem::path tokenizer; // tokenizer.json; default: <path>/tokenizer.json
     bool activationCheckpointing = false;  // model.activation_checkpointing: recompute each block in backward
+    LoraSection lora;
 };
 
 struct DataSection {

@@ -150,40 +150,41 @@ public:
                 auto dropout = [&](const torch::Tensor& x, double p) { return (train && p > 0) ? torch::dropout(x, p, true) : x; };
                 size_t j = base;
                 auto w = [&]() -> const torch::Tensor& { return m_params[j++].tensor; };
-                const torch::Tensor& qW = w(); const torch::Tensor& qB = w();
-                const torch::Tensor& kW = w(); const torch::Tensor& kB = w();
-                const torch::Tensor& vW = w(); const torch::Tensor& vB = w();
-                const torch::Tensor& aoW = w(); const torch::Tensor& aoB = w();
+                // Linear layers: the index of the weight (linearAt adds a LoRA adapter there), then the bias.
+                const size_t qW = j++; const torch::Tensor& qB = w();
+                const size_t kW = j++; const torch::Tensor& kB = w();
+                const size_t vW = j++; const torch::Tensor& vB = w();
+                const size_t aoW = j++; const torch::Tensor& aoB = w();
                 const torch::Tensor& ln1W = w(); const torch::Tensor& ln1B = w();
-                const torch::Tensor& iW = w(); const torch::Tensor& iB = w();
-                const torch::Tensor& oW = w(); const torch::Tensor& oB = w();
+                const size_t iW = j++; const torch::Tensor& iB = w();
+                const size_t oW = j++; const torch::Tensor& oB = w();
                 const torch::Tensor& ln2W = w(); const torch::Tensor& ln2B = w();
                 auto heads = [&](const torch::Tensor& t) { return t.view({B, T, H, D}).transpose(1, 2); };
-                torch::Tensor a = at::scaled_dot_product_attention(heads(torch::linear(hIn, qW, qB)), heads(torch::linear(hIn, kW, kB)),
-                                                                   heads(torch::linear(hIn, vW, vB)), bias,
+                torch::Tensor a = at::scaled_dot_product_attention(heads(linearAt(qW, hIn, qB)), heads(linearAt(kW, hIn, kB)),
+                                                                   heads(linearAt(vW, hIn, vB)), bias,
                                                                    train ? m_cfg.attentionDropout : 0.0, false, scale);
                 a = a.transpose(1, 2).reshape({B, T, C});
-                a = dropout(torch::linear(a, aoW, aoB), m_cfg.hiddenDropout);
+                a = dropout(linearAt(aoW, a, aoB), m_cfg.hiddenDropout);
                 torch::Tensor h = torch::layer_norm(a + hIn, {C}, ln1W, ln1B, m_cfg.layerNormEps);
-                torch::Tensor m = applyActivation(m_cfg.activation, torch::linear(h, iW, iB));
-                m = dropout(torch::linear(m, oW, oB), m_cfg.hiddenDropout);
+                torch::Tensor m = applyActivation(m_cfg.activation, linearAt(iW, h, iB));
+                m = dropout(linearAt(oW, m, oB), m_cfg.hiddenDropout);
                 return torch::layer_norm(m + h, {C}, ln2W, ln2B, m_cfg.layerNormEps);
             };
             h = runBlock(layerFn, h, base, kPerLayer);
         }
         if (m_task == ModelTask::SequenceClassification) {
-            const torch::Tensor& pW = next(); const torch::Tensor& pB = next();
-            const torch::Tensor& cW = next(); const torch::Tensor& cB = next();
-            torch::Tensor pooled = torch::tanh(torch::linear(h.select(1, 0), pW, pB));
-            return torch::linear(dropout(pooled, m_cfg.classifierDropout), cW, cB);  // (B, num_labels)
+            const size_t pW = k++; const torch::Tensor& pB = next();
+            const size_t cW = k++; const torch::Tensor& cB = next();
+            torch::Tensor pooled = torch::tanh(linearAt(pW, h.select(1, 0), pB));
+            return linearAt(cW, dropout(pooled, m_cfg.classifierDropout), cB);  // (B, num_labels)
         }
         const torch::Tensor& decBias = next();
-        const torch::Tensor& tW = next(); const torch::Tensor& tB = next();
+        const size_t tW = k++; const torch::Tensor& tB = next();
         const torch::Tensor& lnW = next(); const torch::Tensor& lnB = next();
-        torch::Tensor t = applyActivation(m_cfg.activation, torch::linear(h, tW, tB));
+        torch::Tensor t = applyActivation(m_cfg.activation, linearAt(tW, h, tB));
         t = torch::layer_norm(t, {C}, lnW, lnB, m_cfg.layerNormEps);
-        const torch::Tensor& decoder = m_cfg.tieWordEmbeddings ? we : next();
-        return torch::linear(t, decoder, decBias);  // (B, T, V)
+        if (m_cfg.tieWordEmbeddings) return torch::linear(t, we, decBias);  // (B, T, V)
+        return linearAt(k, t, decBias);
     }
 
     torch::Tensor loss(const torch::Tensor& logitsIn, const torch::Tensor& labelsIn) const override {
@@ -226,8 +227,11 @@ private:
     void declareParameters() {
         const int64_t V = m_cfg.vocabSize, C = m_cfg.hiddenSize, I = m_cfg.intermediateSize;
         const double sd = m_cfg.initializerRange;
-        auto add = [&](const std::string& name, std::vector<int64_t> shape, ParamInit init, std::string from) {
+        auto add = [&](const std::string& name, std::vector<int64_t> shape, ParamInit init, std::string from,
+                       LayerKind layer = LayerKind::Other) {
             ParamSpec s;
+            s.layer = layer;
+            s.outputHead = name == "classifier.weight" || name == "cls.predictions.decoder.weight";
             s.name = name;
             s.shape = std::move(shape);
             s.init = init;
@@ -248,7 +252,7 @@ private:
             m_specs.push_back(std::move(s));
         };
         auto lin = [&](const std::string& name, int64_t out, int64_t in, const std::string& outFrom, const std::string& inFrom) {
-            add(name + ".weight", {out, in}, ParamInit::Normal, outFrom + " x " + inFrom);
+            add(name + ".weight", {out, in}, ParamInit::Normal, outFrom + " x " + inFrom, LayerKind::Linear);
             add(name + ".bias", {out}, ParamInit::Zeros, outFrom);
         };
         auto ln = [&](const std::string& name) {
@@ -279,7 +283,7 @@ private:
             add("cls.predictions.bias", {V}, ParamInit::Zeros, "vocab_size");
             lin("cls.predictions.transform.dense", C, C, "hidden_size", "hidden_size");
             ln("cls.predictions.transform.LayerNorm");
-            if (!m_cfg.tieWordEmbeddings) add("cls.predictions.decoder.weight", {V, C}, ParamInit::Normal, "vocab_size x hidden_size");
+            if (!m_cfg.tieWordEmbeddings) add("cls.predictions.decoder.weight", {V, C}, ParamInit::Normal, "vocab_size x hidden_size", LayerKind::Linear);
         }
     }
 

@@ -103,7 +103,7 @@ public:
                 auto w = [&](BlockParam which) -> const torch::Tensor& { return param(b + size_t(which)); };
                 torch::Tensor h = hIn;
                 torch::Tensor x = torch::layer_norm(h, {C}, w(Ln1W), w(Ln1B), m_cfg.layerNormEpsilon);
-                torch::Tensor qkv = conv1d(x, w(AttnW), w(AttnB));  // (B, T, 3C)
+                torch::Tensor qkv = conv1dAt(b + AttnW, x, w(AttnB));  // (B, T, 3C)
                 auto parts = qkv.split(C, 2);
                 auto heads = [&](const torch::Tensor& t) { return t.view({B, T, H, D}).transpose(1, 2); };  // (B, H, T, D)
                 double scale = m_cfg.scaleAttnWeights ? 1.0 / std::sqrt(double(D)) : 1.0;
@@ -111,18 +111,18 @@ public:
                 torch::Tensor a = causalSelfAttention(heads(parts[0]), heads(parts[1]), heads(parts[2]), bias,
                                                       train ? m_cfg.attnPdrop : 0.0, scale, m_cfg.reorderAndUpcastAttn);
                 a = a.transpose(1, 2).reshape({B, T, C});
-                a = dropout(conv1d(a, w(AttnProjW), w(AttnProjB)), m_cfg.residPdrop);
+                a = dropout(conv1dAt(b + AttnProjW, a, w(AttnProjB)), m_cfg.residPdrop);
                 h = a + h;
                 x = torch::layer_norm(h, {C}, w(Ln2W), w(Ln2B), m_cfg.layerNormEpsilon);
-                torch::Tensor m = applyActivation(m_cfg.activation, conv1d(x, w(FcW), w(FcB)));  // (B, T, n_inner)
-                m = dropout(conv1d(m, w(MlpProjW), w(MlpProjB)), m_cfg.residPdrop);
+                torch::Tensor m = applyActivation(m_cfg.activation, conv1dAt(b + FcW, x, w(FcB)));  // (B, T, n_inner)
+                m = dropout(conv1dAt(b + MlpProjW, m, w(MlpProjB)), m_cfg.residPdrop);
                 return h + m;
             };
             h = runBlock(blockFn, h, blockBase(i), kPerBlock);
         }
         const size_t f = blockBase(m_cfg.nLayer);  // ln_f.weight, ln_f.bias, [lm_head.weight]
         h = torch::layer_norm(h, {C}, param(f), param(f + 1), m_cfg.layerNormEpsilon);
-        return torch::linear(h, m_cfg.tieWordEmbeddings ? param(kWte) : param(f + 2));  // (B, T, V)
+        return m_cfg.tieWordEmbeddings ? torch::linear(h, param(kWte)) : linearAt(f + 2, h, torch::Tensor());  // (B, T, V)
     }
 
     torch::Tensor loss(const torch::Tensor& logits, const torch::Tensor& labels) const override {
@@ -140,8 +140,10 @@ private:
         const int64_t V = m_cfg.vocabSize, P = m_cfg.nPositions, C = m_cfg.nEmbd, I = m_cfg.nInner;
         const double initStd = m_cfg.initializerRange;
         const double projStd = initStd / std::sqrt(2.0 * double(m_cfg.nLayer));  // GPT-2 scaled residual init
-        auto add = [&](const std::string& name, std::vector<int64_t> shape, ParamInit init, double sd, std::string from) {
+        auto add = [&](const std::string& name, std::vector<int64_t> shape, ParamInit init, double sd, std::string from,
+                       LayerKind layer = LayerKind::Other) {
             ParamSpec s;
+            s.layer = layer;
             s.name = "transformer." + name;
             s.shape = std::move(shape);
             s.init = init;
@@ -156,15 +158,15 @@ private:
             const std::string p = "h." + std::to_string(i) + ".";
             add(p + "ln_1.weight", {C}, ParamInit::Ones, 0, "n_embd");
             add(p + "ln_1.bias", {C}, ParamInit::Zeros, 0, "n_embd");
-            add(p + "attn.c_attn.weight", {C, 3 * C}, ParamInit::Normal, initStd, "n_embd x 3*n_embd");
+            add(p + "attn.c_attn.weight", {C, 3 * C}, ParamInit::Normal, initStd, "n_embd x 3*n_embd", LayerKind::Conv1D);
             add(p + "attn.c_attn.bias", {3 * C}, ParamInit::Zeros, 0, "3*n_embd");
-            add(p + "attn.c_proj.weight", {C, C}, ParamInit::Normal, projStd, "n_embd x n_embd");
+            add(p + "attn.c_proj.weight", {C, C}, ParamInit::Normal, projStd, "n_embd x n_embd", LayerKind::Conv1D);
             add(p + "attn.c_proj.bias", {C}, ParamInit::Zeros, 0, "n_embd");
             add(p + "ln_2.weight", {C}, ParamInit::Ones, 0, "n_embd");
             add(p + "ln_2.bias", {C}, ParamInit::Zeros, 0, "n_embd");
-            add(p + "mlp.c_fc.weight", {C, I}, ParamInit::Normal, initStd, "n_embd x n_inner");
+            add(p + "mlp.c_fc.weight", {C, I}, ParamInit::Normal, initStd, "n_embd x n_inner", LayerKind::Conv1D);
             add(p + "mlp.c_fc.bias", {I}, ParamInit::Zeros, 0, "n_inner");
-            add(p + "mlp.c_proj.weight", {I, C}, ParamInit::Normal, projStd, "n_inner x n_embd");
+            add(p + "mlp.c_proj.weight", {I, C}, ParamInit::Normal, projStd, "n_inner x n_embd", LayerKind::Conv1D);
             add(p + "mlp.c_proj.bias", {C}, ParamInit::Zeros, 0, "n_embd");
         }
         add("ln_f.weight", {C}, ParamInit::Ones, 0, "n_embd");
@@ -173,6 +175,8 @@ private:
             ParamSpec s;
             s.name = "lm_head.weight";
             s.shape = {V, C};
+            s.layer = LayerKind::Linear;
+            s.outputHead = true;
             s.stddev = initStd;
             s.shapeFrom = "vocab_size x n_embd";
             m_specs.push_back(std::move(s));

@@ -18,6 +18,11 @@
 namespace fts {
 
 enum class ParamInit { Normal, Zeros, Ones };
+// What the weight of a spec is, for LoRA target matching: nn.Linear (out, in), HF Conv1D (in, out), or other.
+enum class LayerKind { Other, Linear, Conv1D };
+
+struct LoraLayer;  // lora.h
+struct LoraOptions;
 
 struct ParamSpec {
     std::string name;                   // HF state_dict name
@@ -27,6 +32,8 @@ struct ParamSpec {
     std::string shapeFrom;              // the config keys behind the shape, for errors: "vocab_size x n_embd"
     std::vector<std::string> aliases;   // other names the tensor may carry in a checkpoint (base-model layout)
     bool initIfMissing = false;         // a task head a base checkpoint lacks: initialised fresh (with a load warning)
+    LayerKind layer = LayerKind::Other; // set on the ".weight" spec of Linear / Conv1D layers
+    bool outputHead = false;            // the output layer PEFT's "all-linear" leaves out (lm_head, classifier)
 };
 
 class HfModel : public LanguageModel {
@@ -45,9 +52,18 @@ public:
     void setParameters(std::vector<torch::Tensor> tensors);
     ModelInfo& mutableInfo() { return m_info; }
 
+    // LoRA (lora.h): adapters by base-weight index (null where none); forward adds them in linearAt/conv1dAt.
+    void setLora(std::vector<std::shared_ptr<LoraLayer>> byParam, std::shared_ptr<LoraOptions> options);
+    const std::vector<std::shared_ptr<LoraLayer>>& loraByParam() const { return m_lora; }
+    const std::shared_ptr<LoraOptions>& loraOptions() const { return m_loraOptions; }
+
 protected:
     virtual void bindParameters() = 0;  // cache handles into m_params for forward()
     const torch::Tensor& param(size_t index) const { return m_params[index].tensor; }
+    // The layer whose weight is parameters()[weightIndex], plus its LoRA adapter when one is attached.
+    // linearAt: nn.Linear, weight (out, in); conv1dAt: HF Conv1D, weight (in, out). bias may be undefined.
+    torch::Tensor linearAt(size_t weightIndex, const torch::Tensor& x, const torch::Tensor& bias) const;
+    torch::Tensor conv1dAt(size_t weightIndex, const torch::Tensor& x, const torch::Tensor& bias) const;
     // block(h), or checkpointedBlock over parameters [firstParam, firstParam + count) when activation
     // checkpointing is on. `block` must capture by value: it runs again during backward.
     torch::Tensor runBlock(const std::function<torch::Tensor(const torch::Tensor&)>& block, const torch::Tensor& h,
@@ -58,6 +74,8 @@ protected:
     std::vector<NamedTensor> m_params;
     bool m_training = true;
     bool m_activationCheckpointing = false;
+    std::vector<std::shared_ptr<LoraLayer>> m_lora;
+    std::shared_ptr<LoraOptions> m_loraOptions;
 };
 
 // model_type -> builder. Throws FormatError naming config.json's "model_type" and the supported types.

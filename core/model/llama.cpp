@@ -106,10 +106,6 @@ torch::Tensor rmsNorm(const torch::Tensor& x, const torch::Tensor& weight, doubl
     return weight * h.to(inputType);
 }
 
-torch::Tensor linear(const torch::Tensor& x, const torch::Tensor& w, const torch::Tensor& b) {
-    return b.defined() ? torch::linear(x, w, b) : torch::linear(x, w);
-}
-
 class LlamaForCausalLM final : public HfModel {
 public:
     LlamaForCausalLM(const HfConfig& config, const ModelLoadOptions& opts, LlamaVariant variant)
@@ -165,20 +161,21 @@ public:
                 size_t k = base;
                 auto next = [&]() -> const torch::Tensor& { return m_params[k++].tensor; };
                 auto optional = [&](bool present) { return present ? next() : torch::Tensor(); };
-                const torch::Tensor& qW = next(); const torch::Tensor qB = optional(m_cfg.qkvBias);
-                const torch::Tensor& kW = next(); const torch::Tensor kB = optional(m_cfg.qkvBias);
-                const torch::Tensor& vW = next(); const torch::Tensor vB = optional(m_cfg.qkvBias);
-                const torch::Tensor& oW = next(); const torch::Tensor oB = optional(m_cfg.oBias);
-                const torch::Tensor& gW = next(); const torch::Tensor gB = optional(m_cfg.mlpBias);
-                const torch::Tensor& uW = next(); const torch::Tensor uB = optional(m_cfg.mlpBias);
-                const torch::Tensor& dW = next(); const torch::Tensor dB = optional(m_cfg.mlpBias);
+                // Each projection: the index of its weight (linearAt adds a LoRA adapter there), then its bias.
+                const size_t qW = k++; const torch::Tensor qB = optional(m_cfg.qkvBias);
+                const size_t kW = k++; const torch::Tensor kB = optional(m_cfg.qkvBias);
+                const size_t vW = k++; const torch::Tensor vB = optional(m_cfg.qkvBias);
+                const size_t oW = k++; const torch::Tensor oB = optional(m_cfg.oBias);
+                const size_t gW = k++; const torch::Tensor gB = optional(m_cfg.mlpBias);
+                const size_t uW = k++; const torch::Tensor uB = optional(m_cfg.mlpBias);
+                const size_t dW = k++; const torch::Tensor dB = optional(m_cfg.mlpBias);
                 const torch::Tensor& ln1 = next();
                 const torch::Tensor& ln2 = next();
 
                 torch::Tensor x = rmsNorm(h, ln1, m_cfg.rmsNormEps);
-                torch::Tensor q = linear(x, qW, qB).view({B, T, H, D}).transpose(1, 2);
-                torch::Tensor kk = linear(x, kW, kB).view({B, T, K, D}).transpose(1, 2);
-                torch::Tensor v = linear(x, vW, vB).view({B, T, K, D}).transpose(1, 2);
+                torch::Tensor q = linearAt(qW, x, qB).view({B, T, H, D}).transpose(1, 2);
+                torch::Tensor kk = linearAt(kW, x, kB).view({B, T, K, D}).transpose(1, 2);
+                torch::Tensor v = linearAt(vW, x, vB).view({B, T, K, D}).transpose(1, 2);
                 q = applyRope(q, cos, sin);
                 kk = applyRope(kk, cos, sin);
                 if (K != H) {  // GQA: query head j reads kv head j / (H / K), as repeat_kv lays them out
@@ -188,16 +185,16 @@ public:
                 torch::Tensor a = causalSelfAttention(q, kk, v, layerBias,
                                                       train ? m_cfg.attentionDropout : 0.0, scale, false);
                 a = a.transpose(1, 2).reshape({B, T, H * D});
-                h = h + linear(a, oW, oB);
+                h = h + linearAt(oW, a, oB);
                 x = rmsNorm(h, ln2, m_cfg.rmsNormEps);
-                torch::Tensor m = applyActivation(m_cfg.activation, linear(x, gW, gB)) * linear(x, uW, uB);
-                return h + linear(m, dW, dB);
+                torch::Tensor m = applyActivation(m_cfg.activation, linearAt(gW, x, gB)) * linearAt(uW, x, uB);
+                return h + linearAt(dW, m, dB);
             };
             h = runBlock(blockFn, h, m_blockBase[size_t(i)], m_blockBase[size_t(i) + 1] - m_blockBase[size_t(i)]);
         }
         const size_t f = m_blockBase.back();  // model.norm.weight, [lm_head.weight]
         h = rmsNorm(h, m_params[f].tensor, m_cfg.rmsNormEps);
-        return torch::linear(h, m_cfg.tieWordEmbeddings ? embed : m_params[f + 1].tensor);  // (B, T, V)
+        return m_cfg.tieWordEmbeddings ? torch::linear(h, embed) : linearAt(f + 1, h, torch::Tensor());  // (B, T, V)
     }
 
     torch::Tensor loss(const torch::Tensor& logits, const torch::Tensor& labels) const override {
@@ -229,8 +226,11 @@ private:
         const int64_t V = m_cfg.vocabSize, C = m_cfg.hiddenSize, I = m_cfg.intermediateSize;
         const int64_t QD = m_cfg.numHeads * m_cfg.headDim, KD = m_cfg.numKvHeads * m_cfg.headDim;
         const double sd = m_cfg.initializerRange;
-        auto add = [&](const std::string& name, std::vector<int64_t> shape, ParamInit init, std::string from) {
+        auto add = [&](const std::string& name, std::vector<int64_t> shape, ParamInit init, std::string from,
+                       LayerKind layer = LayerKind::Other) {
             ParamSpec s;
+            s.layer = layer;
+            s.outputHead = name == "lm_head.weight";
             s.name = name;
             s.shape = std::move(shape);
             s.init = init;
@@ -240,7 +240,7 @@ private:
             m_specs.push_back(std::move(s));
         };
         auto proj = [&](const std::string& name, int64_t out, int64_t in, bool bias, const std::string& outFrom, const std::string& inFrom) {
-            add(name + ".weight", {out, in}, ParamInit::Normal, outFrom + " x " + inFrom);
+            add(name + ".weight", {out, in}, ParamInit::Normal, outFrom + " x " + inFrom, LayerKind::Linear);
             if (bias) add(name + ".bias", {out}, ParamInit::Zeros, outFrom);
         };
         add("model.embed_tokens.weight", {V, C}, ParamInit::Normal, "vocab_size x hidden_size");
@@ -259,7 +259,7 @@ private:
         }
         m_blockBase.push_back(m_specs.size());
         add("model.norm.weight", {C}, ParamInit::Ones, "hidden_size");
-        if (!m_cfg.tieWordEmbeddings) add("lm_head.weight", {V, C}, ParamInit::Normal, "vocab_size x hidden_size");
+        if (!m_cfg.tieWordEmbeddings) add("lm_head.weight", {V, C}, ParamInit::Normal, "vocab_size x hidden_size", LayerKind::Linear);
     }
 
     void bindParameters() override {

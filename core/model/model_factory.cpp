@@ -10,6 +10,7 @@
 #include "core/model/gpt2.h"
 #include "core/model/llama.h"
 #include "core/model/hf_model.h"
+#include "core/model/lora.h"
 #include "core/model/safetensors_torch.h"
 #include "core/util/atomic_file.h"
 #include "core/util/error.h"
@@ -71,7 +72,13 @@ torch::Tensor HfModel::runBlock(const std::function<torch::Tensor(const torch::T
                                 size_t firstParam, size_t count) const {
     if (!m_activationCheckpointing) return block(h);
     std::vector<torch::Tensor> params;
-    for (size_t k = firstParam; k < firstParam + count && k < m_params.size(); ++k) params.push_back(m_params[k].tensor);
+    for (size_t k = firstParam; k < firstParam + count && k < m_params.size(); ++k) {
+        params.push_back(m_params[k].tensor);
+        if (k < m_lora.size() && m_lora[k]) {  // adapters are read by the block too: their gradients come from the replay
+            params.push_back(m_lora[k]->a);
+            params.push_back(m_lora[k]->b);
+        }
+    }
     return checkpointedBlock(block, h, params);
 }
 
@@ -251,7 +258,8 @@ std::unique_ptr<LanguageModel> loadPretrainedModel(const fs::path& dir, const Mo
         auto gen = at::make_generator<at::CPUGeneratorImpl>(opts.initSeed);
         for (size_t i = 0; i < sources.size(); ++i) {
             const CheckpointTensor* src = sources[i];
-            if (src) tensors.push_back(loadTensor(src->file, *src->entry, opts.dtype, opts.device));
+            // Converted chunk by chunk; the mapped source pages leave the resident set as they are copied.
+            if (src) tensors.push_back(loadTensorReleasing(src->file, *src->entry, opts.dtype, opts.device));
             else tensors.push_back(initTensor(model->parameterSpecs()[i], gen).to(torch::TensorOptions().dtype(opts.dtype).device(opts.device)));
         }
     }

@@ -101,6 +101,14 @@ SafetensorsFile::~SafetensorsFile() {
     if (m_map) ::munmap(m_map, m_mapSize);
 }
 
+void SafetensorsFile::releaseRange(uint64_t beginOffset, uint64_t endOffset) const {
+    if (!m_map || endOffset <= beginOffset) return;
+    static const uintptr_t page = uintptr_t(::sysconf(_SC_PAGESIZE));
+    const auto begin = reinterpret_cast<uintptr_t>(m_dataStart + beginOffset) & ~(page - 1);
+    const auto end = reinterpret_cast<uintptr_t>(m_dataStart + endOffset);
+    ::madvise(reinterpret_cast<void*>(begin), size_t(end - begin), MADV_DONTNEED);  // advisory: failure changes nothing
+}
+
 const TensorEntry* SafetensorsFile::find(std::string_view name) const {
     auto it = m_index.find(std::string(name));
     return it == m_index.end() ? nullptr : &m_tensors[it->second];

@@ -48,6 +48,12 @@ public:
     const std::vector<TensorEntry>& tensors() const { return m_tensors; }  // in data-offset order
     const TensorEntry* find(std::string_view name) const;                  // nullptr when absent
     const void* data(const TensorEntry& entry) const { return m_dataStart + entry.begin; }
+    // Drops the entry's pages from this process's resident set (madvise MADV_DONTNEED on the read-only mapping):
+    // a loader that has copied a tensor out calls it so that peak RSS stays near the converted weights. The
+    // bytes stay readable (a later access faults them in again from the page cache).
+    void releasePages(const TensorEntry& entry) const { releaseRange(entry.begin, entry.end); }
+    // The same for bytes [begin, end) of the data buffer (offsets as in TensorEntry).
+    void releaseRange(uint64_t begin, uint64_t end) const;
     const std::map<std::string, std::string>& metadata() const { return m_metadata; }
     uint64_t headerSize() const { return m_headerSize; }  // N, the JSON header's byte length
 

@@ -71,6 +71,29 @@ torch::Tensor loadTensor(const std::shared_ptr<SafetensorsFile>& file, const Ten
                                       /*copy=*/true);
 }
 
+torch::Tensor loadTensorReleasing(const std::shared_ptr<SafetensorsFile>& file, const TensorEntry& entry, torch::Dtype dtype,
+                                  const torch::Device& device) {
+    const size_t elem = dtypeSize(entry.dtype);
+    const bool aligned = reinterpret_cast<uintptr_t>(file->data(entry)) % elem == 0;
+    if (!device.is_cpu() || !aligned || entry.nbytes() == 0) {
+        torch::Tensor t = loadTensor(file, entry, dtype, device);
+        file->releasePages(entry);
+        return t;
+    }
+    torch::Tensor dst = torch::empty(entry.shape, torch::TensorOptions().dtype(dtype));
+    const torch::Tensor src = tensorView(file, entry).view({-1});
+    torch::Tensor flat = dst.view({-1});
+    const int64_t n = src.numel();
+    const int64_t chunk = std::max<int64_t>(1, int64_t((16u << 20) / elem));
+    for (int64_t off = 0; off < n; off += chunk) {
+        const int64_t len = std::min(chunk, n - off);
+        flat.narrow(0, off, len).copy_(src.narrow(0, off, len));
+        // A page straddling the border into the next chunk is dropped too and simply faulted in again.
+        file->releaseRange(entry.begin + uint64_t(off) * elem, entry.begin + uint64_t(off + len) * elem);
+    }
+    return dst;
+}
+
 std::map<std::string, torch::Tensor> loadSafetensors(const std::filesystem::path& path) {
     auto file = SafetensorsFile::open(path);
     std::map<std::string, torch::Tensor> out;

@@ -25,6 +25,12 @@ torch::Tensor tensorView(const std::shared_ptr<SafetensorsFile>& file, const Ten
 torch::Tensor loadTensor(const std::shared_ptr<SafetensorsFile>& file, const TensorEntry& entry, torch::Dtype dtype,
                          const torch::Device& device = torch::kCPU);
 
+// loadTensor for a loader that will not read the entry again: on CPU it converts in chunks of about 16 MB and drops
+// each chunk's mapped pages once copied (SafetensorsFile::releaseRange), so loading costs the destination tensor
+// plus one chunk, not the destination plus the whole mapped source.
+torch::Tensor loadTensorReleasing(const std::shared_ptr<SafetensorsFile>& file, const TensorEntry& entry, torch::Dtype dtype,
+                                  const torch::Device& device = torch::kCPU);
+
 // Every tensor of a file as owned CPU tensors of their stored dtype, by name.
 std::map<std::string, torch::Tensor> loadSafetensors(const std::filesystem::path& path);
 

@@ -9,6 +9,7 @@
 #include <random>
 
 #include "core/model/safetensors_torch.h"
+#include "core/train/run_model.h"
 #include "core/train/trainer.h"
 #include "core/util/atomic_file.h"
 #include "core/util/checkpoint_dir.h"
@@ -53,7 +54,8 @@ fs::path saveCheckpoint(const fs::path& outputDir, int64_t step, const Checkpoin
     fs::create_directories(tmp);
     try {
         writeFileAtomic(tmp / "config.json", c.hfConfig.dump(2) + "\n");
-        writeTensorFile(tmp / "model.safetensors", c.modelTensors);
+        if (!c.modelTensors.empty()) writeTensorFile(tmp / "model.safetensors", c.modelTensors);
+        if (c.writeExtra) c.writeExtra(tmp);
         writeTensorFile(tmp / "optimizer.safetensors", c.optimizerTensors);
         writeTensorFile(tmp / "rng.safetensors", c.rngTensors);
         for (const auto& f : c.tokenizerFiles) writeFileAtomic(tmp / f.filename(), readFile(f));
@@ -86,13 +88,16 @@ fs::path saveCheckpoint(const fs::path& outputDir, int64_t step, const Checkpoin
 }
 
 void exportCheckpoint(const fs::path& checkpointDir, const fs::path& outDir, const std::string& dtype) {
-    if (checkpointDir.empty() || !fs::exists(checkpointDir / "model.safetensors"))
-        throw IoError(checkpointDir.string() + ": not a checkpoint folder (model.safetensors is missing)");
+    const bool lora = !checkpointDir.empty() && isLoraCheckpoint(checkpointDir);
+    if (checkpointDir.empty() || (!lora && !fs::exists(checkpointDir / "model.safetensors")))
+        throw IoError(checkpointDir.string() + ": not a checkpoint folder (model.safetensors, or adapter_config.json of a "
+                                               "LoRA run, is missing)");
     torch::Dtype dt = dtype == "float32" || dtype == "fp32"   ? torch::kFloat32
                       : dtype == "bfloat16" || dtype == "bf16" ? torch::kBFloat16
                       : dtype == "float16" || dtype == "fp16"  ? torch::kFloat16
                                                                : throw ConfigError("--dtype: \"" + dtype +
                                                                                    "\"; expected float32, bfloat16 or float16");
+    if (lora) return exportLoraCheckpoint(checkpointDir, outDir, dt);
     ModelLoadOptions o;
     auto model = loadPretrainedModel(checkpointDir, o);
     fs::create_directories(outDir);

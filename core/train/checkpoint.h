@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include <filesystem>
+#include <functional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -18,7 +19,8 @@ using TensorList = std::vector<std::pair<std::string, torch::Tensor>>;
 
 struct CheckpointContents {
     nlohmann::json hfConfig;           // model config.json
-    TensorList modelTensors;           // HF names
+    TensorList modelTensors;           // HF names; empty: no model.safetensors (a LoRA checkpoint, see run_model.h)
+    std::function<void(const std::filesystem::path&)> writeExtra;  // more files, written into the folder being built
     TensorList optimizerTensors;
     TensorList rngTensors;             // generator states (uint8)
     nlohmann::json trainerState;       // step, sampler, tokens seen, run id, ...

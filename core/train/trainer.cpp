@@ -16,9 +16,11 @@
 #include "core/data/text_dataset.h"
 #include "core/data/tokenizer.h"
 #include "core/model/language_model.h"
+#include "core/model/lora.h"
 #include "core/optim/adamw.h"
 #include "core/optim/lr_schedule.h"
 #include "core/train/checkpoint.h"
+#include "core/train/run_model.h"
 #include "core/train/telemetry.h"
 #include "core/util/error.h"
 
@@ -204,16 +206,13 @@ static TrainOutcome train(const TrainConfig& cfg, const TrainOptions& opt, Event
         if (resumeDir.empty())
             throw IoError(tr.outputDir.string() + "/checkpoints: --resume given but there is no checkpoint to resume from");
     }
-    std::unique_ptr<LanguageModel> model;
-    if (!resumeDir.empty()) model = loadPretrainedModel(resumeDir, loadOpts);
-    else if (cfg.model.init == "random") model = initModelFromConfig(cfg.model.path / "config.json", tr.seed, loadOpts);
-    else model = loadPretrainedModel(cfg.model.path, loadOpts);
+    // Full weights, or a frozen base + LoRA adapters (model.lora): run_model.h.
+    std::unique_ptr<LanguageModel> model = loadRunModel(cfg, resumeDir, loadOpts, tr.seed);
     model->setActivationCheckpointing(cfg.model.activationCheckpointing);  // docs/models.md
     if (tokenizer->vocabSize() > model->info().vocabSize)
         throw ConfigError(tokenizerPath.string() + ": the tokenizer has " + std::to_string(tokenizer->vocabSize()) +
                           " tokens but the model's vocab_size is " + std::to_string(model->info().vocabSize));
-    std::vector<torch::Tensor> params;
-    for (auto& p : model->parameters()) params.push_back(p.tensor);
+    std::vector<torch::Tensor> params = trainableTensors(*model);  // all parameters, or the LoRA adapters
     if (opt.worldSize > 1) {  // every rank starts from rank 0's weights, whatever it loaded
         torch::NoGradGuard noGrad;
         torch::Tensor flat = torch::cat(flattenAll(params));
@@ -317,7 +316,7 @@ static TrainOutcome train(const TrainConfig& cfg, const TrainOptions& opt, Event
         }
         CheckpointContents c;
         c.hfConfig = model->info().hfConfig;
-        for (auto& p : model->parameters()) c.modelTensors.emplace_back(p.name, p.tensor);
+        addModelToCheckpoint(*model, cfg, c);
         c.optimizerTensors = optimizer.stateTensors();
         for (int r = 0; r < opt.worldSize; ++r)
             for (auto& [name, t] : rngAll[size_t(r)])

@@ -143,12 +143,31 @@ void TestHfCache::trainConfigModelPathById() {
     r = parseTrainConfig(doc, root / "cfg");
     QVERIFY(r.ok());
     QCOMPARE(r.config->model.path, root / "cfg" / "org" / "tiny");
-    // Not cached: the folder path stays (the loader reports it missing; resolveHfCachedModel lists the cache folders).
+    // Neither a folder nor cached: an error at model.path naming the folder and every cache folder searched.
+    qputenv("HUGGINGFACE_HUB_CACHE", QByteArray::fromStdString((root / "legacy").string()));
+    qputenv("HF_HOME", QByteArray::fromStdString((root / "hfhome").string()));
+    qputenv("XDG_CACHE_HOME", QByteArray::fromStdString((root / "xdg").string()));
     doc["model"]["path"] = "org/other";
     r = parseTrainConfig(doc, root / "cfg");
-    QVERIFY(r.ok());
-    QCOMPARE(r.config->model.path, root / "cfg" / "org" / "other");
+    QVERIFY(!r.ok());
+    const ConfigIssue* issue = nullptr;
+    for (const auto& i : r.issues)
+        if (i.keyPath == "model.path" && i.isError) issue = &i;
+    QVERIFY2(issue, r.errorText().c_str());
+    const QString msg = QString::fromStdString(issue->message);
+    for (const fs::path& searched : {root / "cfg" / "org" / "other", root / "hub" / "models--org--other",
+                                     root / "legacy" / "models--org--other", root / "hfhome" / "hub" / "models--org--other",
+                                     root / "xdg" / "huggingface" / "hub" / "models--org--other"})
+        QVERIFY2(msg.contains(QString::fromStdString(searched.string())), qPrintable(msg));
+    // Without XDG_CACHE_HOME, huggingface_hub's default under HOME is the last place.
+    qunsetenv("XDG_CACHE_HOME");
+    r = parseTrainConfig(doc, root / "cfg");
+    QVERIFY(!r.ok());
+    const QString home = QString::fromLocal8Bit(qgetenv("HOME"));
+    QVERIFY2(QString::fromStdString(r.errorText()).contains(home + "/.cache/huggingface/hub/models--org--other"), r.errorText().c_str());
     qunsetenv("HF_HUB_CACHE");
+    qunsetenv("HUGGINGFACE_HUB_CACHE");
+    qunsetenv("HF_HOME");
 }
 
 QTEST_APPLESS_MAIN(TestHfCache)

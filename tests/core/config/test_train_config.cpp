@@ -122,6 +122,7 @@ private slots:
     void resolvedJsonRoundTrips_data();
     void resolvedJsonRoundTrips();
     void worldSizeMustBePositive();
+    void loraSection();
 };
 
 void TestTrainConfig::minimalConfigGetsHeaderDefaults() {
@@ -682,6 +683,20 @@ void TestTrainConfig::typeAndRangeErrors_data() {
     QTest::newRow("deepspeed not an object") << R"({"deepspeed":"ds_config.json"})" << "deepspeed" << R"(expected an object {...}, got "ds_config.json")";
     QTest::newRow("section not an object") << R"({"training":[1,2]})" << "training" << "expected an object {...}, got [1,2]";
     QTest::newRow("removed DeepSpeed key") << R"({"deepspeed":{"amp":{"enabled":true}}})" << "deepspeed.amp" << "Apex AMP";
+    QTest::newRow("lora not an object") << R"({"model":{"lora":true}})" << "model.lora" << "expected an object {...}, got true";
+    QTest::newRow("lora.r 0") << R"({"model":{"lora":{"r":0}}})" << "model.lora.r" << "expected a positive integer (the adapter rank), got 0";
+    QTest::newRow("lora.lora_alpha 0") << R"({"model":{"lora":{"lora_alpha":0}}})" << "model.lora.lora_alpha" << "expected a number > 0, got 0";
+    QTest::newRow("lora.lora_dropout 1") << R"({"model":{"lora":{"lora_dropout":1}}})" << "model.lora.lora_dropout" << "expected a probability in [0, 1), got 1";
+    QTest::newRow("lora.target_modules number") << R"({"model":{"lora":{"target_modules":3}}})" << "model.lora.target_modules" << "got 3";
+    QTest::newRow("lora.target_modules empty") << R"({"model":{"lora":{"target_modules":[]}}})" << "model.lora.target_modules" << "expected a non-empty list";
+    QTest::newRow("lora.target_modules item") << R"({"model":{"lora":{"target_modules":["q_proj",1]}}})" << "model.lora.target_modules[1]" << "got 1";
+    QTest::newRow("lora.target_modules regex") << R"({"model":{"lora":{"target_modules":"(q_proj"}}})" << "model.lora.target_modules" << "not a valid regular expression";
+    QTest::newRow("lora.bias all") << R"({"model":{"lora":{"bias":"all"}}})" << "model.lora.bias" << R"(only "none" is supported)";
+    QTest::newRow("lora.use_rslora") << R"({"model":{"lora":{"use_rslora":"yes"}}})" << "model.lora.use_rslora" << R"(got "yes")";
+    QTest::newRow("lora.merge_on_export") << R"({"model":{"lora":{"merge_on_export":1}}})" << "model.lora.merge_on_export" << "got 1";
+    QTest::newRow("lora on a random init") << R"({"model":{"init":"random","lora":{}}})" << "model.lora" << R"(model.init is "random")";
+    QTest::newRow("lora.init_from missing") << R"({"model":{"lora":{"init_from":"nowhere"}}})" << "model.lora.init_from" << "has no adapter_config.json";
+    QTest::newRow("lora.init_from with r") << R"({"model":{"lora":{"init_from":"nowhere","r":4}}})" << "model.lora.r" << "init_from";
 }
 
 void TestTrainConfig::typeAndRangeErrors() {
@@ -748,7 +763,7 @@ void TestTrainConfig::pathResolution_data() {
     QTest::addColumn<QString>("written");
     QTest::addColumn<QString>("resolved");
     const QString home = QString::fromLocal8Bit(std::getenv("HOME") ? std::getenv("HOME") : "");
-    QTest::newRow("relative") << "models/gpt2" << "/base/models/gpt2";
+    QTest::newRow("relative") << "models/gpt2/v1" << "/base/models/gpt2/v1";  // "a/b" alone reads as an HF id
     QTest::newRow("absolute") << "/data/models/gpt2" << "/data/models/gpt2";
     QTest::newRow("dot segments") << "../x/./y" << "/x/y";
     QTest::newRow("home") << "~/models" << QString::fromStdString((fs::path(home.toStdString()) / "models").lexically_normal().string());
@@ -912,6 +927,9 @@ void TestTrainConfig::resolvedJsonRoundTrips_data() {
                             "optimizer":{"type":"adam","params":{"lr":2e-4,"betas":[0.8,0.95],"eps":1e-6,"weight_decay":0.05,"adam_w_mode":false}},
                             "scheduler":{"type":"WarmupCosineLR","params":{"total_num_steps":1000,"warmup_num_steps":30,"warmup_min_ratio":0.05}}}})"
         << 4;
+    QTest::newRow("lora list") << R"({"model":{"lora":{"r":16,"lora_alpha":32,"lora_dropout":0.05,"target_modules":["q_proj","v_proj"],"use_rslora":true,"merge_on_export":false}}})" << 1;
+    QTest::newRow("lora regex") << R"({"model":{"lora":{"target_modules":".*\\.(q|v)_proj"}}})" << 1;
+    QTest::newRow("lora defaults") << R"({"model":{"lora":{}}})" << 1;
     QTest::newRow("WarmupLR default max") << R"({"deepspeed":{"optimizer":{"type":"AdamW","params":{"lr":1e-4}},"scheduler":{"type":"WarmupLR","params":{"warmup_type":"linear"}}}})" << 2;
     QTest::newRow("WarmupDecayLR from max_steps") << R"({"deepspeed":{"train_batch_size":"auto","scheduler":{"type":"WarmupDecayLR","params":{"total_num_steps":"auto","warmup_num_steps":4}}}})" << 1;
 }
@@ -933,6 +951,34 @@ void TestTrainConfig::resolvedJsonRoundTrips() {
     QVERIFY2(again.ok() && again.issues.empty(), (describe(again).toStdString() + "\n" + resolved.dump(1)).c_str());
     const json second = configToResolvedJson(*again.config);
     QVERIFY2(second == resolved, (second.dump(1) + "\n!=\n" + resolved.dump(1)).c_str());
+}
+
+void TestTrainConfig::loraSection() {
+    ConfigParseResult r = parse(patched(R"({"model":{"lora":{"r":16,"lora_alpha":32,"lora_dropout":0.1,"target_modules":["q_proj","v_proj"],"use_rslora":true}}})"));
+    QVERIFY2(r.ok(), describe(r).constData());
+    const LoraSection& l = r.config->model.lora;
+    QVERIFY(l.enabled);
+    QCOMPARE(l.r, int64_t(16));
+    QCOMPARE(l.alpha, 32.0);
+    QCOMPARE(l.dropout, 0.1);
+    QCOMPARE(l.targetModules, (std::vector<std::string>{"q_proj", "v_proj"}));
+    QVERIFY(!l.targetIsRegex);
+    QVERIFY(l.useRslora);
+    QVERIFY(l.mergeOnExport);  // default
+    // PEFT's defaults (r 8, alpha 8, dropout 0, the model type's target modules) when the section is empty.
+    ConfigParseResult d = parse(patched(R"({"model":{"lora":{}}})"));
+    QVERIFY2(d.ok(), describe(d).constData());
+    QCOMPARE(d.config->model.lora.r, int64_t(8));
+    QCOMPARE(d.config->model.lora.alpha, 8.0);
+    QVERIFY(d.config->model.lora.targetModules.empty() && !d.config->model.lora.targetIsRegex);
+    // A string is a regex; null means no LoRA.
+    ConfigParseResult s = parse(patched(R"({"model":{"lora":{"target_modules":"all-linear"}}})"));
+    QVERIFY(s.ok() && s.config->model.lora.targetIsRegex && s.config->model.lora.targetRegex == "all-linear");
+    ConfigParseResult off = parse(patched(R"({"model":{"lora":null}})"));
+    QVERIFY(off.ok() && !off.config->model.lora.enabled);
+    // An unknown key is a warning naming it.
+    ConfigParseResult w = parse(patched(R"({"model":{"lora":{"rank":4}}})"));
+    QVERIFY(w.ok() && issueAt(w, "model.lora.rank", false));
 }
 
 void TestTrainConfig::worldSizeMustBePositive() {

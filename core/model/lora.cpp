@@ -1,0 +1,437 @@
+// LoRA on HfModel (see lora.h): PEFT 0.21's target matching (check_target_module_exists, "all-linear", the per
+// model_type defaults), init, forward, merge and adapter files. The adapters live in the HfModel, indexed by the
+// base weight they modify; linearAt/conv1dAt (defined here) add them in every architecture's forward.
+#include "core/model/lora.h"
+
+#include <ATen/CPUGeneratorImpl.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <map>
+#include <regex>
+#include <set>
+
+#include "core/model/hf_model.h"
+#include "core/model/safetensors_torch.h"
+#include "core/util/atomic_file.h"
+#include "core/util/error.h"
+
+namespace fts {
+namespace fs = std::filesystem;
+
+namespace {
+
+constexpr const char* kPrefix = "base_model.model.";
+
+// PEFT's TRANSFORMERS_MODELS_TO_LORA_TARGET_MODULES_MAPPING for the model types we build.
+const std::map<std::string, std::vector<std::string>> kDefaultTargets = {
+    {"gpt2", {"c_attn"}},
+    {"llama", {"q_proj", "v_proj"}},
+    {"mistral", {"q_proj", "v_proj"}},
+    {"qwen2", {"q_proj", "v_proj"}},
+    {"bert", {"query", "value"}},
+};
+
+HfModel& hfModel(LanguageModel& model) {
+    auto* hf = dynamic_cast<HfModel*>(&model);
+    if (!hf) throw Error("LoRA: the model is not a Hugging Face architecture built by Finetune Studio");
+    return *hf;
+}
+
+std::string moduleOf(const std::string& paramName) {
+    const auto dot = paramName.rfind('.');
+    return dot == std::string::npos ? std::string() : paramName.substr(0, dot);
+}
+
+bool endsWithDotted(const std::string& key, const std::string& name) {
+    return key.size() > name.size() && key.ends_with(name) && key[key.size() - name.size() - 1] == '.';
+}
+
+// PEFT: a module belongs to modules_to_save when re.match(r"(^|.*\.)m($|\..*)", key).
+bool inModulesToSave(const std::string& key, const std::vector<std::string>& modulesToSave) {
+    for (const auto& m : modulesToSave) {
+        if (key == m || endsWithDotted(key, m) || key.starts_with(m + ".") || key.find("." + m + ".") != std::string::npos)
+            return true;
+    }
+    return false;
+}
+
+// PEFT's INCLUDE_LINEAR_LAYERS_SHORTHAND, compared lower-cased.
+bool isAllLinear(const LoraOptions& opts) {
+    if (!opts.targetRegex) return false;
+    std::string s = *opts.targetRegex;
+    for (char& c : s) c = char(std::tolower(static_cast<unsigned char>(c)));
+    return s == "all-linear";
+}
+
+std::string joined(const std::vector<std::string>& items) {
+    std::string s;
+    for (const auto& i : items) s += (s.empty() ? "" : ", ") + i;
+    return s;
+}
+
+struct ModuleTable {
+    std::vector<std::string> all;           // every module that holds parameters, and their parents
+    std::map<std::string, size_t> weightOf; // Linear/Conv1D module -> index of its weight parameter
+    std::set<std::string> outputHeads;
+};
+
+ModuleTable moduleTable(const HfModel& model) {
+    ModuleTable t;
+    std::set<std::string> seen;
+    const auto& specs = model.parameterSpecs();
+    for (size_t i = 0; i < specs.size(); ++i) {
+        const std::string module = moduleOf(specs[i].name);
+        if (specs[i].layer != LayerKind::Other && specs[i].name.ends_with(".weight")) {
+            t.weightOf[module] = i;
+            if (specs[i].outputHead) t.outputHeads.insert(module);
+        }
+        // The module and every parent (transformer, transformer.h, transformer.h.0, ...): PEFT sees them all.
+        for (std::string m = module; !m.empty(); m = moduleOf(m))
+            if (seen.insert(m).second) t.all.push_back(m);
+    }
+    return t;
+}
+
+void checkPositive(const LoraOptions& opts, const std::string& keyPath) {
+    if (opts.r <= 0) throw ConfigError(keyPath + ".r: must be a positive integer, found " + std::to_string(opts.r));
+    if (!(opts.dropout >= 0.0 && opts.dropout < 1.0))
+        throw ConfigError(keyPath + ".lora_dropout: must be in [0, 1), found " + std::to_string(opts.dropout));
+}
+
+}  // namespace
+
+double LoraOptions::scaling() const { return useRslora ? alpha / std::sqrt(double(r)) : alpha / double(r); }
+
+torch::Tensor LoraLayer::delta(const torch::Tensor& x, bool training) const {
+    const torch::Tensor in = (training && dropout > 0.0) ? torch::dropout(x, dropout, true) : x;
+    return torch::linear(torch::linear(in, a), b) * scaling;
+}
+
+torch::Tensor LoraLayer::deltaWeight() const {
+    torch::Tensor d = torch::matmul(b.to(torch::kFloat32), a.to(torch::kFloat32)) * scaling;  // (out, in)
+    return fanInFanOut ? d.t().contiguous() : d;
+}
+
+// ---- HfModel hooks -----------------------------------------------------------------------------------------
+
+void HfModel::setLora(std::vector<std::shared_ptr<LoraLayer>> byParam, std::shared_ptr<LoraOptions> options) {
+    m_lora = std::move(byParam);
+    m_loraOptions = std::move(options);
+}
+
+torch::Tensor HfModel::linearAt(size_t weightIndex, const torch::Tensor& x, const torch::Tensor& bias) const {
+    const torch::Tensor& w = m_params[weightIndex].tensor;
+    torch::Tensor y = bias.defined() ? torch::linear(x, w, bias) : torch::linear(x, w);
+    if (weightIndex < m_lora.size() && m_lora[weightIndex]) y = y + m_lora[weightIndex]->delta(x, m_training);
+    return y;
+}
+
+torch::Tensor HfModel::conv1dAt(size_t weightIndex, const torch::Tensor& x, const torch::Tensor& bias) const {
+    torch::Tensor y = conv1d(x, m_params[weightIndex].tensor, bias);
+    if (weightIndex < m_lora.size() && m_lora[weightIndex]) y = y + m_lora[weightIndex]->delta(x, m_training);
+    return y;
+}
+
+// ---- targets -----------------------------------------------------------------------------------------------
+
+std::vector<std::string> matchLoraTargets(LanguageModel& model, const LoraOptions& opts, const std::string& keyPath) {
+    HfModel& hf = hfModel(model);
+    const ModuleTable table = moduleTable(hf);
+    const std::string key = keyPath + ".target_modules";
+    std::vector<std::string> matched;
+    if (isAllLinear(opts)) {
+        for (const auto& m : table.all)
+            if (table.weightOf.count(m) && !table.outputHeads.count(m) && !inModulesToSave(m, opts.modulesToSave))
+                matched.push_back(m);
+    } else {
+        std::vector<std::string> names = opts.targetModules;
+        std::optional<std::regex> re;
+        if (opts.targetRegex) {
+            try {
+                re.emplace(*opts.targetRegex, std::regex::ECMAScript);
+            } catch (const std::regex_error& e) {
+                throw ConfigError(key + ": \"" + *opts.targetRegex + "\" is not a valid regular expression (" + e.what() + ")");
+            }
+        } else if (names.empty()) {
+            auto it = kDefaultTargets.find(hf.info().modelType);
+            if (it == kDefaultTargets.end())
+                throw ConfigError(key + ": no default target modules for model_type \"" + hf.info().modelType + "\"; list them");
+            names = it->second;
+        }
+        for (const auto& m : table.all) {
+            if (inModulesToSave(m, opts.modulesToSave)) continue;
+            bool hit = false;
+            if (re) {
+                hit = std::regex_match(m, *re);
+            } else {
+                for (const auto& n : names) hit = hit || m == n || endsWithDotted(m, n);
+            }
+            if (!hit) continue;
+            if (!table.weightOf.count(m))
+                throw ConfigError(key + ": module \"" + m + "\" of " + hf.info().architecture +
+                                  " matches, but it is not a Linear or Conv1D layer (embeddings, norms and whole blocks "
+                                  "cannot take a LoRA adapter here); name the projections inside it instead");
+            matched.push_back(m);
+        }
+    }
+    if (matched.empty()) {
+        std::set<std::string> leaves;
+        for (const auto& [m, i] : table.weightOf) leaves.insert(m.substr(m.rfind('.') + 1));
+        throw ConfigError(key + ": no module of " + hf.info().architecture + " matches " +
+                          (opts.targetRegex ? "\"" + *opts.targetRegex + "\"" : "[" + joined(opts.targetModules) + "]") +
+                          " (its Linear/Conv1D layers are named: " + joined({leaves.begin(), leaves.end()}) +
+                          "; a tied output head is not a layer of its own)");
+    }
+    return matched;
+}
+
+// ---- attach / merge ----------------------------------------------------------------------------------------
+
+void attachLora(LanguageModel& model, const LoraOptions& optsIn, uint64_t seed, const std::string& keyPath) {
+    HfModel& hf = hfModel(model);
+    if (hf.loraOptions()) throw Error("LoRA: the model already has adapters attached");
+    auto opts = std::make_shared<LoraOptions>(optsIn);
+    checkPositive(*opts, keyPath);
+    if (hf.info().task == ModelTask::SequenceClassification)  // PeftModelForSequenceClassification does the same
+        for (const char* head : {"classifier", "score"})
+            if (std::find(opts->modulesToSave.begin(), opts->modulesToSave.end(), head) == opts->modulesToSave.end())
+                opts->modulesToSave.push_back(head);
+    const std::vector<std::string> targets = matchLoraTargets(model, *opts, keyPath);
+    const ModuleTable table = moduleTable(hf);
+    auto& params = hf.parameters();
+    const auto& specs = hf.parameterSpecs();
+
+    auto gen = at::make_generator<at::CPUGeneratorImpl>(seed);
+    std::vector<std::shared_ptr<LoraLayer>> byParam(params.size());
+    torch::NoGradGuard noGrad;
+    for (const std::string& module : targets) {
+        const size_t wi = table.weightOf.at(module);
+        const torch::Tensor& w = params[wi].tensor;
+        auto layer = std::make_shared<LoraLayer>();
+        layer->module = module;
+        layer->weightIndex = wi;
+        layer->fanInFanOut = specs[wi].layer == LayerKind::Conv1D;
+        layer->scaling = opts->scaling();
+        layer->dropout = opts->dropout;
+        const int64_t in = layer->fanInFanOut ? w.size(0) : w.size(1);
+        const int64_t out = layer->fanInFanOut ? w.size(1) : w.size(0);
+        // nn.init.kaiming_uniform_(a=sqrt(5)) on (r, in): gain sqrt(2 / (1 + 5)), bound = gain * sqrt(3 / in) = 1 / sqrt(in).
+        const double bound = 1.0 / std::sqrt(double(in));
+        const auto options = torch::TensorOptions().dtype(torch::kFloat32).device(w.device());
+        layer->a = torch::empty({opts->r, in}, torch::kFloat32).uniform_(-bound, bound, gen).to(options).requires_grad_(true);
+        layer->b = torch::zeros({out, opts->r}, options).requires_grad_(true);
+        byParam[wi] = std::move(layer);
+    }
+    for (auto& p : params) p.tensor.requires_grad_(inModulesToSave(moduleOf(p.name), opts->modulesToSave));
+    hf.setLora(std::move(byParam), std::move(opts));
+}
+
+bool hasLora(LanguageModel& model) {
+    auto* hf = dynamic_cast<HfModel*>(&model);
+    return hf && hf->loraOptions();
+}
+
+const LoraOptions* loraOptions(LanguageModel& model) {
+    auto* hf = dynamic_cast<HfModel*>(&model);
+    return hf ? hf->loraOptions().get() : nullptr;
+}
+
+std::vector<torch::Tensor> trainableTensors(LanguageModel& model) {
+    std::vector<torch::Tensor> out;
+    auto* hf = dynamic_cast<HfModel*>(&model);
+    auto& params = model.parameters();
+    for (size_t i = 0; i < params.size(); ++i) {
+        if (params[i].tensor.requires_grad()) out.push_back(params[i].tensor);
+        if (hf && i < hf->loraByParam().size() && hf->loraByParam()[i]) {
+            out.push_back(hf->loraByParam()[i]->a);
+            out.push_back(hf->loraByParam()[i]->b);
+        }
+    }
+    return out;
+}
+
+std::vector<NamedTensor> loraStateTensors(LanguageModel& model) {
+    HfModel& hf = hfModel(model);
+    if (!hf.loraOptions()) throw Error("LoRA: the model has no adapters");
+    std::vector<NamedTensor> out;
+    auto& params = hf.parameters();
+    for (size_t i = 0; i < params.size(); ++i) {
+        if (inModulesToSave(moduleOf(params[i].name), hf.loraOptions()->modulesToSave))
+            out.push_back({kPrefix + params[i].name, params[i].tensor});
+        if (i < hf.loraByParam().size() && hf.loraByParam()[i]) {
+            const LoraLayer& l = *hf.loraByParam()[i];
+            out.push_back({kPrefix + l.module + ".lora_A.weight", l.a});
+            out.push_back({kPrefix + l.module + ".lora_B.weight", l.b});
+        }
+    }
+    return out;
+}
+
+void mergeLora(LanguageModel& model) {
+    HfModel& hf = hfModel(model);
+    if (!hf.loraOptions()) return;
+    torch::NoGradGuard noGrad;
+    auto& params = hf.parameters();
+    for (const auto& layer : hf.loraByParam())
+        if (layer) {
+            torch::Tensor& w = params[layer->weightIndex].tensor;
+            w.add_(layer->deltaWeight().to(w.scalar_type()));
+        }
+    hf.setLora({}, nullptr);
+    for (auto& p : params) p.tensor.requires_grad_(true);
+}
+
+// ---- PEFT files --------------------------------------------------------------------------------------------
+
+LoraOptions readLoraAdapterConfig(const fs::path& adapterDir) {
+    const fs::path file = adapterDir / "adapter_config.json";
+    std::error_code ec;
+    if (!fs::is_regular_file(file, ec)) throw IoError(file.string() + ": not found (expected a PEFT LoRA adapter folder)");
+    nlohmann::json j;
+    try {
+        j = nlohmann::json::parse(readFile(file));
+    } catch (const nlohmann::json::exception& e) {
+        throw FormatError(file.string() + ": not valid JSON: " + e.what());
+    }
+    auto fail = [&](const std::string& key, const std::string& what) -> void {
+        throw FormatError(file.string() + ": key \"" + key + "\": " + what);
+    };
+    if (!j.is_object()) throw FormatError(file.string() + ": expected a JSON object");
+    auto present = [&](const char* key) { return j.contains(key) && !j[key].is_null(); };
+    if (j.value("peft_type", std::string()) != "LORA")
+        fail("peft_type", "expected \"LORA\", found " + (j.contains("peft_type") ? j["peft_type"].dump() : std::string("nothing")));
+    LoraOptions o;
+    if (!j.contains("r") || !j["r"].is_number_integer() || j["r"].get<int64_t>() <= 0) fail("r", "expected a positive integer");
+    o.r = j["r"].get<int64_t>();
+    if (present("lora_alpha")) {
+        if (!j["lora_alpha"].is_number()) fail("lora_alpha", "expected a number");
+        o.alpha = j["lora_alpha"].get<double>();
+    }
+    if (present("lora_dropout")) {
+        if (!j["lora_dropout"].is_number()) fail("lora_dropout", "expected a number");
+        o.dropout = j["lora_dropout"].get<double>();
+    }
+    if (present("use_rslora")) o.useRslora = j["use_rslora"].get<bool>();
+    if (present("target_modules")) {
+        const auto& t = j["target_modules"];
+        if (t.is_string()) o.targetRegex = t.get<std::string>();
+        else if (t.is_array()) {
+            for (const auto& n : t) {
+                if (!n.is_string()) fail("target_modules", "expected module names (strings)");
+                o.targetModules.push_back(n.get<std::string>());
+            }
+        } else {
+            fail("target_modules", "expected a list of module names or a regular expression string");
+        }
+    }
+    if (present("modules_to_save")) {
+        if (!j["modules_to_save"].is_array()) fail("modules_to_save", "expected a list of module names");
+        for (const auto& n : j["modules_to_save"]) o.modulesToSave.push_back(n.get<std::string>());
+    }
+    if (j.value("bias", std::string("none")) != "none")
+        fail("bias", "only \"none\" is supported (found " + j["bias"].dump() + ")");
+    for (const char* key : {"use_dora", "lora_bias", "use_qalora"})
+        if (present(key) && j[key].is_boolean() && j[key].get<bool>()) fail(key, "is true, which is not supported");
+    for (const char* key : {"rank_pattern", "alpha_pattern"})
+        if (present(key) && !j[key].empty()) fail(key, "per-module ranks/alphas are not supported (expected {})");
+    for (const char* key : {"layers_to_transform", "layers_pattern", "layer_replication", "target_parameters",
+                            "exclude_modules", "trainable_token_indices", "alora_invocation_tokens"})
+        if (present(key) && !(j[key].is_array() && j[key].empty()) && !(j[key].is_string() && j[key].get<std::string>().empty()))
+            fail(key, "is set (" + j[key].dump() + "), which is not supported (expected null)");
+    return o;
+}
+
+void loadLoraAdapter(LanguageModel& model, const fs::path& adapterDir, std::optional<double> dropout) {
+    LoraOptions opts = readLoraAdapterConfig(adapterDir);
+    if (dropout) opts.dropout = *dropout;
+    const fs::path weights = adapterDir / "adapter_model.safetensors";
+    std::error_code ec;
+    if (!fs::is_regular_file(weights, ec)) {
+        if (fs::exists(adapterDir / "adapter_model.bin", ec))
+            throw FormatError(adapterDir.string() + ": has adapter_model.bin but only adapter_model.safetensors is supported");
+        throw IoError(weights.string() + ": not found");
+    }
+    attachLora(model, opts, 0, (adapterDir / "adapter_config.json").string() + ": lora");
+    std::map<std::string, torch::Tensor> stored = loadSafetensors(weights);
+    std::vector<std::string> problems;
+    torch::NoGradGuard noGrad;
+    for (NamedTensor& t : loraStateTensors(model)) {
+        auto it = stored.find(t.name);
+        if (it == stored.end()) {
+            problems.push_back("tensor '" + t.name + "' is missing (expected shape " + c10::str(t.tensor.sizes()) + ")");
+            continue;
+        }
+        if (!it->second.sizes().equals(t.tensor.sizes()))
+            problems.push_back("tensor '" + t.name + "': expected shape " + c10::str(t.tensor.sizes()) + ", found " +
+                               c10::str(it->second.sizes()));
+        else if (!it->second.is_floating_point())
+            problems.push_back("tensor '" + t.name + "': not a floating-point tensor");
+        else
+            t.tensor.copy_(it->second);
+        stored.erase(it);
+    }
+    for (const auto& [name, t] : stored) problems.push_back("tensor '" + name + "' does not belong to any adapted module");
+    if (!problems.empty()) {
+        std::string msg = weights.string() + ": the adapter does not fit " + model.info().architecture + ":";
+        for (const auto& p : problems) msg += "\n  - " + p;
+        throw FormatError(msg);
+    }
+}
+
+void saveLoraAdapter(LanguageModel& model, const fs::path& dir, const std::string& baseModelNameOrPath) {
+    HfModel& hf = hfModel(model);
+    const LoraOptions* o = hf.loraOptions().get();
+    if (!o) throw Error("LoRA: the model has no adapters to save");
+    std::error_code ec;
+    fs::create_directories(dir, ec);
+    if (!fs::is_directory(dir, ec)) throw IoError(dir.string() + ": cannot create the adapter folder");
+    bool fanInFanOut = false;
+    for (const auto& l : hf.loraByParam()) fanInFanOut = fanInFanOut || (l && l->fanInFanOut);
+    nlohmann::json targets;
+    if (o->targetRegex && !isAllLinear(*o)) {
+        targets = *o->targetRegex;
+    } else if (o->targetModules.empty()) {  // PEFT writes the resolved list (defaults, or every module for all-linear)
+        std::vector<std::string> names;
+        if (isAllLinear(*o)) {
+            for (const auto& l : hf.loraByParam())
+                if (l) names.push_back(l->module);
+        } else {
+            names = kDefaultTargets.count(hf.info().modelType) ? kDefaultTargets.at(hf.info().modelType) : names;
+        }
+        targets = names;
+    } else {
+        targets = o->targetModules;
+    }
+    const ModelTask task = hf.info().task;
+    nlohmann::json config = {
+        {"peft_type", "LORA"},
+        {"task_type", task == ModelTask::CausalLM ? nlohmann::json("CAUSAL_LM")
+                      : task == ModelTask::SequenceClassification ? nlohmann::json("SEQ_CLS") : nlohmann::json(nullptr)},
+        {"base_model_name_or_path", baseModelNameOrPath.empty() ? nlohmann::json(nullptr) : nlohmann::json(baseModelNameOrPath)},
+        {"revision", nullptr},
+        {"inference_mode", true},
+        {"r", o->r},
+        {"lora_alpha", o->alpha},
+        {"lora_dropout", o->dropout},
+        {"target_modules", targets},
+        {"exclude_modules", nullptr},
+        {"bias", "none"},
+        {"fan_in_fan_out", fanInFanOut},
+        {"use_rslora", o->useRslora},
+        {"use_dora", false},
+        {"init_lora_weights", true},
+        {"modules_to_save", o->modulesToSave.empty() ? nlohmann::json(nullptr) : nlohmann::json(o->modulesToSave)},
+        {"layers_to_transform", nullptr},
+        {"layers_pattern", nullptr},
+        {"rank_pattern", nlohmann::json::object()},
+        {"alpha_pattern", nlohmann::json::object()},
+        {"lora_bias", false},
+    };
+    // Float32 as PEFT keeps trainable adapter weights; weights first, so a config always has its tensors beside it.
+    saveSafetensors(dir / "adapter_model.safetensors", loraStateTensors(model), {{"format", "pt"}}, torch::kFloat32);
+    writeFileAtomic(dir / "adapter_config.json", config.dump(2) + "\n");
+}
+
+}  // namespace fts

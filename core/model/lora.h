@@ -1,0 +1,69 @@
+// LoRA adapters (PEFT 0.21 semantics) on the Linear / Conv1D layers of an HfModel: target matching, init
+// (A kaiming-uniform(a=sqrt(5)) as nn.Linear, B zeros), y = base(x) + B(A(dropout(x))) * scaling, merging, and
+// PEFT's on-disk format (adapter_config.json + adapter_model.safetensors, "base_model.model.<module>.lora_A.weight").
+// Invariant: once attached, only adapter tensors (and PEFT's modules_to_save for SEQ_CLS: the classifier)
+// require grad; every base weight is left untouched until mergeLora() writes W + scaling * delta into it.
+#pragma once
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/model/language_model.h"
+
+namespace fts {
+
+// What an adapter is: the fields of PEFT's LoraConfig we implement.
+struct LoraOptions {
+    int64_t r = 8;
+    double alpha = 8.0;                     // lora_alpha
+    double dropout = 0.0;                   // lora_dropout, on the input of A only
+    std::vector<std::string> targetModules; // exact module names or suffixes ".name"; empty + no regex: PEFT's default
+    std::optional<std::string> targetRegex; // a string target_modules: full-match regex ("all-linear" is PEFT's shorthand)
+    bool useRslora = false;                 // scaling alpha / sqrt(r) instead of alpha / r
+    std::vector<std::string> modulesToSave; // trained and saved whole (PEFT adds "classifier", "score" for SEQ_CLS)
+    double scaling() const;
+};
+
+// One adapted layer. a (r, in), b (out, r), float32 leaves that require grad.
+struct LoraLayer {
+    std::string module;       // HF module path, e.g. "transformer.h.0.attn.c_attn"
+    size_t weightIndex = 0;   // index of the base weight in parameters()
+    bool fanInFanOut = false; // HF Conv1D: base weight stored (in, out)
+    double scaling = 1.0;
+    double dropout = 0.0;
+    torch::Tensor a, b;
+    // B(A(dropout(x))) * scaling; x (..., in) -> (..., out).
+    torch::Tensor delta(const torch::Tensor& x, bool training) const;
+    // scaling * B @ A laid out like the base weight ((out, in), or (in, out) when fanInFanOut), float32.
+    torch::Tensor deltaWeight() const;
+};
+
+// The module names `opts` selects in `model`, in parameter order. ConfigError (naming `keyPath`) when a
+// selected module is not a Linear/Conv1D layer we can adapt, when nothing matches, or for a bad regex.
+std::vector<std::string> matchLoraTargets(LanguageModel& model, const LoraOptions& opts, const std::string& keyPath);
+
+// Freezes the base model and attaches fresh adapters (A from a generator seeded with `seed`, B = 0).
+void attachLora(LanguageModel& model, const LoraOptions& opts, uint64_t seed, const std::string& keyPath = "model.lora");
+
+// Reads adapter_config.json of a PEFT adapter folder. FormatError naming the file and key for anything we do
+// not implement (bias other than "none", DoRA, rank/alpha patterns, layers_to_transform, ...).
+LoraOptions readLoraAdapterConfig(const std::filesystem::path& adapterDir);
+
+// attachLora with the adapter's own config, then its weights (every matched module must have lora_A/lora_B of the
+// right shape; unknown tensors are errors). `dropout` overrides the adapter's lora_dropout when given.
+void loadLoraAdapter(LanguageModel& model, const std::filesystem::path& adapterDir, std::optional<double> dropout = {});
+
+// Writes adapter_config.json + adapter_model.safetensors (float32) in PEFT's layout.
+void saveLoraAdapter(LanguageModel& model, const std::filesystem::path& dir, const std::string& baseModelNameOrPath);
+
+bool hasLora(LanguageModel& model);
+const LoraOptions* loraOptions(LanguageModel& model);
+// Adapter tensors by PEFT name ("base_model.model.<module>.lora_A.weight"), plus modules_to_save parameters.
+std::vector<NamedTensor> loraStateTensors(LanguageModel& model);
+// The tensors an optimizer updates: every parameter that requires grad and the adapters, in parameter order.
+std::vector<torch::Tensor> trainableTensors(LanguageModel& model);
+// W += scaling * delta for every adapter, then detaches the adapters (the model is a plain HF model again).
+void mergeLora(LanguageModel& model);
+
+}  // namespace fts

@@ -1,0 +1,112 @@
+// Full or LoRA model of a run (see run_model.h): loading for a fresh start or a resume, checkpoint contents,
+// export of LoRA checkpoints (merged + adapter/, or the adapter alone).
+#include "core/train/run_model.h"
+
+#include "core/model/lora.h"
+#include "core/util/atomic_file.h"
+#include "core/util/error.h"
+
+namespace fts {
+namespace fs = std::filesystem;
+
+namespace {
+
+LoraOptions loraOptionsFrom(const LoraSection& l) {
+    LoraOptions o;
+    o.r = l.r;
+    o.alpha = l.alpha;
+    o.dropout = l.dropout;
+    o.targetModules = l.targetModules;
+    if (l.targetIsRegex) o.targetRegex = l.targetRegex;
+    o.useRslora = l.useRslora;
+    return o;
+}
+
+// The run's training config as stored in a checkpoint's trainer_state.json (null when absent).
+nlohmann::json storedTrainConfig(const fs::path& checkpointDir) {
+    std::error_code ec;
+    if (!fs::is_regular_file(checkpointDir / "trainer_state.json", ec)) return nullptr;
+    try {
+        auto st = nlohmann::json::parse(readFile(checkpointDir / "trainer_state.json"));
+        return st.contains("train_config") ? st["train_config"] : nlohmann::json(nullptr);
+    } catch (const nlohmann::json::exception&) {
+        return nullptr;
+    }
+}
+
+void copyTokenizerFiles(const fs::path& from, const fs::path& to) {
+    for (const char* f : {"tokenizer.json", "tokenizer_config.json", "special_tokens_map.json"})
+        if (fs::exists(from / f)) writeFileAtomic(to / f, readFile(from / f));
+}
+
+}  // namespace
+
+bool isLoraCheckpoint(const fs::path& dir) {
+    std::error_code ec;
+    return fs::is_regular_file(dir / "adapter_config.json", ec) && !fs::exists(dir / "model.safetensors", ec);
+}
+
+std::unique_ptr<LanguageModel> loadRunModel(const TrainConfig& cfg, const fs::path& resumeDir, const ModelLoadOptions& opts,
+                                            uint64_t seed) {
+    const bool lora = cfg.model.lora.enabled;
+    if (!resumeDir.empty() && isLoraCheckpoint(resumeDir) != lora)
+        throw ConfigError(resumeDir.string() + ": this checkpoint " + (lora ? "holds full model weights" : "holds a LoRA adapter") +
+                          ", but the config " + (lora ? "has" : "has no") + " model.lora section; resume with the config "
+                          "the run was started with");
+    if (!lora) {
+        if (!resumeDir.empty()) return loadPretrainedModel(resumeDir, opts);
+        if (cfg.model.init == "random") return initModelFromConfig(cfg.model.path / "config.json", seed, opts);
+        return loadPretrainedModel(cfg.model.path, opts);
+    }
+    std::unique_ptr<LanguageModel> model = loadPretrainedModel(cfg.model.path, opts);
+    const LoraSection& l = cfg.model.lora;
+    if (!resumeDir.empty()) loadLoraAdapter(*model, resumeDir, l.dropout);
+    else if (!l.initFrom.empty()) loadLoraAdapter(*model, l.initFrom, l.dropout);
+    else attachLora(*model, loraOptionsFrom(l), seed);
+    return model;
+}
+
+void addModelToCheckpoint(LanguageModel& model, const TrainConfig& cfg, CheckpointContents& c) {
+    if (!hasLora(model)) {
+        for (auto& p : model.parameters()) c.modelTensors.emplace_back(p.name, p.tensor);
+        return;
+    }
+    const std::string base = cfg.model.path.string();
+    LanguageModel* m = &model;
+    c.writeExtra = [m, base](const fs::path& dir) { saveLoraAdapter(*m, dir, base); };
+}
+
+void exportLoraCheckpoint(const fs::path& checkpointDir, const fs::path& outDir, torch::Dtype dtype) {
+    readLoraAdapterConfig(checkpointDir);  // validates the adapter before anything is written
+    const nlohmann::json cfg = nlohmann::json::parse(readFile(checkpointDir / "adapter_config.json"));
+    const std::string base = cfg.value("base_model_name_or_path", nlohmann::json(nullptr)).is_string()
+                                 ? cfg["base_model_name_or_path"].get<std::string>() : std::string();
+    bool merge = true;
+    const nlohmann::json tc = storedTrainConfig(checkpointDir);
+    if (tc.is_object() && tc.contains("model") && tc["model"].is_object() && tc["model"].contains("lora") &&
+        tc["model"]["lora"].is_object() && tc["model"]["lora"].contains("merge_on_export") &&
+        tc["model"]["lora"]["merge_on_export"].is_boolean())
+        merge = tc["model"]["lora"]["merge_on_export"].get<bool>();
+    std::error_code ec;
+    fs::create_directories(outDir, ec);
+    const fs::path adapterOut = merge ? outDir / "adapter" : outDir;
+    fs::create_directories(adapterOut, ec);
+    for (const char* f : {"adapter_config.json", "adapter_model.safetensors"})
+        writeFileAtomic(adapterOut / f, readFile(checkpointDir / f));
+    copyTokenizerFiles(checkpointDir, adapterOut);
+    if (!merge) return;
+    // A folder with adapter_config.json at its top is taken for an adapter by transformers: drop one a previous
+    // adapter-only export left here.
+    for (const char* f : {"adapter_config.json", "adapter_model.safetensors"}) fs::remove(outDir / f, ec);
+    if (base.empty() || !fs::is_directory(base, ec))
+        throw IoError((checkpointDir / "adapter_config.json").string() + ": base_model_name_or_path \"" + base +
+                      "\" is not a model folder; the merged export needs the base model the adapter was trained on");
+    ModelLoadOptions o;
+    auto model = loadPretrainedModel(base, o);
+    loadLoraAdapter(*model, checkpointDir);
+    mergeLora(*model);
+    saveHfModel(*model, outDir, dtype);
+    copyTokenizerFiles(checkpointDir, outDir);
+}
+
+}  // namespace fts

@@ -1,0 +1,153 @@
+// `fts train` with model.lora on a pretrained copy of the quick-start GPT-2 (dropout on): checkpoints hold the PEFT
+// adapter and no model weights; a resumed LoRA run equals an uninterrupted one (losses, adapter, merged export, bit
+// for bit); the merged export changes only the adapted weights; merge_on_export false exports the adapter alone;
+// `fts export` turns a LoRA checkpoint into a merged folder of the chosen dtype plus adapter/.
+// LibTorch before Qt: Qt's `slots` keyword macro would otherwise break LibTorch's headers.
+#include "core/model/language_model.h"
+#include "core/model/safetensors_torch.h"
+
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include <fstream>
+
+#include <nlohmann/json.hpp>
+
+#include "core/store/run_store.h"
+#include "core/util/atomic_file.h"
+#include "tests/integration/fts_cli_support.h"
+
+using nlohmann::json;
+namespace fs = std::filesystem;
+
+namespace {
+
+using fts::testing::CliResult;
+using fts::testing::kQuickstart;
+using fts::testing::runFts;
+
+fs::path writeConfig(const fs::path& dir, const std::string& name, const json& patch) {
+    json cfg = fts::testing::quickstartConfig(dir, name);
+    cfg.merge_patch(patch);
+    fs::path file = dir / (name + ".json");
+    std::ofstream(file) << cfg.dump(2);
+    return file;
+}
+
+std::vector<double> series(const fts::RunStore& store, int64_t run, const std::string& name) {
+    std::vector<double> v;
+    for (const auto& m : store.metrics(run, name)) v.push_back(m.value);
+    return v;
+}
+
+void expectSameTensors(const fs::path& a, const fs::path& b) {
+    auto ta = fts::loadSafetensors(a);
+    auto tb = fts::loadSafetensors(b);
+    QCOMPARE(ta.size(), tb.size());
+    QVERIFY(!ta.empty());
+    for (const auto& [name, t] : ta) {
+        QVERIFY2(tb.count(name) == 1, name.c_str());
+        QVERIFY2(torch::equal(t, tb.at(name)), name.c_str());
+    }
+}
+
+}  // namespace
+
+class TestTrainLoraCli : public QObject {
+    Q_OBJECT
+private slots:
+    void resumeEqualsUninterruptedAndExports();
+};
+
+void TestTrainLoraCli::resumeEqualsUninterruptedAndExports() {
+    QTemporaryDir tmp;
+    const fs::path dir = tmp.path().toStdString();
+    // The "pretrained" base: the quick-start GPT-2 with dropout on, seeded weights saved as an HF folder.
+    const fs::path modelDir = dir / "base";
+    {
+        json mcfg = json::parse(fts::readFile(kQuickstart / "model" / "config.json"));
+        mcfg["attn_pdrop"] = mcfg["resid_pdrop"] = mcfg["embd_pdrop"] = 0.1;
+        fs::create_directories(modelDir);
+        std::ofstream(modelDir / "config.json") << mcfg.dump(2);
+        auto model = fts::initModelFromConfig(modelDir / "config.json", 5, {});
+        fts::saveHfModel(*model, modelDir, torch::kFloat32);
+        for (const char* f : {"tokenizer.json", "tokenizer_config.json"}) fs::copy_file(kQuickstart / "model" / f, modelDir / f);
+    }
+    const int N = 3;
+    json base = {{"model", {{"path", modelDir.string()}, {"init", "pretrained"},
+                            {"lora", {{"r", 4}, {"lora_alpha", 8}, {"lora_dropout", 0.1}, {"target_modules", {"c_attn", "c_fc"}}}}}},
+                 {"training", {{"save_interval", N}, {"eval_interval", 0}, {"eval_batches", 2}}},
+                 {"deepspeed", {{"train_micro_batch_size_per_gpu", 4}, {"gradient_accumulation_steps", 2},
+                                {"optimizer", {{"params", {{"lr", 0.01}}}}},
+                                {"scheduler", {{"params", {{"total_num_steps", 2 * N}, {"warmup_num_steps", 2}}}}}}}};
+    const fs::path storeFile = dir / "runs.sqlite";
+    const QString store = QString::fromStdString(storeFile.string());
+
+    json straight = base;
+    straight["training"]["max_steps"] = 2 * N;
+    CliResult a = runFts({"train", QString::fromStdString(writeConfig(dir, "straight", straight).string()), "--store", store});
+    QVERIFY2(a.exitCode == 0, qPrintable(a.err));
+
+    json first = base;
+    first["training"]["max_steps"] = N;
+    first["model"]["lora"]["merge_on_export"] = false;
+    CliResult b1 = runFts({"train", QString::fromStdString(writeConfig(dir, "split", first).string()), "--store", store});
+    QVERIFY2(b1.exitCode == 0, qPrintable(b1.err));
+    // A LoRA checkpoint: the PEFT adapter, optimizer and RNG state, no model weights.
+    const fs::path ckpt = dir / "split-out" / "checkpoints" / "step-00000003";
+    QVERIFY(fs::exists(ckpt / "adapter_config.json") && fs::exists(ckpt / "adapter_model.safetensors"));
+    QVERIFY(fs::exists(ckpt / "optimizer.safetensors") && !fs::exists(ckpt / "model.safetensors"));
+    const json adapterCfg = json::parse(fts::readFile(ckpt / "adapter_config.json"));
+    QCOMPARE(adapterCfg.at("peft_type").get<std::string>(), std::string("LORA"));
+    QCOMPARE(adapterCfg.at("task_type").get<std::string>(), std::string("CAUSAL_LM"));
+    QVERIFY(adapterCfg.at("fan_in_fan_out").get<bool>());  // GPT-2's Conv1D
+    QCOMPARE(adapterCfg.at("base_model_name_or_path").get<std::string>(), modelDir.string());
+    // merge_on_export false: final/ is the adapter folder alone.
+    const fs::path firstFinal = dir / "split-out" / "final";
+    QVERIFY(fs::exists(firstFinal / "adapter_model.safetensors") && !fs::exists(firstFinal / "model.safetensors"));
+
+    json second = base;
+    second["training"]["max_steps"] = 2 * N;
+    CliResult b2 = runFts({"train", QString::fromStdString(writeConfig(dir, "split", second).string()), "--store", store, "--resume"});
+    QVERIFY2(b2.exitCode == 0, qPrintable(b2.err));
+
+    fts::RunStore s(storeFile, true);
+    int64_t straightId = 0, splitId = 0;
+    for (const auto& r : s.listRuns()) (r.configPath.find("straight") != std::string::npos ? straightId : splitId) = r.id;
+    auto la = series(s, straightId, "loss"), lb = series(s, splitId, "loss");
+    QCOMPARE(la.size(), size_t(2 * N));
+    QCOMPARE(lb.size(), size_t(2 * N));
+    for (int i = 0; i < 2 * N; ++i)
+        QVERIFY2(la[i] == lb[i], qPrintable(QString("step %1: %2 vs %3").arg(i + 1).arg(la[i], 0, 'g', 17).arg(lb[i], 0, 'g', 17)));
+    QVERIFY(la.back() < la.front());
+
+    const fs::path fa = dir / "straight-out" / "final", fb = dir / "split-out" / "final";
+    expectSameTensors(fa / "adapter" / "adapter_model.safetensors", fb / "adapter" / "adapter_model.safetensors");
+    expectSameTensors(fa / "model.safetensors", fb / "model.safetensors");
+    QVERIFY(!fs::exists(fb / "adapter_config.json"));  // the first half's adapter-only export does not linger
+
+    // The merged export differs from the base exactly in the adapted weights.
+    auto merged = fts::loadSafetensors(fa / "model.safetensors");
+    auto original = fts::loadSafetensors(modelDir / "model.safetensors");
+    for (const auto& [name, t] : original) {
+        const bool adapted = name.ends_with("attn.c_attn.weight") || name.ends_with("mlp.c_fc.weight");
+        QVERIFY2(merged.count(name) == 1, name.c_str());
+        QVERIFY2(torch::equal(t, merged.at(name)) != adapted, name.c_str());
+    }
+
+    // fts export of a LoRA run's output dir: merged in bf16, plus the adapter.
+    const fs::path exported = dir / "exported";
+    CliResult e = runFts({"export", QString::fromStdString((dir / "split-out").string()), "--out",
+                          QString::fromStdString(exported.string()), "--dtype", "bfloat16"});
+    QVERIFY2(e.exitCode == 0, qPrintable(e.err));
+    auto bf16 = fts::loadSafetensors(exported / "model.safetensors");
+    QVERIFY(!bf16.empty());
+    for (const auto& [name, t] : bf16) {
+        QCOMPARE(t.scalar_type(), torch::kBFloat16);
+        QVERIFY2(torch::equal(t, merged.at(name).to(torch::kBFloat16)), name.c_str());
+    }
+    QVERIFY(fs::exists(exported / "adapter" / "adapter_config.json") && fs::exists(exported / "tokenizer.json"));
+}
+
+QTEST_APPLESS_MAIN(TestTrainLoraCli)
+#include "test_train_lora_cli.moc"
