@@ -295,7 +295,8 @@ private slots:
         const fs::path dir = m_models.at("llama");
         const ModelShape s = readModelShape(dir);
         const TrainConfig cfg = makeConfig(dir, {{"train_micro_batch_size_per_gpu", 1}}, 1,
-                                           {{"lora", {{"r", 4}, {"target_modules", {"q_proj", "v_proj"}}}}});
+                                           {{"init", "pretrained"},  // model.lora refuses a random init
+                                            {"lora", {{"r", 4}, {"target_modules", {"q_proj", "v_proj"}}}}});
         const MemoryEstimate e = estimateMemory(cfg, s);
         // q_proj: 64 -> 4*16 = 64, v_proj: 64 -> 2*16 = 32 (GQA), per layer; PEFT's LoRA A (r x in) and B (out x r).
         const int64_t adapters = s.numLayers * (4 * (64 + 64) + 4 * (64 + 32));
