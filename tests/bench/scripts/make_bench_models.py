@@ -1,0 +1,89 @@
+#!/usr/bin/env python3
+"""Models for the benchmarks in tests/bench (generated at bench time, never committed).
+
+  make_bench_models.py load OUT            a ~300 MB (float32) Llama saved by transformers' save_pretrained in
+                                           100 MB shards (model.safetensors.index.json), float32 on disk
+  make_bench_models.py train OUT           one small model per architecture (gpt2, llama, qwen2, bert) in
+                                           OUT/<arch>/, the fixed configs of the training-throughput benchmark
+  make_bench_models.py hf-train DIR ARCH BATCH SEQ STEPS WARMUP THREADS
+                                           trains DIR with a plain PyTorch loop (torch.optim.AdamW, lr 1e-4,
+                                           weight decay 0.01) on random tokens; prints {"tokens_per_s": ...}
+"""
+import json
+import sys
+import time
+
+import torch
+from transformers import (AutoModelForCausalLM, AutoModelForMaskedLM, BertConfig, BertForMaskedLM, GPT2Config,
+                          GPT2LMHeadModel, LlamaConfig, LlamaForCausalLM, Qwen2Config, Qwen2ForCausalLM)
+
+VOCAB = 8192
+
+
+def make_load(out):
+    torch.manual_seed(0)
+    cfg = LlamaConfig(vocab_size=32000, hidden_size=768, intermediate_size=2048, num_hidden_layers=8,
+                      num_attention_heads=12, num_key_value_heads=4, max_position_embeddings=512,
+                      tie_word_embeddings=False)
+    model = LlamaForCausalLM(cfg).float()
+    model.save_pretrained(out, max_shard_size="100MB")
+    print(json.dumps({"parameters": sum(p.numel() for p in model.parameters())}))
+
+
+def train_models():
+    common = dict(hidden=256, layers=4, heads=4, inner=1024)
+    return {
+        "gpt2": (GPT2LMHeadModel, GPT2Config(vocab_size=VOCAB, n_positions=512, n_embd=common["hidden"],
+                                              n_layer=common["layers"], n_head=common["heads"], n_inner=common["inner"],
+                                              attn_pdrop=0.0, resid_pdrop=0.0, embd_pdrop=0.0)),
+        "llama": (LlamaForCausalLM, LlamaConfig(vocab_size=VOCAB, hidden_size=common["hidden"],
+                                                intermediate_size=common["inner"], num_hidden_layers=common["layers"],
+                                                num_attention_heads=common["heads"], num_key_value_heads=2,
+                                                max_position_embeddings=512)),
+        "qwen2": (Qwen2ForCausalLM, Qwen2Config(vocab_size=VOCAB, hidden_size=common["hidden"],
+                                                intermediate_size=common["inner"], num_hidden_layers=common["layers"],
+                                                num_attention_heads=common["heads"], num_key_value_heads=2,
+                                                max_position_embeddings=512, tie_word_embeddings=True)),
+        "bert": (BertForMaskedLM, BertConfig(vocab_size=VOCAB, hidden_size=common["hidden"],
+                                             num_hidden_layers=common["layers"], num_attention_heads=common["heads"],
+                                             intermediate_size=common["inner"], max_position_embeddings=512,
+                                             hidden_dropout_prob=0.0, attention_probs_dropout_prob=0.0)),
+    }
+
+
+def make_train(out):
+    for i, (name, (cls, cfg)) in enumerate(train_models().items()):
+        torch.manual_seed(i)
+        cls(cfg).float().save_pretrained(f"{out}/{name}")
+    print(json.dumps({"archs": list(train_models())}))
+
+
+def hf_train(path, arch, batch, seq, steps, warmup, threads):
+    torch.set_num_threads(threads)
+    auto = AutoModelForMaskedLM if arch == "bert" else AutoModelForCausalLM
+    model = auto.from_pretrained(path, dtype=torch.float32, attn_implementation="sdpa").train()
+    opt = torch.optim.AdamW(model.parameters(), lr=1e-4, weight_decay=0.01)
+    g = torch.Generator().manual_seed(0)
+    batches = [torch.randint(0, VOCAB, (batch, seq), generator=g) for _ in range(4)]
+    start = None
+    for step in range(warmup + steps):
+        if step == warmup:
+            start = time.perf_counter()
+        ids = batches[step % len(batches)]
+        loss = model(input_ids=ids, labels=ids).loss
+        loss.backward()
+        opt.step()
+        opt.zero_grad(set_to_none=True)
+    seconds = time.perf_counter() - start
+    print(json.dumps({"tokens_per_s": steps * batch * seq / seconds, "seconds": seconds, "loss": float(loss)}))
+
+
+if __name__ == "__main__":
+    if len(sys.argv) == 3 and sys.argv[1] == "load":
+        make_load(sys.argv[2])
+    elif len(sys.argv) == 3 and sys.argv[1] == "train":
+        make_train(sys.argv[2])
+    elif len(sys.argv) == 9 and sys.argv[1] == "hf-train":
+        hf_train(sys.argv[2], sys.argv[3], *map(int, sys.argv[4:9]))
+    else:
+        sys.exit(__doc__)
