@@ -212,6 +212,18 @@ QVariant RunsTableModel::headerData(int section, Qt::Orientation orientation, in
     }
 }
 
+namespace {
+// The fields a row shows (or sorts/filters on): a refresh touches only the rows where one of them changed.
+bool sameShownRow(const RunRecord& a, const RunRecord& b) {
+    return a.name == b.name && a.status == b.status && a.createdAt == b.createdAt && a.startedAt == b.startedAt &&
+           a.endedAt == b.endedAt && a.model == b.model && a.dataset == b.dataset &&
+           a.finalMetricsJson == b.finalMetricsJson && a.failureReason == b.failureReason && a.pid == b.pid &&
+           a.worldSize == b.worldSize && a.totalSteps == b.totalSteps && a.lastStep == b.lastStep &&
+           a.notes == b.notes && a.tags == b.tags && a.configPath == b.configPath && a.outputDir == b.outputDir &&
+           a.configJson == b.configJson;
+}
+}  // namespace
+
 void RunsTableModel::setRuns(const std::vector<RunRecord>& runs) {
     bool sameIds = runs.size() == m_runs.size();
     for (size_t i = 0; sameIds && i < runs.size(); ++i) sameIds = runs[i].id == m_runs[i].id;
@@ -223,16 +235,40 @@ void RunsTableModel::setRuns(const std::vector<RunRecord>& runs) {
         endResetModel();
         return;
     }
-    m_runs = runs;
-    rebuildIndex();
-    if (!m_runs.empty()) emit dataChanged(index(0, 0), index(rowCount() - 1, ColumnCount - 1));
+    // Same rows: only the changed ones are replaced and signalled (contiguous changes as one range), so a
+    // sorting proxy moves those rows instead of re-sorting the whole list.
+    int first = -1;
+    const auto flush = [&](int endRow) {
+        if (first >= 0) emit dataChanged(index(first, 0), index(endRow - 1, ColumnCount - 1));
+        first = -1;
+    };
+    for (size_t i = 0; i < runs.size(); ++i) {
+        if (sameShownRow(runs[i], m_runs[i])) {
+            flush(int(i));
+            continue;
+        }
+        m_runs[i] = runs[i];
+        m_figures[i] = figuresOf(m_runs[i]);
+        if (first < 0) first = int(i);
+    }
+    flush(int(runs.size()));
 }
 
 void RunsTableModel::setBestEval(const std::vector<std::pair<int64_t, double>>& best) {
-    m_bestEval.clear();
-    m_bestEval.reserve(qsizetype(best.size()));
-    for (const auto& [id, value] : best) m_bestEval.insert(id, value);
-    if (!m_runs.empty()) emit dataChanged(index(0, BestEvalColumn), index(rowCount() - 1, BestEvalColumn));
+    QHash<qint64, double> next;
+    next.reserve(qsizetype(best.size()));
+    for (const auto& [id, value] : best) next.insert(id, value);
+    // Signal only the runs whose best value appeared, vanished or changed.
+    QList<int> rows;
+    for (auto it = next.cbegin(); it != next.cend(); ++it) {
+        const auto old = m_bestEval.constFind(it.key());
+        if (old == m_bestEval.cend() || old.value() != it.value()) rows << rowOfRun(it.key());
+    }
+    for (auto it = m_bestEval.cbegin(); it != m_bestEval.cend(); ++it)
+        if (!next.contains(it.key())) rows << rowOfRun(it.key());
+    m_bestEval = std::move(next);
+    for (int row : rows)
+        if (row >= 0) emit dataChanged(index(row, BestEvalColumn), index(row, BestEvalColumn));
 }
 
 void RunsTableModel::rebuildIndex() {
@@ -240,9 +276,14 @@ void RunsTableModel::rebuildIndex() {
     m_rowById.reserve(qsizetype(m_runs.size()));
     m_figures.assign(m_runs.size(), Figures{});
     for (size_t i = 0; i < m_runs.size(); ++i) {
-        const RunRecord& r = m_runs[i];
-        m_rowById.insert(r.id, int(i));
-        Figures& f = m_figures[i];
+        m_rowById.insert(m_runs[i].id, int(i));
+        m_figures[i] = figuresOf(m_runs[i]);
+    }
+}
+
+RunsTableModel::Figures RunsTableModel::figuresOf(const RunRecord& r) {
+    Figures f;
+    {
         if (!r.finalMetricsJson.empty()) {
             const auto doc = nlohmann::json::parse(r.finalMetricsJson, nullptr, /*allow_exceptions=*/false);
             if (doc.is_object()) {
@@ -258,6 +299,7 @@ void RunsTableModel::rebuildIndex() {
         }
         if (r.startedAt > 0 && r.endedAt >= r.startedAt) f.duration = r.endedAt - r.startedAt;
     }
+    return f;
 }
 
 const RunRecord* RunsTableModel::runAt(int row) const {

@@ -63,6 +63,7 @@ private:
 
     std::vector<RunRecord> m_runs;
     std::vector<Figures> m_figures;  // parallel to m_runs
+    static Figures figuresOf(const RunRecord& run);
     QHash<qint64, int> m_rowById;
     QHash<qint64, double> m_bestEval;
 };

@@ -29,6 +29,34 @@ QString cell(const RunsTableModel& m, int row, int column) { return m.data(m.ind
 class TestRunsTableModel : public QObject {
     Q_OBJECT
 private slots:
+    // A refresh with the same runs signals only the rows that changed (so a sorting proxy moves just those).
+    void refreshSignalsOnlyChangedRows() {
+        fts::RunsTableModel model;
+        std::vector<fts::RunRecord> runs(50);
+        for (int i = 0; i < 50; ++i) {
+            runs[size_t(i)].id = 100 + i;
+            runs[size_t(i)].name = "r" + std::to_string(i);
+            runs[size_t(i)].finalMetricsJson = R"({"loss": 1.5})";
+        }
+        model.setRuns(runs);
+        QSignalSpy changed(&model, &QAbstractItemModel::dataChanged);
+        QSignalSpy reset(&model, &QAbstractItemModel::modelReset);
+        model.setRuns(runs);
+        QCOMPARE(changed.count(), 0);
+        runs[7].lastStep = 12;
+        runs[8].finalMetricsJson = R"({"loss": 0.5})";
+        runs[30].status = fts::RunStatus::Failed;
+        model.setRuns(runs);
+        QCOMPARE(reset.count(), 0);
+        QCOMPARE(changed.count(), 2);  // rows 7-8 as one range, then row 30
+        QCOMPARE(changed[0][0].toModelIndex().row(), 7);
+        QCOMPARE(changed[0][1].toModelIndex().row(), 8);
+        QCOMPARE(changed[1][0].toModelIndex().row(), 30);
+        QCOMPARE(changed[1][1].toModelIndex().row(), 30);
+        QCOMPARE(model.index(8, fts::RunsTableModel::FinalLossColumn).data(Qt::DisplayRole).toString().left(3),
+                 QStringLiteral("0.5"));
+    }
+
     void finalLoss_data() {
         QTest::addColumn<QString>("json");
         QTest::addColumn<bool>("present");
