@@ -1,6 +1,11 @@
 // SeriesChart: graphs by key, sync copies a series only when its revision changed, auto-range follows
 // the data until the user zooms (wheel) and comes back on double click.
 #include <QTest>
+#include <QElapsedTimer>
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <vector>
 #include <QWheelEvent>
 
 #include "ui/chart_widget.h"
@@ -10,6 +15,33 @@ using namespace fts;
 class TestChartWidget : public QObject {
     Q_OBJECT
 private slots:
+    // A series of 1,000,000 points: the time of one full redraw (QCustomPlot's adaptive sampling), median and
+    // worst of 20, after the data is in the graph; and the copy into the graph (sync). Skipped unless FTS_BENCH=1.
+    void benchMillionPoints() {
+        if (qEnvironmentVariableIntValue("FTS_BENCH") != 1) QSKIP("benchmark: set FTS_BENCH=1");
+        fts::SeriesChart chart(QStringLiteral("bench"), QStringLiteral("step"), QStringLiteral("loss"));
+        chart.resize(1200, 500);
+        chart.show();
+        fts::LiveSeries series(2'000'000);
+        for (int i = 0; i < 1'000'000; ++i) series.append(double(i), 3.0 / std::sqrt(1.0 + i) + 0.05 * std::sin(i * 0.37));
+        chart.ensureGraph(QStringLiteral("loss"), QStringLiteral("loss"), QPen(Qt::blue));
+        QElapsedTimer t;
+        t.start();
+        chart.sync(QStringLiteral("loss"), series);
+        const double syncMs = double(t.nsecsElapsed()) / 1e6;
+        chart.refresh();
+        std::vector<double> ms;
+        for (int i = 0; i < 20; ++i) {
+            t.restart();
+            chart.replot(QCustomPlot::rpImmediateRefresh);
+            ms.push_back(double(t.nsecsElapsed()) / 1e6);
+        }
+        std::sort(ms.begin(), ms.end());
+        std::printf("1M-point series: sync (copy into the graph) %.1f ms; full redraw median %.1f ms, worst %.1f ms "
+                    "(20 redraws, 1200x500)\n", syncMs, ms[10], ms.back());
+        QCOMPARE(chart.pointCount(QStringLiteral("loss")), 1'000'000);
+    }
+
     void syncCopiesOnlyChangedSeries() {
         SeriesChart chart(QStringLiteral("t"), QStringLiteral("x"), QStringLiteral("y"));
         QCPGraph* g = chart.ensureGraph(QStringLiteral("a"), QStringLiteral("A"), QPen(Qt::blue));

@@ -16,6 +16,12 @@
 #include <QStandardPaths>
 #include <QPushButton>
 #include <cmath>
+#include <atomic>
+#include <chrono>
+#include <thread>
+#include <QDateTime>
+#include <QEventLoop>
+#include <QTimer>
 #include <fstream>
 #include <set>
 #include <nlohmann/json.hpp>
@@ -34,6 +40,7 @@
 #include <QApplication>
 #include "ui/compare_view.h"
 #include "ui/main_window.h"
+#include "ui/run_view.h"
 #include "ui/runs_filter_proxy.h"
 #include "ui/runs_table_model.h"
 
@@ -360,6 +367,116 @@ private slots:
     // 10,000); time from the window's construction until the list shows them all, then search, filter and
     // sort times on the UI thread. Run: ui_test_main_window_pages benchHistory (it is skipped unless
     // FTS_BENCH=1).
+    // Live streaming: a 4-rank run writing 10 events/s per rank (rank 0: loss, lr, grad norm, tokens/s,
+    // tokens seen; every rank: a device sample and a log line) from another thread through its own store
+    // connection, while the window shows that run next to FTS_BENCH_RUNS finished runs (default 10,000).
+    // Prints the longest event-loop stall (gap between 2 ms timer ticks, minus 2 ms) over FTS_BENCH_SECONDS
+    // (default 60). Skipped unless FTS_BENCH=1.
+    void benchLiveStream() {
+        if (qEnvironmentVariableIntValue("FTS_BENCH") != 1) QSKIP("benchmark: set FTS_BENCH=1");
+        const int history = qEnvironmentVariableIsSet("FTS_BENCH_RUNS") ? qEnvironmentVariableIntValue("FTS_BENCH_RUNS") : 10000;
+        const int seconds = qEnvironmentVariableIsSet("FTS_BENCH_SECONDS") ? qEnvironmentVariableIntValue("FTS_BENCH_SECONDS") : 60;
+        QTemporaryDir dir;
+        StudioOptions o;
+        o.storePath = dir.filePath(QStringLiteral("runs.sqlite"));
+        o.resourcesDir = QStringLiteral(FTS_SOURCE_DIR "/resources");
+        o.dataDir = dir.filePath(QStringLiteral("data"));
+        o.cliPath = QStringLiteral(FTS_CLI_PATH);
+        int64_t live = 0;
+        {
+            RunStore store(o.storePath.toStdString());
+            const std::string config = quickStart().dump();
+            for (int i = 0; i < history; ++i) {
+                RunRecord r;
+                r.name = "run " + std::to_string(i);
+                r.configJson = config;
+                r.model = "/models/m" + std::to_string(i % 7);
+                r.dataset = "/data/d" + std::to_string(i % 5) + ".jsonl";
+                const int64_t id = store.createRun(r);
+                store.markStarted(id, 0, 1.7e9 + i);
+                store.addMetrics(id, {{10, "eval_loss", 3.0 - i * 1e-4, 1.7e9 + i}});
+                store.finishRun(id, RunStatus::Completed, 1.7e9 + i + 60, R"({"loss": 2.5, "eval_loss": 2.6})", "");
+            }
+            RunRecord r;
+            r.name = "live 4 ranks";
+            r.configJson = config;
+            r.worldSize = 4;
+            r.totalSteps = 1000000;
+            live = store.createRun(r);
+            store.markStarted(live, QCoreApplication::applicationPid(), 1.7e9 + history + 100);
+        }
+        MainWindow w(o);
+        w.resize(1400, 900);
+        w.show();
+        QTRY_COMPARE_WITH_TIMEOUT(w.runsModel()->rowCount(), history + 1, 120000);
+        w.selectRun(live);
+        QCOMPARE(w.currentPage(), MainWindow::Page::Run);
+
+        std::atomic<bool> stop{false};
+        std::atomic<int64_t> events{0};
+        std::thread writer([&] {
+            RunStore store(o.storePath.toStdString());
+            int64_t step = 0;
+            auto next = std::chrono::steady_clock::now();
+            while (!stop) {
+                ++step;
+                const double t = double(QDateTime::currentMSecsSinceEpoch()) / 1000.0;
+                store.addMetrics(live, {{step, "loss", 3.0 / std::sqrt(double(step)), t}, {step, "lr", 1e-3, t},
+                                        {step, "grad_norm", 1.0, t}, {step, "tokens_per_s", 5000, t},
+                                        {step, "tokens_seen", 2048.0 * double(step), t}});
+                std::vector<DeviceSample> samples;
+                std::vector<LogLine> logs;
+                for (int rank = 0; rank < 4; ++rank) {
+                    DeviceSample d;
+                    d.step = step;
+                    d.time = t;
+                    d.rank = rank;
+                    d.device = "cuda:" + std::to_string(rank);
+                    d.allocated = (int64_t(1) << 30) + step * 4096;
+                    d.reserved = int64_t(2) << 30;
+                    d.peak = int64_t(3) << 30;
+                    d.capacity = int64_t(80) << 30;
+                    samples.push_back(d);
+                    logs.push_back({t, rank, "info", "step " + std::to_string(step) + " rank " + std::to_string(rank)});
+                }
+                store.addDeviceSamples(live, samples);
+                store.addLogs(live, logs);
+                events += 4;  // one event per rank per tick
+                next += std::chrono::milliseconds(100);
+                std::this_thread::sleep_until(next);
+            }
+        });
+
+        QElapsedTimer clock;
+        clock.start();
+        qint64 last = clock.nsecsElapsed(), longest = 0;
+        int ticks = 0, over16 = 0, over50 = 0;
+        QTimer tick;
+        tick.setTimerType(Qt::PreciseTimer);
+        tick.setInterval(2);
+        connect(&tick, &QTimer::timeout, this, [&] {
+            const qint64 now = clock.nsecsElapsed();
+            longest = std::max(longest, now - last);
+            if (now - last > 18'000'000) ++over16;
+            if (now - last > 52'000'000) ++over50;
+            last = now;
+            ++ticks;
+        });
+        tick.start();
+        QEventLoop loop;
+        QTimer::singleShot(seconds * 1000, &loop, &QEventLoop::quit);
+        loop.exec();
+        tick.stop();
+        stop = true;
+        writer.join();
+        const int replots = w.runView()->replotCount();
+        std::printf("live stream bench: %d history runs, 4 ranks x 10 events/s for %d s (%lld events written): longest "
+                    "event-loop stall %.1f ms (timer gap minus its 2 ms interval), stalls > 16 ms: %d, > 50 ms: %d, %d ticks, %d replots, %d loss points shown\n",
+                    history, seconds, (long long)events.load(), double(longest) / 1e6 - 2.0, over16, over50, ticks, replots,
+                    w.runView()->lossChart()->pointCount(QStringLiteral("loss")));
+        QVERIFY(w.runView()->lossChart()->pointCount(QStringLiteral("loss")) > 0);
+    }
+
     void benchHistory() {
         if (qEnvironmentVariableIntValue("FTS_BENCH") != 1) QSKIP("benchmark: set FTS_BENCH=1");
         const int n = qEnvironmentVariableIsSet("FTS_BENCH_RUNS") ? qEnvironmentVariableIntValue("FTS_BENCH_RUNS") : 10000;
