@@ -569,30 +569,44 @@ void parseScheduler(const json& block, int64_t maxSteps, double optimizerLr, Iss
 
 // ---- ZeRO -----------------------------------------------------------------------------------------------
 
-void parseZero(const json& block, IssueList& issues, int& stage) {
+void parseZero(const json& block, IssueList& issues, int& stage, ZeroConfig& zero) {
     const json* v = findField(block, "zero_optimization");
     if (!v) return;
     const std::string path = joinKey(kDs, "zero_optimization");
-    auto rejectStage = [&](const std::string& keyPath, int64_t s) {
-        issues.error(keyPath, "ZeRO stage " + std::to_string(s) + " is not supported yet in this version; use stage 0");
+    auto rejectStage3 = [&](const std::string& keyPath) {
+        issues.error(keyPath, "ZeRO stage 3 (parameter partitioning) is not supported in this version; use stage 1 "
+                              "(optimizer state partitioning) or 2 (optimizer state and gradient partitioning)");
     };
     if (v->is_boolean()) {  // DeepSpeed's deprecated form: true = stage 1, false = stage 0
-        if (v->get<bool>())
-            rejectStage(path, 1);
-        else
-            issues.warning(path, "deprecated form (DeepSpeed reads false as {\"stage\": 0}); write {\"stage\": 0}");
+        stage = v->get<bool>() ? 1 : 0;
+        issues.warning(path, std::string("deprecated form (DeepSpeed reads ") + (stage ? "true" : "false") +
+                                 " as {\"stage\": " + std::to_string(stage) + "}); write {\"stage\": " +
+                                 std::to_string(stage) + "}");
         return;
     }
     if (!expectObject(issues, *v, path)) return;
     const json& o = *v;
     if (auto f = findField(o, "stage", true)) {
-        if (auto n = readInt(issues, *f, joinKey(path, "stage"), 0, 3, "a ZeRO stage 0-3 (only 0 is supported yet)")) {
-            if (*n == 0)
-                stage = 0;
+        if (auto n = readInt(issues, *f, joinKey(path, "stage"), 0, 3, "a ZeRO stage 0-3 (0, 1 and 2 are supported)")) {
+            if (*n == 3)
+                rejectStage3(joinKey(path, "stage"));
             else
-                rejectStage(joinKey(path, "stage"), *n);
+                stage = int(*n);
         }
     }
+    const int64_t kMax = std::numeric_limits<int64_t>::max() / 4;
+    if (auto f = findField(o, "reduce_bucket_size", true))
+        if (auto n = readInt(issues, *f, joinKey(path, "reduce_bucket_size"), 1, kMax, "a number of elements > 0"))
+            zero.reduceBucketSize = *n;
+    if (auto f = findField(o, "allgather_bucket_size", true))
+        if (auto n = readInt(issues, *f, joinKey(path, "allgather_bucket_size"), 0, kMax, "a number of elements >= 0"))
+            zero.allgatherBucketSize = std::max<int64_t>(1, *n);
+    if (auto f = findField(o, "overlap_comm", true))
+        if (auto b = readBool(issues, *f, joinKey(path, "overlap_comm"))) zero.overlapComm = *b;
+    if (auto f = findField(o, "contiguous_gradients", true))
+        if (auto b = readBool(issues, *f, joinKey(path, "contiguous_gradients"))) zero.contiguousGradients = *b;
+    if (auto f = findField(o, "reduce_scatter", true))
+        if (auto b = readBool(issues, *f, joinKey(path, "reduce_scatter"))) zero.reduceScatter = *b;
     for (const auto& [k, why] : kRemovedZeroKeys)
         if (o.contains(k))
             issues.error(joinKey(path, k), why + "; DeepSpeed 0.19 rejects this key, remove it");
@@ -662,7 +676,7 @@ DeepSpeedConfig parseDeepSpeedBlock(const json& block, int worldSize, int64_t ma
 
     parseOptimizer(block, issues, out.optimizer);
     parseScheduler(block, maxSteps, out.optimizer.lr, issues, out.scheduler);
-    parseZero(block, issues, out.zeroStage);
+    parseZero(block, issues, out.zeroStage, out.zero);
     return out;
 }
 
@@ -706,7 +720,12 @@ json deepSpeedToJson(const DeepSpeedConfig& ds) {
         }
         out["scheduler"] = {{"type", schedulerTypeName(s.type)}, {"params", p}};
     }
-    out["zero_optimization"] = {{"stage", ds.zeroStage}};
+    out["zero_optimization"] = {{"stage", ds.zeroStage},
+                                {"reduce_bucket_size", ds.zero.reduceBucketSize},
+                                {"allgather_bucket_size", ds.zero.allgatherBucketSize},
+                                {"overlap_comm", ds.zero.overlapComm},
+                                {"contiguous_gradients", ds.zero.contiguousGradients},
+                                {"reduce_scatter", ds.zero.reduceScatter}};
     return out;
 }
 

@@ -55,6 +55,15 @@ struct SchedulerConfig {
     double cosMinRatio = 0.0001;
 };
 
+// DeepSpeed's zero_optimization keys the engine honours (stages 0-2; sizes in elements, DeepSpeed's defaults).
+struct ZeroConfig {
+    int64_t reduceBucketSize = 500000000;     // reduce_bucket_size
+    int64_t allgatherBucketSize = 500000000;  // allgather_bucket_size
+    bool overlapComm = false;                 // overlap_comm (DeepSpeed: true only for stage 3 by default)
+    bool contiguousGradients = true;          // contiguous_gradients
+    bool reduceScatter = true;                // reduce_scatter (false: all-reduce each bucket)
+};
+
 struct DeepSpeedConfig {
     int64_t trainBatchSize = 0;           // resolved: micro * accumulation * world size
     int64_t microBatchPerGpu = 0;         // resolved
@@ -65,6 +74,7 @@ struct DeepSpeedConfig {
     OptimizerConfig optimizer;
     SchedulerConfig scheduler;
     int zeroStage = 0;
+    ZeroConfig zero;
     int steps_per_print = 10;             // 0 = never (null in the file)
     int worldSize = 1;                    // the data-parallel world size the batch triple was resolved for
 };

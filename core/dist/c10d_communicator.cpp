@@ -26,6 +26,7 @@ public:
     void reduceScatter(torch::Tensor& output, torch::Tensor& input) override { output.copy_(input.view_as(output)); }
     void allGather(torch::Tensor& output, torch::Tensor& input) override { output.copy_(input.view_as(output)); }
     void broadcast(torch::Tensor&, int) override {}
+    void reduce(torch::Tensor&, int) override {}
     void barrier() override {}
 };
 
@@ -91,6 +92,17 @@ void C10dCommunicator::broadcast(torch::Tensor& tensor, int root) {
         bo.rootRank = root;
         bo.timeout = m_timeout;
         return m_backend->broadcast(ts, bo);
+    });
+}
+
+void C10dCommunicator::reduce(torch::Tensor& tensor, int root) {
+    run("reduce", &tensor, [&] {
+        std::vector<at::Tensor> ts{tensor};
+        c10d::ReduceOptions ro;
+        ro.reduceOp = c10d::ReduceOp::SUM;
+        ro.rootRank = root;
+        ro.timeout = m_timeout;
+        return m_backend->reduce(ts, ro);
     });
 }
 

@@ -17,6 +17,7 @@ public:
     void reduceScatter(torch::Tensor& output, torch::Tensor& input) override;
     void allGather(torch::Tensor& output, torch::Tensor& input) override;
     void broadcast(torch::Tensor& tensor, int root) override;
+    void reduce(torch::Tensor& tensor, int root) override;
     void barrier() override;
 
 private:

@@ -42,6 +42,8 @@ public:
     // output: worldSize * input.numel() elements, rank r's input at [r * n, (r + 1) * n).
     virtual void allGather(torch::Tensor& output, torch::Tensor& input) = 0;
     virtual void broadcast(torch::Tensor& tensor, int root) = 0;
+    // Sum into `tensor` on rank `root` (contiguous); other ranks' tensors are left unspecified (scratch).
+    virtual void reduce(torch::Tensor& tensor, int root) = 0;
     virtual void barrier() = 0;
 };
 

@@ -56,7 +56,11 @@ fs::path saveCheckpoint(const fs::path& outputDir, int64_t step, const Checkpoin
         writeFileAtomic(tmp / "config.json", c.hfConfig.dump(2) + "\n");
         if (!c.modelTensors.empty()) writeTensorFile(tmp / "model.safetensors", c.modelTensors);
         if (c.writeExtra) c.writeExtra(tmp);
-        writeTensorFile(tmp / "optimizer.safetensors", c.optimizerTensors);
+        if (!c.optimizerTensors.empty() || c.movedIn.empty()) writeTensorFile(tmp / "optimizer.safetensors", c.optimizerTensors);
+        for (const auto& f : c.movedIn) {
+            if (!fs::exists(f)) throw IoError(f.string() + ": missing (a rank did not write its optimizer shard)");
+            fs::rename(f, tmp / f.filename());
+        }
         writeTensorFile(tmp / "rng.safetensors", c.rngTensors);
         for (const auto& f : c.tokenizerFiles) writeFileAtomic(tmp / f.filename(), readFile(f));
         writeFileAtomic(tmp / "trainer_state.json", c.trainerState.dump(2) + "\n");

@@ -1,5 +1,6 @@
-// Checkpoints of a single-rank run. A checkpoint folder is a complete HF model folder (config.json,
-// model.safetensors, tokenizer files) plus optimizer.safetensors, rng.safetensors and trainer_state.json.
+// Checkpoints. A checkpoint folder is a complete HF model folder (config.json, model.safetensors, tokenizer
+// files) plus optimizer.safetensors (ZeRO: optimizer_rank<r>.safetensors, one per rank), rng.safetensors and
+// trainer_state.json.
 // It is written under a temporary name, every file fsynced, then renamed into place, and only then is
 // checkpoints/latest updated (atomically): a crash leaves the previous checkpoint intact.
 #pragma once
@@ -25,6 +26,8 @@ struct CheckpointContents {
     TensorList rngTensors;             // generator states (uint8)
     nlohmann::json trainerState;       // step, sampler, tokens seen, run id, ...
     std::vector<std::filesystem::path> tokenizerFiles;  // copied alongside
+    // Complete files (ZeRO: every rank's optimizer shard) renamed into the folder before it is committed.
+    std::vector<std::filesystem::path> movedIn;
 };
 
 // Writes outputDir/checkpoints/step-<step>/ atomically and points checkpoints/latest at it; keeps the

@@ -18,9 +18,11 @@
 #include "core/model/language_model.h"
 #include "core/model/lora.h"
 #include "core/optim/adamw.h"
+#include "core/optim/loss_scaler.h"
 #include "core/optim/lr_schedule.h"
 #include "core/train/checkpoint.h"
 #include "core/train/run_model.h"
+#include "core/train/step_engine.h"
 #include "core/train/telemetry.h"
 #include "core/util/error.h"
 
@@ -154,12 +156,6 @@ static TrainOutcome train(const TrainConfig& cfg, const TrainOptions& opt, Event
                           const std::atomic<bool>& stopRequested) {
     const auto& ds = cfg.deepspeed;
     const auto& tr = cfg.training;
-    if (ds.fp16.enabled)
-        throw ConfigError("deepspeed.fp16.enabled: fp16 training with dynamic loss scaling is not available in this "
-                          "version; use \"bf16\": {\"enabled\": true} (bf16 needs no loss scaling)");
-    if (ds.zeroStage != 0 && opt.worldSize > 1)
-        throw ConfigError("deepspeed.zero_optimization.stage " + std::to_string(ds.zeroStage) +
-                          ": multi-rank training runs ZeRO stage 0 (data parallel) in this version");
 
     const torch::Device device = chooseDevice(tr.device, opt.rank);
     torch::manual_seed(tr.seed);
@@ -200,6 +196,11 @@ static TrainOutcome train(const TrainConfig& cfg, const TrainOptions& opt, Event
     // ---- model ------------------------------------------------------------------------------------
     ModelLoadOptions loadOpts;
     loadOpts.device = device;
+    // fp16: fp16 parameters with fp32 masters in the step engine (DeepSpeed's fp16). bf16: under ZeRO 1/2 the
+    // parameters are bf16 and the fp32 masters live in the optimizer partition (DeepSpeed's bf16 with ZeRO); at
+    // stage 0 the parameters stay fp32 under bf16 autocast.
+    if (ds.fp16.enabled) loadOpts.dtype = torch::kFloat16;
+    if (ds.bf16 && ds.zeroStage > 0) loadOpts.dtype = torch::kBFloat16;
     fs::path resumeDir = opt.resumeFrom;
     if (opt.resume && resumeDir.empty()) {
         resumeDir = latestCheckpoint(tr.outputDir);
@@ -220,16 +221,22 @@ static TrainOutcome train(const TrainConfig& cfg, const TrainOptions& opt, Event
         unflattenInto(flat, params);
         torch::manual_seed(tr.seed + uint64_t(opt.rank));  // dropout differs across ranks, as in DeepSpeed
     }
-    AdamW optimizer(params, ds.optimizer);
+    std::unique_ptr<StepEngine> optimizer = makeStepEngine(params, ds, *comm);  // ZeRO stage 0/1/2 (step_engine.h)
+    events.log("info", "rank " + std::to_string(opt.rank) + " model states (ZeRO stage " + std::to_string(ds.zeroStage) +
+                           ", bytes): " + optimizer->modelState().toJson().dump());
 
     // ---- resume -------------------------------------------------------------------------------
     BlockSampler sampler(data.train.numBlocks(), tr.seed, opt.rank, opt.worldSize);
     int64_t step = 0, tokensSeen = 0;
+    LossScaler scaler(ds.fp16);   // fp16: DeepSpeed's static or dynamic loss scale; otherwise 1
+    int64_t skippedSteps = 0;     // fp16 overflows: the step and its scheduler step are skipped (as DeepSpeed)
     double elapsedBefore = 0.0;
     if (!resumeDir.empty()) {
         nlohmann::json st = readTrainerState(resumeDir);
         step = st.at("step").get<int64_t>();
         tokensSeen = st.value("tokens_seen", int64_t(0));
+        skippedSteps = st.value("skipped_steps", int64_t(0));
+        if (st.contains("loss_scaler")) scaler.restore(st["loss_scaler"]);
         elapsedBefore = st.value("elapsed_s", 0.0);
         if (st.at("train_blocks").get<int64_t>() != data.train.numBlocks())
             throw FormatError(resumeDir.string() + "/trainer_state.json: the checkpoint was made with " +
@@ -246,7 +253,13 @@ static TrainOutcome train(const TrainConfig& cfg, const TrainOptions& opt, Event
             ss["position"] = st["sampler_ranks"].at(size_t(opt.rank)).at(1);
         }
         sampler.restore(SamplerState::fromJson(ss));
-        optimizer.loadState(readTensorFile(resumeDir / "optimizer.safetensors"), st.at("optimizer_step").get<int64_t>());
+        if ((st.value("zero_stage", 0) == 0) != (ds.zeroStage == 0))
+            throw FormatError(resumeDir.string() + "/trainer_state.json: the checkpoint was made with ZeRO stage " +
+                              std::to_string(st.value("zero_stage", 0)) + " but the config asks for stage " +
+                              std::to_string(ds.zeroStage) + "; resume with stage " +
+                              (st.value("zero_stage", 0) == 0 ? "0" : "1 or 2 (the same partition)"));
+        const fs::path optFile = resumeDir / (optimizer->sharded() ? optimizerShardName(opt.rank) : "optimizer.safetensors");
+        optimizer->loadState(readTensorFile(optFile), st.at("optimizer_step").get<int64_t>(), optFile.string());
         restoreRngState(readTensorFile(resumeDir / "rng.safetensors"), device, opt.rank);
         events.log("info", "resumed from " + resumeDir.string() + " at step " + std::to_string(step));
     }
@@ -310,6 +323,13 @@ static TrainOutcome train(const TrainConfig& cfg, const TrainOptions& opt, Event
             for (int r = 0; r < opt.worldSize; ++r)
                 rngAll[size_t(r)].emplace_back(name, all.narrow(0, r * t.numel(), t.numel()).clone());
         }
+        // ZeRO: every rank writes its own optimizer shard (atomically) where rank 0 moves it into the checkpoint.
+        const fs::path shardDir = tr.outputDir / "checkpoints" / (checkpointDirName(atStep) + ".tmp-shards");
+        if (optimizer->sharded()) {
+            fs::create_directories(shardDir);
+            writeTensorFile(shardDir / optimizerShardName(opt.rank), optimizer->stateTensors());
+            comm->barrier();
+        }
         if (!leader) {
             comm->barrier();  // rank 0 has written the checkpoint
             return;
@@ -317,13 +337,20 @@ static TrainOutcome train(const TrainConfig& cfg, const TrainOptions& opt, Event
         CheckpointContents c;
         c.hfConfig = model->info().hfConfig;
         addModelToCheckpoint(*model, cfg, c);
-        c.optimizerTensors = optimizer.stateTensors();
+        if (optimizer->sharded()) {
+            for (int r = 0; r < opt.worldSize; ++r) c.movedIn.push_back(shardDir / optimizerShardName(r));
+        } else {
+            c.optimizerTensors = optimizer->stateTensors();
+        }
         for (int r = 0; r < opt.worldSize; ++r)
             for (auto& [name, t] : rngAll[size_t(r)])
                 c.rngTensors.emplace_back(r == 0 ? name : name + "_rank" + std::to_string(r), t);
         c.trainerState = {{"format_version", 1},
                           {"step", atStep},
-                          {"optimizer_step", optimizer.stepCount()},
+                          {"optimizer_step", optimizer->stepCount()},
+                          {"skipped_steps", skippedSteps},
+                          {"loss_scaler", scaler.state()},
+                          {"zero_stage", ds.zeroStage},
                           {"tokens_seen", tokensSeen},
                           {"train_blocks", data.train.numBlocks()},
                           {"sampler", sampler.state().toJson()},
@@ -335,6 +362,7 @@ static TrainOutcome train(const TrainConfig& cfg, const TrainOptions& opt, Event
                           {"train_config", cfg.raw}};
         c.tokenizerFiles = tokenizerFilesFor(tokenizerPath);
         fs::path dir = saveCheckpoint(tr.outputDir, atStep, c, tr.keepCheckpoints);
+        if (optimizer->sharded()) fs::remove_all(shardDir);
         events.publish({{"event", "checkpoint"}, {"step", atStep}, {"path", dir.string()}, {"time", unixNow()}});
         comm->barrier();
     };
@@ -364,9 +392,11 @@ static TrainOutcome train(const TrainConfig& cfg, const TrainOptions& opt, Event
         }
         // training section: one optimizer step = `accum` micro-batches of `micro` sequences
         auto t0 = Clock::now();
-        const double lr = learningRateAt(ds.scheduler, ds.optimizer.lr, step);
+        const double lr = learningRateAt(ds.scheduler, ds.optimizer.lr, step - skippedSteps);
+        const double lossScale = scaler.scale();
         double lossSum = 0.0;
         for (int64_t a = 0; a < accum; ++a) {
+            optimizer->beginMicroStep(a == accum - 1);
             std::vector<int64_t> idx(static_cast<size_t>(micro));
             for (auto& i : idx) i = sampler.next();
             torch::Tensor ids = makeBatch(data.train, idx, device);  // (B, T) int64
@@ -376,33 +406,35 @@ static TrainOutcome train(const TrainConfig& cfg, const TrainOptions& opt, Event
                 torch::Tensor logits = model->forward(ids, torch::Tensor());  // (B, T, V)
                 loss = model->loss(logits.to(torch::kFloat32), ids);
             }
-            (loss / double(accum)).backward();
+            if (ds.fp16.enabled)
+                (loss / double(accum) * lossScale).backward();
+            else
+                (loss / double(accum)).backward();
+            optimizer->endMicroStep();
             lossSum += loss.item<double>();
         }
-        if (opt.worldSize > 1) {  // average gradients and the logged loss over the ranks
-            torch::NoGradGuard noGrad;
-            std::vector<torch::Tensor> grads;
-            for (auto& p : params) {
-                if (!p.grad().defined()) p.mutable_grad() = torch::zeros_like(p);
-                grads.push_back(p.grad());
-            }
-            torch::Tensor flat = torch::cat(flattenAll(grads));
-            comm->allReduce(flat);
-            flat.div_(double(opt.worldSize));
-            unflattenInto(flat, grads);
+        if (opt.worldSize > 1) {  // the logged loss is the ranks' average (gradients: the step engine)
             auto l = torch::full({1}, lossSum, torch::kFloat64);
             comm->allReduce(l);
             lossSum = l.item<double>() / double(opt.worldSize);
         }
-        const double gradNorm = clipGradNorm(params, ds.gradientClipping);
-        optimizer.step(lr);
-        optimizer.zeroGrad();
+        const StepResult stepped = optimizer->step(lr, ds.gradientClipping, lossScale);
+        const double gradNorm = stepped.gradNorm;
+        if (stepped.overflow) {
+            skippedSteps += 1;
+            scaler.update(true);  // throws LossScaleError at the minimum scale: the run stops
+            if (leader)
+                events.log("info", "step " + std::to_string(step + 1) + ": fp16 gradients overflowed, step skipped; loss scale " +
+                                       std::to_string(lossScale) + " -> " + std::to_string(scaler.scale()));
+        } else {
+            scaler.update(false);
+        }
         step += 1;
         const int64_t stepTokens = globalBatch * cfg.data.maxLength;
         tokensSeen += stepTokens;
         const double stepSeconds = std::chrono::duration<double>(Clock::now() - t0).count();
         lastLoss = lossSum / double(accum);
-        if (!std::isfinite(lastLoss))
+        if (!std::isfinite(lastLoss) && !stepped.overflow)
             throw Error("step " + std::to_string(step) + ": the loss is " + std::to_string(lastLoss) +
                         "; lower deepspeed.optimizer.params.lr or enable deepspeed.gradient_clipping");
         const bool last = step == totalSteps;
@@ -421,6 +453,8 @@ static TrainOutcome train(const TrainConfig& cfg, const TrainOptions& opt, Event
                            {"tokens_seen", double(tokensSeen)},
                            {"epoch", double(sampler.state().epoch) +
                                          double(sampler.state().position) / double(data.train.numBlocks())}}}});
+            if (leader && ds.fp16.enabled)  // the scale this step's backward used (the GUI plots it)
+                events.publish({{"event", "metrics"}, {"step", step}, {"time", unixNow()}, {"values", {{"loss_scale", lossScale}}}});
             publishMemory(step);
         }
         // eval block

@@ -1,18 +1,24 @@
-// ZeRO stages 1 and 2 (shared flat-partition code): all parameters are viewed as one flat fp32 vector,
-// padded to a multiple of the world size; rank r owns the chunk [r*chunk, (r+1)*chunk) and keeps AdamW
-// state (and its fp32 master copy) for that chunk only. Stage 1 all-reduces gradients (in buckets) and keeps
-// its chunk; stage 2 reduce-scatters gradient buckets so a rank only ever receives its own chunk. Clipping
-// uses the global norm (sum of the shards' squared norms, all-reduced). After the update the chunks are
-// all-gathered back into the parameters. Invariant: the update equals AdamW on the rank-averaged gradient.
+// ZeRO stages 1 and 2 (DeepSpeed's stage_1_and_2 semantics): all trainable parameters are viewed as one flat
+// vector padded to a multiple of the world size N; rank r owns [r*chunk, (r+1)*chunk) and keeps the fp32 master
+// copy and both AdamW moments of that chunk only. Stage 1 keeps full gradients (one flat buffer the parameters'
+// .grad are views of) and reduces them to their owners in reduce_bucket_size buckets after the last micro-step's
+// backward; stage 2 reduces gradients while backward runs (post-accumulate-grad hooks fill a bucket; a full bucket
+// is reduced to the owners of its elements) on EVERY micro-step, accumulating the sums into this rank's gradient
+// partition and freeing the full gradients. Invariant: the update equals AdamW on the rank-averaged (and
+// accumulated) gradient clipped by the global norm; the parameters are replicated again after every step.
 #pragma once
 #include <torch/torch.h>
 
 #include <cstdint>
+#include <memory>
+#include <string>
+#include <utility>
 #include <vector>
 
 #include "core/config/train_config.h"
 #include "core/dist/communicator.h"
 #include "core/optim/adamw.h"
+#include "core/zero/model_state.h"
 
 namespace fts {
 
@@ -26,33 +32,87 @@ struct FlatLayout {
 };
 FlatLayout makeFlatLayout(int64_t numel, int world);
 
+// DeepSpeed's zero_optimization keys this engine honours (sizes in elements, as DeepSpeed counts them).
+struct ZeroOptions {
+    int stage = 1;                                // 1 or 2
+    int64_t reduceBucketElems = 500000000;        // reduce_bucket_size
+    int64_t allgatherBucketElems = 500000000;     // allgather_bucket_size
+    bool overlapComm = false;                     // overlap_comm (see docs/zero.md: Gloo collectives block)
+    bool contiguousGradients = true;              // contiguous_gradients: copy gradients into the bucket buffer
+    bool reduceScatter = true;                    // reduce_scatter: reduce to owners; false: all-reduce each bucket
+};
+
+struct GradientStats {
+    double norm = 0.0;      // global L2 norm of the unscaled, averaged gradient (before clipping)
+    bool overflow = false;  // some rank's gradient holds inf/nan (fp16: the step must be skipped)
+};
+
 class ZeroOptimizer {
 public:
-    // stage: 1 or 2. reduceBucketElems: elements per gradient collective (DeepSpeed's reduce_bucket_size).
-    ZeroOptimizer(std::vector<torch::Tensor> params, const OptimizerConfig& cfg, Communicator& comm, int stage,
-                  int64_t reduceBucketElems);
+    // params: the trainable parameters (one dtype; float32, bfloat16 or float16), identical on every rank.
+    ZeroOptimizer(std::vector<torch::Tensor> params, const OptimizerConfig& cfg, Communicator& comm, const ZeroOptions& options);
+    ~ZeroOptimizer();
+    ZeroOptimizer(const ZeroOptimizer&) = delete;
+    ZeroOptimizer& operator=(const ZeroOptimizer&) = delete;
 
-    // After backward on every rank: averages the gradients over the ranks into this rank's chunk, clips by
-    // the global norm when maxNorm > 0 (as clipGradNorm) and returns the global norm before clipping.
-    double reduceGradients(double maxNorm);
-    // AdamW on this rank's chunk, then all-gathers the updated parameters.
+    // Call before each micro-step's backward: lastMicroStep marks the gradient accumulation boundary.
+    void beginMicroStep(bool lastMicroStep);
+    // Call after each micro-step's backward: reduces what is left (stage 2: the partly filled bucket; stage 1 on
+    // the boundary: every bucket).
+    void endMicroStep();
+    // After the boundary: averages over the ranks and divides by lossScale into an fp32 gradient for this rank's
+    // master chunk, computes the global norm (all-reduced squared norms of the shards) and clips by maxNorm
+    // (> 0) with clip_grad_norm's rule. On overflow nothing is clipped and step() must not be called.
+    GradientStats prepareGradients(double maxNorm, double lossScale = 1.0);
+    // AdamW on this rank's master chunk, then the chunks are all-gathered into the parameters (allgather buckets).
     void step(double lr);
+    // Clears the gradients (full or partitioned) for the next optimizer step (also after a skipped step).
     void zeroGrad();
+
     int64_t stepCount() const { return m_adam.stepCount(); }
     const FlatLayout& layout() const { return m_layout; }
+    int stage() const { return m_opt.stage; }
+    // This rank's model-state bytes, from the tensors it holds (model_state.h).
+    ModelStateBytes modelState() const;
+    // Collectives issued so far for gradient reduction (for tests: stage 2 reduces during backward).
+    int64_t reductionsIssued() const { return m_reductions; }
+    int64_t reductionsDuringBackward() const { return m_reductionsInHooks; }
 
-    // Model-state bytes this rank holds for the optimizer partition (master chunk, gradient chunk, AdamW state).
-    int64_t partitionBytes() const;
+    // This rank's shard for checkpoints: master, exp_avg, exp_avg_sq (fp32, chunk elements each).
+    std::vector<std::pair<std::string, torch::Tensor>> shardTensors() const;
+    // Restores the shard written by the same rank of the same world size and re-replicates the parameters
+    // from the masters (collective: every rank calls it). Errors name `what` (the file).
+    void loadShard(const std::vector<std::pair<std::string, torch::Tensor>>& tensors, int64_t step, const std::string& what);
+
+    void onGradReady(size_t index);  // called by the post-accumulate-grad hooks (stage 2)
 
 private:
-    torch::Tensor flatGradients() const;  // (padded) fp32 copy of the gradients, zeros where none
+    void flushBucket();
+    void reduceFlatStage1();
+    // Copies `src` (flat elements [flatOffset, flatOffset + src.numel())) into the parameters it covers.
+    void writeIntoParams(const torch::Tensor& src, int64_t flatOffset);
+    void gatherParams();
+
+    struct Segment {
+        size_t param;        // index into m_params
+        torch::Tensor grad;  // (numel) the gradient: a view into the bucket buffer or the gradient itself
+    };
 
     std::vector<torch::Tensor> m_params;
+    std::vector<int64_t> m_offsets;  // flat offset of each parameter
     FlatLayout m_layout;
     Communicator& m_comm;
-    int m_stage;
-    int64_t m_bucket;
-    torch::Tensor m_master;  // (chunk) fp32: this rank's slice of the parameters; its .grad() is the chunk's gradient
+    ZeroOptions m_opt;
+    torch::ScalarType m_dtype;
+    torch::Tensor m_flatGrad;   // stage 1: (padded) the parameters' .grad are views of it
+    torch::Tensor m_partGrad;   // (chunk) this rank's summed gradient (stage 1: a view of m_flatGrad)
+    torch::Tensor m_bucketBuf;  // stage 2 with contiguous_gradients: (bucket) gradients waiting for reduction
+    std::vector<Segment> m_bucket;
+    int64_t m_bucketFill = 0;
+    bool m_lastMicro = true;
+    bool m_inBackward = false;
+    int64_t m_reductions = 0, m_reductionsInHooks = 0;
+    torch::Tensor m_master;  // (chunk) fp32 master weights; its .grad() is set by prepareGradients
     AdamW m_adam;            // over {m_master}
 };
 

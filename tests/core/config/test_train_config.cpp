@@ -102,6 +102,7 @@ private slots:
     void scheduler();
     void zeroStage_data();
     void zeroStage();
+    void zeroKeys();
     void unknownKeys_data();
     void unknownKeys();
     void typeAndRangeErrors_data();
@@ -585,19 +586,24 @@ void TestTrainConfig::zeroStage_data() {
     QTest::addColumn<QString>("errorKey");
     QTest::addColumn<QString>("errorText");
     QTest::addColumn<QString>("warningKey");
+    QTest::addColumn<int>("stage");
     const QString ok;
     const QString stageKey = "deepspeed.zero_optimization.stage";
-    QTest::newRow("stage 0") << R"({"deepspeed":{"zero_optimization":{"stage":0}}})" << ok << ok << ok;
-    QTest::newRow("stage 0 with other zero keys") << R"({"deepspeed":{"zero_optimization":{"stage":0,"allgather_partitions":true,"reduce_bucket_size":5e8,"overlap_comm":true,"offload_optimizer":{"device":"cpu"}}}})" << ok << ok << ok;
-    QTest::newRow("stage 1") << R"({"deepspeed":{"zero_optimization":{"stage":1}}})" << stageKey << "ZeRO stage 1 is not supported yet in this version; use stage 0" << ok;
-    QTest::newRow("stage 2") << R"({"deepspeed":{"zero_optimization":{"stage":2}}})" << stageKey << "ZeRO stage 2 is not supported yet in this version; use stage 0" << ok;
-    QTest::newRow("stage 3") << R"({"deepspeed":{"zero_optimization":{"stage":3}}})" << stageKey << "ZeRO stage 3 is not supported yet in this version; use stage 0" << ok;
-    QTest::newRow("stage 4") << R"({"deepspeed":{"zero_optimization":{"stage":4}}})" << stageKey << "expected a ZeRO stage 0-3 (only 0 is supported yet), got 4" << ok;
-    QTest::newRow("stage string") << R"({"deepspeed":{"zero_optimization":{"stage":"two"}}})" << stageKey << R"(got "two")" << ok;
-    QTest::newRow("deprecated false") << R"({"deepspeed":{"zero_optimization":false}})" << ok << ok << "deepspeed.zero_optimization";
-    QTest::newRow("deprecated true is stage 1") << R"({"deepspeed":{"zero_optimization":true}})" << "deepspeed.zero_optimization" << "ZeRO stage 1 is not supported yet" << ok;
-    QTest::newRow("unknown zero key") << R"({"deepspeed":{"zero_optimization":{"stage":0,"stage_three":true}}})" << ok << ok << "deepspeed.zero_optimization.stage_three";
-    QTest::newRow("removed zero key") << R"({"deepspeed":{"zero_optimization":{"stage":0,"mics_shard_size":8}}})" << "deepspeed.zero_optimization.mics_shard_size" << "MiCS" << ok;
+    QTest::newRow("stage 0") << R"({"deepspeed":{"zero_optimization":{"stage":0}}})" << ok << ok << ok << 0;
+    QTest::newRow("stage 0 with other zero keys") << R"({"deepspeed":{"zero_optimization":{"stage":0,"allgather_partitions":true,"reduce_bucket_size":5e8,"overlap_comm":true,"offload_optimizer":{"device":"cpu"}}}})" << ok << ok << ok << 0;
+    QTest::newRow("stage 1") << R"({"deepspeed":{"zero_optimization":{"stage":1}}})" << ok << ok << ok << 1;
+    QTest::newRow("stage 2") << R"({"deepspeed":{"zero_optimization":{"stage":2}}})" << ok << ok << ok << 2;
+    QTest::newRow("stage 3") << R"({"deepspeed":{"zero_optimization":{"stage":3}}})" << stageKey << "ZeRO stage 3 (parameter partitioning) is not supported in this version; use stage 1" << ok << 0;
+    QTest::newRow("stage 4") << R"({"deepspeed":{"zero_optimization":{"stage":4}}})" << stageKey << "expected a ZeRO stage 0-3 (0, 1 and 2 are supported), got 4" << ok << 0;
+    QTest::newRow("stage string") << R"({"deepspeed":{"zero_optimization":{"stage":"two"}}})" << stageKey << R"(got "two")" << ok << 0;
+    QTest::newRow("deprecated false") << R"({"deepspeed":{"zero_optimization":false}})" << ok << ok << "deepspeed.zero_optimization" << 0;
+    QTest::newRow("deprecated true is stage 1") << R"({"deepspeed":{"zero_optimization":true}})" << ok << ok << "deepspeed.zero_optimization" << 1;
+    QTest::newRow("unknown zero key") << R"({"deepspeed":{"zero_optimization":{"stage":0,"stage_three":true}}})" << ok << ok << "deepspeed.zero_optimization.stage_three" << 0;
+    QTest::newRow("removed zero key") << R"({"deepspeed":{"zero_optimization":{"stage":0,"mics_shard_size":8}}})" << "deepspeed.zero_optimization.mics_shard_size" << "MiCS" << ok << 0;
+    // DeepSpeed's pydantic bounds: reduce_bucket_size > 0, allgather_bucket_size >= 0, booleans
+    QTest::newRow("reduce_bucket_size 0") << R"({"deepspeed":{"zero_optimization":{"stage":2,"reduce_bucket_size":0}}})" << "deepspeed.zero_optimization.reduce_bucket_size" << "expected a number of elements > 0, got 0" << ok << 0;
+    QTest::newRow("allgather_bucket_size -1") << R"({"deepspeed":{"zero_optimization":{"stage":2,"allgather_bucket_size":-1}}})" << "deepspeed.zero_optimization.allgather_bucket_size" << "expected a number of elements >= 0" << ok << 0;
+    QTest::newRow("overlap_comm string") << R"({"deepspeed":{"zero_optimization":{"stage":2,"overlap_comm":"yes"}}})" << "deepspeed.zero_optimization.overlap_comm" << "yes" << ok << 0;
 }
 
 void TestTrainConfig::zeroStage() {
@@ -605,11 +611,36 @@ void TestTrainConfig::zeroStage() {
     QFETCH(QString, errorKey);
     QFETCH(QString, errorText);
     QFETCH(QString, warningKey);
+    QFETCH(int, stage);
     ConfigParseResult r = parse(patched(patch));
     CHECK_OUTCOME(r, errorKey, errorText);
     if (!warningKey.isEmpty()) QVERIFY2(issueAt(r, warningKey.toStdString(), false), describe(r).constData());
     else if (r.ok()) QCOMPARE(countIssues(r, false), size_t(0));
-    if (r.ok()) QCOMPARE(r.config->deepspeed.zeroStage, 0);
+    if (r.ok()) QCOMPARE(r.config->deepspeed.zeroStage, stage);
+}
+
+// The honoured zero_optimization keys: DeepSpeed 0.19.8's defaults when absent ("auto" = absent), values as given.
+void TestTrainConfig::zeroKeys() {
+    ConfigParseResult d = parse(patched(R"({"deepspeed":{"zero_optimization":{"stage":2}}})"));
+    QVERIFY2(d.ok(), describe(d).constData());
+    const ZeroConfig& z0 = d.config->deepspeed.zero;
+    QCOMPARE(z0.reduceBucketSize, int64_t(500000000));
+    QCOMPARE(z0.allgatherBucketSize, int64_t(500000000));
+    QCOMPARE(z0.overlapComm, false);
+    QCOMPARE(z0.contiguousGradients, true);
+    QCOMPARE(z0.reduceScatter, true);
+    ConfigParseResult r = parse(patched(R"({"deepspeed":{"zero_optimization":{"stage":1,"reduce_bucket_size":2e5,"allgather_bucket_size":300,"overlap_comm":true,"contiguous_gradients":false,"reduce_scatter":false}}})"));
+    QVERIFY2(r.ok(), describe(r).constData());
+    const ZeroConfig& z = r.config->deepspeed.zero;
+    QCOMPARE(r.config->deepspeed.zeroStage, 1);
+    QCOMPARE(z.reduceBucketSize, int64_t(200000));
+    QCOMPARE(z.allgatherBucketSize, int64_t(300));
+    QCOMPARE(z.overlapComm, true);
+    QCOMPARE(z.contiguousGradients, false);
+    QCOMPARE(z.reduceScatter, false);
+    ConfigParseResult a = parse(patched(R"({"deepspeed":{"zero_optimization":{"stage":2,"reduce_bucket_size":"auto"}}})"));
+    QVERIFY2(a.ok(), describe(a).constData());
+    QCOMPARE(a.config->deepspeed.zero.reduceBucketSize, int64_t(500000000));
 }
 
 // ---- unknown and ignored keys: warnings, never errors ----
@@ -735,7 +766,7 @@ void TestTrainConfig::everyErrorReportedAtOnce() {
                       "optimizer": {"type": "Lamb", "params": {"lr": "abc"}},
                       "scheduler": {"type": "OneCycle"},
                       "fp16": {"enabled": true}, "bf16": {"enabled": true},
-                      "zero_optimization": {"stage": 2},
+                      "zero_optimization": {"stage": 3},
                       "wall_clock_breakdown": true}
     })");
     ConfigParseResult r = parse(d);

@@ -136,6 +136,12 @@ private slots:
             auto b = torch::full({4}, float(r), torch::kFloat32);
             c.broadcast(b, w - 1);
             check(same(b, torch::full({4}, float(w - 1), torch::kFloat32)), "broadcast");
+            // reduce to each rank in turn: rank r contributes (r + 1) * [1..6]; the root gets the sum
+            for (int root = 0; root < w; ++root) {
+                auto red = torch::arange(1, 7, torch::kFloat32) * float(r + 1);
+                c.reduce(red, root);
+                if (r == root) check(same(red, torch::arange(1, 7, torch::kFloat32) * float(w * (w + 1) / 2)), "reduce");
+            }
             c.barrier();
         });
         for (int r = 0; r < world; ++r) QCOMPARE(codes[size_t(r)], 0);

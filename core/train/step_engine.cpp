@@ -1,0 +1,168 @@
+// Stage 0 and ZeRO 1/2 step engines (see step_engine.h).
+#include "core/train/step_engine.h"
+
+#include <cmath>
+
+#include "core/optim/adamw.h"
+#include "core/util/error.h"
+#include "core/zero/zero_optimizer.h"
+
+namespace fts {
+
+namespace {
+
+std::string dtypeName(torch::ScalarType t) {
+    switch (t) {
+        case torch::kFloat32: return "float32";
+        case torch::kBFloat16: return "bfloat16";
+        case torch::kFloat16: return "float16";
+        default: return c10::toString(t);
+    }
+}
+
+// Replicated AdamW; with N > 1 ranks the gradients are averaged with one all-reduce over a flat copy. Parameters
+// in fp16/bf16 get fp32 master copies (the update runs on the masters, then they are copied into the parameters).
+std::vector<torch::Tensor> fp32Masters(const std::vector<torch::Tensor>& params) {
+    bool allFp32 = true;
+    for (const auto& p : params) allFp32 = allFp32 && p.scalar_type() == torch::kFloat32;
+    std::vector<torch::Tensor> masters;
+    if (allFp32) return masters;
+    for (const auto& p : params) masters.push_back(p.detach().to(torch::kFloat32).clone().requires_grad_(true));
+    return masters;
+}
+
+class Stage0Engine : public StepEngine {
+public:
+    Stage0Engine(std::vector<torch::Tensor> params, const OptimizerConfig& cfg, Communicator& comm)
+        : m_params(std::move(params)),
+          m_masters(fp32Masters(m_params)),
+          m_adam(m_masters.empty() ? m_params : m_masters, cfg),
+          m_comm(comm) {}
+    void beginMicroStep(bool) override {}
+    void endMicroStep() override {}
+    StepResult step(double lr, double maxNorm, double lossScale) override {
+        torch::NoGradGuard ng;
+        if (m_comm.worldSize() > 1) {
+            std::vector<torch::Tensor> grads;
+            for (auto& p : m_params) {
+                if (!p.grad().defined()) p.mutable_grad() = torch::zeros_like(p);
+                grads.push_back(p.grad().reshape({-1}));
+            }
+            torch::Tensor flat = torch::cat(grads);
+            m_comm.allReduce(flat);
+            flat.div_(double(m_comm.worldSize()));
+            int64_t off = 0;
+            for (auto& p : m_params) {
+                p.grad().copy_(flat.narrow(0, off, p.numel()).view(p.sizes()));
+                off += p.numel();
+            }
+        }
+        std::vector<torch::Tensor>& target = m_masters.empty() ? m_params : m_masters;
+        for (size_t i = 0; i < m_masters.size(); ++i)
+            m_masters[i].mutable_grad() = m_params[i].grad().defined() ? m_params[i].grad().to(torch::kFloat32) : torch::Tensor();
+        if (lossScale != 1.0)
+            for (auto& p : target)
+                if (p.grad().defined()) p.grad().div_(lossScale);
+        StepResult r;
+        r.gradNorm = clipGradNorm(target, maxNorm);
+        r.overflow = !std::isfinite(r.gradNorm);
+        if (!r.overflow) {
+            m_adam.step(lr);
+            for (size_t i = 0; i < m_masters.size(); ++i) m_params[i].detach().copy_(m_masters[i]);
+        }
+        m_adam.zeroGrad();
+        for (auto& p : m_params) p.mutable_grad() = torch::Tensor();
+        return r;
+    }
+    int64_t stepCount() const override { return m_adam.stepCount(); }
+    ModelStateBytes modelState() const override {
+        ModelStateBytes m;
+        for (const auto& p : m_params) {
+            m.parameters[dtypeName(p.scalar_type())] += p.nbytes();
+            m.gradients[dtypeName(p.scalar_type())] += p.nbytes();  // held from backward to the step
+        }
+        for (const auto& t : m_masters) m.optimizer["float32"] += t.nbytes();
+        m.optimizer["float32"] += m_adam.stateBytes();
+        return m;
+    }
+    bool sharded() const override { return false; }
+    std::vector<std::pair<std::string, torch::Tensor>> stateTensors() const override {
+        auto out = m_adam.stateTensors();
+        for (size_t i = 0; i < m_masters.size(); ++i) out.emplace_back("master." + std::to_string(i), m_masters[i]);
+        return out;
+    }
+    void loadState(const std::vector<std::pair<std::string, torch::Tensor>>& tensors, int64_t step,
+                   const std::string& what) override {
+        torch::NoGradGuard ng;
+        std::vector<std::pair<std::string, torch::Tensor>> adam;
+        size_t masters = 0;
+        for (const auto& [name, t] : tensors) {
+            if (name.rfind("master.", 0) != 0) {
+                adam.emplace_back(name, t);
+                continue;
+            }
+            const size_t i = std::stoul(name.substr(7));
+            if (i >= m_masters.size() || !m_masters[i].sizes().equals(t.sizes()))
+                throw FormatError(what + ": tensor '" + name + "' does not match this model's fp32 master copies");
+            m_masters[i].copy_(t);
+            m_params[i].detach().copy_(t);
+            ++masters;
+        }
+        if (masters != m_masters.size())
+            throw FormatError(what + ": found " + std::to_string(masters) + " fp32 master tensors, expected " +
+                              std::to_string(m_masters.size()) + " (was the checkpoint made with the same precision?)");
+        m_adam.loadState(adam, step);
+    }
+
+private:
+    std::vector<torch::Tensor> m_params;
+    std::vector<torch::Tensor> m_masters;  // fp32 copies when the parameters are fp16/bf16; else empty
+    AdamW m_adam;
+    Communicator& m_comm;
+};
+
+class ZeroEngine : public StepEngine {
+public:
+    ZeroEngine(std::vector<torch::Tensor> params, const OptimizerConfig& cfg, Communicator& comm, const ZeroOptions& o)
+        : m_zero(std::move(params), cfg, comm, o) {}
+    void beginMicroStep(bool last) override { m_zero.beginMicroStep(last); }
+    void endMicroStep() override { m_zero.endMicroStep(); }
+    StepResult step(double lr, double maxNorm, double lossScale) override {
+        GradientStats st = m_zero.prepareGradients(maxNorm, lossScale);
+        if (!st.overflow) m_zero.step(lr);
+        m_zero.zeroGrad();
+        return {st.norm, st.overflow};
+    }
+    int64_t stepCount() const override { return m_zero.stepCount(); }
+    ModelStateBytes modelState() const override { return m_zero.modelState(); }
+    bool sharded() const override { return true; }
+    std::vector<std::pair<std::string, torch::Tensor>> stateTensors() const override { return m_zero.shardTensors(); }
+    void loadState(const std::vector<std::pair<std::string, torch::Tensor>>& tensors, int64_t step,
+                   const std::string& what) override {
+        m_zero.loadShard(tensors, step, what);
+    }
+
+private:
+    ZeroOptimizer m_zero;
+};
+
+}  // namespace
+
+std::unique_ptr<StepEngine> makeStepEngine(std::vector<torch::Tensor> params, const DeepSpeedConfig& ds, Communicator& comm) {
+    if (ds.zeroStage == 0) return std::make_unique<Stage0Engine>(std::move(params), ds.optimizer, comm);
+    if (ds.zeroStage != 1 && ds.zeroStage != 2)
+        throw ConfigError("deepspeed.zero_optimization.stage " + std::to_string(ds.zeroStage) +
+                          ": this engine runs stages 0, 1 and 2");
+    ZeroOptions o;
+    o.stage = ds.zeroStage;
+    o.reduceBucketElems = ds.zero.reduceBucketSize;
+    o.allgatherBucketElems = ds.zero.allgatherBucketSize;
+    o.overlapComm = ds.zero.overlapComm;
+    o.contiguousGradients = ds.zero.contiguousGradients;
+    o.reduceScatter = ds.zero.reduceScatter;
+    return std::make_unique<ZeroEngine>(std::move(params), ds.optimizer, comm, o);
+}
+
+std::string optimizerShardName(int rank) { return "optimizer_rank" + std::to_string(rank) + ".safetensors"; }
+
+}  // namespace fts

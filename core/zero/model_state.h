@@ -1,0 +1,28 @@
+// The engine's own accounting of the model states one rank holds (parameters, gradients, optimizer state),
+// in bytes by dtype, from the tensors it actually allocated; plus the ZeRO paper's closed forms to compare
+// with. No LibTorch here: the CLI and the events carry these numbers.
+#pragma once
+#include <nlohmann/json.hpp>
+
+#include <cstdint>
+#include <map>
+#include <string>
+
+namespace fts {
+
+struct ModelStateBytes {
+    std::map<std::string, int64_t> parameters;  // dtype name ("float32", "bfloat16", ...) -> bytes
+    std::map<std::string, int64_t> gradients;
+    std::map<std::string, int64_t> optimizer;   // fp32 master copy and AdamW moments
+    int64_t buckets = 0;                         // communication buffers held between steps (reduce bucket)
+    static int64_t sum(const std::map<std::string, int64_t>& m);
+    int64_t total() const { return sum(parameters) + sum(gradients) + sum(optimizer) + buckets; }
+    nlohmann::json toJson() const;  // {"parameters": {...}, "gradients": {...}, "optimizer": {...}, "buckets": n, "total": n}
+};
+
+// The ZeRO paper's model-state bytes per rank for psi parameters on n ranks in mixed precision (2 bytes per
+// parameter and per gradient, 12 bytes of fp32 optimizer state): stage 0: 16psi, 1: 4psi + 12psi/n,
+// 2: 2psi + 14psi/n, 3: 16psi/n.
+double zeroPaperBytes(int stage, double psi, int n);
+
+}  // namespace fts
