@@ -13,6 +13,7 @@
 
 #include <cmath>
 #include <fstream>
+#include <optional>
 #include <regex>
 #include <set>
 
@@ -138,7 +139,13 @@ private slots:
         int64_t rank1 = 0;
         auto pollPid = [&] {
             if (!fs::exists(storeFile)) return false;
-            fts::RunStore store(storeFile, true);
+            std::optional<fts::RunStore> opened;
+            try {  // the supervisor may be creating the store's schema right now
+                opened.emplace(storeFile, true);
+            } catch (const std::exception&) {
+                return false;
+            }
+            fts::RunStore& store = *opened;
             auto runs = store.listRuns();
             if (runs.empty() || series(store, runs[0].id, "loss").size() < 2) return false;
             static const std::regex re(R"(worker rank 1 of 2 started \(pid (\d+)\))");
