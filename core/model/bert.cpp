@@ -1,6 +1,7 @@
 // BERT as transformers computes it: word + position + token_type(0) embeddings -> LayerNorm, post-LN encoder
 // layers (bidirectional attention with a padding mask, GELU MLP), then either pooler(tanh) + classifier with
-// transformers' problem_type loss, or the MLM head (dense, act, LayerNorm, decoder tied to word embeddings + bias).
+// transformers' problem_type loss, or the MLM head (dense, act, LayerNorm, decoder: tied to the word embeddings with
+// cls.predictions.bias, or untied with its own weight and bias as in transformers 5).
 #include "core/model/bert.h"
 
 #include <cmath>
@@ -184,7 +185,10 @@ public:
         torch::Tensor t = applyActivation(m_cfg.activation, linearAt(tW, h, tB));
         t = torch::layer_norm(t, {C}, lnW, lnB, m_cfg.layerNormEps);
         if (m_cfg.tieWordEmbeddings) return torch::linear(t, we, decBias);  // (B, T, V)
-        return linearAt(k, t, decBias);
+        // Untied (transformers 5): the decoder has its own weight and bias; cls.predictions.bias is kept but unused.
+        const size_t decW = k++;
+        const torch::Tensor& decB = next();
+        return linearAt(decW, t, decB);
     }
 
     torch::Tensor loss(const torch::Tensor& logitsIn, const torch::Tensor& labelsIn) const override {
@@ -283,7 +287,13 @@ private:
             add("cls.predictions.bias", {V}, ParamInit::Zeros, "vocab_size");
             lin("cls.predictions.transform.dense", C, C, "hidden_size", "hidden_size");
             ln("cls.predictions.transform.LayerNorm");
-            if (!m_cfg.tieWordEmbeddings) add("cls.predictions.decoder.weight", {V, C}, ParamInit::Normal, "vocab_size x hidden_size", LayerKind::Linear);
+            if (!m_cfg.tieWordEmbeddings) {
+                add("cls.predictions.decoder.weight", {V, C}, ParamInit::Normal, "vocab_size x hidden_size", LayerKind::Linear);
+                // transformers 5 ties decoder.bias to cls.predictions.bias only with tied embeddings; a checkpoint
+                // saved untied by transformers 4 lacks it, and transformers 5 initialises it to zeros (with a warning).
+                add("cls.predictions.decoder.bias", {V}, ParamInit::Zeros, "vocab_size");
+                m_specs.back().initIfMissing = true;
+            }
         }
     }
 

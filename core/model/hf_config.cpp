@@ -43,6 +43,11 @@ const nlohmann::json* HfConfig::lookup(std::initializer_list<std::string_view> k
 
 bool HfConfig::has(std::initializer_list<std::string_view> keys) const { return lookup(keys, nullptr) != nullptr; }
 
+bool HfConfig::isNull(std::string_view key) const {
+    auto it = m_json.find(std::string(key));
+    return it != m_json.end() && it->is_null();
+}
+
 std::optional<int64_t> HfConfig::getOptionalInt(std::initializer_list<std::string_view> keys) const {
     std::string_view key;
     const nlohmann::json* v = lookup(keys, &key);

@@ -24,6 +24,8 @@ public:
 
     // `keys` lists the key and its aliases (e.g. {"n_embd", "hidden_size"}); the first present one wins.
     bool has(std::initializer_list<std::string_view> keys) const;
+    // The key is present with the value null (transformers' config classes often treat null and absent differently).
+    bool isNull(std::string_view key) const;
     int64_t requireInt(std::initializer_list<std::string_view> keys) const;
     int64_t getInt(std::initializer_list<std::string_view> keys, int64_t fallback) const;
     std::optional<int64_t> getOptionalInt(std::initializer_list<std::string_view> keys) const;

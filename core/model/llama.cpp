@@ -23,14 +23,20 @@ const char* variantName(LlamaVariant v) {
 LlamaConfig parseLlamaConfig(const HfConfig& config, LlamaVariant variant) {
     LlamaConfig c;
     c.variant = variant;
-    if (variant == LlamaVariant::Mistral) c.intermediateSize = 14336, c.numKvHeads = 8, c.maxPositions = 4096 * 32;
+    if (variant == LlamaVariant::Mistral) c.intermediateSize = 14336, c.maxPositions = 4096 * 32;
     if (variant == LlamaVariant::Qwen2) c.vocabSize = 151936, c.intermediateSize = 22016, c.maxPositions = 32768;
     c.vocabSize = config.getInt({"vocab_size"}, c.vocabSize);
     c.hiddenSize = config.getInt({"hidden_size"}, c.hiddenSize);
     c.intermediateSize = config.getInt({"intermediate_size"}, c.intermediateSize);
     c.numLayers = config.getInt({"num_hidden_layers"}, c.numLayers);
     c.numHeads = config.getInt({"num_attention_heads"}, c.numHeads);
-    c.numKvHeads = config.getOptionalInt({"num_key_value_heads"}).value_or(c.numHeads);
+    // Absent: the config class's default (LlamaConfig None -> the number of heads, MistralConfig 8, Qwen2Config 32);
+    // null: the number of heads (every class's None rule).
+    const int64_t kvDefault = variant == LlamaVariant::Mistral ? 8 : variant == LlamaVariant::Qwen2 ? 32 : c.numHeads;
+    if (variant == LlamaVariant::Mistral && config.isNull("num_key_value_heads"))
+        config.fail("num_key_value_heads", "null is not accepted for mistral (transformers' MistralConfig needs an integer; "
+                                           "leave the key out for its default, 8)");
+    c.numKvHeads = config.isNull("num_key_value_heads") ? c.numHeads : config.getInt({"num_key_value_heads"}, kvDefault);
     c.maxPositions = config.getInt({"max_position_embeddings"}, c.maxPositions);
     auto positive = [&](std::string_view key, int64_t v) {
         if (v <= 0) config.fail(key, "must be a positive integer, found " + std::to_string(v));
@@ -73,7 +79,9 @@ LlamaConfig parseLlamaConfig(const HfConfig& config, LlamaVariant variant) {
 
     // Sliding-window attention per layer, with transformers' semantics (a query sees keys q-k < window).
     c.slidingWindow.assign(size_t(c.numLayers), 0);
-    const auto window = config.getOptionalInt({"sliding_window"});
+    // MistralConfig and Qwen2Config default sliding_window to 4096 when absent; null means no window.
+    const auto window = config.isNull("sliding_window") ? std::nullopt
+                                                         : std::optional<int64_t>(config.getInt({"sliding_window"}, 4096));
     const nlohmann::json& j = config.json();
     if (variant == LlamaVariant::Mistral && window) {
         c.slidingWindow.assign(size_t(c.numLayers), *window);

@@ -1,7 +1,8 @@
 // Parity beyond the frozen goldens, against transformers running in the venv at test time: tiny random models for
-// rope_scaling llama3/linear/dynamic, mistral and qwen2 sliding windows, long sequences, bf16 weights (built and
-// evaluated by tests/data/models/scripts/fresh_reference.py); golden models converted to BF16 and sharded into
-// 3 files; and every architecture exported by saveHfModel, reloaded by us and by transformers' AutoModel.
+// rope_scaling llama3/linear/dynamic, mistral and qwen2 sliding windows, long sequences, bf16 weights, config
+// keys left out or null (the config classes' defaults), untied BertForMaskedLM (built and evaluated by
+// tests/data/models/scripts/fresh_reference.py); golden models converted to BF16 and sharded into 3 files; and
+// every architecture exported by saveHfModel, reloaded by us and by transformers' AutoModel.
 #include <QProcess>
 #include <QTemporaryDir>
 #include <QtTest>
@@ -9,6 +10,7 @@
 #include <cmath>
 
 #include "core/model/hf_model.h"
+#include "core/model/llama.h"
 #include "core/model/safetensors_torch.h"
 #include "core/util/atomic_file.h"
 #include "core/util/error.h"
@@ -54,6 +56,7 @@ private slots:
     void initTestCase();
     void freshParity_data();
     void freshParity();
+    void mistralNullKvHeadsRefused();
     void bf16ShardedGoldens_data();
     void bf16ShardedGoldens();
     void exportRoundTrip();
@@ -75,7 +78,9 @@ void TestFreshReference::freshParity_data() {
     QTest::addColumn<QString>("name");
     QTest::addColumn<bool>("v4Config");  // rewrite rope_parameters as transformers 4's rope_scaling + rope_theta
     for (const char* c : {"llama_rope_llama3", "llama_rope_linear", "llama_rope_dynamic", "llama_tied_bias_long",
-                          "llama_bf16_weights", "mistral_sliding_window", "qwen2_sliding_window", "qwen2_bf16_untied"})
+                          "llama_bf16_weights", "mistral_sliding_window", "qwen2_sliding_window", "qwen2_bf16_untied",
+                          "mistral_default_kv_heads", "mistral_null_window", "qwen2_default_kv_heads", "qwen2_null_kv_window",
+                          "bert_mlm_untied", "bert_mlm_untied_v4"})
         QTest::newRow(c) << QString(c) << false;
     for (const char* c : {"llama_rope_llama3", "llama_rope_linear", "llama_rope_dynamic"})
         QTest::newRow(qPrintable(QString(c) + " (v4 config)")) << QString(c) << true;
@@ -117,6 +122,35 @@ void TestFreshReference::freshParity() {
     QVERIFY2(ma <= 1e-4, qPrintable(QString::number(ma)));
     QVERIFY2(rl <= 1e-5, qPrintable(QString::number(rl)));
     QVERIFY2(std::fabs(loss - refLoss) <= 1e-5, qPrintable(QString::number(loss - refLoss)));
+
+    // The same parameter count and the same resolved config values as transformers' model.
+    const auto refJson = readJson(src / "reference.json");
+    QCOMPARE(model->info().numParameters, refJson.at("num_parameters").get<int64_t>());
+    const auto& resolved = refJson.at("resolved");
+    if (!resolved.empty()) {
+        const HfConfig config = HfConfig::load(dir / "config.json");
+        const std::string type = config.requireString({"model_type"});
+        const LlamaVariant variant = type == "mistral" ? LlamaVariant::Mistral : type == "qwen2" ? LlamaVariant::Qwen2 : LlamaVariant::Llama;
+        const LlamaConfig c = parseLlamaConfig(config, variant);
+        QCOMPARE(c.numKvHeads, resolved.at("num_key_value_heads").get<int64_t>());
+        QCOMPARE(c.headDim, resolved.at("head_dim").get<int64_t>());
+        QCOMPARE(c.slidingWindow, resolved.at("sliding_window").get<std::vector<int64_t>>());
+    }
+}
+
+void TestFreshReference::mistralNullKvHeadsRefused() {
+    // MistralConfig types num_key_value_heads as int: transformers refuses null, so do we (naming the key).
+    const nlohmann::json j = {{"model_type", "mistral"}, {"hidden_size", 64}, {"num_attention_heads", 4},
+                              {"num_key_value_heads", nullptr}};
+    try {
+        parseLlamaConfig(HfConfig(j, "/m/config.json"), LlamaVariant::Mistral);
+        QFAIL("expected an error for a null num_key_value_heads");
+    } catch (const FormatError& e) {
+        QVERIFY2(QString(e.what()).contains("/m/config.json: key \"num_key_value_heads\""), e.what());
+    }
+    // ... while Llama and Qwen2 read null as the number of heads.
+    QCOMPARE(parseLlamaConfig(HfConfig(j, "c"), LlamaVariant::Qwen2).numKvHeads, int64_t(4));
+    QCOMPARE(parseLlamaConfig(HfConfig(j, "c"), LlamaVariant::Llama).numKvHeads, int64_t(4));
 }
 
 void TestFreshReference::bf16ShardedGoldens_data() {
@@ -181,7 +215,8 @@ void TestFreshReference::exportRoundTrip() {
     nlohmann::json spec = nlohmann::json::array();
     std::vector<std::pair<fs::path, fs::path>> sources;  // model folder, inputs
     for (const char* a : {"gpt2", "llama", "qwen2", "bert", "bert_mlm"}) sources.push_back({kModels / a, kModels / a / "inputs.safetensors"});
-    for (const char* c : {"mistral_sliding_window", "qwen2_sliding_window", "llama_rope_llama3", "llama_tied_bias_long"})
+    for (const char* c : {"mistral_sliding_window", "qwen2_sliding_window", "llama_rope_llama3", "llama_tied_bias_long",
+                          "mistral_default_kv_heads", "qwen2_default_kv_heads", "bert_mlm_untied", "bert_mlm_untied_v4"})
         sources.push_back({m_fresh / c, m_fresh / c / "inputs.safetensors"});
     ModelLoadOptions opts;
     opts.disableDropout = true;

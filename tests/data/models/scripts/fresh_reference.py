@@ -4,7 +4,12 @@
   fresh_reference.py make OUT_ROOT      builds one tiny random model per case (configs the frozen goldens do not
                                         cover), save_pretrained()s it to OUT_ROOT/<case>/ and writes there
                                         inputs.safetensors (input_ids, attention_mask, labels) and
-                                        reference.safetensors (logits, float32) + reference.json (loss).
+                                        reference.safetensors (logits, float32) + reference.json (loss,
+                                        num_parameters, and the config values transformers resolved: kv heads,
+                                        head_dim, per-layer sliding window). Some cases then edit config.json
+                                        (drop keys or set them null) or drop tensors before the reference loads it,
+                                        so that the class defaults and transformers 5's loading rules are what is
+                                        checked.
   fresh_reference.py check SPEC.json    loads each listed folder with transformers' AutoModelFor... (eager
                                         attention, float32), runs the listed inputs and compares the logits to the
                                         listed file; prints one JSON object {folder: {"max_abs": .., "rel_l2": ..,
@@ -22,6 +27,7 @@ from safetensors.torch import load_file, save_file
 import transformers
 from transformers import (AutoConfig, AutoModelForCausalLM, AutoModelForMaskedLM,
                           AutoModelForSequenceClassification, BertConfig, LlamaConfig, MistralConfig, Qwen2Config)
+from safetensors import safe_open
 
 VOCAB = 512
 
@@ -51,25 +57,86 @@ CASES = {
     "qwen2_sliding_window": (Qwen2Config, llama(use_sliding_window=True, sliding_window=6, max_window_layers=1,
                                                 tie_word_embeddings=True, num_hidden_layers=3), 24, torch.float32),
     "qwen2_bf16_untied": (Qwen2Config, llama(tie_word_embeddings=False), 20, torch.bfloat16),
+    # Class defaults: MistralConfig's num_key_value_heads 8 and sliding_window 4096, head_dim null -> hidden / heads.
+    "mistral_default_kv_heads": (MistralConfig, llama(num_attention_heads=16, num_key_value_heads=8), 24, torch.float32,
+                                 dict(drop=["num_key_value_heads", "sliding_window"], null=["head_dim"])),
+    # null sliding_window -> no window (MistralConfig refuses a null num_key_value_heads: an int field).
+    "mistral_null_window": (MistralConfig, llama(sliding_window=4), 24, torch.float32, dict(null=["sliding_window"])),
+    # Qwen2Config: null num_key_value_heads -> num_attention_heads; null sliding_window -> no window.
+    "qwen2_null_kv_window": (Qwen2Config, llama(num_key_value_heads=4, use_sliding_window=True, sliding_window=4,
+                                                 max_window_layers=0), 24, torch.float32,
+                             dict(null=["num_key_value_heads", "sliding_window"], drop=["layer_types"])),
+    # Qwen2Config's num_key_value_heads 32; no layer_types (older configs): sliding layers from max_window_layers.
+    "qwen2_default_kv_heads": (Qwen2Config, llama(num_attention_heads=32, num_key_value_heads=32, num_hidden_layers=3,
+                                                  use_sliding_window=True, sliding_window=5, max_window_layers=1),
+                               24, torch.float32, dict(drop=["num_key_value_heads", "layer_types"])),
+    # transformers 5: an untied BertForMaskedLM decoder has its own bias next to cls.predictions.bias.
+    "bert_mlm_untied": (BertConfig, dict(vocab_size=VOCAB, hidden_size=64, intermediate_size=96, num_hidden_layers=2,
+                                         num_attention_heads=4, max_position_embeddings=64, tie_word_embeddings=False,
+                                         hidden_dropout_prob=0.0, attention_probs_dropout_prob=0.0,
+                                         architectures=["BertForMaskedLM"]), 24, torch.float32),
+    # ... saved by transformers 4 (no decoder.bias): transformers 5 initialises it to zeros.
+    "bert_mlm_untied_v4": (BertConfig, dict(vocab_size=VOCAB, hidden_size=64, intermediate_size=96, num_hidden_layers=2,
+                                            num_attention_heads=4, max_position_embeddings=64, tie_word_embeddings=False,
+                                            hidden_dropout_prob=0.0, attention_probs_dropout_prob=0.0,
+                                            architectures=["BertForMaskedLM"]), 24, torch.float32,
+                           dict(drop_tensors=["cls.predictions.decoder.bias"])),
 }
 
 
+def edit_folder(out, edits):
+    """Drops keys / sets keys null in config.json and drops tensors from model.safetensors."""
+    path = os.path.join(out, "config.json")
+    with open(path) as f:
+        config = json.load(f)
+    for key in edits.get("drop", []):
+        config.pop(key, None)
+    for key in edits.get("null", []):
+        config[key] = None
+    with open(path, "w") as f:
+        json.dump(config, f, indent=2)
+    if edits.get("drop_tensors"):
+        weights = os.path.join(out, "model.safetensors")
+        with safe_open(weights, "pt") as f:
+            tensors = {k: f.get_tensor(k) for k in f.keys() if k not in edits["drop_tensors"]}
+        save_file(tensors, weights, metadata={"format": "pt"})
+
+
+def resolved(model):
+    """The config values transformers resolved, read from the built model."""
+    config = model.config
+    if config.model_type == "bert":
+        return {}
+    layers = model.model.layers
+    attn = layers[0].self_attn
+    windows = []
+    for layer in layers:
+        w = getattr(layer.self_attn, "sliding_window", getattr(config, "sliding_window", None))
+        windows.append(0 if w is None else int(w))
+    return {"num_key_value_heads": attn.k_proj.out_features // attn.head_dim, "head_dim": attn.head_dim,
+            "sliding_window": windows}
+
+
 def make(root):
-    for i, (name, (cls, kw, seq, dtype)) in enumerate(CASES.items()):
+    for i, (name, case) in enumerate(CASES.items()):
+        cls, kw, seq, dtype = case[:4]
+        edits = case[4] if len(case) > 4 else {}
+        auto = AutoModelForMaskedLM if cls is BertConfig else AutoModelForCausalLM
         out = os.path.join(root, name)
         os.makedirs(out, exist_ok=True)
         torch.manual_seed(100 + i)
         config = cls(**kw)
         config._attn_implementation = "eager"
-        model = AutoModelForCausalLM.from_config(config, attn_implementation="eager").float()
+        model = auto.from_config(config, attn_implementation="eager").float()
         with torch.no_grad():
             for _, p in model.named_parameters():
                 if p.dim() == 1:  # HF inits biases to 0 and norms to 1; perturb so that ignoring them shows
                     p.add_(torch.randn_like(p) * 0.1)
         model = model.to(dtype)
         model.save_pretrained(out)
+        edit_folder(out, edits)
         # The reference runs on the weights exactly as stored, in float32.
-        ref = AutoModelForCausalLM.from_pretrained(out, dtype=torch.float32, attn_implementation="eager").train()
+        ref = auto.from_pretrained(out, dtype=torch.float32, attn_implementation="eager").train()
         g = torch.Generator().manual_seed(7 + i)
         ids = torch.randint(1, VOCAB, (2, seq), generator=g)
         mask = torch.ones(2, seq, dtype=torch.int64)
@@ -82,7 +149,8 @@ def make(root):
         save_file({"input_ids": ids, "attention_mask": mask, "labels": labels}, os.path.join(out, "inputs.safetensors"))
         save_file({"logits": res.logits.float().contiguous()}, os.path.join(out, "reference.safetensors"))
         with open(os.path.join(out, "reference.json"), "w") as f:
-            json.dump({"loss": float(res.loss), "transformers": transformers.__version__, "seq_len": seq}, f)
+            json.dump({"loss": float(res.loss), "transformers": transformers.__version__, "seq_len": seq,
+                       "num_parameters": ref.num_parameters(), "resolved": resolved(ref)}, f)
 
 
 AUTO = {"CausalLM": AutoModelForCausalLM, "MaskedLM": AutoModelForMaskedLM,
