@@ -3,7 +3,9 @@
 // ConfigParseResult holds a config only when no error was recorded; every issue names its key path.
 #include "core/config/train_config.h"
 
+#include <algorithm>
 #include <cctype>
+#include <cstdlib>
 #include <fstream>
 #include <functional>
 #include <limits>
@@ -170,7 +172,60 @@ void parseData(const json& doc, const fs::path& baseDir, IssueList& issues, Data
         if (auto n = readInt(issues, *v, "data.max_length", 2, kMaxInt,
                              "an integer >= 2 (tokens per training sequence)"))
             d.maxLength = *n;
-    warnUnknownKeys(issues, *o, "data", {"train", "eval", "text_field", "eval_fraction", "max_length"});
+    auto oneOf = [&](const char* key, const std::vector<std::string>& allowed, std::string& out) {
+        const json* v = findField(*o, key);
+        if (!v) return false;
+        auto s = readString(issues, *v, joinKey("data", key));
+        if (!s) return false;
+        if (std::find(allowed.begin(), allowed.end(), *s) == allowed.end()) {
+            issues.error(joinKey("data", key), "expected one of " + joinNames(allowed) + ", got " + describeValue(*v));
+            return false;
+        }
+        out = *s;
+        return true;
+    };
+    oneOf("format", {"lm", "auto", "text", "alpaca", "sharegpt", "messages"}, d.format);
+    oneOf("template", {"auto", "chatml", "qwen", "llama3", "mistral", "llama2", "alpaca", "none"}, d.chatTemplate);
+    if (oneOf("on_bad_row", {"skip", "continue", "stop"}, d.onBadRow) && d.onBadRow == "continue") d.onBadRow = "skip";
+    auto boolField = [&](const char* key, bool& out) {
+        if (const json* v = findField(*o, key))
+            if (auto b = readBool(issues, *v, joinKey("data", key))) out = *b;
+    };
+    boolField("train_on_prompt", d.trainOnPrompt);
+    boolField("packing", d.packing);
+    boolField("shuffle", d.shuffle);
+    if (const json* v = findField(*o, "seed"); v && !v->is_null()) {
+        if (v->is_number_unsigned())
+            d.seed = v->get<uint64_t>();
+        else if (auto n = readInt(issues, *v, "data.seed", 0, kMaxInt, "a non-negative integer (default: training.seed)"))
+            d.seed = static_cast<uint64_t>(*n);
+    }
+    if (const json* v = findField(*o, "columns"); v && expectObject(issues, *v, "data.columns")) {
+        const std::vector<std::string> known{"instruction", "input", "output", "system", "messages", "role", "content"};
+        for (const auto& [key, value] : v->items()) {
+            const std::string path = "data.columns." + key;
+            if (std::find(known.begin(), known.end(), key) == known.end()) {
+                issues.error(path, "unknown column role" + didYouMean(key, known) + "; expected one of " +
+                                       joinNames(known) + " (the text field is data.text_field)");
+                continue;
+            }
+            if (auto name = readString(issues, value, path)) d.columns[key] = *name;
+        }
+    }
+    readPathField(*o, "cache_dir", "data", baseDir, issues, d.cacheDir, nullptr);
+    if (d.cacheDir.empty()) {
+        const char* xdg = std::getenv("XDG_CACHE_HOME");
+        d.cacheDir = (xdg && *xdg) ? fs::path(xdg) / "finetune-studio" / "token_cache"
+                                   : resolvePath("~/.cache/finetune-studio/token_cache", baseDir);
+    }
+    if (!d.instructionFormat())
+        for (const char* key : {"template", "train_on_prompt", "packing", "shuffle", "columns", "on_bad_row"})
+            if (findField(*o, key))
+                issues.warning(joinKey("data", key), "applies to the instruction formats only; data.format is \"lm\" "
+                                                     "(documents concatenated into blocks), so it is ignored");
+    warnUnknownKeys(issues, *o, "data",
+                    {"train", "eval", "text_field", "eval_fraction", "max_length", "format", "columns", "template",
+                     "train_on_prompt", "packing", "shuffle", "seed", "on_bad_row", "cache_dir"});
 }
 
 bool validDevice(const std::string& s) {
@@ -424,11 +479,23 @@ nlohmann::json configToResolvedJson(const TrainConfig& c) {
         }
         model["lora"] = lora;
     }
-    json data = {{"train", c.data.train.generic_string()},
-                 {"text_field", c.data.textField},
-                 {"eval_fraction", c.data.evalFraction},
-                 {"max_length", c.data.maxLength}};
-    if (!c.data.eval.empty()) data["eval"] = c.data.eval.generic_string();
+    const DataSection& d = c.data;
+    json data = {{"train", d.train.generic_string()},
+                 {"text_field", d.textField},
+                 {"eval_fraction", d.evalFraction},
+                 {"max_length", d.maxLength},
+                 {"format", d.format},
+                 {"cache_dir", d.cacheDir.generic_string()}};
+    if (d.instructionFormat()) {
+        data["template"] = d.chatTemplate;
+        data["train_on_prompt"] = d.trainOnPrompt;
+        data["packing"] = d.packing;
+        data["shuffle"] = d.shuffle;
+        data["on_bad_row"] = d.onBadRow;
+        if (!d.columns.empty()) data["columns"] = d.columns;
+    }
+    if (d.seed) data["seed"] = *d.seed;
+    if (!d.eval.empty()) data["eval"] = d.eval.generic_string();
     const TrainingSection& t = c.training;
     json training = {{"max_steps", t.maxSteps},         {"epochs", t.epochs},
                      {"eval_interval", t.evalInterval}, {"eval_batches", t.evalBatches},

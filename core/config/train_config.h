@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -103,11 +104,24 @@ struct ModelSection {
 };
 
 struct DataSection {
-    std::filesystem::path train;     // .txt or .jsonl
+    std::filesystem::path train;     // "lm": .txt or .jsonl; instruction formats also .json, .csv
     std::filesystem::path eval;      // optional; when empty, eval_fraction of train is held out
     std::string textField = "text";  // JSONL field holding the text
     double evalFraction = 0.05;
     int64_t maxLength = 128;         // tokens per training sequence
+    // "lm": plain-text pre-training blocks (documents concatenated and cut, as HF run_clm); the others
+    // select the instruction pipeline (docs/data.md): "auto", "text", "alpaca", "sharegpt", "messages".
+    std::string format = "lm";
+    std::map<std::string, std::string> columns;  // field renames: instruction input output system messages role content
+    std::string chatTemplate = "auto";  // key "template": auto chatml qwen llama3 mistral llama2 alpaca none
+    bool trainOnPrompt = false;      // false: labels -100 on everything but the responses
+    bool packing = false;            // several samples per sequence, attention kept within each sample
+    bool shuffle = true;             // seeded shuffle of the training samples before packing / batching
+    std::optional<uint64_t> seed;    // split and shuffle; default training.seed
+    std::string onBadRow = "skip";   // "skip" (report and go on) or "stop"
+    std::filesystem::path cacheDir;  // token cache; default $XDG_CACHE_HOME/finetune-studio/token_cache
+
+    bool instructionFormat() const { return format != "lm"; }
 };
 
 struct TrainingSection {

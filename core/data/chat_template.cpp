@@ -125,6 +125,9 @@ std::vector<RenderedSegment> render(ChatTemplateKind kind, const std::vector<Cha
             }
             break;
         }
+        case ChatTemplateKind::None:
+            for (const ChatMessage& m : messages) add(segs, m.content, m.role == "assistant");
+            break;
         case ChatTemplateKind::Alpaca: break;
     }
     return segs;
@@ -137,8 +140,9 @@ ChatTemplateKind chatTemplateFromName(const std::string& name) {
     if (name == "llama3" || name == "llama-3") return ChatTemplateKind::Llama3;
     if (name == "mistral" || name == "llama2" || name == "llama-2" || name == "inst") return ChatTemplateKind::Mistral;
     if (name == "alpaca") return ChatTemplateKind::Alpaca;
-    throw FormatError("data.chat_template: unknown template '" + name +
-                      "' (expected auto, chatml, llama3, mistral or alpaca)");
+    if (name == "none") return ChatTemplateKind::None;
+    throw FormatError("data.template: unknown template '" + name +
+                      "' (expected auto, chatml, llama3, mistral, alpaca or none)");
 }
 
 std::string chatTemplateName(ChatTemplateKind kind) {
@@ -147,6 +151,7 @@ std::string chatTemplateName(ChatTemplateKind kind) {
         case ChatTemplateKind::Llama3: return "llama3";
         case ChatTemplateKind::Mistral: return "mistral";
         case ChatTemplateKind::Alpaca: return "alpaca";
+        case ChatTemplateKind::None: return "none";
     }
     return "?";
 }

@@ -16,14 +16,15 @@ struct ChatMessage {
     std::string content;
 };
 
-enum class ChatTemplateKind { ChatML, Llama3, Mistral, Alpaca };
+// None: the contents concatenated as they are (LLaMA-Factory's "empty" template), EOS after each reply.
+enum class ChatTemplateKind { ChatML, Llama3, Mistral, Alpaca, None };
 
 struct RenderedSegment {
     std::string text;
     bool trainable = false;
 };
 
-// "chatml" (also "qwen"), "llama3", "mistral" (also "llama2", "inst"), "alpaca"; else FormatError
+// "chatml" (also "qwen"), "llama3", "mistral" (also "llama2", "inst"), "alpaca", "none"; else FormatError
 // listing the names.
 ChatTemplateKind chatTemplateFromName(const std::string& name);
 std::string chatTemplateName(ChatTemplateKind kind);
@@ -35,7 +36,7 @@ std::optional<ChatTemplateKind> detectChatTemplate(const std::filesystem::path& 
 
 // Renders a conversation. Throws FormatError for an unknown role or a conversation without an
 // assistant turn. The BOS text of Llama 3 / Mistral is part of the first segment; Alpaca's EOS is
-// not text (the dataset appends the tokenizer's EOS id to each trainable reply of Alpaca).
+// not text (the dataset appends the tokenizer's EOS id to each trainable reply of Alpaca and None).
 std::vector<RenderedSegment> renderChat(ChatTemplateKind kind, const std::vector<ChatMessage>& messages);
 
 // The prompt for generating the next assistant turn (messages must not end with one).

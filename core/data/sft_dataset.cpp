@@ -6,6 +6,7 @@
 
 #include "core/data/record_reader.h"
 #include "core/data/seeded_shuffle.h"
+#include "core/data/sft_layout.h"
 #include "core/data/tokenizer.h"
 #include "core/util/error.h"
 
@@ -70,7 +71,9 @@ struct Builder {
     }
 
     std::optional<SftSample> sample(const Record& rec, Outcome& o) const {
-        std::vector<ChatMessage> messages = recordMessages(rec.value, opt.format, opt.textField, &o.resolved);
+        SampleFields fields = opt.fields;
+        fields.text = opt.textField;
+        std::vector<ChatMessage> messages = recordMessages(rec.value, opt.format, fields, &o.resolved);
         SftSample s;
         s.line = rec.line;
         std::vector<RenderedSegment>& segments = o.segments;
@@ -85,7 +88,7 @@ struct Builder {
             for (const RenderedSegment& seg : segments) {
                 const size_t before = s.inputIds.size();
                 tok.encodeAppend(seg.text, s.inputIds, false);
-                if (seg.trainable && kind == ChatTemplateKind::Alpaca)
+                if (seg.trainable && (kind == ChatTemplateKind::Alpaca || kind == ChatTemplateKind::None))
                     if (auto eos = tok.eosTokenId()) s.inputIds.push_back(*eos);
                 const bool learn = seg.trainable || opt.trainOnPrompt;
                 for (size_t i = before; i < s.inputIds.size(); ++i) s.labels.push_back(learn ? s.inputIds[i] : kIgnore);
@@ -221,49 +224,70 @@ SampleFormat sampleFormatFromName(const std::string& name) {
     throw FormatError("data.format: unknown format '" + name + "' (expected auto, text, alpaca, sharegpt or messages)");
 }
 
+std::string SampleFields::describe() const {
+    return nlohmann::json::array({text, instruction, input, output, system, messages, role, content}).dump();
+}
+
 std::vector<ChatMessage> recordMessages(const json& record, SampleFormat format, const std::string& textField,
                                         SampleFormat* resolved) {
+    SampleFields fields;
+    fields.text = textField;
+    return recordMessages(record, format, fields, resolved);
+}
+
+std::vector<ChatMessage> recordMessages(const json& record, SampleFormat format, const SampleFields& f,
+                                        SampleFormat* resolved) {
+    const std::string& textField = f.text;
     if (format == SampleFormat::Auto) {
-        if (record.contains("messages"))
-            format = SampleFormat::Messages;
-        else if (record.contains("conversations"))
+        if (f.messages.empty() ? record.contains("messages") : record.contains(f.messages)) {
+            // A renamed list is "messages" when its turns carry the messages role key, else ShareGPT.
+            const json& list = record[f.messages.empty() ? "messages" : f.messages];
+            const std::string roleKey = f.role.empty() ? "role" : f.role;
+            format = f.messages.empty() || (list.is_array() && !list.empty() && list[0].is_object() &&
+                                            list[0].contains(roleKey))
+                         ? SampleFormat::Messages
+                         : SampleFormat::ShareGpt;
+        } else if (f.messages.empty() && record.contains("conversations")) {
             format = SampleFormat::ShareGpt;
-        else if (record.contains("instruction"))
+        } else if (record.contains(f.instruction)) {
             format = SampleFormat::Alpaca;
-        else if (record.contains(textField))
+        } else if (record.contains(textField)) {
             format = SampleFormat::Text;
-        else
-            throw FormatError("no field 'messages', 'conversations', 'instruction' or '" + textField +
-                              "' (cannot tell the sample format)");
+        } else {
+            throw FormatError("no field '" + (f.messages.empty() ? std::string("messages', 'conversations") : f.messages) +
+                              "', '" + f.instruction + "' or '" + textField + "' (cannot tell the sample format)");
+        }
     }
     if (resolved) *resolved = format;
     std::vector<ChatMessage> out;
     switch (format) {
         case SampleFormat::Text: out.push_back({"text", requireString(record, textField.c_str(), "")}); break;
         case SampleFormat::Alpaca: {
-            if (record.contains("system") && record["system"].is_string())
-                out.push_back({"system", record["system"].get<std::string>()});
-            out.push_back({"user", requireString(record, "instruction", "")});
-            if (record.contains("input") && !record["input"].is_null()) {
-                const std::string& input = requireString(record, "input", "");
+            if (record.contains(f.system) && record[f.system].is_string())
+                out.push_back({"system", record[f.system].get<std::string>()});
+            out.push_back({"user", requireString(record, f.instruction.c_str(), "")});
+            if (record.contains(f.input) && !record[f.input].is_null()) {
+                const std::string& input = requireString(record, f.input.c_str(), "");
                 if (!input.empty()) out.push_back({"input", input});
             }
-            out.push_back({"assistant", requireString(record, "output", "")});
+            out.push_back({"assistant", requireString(record, f.output.c_str(), "")});
             break;
         }
         case SampleFormat::ShareGpt:
         case SampleFormat::Messages: {
             const bool share = format == SampleFormat::ShareGpt;
-            const char* listKey = share ? "conversations" : "messages";
+            const std::string listKey = !f.messages.empty() ? f.messages : share ? "conversations" : "messages";
+            const std::string roleKey = !f.role.empty() ? f.role : share ? "from" : "role";
+            const std::string contentKey = !f.content.empty() ? f.content : share ? "value" : "content";
             auto it = record.find(listKey);
-            if (it == record.end()) throw FormatError(std::string("missing field '") + listKey + "'");
-            if (!it->is_array()) throw FormatError(std::string("field '") + listKey + "' must be an array");
+            if (it == record.end()) throw FormatError("missing field '" + listKey + "'");
+            if (!it->is_array()) throw FormatError("field '" + listKey + "' must be an array");
             for (size_t i = 0; i < it->size(); ++i) {
                 const json& m = (*it)[i];
-                const std::string where = std::string(listKey) + "[" + std::to_string(i) + "]: ";
+                const std::string where = listKey + "[" + std::to_string(i) + "]: ";
                 if (!m.is_object()) throw FormatError(where + "expected an object");
-                std::string role = requireString(m, share ? "from" : "role", where);
-                const std::string& content = requireString(m, share ? "value" : "content", where);
+                std::string role = requireString(m, roleKey.c_str(), where);
+                const std::string& content = requireString(m, contentKey.c_str(), where);
                 if (share) {
                     if (role == "human" || role == "user")
                         role = "user";
@@ -276,7 +300,7 @@ std::vector<ChatMessage> recordMessages(const json& record, SampleFormat format,
                 }
                 out.push_back({role, content});
             }
-            if (out.empty()) throw FormatError(std::string("field '") + listKey + "' is empty");
+            if (out.empty()) throw FormatError("field '" + listKey + "' is empty");
             break;
         }
         case SampleFormat::Auto: break;
@@ -300,90 +324,51 @@ void SftSequences::append(const SftSample& s) {
     offsets.push_back(static_cast<int64_t>(inputIds.size()));
 }
 
-namespace {
-
-// Packs (or, with maxLength 0, lays out one per sequence); `consume` frees each sample once copied,
-// so the peak is about one copy of the tokens rather than two.
-SftSequences layOut(std::vector<SftSample>& samples, int64_t maxLength, bool consume) {
-    SftSequences out;
-    size_t total = 0;
-    for (const SftSample& s : samples) total += s.inputIds.size();
-    out.inputIds.reserve(total);
-    out.labels.reserve(total);
-    out.positionIds.reserve(total);
-    int64_t current = 0;  // tokens in the open sequence
-    for (SftSample& s : samples) {
-        const auto n = static_cast<int64_t>(s.inputIds.size());
-        if (maxLength == 0 || (current > 0 && current + n > maxLength)) {
-            if (current > 0) out.offsets.push_back(static_cast<int64_t>(out.inputIds.size()));
-            current = 0;
-        }
-        out.inputIds.insert(out.inputIds.end(), s.inputIds.begin(), s.inputIds.end());
-        out.labels.insert(out.labels.end(), s.labels.begin(), s.labels.end());
-        // The first token of each packed sample predicts nothing from the previous sample.
-        if (current > 0 && n > 0) out.labels[out.labels.size() - static_cast<size_t>(n)] = kIgnore;
-        for (int64_t k = 0; k < n; ++k) out.positionIds.push_back(static_cast<int32_t>(k));
-        current += n;
-        if (consume) {
-            std::vector<int32_t>().swap(s.inputIds);
-            std::vector<int32_t>().swap(s.labels);
-        }
+SftSequences packSamples(const std::vector<SftSample>& samples, int64_t maxLength) {
+    MemorySampleStore store;
+    std::vector<int64_t> order;
+    for (const SftSample& s : samples) {
+        order.push_back(store.size());
+        store.add(SftSample(s));
     }
-    if (current > 0) out.offsets.push_back(static_cast<int64_t>(out.inputIds.size()));
+    SftSequences out;
+    MemorySequenceWriter writer(out);
+    writeSequences(store, order, maxLength, true, writer);
     return out;
 }
 
-}  // namespace
-
-SftSequences packSamples(const std::vector<SftSample>& samples, int64_t maxLength) {
-    auto copy = samples;
-    return layOut(copy, maxLength, true);
+void buildSftSequences(const SftOptions& options, const Tokenizer& tokenizer, SampleStore& trainStore,
+                       SampleStore& evalStore, SequenceWriter& train, SequenceWriter& eval, SftStats& stats) {
+    if (options.maxLength < 2) throw FormatError("data.max_length must be at least 2");
+    const ChatTemplateKind kind = resolveTemplate(options);
+    stats.chatTemplate = chatTemplateName(kind);
+    Builder b{options, tokenizer, kind, stats, {}};
+    b.readFile(options.trainPath, false, [&](SftSample&& s, const std::vector<RenderedSegment>&) {
+        trainStore.add(std::move(s));
+        return true;
+    });
+    if (!options.evalPath.empty())
+        b.readFile(options.evalPath, false, [&](SftSample&& s, const std::vector<RenderedSegment>&) {
+            evalStore.add(std::move(s));
+            return true;
+        });
+    const SftPlan plan = planSftSplit(options, trainStore.size(), evalStore.size());
+    if (plan.train.empty())
+        throw FormatError(options.trainPath.string() + ": no training sample (" + std::to_string(stats.badRows) +
+                          " bad rows, " + std::to_string(stats.dropped) + " dropped)" +
+                          (stats.badRowMessages.empty() ? "" : "; first: " + stats.badRowMessages[0]));
+    const auto [tokens, trainable] = writeSequences(trainStore, plan.train, options.maxLength, options.packing, train);
+    stats.trainTokens = tokens;
+    stats.trainTrainableTokens = trainable;
+    writeSequences(plan.evalFromTrainStore ? trainStore : evalStore, plan.eval, options.maxLength, options.packing, eval);
+    finishStats(stats, b.lengths);
 }
 
 SftData buildSftData(const SftOptions& options, const Tokenizer& tokenizer) {
-    if (options.maxLength < 2) throw FormatError("data.max_length must be at least 2");
     SftData data;
-    const ChatTemplateKind kind = resolveTemplate(options);
-    data.stats.chatTemplate = chatTemplateName(kind);
-    Builder b{options, tokenizer, kind, data.stats, {}};
-    std::vector<SftSample> train, eval;
-    b.readFile(options.trainPath, false, [&](SftSample&& s, const std::vector<RenderedSegment>&) {
-        train.push_back(std::move(s));
-        return true;
-    });
-    if (!options.evalPath.empty()) {
-        b.readFile(options.evalPath, false, [&](SftSample&& s, const std::vector<RenderedSegment>&) {
-            eval.push_back(std::move(s));
-            return true;
-        });
-    } else if (options.evalFraction > 0 && train.size() > 1) {
-        const auto perm = seededPermutation<int64_t>(train.size(), deriveSeed(options.seed, 0x65766131));
-        auto held = static_cast<size_t>(std::llround(options.evalFraction * static_cast<double>(train.size())));
-        held = std::clamp<size_t>(held, 1, train.size() - 1);
-        std::vector<char> isEval(train.size(), 0);
-        for (size_t i = 0; i < held; ++i) isEval[perm[i]] = 1;
-        std::vector<SftSample> kept;
-        for (size_t i = 0; i < train.size(); ++i) (isEval[i] ? eval : kept).push_back(std::move(train[i]));
-        train.swap(kept);
-    }
-    if (train.empty())
-        throw FormatError(options.trainPath.string() + ": no training sample (" + std::to_string(data.stats.badRows) +
-                          " bad rows, " + std::to_string(data.stats.dropped) + " dropped)" +
-                          (data.stats.badRowMessages.empty() ? "" : "; first: " + data.stats.badRowMessages[0]));
-    if (options.shuffle) {
-        const auto perm = seededPermutation<int64_t>(train.size(), options.seed);
-        std::vector<SftSample> shuffled;
-        shuffled.reserve(train.size());
-        for (int64_t i : perm) shuffled.push_back(std::move(train[i]));
-        train.swap(shuffled);
-    }
-    for (const SftSample& s : train) {
-        data.stats.trainTokens += static_cast<int64_t>(s.inputIds.size());
-        for (int32_t l : s.labels) data.stats.trainTrainableTokens += l != kIgnore;
-    }
-    data.train = layOut(train, options.packing ? options.maxLength : 0, true);
-    data.eval = layOut(eval, options.packing ? options.maxLength : 0, true);
-    finishStats(data.stats, b.lengths);
+    MemorySampleStore trainStore, evalStore;
+    MemorySequenceWriter train(data.train), eval(data.eval);
+    buildSftSequences(options, tokenizer, trainStore, evalStore, train, eval, data.stats);
     return data;
 }
 

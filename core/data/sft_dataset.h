@@ -31,11 +31,23 @@ enum class BadRowPolicy { Skip, Stop };
 // "auto", "text", "alpaca", "sharegpt", "messages" (also "openai"); else FormatError.
 SampleFormat sampleFormatFromName(const std::string& name);
 
+// Field names of a record (data.columns): which keys hold the pieces of each format.
+struct SampleFields {
+    std::string text = "text";
+    std::string instruction = "instruction", input = "input", output = "output", system = "system";
+    std::string messages;  // the conversation list; empty: "messages" (messages format) / "conversations" (sharegpt)
+    std::string role;      // empty: "role" (messages) / "from" (sharegpt)
+    std::string content;   // empty: "content" (messages) / "value" (sharegpt)
+
+    std::string describe() const;  // for the cache key: every name, in a fixed order
+};
+
 struct SftOptions {
     std::filesystem::path trainPath;
     std::filesystem::path evalPath;  // empty: hold out evalFraction of the training samples
     SampleFormat format = SampleFormat::Auto;
-    std::string textField = "text";
+    std::string textField = "text";  // the text format's field (SampleFields::text is ignored; this wins)
+    SampleFields fields;             // names of the other fields
     std::string chatTemplate = "auto";  // auto: from modelDir (tokenizer_config.json / config.json), else chatml
     std::filesystem::path modelDir;     // for auto template detection; may be empty
     int64_t maxLength = 512;
@@ -95,6 +107,9 @@ SftData buildSftData(const SftOptions& options, const Tokenizer& tokenizer);
 // The pieces of one record: the messages it maps to under `format` (Auto: decided per record by its
 // keys: messages, conversations, instruction, then the text field). Throws FormatError "<what>".
 std::vector<ChatMessage> recordMessages(const nlohmann::json& record, SampleFormat format, const std::string& textField,
+                                        SampleFormat* resolved = nullptr);
+// The same with renamed fields (fields.text is the text field).
+std::vector<ChatMessage> recordMessages(const nlohmann::json& record, SampleFormat format, const SampleFields& fields,
                                         SampleFormat* resolved = nullptr);
 
 // Greedy first-fit-in-order packing (samples never split): samples are appended to the current

@@ -4,6 +4,7 @@
 // then the stats JSON. Offsets come first so every int64 array is 8-byte aligned.
 #include "core/data/token_cache.h"
 
+#include "core/data/sft_layout.h"
 #include "core/data/tokenizer.h"
 #include "core/util/error.h"
 
@@ -83,7 +84,7 @@ std::string sftCacheKey(const SftOptions& o, const Tokenizer& tokenizer) {
     XXH3_state_t* state = XXH3_createState();
     if (!state) throw Error("token cache: out of memory");
     XXH3_128bits_reset(state);
-    hashString(state, "fts-sft-cache-v1");
+    hashString(state, "fts-sft-cache-v2");
     hashFile(state, o.trainPath);
     hashString(state, o.evalPath.empty() ? std::string("-") : std::string("eval"));
     if (!o.evalPath.empty()) hashFile(state, o.evalPath);
@@ -98,6 +99,7 @@ std::string sftCacheKey(const SftOptions& o, const Tokenizer& tokenizer) {
     }
     hashString(state, nlohmann::json{{"format", static_cast<int>(o.format)},
                                      {"text_field", o.textField},
+                                     {"fields", o.fields.describe()},
                                      {"template", templ},
                                      {"max_length", o.maxLength},
                                      {"packing", o.packing},
@@ -210,13 +212,94 @@ std::unique_ptr<CachedSftData> CachedSftData::open(const std::filesystem::path& 
     return c;
 }
 
+namespace {
+
+// Streams one split into the cache file: offsets, input ids, labels, position ids, as they come.
+class FileSequenceWriter final : public SequenceWriter {
+public:
+    FileSequenceWriter(std::ofstream& out, int64_t& sequences, int64_t& tokens) : m_out(out), m_sequences(sequences), m_tokens(tokens) {}
+    void offsets(const std::vector<int64_t>& o) override {
+        m_sequences = static_cast<int64_t>(o.size()) - 1;
+        m_tokens = o.back();
+        m_out.write(reinterpret_cast<const char*>(o.data()), static_cast<std::streamsize>(o.size() * sizeof(int64_t)));
+    }
+    void inputIds(const int32_t* p, size_t n) override { put(p, n); }
+    void labels(const int32_t* p, size_t n) override { put(p, n); }
+    void positionIds(const int32_t* p, size_t n) override { put(p, n); }
+
+private:
+    void put(const int32_t* p, size_t n) { m_out.write(reinterpret_cast<const char*>(p), static_cast<std::streamsize>(n * 4)); }
+    std::ofstream& m_out;
+    int64_t& m_sequences;
+    int64_t& m_tokens;
+};
+
+// Builds the cache file for `key` without holding the token arrays: samples spill to an unlinked file next to
+// the cache, the eval split is written after the train split (the layout's order), the header last.
+void buildSftCacheFile(const SftOptions& options, const Tokenizer& tokenizer, const std::filesystem::path& file,
+                       const std::string& key) {
+    std::filesystem::create_directories(file.parent_path());
+    const std::filesystem::path tmp = file.string() + ".tmp." + std::to_string(::getpid());
+    Header h{};
+    std::memcpy(h.magic, kMagic, 8);
+    std::memcpy(h.key, key.data(), 32);
+    SftStats stats;
+    {
+        std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+        if (!out) throw IoError(tmp.string() + ": cannot write the token cache");
+        char header[128] = {};
+        out.write(header, sizeof(header));  // rewritten at the end, when the counts are known
+        FileSampleStore trainStore(file.parent_path()), evalStore(file.parent_path());
+        FileSequenceWriter train(out, h.trainSequences, h.trainTokens);
+        // The eval split follows the whole train split in the file: buffer its arrays in a second stream.
+        const std::filesystem::path evalTmp = tmp.string() + ".eval";
+        std::ofstream evalOut(evalTmp, std::ios::binary | std::ios::trunc);
+        if (!evalOut) throw IoError(evalTmp.string() + ": cannot write the token cache");
+        FileSequenceWriter eval(evalOut, h.evalSequences, h.evalTokens);
+        try {
+            buildSftSequences(options, tokenizer, trainStore, evalStore, train, eval, stats);
+            evalOut.close();
+            std::ifstream in(evalTmp, std::ios::binary);
+            out << in.rdbuf();
+        } catch (...) {
+            std::error_code ec;
+            out.close();
+            std::filesystem::remove(tmp, ec);
+            std::filesystem::remove(evalTmp, ec);
+            throw;
+        }
+        std::error_code ec;
+        std::filesystem::remove(evalTmp, ec);
+        const std::string statsText = statsToJson(stats).dump();
+        h.statsBytes = static_cast<int64_t>(statsText.size());
+        out.write(statsText.data(), static_cast<std::streamsize>(statsText.size()));
+        out.seekp(0);
+        std::memcpy(header, &h, sizeof(h));
+        out.write(header, sizeof(header));
+        out.flush();
+        if (!out) throw IoError(tmp.string() + ": write failed (disk full?)");
+    }
+    const int fd = ::open(tmp.c_str(), O_RDONLY);
+    if (fd >= 0) {
+        ::fsync(fd);
+        ::close(fd);
+    }
+    std::error_code ec;
+    std::filesystem::rename(tmp, file, ec);
+    if (ec) {
+        std::filesystem::remove(tmp, ec);
+        throw IoError(file.string() + ": cannot move the token cache into place");
+    }
+}
+
+}  // namespace
+
 std::unique_ptr<CachedSftData> loadOrBuildSftData(const SftOptions& options, const Tokenizer& tokenizer,
                                                   const std::filesystem::path& cacheDir) {
     const std::string key = sftCacheKey(options, tokenizer);
     const std::filesystem::path file = cacheDir / ("sft-" + key + ".bin");
     if (auto c = CachedSftData::open(file, key)) return c;
-    const SftData data = buildSftData(options, tokenizer);
-    writeSftCache(file, key, data);
+    buildSftCacheFile(options, tokenizer, file, key);
     auto c = CachedSftData::open(file, key);
     if (!c) throw IoError(file.string() + ": the token cache just written cannot be read back");
     c->m_fromCache = false;

@@ -1,8 +1,9 @@
 // On-disk cache of tokenized SFT data: one binary file per key, memory-mapped on load, so a second
 // run with the same data, tokenizer, template and lengths starts at once. The key is an XXH3-128
 // hash of the bytes of the data files and of tokenizer.json (and tokenizer_config.json when
-// present) plus every option that changes the result. Invariants: a cache file is written to a
-// temporary name, fsynced and renamed, so readers never see a partial file; a file whose header,
+// present) plus every option that changes the result. The file is built streaming (samples spill to an
+// unlinked file, arrays are written as they are laid out; see sft_layout.h), so memory does not grow with
+// the data. Invariants: a cache file is written to a temporary name, fsynced and renamed, so readers never see a partial file; a file whose header,
 // size or key does not match is ignored (rebuilt), never trusted.
 #pragma once
 #include "core/data/sft_dataset.h"
@@ -60,7 +61,8 @@ std::string sftCacheKey(const SftOptions& options, const Tokenizer& tokenizer);
 // Writes `data` under `file` atomically (tmp + fsync + rename).
 void writeSftCache(const std::filesystem::path& file, const std::string& key, const SftData& data);
 
-// <cacheDir>/sft-<key>.bin when present and valid, else builds (buildSftData), writes it and maps it.
+// <cacheDir>/sft-<key>.bin when present and valid, else builds it streaming (the same arrays as buildSftData)
+// and maps it.
 std::unique_ptr<CachedSftData> loadOrBuildSftData(const SftOptions& options, const Tokenizer& tokenizer,
                                                   const std::filesystem::path& cacheDir);
 

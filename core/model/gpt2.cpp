@@ -77,7 +77,23 @@ public:
         return m_cfg.tieWordEmbeddings && name == "lm_head.weight";
     }
 
-    torch::Tensor forward(const torch::Tensor& inputIdsIn, const torch::Tensor& attentionMaskIn) override {
+    torch::Tensor forward(const torch::Tensor& inputIds, const torch::Tensor& attentionMask) override {
+        return run(inputIds, attentionMask, torch::Tensor());
+    }
+
+    bool supportsPacking() const override { return true; }
+    torch::Tensor forwardPacked(const torch::Tensor& inputIds, const torch::Tensor& positionIds) override {
+        return run(inputIds, torch::Tensor(), positionIds);
+    }
+
+    torch::Tensor loss(const torch::Tensor& logits, const torch::Tensor& labels) const override {
+        return causalLmLoss(logits, labels.to(logits.device()));
+    }
+
+private:
+    // positionIdsIn defined: a packed forward (wpe at the given positions, block-diagonal causal attention,
+    // no attention mask). Undefined: positions 0..T-1 with the optional padding mask.
+    torch::Tensor run(const torch::Tensor& inputIdsIn, const torch::Tensor& attentionMaskIn, const torch::Tensor& positionIdsIn) {
         const torch::Tensor& wte = param(kWte);
         const auto device = wte.device();
         if (inputIdsIn.dim() != 2) throw Error("GPT-2 forward: input_ids must be (batch, seq), found " + c10::str(inputIdsIn.sizes()));
@@ -87,11 +103,15 @@ public:
             throw Error("GPT-2 forward: sequence of " + std::to_string(T) + " tokens exceeds n_positions = " +
                         std::to_string(m_cfg.nPositions));
         torch::Tensor attentionMask = attentionMaskIn.defined() ? attentionMaskIn.to(device) : attentionMaskIn;
-        const torch::Tensor bias = causalPaddingBias(attentionMask, T, computeDtype(wte));  // (B,1,T,T) or undefined
+        const bool packed = positionIdsIn.defined();
+        const torch::Tensor positions =
+            packed ? checkedPositionIds(positionIdsIn, inputIds, m_cfg.nPositions, "GPT-2 forward")
+                   : torch::arange(T, torch::TensorOptions().dtype(torch::kInt64).device(device));
+        const torch::Tensor bias = packed ? packedCausalBias(positions, 0, computeDtype(wte))
+                                          : causalPaddingBias(attentionMask, T, computeDtype(wte));  // (B,1,T,T) or undefined
         const bool train = isTraining();
         auto dropout = [&](const torch::Tensor& x, double p) { return (train && p > 0) ? torch::dropout(x, p, true) : x; };
 
-        auto positions = torch::arange(T, torch::TensorOptions().dtype(torch::kInt64).device(device));
         torch::Tensor h = torch::embedding(wte, inputIds) + torch::embedding(param(kWpe), positions);  // (B, T, C)
         h = dropout(h, m_cfg.embdPdrop);
 
@@ -125,11 +145,6 @@ public:
         return m_cfg.tieWordEmbeddings ? torch::linear(h, param(kWte)) : linearAt(f + 2, h, torch::Tensor());  // (B, T, V)
     }
 
-    torch::Tensor loss(const torch::Tensor& logits, const torch::Tensor& labels) const override {
-        return causalLmLoss(logits, labels.to(logits.device()));
-    }
-
-private:
     // Parameter layout (spec order): wte, wpe, then 12 per block, then ln_f.weight, ln_f.bias, [lm_head.weight].
     // forward() reads parameters() by index on every call, so replacing a tensor in parameters() takes effect.
     enum BlockParam { Ln1W, Ln1B, AttnW, AttnB, AttnProjW, AttnProjB, Ln2W, Ln2B, FcW, FcB, MlpProjW, MlpProjB, kPerBlock };

@@ -102,6 +102,15 @@ torch::Tensor conv1d(const torch::Tensor& x, const torch::Tensor& weight, const 
 // undefined or all ones (then plain causal attention applies).
 torch::Tensor causalPaddingBias(const torch::Tensor& attentionMask, int64_t seqLen, torch::ScalarType dtype);
 
+// Additive attention bias (B, 1, T, T) in `dtype` for packed rows: 0 where query q may see key k (same sample,
+// k <= q, and q - k < window when window > 0), dtype-min elsewhere. Samples are split as transformers 5's
+// find_packed_sequence_indices does: a new sample wherever position_ids[t] != position_ids[t-1] + 1.
+torch::Tensor packedCausalBias(const torch::Tensor& positionIds, int64_t window, torch::ScalarType dtype);
+// (B, T) int64 position ids checked for use with packedCausalBias: shape (B, T) equal to inputIds', values >= 0
+// and < maxPositions (when maxPositions > 0). Throws fts::Error naming `who` otherwise.
+torch::Tensor checkedPositionIds(const torch::Tensor& positionIds, const torch::Tensor& inputIds, int64_t maxPositions,
+                                 const std::string& who);
+
 // Multi-head attention through at::scaled_dot_product_attention. q, k, v (B, H, T, D); bias from
 // causalPaddingBias or undefined (then is_causal). upcast: run in float32 with autocast off (reorder_and_upcast_attn).
 torch::Tensor causalSelfAttention(const torch::Tensor& q, const torch::Tensor& k, const torch::Tensor& v,

@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <memory>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -49,6 +50,18 @@ public:
     // input_ids (B, T) int64; attention_mask (B, T) int64, 1 = token, 0 = padding (may be undefined).
     // Returns logits (B, T, V) for LM heads, (B, num_labels) for sequence classification.
     virtual torch::Tensor forward(const torch::Tensor& inputIds, const torch::Tensor& attentionMask) = 0;
+    // Packed rows (several samples back to back in one row): position_ids (B, T) int64 restart where a
+    // sample starts, and attention is block-diagonal causal over the samples, exactly as transformers 5
+    // computes it when given position_ids and no attention mask (a new sample wherever position_ids does
+    // not grow by one: masking_utils.find_packed_sequence_indices). A packed row's logits equal those of
+    // its samples run one by one. Models that cannot do this (bidirectional encoders) say so and throw.
+    virtual bool supportsPacking() const { return false; }
+    virtual torch::Tensor forwardPacked(const torch::Tensor& inputIds, const torch::Tensor& positionIds) {
+        (void)inputIds;
+        (void)positionIds;
+        throw std::runtime_error(info().architecture + " cannot consume packed sequences (per-sample position ids "
+                                 "with block-diagonal attention)");
+    }
     // The loss transformers computes from these logits and labels (causal LM: shift by one, ignore -100, mean).
     virtual torch::Tensor loss(const torch::Tensor& logits, const torch::Tensor& labels) const = 0;
     // Every parameter under its HF name, in HF state_dict order; tied weights appear once.

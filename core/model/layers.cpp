@@ -97,6 +97,34 @@ torch::Tensor causalPaddingBias(const torch::Tensor& attentionMask, int64_t seqL
     return (causalTerm + paddingTerm).to(dtype);  // (B, 1, T, T)
 }
 
+torch::Tensor packedCausalBias(const torch::Tensor& positionIds, int64_t window, torch::ScalarType dtype) {
+    const int64_t B = positionIds.size(0), T = positionIds.size(1);
+    // Sample index of every token: the cumulative count of breaks (a position that is not the previous + 1).
+    const torch::Tensor prev = torch::cat({positionIds.narrow(1, 0, 1) - 1, positionIds.narrow(1, 0, T - 1)}, 1);
+    const torch::Tensor sample = positionIds.sub(prev).ne(1).cumsum(1);  // (B, T)
+    const auto idx = torch::arange(T, torch::TensorOptions().dtype(torch::kInt64).device(positionIds.device()));
+    torch::Tensor allowed = idx.view({T, 1}).ge(idx.view({1, T})).view({1, 1, T, T});  // k <= q
+    if (window > 0) allowed = allowed.logical_and(idx.view({1, 1, 1, T}).gt(idx.view({1, 1, T, 1}) - window));
+    allowed = allowed.logical_and(sample.view({B, 1, T, 1}).eq(sample.view({B, 1, 1, T})));
+    return torch::zeros({B, 1, T, T}, torch::TensorOptions().dtype(dtype).device(positionIds.device()))
+        .masked_fill(allowed.logical_not(), lowestOf(dtype));
+}
+
+torch::Tensor checkedPositionIds(const torch::Tensor& positionIds, const torch::Tensor& inputIds, int64_t maxPositions,
+                                 const std::string& who) {
+    if (!positionIds.defined() || positionIds.dim() != 2 || positionIds.sizes() != inputIds.sizes())
+        throw Error(who + ": position_ids must have the shape of input_ids " + c10::str(inputIds.sizes()) + ", found " +
+                    (positionIds.defined() ? c10::str(positionIds.sizes()) : std::string("none")));
+    torch::Tensor p = positionIds.to(inputIds.device(), torch::kInt64);
+    if (p.numel() > 0) {
+        const int64_t lo = p.min().item<int64_t>(), hi = p.max().item<int64_t>();
+        if (lo < 0 || (maxPositions > 0 && hi >= maxPositions))
+            throw Error(who + ": position_ids must lie in [0, " + std::to_string(maxPositions) + "), found [" +
+                        std::to_string(lo) + ", " + std::to_string(hi) + "]");
+    }
+    return p;
+}
+
 torch::Tensor causalSelfAttention(const torch::Tensor& q, const torch::Tensor& k, const torch::Tensor& v,
                                   const torch::Tensor& bias, double dropout, double scale, bool upcast) {
     if (upcast) {

@@ -139,7 +139,23 @@ public:
         return m_cfg.tieWordEmbeddings && name == "lm_head.weight";
     }
 
-    torch::Tensor forward(const torch::Tensor& inputIdsIn, const torch::Tensor& attentionMaskIn) override {
+    torch::Tensor forward(const torch::Tensor& inputIds, const torch::Tensor& attentionMask) override {
+        return run(inputIds, attentionMask, torch::Tensor());
+    }
+
+    bool supportsPacking() const override { return true; }
+    torch::Tensor forwardPacked(const torch::Tensor& inputIds, const torch::Tensor& positionIds) override {
+        return run(inputIds, torch::Tensor(), positionIds);
+    }
+
+    torch::Tensor loss(const torch::Tensor& logits, const torch::Tensor& labels) const override {
+        return causalLmLoss(logits, labels.to(logits.device()));
+    }
+
+private:
+    // positionIdsIn defined: a packed forward (no attention mask; block-diagonal causal attention, RoPE at the
+    // given positions). Undefined: positions 0..T-1 with the optional padding mask.
+    torch::Tensor run(const torch::Tensor& inputIdsIn, const torch::Tensor& attentionMaskIn, const torch::Tensor& positionIdsIn) {
         const torch::Tensor& embed = m_params[0].tensor;
         const auto device = embed.device();
         const std::string arch = m_info.architecture;
@@ -150,12 +166,20 @@ public:
         if (mask.defined() && (mask.dim() != 2 || mask.size(0) != B || mask.size(1) != T))
             throw Error(arch + " forward: attention_mask must have shape " + c10::str(inputIds.sizes()) + ", found " + c10::str(mask.sizes()));
         const auto dtype = computeDtype(embed);
+        const bool packed = positionIdsIn.defined();
+        const torch::Tensor positionIds = packed ? checkedPositionIds(positionIdsIn, inputIds, 0, arch + " forward") : torch::Tensor();
         // One additive bias per distinct window size (0 = plain causal): undefined means is_causal.
         std::map<int64_t, torch::Tensor> biases;
         for (int64_t w : m_cfg.slidingWindow)
-            if (!biases.count(w)) biases[w] = attentionBias(mask, B, T, w, dtype, device);
-        const auto rope = ropeCosSin(m_cfg.rope, T, device);
-        const torch::Tensor cos = rope.first, sin = rope.second;
+            if (!biases.count(w)) biases[w] = packed ? packedCausalBias(positionIds, w, dtype) : attentionBias(mask, B, T, w, dtype, device);
+        // RoPE tables up to the largest position (transformers' dynamic rope also keys on max(position_ids) + 1).
+        const int64_t ropeLength = packed && T > 0 ? positionIds.max().item<int64_t>() + 1 : T;
+        const auto rope = ropeCosSin(m_cfg.rope, ropeLength, device);
+        torch::Tensor cos = rope.first, sin = rope.second;
+        if (packed) {  // (B, 1, T, D): each token's own position, broadcast over the heads
+            cos = cos.index_select(0, positionIds.reshape({-1})).view({B, 1, T, -1});
+            sin = sin.index_select(0, positionIds.reshape({-1})).view({B, 1, T, -1});
+        }
         const bool train = isTraining();
         const double scale = 1.0 / std::sqrt(double(D));
 
@@ -205,11 +229,6 @@ public:
         return m_cfg.tieWordEmbeddings ? torch::linear(h, embed) : linearAt(f + 1, h, torch::Tensor());  // (B, T, V)
     }
 
-    torch::Tensor loss(const torch::Tensor& logits, const torch::Tensor& labels) const override {
-        return causalLmLoss(logits, labels.to(logits.device()));
-    }
-
-private:
     // Additive (B, 1, T, T) bias: 0 where allowed (causal, key not padding, inside the window), dtype-min elsewhere,
     // as transformers' eager masks. Undefined when plain causal attention is exact (no padding, no window in reach).
     static torch::Tensor attentionBias(const torch::Tensor& mask, int64_t B, int64_t T, int64_t window, torch::ScalarType dtype,

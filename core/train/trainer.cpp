@@ -13,7 +13,6 @@
 
 #include "core/data/block_sampler.h"
 #include "core/dist/communicator.h"
-#include "core/data/text_dataset.h"
 #include "core/data/tokenizer.h"
 #include "core/model/language_model.h"
 #include "core/model/lora.h"
@@ -24,6 +23,7 @@
 #include "core/train/run_model.h"
 #include "core/train/step_engine.h"
 #include "core/train/telemetry.h"
+#include "core/train/training_data.h"
 #include "core/util/error.h"
 
 namespace fts {
@@ -71,18 +71,6 @@ private:
     bool m_prevEnabled = false;
     at::ScalarType m_prevDtype = at::kBFloat16;
 };
-
-// (B, T) int64 batch of the given blocks.
-torch::Tensor makeBatch(const LmData& data, const std::vector<int64_t>& blocks, torch::Device device) {
-    const int64_t T = data.blockLength;
-    auto batch = torch::empty({int64_t(blocks.size()), T}, torch::kInt64);
-    auto* dst = batch.data_ptr<int64_t>();
-    for (size_t b = 0; b < blocks.size(); ++b) {
-        const int32_t* src = data.block(blocks[b]);
-        for (int64_t t = 0; t < T; ++t) dst[b * T + t] = src[t];
-    }
-    return batch.to(device);
-}
 
 std::vector<fs::path> tokenizerFilesFor(const fs::path& tokenizerJson) {
     std::vector<fs::path> files{tokenizerJson};
@@ -176,20 +164,11 @@ static TrainOutcome train(const TrainConfig& cfg, const TrainOptions& opt, Event
     // ---- tokenizer and data -------------------------------------------------------------------
     const fs::path tokenizerPath = cfg.model.tokenizer.empty() ? cfg.model.path / "tokenizer.json" : cfg.model.tokenizer;
     auto tokenizer = Tokenizer::fromFile(tokenizerPath);
-    LmDataOptions dataOpts;
-    dataOpts.trainPath = cfg.data.train;
-    dataOpts.evalPath = cfg.data.eval;
-    dataOpts.textField = cfg.data.textField;
-    dataOpts.evalFraction = cfg.data.evalFraction;
-    dataOpts.maxLength = cfg.data.maxLength;
-    dataOpts.seed = tr.seed;
-    LmDataSplit data = buildLmData(dataOpts, *tokenizer);
+    // LM blocks or cached instruction sequences (training_data.h); batches are a function of the indices.
+    std::unique_ptr<TrainingData> data = loadTrainingData(cfg, *tokenizer, events, leader);
     const int64_t micro = ds.microBatchPerGpu, accum = ds.gradientAccumulationSteps;
     const int64_t globalBatch = ds.trainBatchSize;
-    if (data.train.numBlocks() == 0)
-        throw FormatError(cfg.data.train.string() + ": no training sequence of " + std::to_string(cfg.data.maxLength) +
-                          " tokens could be built (the data is shorter than data.max_length)");
-    const int64_t stepsPerEpoch = std::max<int64_t>(1, data.train.numBlocks() / globalBatch);
+    const int64_t stepsPerEpoch = std::max<int64_t>(1, data->numTrain() / globalBatch);
     const int64_t totalSteps =
         tr.maxSteps > 0 ? tr.maxSteps : std::max<int64_t>(1, int64_t(std::ceil(tr.epochs * double(stepsPerEpoch))));
 
@@ -210,6 +189,7 @@ static TrainOutcome train(const TrainConfig& cfg, const TrainOptions& opt, Event
     // Full weights, or a frozen base + LoRA adapters (model.lora): run_model.h.
     std::unique_ptr<LanguageModel> model = loadRunModel(cfg, resumeDir, loadOpts, tr.seed);
     model->setActivationCheckpointing(cfg.model.activationCheckpointing);  // docs/models.md
+    checkModelForData(cfg.data, *model);
     if (tokenizer->vocabSize() > model->info().vocabSize)
         throw ConfigError(tokenizerPath.string() + ": the tokenizer has " + std::to_string(tokenizer->vocabSize()) +
                           " tokens but the model's vocab_size is " + std::to_string(model->info().vocabSize));
@@ -226,7 +206,7 @@ static TrainOutcome train(const TrainConfig& cfg, const TrainOptions& opt, Event
                            ", bytes): " + optimizer->modelState().toJson().dump());
 
     // ---- resume -------------------------------------------------------------------------------
-    BlockSampler sampler(data.train.numBlocks(), tr.seed, opt.rank, opt.worldSize);
+    BlockSampler sampler(data->numTrain(), tr.seed, opt.rank, opt.worldSize);
     int64_t step = 0, tokensSeen = 0;
     LossScaler scaler(ds.fp16);   // fp16: DeepSpeed's static or dynamic loss scale; otherwise 1
     int64_t skippedSteps = 0;     // fp16 overflows: the step and its scheduler step are skipped (as DeepSpeed)
@@ -238,10 +218,12 @@ static TrainOutcome train(const TrainConfig& cfg, const TrainOptions& opt, Event
         skippedSteps = st.value("skipped_steps", int64_t(0));
         if (st.contains("loss_scaler")) scaler.restore(st["loss_scaler"]);
         elapsedBefore = st.value("elapsed_s", 0.0);
-        if (st.at("train_blocks").get<int64_t>() != data.train.numBlocks())
+        if (st.at("train_blocks").get<int64_t>() != data->numTrain() || st.value("data_key", std::string()) != data->key())
             throw FormatError(resumeDir.string() + "/trainer_state.json: the checkpoint was made with " +
-                              std::to_string(st.at("train_blocks").get<int64_t>()) + " training sequences but the data now gives " +
-                              std::to_string(data.train.numBlocks()) + "; resume needs the same data and data.max_length");
+                              std::to_string(st.at("train_blocks").get<int64_t>()) + " training sequences (data " +
+                              st.value("data_key", std::string("lm")) + ") but the data now gives " +
+                              std::to_string(data->numTrain()) + " (data " + (data->key().empty() ? "lm" : data->key()) +
+                              "); resume needs the same data, tokenizer and data settings");
         if (opt.worldSize != st.value("world_size", 1))
             throw FormatError(resumeDir.string() + "/trainer_state.json: the checkpoint was made by " +
                               std::to_string(st.value("world_size", 1)) + " ranks; resume it with the same number (now " +
@@ -273,8 +255,9 @@ static TrainOutcome train(const TrainConfig& cfg, const TrainOptions& opt, Event
                  {"total_steps", totalSteps},
                  {"device", device.str()},
                  {"parameters", model->info().numParameters},
-                 {"train_sequences", data.train.numBlocks()},
-                 {"eval_sequences", data.eval.numBlocks()},
+                 {"train_sequences", data->numTrain()},
+                 {"eval_sequences", data->numEval()},
+                 {"data", data->summary()},
                  {"tokens_per_step", globalBatch * cfg.data.maxLength},
                  {"versions", versionsJson(device)}});
 
@@ -286,27 +269,27 @@ static TrainOutcome train(const TrainConfig& cfg, const TrainOptions& opt, Event
                      {"time", unixNow()}});
     };
 
+    // Token-weighted: the summed loss of the eval sequences over their counted predictions.
     auto evaluate = [&]() -> double {
-        if (data.eval.numBlocks() == 0) return std::nan("");
+        if (data->numEval() == 0) return std::nan("");
         torch::NoGradGuard noGrad;
         model->setTraining(false);
         AutocastScope autocast(ds.bf16, device);
         double sum = 0.0;
-        int64_t batches = 0;
-        const int64_t n = data.eval.numBlocks();
+        int64_t counted = 0, batches = 0;
+        const int64_t n = data->numEval();
         for (int64_t begin = 0; begin < n; begin += micro) {
             if (tr.evalBatches > 0 && batches >= tr.evalBatches) break;
             std::vector<int64_t> idx;
             for (int64_t i = begin; i < std::min(n, begin + micro); ++i) idx.push_back(i);
-            torch::Tensor ids = makeBatch(data.eval, idx, device);
-            torch::Tensor logits = model->forward(ids, torch::Tensor());
-            sum += model->loss(logits.to(torch::kFloat32), ids).item<double>() * double(idx.size());
+            TrainBatch batch = data->batch(true, idx, device);
+            torch::Tensor logits = forwardBatch(*model, batch);
+            sum += batchLossSum(*model, logits.to(torch::kFloat32), batch).item<double>();
+            counted += batch.lossTokens;
             batches += 1;
-            (void)batches;
         }
         model->setTraining(true);
-        const int64_t counted = tr.evalBatches > 0 ? std::min(n, tr.evalBatches * micro) : n;
-        return sum / double(counted);
+        return counted > 0 ? sum / double(counted) : std::nan("");
     };
 
     auto checkpoint = [&](int64_t atStep) {
@@ -352,7 +335,8 @@ static TrainOutcome train(const TrainConfig& cfg, const TrainOptions& opt, Event
                           {"loss_scaler", scaler.state()},
                           {"zero_stage", ds.zeroStage},
                           {"tokens_seen", tokensSeen},
-                          {"train_blocks", data.train.numBlocks()},
+                          {"train_blocks", data->numTrain()},
+                          {"data_key", data->key()},
                           {"sampler", sampler.state().toJson()},
                           {"sampler_ranks", samplerRanksJson(samplerAll, opt.worldSize)},
                           {"run_id", opt.runId},
@@ -393,30 +377,48 @@ static TrainOutcome train(const TrainConfig& cfg, const TrainOptions& opt, Event
         // training section: one optimizer step = `accum` micro-batches of `micro` sequences
         auto t0 = Clock::now();
         const double lr = learningRateAt(ds.scheduler, ds.optimizer.lr, step - skippedSteps);
-        const double lossScale = scaler.scale();
-        double lossSum = 0.0;
+        const double lossScale = scaler.scale();  // fp16 dynamic loss scale (1 otherwise)
+        // The step's micro-batches first: the loss is normalised by the counted predictions of the whole
+        // accumulated batch on all ranks (transformers' num_items_in_batch), so masked tokens weigh nothing.
+        std::vector<TrainBatch> batches;
+        int64_t stepLossTokens = 0, stepTokens = 0;
         for (int64_t a = 0; a < accum; ++a) {
-            optimizer->beginMicroStep(a == accum - 1);
             std::vector<int64_t> idx(static_cast<size_t>(micro));
             for (auto& i : idx) i = sampler.next();
-            torch::Tensor ids = makeBatch(data.train, idx, device);  // (B, T) int64
+            batches.push_back(data->batch(false, idx, device));
+            stepLossTokens += batches.back().lossTokens;
+            stepTokens += batches.back().tokens;
+        }
+        if (opt.worldSize > 1) {
+            auto counts = torch::tensor({stepLossTokens, stepTokens}, torch::kInt64);
+            comm->allReduce(counts);
+            stepLossTokens = counts[0].item<int64_t>();
+            stepTokens = counts[1].item<int64_t>();
+        }
+        // Each rank's share is multiplied by the world size because the step engine averages the gradients.
+        const double tokenScale = double(opt.worldSize) / double(std::max<int64_t>(stepLossTokens, 1));
+        double lossSum = 0.0;
+        for (size_t a = 0; a < batches.size(); ++a) {
+            TrainBatch& batch = batches[a];
+            optimizer->beginMicroStep(a + 1 == batches.size());
             torch::Tensor loss;
             {
                 AutocastScope autocast(ds.bf16, device);
-                torch::Tensor logits = model->forward(ids, torch::Tensor());  // (B, T, V)
-                loss = model->loss(logits.to(torch::kFloat32), ids);
+                torch::Tensor logits = forwardBatch(*model, batch);  // (B, T, V)
+                loss = batchLossSum(*model, logits.to(torch::kFloat32), batch);
             }
             if (ds.fp16.enabled)
-                (loss / double(accum) * lossScale).backward();
+                (loss * tokenScale * lossScale).backward();
             else
-                (loss / double(accum)).backward();
+                (loss * tokenScale).backward();
             optimizer->endMicroStep();
             lossSum += loss.item<double>();
+            batch = TrainBatch();
         }
-        if (opt.worldSize > 1) {  // the logged loss is the ranks' average (gradients: the step engine)
+        if (opt.worldSize > 1) {  // the logged loss: all ranks. summed loss over the global count (gradients: the step engine)
             auto l = torch::full({1}, lossSum, torch::kFloat64);
             comm->allReduce(l);
-            lossSum = l.item<double>() / double(opt.worldSize);
+            lossSum = l.item<double>();
         }
         const StepResult stepped = optimizer->step(lr, ds.gradientClipping, lossScale);
         const double gradNorm = stepped.gradNorm;
@@ -430,10 +432,9 @@ static TrainOutcome train(const TrainConfig& cfg, const TrainOptions& opt, Event
             scaler.update(false);
         }
         step += 1;
-        const int64_t stepTokens = globalBatch * cfg.data.maxLength;
         tokensSeen += stepTokens;
         const double stepSeconds = std::chrono::duration<double>(Clock::now() - t0).count();
-        lastLoss = lossSum / double(accum);
+        lastLoss = lossSum / double(std::max<int64_t>(stepLossTokens, 1));
         if (!std::isfinite(lastLoss) && !stepped.overflow)
             throw Error("step " + std::to_string(step) + ": the loss is " + std::to_string(lastLoss) +
                         "; lower deepspeed.optimizer.params.lr or enable deepspeed.gradient_clipping");
@@ -452,7 +453,7 @@ static TrainOutcome train(const TrainConfig& cfg, const TrainOptions& opt, Event
                            {"tokens_per_s", double(stepTokens) / std::max(stepSeconds, 1e-9)},
                            {"tokens_seen", double(tokensSeen)},
                            {"epoch", double(sampler.state().epoch) +
-                                         double(sampler.state().position) / double(data.train.numBlocks())}}}});
+                                         double(sampler.state().position) / double(data->numTrain())}}}});
             if (leader && ds.fp16.enabled)  // the scale this step's backward used (the GUI plots it)
                 events.publish({{"event", "metrics"}, {"step", step}, {"time", unixNow()}, {"values", {{"loss_scale", lossScale}}}});
             publishMemory(step);

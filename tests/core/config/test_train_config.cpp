@@ -139,6 +139,16 @@ void TestTrainConfig::minimalConfigGetsHeaderDefaults() {
     QCOMPARE(c.data.textField, std::string("text"));
     QCOMPARE(c.data.evalFraction, 0.05);
     QCOMPARE(c.data.maxLength, int64_t(128));
+    QCOMPARE(c.data.format, std::string("lm"));
+    QVERIFY(!c.data.instructionFormat());
+    QCOMPARE(c.data.chatTemplate, std::string("auto"));
+    QVERIFY(!c.data.trainOnPrompt);
+    QVERIFY(!c.data.packing);
+    QVERIFY(c.data.shuffle);
+    QVERIFY(!c.data.seed.has_value());
+    QCOMPARE(c.data.onBadRow, std::string("skip"));
+    QVERIFY(c.data.columns.empty());
+    QVERIFY2(c.data.cacheDir.is_absolute() && c.data.cacheDir.filename() == "token_cache", c.data.cacheDir.c_str());
     QCOMPARE(c.training.maxSteps, int64_t(10));
     QCOMPARE(c.training.epochs, 1.0);
     QCOMPARE(c.training.evalInterval, int64_t(0));
@@ -651,7 +661,9 @@ void TestTrainConfig::unknownKeys_data() {
     QTest::addColumn<QString>("warningText");
     QTest::newRow("top-level typo") << R"({"modle":{}})" << "modle" << R"(unknown key "modle" (ignored), did you mean "model"?)";
     QTest::newRow("training typo") << R"({"training":{"max_step":5}})" << "training.max_step" << R"(did you mean "max_steps"?)";
-    QTest::newRow("data key") << R"({"data":{"shuffle":true}})" << "data.shuffle" << R"(unknown key "shuffle")";
+    QTest::newRow("data key") << R"({"data":{"streaming":true}})" << "data.streaming" << R"(unknown key "streaming")";
+    QTest::newRow("instruction key with format lm") << R"({"data":{"packing":true}})" << "data.packing" << "applies to the instruction formats only";
+    QTest::newRow("instruction keys with format alpaca: silent") << R"({"data":{"format":"alpaca","packing":true,"template":"none","train_on_prompt":true,"shuffle":false,"on_bad_row":"stop","columns":{"output":"response"}}})" << "" << "";
     QTest::newRow("model key") << R"({"model":{"revision":"main"}})" << "model.revision" << "(ignored)";
     QTest::newRow("deepspeed typo") << R"({"deepspeed":{"gradient_cliping":1.0}})" << "deepspeed.gradient_cliping" << R"(did you mean "gradient_clipping"?)";
     QTest::newRow("deepspeed unknown") << R"({"deepspeed":{"my_setting":1}})" << "deepspeed.my_setting" << R"(unknown DeepSpeed key "my_setting")";
@@ -698,6 +710,15 @@ void TestTrainConfig::typeAndRangeErrors_data() {
     QTest::newRow("data.max_length string") << R"({"data":{"max_length":"abc"}})" << "data.max_length" << R"(got "abc")";
     QTest::newRow("data.max_length 1") << R"({"data":{"max_length":1}})" << "data.max_length" << "expected an integer >= 2";
     QTest::newRow("data.text_field") << R"({"data":{"text_field":7}})" << "data.text_field" << "got 7";
+    QTest::newRow("data.format") << R"({"data":{"format":"chat"}})" << "data.format" << R"(expected one of lm, auto, text, alpaca, sharegpt, messages, got "chat")";
+    QTest::newRow("data.template") << R"({"data":{"format":"auto","template":"vicuna"}})" << "data.template" << R"(got "vicuna")";
+    QTest::newRow("data.packing") << R"({"data":{"format":"auto","packing":"yes"}})" << "data.packing" << R"(got "yes")";
+    QTest::newRow("data.train_on_prompt") << R"({"data":{"format":"auto","train_on_prompt":1}})" << "data.train_on_prompt" << "got 1";
+    QTest::newRow("data.on_bad_row") << R"({"data":{"format":"auto","on_bad_row":"ignore"}})" << "data.on_bad_row" << "expected one of skip, continue, stop";
+    QTest::newRow("data.seed") << R"({"data":{"format":"auto","seed":-3}})" << "data.seed" << "got -3";
+    QTest::newRow("data.columns unknown role") << R"({"data":{"format":"alpaca","columns":{"ouput":"response"}}})" << "data.columns.ouput" << R"(did you mean "output"?)";
+    QTest::newRow("data.columns value") << R"({"data":{"format":"alpaca","columns":{"output":3}}})" << "data.columns.output" << "got 3";
+    QTest::newRow("data.columns not an object") << R"({"data":{"format":"alpaca","columns":["a"]}})" << "data.columns" << "expected an object";
     QTest::newRow("training.max_steps negative") << R"({"training":{"max_steps":-1}})" << "training.max_steps" << "expected a non-negative integer (0 = use epochs), got -1";
     QTest::newRow("training.max_steps fraction") << R"({"training":{"max_steps":2.5}})" << "training.max_steps" << "got 2.5";
     QTest::newRow("training.epochs string") << R"({"training":{"epochs":"many"}})" << "training.epochs" << R"(expected a number >= 0, got "many")";
@@ -961,6 +982,10 @@ void TestTrainConfig::resolvedJsonRoundTrips_data() {
     QTest::newRow("lora list") << R"({"model":{"lora":{"r":16,"lora_alpha":32,"lora_dropout":0.05,"target_modules":["q_proj","v_proj"],"use_rslora":true,"merge_on_export":false}}})" << 1;
     QTest::newRow("lora regex") << R"({"model":{"lora":{"target_modules":".*\\.(q|v)_proj"}}})" << 1;
     QTest::newRow("lora defaults") << R"({"model":{"lora":{}}})" << 1;
+    QTest::newRow("instruction data")
+        << R"({"data":{"format":"sharegpt","template":"llama3","train_on_prompt":true,"packing":true,"shuffle":false,"seed":9,
+                      "on_bad_row":"continue","cache_dir":"cache","columns":{"messages":"turns","role":"speaker","content":"text"}}})"
+        << 1;
     QTest::newRow("WarmupLR default max") << R"({"deepspeed":{"optimizer":{"type":"AdamW","params":{"lr":1e-4}},"scheduler":{"type":"WarmupLR","params":{"warmup_type":"linear"}}}})" << 2;
     QTest::newRow("WarmupDecayLR from max_steps") << R"({"deepspeed":{"train_batch_size":"auto","scheduler":{"type":"WarmupDecayLR","params":{"total_num_steps":"auto","warmup_num_steps":4}}}})" << 1;
 }

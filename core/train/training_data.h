@@ -1,0 +1,68 @@
+// The trainer's data behind one interface: plain-text LM blocks (data.format "lm", buildLmData) or
+// instruction sequences (the other formats: sft_dataset + token_cache, memory-mapped), turned into
+// micro-batch tensors, plus the token-normalised loss. Invariant: batch(indices) is a pure function of the
+// indices, so the rank-aware sampler's saved position alone makes a resumed run read the same batches.
+// LibTorch header: include it from core/train sources and tests only (trainer.h stays torch-free).
+#pragma once
+#include <torch/torch.h>
+
+#include <nlohmann/json.hpp>
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/config/train_config.h"
+
+namespace fts {
+
+class EventSink;
+class LanguageModel;
+class Tokenizer;
+
+struct TrainBatch {
+    torch::Tensor inputIds;       // (B, T) int64, on the device
+    torch::Tensor labels;         // (B, T) int64, -100 = no loss (prompt, padding, first token of a packed sample)
+    torch::Tensor attentionMask;  // (B, T) int64, 0 = padding; undefined when there is none
+    torch::Tensor positionIds;    // (B, T) int64 for packed rows (LanguageModel::forwardPacked); else undefined
+    int64_t lossTokens = 0;       // predictions that count: labels[:, 1:] != -100
+    int64_t tokens = 0;           // non-padding tokens
+};
+
+class TrainingData {
+public:
+    virtual ~TrainingData() = default;
+    virtual int64_t numTrain() const = 0;  // training sequences (what the sampler permutes)
+    virtual int64_t numEval() const = 0;
+    // The sequences at `indices` of the train (or eval) split, right-padded to the longest.
+    virtual TrainBatch batch(bool eval, const std::vector<int64_t>& indices, const torch::Device& device) const = 0;
+    // Identity of the data (for checkpoints: a resume must see the same data); "" for the LM path.
+    virtual std::string key() const = 0;
+    // Summary for the start event (format, template, samples, bad rows, token statistics...).
+    virtual nlohmann::json summary() const = 0;
+};
+
+// Builds (or, for instruction formats, loads from data.cache_dir) the data a config describes. Logs the
+// cache outcome and the bad rows (the first few, with file:line) through `events` on the leader rank.
+// Throws FormatError (data.on_bad_row "stop", no sample left, no training sequence).
+std::unique_ptr<TrainingData> loadTrainingData(const TrainConfig& cfg, const Tokenizer& tokenizer, EventSink& events,
+                                               bool leader);
+
+// Throws ConfigError naming the key when the model cannot train on this data: instruction formats need a
+// causal LM; data.packing needs LanguageModel::supportsPacking() (BERT cannot).
+void checkModelForData(const DataSection& data, const LanguageModel& model);
+
+// The model's logits for a batch: forwardPacked with position ids, else forward with the padding mask.
+torch::Tensor forwardBatch(LanguageModel& model, const TrainBatch& batch);
+
+// The loss summed over the batch's counted predictions: causalLmLossSum for causal LMs, else the model's
+// own (mean) loss times lossTokens.
+torch::Tensor batchLossSum(const LanguageModel& model, const torch::Tensor& logits, const TrainBatch& batch);
+
+// Sum of the causal-LM cross entropy over the batch's counted predictions (logits[:, t] vs labels[:, t+1],
+// -100 ignored), in float32. Dividing by the number of counted predictions of the whole accumulated
+// (and all-rank) batch gives transformers' loss with num_items_in_batch (docs/data.md).
+torch::Tensor causalLmLossSum(const torch::Tensor& logits, const torch::Tensor& labels);
+
+}  // namespace fts
