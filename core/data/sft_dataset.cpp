@@ -217,7 +217,8 @@ void finishStats(SftStats& stats, std::vector<int64_t> lengths) {
 
 SampleFormat sampleFormatFromName(const std::string& name) {
     if (name == "auto") return SampleFormat::Auto;
-    if (name == "text") return SampleFormat::Text;
+    // "lm" is the config's plain-text pre-training format; previewed sample by sample it is the text format.
+    if (name == "text" || name == "lm") return SampleFormat::Text;
     if (name == "alpaca") return SampleFormat::Alpaca;
     if (name == "sharegpt") return SampleFormat::ShareGpt;
     if (name == "messages" || name == "openai") return SampleFormat::Messages;

@@ -28,7 +28,8 @@ class Tokenizer;
 enum class SampleFormat { Auto, Text, Alpaca, ShareGpt, Messages };
 enum class BadRowPolicy { Skip, Stop };
 
-// "auto", "text", "alpaca", "sharegpt", "messages" (also "openai"); else FormatError.
+// "auto", "text" (also "lm", the config's pre-training format, for previews), "alpaca", "sharegpt",
+// "messages" (also "openai"); else FormatError.
 SampleFormat sampleFormatFromName(const std::string& name);
 
 // Field names of a record (data.columns): which keys hold the pieces of each format.
