@@ -415,7 +415,7 @@ static TrainOutcome train(const TrainConfig& cfg, const TrainOptions& opt, Event
             lossSum += loss.item<double>();
             batch = TrainBatch();
         }
-        if (opt.worldSize > 1) {  // the logged loss: all ranks. summed loss over the global count (gradients: the step engine)
+        if (opt.worldSize > 1) {  // the logged loss: the ranks' summed loss over the global count (gradients: the step engine)
             auto l = torch::full({1}, lossSum, torch::kFloat64);
             comm->allReduce(l);
             lossSum = l.item<double>();
