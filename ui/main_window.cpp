@@ -1066,4 +1066,7 @@ void MainWindow::deleteSelectedRunsDialog() {
     deleteRuns(ids, withFiles->isChecked());
 }
 
+ModelPicker* MainWindow::modelPicker() const { return m_modelPicker; }
+DataPreviewDialog* MainWindow::dataPreview() const { return m_dataPreview; }
+
 }  // namespace fts

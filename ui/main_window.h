@@ -101,8 +101,9 @@ public:
     // The model picker (model.path) and the data preview of the editor's config; nullptr when not open.
     ModelPicker* openModelPicker();
     DataPreviewDialog* openDataPreview(QString* error = nullptr);
-    ModelPicker* modelPicker() const { return m_modelPicker; }
-    DataPreviewDialog* dataPreview() const { return m_dataPreview; }
+    // Out of line: QPointer needs the complete types, which this header only forward-declares.
+    ModelPicker* modelPicker() const;
+    DataPreviewDialog* dataPreview() const;
     // Folders the model picker scans (settings; default: the quick-start's folder).
     QStringList modelFolders() const;
     RunView* runView() const { return m_runView; }
