@@ -5,10 +5,13 @@
 #include <QStringList>
 
 #include <filesystem>
+#include <fstream>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
+#include "core/store/run_store.h"
 #include "core/util/atomic_file.h"
 
 namespace fts::testing {
@@ -38,6 +41,24 @@ inline nlohmann::json quickstartConfig(const std::filesystem::path& dir, const s
     cfg["data"]["train"] = (kQuickstart / "sample_stories.jsonl").string();
     cfg["training"]["output_dir"] = (dir / (name + "-out")).string();
     return cfg;
+}
+
+// The quick-start config with absolute paths and the given overrides merged in (JSON merge patch), written to
+// dir/<name>.json.
+inline std::filesystem::path writeConfig(const std::filesystem::path& dir, const std::string& name,
+                                         const nlohmann::json& patch) {
+    nlohmann::json cfg = quickstartConfig(dir, name);
+    cfg.merge_patch(patch);
+    std::filesystem::path file = dir / (name + ".json");
+    std::ofstream(file) << cfg.dump(2);
+    return file;
+}
+
+// Every recorded value of one metric of a run, in step order.
+inline std::vector<double> series(const fts::RunStore& store, int64_t run, const std::string& name) {
+    std::vector<double> v;
+    for (const auto& m : store.metrics(run, name)) v.push_back(m.value);
+    return v;
 }
 
 }  // namespace fts::testing

@@ -18,14 +18,7 @@ namespace {
 
 using fts::testing::CliResult;
 using fts::testing::runFts;
-
-fs::path writeConfig(const fs::path& dir, const std::string& name, const json& patch) {
-    json cfg = fts::testing::quickstartConfig(dir, name);
-    cfg.merge_patch(patch);
-    fs::path file = dir / (name + ".json");
-    std::ofstream(file) << cfg.dump(2);
-    return file;
-}
+using fts::testing::writeConfig;
 
 QString q(const fs::path& p) { return QString::fromStdString(p.string()); }
 

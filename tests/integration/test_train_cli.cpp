@@ -30,21 +30,8 @@ namespace {
 using fts::testing::CliResult;
 using fts::testing::kQuickstart;
 using fts::testing::runFts;
-
-// The quick-start config with absolute paths and the given overrides merged in (JSON merge patch).
-fs::path writeConfig(const fs::path& dir, const std::string& name, const json& patch) {
-    json cfg = fts::testing::quickstartConfig(dir, name);
-    cfg.merge_patch(patch);
-    fs::path file = dir / (name + ".json");
-    std::ofstream(file) << cfg.dump(2);
-    return file;
-}
-
-std::vector<double> series(const fts::RunStore& store, int64_t run, const std::string& name) {
-    std::vector<double> v;
-    for (const auto& m : store.metrics(run, name)) v.push_back(m.value);
-    return v;
-}
+using fts::testing::series;
+using fts::testing::writeConfig;
 
 const json kSmall = {{"training", {{"max_steps", 6}, {"eval_interval", 3}, {"save_interval", 3}, {"eval_batches", 4}}},
                      {"deepspeed", {{"train_micro_batch_size_per_gpu", 4}, {"gradient_accumulation_steps", 2}}}};

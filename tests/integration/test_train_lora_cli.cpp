@@ -25,20 +25,8 @@ namespace {
 using fts::testing::CliResult;
 using fts::testing::kQuickstart;
 using fts::testing::runFts;
-
-fs::path writeConfig(const fs::path& dir, const std::string& name, const json& patch) {
-    json cfg = fts::testing::quickstartConfig(dir, name);
-    cfg.merge_patch(patch);
-    fs::path file = dir / (name + ".json");
-    std::ofstream(file) << cfg.dump(2);
-    return file;
-}
-
-std::vector<double> series(const fts::RunStore& store, int64_t run, const std::string& name) {
-    std::vector<double> v;
-    for (const auto& m : store.metrics(run, name)) v.push_back(m.value);
-    return v;
-}
+using fts::testing::series;
+using fts::testing::writeConfig;
 
 void expectSameTensors(const fs::path& a, const fs::path& b) {
     auto ta = fts::loadSafetensors(a);
