@@ -86,14 +86,6 @@
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>step</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>value</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
         <source>Differences only</source>
         <translation type="unfinished"></translation>
     </message>
@@ -301,10 +293,6 @@
     </message>
     <message>
         <source>The JSON has a syntax error: fix it in the JSON editor; the form follows once it parses.</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Full fine-tuning of every weight. The run stops by steps when max steps &gt; 0, else by epochs.</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
@@ -767,6 +755,234 @@
         <source>Memory per rank (estimate)</source>
         <translation type="unfinished"></translation>
     </message>
+    <message>
+        <source>Format</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>lm: documents concatenated into blocks; auto/text/alpaca/sharegpt/messages: one sample per row, rendered with the chat template</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Chat template</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>auto: from the model folder (tokenizer_config.json), else a named template</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Train on the prompt</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>false: the loss counts the responses only (prompt tokens masked)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Packing</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Several samples per sequence, each attending only to itself</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Shuffle</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Shuffle the samples every epoch</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Data seed</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Seed of the sample order (default: the training seed)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Bad rows</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>skip: report a malformed row by line and go on; stop: fail the run</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Column: instruction</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The JSONL field holding the instruction (alpaca)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Column: input</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The JSONL field holding the optional input (alpaca)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Column: output</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The JSONL field holding the response (alpaca)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Column: system</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The JSONL field holding the system prompt</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Column: messages</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The JSONL field holding the conversation list (sharegpt, messages)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Column: role</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The key of a message&apos;s speaker (e.g. role, from)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Column: content</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The key of a message&apos;s text (e.g. content, value)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Token cache folder</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Where tokenized data is cached and reused by later runs</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Fine-tuning method</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Full fine-tuning trains every weight; LoRA trains low-rank adapters only (model.lora)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Full fine-tuning</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>LoRA adapters</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>LoRA rank (r)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Rank of the adapters (a positive integer)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>LoRA alpha</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Scaling: alpha / r (alpha / sqrt(r) with rsLoRA)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>LoRA dropout</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Dropout on the adapters&apos; input, in [0, 1)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Target modules</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Module names (q_proj, v_proj), &quot;all-linear&quot;, or a regular expression; empty: the model&apos;s PEFT default</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>LoRA bias</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Only &quot;none&quot; is supported: biases stay frozen</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>rsLoRA scaling</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Scale by alpha / sqrt(r) instead of alpha / r</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Start from adapter</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>A PEFT adapter folder to continue; its adapter_config.json sets r, alpha and targets</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Merge on export</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The final export is the merged model (the adapter is written to adapter/ too)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>All-gather bucket size</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Elements per parameter all-gather bucket</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Contiguous gradients</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Copy reduced gradients into one contiguous buffer</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Reduce-scatter</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Reduce gradients with reduce-scatter instead of all-reduce</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Full fine-tuning trains every weight; LoRA trains small adapters next to the frozen weights (model.lora). The run stops by steps when max steps &gt; 0, else by epochs.</source>
+        <translation type="unfinished"></translation>
+    </message>
 </context>
 <context>
     <name>fts::ConfigValidatorWorker</name>
@@ -831,6 +1047,102 @@
             <numerusform>The first sample, as the model sees it:</numerusform>
             <numerusform>The first %n samples, as the model sees them:</numerusform>
         </translation>
+    </message>
+</context>
+<context>
+    <name>fts::DevicePanel</name>
+    <message>
+        <source>No NVIDIA GPU found (%1 could not be started: %2).</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>No NVIDIA GPU found (%1 did not answer within %2 s).</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>exit code %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>No NVIDIA GPU found (%1: %2).</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>No NVIDIA GPU found (%1 listed none).</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Looking for NVIDIA GPUs…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message numerus="yes">
+        <source>%n NVIDIA GPU(s) found. Checked GPUs get one rank each (fts train --include localhost:…).</source>
+        <translation type="unfinished">
+            <numerusform></numerusform>
+            <numerusform></numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n line(s) of nvidia-smi&apos;s output could not be read.</source>
+        <translation type="unfinished">
+            <numerusform></numerusform>
+            <numerusform></numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Device</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Memory in use</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Use</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message numerus="yes">
+        <source>CPU (%n thread(s))</source>
+        <translation type="unfinished">
+            <numerusform></numerusform>
+            <numerusform></numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>%1 / %2 GiB</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Train on the CPU; the ranks (processes) are set below</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>SSH hosts (not supported yet)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Remote hosts need a multi-node launcher; fts train starts every rank on this machine for now</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>GPU %1 · %2</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>unknown</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 %</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Refresh</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Query the GPUs again (nvidia-smi)</source>
+        <translation type="unfinished"></translation>
     </message>
 </context>
 <context>

@@ -85,14 +85,6 @@
         <translation>平滑：</translation>
     </message>
     <message>
-        <source>step</source>
-        <translation>步</translation>
-    </message>
-    <message>
-        <source>value</source>
-        <translation>值</translation>
-    </message>
-    <message>
         <source>Differences only</source>
         <translation>仅显示差异</translation>
     </message>
@@ -299,10 +291,6 @@
         <translation>JSON 有语法错误：请在 JSON 编辑器中修正；解析成功后表单会随之更新。</translation>
     </message>
     <message>
-        <source>Full fine-tuning of every weight. The run stops by steps when max steps &gt; 0, else by epochs.</source>
-        <translation>对所有权重进行全量微调。最大步数 &gt; 0 时按步数停止，否则按轮数停止。</translation>
-    </message>
-    <message>
         <source>Pick a model…</source>
         <translation>选择模型…</translation>
     </message>
@@ -419,24 +407,24 @@
         <translation>每 GPU 微批大小</translation>
     </message>
     <message>
-        <source>Sequences per rank per forward/backward ("auto" = derived)</source>
-        <translation>每个 rank 每次前向/反向的序列数（"auto" = 推导）</translation>
+        <source>Sequences per rank per forward/backward (&quot;auto&quot; = derived)</source>
+        <translation>每个 rank 每次前向/反向的序列数（&quot;auto&quot; = 推导）</translation>
     </message>
     <message>
         <source>Gradient accumulation</source>
         <translation>梯度累积</translation>
     </message>
     <message>
-        <source>Micro-batches per optimizer step ("auto" = derived)</source>
-        <translation>每个优化器步的微批数（"auto" = 推导）</translation>
+        <source>Micro-batches per optimizer step (&quot;auto&quot; = derived)</source>
+        <translation>每个优化器步的微批数（&quot;auto&quot; = 推导）</translation>
     </message>
     <message>
         <source>Global batch size</source>
         <translation>全局批大小</translation>
     </message>
     <message>
-        <source>micro-batch x accumulation x world size ("auto" = derived)</source>
-        <translation>微批 × 累积 × world size（"auto" = 推导）</translation>
+        <source>micro-batch x accumulation x world size (&quot;auto&quot; = derived)</source>
+        <translation>微批 × 累积 × world size（&quot;auto&quot; = 推导）</translation>
     </message>
     <message>
         <source>Optimizer</source>
@@ -467,7 +455,7 @@
         <translation>Epsilon</translation>
     </message>
     <message>
-        <source>Adam's epsilon</source>
+        <source>Adam&apos;s epsilon</source>
         <translation>Adam 的 epsilon</translation>
     </message>
     <message>
@@ -747,7 +735,7 @@
         <translation>参数 %1 · 梯度 %2 · 优化器 %3 · 激活 %4 · 通信桶与工作区 %5 · 运行时 %6（%7 个 rank，ZeRO %8，%9）</translation>
     </message>
     <message>
-        <source>The device's capacity is not known here: the estimate is not judged.</source>
+        <source>The device&apos;s capacity is not known here: the estimate is not judged.</source>
         <translation>此处无法得知设备容量：不判断是否放得下。</translation>
     </message>
     <message>
@@ -761,6 +749,234 @@
     <message>
         <source>Memory per rank (estimate)</source>
         <translation>每个 rank 的内存（估算）</translation>
+    </message>
+    <message>
+        <source>Format</source>
+        <translation>格式</translation>
+    </message>
+    <message>
+        <source>lm: documents concatenated into blocks; auto/text/alpaca/sharegpt/messages: one sample per row, rendered with the chat template</source>
+        <translation>lm：文档拼接后切成块；auto/text/alpaca/sharegpt/messages：每行一个样本，用对话模板渲染</translation>
+    </message>
+    <message>
+        <source>Chat template</source>
+        <translation>对话模板</translation>
+    </message>
+    <message>
+        <source>auto: from the model folder (tokenizer_config.json), else a named template</source>
+        <translation>auto：取自模型文件夹（tokenizer_config.json），否则为指定名称的模板</translation>
+    </message>
+    <message>
+        <source>Train on the prompt</source>
+        <translation>在提示上训练</translation>
+    </message>
+    <message>
+        <source>false: the loss counts the responses only (prompt tokens masked)</source>
+        <translation>false：损失只计算回答部分（提示词元被屏蔽）</translation>
+    </message>
+    <message>
+        <source>Packing</source>
+        <translation>打包</translation>
+    </message>
+    <message>
+        <source>Several samples per sequence, each attending only to itself</source>
+        <translation>一个序列中放入多个样本，每个样本只关注自身</translation>
+    </message>
+    <message>
+        <source>Shuffle</source>
+        <translation>打乱</translation>
+    </message>
+    <message>
+        <source>Shuffle the samples every epoch</source>
+        <translation>每个轮次打乱样本顺序</translation>
+    </message>
+    <message>
+        <source>Data seed</source>
+        <translation>数据种子</translation>
+    </message>
+    <message>
+        <source>Seed of the sample order (default: the training seed)</source>
+        <translation>样本顺序的随机种子（默认：训练种子）</translation>
+    </message>
+    <message>
+        <source>Bad rows</source>
+        <translation>错误行</translation>
+    </message>
+    <message>
+        <source>skip: report a malformed row by line and go on; stop: fail the run</source>
+        <translation>skip：按行号报告格式错误的行并继续；stop：使运行失败</translation>
+    </message>
+    <message>
+        <source>Column: instruction</source>
+        <translation>列：instruction</translation>
+    </message>
+    <message>
+        <source>The JSONL field holding the instruction (alpaca)</source>
+        <translation>存放指令的 JSONL 字段（alpaca）</translation>
+    </message>
+    <message>
+        <source>Column: input</source>
+        <translation>列：input</translation>
+    </message>
+    <message>
+        <source>The JSONL field holding the optional input (alpaca)</source>
+        <translation>存放可选输入的 JSONL 字段（alpaca）</translation>
+    </message>
+    <message>
+        <source>Column: output</source>
+        <translation>列：output</translation>
+    </message>
+    <message>
+        <source>The JSONL field holding the response (alpaca)</source>
+        <translation>存放回答的 JSONL 字段（alpaca）</translation>
+    </message>
+    <message>
+        <source>Column: system</source>
+        <translation>列：system</translation>
+    </message>
+    <message>
+        <source>The JSONL field holding the system prompt</source>
+        <translation>存放系统提示的 JSONL 字段</translation>
+    </message>
+    <message>
+        <source>Column: messages</source>
+        <translation>列：messages</translation>
+    </message>
+    <message>
+        <source>The JSONL field holding the conversation list (sharegpt, messages)</source>
+        <translation>存放对话列表的 JSONL 字段（sharegpt、messages）</translation>
+    </message>
+    <message>
+        <source>Column: role</source>
+        <translation>列：role</translation>
+    </message>
+    <message>
+        <source>The key of a message&apos;s speaker (e.g. role, from)</source>
+        <translation>消息中说话者的键（如 role、from）</translation>
+    </message>
+    <message>
+        <source>Column: content</source>
+        <translation>列：content</translation>
+    </message>
+    <message>
+        <source>The key of a message&apos;s text (e.g. content, value)</source>
+        <translation>消息中文本的键（如 content、value）</translation>
+    </message>
+    <message>
+        <source>Token cache folder</source>
+        <translation>词元缓存文件夹</translation>
+    </message>
+    <message>
+        <source>Where tokenized data is cached and reused by later runs</source>
+        <translation>分词结果的缓存位置，之后的运行会复用</translation>
+    </message>
+    <message>
+        <source>Fine-tuning method</source>
+        <translation>微调方法</translation>
+    </message>
+    <message>
+        <source>Full fine-tuning trains every weight; LoRA trains low-rank adapters only (model.lora)</source>
+        <translation>全量微调训练所有权重；LoRA 只训练低秩适配器（model.lora）</translation>
+    </message>
+    <message>
+        <source>Full fine-tuning</source>
+        <translation>全量微调</translation>
+    </message>
+    <message>
+        <source>LoRA adapters</source>
+        <translation>LoRA 适配器</translation>
+    </message>
+    <message>
+        <source>LoRA rank (r)</source>
+        <translation>LoRA 秩（r）</translation>
+    </message>
+    <message>
+        <source>Rank of the adapters (a positive integer)</source>
+        <translation>适配器的秩（正整数）</translation>
+    </message>
+    <message>
+        <source>LoRA alpha</source>
+        <translation>LoRA alpha</translation>
+    </message>
+    <message>
+        <source>Scaling: alpha / r (alpha / sqrt(r) with rsLoRA)</source>
+        <translation>缩放：alpha / r（rsLoRA 时为 alpha / sqrt(r)）</translation>
+    </message>
+    <message>
+        <source>LoRA dropout</source>
+        <translation>LoRA dropout</translation>
+    </message>
+    <message>
+        <source>Dropout on the adapters&apos; input, in [0, 1)</source>
+        <translation>适配器输入上的 dropout，取值 [0, 1)</translation>
+    </message>
+    <message>
+        <source>Target modules</source>
+        <translation>目标模块</translation>
+    </message>
+    <message>
+        <source>Module names (q_proj, v_proj), &quot;all-linear&quot;, or a regular expression; empty: the model&apos;s PEFT default</source>
+        <translation>模块名（q_proj, v_proj）、&quot;all-linear&quot; 或正则表达式；留空：使用该模型的 PEFT 默认值</translation>
+    </message>
+    <message>
+        <source>LoRA bias</source>
+        <translation>LoRA 偏置</translation>
+    </message>
+    <message>
+        <source>Only &quot;none&quot; is supported: biases stay frozen</source>
+        <translation>仅支持 &quot;none&quot;：偏置保持冻结</translation>
+    </message>
+    <message>
+        <source>rsLoRA scaling</source>
+        <translation>rsLoRA 缩放</translation>
+    </message>
+    <message>
+        <source>Scale by alpha / sqrt(r) instead of alpha / r</source>
+        <translation>按 alpha / sqrt(r) 而不是 alpha / r 缩放</translation>
+    </message>
+    <message>
+        <source>Start from adapter</source>
+        <translation>从适配器继续</translation>
+    </message>
+    <message>
+        <source>A PEFT adapter folder to continue; its adapter_config.json sets r, alpha and targets</source>
+        <translation>要继续训练的 PEFT 适配器文件夹；其 adapter_config.json 决定 r、alpha 和目标模块</translation>
+    </message>
+    <message>
+        <source>Merge on export</source>
+        <translation>导出时合并</translation>
+    </message>
+    <message>
+        <source>The final export is the merged model (the adapter is written to adapter/ too)</source>
+        <translation>最终导出为合并后的模型（适配器也写入 adapter/）</translation>
+    </message>
+    <message>
+        <source>All-gather bucket size</source>
+        <translation>All-gather 桶大小</translation>
+    </message>
+    <message>
+        <source>Elements per parameter all-gather bucket</source>
+        <translation>每个参数 all-gather 桶的元素数</translation>
+    </message>
+    <message>
+        <source>Contiguous gradients</source>
+        <translation>连续梯度</translation>
+    </message>
+    <message>
+        <source>Copy reduced gradients into one contiguous buffer</source>
+        <translation>将归约后的梯度复制到一块连续缓冲区</translation>
+    </message>
+    <message>
+        <source>Reduce-scatter</source>
+        <translation>Reduce-scatter</translation>
+    </message>
+    <message>
+        <source>Reduce gradients with reduce-scatter instead of all-reduce</source>
+        <translation>用 reduce-scatter 而不是 all-reduce 归约梯度</translation>
+    </message>
+    <message>
+        <source>Full fine-tuning trains every weight; LoRA trains small adapters next to the frozen weights (model.lora). The run stops by steps when max steps &gt; 0, else by epochs.</source>
+        <translation>全量微调训练所有权重；LoRA 在冻结的权重旁训练小型适配器（model.lora）。最大步数 &gt; 0 时按步数停止，否则按轮次停止。</translation>
     </message>
 </context>
 <context>
@@ -825,6 +1041,99 @@
         <translation>
             <numerusform>前 %n 个样本（模型所见）：</numerusform>
         </translation>
+    </message>
+</context>
+<context>
+    <name>fts::DevicePanel</name>
+    <message>
+        <source>No NVIDIA GPU found (%1 could not be started: %2).</source>
+        <translation>未找到 NVIDIA GPU（无法启动 %1：%2）。</translation>
+    </message>
+    <message>
+        <source>No NVIDIA GPU found (%1 did not answer within %2 s).</source>
+        <translation>未找到 NVIDIA GPU（%1 在 %2 秒内没有响应）。</translation>
+    </message>
+    <message>
+        <source>exit code %1</source>
+        <translation>退出码 %1</translation>
+    </message>
+    <message>
+        <source>No NVIDIA GPU found (%1: %2).</source>
+        <translation>未找到 NVIDIA GPU（%1：%2）。</translation>
+    </message>
+    <message>
+        <source>No NVIDIA GPU found (%1 listed none).</source>
+        <translation>未找到 NVIDIA GPU（%1 未列出任何 GPU）。</translation>
+    </message>
+    <message>
+        <source>Looking for NVIDIA GPUs…</source>
+        <translation>正在查找 NVIDIA GPU…</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n NVIDIA GPU(s) found. Checked GPUs get one rank each (fts train --include localhost:…).</source>
+        <translation>
+            <numerusform>找到 %n 个 NVIDIA GPU。每个勾选的 GPU 运行一个 rank（fts train --include localhost:…）。</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n line(s) of nvidia-smi&apos;s output could not be read.</source>
+        <translation>
+            <numerusform>nvidia-smi 输出中有 %n 行无法读取。</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Device</source>
+        <translation>设备</translation>
+    </message>
+    <message>
+        <source>Memory in use</source>
+        <translation>已用内存</translation>
+    </message>
+    <message>
+        <source>Use</source>
+        <translation>利用率</translation>
+    </message>
+    <message numerus="yes">
+        <source>CPU (%n thread(s))</source>
+        <translation>
+            <numerusform>CPU（%n 个线程）</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>%1 / %2 GiB</source>
+        <translation>%1 / %2 GiB</translation>
+    </message>
+    <message>
+        <source>Train on the CPU; the ranks (processes) are set below</source>
+        <translation>在 CPU 上训练；rank（进程）数在下方设置</translation>
+    </message>
+    <message>
+        <source>SSH hosts (not supported yet)</source>
+        <translation>SSH 主机（暂不支持）</translation>
+    </message>
+    <message>
+        <source>Remote hosts need a multi-node launcher; fts train starts every rank on this machine for now</source>
+        <translation>远程主机需要多节点启动器；目前 fts train 在本机启动所有 rank</translation>
+    </message>
+    <message>
+        <source>GPU %1 · %2</source>
+        <translation>GPU %1 · %2</translation>
+    </message>
+    <message>
+        <source>unknown</source>
+        <translation>未知</translation>
+    </message>
+    <message>
+        <source>%1 %</source>
+        <translation>%1 %</translation>
+    </message>
+    <message>
+        <source>Refresh</source>
+        <translation>刷新</translation>
+    </message>
+    <message>
+        <source>Query the GPUs again (nvidia-smi)</source>
+        <translation>重新查询 GPU（nvidia-smi）</translation>
     </message>
 </context>
 <context>
@@ -1122,7 +1431,7 @@
         <translation>运行 %1 没有保存的配置。</translation>
     </message>
     <message>
-        <source>A new run from the config of "%1" (unsaved).</source>
+        <source>A new run from the config of &quot;%1&quot; (unsaved).</source>
         <translation>基于“%1”的配置新建运行（未保存）。</translation>
     </message>
     <message>
@@ -1138,7 +1447,7 @@
         <translation>立即停止</translation>
     </message>
     <message>
-        <source>Kill the run's workers without writing a checkpoint? The steps since the last saved checkpoint are lost. (Stop &amp;&amp; save checkpoints first.)</source>
+        <source>Kill the run&apos;s workers without writing a checkpoint? The steps since the last saved checkpoint are lost. (Stop &amp;&amp; save checkpoints first.)</source>
         <translation>不写检查点直接终止该运行的工作进程？自上次保存检查点以来的训练步将丢失。（“停止并保存”会先写检查点。）</translation>
     </message>
     <message>
@@ -1146,23 +1455,23 @@
         <translation>正在不保存检查点地停止运行 %1…</translation>
     </message>
     <message>
-        <source>Run "%1" completed (final loss %2).</source>
+        <source>Run &quot;%1&quot; completed (final loss %2).</source>
         <translation>运行“%1”已完成（最终损失 %2）。</translation>
     </message>
     <message>
-        <source>Run "%1" completed.</source>
+        <source>Run &quot;%1&quot; completed.</source>
         <translation>运行“%1”已完成。</translation>
     </message>
     <message>
-        <source>Run "%1" failed.</source>
+        <source>Run &quot;%1&quot; failed.</source>
         <translation>运行“%1”失败。</translation>
     </message>
     <message>
-        <source>Run "%1" failed: %2</source>
+        <source>Run &quot;%1&quot; failed: %2</source>
         <translation>运行“%1”失败：%2</translation>
     </message>
     <message>
-        <source>Run "%1" stopped.</source>
+        <source>Run &quot;%1&quot; stopped.</source>
         <translation>运行“%1”已停止。</translation>
     </message>
 </context>
@@ -1650,7 +1959,7 @@
 <context>
     <name>fts::StoreWriter</name>
     <message>
-        <source>Run %1 renamed to "%2".</source>
+        <source>Run %1 renamed to &quot;%2&quot;.</source>
         <translation>运行 %1 已重命名为“%2”。</translation>
     </message>
     <message>
@@ -1717,7 +2026,7 @@
         <translation>打开新建运行编辑器并载入快速入门配置，可直接开始。</translation>
     </message>
     <message>
-        <source>User interface language (zh_CN, en; default: the system's).</source>
+        <source>User interface language (zh_CN, en; default: the system&apos;s).</source>
         <translation>界面语言（zh_CN、en；默认：系统语言）。</translation>
     </message>
     <message>

@@ -76,17 +76,23 @@ int SeriesChart::pointCount(const QString& key) const {
 bool SeriesChart::sync(const QString& key, const LiveSeries& series) {
     QCPGraph* g = m_graphs.value(key);
     if (!g) return false;
-    const auto it = m_syncedRevision.constFind(key);
-    if (it != m_syncedRevision.constEnd() && it.value() == series.revision()) return false;
-    g->setData(series.xs(), series.ys(), /*alreadySorted=*/true);
-    m_syncedRevision.insert(key, series.revision());
+    const auto it = m_synced.constFind(key);
+    if (it != m_synced.constEnd() && it->revision == series.revision()) return false;
+    const bool appendOnly = it != m_synced.constEnd() && it->layoutRevision == series.layoutRevision() &&
+                            it->count <= series.size() && g->data()->size() == it->count;
+    if (appendOnly) {
+        g->addData(series.xs().mid(it->count), series.ys().mid(it->count), /*alreadySorted=*/true);
+    } else {
+        g->setData(series.xs(), series.ys(), /*alreadySorted=*/true);
+    }
+    m_synced.insert(key, Synced{series.revision(), series.layoutRevision(), series.size()});
     return true;
 }
 
 void SeriesChart::removeAllSeries() {
     clearGraphs();
     m_graphs.clear();
-    m_syncedRevision.clear();
+    m_synced.clear();
     m_autoRange = true;
 }
 
@@ -112,6 +118,12 @@ void SeriesChart::refresh() {
 }
 
 void SeriesChart::setTitle(const QString& title) { m_title->setText(title); }
+QString SeriesChart::title() const { return m_title->text(); }
+
+void SeriesChart::setAxisLabels(const QString& xLabel, const QString& yLabel) {
+    xAxis->setLabel(xLabel);
+    yAxis->setLabel(yLabel);
+}
 
 void SeriesChart::setAutoRange(bool on) {
     m_autoRange = on;

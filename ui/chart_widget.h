@@ -1,5 +1,5 @@
 // SeriesChart: a QCustomPlot holding named graphs fed from LiveSeries buffers. Callers batch redraws
-// (RunView's 40 ms timer); sync() copies only series whose revision changed. Auto-ranging follows new
+// (RunView's replot timer); sync() copies only series whose revision changed, and of those only the appended points. Auto-ranging follows new
 // data until the user drags or zooms; a double click returns to auto-range.
 #pragma once
 #include <qcustomplot.h>
@@ -23,7 +23,8 @@ public:
     QStringList graphKeys() const;
     int pointCount(const QString& key) const;  // points in the graph's data (what is drawn)
 
-    // Copies the series into its graph when it changed since the last sync. Returns true when it did.
+    // Copies the series into its graph when it changed since the last sync: only the new points when the
+    // series was only appended to since (same layoutRevision), else all of it. Returns true when it did.
     bool sync(const QString& key, const LiveSeries& series);
     void removeAllSeries();
     // Rescales (when auto-ranging) and replots.
@@ -31,6 +32,8 @@ public:
     bool autoRange() const { return m_autoRange; }
     void setAutoRange(bool on);
     void setTitle(const QString& title);
+    QString title() const;
+    void setAxisLabels(const QString& xLabel, const QString& yLabel);
 
     // A distinct colour per index (cycles through a colour-blind-friendly palette).
     static QColor seriesColor(int index);
@@ -45,7 +48,11 @@ private:
     void applyPalette();
     QCPTextElement* m_title = nullptr;
     QHash<QString, QCPGraph*> m_graphs;
-    QHash<QString, quint64> m_syncedRevision;
+    struct Synced {
+        quint64 revision = 0, layoutRevision = 0;
+        int count = 0;
+    };
+    QHash<QString, Synced> m_synced;
     bool m_autoRange = true;
 };
 

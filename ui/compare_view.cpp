@@ -6,6 +6,7 @@
 #include <QDateTime>
 #include <QDoubleSpinBox>
 #include <QFile>
+#include <QEvent>
 #include <QFileDialog>
 #include <QHBoxLayout>
 #include <QHeaderView>
@@ -56,17 +57,13 @@ CompareView::CompareView(QWidget* parent) : QWidget(parent) {
 
     m_metric = new QComboBox(this);
     m_metric->setObjectName(QStringLiteral("compareMetric"));
-    m_metric->addItem(tr("Loss"), QStringLiteral("loss"));
-    m_metric->addItem(tr("Eval loss"), QStringLiteral("eval_loss"));
-    m_metric->addItem(tr("Learning rate"), QStringLiteral("lr"));
-    m_metric->addItem(tr("Grad norm"), QStringLiteral("grad_norm"));
-    m_metric->addItem(tr("Tokens/s"), QStringLiteral("tokens_per_s"));
+    for (const char* metric : {"loss", "eval_loss", "lr", "grad_norm", "tokens_per_s"})
+        m_metric->addItem(QString(), QString::fromLatin1(metric));  // texts: retranslate()
 
     m_xAxis = new QComboBox(this);
     m_xAxis->setObjectName(QStringLiteral("compareXAxis"));
-    m_xAxis->addItem(tr("Step"), int(CompareXAxis::Step));
-    m_xAxis->addItem(tr("Tokens seen"), int(CompareXAxis::TokensSeen));
-    m_xAxis->addItem(tr("Wall time (s)"), int(CompareXAxis::WallTime));
+    for (CompareXAxis axis : {CompareXAxis::Step, CompareXAxis::TokensSeen, CompareXAxis::WallTime})
+        m_xAxis->addItem(QString(), int(axis));
 
     m_smoothing = new QDoubleSpinBox(this);
     m_smoothing->setObjectName(QStringLiteral("compareSmoothing"));
@@ -74,22 +71,23 @@ CompareView::CompareView(QWidget* parent) : QWidget(parent) {
     m_smoothing->setSingleStep(0.05);
     m_smoothing->setDecimals(2);
     m_smoothing->setValue(0.6);
-    m_smoothing->setToolTip(tr("EMA smoothing weight (0 = raw values)"));
 
-    m_logScale = new QCheckBox(tr("Log scale"), this);
+    m_logScale = new QCheckBox(this);
     m_logScale->setObjectName(QStringLiteral("compareLogScale"));
 
-    m_exportPng = new QPushButton(tr("Export PNG…"), this);
-    m_exportPdf = new QPushButton(tr("Export PDF…"), this);
-    m_exportPdf->setToolTip(tr("Vector export (SVG needs the Qt SVG module, which this build does not have)"));
-    m_exportCsv = new QPushButton(tr("Export CSV…"), this);
+    m_exportPng = new QPushButton(this);
+    m_exportPdf = new QPushButton(this);
+    m_exportCsv = new QPushButton(this);
+    m_metricLabel = new QLabel(this);
+    m_xAxisLabel = new QLabel(this);
+    m_smoothingLabel = new QLabel(this);
 
     auto* controls = new QHBoxLayout;
-    controls->addWidget(new QLabel(tr("Metric:"), this));
+    controls->addWidget(m_metricLabel);
     controls->addWidget(m_metric);
-    controls->addWidget(new QLabel(tr("X axis:"), this));
+    controls->addWidget(m_xAxisLabel);
     controls->addWidget(m_xAxis);
-    controls->addWidget(new QLabel(tr("Smoothing:"), this));
+    controls->addWidget(m_smoothingLabel);
     controls->addWidget(m_smoothing);
     controls->addWidget(m_logScale);
     controls->addStretch();
@@ -97,7 +95,7 @@ CompareView::CompareView(QWidget* parent) : QWidget(parent) {
     controls->addWidget(m_exportPdf);
     controls->addWidget(m_exportCsv);
 
-    m_chart = new SeriesChart(tr("Loss"), tr("step"), tr("value"), this);
+    m_chart = new SeriesChart(QString(), QString(), QString(), this);
     m_chart->setObjectName(QStringLiteral("compareChart"));
 
     m_summaryTable = new QTableWidget(this);
@@ -107,7 +105,7 @@ CompareView::CompareView(QWidget* parent) : QWidget(parent) {
     m_summaryTable->setSelectionBehavior(QAbstractItemView::SelectRows);
 
     auto* diffPage = new QWidget(this);
-    m_diffOnly = new QCheckBox(tr("Differences only"), diffPage);
+    m_diffOnly = new QCheckBox(diffPage);
     m_diffOnly->setObjectName(QStringLiteral("compareDiffOnly"));
     m_diffOnly->setChecked(true);
     m_diffInfo = new QLabel(diffPage);
@@ -125,8 +123,8 @@ CompareView::CompareView(QWidget* parent) : QWidget(parent) {
     diffLayout->addWidget(m_diffTable, 1);
 
     m_tabs = new QTabWidget(this);
-    m_tabs->addTab(m_summaryTable, tr("Summary"));
-    m_tabs->addTab(diffPage, tr("Config diff"));
+    m_tabs->addTab(m_summaryTable, QString());
+    m_tabs->addTab(diffPage, QString());
 
     auto* split = new QSplitter(Qt::Vertical, this);
     split->addWidget(m_chart);
@@ -163,7 +161,51 @@ CompareView::CompareView(QWidget* parent) : QWidget(parent) {
         QString why;
         if (!path.isEmpty() && !exportCsv(path, &why)) m_header->setText(why);
     });
+    retranslateControls();
     setData({}, {}, false);
+}
+
+void CompareView::retranslateControls() {
+    const QString metrics[] = {tr("Loss"), tr("Eval loss"), tr("Learning rate"), tr("Grad norm"), tr("Tokens/s")};
+    for (int i = 0; i < m_metric->count(); ++i) m_metric->setItemText(i, metrics[i]);
+    const QString axes[] = {tr("Step"), tr("Tokens seen"), tr("Wall time (s)")};
+    for (int i = 0; i < m_xAxis->count(); ++i) m_xAxis->setItemText(i, axes[i]);
+    m_smoothing->setToolTip(tr("EMA smoothing weight (0 = raw values)"));
+    m_logScale->setText(tr("Log scale"));
+    m_exportPng->setText(tr("Export PNG…"));
+    m_exportPdf->setText(tr("Export PDF…"));
+    m_exportPdf->setToolTip(tr("Vector export (SVG needs the Qt SVG module, which this build does not have)"));
+    m_exportCsv->setText(tr("Export CSV…"));
+    m_metricLabel->setText(tr("Metric:"));
+    m_xAxisLabel->setText(tr("X axis:"));
+    m_smoothingLabel->setText(tr("Smoothing:"));
+    m_diffOnly->setText(tr("Differences only"));
+    m_tabs->setTabText(0, tr("Summary"));
+    m_tabs->setTabText(1, tr("Config diff"));
+}
+
+void CompareView::retranslate() {
+    retranslateControls();
+    updateHeader();
+    rebuildChart();
+    rebuildSummary();
+    rebuildDiff();
+}
+
+void CompareView::changeEvent(QEvent* event) {
+    if (event->type() == QEvent::LanguageChange) retranslate();
+    QWidget::changeEvent(event);
+}
+
+void CompareView::updateHeader() {
+    if (m_loading)
+        m_header->setText(tr("Loading %n run(s)…", nullptr, m_loadingCount));
+    else if (!m_loadError.isEmpty() && m_runs.empty())
+        m_header->setText(tr("Cannot compare: %1").arg(m_loadError));
+    else if (m_runs.empty())
+        m_header->setText(tr("Select two or more runs in the list (Ctrl+click or Shift+click), then Compare."));
+    else
+        m_header->setText(tr("<b>Comparing %n run(s)</b>", nullptr, int(m_runs.size())));
 }
 
 CompareView::~CompareView() {
@@ -176,7 +218,8 @@ void CompareView::compareRuns(const QString& storePath, const QList<qint64>& run
     const quint64 generation = ++m_generation;
     m_loading = true;
     m_loadError.clear();
-    m_header->setText(tr("Loading %n run(s)…", nullptr, int(runIds.size())));
+    m_loadingCount = int(runIds.size());
+    updateHeader();
     auto result = std::make_shared<LoadResult>();
     QThread* thread = QThread::create([storePath, runIds, result] { loadRuns(storePath, runIds, result.get()); });
     m_threads.removeAll(QPointer<QThread>());
@@ -196,8 +239,7 @@ void CompareView::onLoadFinished(quint64, const QString& error) {
     m_loadError = error;
     std::shared_ptr<LoadResult> r = std::move(m_pendingResult);
     if (!error.isEmpty()) {
-        setData({}, {}, false);
-        m_header->setText(tr("Cannot compare: %1").arg(error));
+        setData({}, {}, false);  // the header says why (updateHeader)
         return;
     }
     setData(std::move(r->runs), std::move(r->configs), r->resolved);
@@ -209,10 +251,7 @@ void CompareView::setData(std::vector<CompareRunData> runs, std::vector<std::opt
     m_configs = std::move(configs);
     m_configs.resize(m_runs.size());
     m_resolvedConfigs = resolvedConfigs;
-    if (m_runs.empty())
-        m_header->setText(tr("Select two or more runs in the list (Ctrl+click or Shift+click), then Compare."));
-    else
-        m_header->setText(tr("<b>Comparing %n run(s)</b>", nullptr, int(m_runs.size())));
+    updateHeader();
     rebuildChart();
     rebuildSummary();
     rebuildDiff();

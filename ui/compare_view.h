@@ -69,10 +69,18 @@ public:
     // The curves drawn (raw values), one per run in runIds() order.
     const std::vector<CompareCurve>& curves() const { return m_curves; }
 
+    // Every text of the page again in the current language (also on QEvent::LanguageChange).
+    void retranslate();
+
 signals:
     void loaded();  // after setData (from a load or directly)
 
+protected:
+    void changeEvent(QEvent* event) override;
+
 private:
+    void retranslateControls();
+    void updateHeader();
     void rebuildChart();
     void rebuildDiff();
     void rebuildSummary();
@@ -89,6 +97,7 @@ private:
     std::shared_ptr<LoadResult> m_pendingResult;
     quint64 m_generation = 0;
     bool m_loading = false;
+    int m_loadingCount = 0;
     QString m_loadError;
     QList<QPointer<QThread>> m_threads;
 
@@ -106,6 +115,9 @@ private:
     QTableWidget* m_diffTable;
     QCheckBox* m_diffOnly;
     QLabel* m_diffInfo;
+    QLabel* m_metricLabel;
+    QLabel* m_xAxisLabel;
+    QLabel* m_smoothingLabel;
 };
 
 }  // namespace fts

@@ -18,9 +18,44 @@ const J* jsonAtImpl(const J& doc, const QString& keyPath) {
     return at;
 }
 
+// StringList: a string is written as typed when it cannot be read as a list of names (it holds a regular
+// expression character, or is "all-linear"); other strings are shown quoted, so text -> JSON -> text is stable.
+bool readsAsOneString(const QString& s) {
+    static const QString kRegexChars = QStringLiteral("*+?()[]{}|^$\\");
+    if (s == QLatin1String("all-linear")) return true;
+    for (const QChar c : s)
+        if (kRegexChars.contains(c)) return true;
+    return false;
+}
+
+// An array element that "a, b" text gives back unchanged.
+bool plainName(const QString& s) {
+    return !s.isEmpty() && s.trimmed() == s && !s.contains(QLatin1Char(',')) && !readsAsOneString(s);
+}
+
+template <typename J>
+QString stringListText(const J& value) {
+    if (value.is_string()) {
+        const QString s = QString::fromStdString(value.template get<std::string>());
+        return readsAsOneString(s) ? s : QString::fromStdString(value.dump());
+    }
+    if (value.is_array() && !value.empty()) {
+        QStringList names;
+        for (const auto& v : value) {
+            if (!v.is_string() || !plainName(QString::fromStdString(v.template get<std::string>())))
+                return QString::fromStdString(value.dump());
+            names << QString::fromStdString(v.template get<std::string>());
+        }
+        return names.join(QStringLiteral(", "));
+    }
+    return QString::fromStdString(value.dump());
+}
+
 template <typename J>
 QString textFromJsonImpl(FieldKind kind, const J& value) {
     if (value.is_null()) return {};
+    if (kind == FieldKind::Block) return value.is_object() ? QStringLiteral("on") : QString::fromStdString(value.dump());
+    if (kind == FieldKind::StringList) return stringListText(value);
     if (value.is_string()) return QString::fromStdString(value.template get<std::string>());
     if (kind == FieldKind::NumberList && value.is_array()) {
         QStringList parts;
@@ -82,6 +117,21 @@ std::optional<OrderedJson> jsonFromFieldText(FieldKind kind, const QString& rawT
             if (text == QLatin1String("true")) return OrderedJson(true);
             if (text == QLatin1String("false")) return OrderedJson(false);
             return OrderedJson(text.toStdString());
+        case FieldKind::Block:
+            if (text == QLatin1String("on")) return OrderedJson::object();
+            return OrderedJson(text.toStdString());
+        case FieldKind::StringList: {
+            if (text.startsWith(QLatin1Char('[')) || text.startsWith(QLatin1Char('"'))) {
+                const OrderedJson parsed = OrderedJson::parse(text.toStdString(), nullptr, false);
+                if (!parsed.is_discarded()) return parsed;
+                return OrderedJson(text.toStdString());
+            }
+            if (readsAsOneString(text)) return OrderedJson(text.toStdString());  // a regex may hold commas
+            OrderedJson names = OrderedJson::array();
+            for (const QString& part : text.split(QLatin1Char(','), Qt::SkipEmptyParts))
+                if (!part.trimmed().isEmpty()) names.push_back(part.trimmed().toStdString());
+            return names;
+        }
         case FieldKind::NumberList: {
             QString inner = text;
             if (!inner.startsWith(QLatin1Char('['))) inner = QLatin1Char('[') + inner + QLatin1Char(']');

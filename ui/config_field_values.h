@@ -25,7 +25,9 @@ QString fieldTextFromJson(FieldKind kind, const OrderedJson& value);
 QString fieldTextFromJson(FieldKind kind, const nlohmann::json& value);
 // The JSON a field's text stands for; nullopt = absent (empty text). Number kinds write numbers when the
 // text is one, booleans true/false, "auto" stays a string, and anything else is written as the string typed,
-// so the core's own validation reports it against the key.
+// so the core's own validation reports it against the key. StringList: "a, b" is ["a","b"]; text holding a
+// regex character (or "all-linear") is one string; text starting with [ or " is read as JSON. Block: "on"
+// is an empty object (the form never overwrites an existing one).
 std::optional<OrderedJson> jsonFromFieldText(FieldKind kind, const QString& text);
 
 }  // namespace fts

@@ -18,6 +18,8 @@ enum class FieldKind {
     NumberList,  // a JSON array of numbers written "0.9, 0.95"
     Boolean,     // true / false / not set
     Choice,      // one of choices (numbers stay numbers); editable when `editable`
+    StringList,  // a JSON array of names written "q_proj, v_proj", or one string (a regex, "all-linear")
+    Block,       // an object that is present or not: choices[0] labels "absent", choices[1] "present" ({})
 };
 
 struct ConfigField {
@@ -28,8 +30,8 @@ struct ConfigField {
     const char* help;      // tooltip, same context
     QStringList choices = {};
     bool editable = false;        // Choice: free text allowed too (e.g. "cuda:1")
-    QString whenKey = {};         // shown only when this key's value (as text) is one of whenValues
-    QStringList whenValues = {};
+    QString whenKey = {};         // shown only when this key's value (as text) is one of whenValues;
+    QStringList whenValues = {};  // empty whenValues: shown only when whenKey is present in the JSON
     bool required = false;        // the core requires it (placeholder says so)
 };
 

@@ -18,6 +18,7 @@
 
 #include "ui/collapsible_section.h"
 #include "ui/config_editor.h"
+#include "ui/device_panel.h"
 #include "ui/memory_bars.h"
 #include "core/config/memory_estimate.h"
 
@@ -29,8 +30,10 @@ QString trField(const char* text) { return QCoreApplication::translate("fts::Con
 const char* kErrorStyle = "color: #c01c28;";
 const char* kWarningStyle = "color: #b36b00;";
 
-bool sameValue(const std::optional<OrderedJson>& a, const OrderedJson* b) {
+// Whether a field's value (from its text) is what the JSON holds. A Block field only says "present".
+bool sameValue(FieldKind kind, const std::optional<OrderedJson>& a, const OrderedJson* b) {
     if (!a) return b == nullptr || b->is_null();
+    if (kind == FieldKind::Block && a->is_object()) return b != nullptr && b->is_object();
     return b != nullptr && *a == *b;
 }
 
@@ -90,11 +93,18 @@ ConfigForm::ConfigForm(ConfigEditor* editor, QWidget* parent) : QWidget(parent),
     connect(m_previewData, &QPushButton::clicked, this, &ConfigForm::previewDataRequested);
     forms[int(FieldSection::Data)]->insertRow(1, QString(), m_previewData);
 
+    m_devices = new DevicePanel(this);
+    forms[int(FieldSection::Devices)]->insertRow(0, m_devices);
     m_ranks = new QSpinBox(this);
     m_ranks->setObjectName(QStringLiteral("ranksSpin"));
     m_ranks->setRange(1, 64);
     m_ranksLabel = new QLabel(this);
     forms[int(FieldSection::Devices)]->addRow(m_ranksLabel, m_ranks);
+    connect(m_devices, &DevicePanel::selectionChanged, this, [this] {
+        const QList<int> gpus = m_devices->selectedGpus();
+        if (!gpus.isEmpty()) m_ranks->setValue(int(gpus.size()));  // one rank per GPU
+        m_ranks->setEnabled(gpus.isEmpty());
+    });
     connect(m_ranks, &QSpinBox::valueChanged, this, [this](int n) {
         m_editor->setWorldSize(n);
         emit ranksChanged(n);
@@ -126,7 +136,14 @@ void ConfigForm::buildRow(const ConfigField& field, QFormLayout* form) {
     h->setContentsMargins(0, 0, 0, 0);
     const QString key = field.key;
     const QString name = QStringLiteral("field:") + key;
-    if (field.kind == FieldKind::Boolean || field.kind == FieldKind::Choice) {
+    if (field.kind == FieldKind::Block) {
+        row.combo = new QComboBox(row.container);
+        row.combo->setObjectName(name);
+        row.combo->addItem(trField(field.choices.value(0).toUtf8().constData()), QString());  // key absent
+        row.combo->addItem(trField(field.choices.value(1).toUtf8().constData()), QStringLiteral("on"));
+        connect(row.combo, &QComboBox::activated, this, [this, key] { writeField(key); });
+        h->addWidget(row.combo, 1);
+    } else if (field.kind == FieldKind::Boolean || field.kind == FieldKind::Choice) {
         row.combo = new QComboBox(row.container);
         row.combo->setObjectName(name);
         if (field.editable) {
@@ -229,7 +246,7 @@ void ConfigForm::writeField(const QString& key) {
                                                   : OrderedJson::parse(current.toStdString(), nullptr, false);
     if (doc.is_discarded() || !doc.is_object()) return;  // refreshFromJson shows the banner
     const std::optional<OrderedJson> value = jsonFromFieldText(it->field->kind, widgetText(*it));
-    if (sameValue(value, jsonAt(doc, key))) return;
+    if (sameValue(it->field->kind, value, jsonAt(doc, key))) return;
     if (value)
         setJsonAt(doc, key, *value);
     else
@@ -252,7 +269,8 @@ void ConfigForm::refreshFromJson() {
     for (auto it = m_rows.begin(); it != m_rows.end(); ++it) {
         Row& row = *it;
         const OrderedJson* value = jsonAt(doc, it.key());
-        if (sameValue(jsonFromFieldText(row.field->kind, widgetText(row)), value)) continue;  // e.g. being typed
+        if (sameValue(row.field->kind, jsonFromFieldText(row.field->kind, widgetText(row)), value))
+            continue;  // e.g. being typed
         const QString shown = value ? fieldTextFromJson(row.field->kind, *value) : QString();
         if (row.edit) {
             row.edit->setText(shown);
@@ -278,7 +296,9 @@ void ConfigForm::updateVisibility(const OrderedJson& doc, const nlohmann::json& 
     for (const Row& row : std::as_const(m_rows)) {
         const ConfigField& f = *row.field;
         bool shown = true;
-        if (!f.whenKey.isEmpty()) {
+        if (!f.whenKey.isEmpty() && f.whenValues.isEmpty()) {
+            shown = jsonAt(doc, f.whenKey) != nullptr;  // e.g. the LoRA keys while model.lora is there
+        } else if (!f.whenKey.isEmpty()) {
             QString value;
             if (const OrderedJson* v = jsonAt(doc, f.whenKey))
                 value = fieldTextFromJson(FieldKind::Text, *v);
@@ -294,6 +314,7 @@ void ConfigForm::updateVisibility(const OrderedJson& doc, const nlohmann::json& 
 
 void ConfigForm::applyPlaceholders(const nlohmann::json& resolved) {
     for (const Row& row : std::as_const(m_rows)) {
+        if (row.field->kind == FieldKind::Block) continue;  // its first item names the absent state
         const nlohmann::json* r = jsonAt(resolved, row.field->key);
         QString ph;
         if (r && !r->is_null())
@@ -439,11 +460,14 @@ void ConfigForm::retranslate() {
     for (FieldSection s : allSections()) m_sections[int(s)]->setTitle(sectionTitle(s));
     for (Row& row : m_rows) {
         row.label->setText(trField(row.field->label));
+        if (row.field->kind == FieldKind::Block)
+            for (int i = 0; i < 2; ++i) row.combo->setItemText(i, trField(row.field->choices.value(i).toUtf8().constData()));
         QWidget* input = row.edit ? static_cast<QWidget*>(row.edit) : row.combo;
         if (row.error->isHidden()) input->setToolTip(trField(row.field->help));
     }
     m_banner->setText(tr("The JSON has a syntax error: fix it in the JSON editor; the form follows once it parses."));
-    m_methodNote->setText(tr("Full fine-tuning of every weight. The run stops by steps when max steps > 0, else by epochs."));
+    m_methodNote->setText(tr("Full fine-tuning trains every weight; LoRA trains small adapters next to the frozen "
+                             "weights (model.lora). The run stops by steps when max steps > 0, else by epochs."));
     m_pickModel->setText(tr("Pick a model…"));
     m_previewData->setText(tr("Preview the data…"));
     m_ranksLabel->setText(tr("Ranks (processes)"));

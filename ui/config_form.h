@@ -23,6 +23,7 @@ namespace fts {
 class CollapsibleSection;
 class MemoryBars;
 class ConfigEditor;
+class DevicePanel;
 
 class ConfigForm : public QWidget {
     Q_OBJECT
@@ -43,6 +44,8 @@ public:
     bool jsonBroken() const { return m_jsonBroken; }
     QLabel* otherIssuesLabel() const { return m_otherIssues; }
     QSpinBox* ranksSpin() const { return m_ranks; }
+    // CPU or local GPUs: with GPUs checked the ranks are one per GPU (the spin box follows, read-only).
+    DevicePanel* devicePanel() const { return m_devices; }
     QPushButton* pickModelButton() const { return m_pickModel; }
     QPushButton* previewDataButton() const { return m_previewData; }
     // The per-rank memory estimate (fts::estimateMemory via the editor's validator): a bar against one
@@ -97,6 +100,7 @@ private:
     MemoryBars* m_estimateBars;
     QLabel* m_estimateText;
     QSpinBox* m_ranks;
+    DevicePanel* m_devices;
     QLabel* m_ranksLabel;
     QPushButton* m_pickModel;
     QPushButton* m_previewData;

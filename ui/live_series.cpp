@@ -27,8 +27,12 @@ bool LiveSeries::append(double x, double y) {
             m_x.insert(i, x);
             m_y.insert(i, y);
         }
+        ++m_layoutRevision;
     }
-    if (m_x.size() > m_capacity) thin();
+    if (m_x.size() > m_capacity) {
+        thin();
+        ++m_layoutRevision;
+    }
     ++m_revision;
     return true;
 }
@@ -38,6 +42,7 @@ void LiveSeries::clear() {
     m_y.clear();
     m_dropped = 0;
     ++m_revision;
+    ++m_layoutRevision;
 }
 
 void LiveSeries::thin() {

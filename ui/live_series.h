@@ -25,6 +25,9 @@ public:
     int droppedNonFinite() const { return m_dropped; }
     // Bumped on every change; charts compare it to skip unchanged series.
     quint64 revision() const { return m_revision; }
+    // Bumped when points already stored change (out-of-order insert, equal-x replace, thinning, clear), not by
+    // appends at the end: a chart that saw the same layout revision only needs the points past its count.
+    quint64 layoutRevision() const { return m_layoutRevision; }
 
 private:
     void thin();
@@ -33,6 +36,7 @@ private:
     int m_capacity;
     int m_dropped = 0;
     quint64 m_revision = 0;
+    quint64 m_layoutRevision = 0;
 };
 
 }  // namespace fts

@@ -46,6 +46,7 @@
 #include "ui/compare_view.h"
 #include "ui/config_editor.h"
 #include "ui/config_form.h"
+#include "ui/device_panel.h"
 #include "ui/data_preview.h"
 #include "ui/model_picker.h"
 #include "ui/settings_dialog.h"
@@ -84,9 +85,11 @@ MainWindow::MainWindow(StudioOptions options, QWidget* parent) : QMainWindow(par
     m_poller = new StorePollerThread(m_options.storePath, m_options.pollIntervalMs, this);
     StorePoller* p = m_poller->poller();
     connect(p, &StorePoller::runsListed, this, &MainWindow::onRunsListed);
+    connect(p, &StorePoller::runsChanged, this, &MainWindow::onRunsChanged);
     connect(p, &StorePoller::bestEvalListed, m_runsModel, &RunsTableModel::setBestEval);
     connect(p, &StorePoller::runData, m_runView, &RunView::applyBatch);
     connect(p, &StorePoller::runLogs, m_runView, &RunView::setLogs);
+    connect(p, &StorePoller::runLogsAppended, m_runView, &RunView::appendLogs);
     connect(p, &StorePoller::storeState, this, &MainWindow::onStoreState);
     connect(p, &StorePoller::stopRequested, this, &MainWindow::onStopRequested);
     m_poller->start();
@@ -634,7 +637,7 @@ std::optional<qint64> MainWindow::startRun(QString* error) {
         QDir(m_options.dataDir)
             .absoluteFilePath(QStringLiteral("logs/%1.log").arg(QFileInfo(*configPath).completeBaseName()));
     const auto started = startTrainDetached(m_options.cliPath, *configPath, m_options.storePath, logPath, &why,
-                                            m_form->ranksSpin()->value());
+                                            m_form->ranksSpin()->value(), m_form->devicePanel()->selectedGpus());
     if (!started) return fail(why);
     m_pending = PendingStart{started->pid, *configPath, started->logPath, 0};
     m_pendingTimer.start();
@@ -668,35 +671,59 @@ void MainWindow::checkPendingStart() {
     updateActions();
 }
 
-void MainWindow::onRunsListed(const RunList& runs) {
-    m_runsModel->setRuns(runs);
-    // Runs this window saw running that have ended since: a banner (and a tray message where there is a tray).
+// Runs this window saw running that have ended since: a banner (and a tray message where there is a tray).
+void MainWindow::noteStatuses(const RunList& runs) {
     for (const RunRecord& r : runs) {
         const auto it = m_lastStatus.constFind(r.id);
         if (it != m_lastStatus.constEnd() && *it == RunStatus::Running && r.status != RunStatus::Running)
             notifyRunEnded(r);
         m_lastStatus.insert(r.id, r.status);
     }
+}
+
+// A run this window started shows up (same supervisor pid or config file): select it.
+void MainWindow::attachPendingStart(const RunList& runs) {
+    if (!m_pending) return;
+    for (const RunRecord& r : runs) {
+        const bool samePid = r.pid == m_pending->pid;
+        const bool sameConfig = !r.configPath.empty() &&
+                                QFileInfo(QString::fromStdString(r.configPath)).absoluteFilePath() == m_pending->configPath;
+        if (samePid || sameConfig) {
+            m_pending.reset();
+            m_pendingTimer.stop();
+            showMessage(QString(), false);
+            selectRun(r.id);
+            emit runAttached(r.id);
+            return;
+        }
+    }
+}
+
+// The same runs with a few rows changed (a live run's step, a status): work in the changed rows only, so a
+// live run next to a long history stays cheap on the UI thread.
+void MainWindow::onRunsChanged(const RunList& changed) {
+    bool choicesStale = false;
+    for (const RunRecord& r : changed) {
+        const RunRecord* old = m_runsModel->runById(r.id);
+        choicesStale = choicesStale || !old || old->model != r.model || old->dataset != r.dataset || old->tags != r.tags;
+    }
+    m_runsModel->updateRuns(changed);
+    noteStatuses(changed);
+    if (choicesStale) refreshFilterChoices();
+    for (const RunRecord& r : changed)
+        if (r.id == m_selectedRunId) m_runView->updateRun(r);
+    attachPendingStart(changed);
+    updateActions();
+}
+
+void MainWindow::onRunsListed(const RunList& runs) {
+    m_runsModel->setRuns(runs);
+    noteStatuses(runs);
     refreshFilterChoices();
     if (m_selectedRunId > 0) {
         if (const RunRecord* r = m_runsModel->runById(m_selectedRunId)) m_runView->updateRun(*r);
     }
-    if (m_pending) {
-        for (const RunRecord& r : runs) {
-            const bool samePid = r.pid == m_pending->pid;
-            const bool sameConfig =
-                !r.configPath.empty() &&
-                QFileInfo(QString::fromStdString(r.configPath)).absoluteFilePath() == m_pending->configPath;
-            if (samePid || sameConfig) {
-                m_pending.reset();
-                m_pendingTimer.stop();
-                showMessage(QString(), false);
-                selectRun(r.id);
-                emit runAttached(r.id);
-                break;
-            }
-        }
-    }
+    attachPendingStart(runs);
     if (m_firstListing) {
         m_firstListing = false;
         if (currentPage() == Page::Welcome) {

@@ -144,6 +144,9 @@ private:
     void updateActions();
     void updateEditorHeader();
     void onRunsListed(const RunList& runs);
+    void onRunsChanged(const RunList& changedRows);
+    void noteStatuses(const RunList& runs);
+    void attachPendingStart(const RunList& runs);
     void notifyRunEnded(const RunRecord& run);
     void onSelectionChanged();
     void onStoreState(bool available, const QString& message);

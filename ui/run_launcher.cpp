@@ -1,6 +1,8 @@
 // Run launching helpers (see run_launcher.h).
 #include "ui/run_launcher.h"
 
+#include "ui/device_list.h"
+
 #include <sys/types.h>
 
 #include <QCoreApplication>
@@ -8,6 +10,7 @@
 #include <QDir>
 #include <QFileInfo>
 #include <QProcess>
+#include <QProcessEnvironment>
 #include <QSaveFile>
 #include <QStandardPaths>
 #include <cerrno>
@@ -153,7 +156,7 @@ std::optional<QString> prepareLaunchConfig(const LaunchConfigRequest& request, Q
 
 std::optional<StartedProcess> startTrainDetached(const QString& cliPath, const QString& configPath,
                                                  const QString& storePath, const QString& logPath, QString* error,
-                                                 int nproc) {
+                                                 int nproc, const QList<int>& gpus) {
     const QFileInfo cli(cliPath);
     if (!cli.isFile() || !cli.isExecutable()) {
         setError(error, QCoreApplication::translate(
@@ -165,9 +168,17 @@ std::optional<StartedProcess> startTrainDetached(const QString& cliPath, const Q
     QProcess process;
     process.setProgram(cli.absoluteFilePath());
     QStringList args{QStringLiteral("train"), configPath, QStringLiteral("--store"), storePath};
-    if (nproc > 1) args << QStringLiteral("--nproc") << QString::number(nproc);
+    args << placementArguments(nproc, gpus);
     process.setArguments(args);
     process.setWorkingDirectory(QFileInfo(configPath).absolutePath());
+    if (!gpus.isEmpty()) {
+        // The GPU ids are nvidia-smi's (PCI bus order); make CUDA count them the same way (its default order
+        // is fastest first, which differs on machines with mixed GPUs). A value the user set wins.
+        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+        if (!env.contains(QStringLiteral("CUDA_DEVICE_ORDER")))
+            env.insert(QStringLiteral("CUDA_DEVICE_ORDER"), QStringLiteral("PCI_BUS_ID"));
+        process.setProcessEnvironment(env);
+    }
     if (!logPath.isEmpty()) {
         process.setStandardOutputFile(logPath, QIODevice::Append);
         process.setStandardErrorFile(logPath, QIODevice::Append);

@@ -4,6 +4,7 @@
 // config file's folder; a config written elsewhere has them rewritten to absolute paths via the JSON.
 #pragma once
 #include "core/util/process.h"  // processAlive(pid)
+#include <QList>
 #include <QString>
 #include <optional>
 
@@ -46,11 +47,14 @@ struct StartedProcess {
     qint64 pid = 0;
     QString logPath;
 };
-// `cli train <configPath> --store <storePath> [--nproc N]` (N > 1), detached, working directory = the
-// config's folder, stdout+stderr appended to logPath. Returns the supervisor pid.
+// `cli train <configPath> --store <storePath>` plus placementArguments(nproc, gpus) (--include localhost:i,j
+// for GPUs, else --nproc N when N > 1), detached, working directory = the config's folder, stdout+stderr
+// appended to logPath. With GPUs, CUDA_DEVICE_ORDER=PCI_BUS_ID (unless set) so CUDA's ids are nvidia-smi's.
+// Returns the supervisor pid.
 std::optional<StartedProcess> startTrainDetached(const QString& cliPath, const QString& configPath,
                                                  const QString& storePath, const QString& logPath,
-                                                 QString* error = nullptr, int nproc = 1);
+                                                 QString* error = nullptr, int nproc = 1,
+                                                 const QList<int>& gpus = {});
 
 
 }  // namespace fts

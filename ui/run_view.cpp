@@ -2,6 +2,7 @@
 #include "ui/run_view.h"
 
 #include <QDateTime>
+#include <QEvent>
 #include <QFontDatabase>
 #include <QGridLayout>
 #include <QHBoxLayout>
@@ -48,18 +49,14 @@ RunView::RunView(QWidget* parent) : QWidget(parent) {
     m_title->setFont(tf);
     m_title->setTextInteractionFlags(Qt::TextSelectableByMouse);
 
-    m_stopButton = new QPushButton(style()->standardIcon(QStyle::SP_MediaStop), tr("Stop && save"), this);
+    m_stopButton = new QPushButton(style()->standardIcon(QStyle::SP_MediaStop), QString(), this);
     m_stopButton->setObjectName(QStringLiteral("stopSaveButton"));
-    m_stopButton->setToolTip(tr("The ranks finish the current step, write a checkpoint and stop; the run can be "
-                                "resumed (fts train --resume)"));
     m_stopButton->setEnabled(false);
     connect(m_stopButton, &QPushButton::clicked, this, [this] {
         if (m_run) emit stopClicked(m_run->id);
     });
-    m_stopNowButton = new QPushButton(tr("Stop now"), this);
+    m_stopNowButton = new QPushButton(this);
     m_stopNowButton->setObjectName(QStringLiteral("stopNowButton"));
-    m_stopNowButton->setToolTip(tr("Kill the workers without a checkpoint (after confirmation): the steps since the "
-                                   "last saved checkpoint are lost"));
     m_stopNowButton->setEnabled(false);
     connect(m_stopNowButton, &QPushButton::clicked, this, [this] {
         if (m_run) emit stopNowClicked(m_run->id);
@@ -81,45 +78,38 @@ RunView::RunView(QWidget* parent) : QWidget(parent) {
     m_failure->setTextInteractionFlags(Qt::TextSelectableByMouse);
     m_failure->hide();
     auto* facts = new QGridLayout;
-    const auto addFact = [&](int col, const QString& name, QLabel* value) {
-        auto* n = new QLabel(name, this);
-        n->setStyleSheet(QStringLiteral("color: palette(mid);"));
-        facts->addWidget(n, 0, col);
-        facts->addWidget(value, 1, col);
-    };
-    addFact(0, tr("Status"), m_status);
-    addFact(1, tr("Step"), m_step);
-    addFact(2, tr("Loss"), m_lossLabel);
-    addFact(3, tr("Tokens/s"), m_throughput);
-    addFact(4, tr("ETA"), m_eta);
+    for (int col = 0; col < kFactCount; ++col) {
+        m_factNames[col] = new QLabel(this);
+        m_factNames[col]->setStyleSheet(QStringLiteral("color: palette(mid);"));
+        facts->addWidget(m_factNames[col], 0, col);
+    }
+    QLabel* const values[kFactCount] = {m_status, m_step, m_lossLabel, m_throughput, m_eta};
+    for (int col = 0; col < kFactCount; ++col) facts->addWidget(values[col], 1, col);
 
-    m_lossChart = new SeriesChart(tr("Loss"), tr("step"), tr("loss"), this);
+    // Texts (titles, axes, legends) are set by retranslate().
+    m_lossChart = new SeriesChart(QString(), QString(), QString(), this);
     m_lossChart->setObjectName(QStringLiteral("lossChart"));
-    m_memoryChart = new SeriesChart(tr("Device memory"), tr("step"), tr("MiB"), this);
+    m_memoryChart = new SeriesChart(QString(), QString(), QString(), this);
     m_memoryChart->setObjectName(QStringLiteral("memoryChart"));
     QColor rawColor = SeriesChart::seriesColor(0);
     rawColor.setAlpha(80);  // the raw curve faint under its smoothed line
-    m_lossChart->ensureGraph(QStringLiteral("loss"), tr("train loss"), QPen(rawColor, 1.0));
-    m_lossChart->ensureGraph(QStringLiteral("loss_smoothed"), tr("train loss (smoothed)"),
-                             QPen(SeriesChart::seriesColor(0), 2.0));
-    const auto metricChart = [this](const QString& title, const QString& y, const QString& key, int colour) {
-        auto* c = new SeriesChart(title, tr("step"), y, this);
+    m_lossChart->ensureGraph(QStringLiteral("loss"), QString(), QPen(rawColor, 1.0));
+    m_lossChart->ensureGraph(QStringLiteral("loss_smoothed"), QString(), QPen(SeriesChart::seriesColor(0), 2.0));
+    const auto metricChart = [this](const QString& key, int colour) {
+        auto* c = new SeriesChart(QString(), QString(), QString(), this);
         c->setObjectName(key + QStringLiteral("Chart"));
-        c->ensureGraph(key, title, QPen(SeriesChart::seriesColor(colour), 1.5));
+        c->ensureGraph(key, QString(), QPen(SeriesChart::seriesColor(colour), 1.5));
         c->legend->setVisible(false);
         return c;
     };
-    m_lrChart = metricChart(tr("Learning rate"), tr("lr"), QStringLiteral("lr"), 2);
-    m_gradNormChart = metricChart(tr("Gradient norm"), tr("norm"), QStringLiteral("grad_norm"), 3);
-    m_lossScaleChart = metricChart(tr("Loss scale (fp16)"), tr("scale"), QStringLiteral("loss_scale"), 4);
-    m_tokensChart = metricChart(tr("Throughput"), tr("tokens/s"), QStringLiteral("tokens_per_s"), 5);
+    m_lrChart = metricChart(QStringLiteral("lr"), 2);
+    m_gradNormChart = metricChart(QStringLiteral("grad_norm"), 3);
+    m_lossScaleChart = metricChart(QStringLiteral("loss_scale"), 4);
+    m_tokensChart = metricChart(QStringLiteral("tokens_per_s"), 5);
     m_tabs = new QTabWidget(this);
     m_tabs->setObjectName(QStringLiteral("runChartTabs"));
-    m_tabs->addTab(m_lrChart, tr("Learning rate"));
-    m_tabs->addTab(m_gradNormChart, tr("Grad norm"));
-    m_tabs->addTab(m_lossScaleChart, tr("Loss scale"));
-    m_tabs->addTab(m_tokensChart, tr("Tokens/s"));
-    m_tabs->addTab(m_memoryChart, tr("Memory history"));
+    for (SeriesChart* c : {m_lrChart, m_gradNormChart, m_lossScaleChart, m_tokensChart, m_memoryChart})
+        m_tabs->addTab(c, QString());
 
     m_smoothSpin = new QDoubleSpinBox(this);
     m_smoothSpin->setObjectName(QStringLiteral("runSmoothing"));
@@ -127,9 +117,8 @@ RunView::RunView(QWidget* parent) : QWidget(parent) {
     m_smoothSpin->setSingleStep(0.05);
     m_smoothSpin->setDecimals(2);
     m_smoothSpin->setValue(0.6);
-    m_smoothSpin->setToolTip(tr("EMA smoothing weight of the loss (0 = raw values)"));
     connect(m_smoothSpin, &QDoubleSpinBox::valueChanged, this, [this] { scheduleReplot(); });
-    m_logScale = new QCheckBox(tr("Log scale"), this);
+    m_logScale = new QCheckBox(this);
     m_logScale->setObjectName(QStringLiteral("runLogScale"));
     connect(m_logScale, &QCheckBox::toggled, this, [this] {
         applyScale();
@@ -140,19 +129,19 @@ RunView::RunView(QWidget* parent) : QWidget(parent) {
     m_progress->setTextVisible(true);
     m_bars = new MemoryBars(this);
     QPen evalPen(SeriesChart::seriesColor(1), 2.0);
-    QCPGraph* eval = m_lossChart->ensureGraph(QStringLiteral("eval_loss"), tr("eval loss"), evalPen);
+    QCPGraph* eval = m_lossChart->ensureGraph(QStringLiteral("eval_loss"), QString(), evalPen);
     eval->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCircle, 5));
 
     m_logs = new QPlainTextEdit(this);
     m_logs->setReadOnly(true);
     m_logs->setMaximumBlockCount(500);
     m_logs->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
-    m_logs->setPlaceholderText(tr("Log lines of this run appear here."));
 
     auto* lossPane = new QWidget(this);
     auto* lossControls = new QHBoxLayout;
     lossControls->addStretch(1);
-    lossControls->addWidget(new QLabel(tr("Smoothing"), lossPane));
+    m_smoothLabel = new QLabel(lossPane);
+    lossControls->addWidget(m_smoothLabel);
     lossControls->addWidget(m_smoothSpin);
     lossControls->addWidget(m_logScale);
     auto* lossLayout = new QVBoxLayout(lossPane);
@@ -175,7 +164,69 @@ RunView::RunView(QWidget* parent) : QWidget(parent) {
     layout->addWidget(m_failure);
     layout->addWidget(m_bars);
     layout->addWidget(split, 1);
+    retranslate();
     clear();
+}
+
+void RunView::retranslate() {
+    m_stopButton->setText(tr("Stop && save"));
+    m_stopButton->setToolTip(tr("The ranks finish the current step, write a checkpoint and stop; the run can be "
+                                "resumed (fts train --resume)"));
+    m_stopNowButton->setText(tr("Stop now"));
+    m_stopNowButton->setToolTip(tr("Kill the workers without a checkpoint (after confirmation): the steps since the "
+                                   "last saved checkpoint are lost"));
+    const QString names[kFactCount] = {tr("Status"), tr("Step"), tr("Loss"), tr("Tokens/s"), tr("ETA")};
+    for (int col = 0; col < kFactCount; ++col) m_factNames[col]->setText(names[col]);
+
+    const QString step = tr("step");
+    m_lossChart->setTitle(tr("Loss"));
+    m_lossChart->setAxisLabels(step, tr("loss"));
+    m_lossChart->graphByKey(QStringLiteral("loss"))->setName(tr("train loss"));
+    m_lossChart->graphByKey(QStringLiteral("loss_smoothed"))->setName(tr("train loss (smoothed)"));
+    m_lossChart->graphByKey(QStringLiteral("eval_loss"))->setName(tr("eval loss"));
+    m_memoryChart->setTitle(tr("Device memory"));
+    m_memoryChart->setAxisLabels(step, tr("MiB"));
+    const auto metric = [&](SeriesChart* c, const QString& key, const QString& title, const QString& y) {
+        c->setTitle(title);
+        c->setAxisLabels(step, y);
+        c->graphByKey(key)->setName(title);
+    };
+    metric(m_lrChart, QStringLiteral("lr"), tr("Learning rate"), tr("lr"));
+    metric(m_gradNormChart, QStringLiteral("grad_norm"), tr("Gradient norm"), tr("norm"));
+    metric(m_lossScaleChart, QStringLiteral("loss_scale"), tr("Loss scale (fp16)"), tr("scale"));
+    metric(m_tokensChart, QStringLiteral("tokens_per_s"), tr("Throughput"), tr("tokens/s"));
+    const QString tabs[] = {tr("Learning rate"), tr("Grad norm"), tr("Loss scale"), tr("Tokens/s"), tr("Memory history")};
+    for (int i = 0; i < m_tabs->count(); ++i) m_tabs->setTabText(i, tabs[i]);
+    m_smoothSpin->setToolTip(tr("EMA smoothing weight of the loss (0 = raw values)"));
+    m_smoothLabel->setText(tr("Smoothing"));
+    m_logScale->setText(tr("Log scale"));
+    m_logs->setPlaceholderText(tr("Log lines of this run appear here."));
+    nameMemoryGraphs();
+    updateLabels();
+    updateBars();
+    m_lossChart->replot();
+    if (QWidget* current = m_tabs->currentWidget()) static_cast<SeriesChart*>(current)->replot();
+}
+
+void RunView::changeEvent(QEvent* event) {
+    if (event->type() == QEvent::LanguageChange) retranslate();
+    QWidget::changeEvent(event);
+}
+
+// Legend names of the memory history: "rank R DEVICE allocated (of C MiB)" and "... peak".
+void RunView::nameMemoryGraphs() {
+    for (const auto& [key, series] : m_memAllocated) {
+        const QString who = tr("rank %1 %2").arg(key.first).arg(key.second);
+        const auto cap = m_capacityMiB.find(key);
+        if (QCPGraph* g = m_memoryChart->graphByKey(memKey("alloc", key.first, key.second)))
+            g->setName(cap == m_capacityMiB.end() ? tr("%1 allocated").arg(who)
+                                                  : tr("rank %1 %2 allocated (of %3 MiB)")
+                                                        .arg(key.first)
+                                                        .arg(key.second)
+                                                        .arg(cap->second, 0, 'f', 0));
+        if (QCPGraph* g = m_memoryChart->graphByKey(memKey("peak", key.first, key.second)))
+            g->setName(tr("%1 peak").arg(who));
+    }
 }
 
 void RunView::clear() {
@@ -233,10 +284,10 @@ void RunView::ensureMemoryGraphs(int rank, const QString& device) {
     if (m_memoryChart->graphByKey(allocKey)) return;
     const int index = static_cast<int>(m_memoryChart->graphKeys().size() / 2);
     const QColor color = SeriesChart::seriesColor(index);
-    const QString who = tr("rank %1 %2").arg(rank).arg(device);
-    m_memoryChart->ensureGraph(allocKey, tr("%1 allocated").arg(who), QPen(color, 1.5));
+    m_memoryChart->ensureGraph(allocKey, QString(), QPen(color, 1.5));
     QPen peakPen(color, 1.0, Qt::DashLine);
-    m_memoryChart->ensureGraph(memKey("peak", rank, device), tr("%1 peak").arg(who), peakPen);
+    m_memoryChart->ensureGraph(memKey("peak", rank, device), QString(), peakPen);
+    m_memoryNamesStale = true;
 }
 
 void RunView::applyBatch(const RunDataBatch& batch) {
@@ -272,7 +323,12 @@ void RunView::applyBatch(const RunDataBatch& batch) {
         const double x = static_cast<double>(s.step);
         m_memAllocated[key].append(x, static_cast<double>(s.allocated) / kMiB);
         m_memPeak[key].append(x, static_cast<double>(s.peak) / kMiB);
-        if (s.capacity > 0) m_capacityMiB[key] = static_cast<double>(s.capacity) / kMiB;
+        if (s.capacity > 0) {
+            const double capacity = static_cast<double>(s.capacity) / kMiB;
+            auto [it, inserted] = m_capacityMiB.try_emplace(key, capacity);
+            if (inserted || it->second != capacity) m_memoryNamesStale = true;
+            it->second = capacity;
+        }
         auto& last = m_lastMemory[key];
         if (s.step >= last.step) last = s;
     }
@@ -286,9 +342,14 @@ void RunView::setLogs(qint64 runId, const QStringList& lines) {
     m_logs->ensureCursorVisible();
 }
 
+void RunView::appendLogs(qint64 runId, const QStringList& lines) {
+    if (!m_run || runId != m_run->id || lines.isEmpty()) return;
+    m_logs->appendPlainText(lines.join(QLatin1Char('\n')));  // one block append; the block limit trims the top
+}
+
 void RunView::scheduleReplot() {
     if (!m_replotTimer.isActive())
-        m_replotTimer.start();  // not restarted by later batches: a ceiling of one replot per 40 ms
+        m_replotTimer.start();  // not restarted by later batches: a ceiling of one replot per kReplotDelayMs
 }
 
 void RunView::replotNow() {
@@ -297,9 +358,9 @@ void RunView::replotNow() {
     for (const auto& [key, series] : m_memAllocated)
         m_memoryChart->sync(memKey("alloc", key.first, key.second), series);
     for (const auto& [key, series] : m_memPeak) m_memoryChart->sync(memKey("peak", key.first, key.second), series);
-    for (const auto& [key, capacity] : m_capacityMiB) {
-        if (QCPGraph* g = m_memoryChart->graphByKey(memKey("alloc", key.first, key.second)))
-            g->setName(tr("rank %1 %2 allocated (of %3 MiB)").arg(key.first).arg(key.second).arg(capacity, 0, 'f', 0));
+    if (m_memoryNamesStale) {
+        m_memoryNamesStale = false;
+        nameMemoryGraphs();
     }
     // The smoothed loss is recomputed only when the loss or the weight changed.
     const double weight = m_smoothSpin->value();

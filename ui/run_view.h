@@ -1,7 +1,7 @@
 // RunView: live view of one run: loss/eval loss (EMA smoothing, log scale), learning rate, grad norm, loss
 // scale, tokens/s and per-rank memory history charts, per-rank memory bars and host RAM, progress and ETA,
-// recent log lines, Stop & save and Stop now. Batches from the poller go into LiveSeries buffers; a 40 ms single-shot timer
-// redraws, so the replot rate is at most ~25/s however fast points arrive.
+// recent log lines, Stop & save and Stop now. Batches from the poller go into LiveSeries buffers; a 100 ms single-shot
+// timer redraws, so the replot rate is at most 10/s however fast points arrive.
 #pragma once
 #include <QElapsedTimer>
 #include <QTimer>
@@ -30,7 +30,8 @@ class SeriesChart;
 class RunView : public QWidget {
     Q_OBJECT
 public:
-    static constexpr int kReplotDelayMs = 40;
+    // Redraws are batched: at most one per 100 ms (<= 10 Hz) however fast batches arrive.
+    static constexpr int kReplotDelayMs = 100;
 
     explicit RunView(QWidget* parent = nullptr);
 
@@ -41,7 +42,8 @@ public:
     void updateRun(const RunRecord& run);
     void clear();
     void applyBatch(const RunDataBatch& batch);
-    void setLogs(qint64 runId, const QStringList& lines);
+    void setLogs(qint64 runId, const QStringList& lines);     // replaces the log tail
+    void appendLogs(qint64 runId, const QStringList& lines);  // adds new lines (the view keeps the last 500)
     void setStopPending(bool pending);
     bool isStopPending() const { return m_stopPending; }
 
@@ -67,12 +69,19 @@ public:
     // Seconds per optimizer step over the recent window of (step, unix time) points; nullopt if unknown.
     static std::optional<double> secondsPerStep(const std::vector<std::pair<int64_t, double>>& stepTimes);
     static QString formatDuration(double seconds);
+    // Every text of the page again in the current language (also on QEvent::LanguageChange).
+    void retranslate();
 
 signals:
     void stopClicked(qint64 runId);
     void stopNowClicked(qint64 runId);
 
+protected:
+    void changeEvent(QEvent* event) override;
+
 private:
+    static constexpr int kFactCount = 5;  // status, step, loss, tokens/s, ETA
+    void nameMemoryGraphs();
     void scheduleReplot();
     void replotNow();
     void updateLabels();
@@ -92,12 +101,15 @@ private:
     double m_lastLr = -1;
     int64_t m_lastStep = 0;
     bool m_stopPending = false;
+    bool m_memoryNamesStale = false;  // a memory graph or capacity appeared since the legend was named
     int m_replots = 0;
 
     QTimer m_replotTimer;
     SeriesChart* m_lossChart;
     SeriesChart* m_memoryChart;
     QLabel* m_title;
+    QLabel* m_factNames[kFactCount] = {};
+    QLabel* m_smoothLabel = nullptr;
     QLabel* m_status;
     QLabel* m_step;
     QLabel* m_lossLabel;

@@ -2,6 +2,7 @@
 #include "ui/runs_table_model.h"
 
 #include <QApplication>
+#include <algorithm>
 #include <QDateTime>
 #include <QFileInfo>
 #include <QPalette>
@@ -252,6 +253,43 @@ void RunsTableModel::setRuns(const std::vector<RunRecord>& runs) {
         if (first < 0) first = int(i);
     }
     flush(int(runs.size()));
+}
+
+// The columns whose text, tooltip or sort value depends on a field that differs between a and b, as one
+// range [first, last] (first > last: none). A live run's new step touches the Steps column only, so a list
+// sorted by another column is not re-sorted.
+static std::pair<int, int> changedColumns(const RunRecord& a, const RunRecord& b) {
+    int first = RunsTableModel::ColumnCount, last = -1;
+    const auto mark = [&](bool differs, std::initializer_list<int> columns) {
+        if (!differs) return;
+        for (int c : columns) first = std::min(first, c), last = std::max(last, c);
+    };
+    using M = RunsTableModel;
+    mark(a.name != b.name || a.notes != b.notes || a.configPath != b.configPath || a.configJson != b.configJson,
+         {M::NameColumn});
+    mark(a.status != b.status || a.failureReason != b.failureReason, {M::StatusColumn});
+    mark(a.model != b.model, {M::ModelColumn});
+    mark(a.dataset != b.dataset, {M::DatasetColumn});
+    mark(a.lastStep != b.lastStep || a.totalSteps != b.totalSteps, {M::StepsColumn});
+    mark(a.finalMetricsJson != b.finalMetricsJson, {M::FinalLossColumn, M::BestEvalColumn, M::TokensColumn});
+    mark(a.startedAt != b.startedAt || a.endedAt != b.endedAt || a.createdAt != b.createdAt,
+         {M::DurationColumn, M::StartedColumn});
+    mark(a.worldSize != b.worldSize, {M::WorldSizeColumn});
+    mark(a.tags != b.tags, {M::TagsColumn});
+    mark(a.pid != b.pid || a.outputDir != b.outputDir, {M::NameColumn});
+    return {first, last};
+}
+
+void RunsTableModel::updateRuns(const std::vector<RunRecord>& changedRows) {
+    for (const RunRecord& r : changedRows) {
+        const int row = rowOfRun(r.id);
+        if (row < 0) continue;
+        const auto [first, last] = changedColumns(m_runs[size_t(row)], r);
+        if (first > last) continue;
+        m_runs[size_t(row)] = r;
+        m_figures[size_t(row)] = figuresOf(r);
+        emit dataChanged(index(row, first), index(row, last));
+    }
 }
 
 void RunsTableModel::setBestEval(const std::vector<std::pair<int64_t, double>>& best) {

@@ -41,6 +41,8 @@ public:
     QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
 
     void setRuns(const std::vector<RunRecord>& runs);
+    // Replaces the rows of these runs (by id; unknown ids are ignored) and signals only those rows.
+    void updateRuns(const std::vector<RunRecord>& changedRows);
     // The smallest eval_loss of each run (StorePoller::bestEvalListed); runs without one fall back to the
     // final metrics' eval_loss.
     void setBestEval(const std::vector<std::pair<int64_t, double>>& best);

@@ -68,7 +68,7 @@ void StorePoller::watchRun(qint64 runId) {
     m_metricLast.clear();
     m_maxSampleStep = -1;
     m_sampleLast.clear();
-    m_logSignature.clear();
+    m_lastLogId = -1;
     if (runId > 0 && m_timer && m_timer->isActive())
         QTimer::singleShot(0, this, &StorePoller::pollNow);  // show the history now, not at the next tick
 }
@@ -111,10 +111,9 @@ void StorePoller::pollNow() {
         return;
     }
     try {
-        const bool listChanged = pollRuns();
+        pollRuns();
         pollWatched();
-        // Logs at ~1/s, and at once when a run's row changed (a stop or failure explains itself in the log).
-        if (m_tick % 4 == 0 || m_logSignature.empty() || listChanged) pollLogs();
+        pollLogs();
     } catch (const std::exception& e) {
         // A locked or replaced file: reopen at the next tick, keep the incremental position.
         closeStore(tr("Reading the run store failed: %1").arg(QString::fromStdString(e.what())));
@@ -124,14 +123,45 @@ void StorePoller::pollNow() {
 bool StorePoller::pollRuns() {
     RunList runs = m_store->listRuns(kMaxListedRuns);
     std::vector<std::string> signature;
+    std::vector<int64_t> ids;
     signature.reserve(runs.size());
-    for (const auto& r : runs) signature.push_back(runSignature(r));
-    if (m_listedOnce && signature == m_runsSignature) return false;
-    m_listedOnce = true;
+    ids.reserve(runs.size());
+    for (const auto& r : runs) {
+        signature.push_back(runSignature(r));
+        ids.push_back(r.id);
+    }
+    if (m_listedOnce && signature == m_runsSignature) {
+        pollBestEval(false);
+        return false;
+    }
+    if (!m_listedOnce || ids != m_runIds) {
+        m_listedOnce = true;
+        m_runsSignature = std::move(signature);
+        m_runIds = std::move(ids);
+        emit runsListed(runs);
+        pollBestEval(true);
+        return true;
+    }
+    // Same runs in the same order: only the rows that changed cross to the UI thread.
+    RunList changed;
+    for (size_t i = 0; i < runs.size(); ++i)
+        if (signature[i] != m_runsSignature[i]) changed.push_back(std::move(runs[i]));
     m_runsSignature = std::move(signature);
-    emit runsListed(runs);
-    emit bestEvalListed(m_store->minMetricPerRun("eval_loss"));
+    emit runsChanged(changed);
+    m_bestEvalDirty = true;
+    pollBestEval(false);
     return true;
+}
+
+// The best eval losses: at once after a full list, else about once a second while rows change (a live run
+// changes its row every step). Emitted only when they differ from the last ones sent.
+void StorePoller::pollBestEval(bool force) {
+    if (!force && !(m_bestEvalDirty && m_tick % 4 == 0)) return;
+    m_bestEvalDirty = false;
+    RunScores best = m_store->minMetricPerRun("eval_loss");
+    if (!force && best == m_bestEval) return;
+    m_bestEval = best;
+    emit bestEvalListed(best);
 }
 
 void StorePoller::pollWatched() {
@@ -163,11 +193,16 @@ void StorePoller::pollWatched() {
 
 void StorePoller::pollLogs() {
     if (m_watchId <= 0) return;
-    const auto lines = m_store->logs(m_watchId, 200);
-    std::string signature = std::to_string(lines.size());
-    if (!lines.empty()) signature += '|' + std::to_string(lines.back().time) + '|' + lines.back().message;
-    if (signature == m_logSignature) return;
-    m_logSignature = signature;
+    std::vector<LogLine> lines;
+    bool reset = m_lastLogId < 0;
+    if (!reset) {
+        lines = m_store->logsAfterId(m_watchId, m_lastLogId, kLogTail + 1);
+        if (lines.empty()) return;
+        reset = lines.size() > size_t(kLogTail);  // far behind: show the tail instead
+    }
+    if (reset) lines = m_store->logs(m_watchId, kLogTail);
+    m_lastLogId = std::max<int64_t>(0, m_lastLogId);
+    for (const LogLine& l : lines) m_lastLogId = std::max(m_lastLogId, l.id);
     QStringList out;
     out.reserve(static_cast<int>(lines.size()));
     for (const auto& l : lines) {
@@ -177,7 +212,10 @@ void StorePoller::pollLogs() {
         out << QStringLiteral("%1 %2 %3: %4")
                    .arg(when, who, QString::fromStdString(l.level), QString::fromStdString(l.message));
     }
-    emit runLogs(m_watchId, out);
+    if (reset)
+        emit runLogs(m_watchId, out);
+    else
+        emit runLogsAppended(m_watchId, out);
 }
 
 void StorePoller::requestStop(qint64 runId) {

@@ -1,6 +1,8 @@
 // StorePoller: the GUI's only reader of the SQLite run store. It lives on a worker QThread, polls ~4x/s
-// and emits batches (run list, new metric/device points of the watched run, recent log lines);
-// the UI thread never touches SQLite. Points are read incrementally with afterStep, deduplicated per series.
+// and emits batches (run list, new metric/device points of the watched run, new log lines); the UI thread
+// never touches SQLite. Everything is diffed here, so the UI thread gets only what changed: the list in full
+// only when runs appear or vanish (else just the changed rows), points incrementally (afterStep, deduplicated
+// per series), log lines by row id, the best eval losses only when they changed.
 #pragma once
 #include <QMetaType>
 #include <QObject>
@@ -39,6 +41,7 @@ public:
     // Steps re-read behind the newest one seen, so metrics of a step written in a later transaction
     // (an eval after the train step, a lagging rank) are not missed; duplicates are filtered per series.
     static constexpr int64_t kRereadSteps = 2;
+    static constexpr int kLogTail = 200;
 
     explicit StorePoller(QString storePath, int intervalMs = kDefaultIntervalMs, QObject* parent = nullptr);
     ~StorePoller() override;
@@ -55,10 +58,17 @@ public slots:
     void requestStop(qint64 runId);
 
 signals:
-    void runsListed(const fts::RunList& runs);  // only when something changed
-    void bestEvalListed(const fts::RunScores& best);  // after each runsListed: smallest eval_loss per run
+    // The whole list: the first time, and whenever runs appeared or vanished (ids differ).
+    void runsListed(const fts::RunList& runs);
+    // The same runs as the last list, of which these rows changed (status, step, name, ...).
+    void runsChanged(const fts::RunList& changedRows);
+    void bestEvalListed(const fts::RunScores& best);  // when it changed: smallest eval_loss per run
     void runData(const fts::RunDataBatch& batch);
+    // The watched run's latest log lines (up to kLogTail): after watchRun(), or when more than kLogTail
+    // new lines arrived at once. The receiver replaces what it shows.
     void runLogs(qint64 runId, const QStringList& lines);
+    // Lines written since the last runLogs/runLogsAppended; the receiver appends them.
+    void runLogsAppended(qint64 runId, const QStringList& lines);
     void storeState(bool available, const QString& message);
     void stopRequested(qint64 runId, bool ok, const QString& message);
 
@@ -66,6 +76,7 @@ private:
     bool ensureOpen();
     void closeStore(const QString& why);
     bool pollRuns();  // true when the list changed (and was emitted)
+    void pollBestEval(bool force);
     void pollWatched();
     void pollLogs();
 
@@ -77,6 +88,9 @@ private:
     QString m_lastStoreMessage;
     bool m_listedOnce = false;
     std::vector<std::string> m_runsSignature;
+    std::vector<int64_t> m_runIds;
+    bool m_bestEvalDirty = false;
+    RunScores m_bestEval;
     unsigned m_tick = 0;
 
     qint64 m_watchId = 0;
@@ -85,7 +99,7 @@ private:
     std::map<std::string, int64_t> m_metricLast;  // name -> last step delivered
     int64_t m_maxSampleStep = -1;
     std::map<std::pair<int, std::string>, int64_t> m_sampleLast;  // (rank, device) -> last step
-    std::string m_logSignature;
+    int64_t m_lastLogId = -1;  // -1: send the tail (after watchRun)
 };
 
 // Owns a worker thread running one StorePoller; destruction stops polling and joins the thread.

@@ -42,6 +42,38 @@ private slots:
         QCOMPARE(chart.pointCount(QStringLiteral("loss")), 1'000'000);
     }
 
+    // After an append-only change the graph gets just the new points (a mark put into the graph's first point
+    // survives); an insert in the middle or thinning copies the whole series again (the mark is gone). Either
+    // way the graph ends equal to the series.
+    void syncAppendsOnlyNewPoints() {
+        SeriesChart chart(QStringLiteral("t"), QStringLiteral("x"), QStringLiteral("y"));
+        QCPGraph* g = chart.ensureGraph(QStringLiteral("a"), QStringLiteral("A"), QPen(Qt::blue));
+        LiveSeries s(64);
+        for (int i = 0; i < 40; ++i) s.append(i, 100 - i);
+        const auto sameAsSeries = [&] {
+            if (g->data()->size() != s.size()) return false;
+            for (int i = 0; i < s.size(); ++i)
+                if (g->data()->at(i)->key != s.xs()[i] || g->data()->at(i)->value != s.ys()[i]) return false;
+            return true;
+        };
+        QVERIFY(chart.sync(QStringLiteral("a"), s));
+        QVERIFY(sameAsSeries());
+        g->data()->begin()->value = -1;  // the mark
+        for (int i = 40; i < 50; ++i) s.append(i, 100 - i);
+        QVERIFY(chart.sync(QStringLiteral("a"), s));
+        QCOMPARE(g->data()->size(), 50);
+        QCOMPARE(g->data()->at(0)->value, -1.0);  // only the 10 new points were copied
+        QCOMPARE(g->data()->at(49)->key, 49.0);
+        s.append(10.5, 7);  // out of order: stored points move
+        QVERIFY(chart.sync(QStringLiteral("a"), s));
+        QVERIFY(sameAsSeries());  // the mark is gone: a full copy
+        g->data()->begin()->value = -1;
+        for (int i = 50; i < 80; ++i) s.append(i, 100 - i);  // past the capacity: thinned
+        QVERIFY(s.size() < 80);
+        QVERIFY(chart.sync(QStringLiteral("a"), s));
+        QVERIFY(sameAsSeries());
+    }
+
     void syncCopiesOnlyChangedSeries() {
         SeriesChart chart(QStringLiteral("t"), QStringLiteral("x"), QStringLiteral("y"));
         QCPGraph* g = chart.ensureGraph(QStringLiteral("a"), QStringLiteral("A"), QPen(Qt::blue));

@@ -2,6 +2,7 @@
 // field removes its key, an invalid value shows the core's own message under its field, placeholders are
 // the core's resolved defaults, scheduler parameters follow the scheduler type; the value helpers.
 #include <QApplication>
+#include <functional>
 #include <QComboBox>
 #include <QFile>
 #include <QLabel>
@@ -260,6 +261,122 @@ private slots:
         QVERIFY(!form.isFieldShown("deepspeed.scheduler.params.cos_min_ratio"));
     }
 
+    // Method: choosing LoRA writes model.lora and shows its rows; its keys follow typing; the core's error on
+    // a LoRA key shows under it; back to full fine-tuning removes the block and hides the rows.
+    void loraRowsFollowTheMethod() {
+        ConfigEditor editor;
+        ConfigForm form(&editor);
+        editor.setConfigText(readFile(kDir + "/valid_minimal.json"), kDir);
+        QTRY_VERIFY(editor.isValidated());
+        QVERIFY(!form.isFieldShown("model.lora.r"));
+        auto* method = qobject_cast<QComboBox*>(form.fieldWidget("model.lora"));
+        QVERIFY(method);
+        QCOMPARE(method->currentIndex(), 0);
+        method->setFocus();
+        QTest::keyClick(method, Qt::Key_Down);  // "LoRA adapters"
+        OrderedJson doc = editorJson(editor);
+        QVERIFY(doc["model"]["lora"] == OrderedJson::object());
+        QTRY_VERIFY(form.isFieldShown("model.lora.r") && form.isFieldShown("model.lora.target_modules"));
+        // The core's defaults for an empty block are the placeholders.
+        QTRY_VERIFY(editor.isValidated());
+        QVERIFY2(!editor.hasErrors(), qPrintable(editor.issues().value(0).message));
+        const nlohmann::json coreR = coreResolved(editor.text(), "model.lora.r");
+        QVERIFY(coreR.is_number_integer());
+        QTRY_COMPARE(qobject_cast<QLineEdit*>(form.fieldWidget("model.lora.r"))->placeholderText(),
+                     QString::fromStdString(coreR.dump()));
+
+        typeInto(qobject_cast<QLineEdit*>(form.fieldWidget("model.lora.r")), QStringLiteral("16"));
+        typeInto(qobject_cast<QLineEdit*>(form.fieldWidget("model.lora.target_modules")), QStringLiteral("c_attn, c_proj"));
+        doc = editorJson(editor);
+        QCOMPARE(doc["model"]["lora"]["r"].get<int>(), 16);
+        QVERIFY(doc["model"]["lora"]["target_modules"] == OrderedJson::parse(R"(["c_attn", "c_proj"])"));
+        QCOMPARE(QString::fromStdString(doc.begin().key()), QStringLiteral("model"));  // order kept
+        // The method combo keeps the block (it never overwrites the keys typed so far).
+        QTRY_VERIFY(editor.isValidated());
+        QCOMPARE(method->currentIndex(), 1);
+
+        // An invalid value: the core's own message under the field.
+        typeInto(qobject_cast<QLineEdit*>(form.fieldWidget("model.lora.lora_dropout")), QStringLiteral("1.5"));
+        QTRY_VERIFY(editor.isValidated() && editor.hasErrors());
+        const auto result = fts::parseTrainConfigText(editor.text().toStdString(), kDir.toStdString());
+        QString coreMessage;
+        for (const auto& issue : result.issues)
+            if (issue.isError && issue.keyPath == "model.lora.lora_dropout") coreMessage = QString::fromStdString(issue.message);
+        QVERIFY(!coreMessage.isEmpty());
+        QTRY_VERIFY(form.fieldErrorLabel("model.lora.lora_dropout")->isVisibleTo(&form));
+        QVERIFY2(form.fieldErrorLabel("model.lora.lora_dropout")->text().contains(coreMessage),
+                 qPrintable(form.fieldErrorLabel("model.lora.lora_dropout")->text()));
+
+        // The JSON side: a regex target typed in the editor shows as typed.
+        doc = editorJson(editor);
+        doc["model"]["lora"]["target_modules"] = ".*\\.(c_attn|c_proj)";
+        doc["model"]["lora"].erase("lora_dropout");
+        editor.replaceText(QString::fromStdString(doc.dump(2)));
+        QTRY_COMPARE(form.fieldText("model.lora.target_modules"), QStringLiteral(".*\\.(c_attn|c_proj)"));
+
+        // Back to full fine-tuning: the block goes, the rows hide.
+        method->setFocus();
+        QTest::keyClick(method, Qt::Key_Up);
+        doc = editorJson(editor);
+        QVERIFY(!doc["model"].contains("lora"));
+        QTRY_VERIFY(!form.isFieldShown("model.lora.r"));
+    }
+
+    // The instruction-data rows appear with an instruction format and write their keys (columns included).
+    void instructionDataRows() {
+        ConfigEditor editor;
+        ConfigForm form(&editor);
+        editor.setConfigText(readFile(kDir + "/valid_minimal.json"), kDir);
+        QTRY_VERIFY(editor.isValidated());
+        QVERIFY(!form.isFieldShown("data.template"));
+        QVERIFY(!form.isFieldShown("data.columns.output"));
+        form.setFieldText("data.format", QStringLiteral("alpaca"));
+        QTRY_VERIFY(form.isFieldShown("data.template") && form.isFieldShown("data.columns.output"));
+        typeInto(qobject_cast<QLineEdit*>(form.fieldWidget("data.columns.output")), QStringLiteral("response"));
+        auto* packing = qobject_cast<QComboBox*>(form.fieldWidget("data.packing"));
+        packing->setFocus();
+        QTest::keyClick(packing, Qt::Key_Down);  // "true"
+        const OrderedJson doc = editorJson(editor);
+        QCOMPARE(QString::fromStdString(doc["data"]["format"].get<std::string>()), QStringLiteral("alpaca"));
+        QCOMPARE(QString::fromStdString(doc["data"]["columns"]["output"].get<std::string>()), QStringLiteral("response"));
+        QCOMPARE(doc["data"]["packing"].get<bool>(), true);
+        QTRY_VERIFY(editor.isValidated());
+        QVERIFY2(!editor.hasErrors(), qPrintable(editor.issues().value(0).message));
+    }
+
+    // Every key of the core's resolved config has a form row: configs that switch on each optional part
+    // (LoRA, instruction data with every column, fp16, each scheduler) are resolved by the core and walked.
+    void everyCoreKeyHasARow_data() {
+        QTest::addColumn<QString>("patch");  // merged into valid_minimal.json
+        QTest::newRow("minimal") << "{}";
+        QTest::newRow("lora") << R"({"model": {"lora": {"r": 4, "target_modules": ["c_attn"]}}})";
+        QTest::newRow("instruction data") << R"({"data": {"format": "alpaca", "seed": 3, "eval": "train.jsonl",
+            "columns": {"instruction": "q", "input": "i", "output": "a", "system": "s", "messages": "m",
+                        "role": "r", "content": "c"}}, "training": {"run_name": "x"}})";
+        QTest::newRow("fp16 + WarmupDecayLR") << R"({"deepspeed": {"fp16": {"enabled": true},
+            "scheduler": {"type": "WarmupDecayLR"}}})";
+        QTest::newRow("WarmupCosineLR") << R"({"deepspeed": {"scheduler": {"type": "WarmupCosineLR"}}})";
+    }
+    void everyCoreKeyHasARow() {
+        QFETCH(QString, patch);
+        nlohmann::json doc = nlohmann::json::parse(readFile(kDir + "/valid_minimal.json").toStdString());
+        doc.merge_patch(nlohmann::json::parse(patch.toStdString()));
+        const auto result = fts::parseTrainConfigText(doc.dump(), kDir.toStdString());
+        QVERIFY2(result.ok(), result.errorText().c_str());
+        QStringList missing;
+        std::function<void(const nlohmann::json&, const QString&)> walk = [&](const nlohmann::json& j, const QString& key) {
+            if (j.is_object() && !j.empty()) {
+                for (auto it = j.begin(); it != j.end(); ++it)
+                    walk(it.value(), key.isEmpty() ? QString::fromStdString(it.key())
+                                                   : key + QLatin1Char('.') + QString::fromStdString(it.key()));
+                return;
+            }
+            if (!fts::findConfigField(key)) missing << key;
+        };
+        walk(fts::configToResolvedJson(*result.config), QString());
+        QVERIFY2(missing.isEmpty(), qPrintable(missing.join(", ")));
+    }
+
     void fieldForIssue_data() {
         QTest::addColumn<QString>("issue");
         QTest::addColumn<QString>("field");
@@ -290,6 +407,13 @@ private slots:
         QTest::newRow("path with spaces") << int(K::FilePath) << "a b/c.json" << "\"a b/c.json\"";
         QTest::newRow("numeric choice") << int(K::Choice) << "2" << "2";
         QTest::newRow("text choice") << int(K::Choice) << "cpu" << "\"cpu\"";
+        QTest::newRow("names") << int(K::StringList) << "q_proj, v_proj" << "[\"q_proj\",\"v_proj\"]";
+        QTest::newRow("one name is a list") << int(K::StringList) << "c_attn" << "[\"c_attn\"]";
+        QTest::newRow("dotted suffix") << int(K::StringList) << "attn.c_attn" << "[\"attn.c_attn\"]";
+        QTest::newRow("all-linear") << int(K::StringList) << "all-linear" << "\"all-linear\"";
+        QTest::newRow("regex with a comma") << int(K::StringList) << ".*(q|v){1,2}_proj" << "\".*(q|v){1,2}_proj\"";
+        QTest::newRow("quoted plain string") << int(K::StringList) << "\"q_proj\"" << "\"q_proj\"";
+        QTest::newRow("block on") << int(K::Block) << "on" << "{}";
     }
     void valueHelpers() {
         QFETCH(int, kind);

@@ -37,6 +37,7 @@
 #include <QDialogButtonBox>
 #include <QMenu>
 #include <QSpinBox>
+#include <QTabWidget>
 #include <QApplication>
 #include "ui/compare_view.h"
 #include "ui/main_window.h"
@@ -53,6 +54,18 @@ QString screenshotDir() { return QStringLiteral(FTS_BINARY_DIR "/screenshots"); 
 void saveScreenshot(QWidget* w, const QString& name) {
     QDir().mkpath(screenshotDir());
     w->grab().save(QDir(screenshotDir()).filePath(name + QStringLiteral(".png")));
+}
+
+// The window's options over a fresh store in `dir` (runs written through RunStore before the window opens);
+// the poller ticks every pollMs (fast for the tests, the default for the benchmarks).
+StudioOptions pageOptions(const QTemporaryDir& dir, int pollMs = 20) {
+    StudioOptions o;
+    o.storePath = dir.filePath(QStringLiteral("runs.sqlite"));
+    o.resourcesDir = QStringLiteral(FTS_SOURCE_DIR "/resources");
+    o.dataDir = dir.filePath(QStringLiteral("data"));
+    o.cliPath = QStringLiteral(FTS_CLI_PATH);
+    o.pollIntervalMs = pollMs;
+    return o;
 }
 
 nlohmann::json quickStart() {
@@ -109,12 +122,7 @@ private slots:
     // the form's buttons, and "Start from this run" copying a stored run's config into the editor.
     void newRunFormAndPickers() {
         QTemporaryDir dir;
-        StudioOptions o;
-        o.storePath = dir.filePath(QStringLiteral("runs.sqlite"));
-        o.resourcesDir = QStringLiteral(FTS_SOURCE_DIR "/resources");
-        o.dataDir = dir.filePath(QStringLiteral("data"));
-        o.cliPath = QStringLiteral(FTS_CLI_PATH);
-        o.pollIntervalMs = 20;
+        const StudioOptions o = pageOptions(dir);
         int64_t past = 0;
         nlohmann::json pastConfig = quickStart();
         pastConfig["deepspeed"]["optimizer"]["params"]["lr"] = 0.0007;
@@ -177,12 +185,7 @@ private slots:
     // A run seen running that fails: a banner with its reason (the tray message too where there is a tray).
     void notifiesWhenARunEnds() {
         QTemporaryDir dir;
-        StudioOptions o;
-        o.storePath = dir.filePath(QStringLiteral("runs.sqlite"));
-        o.resourcesDir = QStringLiteral(FTS_SOURCE_DIR "/resources");
-        o.dataDir = dir.filePath(QStringLiteral("data"));
-        o.cliPath = QStringLiteral(FTS_CLI_PATH);
-        o.pollIntervalMs = 20;
+        const StudioOptions o = pageOptions(dir);
         RunStore store(o.storePath.toStdString());
         RunRecord r;
         r.name = "doomed";
@@ -206,12 +209,7 @@ private slots:
     // run shown come back in the next window.
     void settingsAndRememberedWindow() {
         QTemporaryDir dir;
-        StudioOptions o;
-        o.storePath = dir.filePath(QStringLiteral("runs.sqlite"));
-        o.resourcesDir = QStringLiteral(FTS_SOURCE_DIR "/resources");
-        o.dataDir = dir.filePath(QStringLiteral("data"));
-        o.cliPath = QStringLiteral(FTS_CLI_PATH);
-        o.pollIntervalMs = 20;
+        const StudioOptions o = pageOptions(dir);
         for (const char* k : {"language", "theme", "window/geometry", "last/runId", "last/ranks"}) QSettings().remove(QLatin1String(k));
         int64_t older = 0;
         {
@@ -244,6 +242,13 @@ private slots:
         QTRY_COMPARE(w.fileMenu()->title(), QStringLiteral("文件(&F)"));
         QTRY_COMPARE(w.configForm()->fieldLabel(QStringLiteral("deepspeed.optimizer.params.lr"))->text(),
                      QStringLiteral("学习率"));
+        // The run and compare pages switch too (they were built in English).
+        QCOMPARE(w.runView()->chartTabs()->tabText(0), QStringLiteral("学习率"));
+        QCOMPARE(w.runView()->stopNowButton()->text(), QStringLiteral("立即停止"));
+        QCOMPARE(w.runView()->lossChart()->title(), QStringLiteral("损失"));
+        auto* metric = w.compareView()->findChild<QComboBox*>(QStringLiteral("compareMetric"));
+        QCOMPARE(metric->itemText(metric->findData(QStringLiteral("eval_loss"))), QStringLiteral("验证损失"));
+        QCOMPARE(w.compareView()->tabs()->tabText(1), QStringLiteral("配置差异"));
         QVERIFY(qApp->palette().color(QPalette::Window).lightness() < 80);
         QCOMPARE(QSettings().value(QStringLiteral("language")).toString(), QStringLiteral("zh_CN"));
         QVERIFY(w.newRunFromQuickStart());
@@ -257,12 +262,7 @@ private slots:
 
     void compareSelectedRuns() {
         QTemporaryDir dir;
-        StudioOptions o;
-        o.storePath = dir.filePath(QStringLiteral("runs.sqlite"));
-        o.resourcesDir = QStringLiteral(FTS_SOURCE_DIR "/resources");
-        o.dataDir = dir.filePath(QStringLiteral("data"));
-        o.cliPath = QStringLiteral(FTS_CLI_PATH);
-        o.pollIntervalMs = 20;
+        const StudioOptions o = pageOptions(dir);
         int64_t a = 0, b = 0, c = 0;
         {
             RunStore store(o.storePath.toStdString());
@@ -314,12 +314,7 @@ private slots:
     // search and the tag filter narrow the list; delete removes the run.
     void historyEditsAndFilters() {
         QTemporaryDir dir;
-        StudioOptions o;
-        o.storePath = dir.filePath(QStringLiteral("runs.sqlite"));
-        o.resourcesDir = QStringLiteral(FTS_SOURCE_DIR "/resources");
-        o.dataDir = dir.filePath(QStringLiteral("data"));
-        o.cliPath = QStringLiteral(FTS_CLI_PATH);
-        o.pollIntervalMs = 20;
+        const StudioOptions o = pageOptions(dir);
         int64_t a = 0, b = 0, c = 0;
         {
             RunStore store(o.storePath.toStdString());
@@ -377,11 +372,7 @@ private slots:
         const int history = qEnvironmentVariableIsSet("FTS_BENCH_RUNS") ? qEnvironmentVariableIntValue("FTS_BENCH_RUNS") : 10000;
         const int seconds = qEnvironmentVariableIsSet("FTS_BENCH_SECONDS") ? qEnvironmentVariableIntValue("FTS_BENCH_SECONDS") : 60;
         QTemporaryDir dir;
-        StudioOptions o;
-        o.storePath = dir.filePath(QStringLiteral("runs.sqlite"));
-        o.resourcesDir = QStringLiteral(FTS_SOURCE_DIR "/resources");
-        o.dataDir = dir.filePath(QStringLiteral("data"));
-        o.cliPath = QStringLiteral(FTS_CLI_PATH);
+        const StudioOptions o = pageOptions(dir, StudioOptions().pollIntervalMs);
         int64_t live = 0;
         {
             RunStore store(o.storePath.toStdString());
@@ -481,11 +472,7 @@ private slots:
         if (qEnvironmentVariableIntValue("FTS_BENCH") != 1) QSKIP("benchmark: set FTS_BENCH=1");
         const int n = qEnvironmentVariableIsSet("FTS_BENCH_RUNS") ? qEnvironmentVariableIntValue("FTS_BENCH_RUNS") : 10000;
         QTemporaryDir dir;
-        StudioOptions o;
-        o.storePath = dir.filePath(QStringLiteral("runs.sqlite"));
-        o.resourcesDir = QStringLiteral(FTS_SOURCE_DIR "/resources");
-        o.dataDir = dir.filePath(QStringLiteral("data"));
-        o.cliPath = QStringLiteral(FTS_CLI_PATH);
+        const StudioOptions o = pageOptions(dir, StudioOptions().pollIntervalMs);
         {
             RunStore store(o.storePath.toStdString());
             const std::string config = quickStart().dump();

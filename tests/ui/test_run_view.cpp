@@ -163,7 +163,7 @@ private slots:
         QVERIFY(QTest::qWaitForWindowExposed(&view));
         view.showRun(runningRun(3, 1000));
         const int before = view.replotCount();
-        for (int64_t s = 1; s <= 300; ++s)  // arrives faster than the 40 ms timer: no event processing here
+        for (int64_t s = 1; s <= 300; ++s)  // arrives faster than the replot timer: no event processing here
             view.applyBatch(batchOf(3, s, s));
         QCOMPARE(view.replotCount(), before);  // nothing drawn synchronously
         QTRY_COMPARE(view.lossChart()->pointCount(QStringLiteral("loss")), 300);

@@ -57,6 +57,36 @@ private slots:
                  QStringLiteral("0.5"));
     }
 
+    // The poller's changed rows: replaced by id, signalled over the columns that show what changed only (a
+    // new step touches Steps, so a list sorted by start time is not re-sorted); unchanged or unknown: nothing.
+    void updateRunsSignalsChangedColumns() {
+        fts::RunsTableModel model;
+        std::vector<fts::RunRecord> runs{run(1, RunStatus::Running, 3, 10), run(2, RunStatus::Completed, 10, 10),
+                                         run(3, RunStatus::Running, 1, 10)};
+        model.setRuns(runs);
+        QSignalSpy changed(&model, &QAbstractItemModel::dataChanged);
+        RunRecord stepped = runs[2];
+        stepped.lastStep = 2;
+        model.updateRuns({runs[1], stepped, run(99, RunStatus::Running, 1, 1)});
+        QCOMPARE(changed.count(), 1);
+        QCOMPARE(changed[0][0].toModelIndex().row(), 2);
+        QCOMPARE(changed[0][0].toModelIndex().column(), int(RunsTableModel::StepsColumn));
+        QCOMPARE(changed[0][1].toModelIndex().column(), int(RunsTableModel::StepsColumn));
+        QCOMPARE(cell(model, 2, RunsTableModel::StepsColumn), QStringLiteral("2 / 10"));
+        QCOMPARE(model.rowCount(), 3);
+
+        RunRecord done = runs[0];
+        done.status = RunStatus::Completed;
+        done.endedAt = 60;
+        done.finalMetricsJson = R"({"loss": 0.25})";
+        model.updateRuns({done});
+        QCOMPARE(changed.count(), 2);
+        QCOMPARE(changed[1][0].toModelIndex().column(), int(RunsTableModel::StatusColumn));
+        QVERIFY(changed[1][1].toModelIndex().column() >= int(RunsTableModel::DurationColumn));
+        QCOMPARE(cell(model, 0, RunsTableModel::StatusColumn), RunsTableModel::statusText(RunStatus::Completed));
+        QCOMPARE(cell(model, 0, RunsTableModel::FinalLossColumn), QStringLiteral("0.2500"));
+    }
+
     void finalLoss_data() {
         QTest::addColumn<QString>("json");
         QTest::addColumn<bool>("present");

@@ -83,6 +83,7 @@ private slots:
 
         StorePollerThread t(path, kFastPollMs);
         QSignalSpy listed(t.poller(), &StorePoller::runsListed);
+        QSignalSpy changed(t.poller(), &StorePoller::runsChanged);
         QSignalSpy data(t.poller(), &StorePoller::runData);
         t.start();
         QTRY_VERIFY(listed.count() >= 1);
@@ -125,11 +126,19 @@ private slots:
         for (const auto& p : metricsOf(data)) QVERIFY2(all.insert({p.name, p.step}).second, p.name.c_str());
         QCOMPARE(all.size(), size_t(3 + 3 + 3));
 
-        // The list follows the run's progress.
+        // The list follows the run's progress: the same runs, so only the changed row crosses.
         const int lists = listed.count();
         writer.finishRun(id, RunStatus::Completed, 2000.0, R"({"loss": 4.3})", "");
+        QTRY_VERIFY(changed.count() > 0 &&
+                    changed.last().at(0).value<RunList>().front().status == RunStatus::Completed);
+        const RunList rows = changed.last().at(0).value<RunList>();
+        QCOMPARE(rows.size(), size_t(1));
+        QCOMPARE(rows.front().id, id);
+        QCOMPARE(listed.count(), lists);
+        // A new run changes the ids: the whole list again.
+        addRun(writer, "third", RunStatus::Completed, 0);
         QTRY_VERIFY(listed.count() > lists);
-        QCOMPARE(listed.last().at(0).value<RunList>().front().status, RunStatus::Completed);
+        QCOMPARE(listed.last().at(0).value<RunList>().size(), size_t(3));
 
         // Re-watching replays the whole history with reset=true.
         seen = data.count();
@@ -138,6 +147,41 @@ private slots:
         const auto replay = data.at(seen).at(0).value<RunDataBatch>();
         QVERIFY(replay.reset);
         QCOMPARE(replay.metrics.size(), size_t(9));
+    }
+
+    // Logs: the tail after watchRun(), then only the lines written since (by row id), each once.
+    void logsTailThenAppended() {
+        QTemporaryDir dir;
+        const QString path = dir.filePath(QStringLiteral("runs.sqlite"));
+        RunStore writer(path.toStdString());
+        const int64_t id = addRun(writer, "logging", RunStatus::Running, ::getpid());
+        writer.addLogs(id, {{1000.0, 0, "info", "first"}, {1000.5, -1, "info", "second"}});
+        StorePollerThread t(path, kFastPollMs);
+        QSignalSpy tail(t.poller(), &StorePoller::runLogs);
+        QSignalSpy appended(t.poller(), &StorePoller::runLogsAppended);
+        t.start();
+        t.watchRun(id);
+        QTRY_COMPARE(tail.count(), 1);
+        QStringList lines = tail.at(0).at(1).toStringList();
+        QCOMPARE(lines.size(), 2);
+        QVERIFY(lines[0].endsWith(QLatin1String("rank 0 info: first")));
+        QVERIFY(lines[1].endsWith(QLatin1String("supervisor info: second")));
+        writer.addLogs(id, {{1001.0, 1, "warn", "third"}});
+        writer.addLogs(id, {{1002.0, 1, "error", "fourth"}});
+        QStringList got;
+        QTRY_VERIFY((got = [&] {
+                        QStringList all;
+                        for (const auto& a : appended) all << a.at(1).toStringList();
+                        return all;
+                    }()).size() >= 2);
+        QCOMPARE(got.size(), 2);
+        QVERIFY(got[0].endsWith(QLatin1String("rank 1 warn: third")));
+        QVERIFY(got[1].endsWith(QLatin1String("rank 1 error: fourth")));
+        QCOMPARE(tail.count(), 1);
+        // Re-watching sends the tail again (four lines).
+        t.watchRun(id);
+        QTRY_COMPARE(tail.count(), 2);
+        QCOMPARE(tail.at(1).at(1).toStringList().size(), 4);
     }
 
     void deviceSamplesPerRankAndDevice() {
