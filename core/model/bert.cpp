@@ -3,6 +3,7 @@
 // transformers' problem_type loss, or the MLM head (dense, act, LayerNorm, decoder: tied to the word embeddings with
 // cls.predictions.bias, or untied with its own weight and bias as in transformers 5).
 #include "core/model/bert.h"
+#include "core/model/token_cross_entropy.h"
 
 #include <cmath>
 
@@ -199,8 +200,7 @@ public:
             if (!labels.sizes().equals(logits.sizes().slice(0, 2)))
                 throw Error("masked LM loss: labels must be (batch, seq) = " + c10::str(logits.sizes().slice(0, 2)) + ", found " +
                             c10::str(labels.sizes()));
-            return at::cross_entropy_loss(logits.reshape({-1, logits.size(-1)}), labels.reshape({-1}).to(torch::kInt64), {},
-                                          at::Reduction::Mean, -100, 0.0);
+            return tokenCrossEntropy(logits, labels, TokenLossReduction::Mean);
         }
         const int64_t N = m_cfg.numLabels;
         Problem problem = m_cfg.problem.value_or(N == 1 ? Problem::Regression

@@ -111,8 +111,11 @@ torch::Tensor packedCausalBias(const torch::Tensor& positionIds, int64_t window,
 torch::Tensor checkedPositionIds(const torch::Tensor& positionIds, const torch::Tensor& inputIds, int64_t maxPositions,
                                  const std::string& who);
 
-// Multi-head attention through at::scaled_dot_product_attention. q, k, v (B, H, T, D); bias from
-// causalPaddingBias or undefined (then is_causal). upcast: run in float32 with autocast off (reorder_and_upcast_attn).
+// Multi-head attention through at::scaled_dot_product_attention. q (B, H, T, D); k, v (B, H, T, D), or (B, K, T, D)
+// with K dividing H for grouped-query attention (query head j reads kv head j / (H / K), as repeat_kv lays them
+// out); bias from causalPaddingBias or undefined (then is_causal). upcast: run in float32 with autocast off
+// (reorder_and_upcast_attn). Without a bias, grouped heads go to the kernel as they are (enable_gqa, as
+// transformers' sdpa path does then); with one, they are repeated first.
 torch::Tensor causalSelfAttention(const torch::Tensor& q, const torch::Tensor& k, const torch::Tensor& v,
                                   const torch::Tensor& bias, double dropout, double scale, bool upcast);
 

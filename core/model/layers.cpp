@@ -5,6 +5,7 @@
 #include <limits>
 
 #include "core/model/hf_model.h"
+#include "core/model/token_cross_entropy.h"
 #include "core/util/error.h"
 
 namespace fts {
@@ -125,8 +126,18 @@ torch::Tensor checkedPositionIds(const torch::Tensor& positionIds, const torch::
     return p;
 }
 
-torch::Tensor causalSelfAttention(const torch::Tensor& q, const torch::Tensor& k, const torch::Tensor& v,
+torch::Tensor causalSelfAttention(const torch::Tensor& q, const torch::Tensor& kIn, const torch::Tensor& vIn,
                                   const torch::Tensor& bias, double dropout, double scale, bool upcast) {
+    const int64_t H = q.size(1), K = kIn.size(1);
+    if (K != H && (K <= 0 || H % K != 0))
+        throw Error("attention: " + std::to_string(H) + " query heads cannot share " + std::to_string(K) + " key/value heads");
+    const bool grouped = K != H;
+    const bool gqaKernel = grouped && !bias.defined() && !upcast;
+    torch::Tensor k = kIn, v = vIn;
+    if (grouped && !gqaKernel) {
+        k = kIn.repeat_interleave(H / K, 1);
+        v = vIn.repeat_interleave(H / K, 1);
+    }
     if (upcast) {
         // reorder_and_upcast_attn: scores, softmax and the weighted sum in float32 with autocast off.
         c10::impl::ExcludeDispatchKeyGuard noAutocast(c10::autocast_dispatch_keyset);
@@ -142,7 +153,7 @@ torch::Tensor causalSelfAttention(const torch::Tensor& q, const torch::Tensor& k
         if (bias.scalar_type() != q.scalar_type())  // keep dtype-min finite in the narrower type
             mask = bias.to(torch::kFloat32).clamp_min(lowestOf(q.scalar_type())).to(q.scalar_type());
     }
-    return at::scaled_dot_product_attention(q, k, v, mask, dropout, !bias.defined(), scale);
+    return at::scaled_dot_product_attention(q, k, v, mask, dropout, !bias.defined(), scale, gqaKernel);
 }
 
 torch::Tensor causalLmLoss(const torch::Tensor& logits, const torch::Tensor& labels) {
@@ -150,13 +161,9 @@ torch::Tensor causalLmLoss(const torch::Tensor& logits, const torch::Tensor& lab
     if (labels.dim() != 2 || labels.size(0) != logits.size(0) || labels.size(1) != logits.size(1))
         throw Error("causal LM loss: labels must be (batch, seq) = " + c10::str(logits.sizes().slice(0, 2)) + ", found " +
                     c10::str(labels.sizes()));
-    const int64_t T = logits.size(1), V = logits.size(2);
+    const int64_t T = logits.size(1);
     if (T < 2) throw Error("causal LM loss needs sequences of at least 2 tokens");
-    c10::impl::ExcludeDispatchKeyGuard noAutocast(c10::autocast_dispatch_keyset);  // the loss stays in float32
-    auto shiftLogits = logits.narrow(1, 0, T - 1).reshape({-1, V});  // (B*(T-1), V)
-    if (shiftLogits.scalar_type() != torch::kFloat64) shiftLogits = shiftLogits.to(torch::kFloat32);
-    auto shiftLabels = labels.narrow(1, 1, T - 1).reshape({-1}).to(torch::kInt64);
-    return at::cross_entropy_loss(shiftLogits, shiftLabels, {}, at::Reduction::Mean, -100, 0.0);
+    return tokenCrossEntropy(logits, nextTokenTargets(labels), TokenLossReduction::Mean);
 }
 
 }  // namespace fts

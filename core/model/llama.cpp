@@ -210,10 +210,6 @@ private:
                 torch::Tensor v = linearAt(vW, x, vB).view({B, T, K, D}).transpose(1, 2);
                 q = applyRope(q, cos, sin);
                 kk = applyRope(kk, cos, sin);
-                if (K != H) {  // GQA: query head j reads kv head j / (H / K), as repeat_kv lays them out
-                    kk = kk.repeat_interleave(H / K, 1);
-                    v = v.repeat_interleave(H / K, 1);
-                }
                 torch::Tensor a = causalSelfAttention(q, kk, v, layerBias,
                                                       train ? m_cfg.attentionDropout : 0.0, scale, false);
                 a = a.transpose(1, 2).reshape({B, T, H * D});

@@ -1,6 +1,6 @@
-// AdamW / Adam update (see adamw.h). The arithmetic mirrors torch.optim.AdamW (single-tensor path):
-//   p *= 1 - lr*wd (decoupled); m = lerp(m, g, 1-b1); v = b2*v + (1-b2)*g^2;
-//   p -= lr/bc1 * m / (sqrt(v)/sqrt(bc2) + eps)
+// AdamW / Adam update (see adamw.h). float32 parameters go through LibTorch's fused multi-tensor kernel (what
+// torch.optim.AdamW(fused=True) runs); others through the single-tensor arithmetic of torch.optim.AdamW:
+//   p *= 1 - lr*wd (decoupled); m = lerp(m, g, 1-b1); v = b2*v + (1-b2)*g^2; p -= lr/bc1 * m / (sqrt(v)/sqrt(bc2) + eps)
 #include "core/optim/adamw.h"
 
 #include <cmath>
@@ -22,6 +22,7 @@ AdamW::AdamW(std::vector<torch::Tensor> params, const OptimizerConfig& cfg)
 void AdamW::step(double lr) {
     torch::NoGradGuard noGrad;
     ++m_step;
+    if (stepFused(lr)) return;
     const double b1 = m_cfg.beta1, b2 = m_cfg.beta2, eps = m_cfg.eps, wd = m_cfg.weightDecay;
     const double bc1 = 1.0 - std::pow(b1, double(m_step));
     const double bc2Sqrt = std::sqrt(1.0 - std::pow(b2, double(m_step)));
@@ -45,6 +46,39 @@ void AdamW::step(double lr) {
         param.addcdiv_(m_expAvg[i], denom, -stepSize);
         if (!param.is_same(p)) p.copy_(param);
     }
+}
+
+bool AdamW::stepFused(double lr) {
+    // LibTorch's multi-tensor kernel (what torch.optim.AdamW(fused=True) runs, the Trainer's default): one pass over
+    // each parameter instead of six, the same update to rounding. Only for float32 parameters and gradients on one
+    // device; anything else takes the per-tensor path above.
+    std::vector<torch::Tensor> params, grads, expAvgs, expAvgSqs, steps;
+    for (size_t i = 0; i < m_params.size(); ++i) {
+        const torch::Tensor& p = m_params[i];
+        if (!p.grad().defined()) continue;
+        const torch::Tensor& g = p.grad();
+        if (p.scalar_type() != torch::kFloat32 || g.scalar_type() != torch::kFloat32 || g.is_sparse() ||
+            !p.is_contiguous() || !g.is_contiguous() || p.device() != m_params.front().device())
+            return false;
+        params.push_back(p);
+        grads.push_back(g);
+        expAvgs.push_back(m_expAvg[i]);
+        expAvgSqs.push_back(m_expAvgSq[i]);
+    }
+    if (params.empty()) return true;
+    if (m_fusedSteps.size() != params.size() || m_fusedSteps.front().device() != params.front().device()) {
+        m_fusedSteps.clear();
+        for (size_t i = 0; i < params.size(); ++i)
+            m_fusedSteps.push_back(torch::zeros({}, params.front().options().dtype(torch::kFloat32)));
+    }
+    for (auto& s : m_fusedSteps) s.fill_(double(m_step));
+    if (m_cfg.adamWMode)
+        at::_fused_adamw_(params, grads, expAvgs, expAvgSqs, {}, m_fusedSteps, lr, m_cfg.beta1, m_cfg.beta2,
+                          m_cfg.weightDecay, m_cfg.eps, false, false);
+    else
+        at::_fused_adam_(params, grads, expAvgs, expAvgSqs, {}, m_fusedSteps, lr, m_cfg.beta1, m_cfg.beta2,
+                         m_cfg.weightDecay, m_cfg.eps, false, false);
+    return true;
 }
 
 void AdamW::zeroGrad() {

@@ -29,7 +29,10 @@ public:
     int64_t stateBytes() const;
 
 private:
+    bool stepFused(double lr);  // false: not eligible (see adamw.cpp), nothing changed
+
     std::vector<torch::Tensor> m_params;
+    std::vector<torch::Tensor> m_fusedSteps;  // the fused kernel's per-parameter step counts
     std::vector<torch::Tensor> m_expAvg, m_expAvgSq;
     OptimizerConfig m_cfg;
     int64_t m_step = 0;

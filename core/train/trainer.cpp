@@ -20,6 +20,7 @@
 #include "core/optim/loss_scaler.h"
 #include "core/optim/lr_schedule.h"
 #include "core/train/checkpoint.h"
+#include "core/train/host_allocator.h"
 #include "core/train/run_model.h"
 #include "core/train/step_engine.h"
 #include "core/train/telemetry.h"
@@ -146,6 +147,7 @@ static TrainOutcome train(const TrainConfig& cfg, const TrainOptions& opt, Event
     const auto& tr = cfg.training;
 
     const torch::Device device = chooseDevice(tr.device, opt.rank);
+    installHostCachingAllocator();  // steps reuse their host blocks instead of faulting fresh pages in each time
     torch::manual_seed(tr.seed);
 
     // ---- the ranks meet (world size 1: a communicator of identities) ------------------------------

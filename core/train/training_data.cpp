@@ -11,6 +11,7 @@
 #include "core/data/token_cache.h"
 #include "core/data/tokenizer.h"
 #include "core/model/language_model.h"
+#include "core/model/token_cross_entropy.h"
 #include "core/train/events.h"
 #include "core/util/error.h"
 
@@ -215,13 +216,8 @@ torch::Tensor causalLmLossSum(const torch::Tensor& logits, const torch::Tensor& 
     if (logits.dim() != 3 || labels.dim() != 2 || labels.size(0) != logits.size(0) || labels.size(1) != logits.size(1))
         throw Error("causal LM loss: logits (B, T, V) and labels (B, T) expected, found " + c10::str(logits.sizes()) +
                     " and " + c10::str(labels.sizes()));
-    const int64_t T = logits.size(1), V = logits.size(2);
-    if (T < 2) return logits.sum() * 0.0;
-    c10::impl::ExcludeDispatchKeyGuard noAutocast(c10::autocast_dispatch_keyset);  // the loss stays in float32
-    auto shiftLogits = logits.narrow(1, 0, T - 1).reshape({-1, V});
-    if (shiftLogits.scalar_type() != torch::kFloat64) shiftLogits = shiftLogits.to(torch::kFloat32);
-    auto shiftLabels = labels.narrow(1, 1, T - 1).reshape({-1}).to(logits.device(), torch::kInt64);
-    return at::cross_entropy_loss(shiftLogits, shiftLabels, {}, at::Reduction::Sum, kIgnore, 0.0);
+    if (logits.size(1) < 2) return logits.sum() * 0.0;
+    return tokenCrossEntropy(logits, nextTokenTargets(labels), TokenLossReduction::Sum);
 }
 
 }  // namespace fts

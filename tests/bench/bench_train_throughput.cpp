@@ -1,11 +1,12 @@
 // Benchmark (label bench; prints figures, asserts nothing): training tokens/s per architecture on CPU, our engine
 // (our model + our AdamW, in process) next to the same model trained by Hugging Face transformers with the same
-// torch wheel (a plain PyTorch loop with torch.optim.AdamW in the venv), same batch, sequence, steps and thread
+// torch wheel (a plain PyTorch loop with torch.optim.AdamW(fused=True), the Trainer's default, in the venv), same batch, sequence, steps and thread
 // count. The two sides run interleaved (ours, HF, ours, HF, ...) so that load from other processes on a shared
 // machine hits both alike; the best round of each side is compared. Goal: ours / HF >= 1.2.
 // Environment: FTS_BENCH_THREADS (default 2), FTS_BENCH_STEPS (default 8), FTS_BENCH_ROUNDS (default 2).
 #include "core/model/language_model.h"
 #include "core/optim/adamw.h"
+#include "core/train/host_allocator.h"
 
 #include <QProcess>
 #include <QTemporaryDir>
@@ -75,6 +76,7 @@ private slots:
         QVERIFY(p.waitForFinished(600000));
         QVERIFY2(p.exitCode() == 0, p.readAllStandardError().right(2000).constData());
         m_threads = envInt("FTS_BENCH_THREADS", 2);
+        fts::installHostCachingAllocator();  // as the trainer does at the start of every run
         torch::set_num_threads(m_threads);
         std::printf("BENCH conditions: batch %lld x seq %lld, %d timed steps after %lld warm-up, %d threads on both sides, "
                     "fp32, AdamW, random tokens, hidden 256, 4 layers, 4 heads, MLP 1024, vocab %lld\n",

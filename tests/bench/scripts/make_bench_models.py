@@ -6,7 +6,7 @@
   make_bench_models.py train OUT           one small model per architecture (gpt2, llama, qwen2, bert) in
                                            OUT/<arch>/, the fixed configs of the training-throughput benchmark
   make_bench_models.py hf-train DIR ARCH BATCH SEQ STEPS WARMUP THREADS
-                                           trains DIR with a plain PyTorch loop (torch.optim.AdamW, lr 1e-4,
+                                           trains DIR with a plain PyTorch loop (torch.optim.AdamW fused, lr 1e-4,
                                            weight decay 0.01) on random tokens; prints {"tokens_per_s": ...}
 """
 import json
@@ -62,7 +62,8 @@ def hf_train(path, arch, batch, seq, steps, warmup, threads):
     torch.set_num_threads(threads)
     auto = AutoModelForMaskedLM if arch == "bert" else AutoModelForCausalLM
     model = auto.from_pretrained(path, dtype=torch.float32, attn_implementation="sdpa").train()
-    opt = torch.optim.AdamW(model.parameters(), lr=1e-4, weight_decay=0.01)
+    # fused=True: what transformers' Trainer uses by default with torch >= 2.8 (optim "adamw_torch_fused").
+    opt = torch.optim.AdamW(model.parameters(), lr=1e-4, weight_decay=0.01, fused=True)
     g = torch.Generator().manual_seed(0)
     batches = [torch.randint(0, VOCAB, (batch, seq), generator=g) for _ in range(4)]
     start = None
