@@ -54,6 +54,9 @@ inline std::vector<int> runRanks(int world, const std::function<void(Communicato
                 o.timeout = std::chrono::milliseconds(30000);
                 auto comm = connectRanks(o);
                 body(*comm);
+                // No rank leaves before every rank is done: a rank that exits while a peer is still setting up
+                // its Gloo connections makes that peer fail with "connection closed by peer".
+                comm->barrier();
             } catch (const std::exception& e) {
                 std::fprintf(stderr, "RANKERROR rank %d: %s\n", r, e.what());
                 code = 3;
