@@ -1,6 +1,7 @@
 // Parameter tensors of GPT-2, Llama/Mistral/Qwen2 and BERT from config.json, following transformers'
-// configuration classes for defaults (absent key -> the class default; null -> the class's None rule) and
-// its modeling files for which tensors exist (biases, norms, tied heads counted once).
+// configuration classes for defaults (absent key -> the class default; null -> the class's None rule for fields
+// typed Optional, an error otherwise, as the model loader in core/model does) and its modeling files for which
+// tensors exist (biases, norms, tied heads counted once).
 #include "core/config/model_shape.h"
 
 #include <algorithm>
@@ -38,7 +39,7 @@ public:
         if (!v) return fallback;
         if (v->is_null()) {
             if (nullFallback) return *nullFallback;
-            fail(key, "expected a positive integer, found null");
+            fail(key, "null is not allowed; expected a positive integer");
         }
         int64_t n = 0;
         if (v->is_number_integer()) n = v->get<int64_t>();
@@ -47,23 +48,30 @@ public:
         if (n <= 0) fail(key, "expected a positive integer, found " + std::to_string(n));
         return n;
     }
+    // A null is refused for every key read below (transformers 5.23's strict validation of non-Optional fields).
+    void notNull(const std::string& key, const std::string& expected) const {
+        if (isNull(key)) fail(key, "null is not allowed; expected " + expected);
+    }
     bool boolean(const std::string& key, bool fallback) const {
+        notNull(key, "true or false");
         const json* v = find(key);
-        if (!v || v->is_null()) return fallback;
+        if (!v) return fallback;
         if (!v->is_boolean()) fail(key, "expected true or false, found " + v->dump());
         return v->get<bool>();
     }
     double probability(const std::string& key, double fallback) const {
+        notNull(key, "a dropout probability in [0, 1)");
         const json* v = find(key);
-        if (!v || v->is_null()) return fallback;
+        if (!v) return fallback;
         if (!v->is_number()) fail(key, "expected a dropout probability in [0, 1), found " + v->dump());
         const double p = v->get<double>();
         if (!(p >= 0 && p < 1)) fail(key, "expected a dropout probability in [0, 1), found " + v->dump());
         return p;
     }
     std::string string(const std::string& key, const std::string& fallback) const {
+        notNull(key, "a string");
         const json* v = find(key);
-        if (!v || v->is_null()) return fallback;
+        if (!v) return fallback;
         if (!v->is_string()) fail(key, "expected a string, found " + v->dump());
         return v->get<std::string>();
     }
@@ -110,13 +118,28 @@ void checkHeads(const Reader& r, const ModelShape& s, bool headDimGiven) {
                                           std::to_string(s.numKvHeads));
 }
 
+// GPT2Config's attribute_map: the common name (hidden_size, ...) overrides n_embd when both are present; a null
+// in either is refused.
+int64_t gpt2Field(const Reader& r, const std::string& alias, const std::string& key, int64_t fallback) {
+    r.notNull(key, "a positive integer");
+    return r.present(alias) ? r.positive(alias, fallback) : r.positive(key, fallback);
+}
+
+// Hyperparameters that do not change the shape: only their null rule is checked, as the loader refuses them.
+void notNullKeys(const Reader& r, std::initializer_list<std::pair<const char*, const char*>> keys) {
+    for (auto [key, expected] : keys) r.notNull(key, expected);
+}
+
 void readGpt2(const Reader& r, ModelShape& s) {
     s.architecture = "GPT2LMHeadModel";
     s.vocabSize = r.positive("vocab_size", 50257);
-    s.maxPositions = r.positive("n_positions", 1024);
-    s.hiddenSize = r.positive("n_embd", 768);
-    s.numLayers = r.positive("n_layer", 12);
-    s.numHeads = s.numKvHeads = r.positive("n_head", 12);
+    s.maxPositions = gpt2Field(r, "max_position_embeddings", "n_positions", 1024);
+    s.hiddenSize = gpt2Field(r, "hidden_size", "n_embd", 768);
+    s.numLayers = gpt2Field(r, "num_hidden_layers", "n_layer", 12);
+    s.numHeads = s.numKvHeads = gpt2Field(r, "num_attention_heads", "n_head", 12);
+    notNullKeys(r, {{"layer_norm_epsilon", "a number"}, {"initializer_range", "a number"}, {"activation_function", "a string"},
+                    {"scale_attn_weights", "true or false"}, {"scale_attn_by_inverse_layer_idx", "true or false"},
+                    {"reorder_and_upcast_attn", "true or false"}, {"add_cross_attention", "true or false"}});
     s.intermediateSize = r.positive("n_inner", 4 * s.hiddenSize, 4 * s.hiddenSize);  // null -> 4 * n_embd
     s.headDim = s.hiddenSize / s.numHeads;
     checkHeads(r, s, false);
@@ -151,8 +174,15 @@ void readLlamaFamily(const Reader& r, ModelShape& s) {
     s.numLayers = r.positive("num_hidden_layers", 32);
     s.numHeads = r.positive("num_attention_heads", 32);
     // Absent: the class default (llama: None -> num_attention_heads, mistral 8, qwen2 32); null: num_attention_heads.
-    s.numKvHeads = r.positive("num_key_value_heads", mistral ? 8 : qwen2 ? 32 : s.numHeads, s.numHeads);
+    // (MistralConfig types it int: null is refused.)
+    s.numKvHeads = mistral ? r.positive("num_key_value_heads", 8)
+                           : r.positive("num_key_value_heads", qwen2 ? 32 : s.numHeads, s.numHeads);
     s.maxPositions = r.positive("max_position_embeddings", mistral ? 4096 * 32 : qwen2 ? 32768 : 2048);
+    if (qwen2) r.notNull("head_dim", "a positive integer");  // not a Qwen2Config field: null fails in its attention
+    if (mistral && r.present("layer_types"))
+        r.fail("layer_types", "a mistral config with layer_types is loaded by transformers as Ministral, which is not supported");
+    notNullKeys(r, {{"rms_norm_eps", "a number"}, {"initializer_range", "a number"}, {"hidden_act", "a string"},
+                    {"rope_theta", "a number"}});
     const bool headDimGiven = r.present("head_dim") && !r.isNull("head_dim");
     s.headDim = r.positive("head_dim", s.hiddenSize / s.numHeads, s.hiddenSize / s.numHeads);
     checkHeads(r, s, headDimGiven);
@@ -165,7 +195,10 @@ void readLlamaFamily(const Reader& r, ModelShape& s) {
         mlpBias = r.boolean("mlp_bias", false);
     }
     if (mistral && !r.isNull("sliding_window")) s.slidingWindow = r.positive("sliding_window", 4096);
-    if (qwen2 && r.boolean("use_sliding_window", false) && !r.isNull("sliding_window")) s.slidingWindow = r.positive("sliding_window", 4096);
+    if (qwen2) {
+        r.notNull("max_window_layers", "an integer");  // the loader reads it; only the window size matters here
+        if (r.boolean("use_sliding_window", false) && !r.isNull("sliding_window")) s.slidingWindow = r.positive("sliding_window", 4096);
+    }
     const int64_t C = s.hiddenSize, I = s.intermediateSize, Q = s.numHeads * s.headDim, KV = s.numKvHeads * s.headDim;
     TensorList t(s);
     t.add("model.embed_tokens.weight", s.vocabSize * C);
@@ -201,6 +234,8 @@ void readBert(const Reader& r, ModelShape& s) {
     s.intermediateSize = r.positive("intermediate_size", 3072);
     s.maxPositions = r.positive("max_position_embeddings", 512);
     const int64_t typeVocab = r.positive("type_vocab_size", 2);
+    notNullKeys(r, {{"layer_norm_eps", "a number"}, {"initializer_range", "a number"}, {"hidden_act", "a string"},
+                    {"is_decoder", "true or false"}, {"add_cross_attention", "true or false"}});
     s.headDim = s.hiddenSize / s.numHeads;
     checkHeads(r, s, false);
     s.tiedEmbeddings = !classifier && r.boolean("tie_word_embeddings", true);

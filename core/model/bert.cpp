@@ -42,7 +42,8 @@ BertConfig parseBertConfig(const HfConfig& config, bool classification) {
     if (c.hiddenSize % c.numHeads != 0)
         config.fail("num_attention_heads", "hidden_size (" + std::to_string(c.hiddenSize) + ") must be divisible by num_attention_heads (" +
                                                std::to_string(c.numHeads) + ")");
-    c.padTokenId = config.has({"pad_token_id"}) ? config.getOptionalInt({"pad_token_id"}) : std::optional<int64_t>(0);
+    // BertConfig: pad_token_id `int | None = 0`: absent -> 0; null -> no padding index (every row is trained).
+    c.padTokenId = config.isNull("pad_token_id") ? std::nullopt : std::optional<int64_t>(config.getInt({"pad_token_id"}, 0));
     if (c.padTokenId && (*c.padTokenId < 0 || *c.padTokenId >= c.vocabSize)) config.fail("pad_token_id", "must be a token id < vocab_size");
     c.layerNormEps = config.getDouble({"layer_norm_eps"}, c.layerNormEps);
     c.initializerRange = config.getDouble({"initializer_range"}, c.initializerRange);
@@ -53,10 +54,12 @@ BertConfig parseBertConfig(const HfConfig& config, bool classification) {
     };
     c.hiddenDropout = prob("hidden_dropout_prob", c.hiddenDropout);
     c.attentionDropout = prob("attention_probs_dropout_prob", c.attentionDropout);
-    c.classifierDropout = prob("classifier_dropout", c.hiddenDropout);
+    // classifier_dropout `float | None`: null (or absent) -> hidden_dropout_prob.
+    c.classifierDropout = config.isNull("classifier_dropout") ? c.hiddenDropout : prob("classifier_dropout", c.hiddenDropout);
     c.activation = parseActivation(config, "hidden_act", "gelu");
     c.tieWordEmbeddings = config.getBool({"tie_word_embeddings"}, true);
-    const std::string posType = config.getString({"position_embedding_type"}, "absolute");
+    // Not a BertConfig field in transformers 5 (an extra attribute): null is accepted and means absolute.
+    const std::string posType = config.isNull("position_embedding_type") ? "absolute" : config.getString({"position_embedding_type"}, "absolute");
     if (posType != "absolute")
         config.fail("position_embedding_type", "\"" + posType + "\" is not supported (supported: absolute)");
     if (config.getBool({"is_decoder"}, false)) config.fail("is_decoder", "BERT as a decoder is not supported");
@@ -67,7 +70,7 @@ BertConfig parseBertConfig(const HfConfig& config, bool classification) {
         if (j.contains("id2label") && j["id2label"].is_object()) c.numLabels = int64_t(j["id2label"].size());
         c.numLabels = config.getInt({"num_labels"}, c.numLabels);
         if (c.numLabels <= 0) config.fail("num_labels", "must be positive");
-        const std::string problem = config.getString({"problem_type"}, "");
+        const std::string problem = config.isNull("problem_type") ? "" : config.getString({"problem_type"}, "");  // Optional
         if (problem == "single_label_classification") c.problem = Problem::SingleLabel;
         else if (problem == "regression") c.problem = Problem::Regression;
         else if (problem == "multi_label_classification") c.problem = Problem::MultiLabel;

@@ -11,11 +11,13 @@ namespace fts {
 
 Gpt2Config parseGpt2Config(const HfConfig& config) {
     Gpt2Config c;
+    // GPT2Config's attribute_map: the common name (hidden_size, ...) overrides n_embd when both are present.
+    // A null in any non-Optional field is refused, as transformers' strict dataclass validation does.
     c.vocabSize = config.getInt({"vocab_size"}, c.vocabSize);
-    c.nPositions = config.getInt({"n_positions", "max_position_embeddings"}, c.nPositions);
-    c.nEmbd = config.getInt({"n_embd", "hidden_size"}, c.nEmbd);
-    c.nLayer = config.getInt({"n_layer", "num_hidden_layers"}, c.nLayer);
-    c.nHead = config.getInt({"n_head", "num_attention_heads"}, c.nHead);
+    c.nPositions = config.getInt({"max_position_embeddings", "n_positions"}, c.nPositions);
+    c.nEmbd = config.getInt({"hidden_size", "n_embd"}, c.nEmbd);
+    c.nLayer = config.getInt({"num_hidden_layers", "n_layer"}, c.nLayer);
+    c.nHead = config.getInt({"num_attention_heads", "n_head"}, c.nHead);
     auto positive = [&](std::string_view key, int64_t v) {
         if (v <= 0) config.fail(key, "must be a positive integer, found " + std::to_string(v));
     };
@@ -27,7 +29,7 @@ Gpt2Config parseGpt2Config(const HfConfig& config) {
     if (c.nEmbd % c.nHead != 0)
         config.fail("n_head", "n_embd (" + std::to_string(c.nEmbd) + ") must be divisible by n_head (" +
                                   std::to_string(c.nHead) + ")");
-    c.nInner = config.getOptionalInt({"n_inner"}).value_or(4 * c.nEmbd);  // null -> 4 * n_embd
+    c.nInner = config.getOptionalInt({"n_inner"}).value_or(4 * c.nEmbd);  // int | None: null -> 4 * n_embd
     positive("n_inner", c.nInner);
     c.layerNormEpsilon = config.getDouble({"layer_norm_epsilon"}, c.layerNormEpsilon);
     if (!(c.layerNormEpsilon > 0)) config.fail("layer_norm_epsilon", "must be > 0");

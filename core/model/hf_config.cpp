@@ -29,7 +29,11 @@ void HfConfig::fail(std::string_view key, const std::string& what) const {
     throw FormatError(m_source + ": key \"" + std::string(key) + "\": " + what);
 }
 
-const nlohmann::json* HfConfig::lookup(std::initializer_list<std::string_view> keys, std::string_view* foundKey) const {
+const nlohmann::json* HfConfig::lookup(std::initializer_list<std::string_view> keys, std::string_view* foundKey,
+                                      std::string_view expected) const {
+    if (!expected.empty())
+        for (std::string_view k : keys)
+            if (isNull(k)) fail(k, "null is not allowed; expected " + std::string(expected));
     for (std::string_view k : keys) {
         auto it = m_json.find(std::string(k));
         if (it != m_json.end() && !it->is_null()) {
@@ -41,39 +45,46 @@ const nlohmann::json* HfConfig::lookup(std::initializer_list<std::string_view> k
     return nullptr;
 }
 
-bool HfConfig::has(std::initializer_list<std::string_view> keys) const { return lookup(keys, nullptr) != nullptr; }
+bool HfConfig::has(std::initializer_list<std::string_view> keys) const { return lookup(keys, nullptr, {}) != nullptr; }
 
 bool HfConfig::isNull(std::string_view key) const {
     auto it = m_json.find(std::string(key));
     return it != m_json.end() && it->is_null();
 }
 
-std::optional<int64_t> HfConfig::getOptionalInt(std::initializer_list<std::string_view> keys) const {
-    std::string_view key;
-    const nlohmann::json* v = lookup(keys, &key);
-    if (!v) return std::nullopt;
-    if (v->is_number_integer()) return v->get<int64_t>();
+int64_t HfConfig::toInt(const nlohmann::json& v, std::string_view key) const {
+    if (v.is_number_integer()) return v.get<int64_t>();
     // JSON written by Python may hold 64.0 for an int; accept exact integral floats only.
-    if (v->is_number_float()) {
-        double d = v->get<double>();
+    if (v.is_number_float()) {
+        double d = v.get<double>();
         if (std::isfinite(d) && d == std::floor(d) && std::fabs(d) < 9.0e15) return int64_t(d);
     }
-    fail(key, "expected an integer, found " + v->dump());
+    fail(key, "expected an integer, found " + v.dump());
+}
+
+std::optional<int64_t> HfConfig::getOptionalInt(std::initializer_list<std::string_view> keys) const {
+    std::string_view key;
+    const nlohmann::json* v = lookup(keys, &key, {});
+    if (!v) return std::nullopt;
+    return toInt(*v, key);
 }
 
 int64_t HfConfig::requireInt(std::initializer_list<std::string_view> keys) const {
-    auto v = getOptionalInt(keys);
-    if (!v) fail(*keys.begin(), "required integer is missing");
-    return *v;
+    std::string_view key;
+    const nlohmann::json* v = lookup(keys, &key, "an integer");
+    if (!v) fail(key, "required integer is missing");
+    return toInt(*v, key);
 }
 
 int64_t HfConfig::getInt(std::initializer_list<std::string_view> keys, int64_t fallback) const {
-    return getOptionalInt(keys).value_or(fallback);
+    std::string_view key;
+    const nlohmann::json* v = lookup(keys, &key, "an integer");
+    return v ? toInt(*v, key) : fallback;
 }
 
 double HfConfig::getDouble(std::initializer_list<std::string_view> keys, double fallback) const {
     std::string_view key;
-    const nlohmann::json* v = lookup(keys, &key);
+    const nlohmann::json* v = lookup(keys, &key, "a number");
     if (!v) return fallback;
     if (!v->is_number()) fail(key, "expected a number, found " + v->dump());
     return v->get<double>();
@@ -81,7 +92,7 @@ double HfConfig::getDouble(std::initializer_list<std::string_view> keys, double 
 
 bool HfConfig::getBool(std::initializer_list<std::string_view> keys, bool fallback) const {
     std::string_view key;
-    const nlohmann::json* v = lookup(keys, &key);
+    const nlohmann::json* v = lookup(keys, &key, "true or false");
     if (!v) return fallback;
     if (!v->is_boolean()) fail(key, "expected true or false, found " + v->dump());
     return v->get<bool>();
@@ -89,7 +100,7 @@ bool HfConfig::getBool(std::initializer_list<std::string_view> keys, bool fallba
 
 std::string HfConfig::getString(std::initializer_list<std::string_view> keys, const std::string& fallback) const {
     std::string_view key;
-    const nlohmann::json* v = lookup(keys, &key);
+    const nlohmann::json* v = lookup(keys, &key, "a string");
     if (!v) return fallback;
     if (!v->is_string()) fail(key, "expected a string, found " + v->dump());
     return v->get<std::string>();
@@ -97,7 +108,7 @@ std::string HfConfig::getString(std::initializer_list<std::string_view> keys, co
 
 std::string HfConfig::requireString(std::initializer_list<std::string_view> keys) const {
     std::string_view key;
-    const nlohmann::json* v = lookup(keys, &key);
+    const nlohmann::json* v = lookup(keys, &key, "a string");
     if (!v) fail(key, "required string is missing");
     if (!v->is_string()) fail(key, "expected a string, found " + v->dump());
     return v->get<std::string>();

@@ -1,6 +1,8 @@
 // Typed access to a Hugging Face config.json with errors that name the file and the key (torch-free).
-// Invariant: absent or null keys take the caller's default, as transformers' config classes do; present keys
-// of the wrong type or out of range are errors, never silently replaced.
+// Invariant: absent keys take the caller's default, as transformers' config classes do; a present null is an error
+// (transformers 5's strict dataclass validation refuses None for a field not typed Optional) unless the caller reads
+// the key with getOptionalInt / isNull for a field typed `X | None`; present keys of the wrong type or out of range
+// are errors, never silently replaced.
 #pragma once
 #include <cstdint>
 #include <filesystem>
@@ -22,10 +24,14 @@ public:
     const nlohmann::json& json() const { return m_json; }
     const std::string& source() const { return m_source; }  // the file, for messages
 
-    // `keys` lists the key and its aliases (e.g. {"n_embd", "hidden_size"}); the first present one wins.
+    // `keys` lists the key and its aliases, the one transformers gives precedence first (GPT-2's attribute_map
+    // makes {"hidden_size", "n_embd"}: hidden_size wins when both are present); the first present one is read.
+    // has(): some key is present with a non-null value.
     bool has(std::initializer_list<std::string_view> keys) const;
     // The key is present with the value null (transformers' config classes often treat null and absent differently).
     bool isNull(std::string_view key) const;
+    // The getters below refuse null in any of `keys` (FormatError "null is not allowed; expected ..."), except
+    // getOptionalInt, which reads null as "no value" for fields typed `int | None`.
     int64_t requireInt(std::initializer_list<std::string_view> keys) const;
     int64_t getInt(std::initializer_list<std::string_view> keys, int64_t fallback) const;
     std::optional<int64_t> getOptionalInt(std::initializer_list<std::string_view> keys) const;
@@ -38,7 +44,11 @@ public:
     [[noreturn]] void fail(std::string_view key, const std::string& what) const;
 
 private:
-    const nlohmann::json* lookup(std::initializer_list<std::string_view> keys, std::string_view* foundKey) const;
+    // The first present key's value (nullptr when none is present). `expected` (e.g. "an integer") makes a null
+    // in any listed key an error; empty: null counts as absent.
+    const nlohmann::json* lookup(std::initializer_list<std::string_view> keys, std::string_view* foundKey,
+                                 std::string_view expected) const;
+    int64_t toInt(const nlohmann::json& v, std::string_view key) const;
     nlohmann::json m_json;
     std::string m_source;
 };

@@ -51,6 +51,11 @@ LlamaConfig parseLlamaConfig(const HfConfig& config, LlamaVariant variant) {
     if (c.numHeads % c.numKvHeads != 0)
         config.fail("num_key_value_heads", "num_attention_heads (" + std::to_string(c.numHeads) +
                                                ") must be a multiple of num_key_value_heads (" + std::to_string(c.numKvHeads) + ")");
+    // head_dim is `int | None` in LlamaConfig and MistralConfig (null: hidden / heads); Qwen2Config has no such
+    // field, and its attention reads a null head_dim as None and fails: refused.
+    if (variant == LlamaVariant::Qwen2 && config.isNull("head_dim"))
+        config.fail("head_dim", "null is not allowed for qwen2; expected an integer (leave the key out for hidden_size / "
+                                "num_attention_heads)");
     const auto headDim = config.getOptionalInt({"head_dim"});
     if (!headDim && c.hiddenSize % c.numHeads != 0)
         config.fail("num_attention_heads", "hidden_size (" + std::to_string(c.hiddenSize) + ") must be divisible by num_attention_heads (" +
@@ -63,7 +68,7 @@ LlamaConfig parseLlamaConfig(const HfConfig& config, LlamaVariant variant) {
     c.rmsNormEps = config.getDouble({"rms_norm_eps"}, c.rmsNormEps);
     if (!(c.rmsNormEps > 0)) config.fail("rms_norm_eps", "must be > 0");
     c.initializerRange = config.getDouble({"initializer_range"}, c.initializerRange);
-    c.attentionDropout = config.getDouble({"attention_dropout"}, 0.0);
+    c.attentionDropout = config.getDouble({"attention_dropout"}, 0.0);  // LlamaConfig types it Optional, yet null fails there
     if (!(c.attentionDropout >= 0 && c.attentionDropout < 1)) config.fail("attention_dropout", "must be in [0, 1)");
     if (variant == LlamaVariant::Qwen2) {
         c.qkvBias = true;
@@ -83,16 +88,22 @@ LlamaConfig parseLlamaConfig(const HfConfig& config, LlamaVariant variant) {
     const auto window = config.isNull("sliding_window") ? std::nullopt
                                                          : std::optional<int64_t>(config.getInt({"sliding_window"}, 4096));
     const nlohmann::json& j = config.json();
+    if (variant == LlamaVariant::Mistral && j.contains("layer_types"))
+        config.fail("layer_types", "a mistral config with layer_types is loaded by transformers as Ministral "
+                                   "(MinistralForCausalLM), which is not supported");
+    // Qwen2Config's use_sliding_window (bool) and max_window_layers (int) are read (and refused when null) even
+    // when no layer ends up windowed, as transformers validates them.
+    const bool useSlidingWindow = variant == LlamaVariant::Qwen2 && config.getBool({"use_sliding_window"}, false);
+    const int64_t maxWindowLayers = variant == LlamaVariant::Qwen2 ? config.getInt({"max_window_layers"}, 28) : 0;
     if (variant == LlamaVariant::Mistral && window) {
         c.slidingWindow.assign(size_t(c.numLayers), *window);
-    } else if (variant == LlamaVariant::Qwen2 && window && config.getBool({"use_sliding_window"}, false)) {
+    } else if (variant == LlamaVariant::Qwen2 && window && useSlidingWindow) {
         if (j.contains("layer_types") && j["layer_types"].is_array()) {
             if (j["layer_types"].size() != size_t(c.numLayers))
                 config.fail("layer_types", "expected " + std::to_string(c.numLayers) + " entries (num_hidden_layers)");
             for (size_t i = 0; i < j["layer_types"].size(); ++i)
                 if (j["layer_types"][i] == "sliding_attention") c.slidingWindow[i] = *window;
         } else {
-            const int64_t maxWindowLayers = config.getInt({"max_window_layers"}, 28);
             for (int64_t i = maxWindowLayers; i < c.numLayers; ++i) c.slidingWindow[size_t(i)] = *window;
         }
     }

@@ -1,5 +1,6 @@
-// RoPE (see rope.h): config parsing for both config.json generations and the frequency formulas of
-// transformers' modeling_rope_utils (default, linear, dynamic, llama3), evaluated in float32 tensors.
+// RoPE (see rope.h): config parsing for both config.json generations with transformers 5.23's precedence
+// (rope_scaling over rope_parameters) and the frequency formulas of its modeling_rope_utils (default, linear,
+// dynamic, llama3), evaluated in float32 tensors.
 #include "core/model/rope.h"
 
 #include <cmath>
@@ -7,31 +8,64 @@
 
 namespace fts {
 
+namespace {
+// Python truthiness of a JSON value: transformers picks `rope_scaling or rope_parameters`.
+bool truthy(const nlohmann::json& v) {
+    if (v.is_null()) return false;
+    if (v.is_boolean()) return v.get<bool>();
+    if (v.is_number()) return v.get<double>() != 0.0;
+    if (v.is_string() || v.is_object() || v.is_array()) return !v.empty();
+    return true;
+}
+}  // namespace
+
 RopeConfig parseRopeConfig(const HfConfig& config, int64_t headDim, int64_t maxPositions) {
     RopeConfig r;
     r.dim = headDim;
     r.maxPositions = maxPositions;
+    // Top-level rope_theta (4.x) is the default of the dict's rope_theta; null reaches transformers' frequency
+    // formula as None and fails there, so it is refused.
     r.theta = config.getDouble({"rope_theta"}, 10000.0);
     const nlohmann::json& j = config.json();
-    // transformers 5 writes "rope_parameters" (holding rope_theta too); 4.x writes "rope_scaling" (or null).
-    std::string key = "rope_parameters";
+    // transformers 5.23 (convert_rope_params_to_dict): `rope_scaling or rope_parameters`: a non-empty 4.x
+    // "rope_scaling" replaces the whole of "rope_parameters" (its rope_theta included) when both are present.
+    std::string key = "rope_scaling";
     const nlohmann::json* p = nullptr;
-    if (j.contains("rope_parameters") && !j["rope_parameters"].is_null()) p = &j["rope_parameters"];
-    else if (j.contains("rope_scaling") && !j["rope_scaling"].is_null()) p = &j["rope_scaling"], key = "rope_scaling";
-    if (!p) return r;
+    if (j.contains("rope_scaling") && truthy(j["rope_scaling"])) p = &j["rope_scaling"];
+    else if (j.contains("rope_parameters") && !j["rope_parameters"].is_null()) p = &j["rope_parameters"], key = "rope_parameters";
+    // partial_rotary_factor at the top level: null is ignored as transformers does (`if ... is not None`).
+    const double topPartial = config.isNull("partial_rotary_factor") ? 1.0 : config.getDouble({"partial_rotary_factor"}, 1.0);
+    if (!p) {
+        if (topPartial != 1.0) config.fail("partial_rotary_factor", "partial_rotary_factor != 1 is not supported");
+        return r;
+    }
     if (!p->is_object()) config.fail(key, "expected an object, found " + p->dump());
+    // A null inside the dict reaches the formulas as None in transformers (a TypeError there): refused.
+    auto value = [&](const char* name) -> const nlohmann::json* {
+        if (!p->contains(name)) return nullptr;
+        const nlohmann::json& v = (*p)[name];
+        if (v.is_null()) config.fail(key, std::string("\"") + name + "\": null is not allowed; expected a number");
+        return &v;
+    };
     auto num = [&](const char* name, double fallback, bool required) {
-        if (!p->contains(name) || (*p)[name].is_null()) {
+        const nlohmann::json* v = value(name);
+        if (!v) {
             if (required) config.fail(key, std::string("\"") + name + "\" is required for rope type \"" + r.type + "\"");
             return fallback;
         }
-        if (!(*p)[name].is_number()) config.fail(key, std::string("\"") + name + "\": expected a number, found " + (*p)[name].dump());
-        return (*p)[name].get<double>();
+        if (!v->is_number()) config.fail(key, std::string("\"") + name + "\": expected a number, found " + v->dump());
+        return v->get<double>();
     };
-    if (p->contains("rope_type") && (*p)["rope_type"].is_string()) r.type = (*p)["rope_type"].get<std::string>();
-    else if (p->contains("type") && (*p)["type"].is_string()) r.type = (*p)["type"].get<std::string>();
+    // "rope_type" wins over the oldest spelling "type" (standardize_rope_params: setdefault("rope_type", type)).
+    const char* typeKey = p->contains("rope_type") ? "rope_type" : p->contains("type") ? "type" : nullptr;
+    if (typeKey) {
+        const nlohmann::json& t = (*p)[typeKey];
+        if (!t.is_string())
+            config.fail(key, std::string("\"") + typeKey + "\": expected a rope type name (default, linear, dynamic, llama3), found " + t.dump());
+        r.type = t.get<std::string>();
+    }
     r.theta = num("rope_theta", r.theta, false);
-    const double partial = num("partial_rotary_factor", config.getDouble({"partial_rotary_factor"}, 1.0), false);
+    const double partial = num("partial_rotary_factor", topPartial, false);
     if (partial != 1.0) config.fail(key, "partial_rotary_factor != 1 is not supported");
     if (r.type == "default") return r;
     if (r.type == "linear" || r.type == "dynamic") {
@@ -40,7 +74,9 @@ RopeConfig parseRopeConfig(const HfConfig& config, int64_t headDim, int64_t maxP
         r.factor = num("factor", 1.0, true);
         r.lowFreqFactor = num("low_freq_factor", 1.0, true);
         r.highFreqFactor = num("high_freq_factor", 4.0, true);
-        r.originalMaxPositions = int64_t(num("original_max_position_embeddings", double(maxPositions), true));
+        // Absent: max_position_embeddings, as transformers' standardize_rope_params fills it (with a warning).
+        r.originalMaxPositions = int64_t(num("original_max_position_embeddings", double(maxPositions), false));
+        if (r.originalMaxPositions <= 0) config.fail(key, "\"original_max_position_embeddings\" must be > 0");
         if (!(r.highFreqFactor > r.lowFreqFactor)) config.fail(key, "high_freq_factor must exceed low_freq_factor");
     } else {
         config.fail(key, "unsupported rope type \"" + r.type + "\" (supported: default, linear, dynamic, llama3)");

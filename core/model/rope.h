@@ -1,5 +1,6 @@
 // Rotary position embeddings as transformers computes them: inverse frequencies for rope types default, linear,
-// dynamic (NTK) and llama3, read from config.json's rope_parameters (transformers 5) or rope_scaling + rope_theta (4.x).
+// dynamic (NTK) and llama3, read from config.json's rope_parameters (transformers 5) or rope_scaling + rope_theta (4.x);
+// a non-empty rope_scaling wins over rope_parameters when both are present, as in transformers 5.23.
 // Invariant: frequencies and cos/sin are computed in float32 (autocast off) exactly as transformers' formulas do.
 #pragma once
 #include <string>
@@ -18,7 +19,9 @@ struct RopeConfig {
     int64_t dim = 0;                                    // rotary dimension = head_dim
 };
 
-// Parses rope_parameters / rope_scaling / rope_theta. FormatError naming the key and listing supported types.
+// Parses rope_scaling / rope_parameters / rope_theta. FormatError naming the key and listing supported types; a
+// null inside the dict or a null rope_theta is an error (transformers fails on it); llama3 without
+// original_max_position_embeddings takes maxPositions.
 RopeConfig parseRopeConfig(const HfConfig& config, int64_t headDim, int64_t maxPositions);
 
 // inv_freq (dim/2) float32 for a forward over `seqLen` positions (dynamic NTK rescales beyond max positions).

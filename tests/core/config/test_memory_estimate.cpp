@@ -98,6 +98,7 @@ class TestMemoryEstimate : public QObject {
     static constexpr int64_t kSavedB = 3, kSavedT = 50;
     const std::vector<const char*> kSavedModels{"quickstart", "llama", "llama_kv_null", "bert"};
     std::vector<std::array<int64_t, 3>> m_zeroCases;
+    std::vector<json> m_nullKeys;  // null_keys.py's top-level cases with transformers' verdicts
 
 private slots:
     void initTestCase() {
@@ -138,6 +139,41 @@ private slots:
         QVERIFY2(saved.exitCode() == 0, saved.readAllStandardError().constData());
         m_saved = json::parse(saved.readAllStandardOutput().toStdString());
         QCOMPARE(m_saved.size(), kSavedModels.size());
+
+        QProcess nulls;  // which null (or aliased) config keys transformers refuses, decided by transformers
+        nulls.start(FTS_TEST_PYTHON, {QString::fromStdString((kData / "models/scripts/null_keys.py").string())});
+        QVERIFY2(nulls.waitForFinished(300000), "null_keys.py did not finish");
+        QVERIFY2(nulls.exitCode() == 0, nulls.readAllStandardError().constData());
+        for (auto& c : json::parse(nulls.readAllStandardOutput().toStdString()))
+            if (c.at("key").get<std::string>().find('.') == std::string::npos) m_nullKeys.push_back(c);  // top-level keys
+        QVERIFY(m_nullKeys.size() > 50);
+    }
+
+    // The shape reader (`fts estimate`) refuses what transformers refuses, naming the key (the model loader's rule,
+    // model_test_fresh_reference), and counts the parameters transformers builds for what it accepts.
+    void nullKeysMatchTransformers_data() {
+        QTest::addColumn<int>("index");
+        for (size_t i = 0; i < m_nullKeys.size(); ++i) QTest::newRow(m_nullKeys[i].at("name").get<std::string>().c_str()) << int(i);
+    }
+    void nullKeysMatchTransformers() {
+        QFETCH(int, index);
+        const json& c = m_nullKeys.at(size_t(index));
+        const std::string key = c.at("key").get<std::string>();
+        std::string ours;
+        int64_t numParameters = 0;
+        try {
+            numParameters = modelShapeFromJson(c.at("config"), "/n/config.json").numParameters();
+        } catch (const ConfigError& e) {
+            ours = e.what();
+        }
+        if (c.at("refused").get<bool>()) {
+            QVERIFY2(!ours.empty(), qPrintable("transformers refuses (" + QString::fromStdString(c.at("error").get<std::string>()) +
+                                               ") but the shape reader accepts"));
+            QVERIFY2(QString::fromStdString(ours).startsWith(QString::fromStdString("/n/config.json: key \"" + key + "\"")), ours.c_str());
+        } else {
+            QVERIFY2(ours.empty(), ("transformers accepts, the shape reader refuses: " + ours).c_str());
+            QCOMPARE(numParameters, c.at("num_parameters").get<int64_t>());
+        }
     }
 
     void shapeMatchesTransformers_data() {

@@ -1,8 +1,10 @@
 // Parity beyond the frozen goldens, against transformers running in the venv at test time: tiny random models for
-// rope_scaling llama3/linear/dynamic, mistral and qwen2 sliding windows, long sequences, bf16 weights, config
-// keys left out or null (the config classes' defaults), untied BertForMaskedLM (built and evaluated by
-// tests/data/models/scripts/fresh_reference.py); golden models converted to BF16 and sharded into 3 files; and
-// every architecture exported by saveHfModel, reloaded by us and by transformers' AutoModel.
+// rope_scaling llama3/linear/dynamic (also llama3 without original_max_position_embeddings, and rope_scaling next to
+// rope_parameters), mistral and qwen2 sliding windows, long sequences, bf16 weights, config keys left out or null
+// (the config classes' defaults), untied BertForMaskedLM, BERT with pad_token_id null (built and evaluated by
+// tests/data/models/scripts/fresh_reference.py); which null config keys transformers refuses (null_keys.py), where
+// we must refuse too, naming the key; golden models converted to BF16 and sharded into 3 files; and every
+// architecture exported by saveHfModel, reloaded by us and by transformers' AutoModel.
 #include <QProcess>
 #include <QTemporaryDir>
 #include <QtTest>
@@ -57,6 +59,8 @@ private slots:
     void freshParity_data();
     void freshParity();
     void mistralNullKvHeadsRefused();
+    void nullKeys_data();
+    void nullKeys();
     void bf16ShardedGoldens_data();
     void bf16ShardedGoldens();
     void exportRoundTrip();
@@ -64,6 +68,7 @@ private slots:
 private:
     QTemporaryDir m_tmp;
     fs::path m_fresh;
+    nlohmann::json m_nullKeys;  // null_keys.py's cases with transformers' verdicts
 };
 
 void TestFreshReference::initTestCase() {
@@ -72,6 +77,8 @@ void TestFreshReference::initTestCase() {
     m_fresh = fs::path(m_tmp.path().toStdString()) / "fresh";
     QByteArray out;
     QVERIFY2(runPython({"make", QString::fromStdString(m_fresh.string())}, &out), "fresh_reference.py make failed");
+    m_nullKeys = readJson(m_fresh / "null_keys.json");
+    QVERIFY(m_nullKeys.size() > 50);
 }
 
 void TestFreshReference::freshParity_data() {
@@ -80,7 +87,8 @@ void TestFreshReference::freshParity_data() {
     for (const char* c : {"llama_rope_llama3", "llama_rope_linear", "llama_rope_dynamic", "llama_tied_bias_long",
                           "llama_bf16_weights", "mistral_sliding_window", "qwen2_sliding_window", "qwen2_bf16_untied",
                           "mistral_default_kv_heads", "mistral_null_window", "qwen2_default_kv_heads", "qwen2_null_kv_window",
-                          "bert_mlm_untied", "bert_mlm_untied_v4"})
+                          "bert_mlm_untied", "bert_mlm_untied_v4", "llama_rope_both_keys", "llama_rope_llama3_no_original",
+                          "bert_mlm_null_pad"})
         QTest::newRow(c) << QString(c) << false;
     for (const char* c : {"llama_rope_llama3", "llama_rope_linear", "llama_rope_dynamic"})
         QTest::newRow(qPrintable(QString(c) + " (v4 config)")) << QString(c) << true;
@@ -113,9 +121,27 @@ void TestFreshReference::freshParity() {
     ModelLoadOptions opts;
     opts.disableDropout = true;
     auto model = loadPretrainedModel(dir, opts);
-    torch::NoGradGuard noGrad;
+    const auto refTensors = loadSafetensors(src / "reference.safetensors");
+    std::vector<std::string> gradNames;  // grad.<param> in the reference: gradients of the loss to compare too
+    for (const auto& [key, t] : refTensors)
+        if (key.rfind("grad.", 0) == 0) gradNames.push_back(key.substr(5));
+    torch::AutoGradMode gradMode(!gradNames.empty());
     auto logits = model->forward(in.at("input_ids"), in.at("attention_mask"));
-    const double loss = model->loss(logits, in.at("labels")).item<double>();
+    const torch::Tensor lossTensor = model->loss(logits, in.at("labels"));
+    const double loss = lossTensor.item<double>();
+    if (!gradNames.empty()) {
+        lossTensor.backward();
+        for (const std::string& g : gradNames) {
+            const torch::Tensor* ours = nullptr;
+            for (const auto& p : model->parameters())
+                if (p.name == g) ours = &p.tensor;
+            QVERIFY2(ours && ours->grad().defined(), g.c_str());
+            const double gr = relL2(ours->grad(), refTensors.at("grad." + g));
+            qInfo("%s: grad %s relL2 %.3g", qPrintable(name), g.c_str(), gr);
+            QVERIFY2(gr <= 1e-4, qPrintable(QString::fromStdString(g) + " " + QString::number(gr)));
+        }
+    }
+    logits = logits.detach();
     QCOMPARE(logits.sizes().vec(), ref.sizes().vec());
     const double ma = maxAbs(logits, ref), rl = relL2(logits, ref);
     qInfo("%s: logits max|diff| %.3g relL2 %.3g, loss diff %.3g", qPrintable(name), ma, rl, loss - refLoss);
@@ -151,6 +177,45 @@ void TestFreshReference::mistralNullKvHeadsRefused() {
     // ... while Llama and Qwen2 read null as the number of heads.
     QCOMPARE(parseLlamaConfig(HfConfig(j, "c"), LlamaVariant::Qwen2).numKvHeads, int64_t(4));
     QCOMPARE(parseLlamaConfig(HfConfig(j, "c"), LlamaVariant::Llama).numKvHeads, int64_t(4));
+}
+
+void TestFreshReference::nullKeys_data() {
+    // One row per null_keys.py case: a config key set to null (or, for GPT-2's aliases, to another value).
+    QTest::addColumn<int>("index");
+    for (size_t i = 0; i < m_nullKeys.size(); ++i)
+        QTest::newRow(m_nullKeys[i].at("name").get<std::string>().c_str()) << int(i);
+}
+
+void TestFreshReference::nullKeys() {
+    // transformers refuses the config (strict validation, or a failure building/running the model): we refuse it
+    // too, naming config.json and the key; transformers accepts it: we build the same number of parameters.
+    QFETCH(int, index);
+    const auto& c = m_nullKeys.at(size_t(index));
+    const std::string key = c.at("key").get<std::string>();
+    const auto dot = key.find('.');
+    const std::string outer = key.substr(0, dot), inner = dot == std::string::npos ? "" : key.substr(dot + 1);
+    const HfConfig config(c.at("config"), "/n/config.json");
+    std::string ours;
+    int64_t numParameters = 0;
+    try {
+        auto model = buildModelFromConfig(config, {});
+        for (const ParamSpec& spec : model->parameterSpecs()) {
+            int64_t n = 1;
+            for (int64_t d : spec.shape) n *= d;
+            numParameters += n;
+        }
+    } catch (const FormatError& e) {
+        ours = e.what();
+    }
+    if (c.at("refused").get<bool>()) {
+        QVERIFY2(!ours.empty(), qPrintable("transformers refuses (" + QString::fromStdString(c.at("error").get<std::string>()) +
+                                           ") but we accept"));
+        QVERIFY2(QString::fromStdString(ours).startsWith(QString::fromStdString("/n/config.json: key \"" + outer + "\"")), ours.c_str());
+        if (!inner.empty()) QVERIFY2(ours.find("\"" + inner + "\"") != std::string::npos, ours.c_str());
+    } else {
+        QVERIFY2(ours.empty(), ("transformers accepts, we refuse: " + ours).c_str());
+        QCOMPARE(numParameters, c.at("num_parameters").get<int64_t>());
+    }
 }
 
 void TestFreshReference::bf16ShardedGoldens_data() {

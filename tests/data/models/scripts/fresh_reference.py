@@ -4,12 +4,14 @@
   fresh_reference.py make OUT_ROOT      builds one tiny random model per case (configs the frozen goldens do not
                                         cover), save_pretrained()s it to OUT_ROOT/<case>/ and writes there
                                         inputs.safetensors (input_ids, attention_mask, labels) and
-                                        reference.safetensors (logits, float32) + reference.json (loss,
-                                        num_parameters, and the config values transformers resolved: kv heads,
-                                        head_dim, per-layer sliding window). Some cases then edit config.json
-                                        (drop keys or set them null) or drop tensors before the reference loads it,
-                                        so that the class defaults and transformers 5's loading rules are what is
-                                        checked.
+                                        reference.safetensors (logits, float32, and for some cases grad.<name>
+                                        of the loss) + reference.json (loss, num_parameters, and the config
+                                        values transformers resolved: kv heads, head_dim, per-layer sliding
+                                        window). Some cases then edit config.json (drop keys, set them null or to
+                                        other values, "a.b" inside the dict at "a") or drop tensors before the
+                                        reference loads it, so that the class defaults and transformers 5's
+                                        loading rules are what is checked. Also writes OUT_ROOT/null_keys.json
+                                        (null_keys.py's verdicts: which null keys transformers refuses).
   fresh_reference.py check SPEC.json    loads each listed folder with transformers' AutoModelFor... (eager
                                         attention, float32), runs the listed inputs and compares the logits to the
                                         listed file; prints one JSON object {folder: {"max_abs": .., "rel_l2": ..,
@@ -29,6 +31,8 @@ from transformers import (AutoConfig, AutoModelForCausalLM, AutoModelForMaskedLM
                           AutoModelForSequenceClassification, BertConfig, LlamaConfig, MistralConfig, Qwen2Config)
 from safetensors import safe_open
 
+import null_keys  # same folder
+
 VOCAB = 512
 
 
@@ -39,7 +43,7 @@ def llama(**kw):
     return base
 
 
-# case -> (config class, config kwargs, seq_len, weights dtype on disk)
+# case -> (config class, config kwargs, seq_len, weights dtype on disk[, edits and options])
 CASES = {
     "llama_rope_llama3": (LlamaConfig, llama(rope_parameters=dict(rope_type="llama3", rope_theta=500000.0, factor=8.0,
                                                                   low_freq_factor=1.0, high_freq_factor=4.0,
@@ -49,6 +53,17 @@ CASES = {
     # dynamic NTK only acts beyond max_position_embeddings (64): the sequence is longer
     "llama_rope_dynamic": (LlamaConfig, llama(rope_parameters=dict(rope_type="dynamic", rope_theta=10000.0, factor=2.0)),
                            96, torch.float32),
+    # Both rope keys: transformers 5.23 takes `rope_scaling or rope_parameters` (the 4.x key wins, rope_theta included).
+    "llama_rope_both_keys": (LlamaConfig, llama(rope_parameters=dict(rope_type="linear", rope_theta=10000.0, factor=4.0)),
+                             24, torch.float32,
+                             dict(set={"rope_parameters": dict(rope_type="linear", rope_theta=5000.0, factor=2.0),
+                                       "rope_scaling": dict(type="linear", factor=4.0)})),
+    # llama3 without original_max_position_embeddings: transformers fills in max_position_embeddings (64).
+    "llama_rope_llama3_no_original": (LlamaConfig, llama(rope_parameters=dict(rope_type="llama3", rope_theta=500000.0,
+                                                                              factor=8.0, low_freq_factor=1.0,
+                                                                              high_freq_factor=4.0,
+                                                                              original_max_position_embeddings=16)),
+                                      40, torch.float32, dict(drop=["rope_parameters.original_max_position_embeddings"])),
     "llama_tied_bias_long": (LlamaConfig, llama(tie_word_embeddings=True, attention_bias=True, mlp_bias=True,
                                                 max_position_embeddings=512, num_key_value_heads=1, pad_token_id=0), 200,
                              torch.float32),
@@ -81,7 +96,19 @@ CASES = {
                                             hidden_dropout_prob=0.0, attention_probs_dropout_prob=0.0,
                                             architectures=["BertForMaskedLM"]), 24, torch.float32,
                            dict(drop_tensors=["cls.predictions.decoder.bias"])),
+    # pad_token_id null: no padding_idx, so the embedding row of token 0 is trained (token 0 occurs in real positions).
+    "bert_mlm_null_pad": (BertConfig, dict(vocab_size=VOCAB, hidden_size=64, intermediate_size=96, num_hidden_layers=2,
+                                           num_attention_heads=4, max_position_embeddings=64,
+                                           hidden_dropout_prob=0.0, attention_probs_dropout_prob=0.0,
+                                           architectures=["BertForMaskedLM"]), 24, torch.float32,
+                          dict(null=["pad_token_id"], zeros_inside=True,
+                               grads=["bert.embeddings.word_embeddings.weight"])),
 }
+
+
+def root_dir(root):
+    os.makedirs(root, exist_ok=True)
+    return root
 
 
 def edit_folder(out, edits):
@@ -89,10 +116,22 @@ def edit_folder(out, edits):
     path = os.path.join(out, "config.json")
     with open(path) as f:
         config = json.load(f)
+    def parent(key):
+        *outer, last = key.split(".")
+        d = config
+        for k in outer:
+            d = d[k]
+        return d, last
+
     for key in edits.get("drop", []):
-        config.pop(key, None)
+        d, last = parent(key)
+        d.pop(last, None)
     for key in edits.get("null", []):
-        config[key] = None
+        d, last = parent(key)
+        d[last] = None
+    for key, value in edits.get("set", {}).items():
+        d, last = parent(key)
+        d[last] = value
     with open(path, "w") as f:
         json.dump(config, f, indent=2)
     if edits.get("drop_tensors"):
@@ -118,6 +157,8 @@ def resolved(model):
 
 
 def make(root):
+    with open(os.path.join(root_dir(root), "null_keys.json"), "w") as f:
+        json.dump(null_keys.cases(), f)
     for i, (name, case) in enumerate(CASES.items()):
         cls, kw, seq, dtype = case[:4]
         edits = case[4] if len(case) > 4 else {}
@@ -142,12 +183,20 @@ def make(root):
         mask = torch.ones(2, seq, dtype=torch.int64)
         mask[1, seq - seq // 4:] = 0
         ids[mask == 0] = 0
+        if edits.get("zeros_inside"):
+            ids[:, 2] = 0  # token 0 in real positions too
         labels = ids.clone()
         labels[mask == 0] = -100
-        with torch.no_grad():
+        grads = edits.get("grads", [])
+        with torch.set_grad_enabled(bool(grads)):
             res = ref(input_ids=ids, attention_mask=mask, labels=labels)
+            if grads:
+                res.loss.backward()
+        params = dict(ref.named_parameters())
         save_file({"input_ids": ids, "attention_mask": mask, "labels": labels}, os.path.join(out, "inputs.safetensors"))
-        save_file({"logits": res.logits.float().contiguous()}, os.path.join(out, "reference.safetensors"))
+        save_file({"logits": res.logits.detach().float().contiguous(),
+                   **{"grad." + g: params[g].grad.float().contiguous() for g in grads}},
+                  os.path.join(out, "reference.safetensors"))
         with open(os.path.join(out, "reference.json"), "w") as f:
             json.dump({"loss": float(res.loss), "transformers": transformers.__version__, "seq_len": seq,
                        "num_parameters": ref.num_parameters(), "resolved": resolved(ref)}, f)
