@@ -64,11 +64,13 @@ if(FTS_WITH_CUDA STREQUAL "AUTO")
 else()
   set(FTS_CUDA_ENABLED ${FTS_WITH_CUDA})
 endif()
+# The kernels' GPU architectures (enable_language sets CMAKE_CUDA_ARCHITECTURES to nvcc's default, sm_75, so
+# a variable of our own): sm_90 (H100/H200) as SASS plus compute_90 PTX.
+set(FTS_CUDA_ARCHITECTURES "90" CACHE STRING "CUDA architectures of fts_kernels (CMake CUDA_ARCHITECTURES syntax)")
 if(FTS_CUDA_ENABLED)
+  set(CMAKE_CUDA_RUNTIME_LIBRARY Shared)
   enable_language(CUDA)
-  if(NOT CMAKE_CUDA_ARCHITECTURES)
-    set(CMAKE_CUDA_ARCHITECTURES 90)
-  endif()
+  find_package(CUDAToolkit REQUIRED)
 endif()
 message(STATUS "CUDA kernels: ${FTS_CUDA_ENABLED}")
 

@@ -1,10 +1,12 @@
-// AdamW / Adam update (see adamw.h). float32 parameters go through LibTorch's fused multi-tensor kernel (what
-// torch.optim.AdamW(fused=True) runs); others through the single-tensor arithmetic of torch.optim.AdamW:
+// AdamW / Adam update (see adamw.h). float32 parameters on a CUDA device go through our fused multi-tensor kernel
+// (core/optim/fused_adamw.h, kernels/cuda/adamw.cuh); other float32 parameters through LibTorch's fused multi-tensor
+// kernel (what torch.optim.AdamW(fused=True) runs); the rest through the single-tensor arithmetic of torch.optim.AdamW:
 //   p *= 1 - lr*wd (decoupled); m = lerp(m, g, 1-b1); v = b2*v + (1-b2)*g^2; p -= lr/bc1 * m / (sqrt(v)/sqrt(bc2) + eps)
 #include "core/optim/adamw.h"
 
 #include <cmath>
 
+#include "core/optim/fused_adamw.h"
 #include "core/util/error.h"
 
 namespace fts {
@@ -22,6 +24,7 @@ AdamW::AdamW(std::vector<torch::Tensor> params, const OptimizerConfig& cfg)
 void AdamW::step(double lr) {
     torch::NoGradGuard noGrad;
     ++m_step;
+    if (fusedAdamWStepCuda(m_params, m_expAvg, m_expAvgSq, m_cfg, lr, m_step)) return;  // fp32 on CUDA
     if (stepFused(lr)) return;
     const double b1 = m_cfg.beta1, b2 = m_cfg.beta2, eps = m_cfg.eps, wd = m_cfg.weightDecay;
     const double bc1 = 1.0 - std::pow(b1, double(m_step));

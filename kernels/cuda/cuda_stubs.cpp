@@ -1,0 +1,21 @@
+// Build without nvcc: the CUDA entry points exist (the API always links) and say that no kernel was compiled.
+// kernels/CMakeLists.txt compiles this file only when FTS_CUDA_ENABLED is off.
+#include "kernels/cuda/adamw.cuh"
+#include "kernels/cuda/cuda_device.cuh"
+#include "kernels/cuda/unscale.cuh"
+
+namespace fts::kernels {
+
+namespace {
+[[noreturn]] void notBuilt(const char* what) {
+    throw KernelError(std::string(what) + ": fts_kernels was built without CUDA (nvcc was not found when "
+                                          "CMake configured; reconfigure with FTS_WITH_CUDA=ON and a CUDA toolkit)");
+}
+}  // namespace
+
+bool cudaKernelsBuilt() { return false; }
+int cudaDeviceCount() { return 0; }
+void adamwCuda(const AdamWTensor*, size_t, DType, const AdamWHyper&, cudaStream_t) { notBuilt("adamwCuda"); }
+void unscaleCuda(const GradTensor*, size_t, float, float*, cudaStream_t) { notBuilt("unscaleCuda"); }
+
+}  // namespace fts::kernels
