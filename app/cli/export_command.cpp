@@ -18,7 +18,9 @@ void addExportCommand(CLI::App& app) {
     cmd->add_option("--dtype", *dtype, "float32, bfloat16 or float16")->capture_default_str();
     cmd->callback([src, out, dtype] {
         std::filesystem::path ckpt = *src;
-        if (!std::filesystem::exists(ckpt / "model.safetensors") && !std::filesystem::exists(ckpt / "adapter_config.json")) {
+        // A checkpoint folder: model weights, a LoRA adapter, or (ZeRO stage 3) only the ranks' shards + trainer state.
+        if (!std::filesystem::exists(ckpt / "model.safetensors") && !std::filesystem::exists(ckpt / "adapter_config.json") &&
+            !std::filesystem::exists(ckpt / "trainer_state.json")) {
             ckpt = latestCheckpoint(*src);
             if (ckpt.empty()) throw IoError(src->string() + ": neither a checkpoint folder nor an output dir with checkpoints");
         }

@@ -573,10 +573,6 @@ void parseZero(const json& block, IssueList& issues, int& stage, ZeroConfig& zer
     const json* v = findField(block, "zero_optimization");
     if (!v) return;
     const std::string path = joinKey(kDs, "zero_optimization");
-    auto rejectStage3 = [&](const std::string& keyPath) {
-        issues.error(keyPath, "ZeRO stage 3 (parameter partitioning) is not supported in this version; use stage 1 "
-                              "(optimizer state partitioning) or 2 (optimizer state and gradient partitioning)");
-    };
     if (v->is_boolean()) {  // DeepSpeed's deprecated form: true = stage 1, false = stage 0
         stage = v->get<bool>() ? 1 : 0;
         issues.warning(path, std::string("deprecated form (DeepSpeed reads ") + (stage ? "true" : "false") +
@@ -587,12 +583,7 @@ void parseZero(const json& block, IssueList& issues, int& stage, ZeroConfig& zer
     if (!expectObject(issues, *v, path)) return;
     const json& o = *v;
     if (auto f = findField(o, "stage", true)) {
-        if (auto n = readInt(issues, *f, joinKey(path, "stage"), 0, 3, "a ZeRO stage 0-3 (0, 1 and 2 are supported)")) {
-            if (*n == 3)
-                rejectStage3(joinKey(path, "stage"));
-            else
-                stage = int(*n);
-        }
+        if (auto n = readInt(issues, *f, joinKey(path, "stage"), 0, 3, "a ZeRO stage 0-3")) stage = int(*n);
     }
     const int64_t kMax = std::numeric_limits<int64_t>::max() / 4;
     if (auto f = findField(o, "reduce_bucket_size", true))
@@ -607,6 +598,16 @@ void parseZero(const json& block, IssueList& issues, int& stage, ZeroConfig& zer
         if (auto b = readBool(issues, *f, joinKey(path, "contiguous_gradients"))) zero.contiguousGradients = *b;
     if (auto f = findField(o, "reduce_scatter", true))
         if (auto b = readBool(issues, *f, joinKey(path, "reduce_scatter"))) zero.reduceScatter = *b;
+    // Stage 3 keys, under DeepSpeed's alias (stage3_...) or its field name; elements, >= 0 as DeepSpeed's pydantic
+    // fields require.
+    auto stage3Key = [&](const char* alias, const char* field, int64_t& into) {
+        for (const char* k : {alias, field})
+            if (auto f = findField(o, k, true))
+                if (auto n = readInt(issues, *f, joinKey(path, k), 0, kMax, "a number of elements >= 0")) into = *n;
+    };
+    stage3Key("stage3_prefetch_bucket_size", "prefetch_bucket_size", zero.prefetchBucketSize);
+    stage3Key("stage3_param_persistence_threshold", "param_persistence_threshold", zero.paramPersistenceThreshold);
+    stage3Key("stage3_max_live_parameters", "max_live_parameters", zero.maxLiveParameters);
     for (const auto& [k, why] : kRemovedZeroKeys)
         if (o.contains(k))
             issues.error(joinKey(path, k), why + "; DeepSpeed 0.19 rejects this key, remove it");
@@ -725,7 +726,10 @@ json deepSpeedToJson(const DeepSpeedConfig& ds) {
                                 {"allgather_bucket_size", ds.zero.allgatherBucketSize},
                                 {"overlap_comm", ds.zero.overlapComm},
                                 {"contiguous_gradients", ds.zero.contiguousGradients},
-                                {"reduce_scatter", ds.zero.reduceScatter}};
+                                {"reduce_scatter", ds.zero.reduceScatter},
+                                {"stage3_prefetch_bucket_size", ds.zero.prefetchBucketSize},
+                                {"stage3_param_persistence_threshold", ds.zero.paramPersistenceThreshold},
+                                {"stage3_max_live_parameters", ds.zero.maxLiveParameters}};
     return out;
 }
 

@@ -56,13 +56,16 @@ struct SchedulerConfig {
     double cosMinRatio = 0.0001;
 };
 
-// DeepSpeed's zero_optimization keys the engine honours (stages 0-2; sizes in elements, DeepSpeed's defaults).
+// DeepSpeed's zero_optimization keys the engine honours (stages 0-3; sizes in elements, DeepSpeed's defaults).
 struct ZeroConfig {
     int64_t reduceBucketSize = 500000000;     // reduce_bucket_size
     int64_t allgatherBucketSize = 500000000;  // allgather_bucket_size
     bool overlapComm = false;                 // overlap_comm (DeepSpeed: true only for stage 3 by default)
     bool contiguousGradients = true;          // contiguous_gradients
     bool reduceScatter = true;                // reduce_scatter (false: all-reduce each bucket)
+    int64_t prefetchBucketSize = 50000000;    // stage3_prefetch_bucket_size: parameters gathered ahead of use
+    int64_t paramPersistenceThreshold = 100000;  // stage3_param_persistence_threshold: smaller stay whole
+    int64_t maxLiveParameters = 1000000000;   // stage3_max_live_parameters: bound on gathered parameters
 };
 
 struct DeepSpeedConfig {

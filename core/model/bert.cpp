@@ -97,6 +97,8 @@ public:
         m_info.tiedEmbeddings = task == ModelTask::MaskedLM && m_cfg.tieWordEmbeddings;
         m_info.hfConfig = config.json();
         declareParameters();
+        // forward() reads word/position/token-type embeddings and the embedding LayerNorm (5 tensors), then the layers.
+        for (int64_t i = 0; i < m_cfg.numLayers; ++i) m_blockRanges.emplace_back(5 + size_t(i) * kPerLayer, kPerLayer);
     }
 
     bool isIgnoredCheckpointTensor(const std::string& name) const override {

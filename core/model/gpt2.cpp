@@ -70,6 +70,7 @@ public:
         m_info.tiedEmbeddings = m_cfg.tieWordEmbeddings;
         m_info.hfConfig = config.json();
         declareParameters();
+        for (int64_t i = 0; i < m_cfg.nLayer; ++i) m_blockRanges.emplace_back(blockBase(i), size_t(kPerBlock));
     }
 
     bool isIgnoredCheckpointTensor(const std::string& name) const override {

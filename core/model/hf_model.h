@@ -44,12 +44,15 @@ public:
     void setActivationCheckpointing(bool on) override { m_activationCheckpointing = on; }
     bool activationCheckpointing() const { return m_activationCheckpointing; }
     bool isTraining() const { return m_training; }
+    std::vector<std::pair<size_t, size_t>> blockParameterRanges() const override { return m_blockRanges; }
+    void setBlockRunner(BlockRunner runner) override { m_blockRunner = std::move(runner); }
 
     const std::vector<ParamSpec>& parameterSpecs() const { return m_specs; }
     // Checkpoint tensors transformers drops without a warning (non-persistent buffers, tied duplicates).
     virtual bool isIgnoredCheckpointTensor(const std::string& name) const;
     // Takes one tensor per spec (same order; shapes already checked), makes them trainable leaves, binds them.
-    void setParameters(std::vector<torch::Tensor> tensors);
+    // partitioned: the tensors are ZeRO stage 3 parts (ModelLoadOptions::partition), not of the specs' shapes.
+    void setParameters(std::vector<torch::Tensor> tensors, bool partitioned = false);
     ModelInfo& mutableInfo() { return m_info; }
 
     // LoRA (lora.h): adapters by base-weight index (null where none); forward adds them in linearAt/conv1dAt.
@@ -65,7 +68,8 @@ protected:
     torch::Tensor linearAt(size_t weightIndex, const torch::Tensor& x, const torch::Tensor& bias) const;
     torch::Tensor conv1dAt(size_t weightIndex, const torch::Tensor& x, const torch::Tensor& bias) const;
     // block(h), or checkpointedBlock over parameters [firstParam, firstParam + count) when activation
-    // checkpointing is on. `block` must capture by value: it runs again during backward.
+    // checkpointing is on, or the ZeRO stage 3 runner when one is set. `block` must capture by value: it runs
+    // again during backward.
     torch::Tensor runBlock(const std::function<torch::Tensor(const torch::Tensor&)>& block, const torch::Tensor& h,
                            size_t firstParam, size_t count) const;
 
@@ -76,6 +80,8 @@ protected:
     bool m_activationCheckpointing = false;
     std::vector<std::shared_ptr<LoraLayer>> m_lora;
     std::shared_ptr<LoraOptions> m_loraOptions;
+    std::vector<std::pair<size_t, size_t>> m_blockRanges;  // (first parameter, count) of each block, forward order
+    BlockRunner m_blockRunner;
 };
 
 // model_type -> builder. Throws FormatError naming config.json's "model_type" and the supported types.

@@ -8,10 +8,12 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace fts {
@@ -41,6 +43,10 @@ struct ModelLoadOptions {
     bool strict = false;          // unexpected checkpoint tensors are an error instead of a loadWarnings entry
     std::optional<ModelTask> task;  // head to build where the model type has several (bert); default: config.json's
     uint64_t initSeed = 0;        // seed for parameters a checkpoint may lack (a fresh classifier head)
+    // ZeRO stage 3 loading: when set, every parameter passes through it as soon as it is read or drawn (one full
+    // tensor at a time, in parameters() order) and the model keeps what it returns (this rank's part), so no rank
+    // ever holds the whole model. Such a model runs only under the stage 3 engine that knows the full shapes.
+    std::function<torch::Tensor(size_t index, const torch::Tensor& full)> partition;
 };
 
 class LanguageModel {
@@ -69,6 +75,18 @@ public:
     virtual void setTraining(bool training) = 0;  // dropout on/off
     // Per transformer block: keep only block inputs in forward, recompute in backward (same gradients).
     virtual void setActivationCheckpointing(bool on) = 0;
+
+    // ZeRO stage 3 (core/zero/zero3_optimizer.h) runs each transformer block through a runner that gathers the
+    // block's parameters (parameters()[first, first + count)) before it and frees them after. The ranges are
+    // listed in forward order; parameters outside every range (embeddings, final norm, heads) are not blocks.
+    using BlockFn = std::function<torch::Tensor(const torch::Tensor&)>;
+    using BlockRunner = std::function<torch::Tensor(const BlockFn& block, const torch::Tensor& h, size_t first, size_t count)>;
+    virtual std::vector<std::pair<size_t, size_t>> blockParameterRanges() const { return {}; }
+    // A null runner restores the plain block call (or activation checkpointing).
+    virtual void setBlockRunner(BlockRunner runner) {
+        (void)runner;
+        throw std::runtime_error(info().architecture + " cannot run its blocks through a ZeRO stage 3 runner");
+    }
 };
 
 // Load config.json + model.safetensors (or a sharded index) from an HF folder. Throws fts::Error naming

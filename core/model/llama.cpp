@@ -143,6 +143,7 @@ public:
         m_info.tiedEmbeddings = m_cfg.tieWordEmbeddings;
         m_info.hfConfig = config.json();
         declareParameters();
+        for (size_t i = 0; i + 1 < m_blockBase.size(); ++i) m_blockRanges.emplace_back(m_blockBase[i], m_blockBase[i + 1] - m_blockBase[i]);
     }
 
     bool isIgnoredCheckpointTensor(const std::string& name) const override {

@@ -70,6 +70,7 @@ bool HfModel::isIgnoredCheckpointTensor(const std::string&) const { return false
 
 torch::Tensor HfModel::runBlock(const std::function<torch::Tensor(const torch::Tensor&)>& block, const torch::Tensor& h,
                                 size_t firstParam, size_t count) const {
+    if (m_blockRunner) return m_blockRunner(block, h, firstParam, count);
     if (!m_activationCheckpointing) return block(h);
     std::vector<torch::Tensor> params;
     for (size_t k = firstParam; k < firstParam + count && k < m_params.size(); ++k) {
@@ -82,7 +83,7 @@ torch::Tensor HfModel::runBlock(const std::function<torch::Tensor(const torch::T
     return checkpointedBlock(block, h, params);
 }
 
-void HfModel::setParameters(std::vector<torch::Tensor> tensors) {
+void HfModel::setParameters(std::vector<torch::Tensor> tensors, bool partitioned) {
     if (tensors.size() != m_specs.size())
         throw Error(m_info.architecture + ": expected " + std::to_string(m_specs.size()) + " parameters, got " +
                     std::to_string(tensors.size()));
@@ -91,10 +92,12 @@ void HfModel::setParameters(std::vector<torch::Tensor> tensors) {
     int64_t count = 0;
     for (size_t i = 0; i < tensors.size(); ++i) {
         torch::Tensor t = tensors[i].detach();
-        if (!t.sizes().equals(m_specs[i].shape))
+        if (!partitioned && !t.sizes().equals(m_specs[i].shape))
             throw Error(m_specs[i].name + ": expected shape " + shapeText(m_specs[i].shape) + ", got " + shapeText(t.sizes()));
         t.requires_grad_(true);
-        count += t.numel();
+        int64_t numel = 1;
+        for (int64_t d : m_specs[i].shape) numel *= d;
+        count += numel;
         m_params.push_back({m_specs[i].name, std::move(t)});
     }
     m_info.numParameters = count;
@@ -259,11 +262,12 @@ std::unique_ptr<LanguageModel> loadPretrainedModel(const fs::path& dir, const Mo
         for (size_t i = 0; i < sources.size(); ++i) {
             const CheckpointTensor* src = sources[i];
             // Converted chunk by chunk; the mapped source pages leave the resident set as they are copied.
-            if (src) tensors.push_back(loadTensorReleasing(src->file, *src->entry, opts.dtype, opts.device));
-            else tensors.push_back(initTensor(model->parameterSpecs()[i], gen).to(torch::TensorOptions().dtype(opts.dtype).device(opts.device)));
+            torch::Tensor t = src ? loadTensorReleasing(src->file, *src->entry, opts.dtype, opts.device)
+                                  : initTensor(model->parameterSpecs()[i], gen).to(torch::TensorOptions().dtype(opts.dtype).device(opts.device));
+            tensors.push_back(opts.partition ? opts.partition(i, t) : t);  // stage 3: only this rank's part is kept
         }
     }
-    model->setParameters(std::move(tensors));
+    model->setParameters(std::move(tensors), bool(opts.partition));
     return model;
 }
 
@@ -275,9 +279,11 @@ std::unique_ptr<LanguageModel> initModelFromConfig(const fs::path& configJson, u
     auto gen = at::make_generator<at::CPUGeneratorImpl>(seed);
     std::vector<torch::Tensor> tensors;
     torch::NoGradGuard noGrad;
-    for (const ParamSpec& spec : model->parameterSpecs())
-        tensors.push_back(initTensor(spec, gen).to(torch::TensorOptions().dtype(opts.dtype).device(opts.device)));
-    model->setParameters(std::move(tensors));
+    for (const ParamSpec& spec : model->parameterSpecs()) {
+        torch::Tensor t = initTensor(spec, gen).to(torch::TensorOptions().dtype(opts.dtype).device(opts.device));
+        tensors.push_back(opts.partition ? opts.partition(tensors.size(), t) : t);  // stage 3: only this rank's part
+    }
+    model->setParameters(std::move(tensors), bool(opts.partition));
     return model;
 }
 

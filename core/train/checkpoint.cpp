@@ -10,6 +10,7 @@
 
 #include "core/model/safetensors_torch.h"
 #include "core/train/run_model.h"
+#include "core/train/zero3_checkpoint.h"
 #include "core/train/trainer.h"
 #include "core/util/atomic_file.h"
 #include "core/util/checkpoint_dir.h"
@@ -93,7 +94,8 @@ fs::path saveCheckpoint(const fs::path& outputDir, int64_t step, const Checkpoin
 
 void exportCheckpoint(const fs::path& checkpointDir, const fs::path& outDir, const std::string& dtype) {
     const bool lora = !checkpointDir.empty() && isLoraCheckpoint(checkpointDir);
-    if (checkpointDir.empty() || (!lora && !fs::exists(checkpointDir / "model.safetensors")))
+    const bool zero3 = !checkpointDir.empty() && isZero3Checkpoint(checkpointDir);
+    if (checkpointDir.empty() || (!lora && !zero3 && !fs::exists(checkpointDir / "model.safetensors")))
         throw IoError(checkpointDir.string() + ": not a checkpoint folder (model.safetensors, or adapter_config.json of a "
                                                "LoRA run, is missing)");
     torch::Dtype dt = dtype == "float32" || dtype == "fp32"   ? torch::kFloat32
@@ -102,6 +104,7 @@ void exportCheckpoint(const fs::path& checkpointDir, const fs::path& outDir, con
                                                                : throw ConfigError("--dtype: \"" + dtype +
                                                                                    "\"; expected float32, bfloat16 or float16");
     if (lora) return exportLoraCheckpoint(checkpointDir, outDir, dt);
+    if (zero3) return exportZero3Checkpoint(checkpointDir, outDir, dt);
     ModelLoadOptions o;
     auto model = loadPretrainedModel(checkpointDir, o);
     fs::create_directories(outDir);

@@ -3,6 +3,7 @@
 #include "core/train/run_model.h"
 
 #include "core/model/lora.h"
+#include "core/train/zero3_checkpoint.h"
 #include "core/util/atomic_file.h"
 #include "core/util/error.h"
 
@@ -54,7 +55,9 @@ std::unique_ptr<LanguageModel> loadRunModel(const TrainConfig& cfg, const fs::pa
                           ", but the config " + (lora ? "has" : "has no") + " model.lora section; resume with the config "
                           "the run was started with");
     if (!lora) {
-        if (!resumeDir.empty()) return loadPretrainedModel(resumeDir, opts);
+        // A ZeRO stage 3 checkpoint holds no model.safetensors: the model comes from its source, the weights from the
+        // ranks' master shards (the step engine's loadState).
+        if (!resumeDir.empty() && !isZero3Checkpoint(resumeDir)) return loadPretrainedModel(resumeDir, opts);
         if (cfg.model.init == "random") return initModelFromConfig(cfg.model.path / "config.json", seed, opts);
         return loadPretrainedModel(cfg.model.path, opts);
     }

@@ -1,10 +1,12 @@
-// Stage 0 and ZeRO 1/2 step engines (see step_engine.h).
+// Stage 0 and ZeRO 1/2/3 step engines (see step_engine.h).
 #include "core/train/step_engine.h"
 
 #include <cmath>
 
+#include "core/model/language_model.h"
 #include "core/optim/adamw.h"
 #include "core/util/error.h"
+#include "core/zero/zero3_optimizer.h"
 #include "core/zero/zero_optimizer.h"
 
 namespace fts {
@@ -146,13 +148,74 @@ private:
     ZeroOptimizer m_zero;
 };
 
+std::vector<torch::Tensor*> parameterSlots(LanguageModel& model) {
+    std::vector<torch::Tensor*> slots;
+    for (auto& p : model.parameters()) slots.push_back(&p.tensor);
+    return slots;
+}
+std::vector<std::string> parameterNames(LanguageModel& model) {
+    std::vector<std::string> names;
+    for (auto& p : model.parameters()) names.push_back(p.name);
+    return names;
+}
+
+class Stage3Engine : public StepEngine {
+public:
+    Stage3Engine(LanguageModel& model, const OptimizerConfig& cfg, Communicator& comm, const Zero3Options& o,
+                 const std::vector<std::vector<int64_t>>& fullShapes)
+        : m_model(model), m_zero(parameterSlots(model), parameterNames(model), model.blockParameterRanges(), cfg, comm, o, fullShapes) {
+        m_model.setBlockRunner([this](const LanguageModel::BlockFn& block, const torch::Tensor& h, size_t first, size_t count) {
+            return m_zero.runBlock(block, h, first, count);
+        });
+    }
+    ~Stage3Engine() override { m_model.setBlockRunner(nullptr); }
+    void beginMicroStep(bool last) override { m_zero.beginMicroStep(last); }
+    void endMicroStep() override { m_zero.endMicroStep(); }
+    void beginForwardOnly() override { m_zero.beginForwardOnly(); }
+    void endForwardOnly() override { m_zero.endForwardOnly(); }
+    StepResult step(double lr, double maxNorm, double lossScale) override {
+        GradientStats st = m_zero.prepareGradients(maxNorm, lossScale);
+        if (!st.overflow) m_zero.step(lr);
+        m_zero.zeroGrad();
+        return {st.norm, st.overflow};
+    }
+    int64_t stepCount() const override { return m_zero.stepCount(); }
+    ModelStateBytes modelState() const override { return m_zero.modelState(); }
+    bool sharded() const override { return true; }
+    std::vector<std::pair<std::string, torch::Tensor>> stateTensors() const override { return m_zero.shardTensors(); }
+    void loadState(const std::vector<std::pair<std::string, torch::Tensor>>& tensors, int64_t step,
+                   const std::string& what) override {
+        m_zero.loadShard(tensors, step, what);
+    }
+    nlohmann::json partition() const override { return m_zero.partitionJson(); }
+
+private:
+    LanguageModel& m_model;
+    Zero3Optimizer m_zero;
+};
+
 }  // namespace
 
-std::unique_ptr<StepEngine> makeStepEngine(std::vector<torch::Tensor> params, const DeepSpeedConfig& ds, Communicator& comm) {
+std::unique_ptr<StepEngine> makeStepEngine(std::vector<torch::Tensor> params, const DeepSpeedConfig& ds, Communicator& comm,
+                                           LanguageModel* model, const std::vector<std::vector<int64_t>>& partitionedShapes) {
     if (ds.zeroStage == 0) return std::make_unique<Stage0Engine>(std::move(params), ds.optimizer, comm);
+    if (ds.zeroStage == 3) {
+        if (!model) throw Error("ZeRO stage 3 needs the model (it partitions the model's parameters)");
+        if (params.size() != model->parameters().size())
+            throw ConfigError("deepspeed.zero_optimization.stage 3 trains every parameter of the model; it does not run "
+                              "with frozen weights (model.lora): use stage 0, 1 or 2 with LoRA");
+        Zero3Options o;
+        o.reduceBucketElems = ds.zero.reduceBucketSize;
+        o.allgatherBucketElems = ds.zero.allgatherBucketSize;
+        o.reduceScatter = ds.zero.reduceScatter;
+        o.prefetchBucketElems = ds.zero.prefetchBucketSize;
+        o.persistenceThreshold = ds.zero.paramPersistenceThreshold;
+        o.maxLiveElems = ds.zero.maxLiveParameters;
+        return std::make_unique<Stage3Engine>(*model, ds.optimizer, comm, o, partitionedShapes);
+    }
     if (ds.zeroStage != 1 && ds.zeroStage != 2)
         throw ConfigError("deepspeed.zero_optimization.stage " + std::to_string(ds.zeroStage) +
-                          ": this engine runs stages 0, 1 and 2");
+                          ": this engine runs stages 0 to 3");
     ZeroOptions o;
     o.stage = ds.zeroStage;
     o.reduceBucketElems = ds.zero.reduceBucketSize;
@@ -161,6 +224,10 @@ std::unique_ptr<StepEngine> makeStepEngine(std::vector<torch::Tensor> params, co
     o.contiguousGradients = ds.zero.contiguousGradients;
     o.reduceScatter = ds.zero.reduceScatter;
     return std::make_unique<ZeroEngine>(std::move(params), ds.optimizer, comm, o);
+}
+
+torch::Tensor stage3RankPart(const torch::Tensor& full, int rank, int world, const DeepSpeedConfig& ds) {
+    return Zero3Optimizer::rankPart(full, rank, world, ds.zero.paramPersistenceThreshold);
 }
 
 std::string optimizerShardName(int rank) { return "optimizer_rank" + std::to_string(rank) + ".safetensors"; }

@@ -1,9 +1,12 @@
-// The optimizer side of a training step for ZeRO stages 0-2 on any world size, behind one interface so the
+// The optimizer side of a training step for ZeRO stages 0-3 on any world size, behind one interface so the
 // trainer's loop reads the same for all: micro-step brackets around backward, then one call that reduces the
 // gradients as the stage does, unscales (fp16), clips by the global norm, and runs AdamW unless they overflowed.
-// Stage 0: replicated AdamW, gradients averaged with one all-reduce. Stages 1/2: ZeroOptimizer (core/zero).
+// Stage 0: replicated AdamW, gradients averaged with one all-reduce. Stages 1/2: ZeroOptimizer, stage 3:
+// Zero3Optimizer (core/zero), which also runs the model's blocks (gathering their parameters).
 #pragma once
 #include <torch/torch.h>
+
+#include <nlohmann/json.hpp>
 
 #include <memory>
 #include <string>
@@ -16,6 +19,8 @@
 
 namespace fts {
 
+class LanguageModel;
+
 struct StepResult {
     double gradNorm = 0.0;  // global norm of the unscaled, averaged gradient before clipping
     bool overflow = false;  // inf/nan in the gradient: the step was skipped (fp16)
@@ -26,6 +31,9 @@ public:
     virtual ~StepEngine() = default;
     virtual void beginMicroStep(bool lastMicroStep) = 0;
     virtual void endMicroStep() = 0;
+    // Around a forward without gradients (evaluation): stage 3 gathers the parameters outside the blocks.
+    virtual void beginForwardOnly() {}
+    virtual void endForwardOnly() {}
     // After the boundary micro-step: reduce, divide by lossScale, clip to maxNorm (> 0), AdamW with lr unless
     // the gradient overflowed, then clear the gradients.
     virtual StepResult step(double lr, double maxNorm, double lossScale) = 0;
@@ -37,10 +45,21 @@ public:
     // Collective for ZeRO (the parameters are re-replicated from the restored masters).
     virtual void loadState(const std::vector<std::pair<std::string, torch::Tensor>>& tensors, int64_t step,
                            const std::string& what) = 0;
+    // Stage 3: the parameter partition (the model's tensors are placeholders; checkpoints hold no model.safetensors
+    // and the export consolidates the ranks' shards with it). Null for stages 0-2.
+    virtual nlohmann::json partition() const { return nullptr; }
 };
 
-// params: the trainable parameters, identical on every rank. ds.zeroStage picks the engine (0, 1, 2).
-std::unique_ptr<StepEngine> makeStepEngine(std::vector<torch::Tensor> params, const DeepSpeedConfig& ds, Communicator& comm);
+// params: the trainable parameters, identical on every rank. ds.zeroStage picks the engine (0-3). Stage 3 needs
+// `model` (every parameter trained): it partitions the model's parameters in place and installs its block runner.
+// partitionedShapes non-empty: the model was loaded with ModelLoadOptions::partition = stage3RankPart (its tensors
+// are this rank's parts) and these are the full shapes.
+std::unique_ptr<StepEngine> makeStepEngine(std::vector<torch::Tensor> params, const DeepSpeedConfig& ds, Communicator& comm,
+                                           LanguageModel* model = nullptr,
+                                           const std::vector<std::vector<int64_t>>& partitionedShapes = {});
+
+// What a rank keeps of a full parameter when a stage 3 model is loaded (ModelLoadOptions::partition).
+torch::Tensor stage3RankPart(const torch::Tensor& full, int rank, int world, const DeepSpeedConfig& ds);
 
 // File name of rank r's optimizer shard inside a checkpoint folder.
 std::string optimizerShardName(int rank);

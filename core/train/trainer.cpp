@@ -182,6 +182,15 @@ static TrainOutcome train(const TrainConfig& cfg, const TrainOptions& opt, Event
     // stage 0 the parameters stay fp32 under bf16 autocast.
     if (ds.fp16.enabled) loadOpts.dtype = torch::kFloat16;
     if (ds.bf16 && ds.zeroStage > 0) loadOpts.dtype = torch::kBFloat16;
+    // ZeRO stage 3: every tensor is cut to this rank's part as soon as it is read (or drawn), so no rank holds the
+    // whole model; every rank reads the same files (or draws with the same seed), so no broadcast is needed.
+    std::vector<std::vector<int64_t>> fullShapes;
+    if (ds.zeroStage == 3 && !cfg.model.lora.enabled)
+        loadOpts.partition = [&fullShapes, &ds, rank = opt.rank, world = opt.worldSize](size_t i, const torch::Tensor& full) {
+            if (fullShapes.size() <= i) fullShapes.resize(i + 1);
+            fullShapes[i] = full.sizes().vec();
+            return stage3RankPart(full, rank, world, ds);
+        };
     fs::path resumeDir = opt.resumeFrom;
     if (opt.resume && resumeDir.empty()) {
         resumeDir = latestCheckpoint(tr.outputDir);
@@ -196,14 +205,16 @@ static TrainOutcome train(const TrainConfig& cfg, const TrainOptions& opt, Event
         throw ConfigError(tokenizerPath.string() + ": the tokenizer has " + std::to_string(tokenizer->vocabSize()) +
                           " tokens but the model's vocab_size is " + std::to_string(model->info().vocabSize));
     std::vector<torch::Tensor> params = trainableTensors(*model);  // all parameters, or the LoRA adapters
-    if (opt.worldSize > 1) {  // every rank starts from rank 0's weights, whatever it loaded
+    if (opt.worldSize > 1 && fullShapes.empty()) {  // every rank starts from rank 0's weights, whatever it loaded
         torch::NoGradGuard noGrad;
         torch::Tensor flat = torch::cat(flattenAll(params));
         comm->broadcast(flat, 0);
         unflattenInto(flat, params);
-        torch::manual_seed(tr.seed + uint64_t(opt.rank));  // dropout differs across ranks, as in DeepSpeed
     }
-    std::unique_ptr<StepEngine> optimizer = makeStepEngine(params, ds, *comm);  // ZeRO stage 0/1/2 (step_engine.h)
+    if (opt.worldSize > 1) torch::manual_seed(tr.seed + uint64_t(opt.rank));  // dropout differs across ranks, as in DeepSpeed
+    // ZeRO stage 0-3 (step_engine.h); stage 3 partitions the model's parameters in place and runs its blocks.
+    std::unique_ptr<StepEngine> optimizer = makeStepEngine(params, ds, *comm, model.get(), fullShapes);
+    params.clear();
     events.log("info", "rank " + std::to_string(opt.rank) + " model states (ZeRO stage " + std::to_string(ds.zeroStage) +
                            ", bytes): " + optimizer->modelState().toJson().dump());
 
@@ -237,11 +248,14 @@ static TrainOutcome train(const TrainConfig& cfg, const TrainOptions& opt, Event
             ss["position"] = st["sampler_ranks"].at(size_t(opt.rank)).at(1);
         }
         sampler.restore(SamplerState::fromJson(ss));
-        if ((st.value("zero_stage", 0) == 0) != (ds.zeroStage == 0))
+        // Stage 0 keeps a replicated optimizer, stages 1 and 2 share one flat partition, stage 3 partitions each tensor.
+        auto layoutOf = [](int stage) { return stage == 0 ? 0 : stage == 3 ? 3 : 1; };
+        const int madeWith = st.value("zero_stage", 0);
+        if (layoutOf(madeWith) != layoutOf(ds.zeroStage))
             throw FormatError(resumeDir.string() + "/trainer_state.json: the checkpoint was made with ZeRO stage " +
-                              std::to_string(st.value("zero_stage", 0)) + " but the config asks for stage " +
+                              std::to_string(madeWith) + " but the config asks for stage " +
                               std::to_string(ds.zeroStage) + "; resume with stage " +
-                              (st.value("zero_stage", 0) == 0 ? "0" : "1 or 2 (the same partition)"));
+                              (madeWith == 0 ? "0" : madeWith == 3 ? "3" : "1 or 2 (the same partition)"));
         const fs::path optFile = resumeDir / (optimizer->sharded() ? optimizerShardName(opt.rank) : "optimizer.safetensors");
         optimizer->loadState(readTensorFile(optFile), st.at("optimizer_step").get<int64_t>(), optFile.string());
         restoreRngState(readTensorFile(resumeDir / "rng.safetensors"), device, opt.rank);
@@ -280,6 +294,7 @@ static TrainOutcome train(const TrainConfig& cfg, const TrainOptions& opt, Event
         double sum = 0.0;
         int64_t counted = 0, batches = 0;
         const int64_t n = data->numEval();
+        optimizer->beginForwardOnly();  // stage 3: gathers the parameters outside the blocks
         for (int64_t begin = 0; begin < n; begin += micro) {
             if (tr.evalBatches > 0 && batches >= tr.evalBatches) break;
             std::vector<int64_t> idx;
@@ -290,6 +305,7 @@ static TrainOutcome train(const TrainConfig& cfg, const TrainOptions& opt, Event
             counted += batch.lossTokens;
             batches += 1;
         }
+        optimizer->endForwardOnly();
         model->setTraining(true);
         return counted > 0 ? sum / double(counted) : std::nan("");
     };
@@ -321,7 +337,13 @@ static TrainOutcome train(const TrainConfig& cfg, const TrainOptions& opt, Event
         }
         CheckpointContents c;
         c.hfConfig = model->info().hfConfig;
-        addModelToCheckpoint(*model, cfg, c);
+        nlohmann::json partition = optimizer->partition();
+        if (partition.is_null()) {
+            addModelToCheckpoint(*model, cfg, c);
+        } else {  // stage 3: no model.safetensors; the weights are the ranks' master shards (zero3_checkpoint.h)
+            partition["architecture"] = model->info().architecture;
+            partition["model_type"] = model->info().modelType;
+        }
         if (optimizer->sharded()) {
             for (int r = 0; r < opt.worldSize; ++r) c.movedIn.push_back(shardDir / optimizerShardName(r));
         } else {
@@ -346,6 +368,7 @@ static TrainOutcome train(const TrainConfig& cfg, const TrainOptions& opt, Event
                           {"seed", tr.seed},
                           {"elapsed_s", elapsedBefore},
                           {"train_config", cfg.raw}};
+        if (!partition.is_null()) c.trainerState["zero3_partition"] = partition;
         c.tokenizerFiles = tokenizerFilesFor(tokenizerPath);
         fs::path dir = saveCheckpoint(tr.outputDir, atStep, c, tr.keepCheckpoints);
         if (optimizer->sharded()) fs::remove_all(shardDir);

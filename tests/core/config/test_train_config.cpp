@@ -603,8 +603,10 @@ void TestTrainConfig::zeroStage_data() {
     QTest::newRow("stage 0 with other zero keys") << R"({"deepspeed":{"zero_optimization":{"stage":0,"allgather_partitions":true,"reduce_bucket_size":5e8,"overlap_comm":true,"offload_optimizer":{"device":"cpu"}}}})" << ok << ok << ok << 0;
     QTest::newRow("stage 1") << R"({"deepspeed":{"zero_optimization":{"stage":1}}})" << ok << ok << ok << 1;
     QTest::newRow("stage 2") << R"({"deepspeed":{"zero_optimization":{"stage":2}}})" << ok << ok << ok << 2;
-    QTest::newRow("stage 3") << R"({"deepspeed":{"zero_optimization":{"stage":3}}})" << stageKey << "ZeRO stage 3 (parameter partitioning) is not supported in this version; use stage 1" << ok << 0;
-    QTest::newRow("stage 4") << R"({"deepspeed":{"zero_optimization":{"stage":4}}})" << stageKey << "expected a ZeRO stage 0-3 (0, 1 and 2 are supported), got 4" << ok << 0;
+    QTest::newRow("stage 3") << R"({"deepspeed":{"zero_optimization":{"stage":3}}})" << ok << ok << ok << 3;
+    QTest::newRow("stage 4") << R"({"deepspeed":{"zero_optimization":{"stage":4}}})" << stageKey << "expected a ZeRO stage 0-3, got 4" << ok << 0;
+    // DeepSpeed's pydantic bounds for the stage-3 keys: ge=0
+    QTest::newRow("stage3_max_live_parameters -1") << R"({"deepspeed":{"zero_optimization":{"stage":3,"stage3_max_live_parameters":-1}}})" << "deepspeed.zero_optimization.stage3_max_live_parameters" << "expected a number of elements >= 0, got -1" << ok << 0;
     QTest::newRow("stage string") << R"({"deepspeed":{"zero_optimization":{"stage":"two"}}})" << stageKey << R"(got "two")" << ok << 0;
     QTest::newRow("deprecated false") << R"({"deepspeed":{"zero_optimization":false}})" << ok << ok << "deepspeed.zero_optimization" << 0;
     QTest::newRow("deprecated true is stage 1") << R"({"deepspeed":{"zero_optimization":true}})" << ok << ok << "deepspeed.zero_optimization" << 1;
@@ -648,6 +650,16 @@ void TestTrainConfig::zeroKeys() {
     QCOMPARE(z.overlapComm, true);
     QCOMPARE(z.contiguousGradients, false);
     QCOMPARE(z.reduceScatter, false);
+    // stage 3: DeepSpeed's defaults (5e7, 1e5, 1e9), its stage3_ aliases and its field names
+    QCOMPARE(z0.prefetchBucketSize, int64_t(50000000));
+    QCOMPARE(z0.paramPersistenceThreshold, int64_t(100000));
+    QCOMPARE(z0.maxLiveParameters, int64_t(1000000000));
+    ConfigParseResult s3 = parse(patched(R"({"deepspeed":{"zero_optimization":{"stage":3,"stage3_prefetch_bucket_size":7e3,"stage3_param_persistence_threshold":0,"max_live_parameters":900}}})"));
+    QVERIFY2(s3.ok(), describe(s3).constData());
+    QCOMPARE(s3.config->deepspeed.zeroStage, 3);
+    QCOMPARE(s3.config->deepspeed.zero.prefetchBucketSize, int64_t(7000));
+    QCOMPARE(s3.config->deepspeed.zero.paramPersistenceThreshold, int64_t(0));
+    QCOMPARE(s3.config->deepspeed.zero.maxLiveParameters, int64_t(900));
     ConfigParseResult a = parse(patched(R"({"deepspeed":{"zero_optimization":{"stage":2,"reduce_bucket_size":"auto"}}})"));
     QVERIFY2(a.ok(), describe(a).constData());
     QCOMPARE(a.config->deepspeed.zero.reduceBucketSize, int64_t(500000000));
@@ -787,7 +799,7 @@ void TestTrainConfig::everyErrorReportedAtOnce() {
                       "optimizer": {"type": "Lamb", "params": {"lr": "abc"}},
                       "scheduler": {"type": "OneCycle"},
                       "fp16": {"enabled": true}, "bf16": {"enabled": true},
-                      "zero_optimization": {"stage": 3},
+                      "zero_optimization": {"stage": 4},
                       "wall_clock_breakdown": true}
     })");
     ConfigParseResult r = parse(d);

@@ -1,98 +1,16 @@
 // Multi-process tests of the Gloo communicator: the test forks N ranks (2 and 4) that meet through the
 // TCP store on 127.0.0.1 and check each collective against values computed from the rank formulas.
 // A rank's failure is its exit code plus a message on stderr; the parent only forks and waits.
-#include <sys/socket.h>
-#include <sys/wait.h>
-#include <netinet/in.h>
-#include <arpa/inet.h>
-#include <unistd.h>
+#include "tests/core/dist/forked_ranks.h"
 
-#include <torch/torch.h>
-
-#include <QtTest>
-#include <chrono>
-#include <cstdio>
-#include <functional>
 #include <thread>
-
-#include "core/dist/communicator.h"
 
 using namespace fts;
 
 namespace {
 
-int freePort() {
-    int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-    sockaddr_in a{};
-    a.sin_family = AF_INET;
-    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    ::bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a);
-    socklen_t len = sizeof a;
-    ::getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len);
-    ::close(fd);
-    return ntohs(a.sin_port);
-}
-
-// Forks `world` ranks running body(comm); returns each rank's exit code (0 = all its checks held).
-// A rank that outlives `limit` is killed (code 99).
-std::vector<int> runRanks(int world, const std::function<void(Communicator&)>& body, std::vector<std::string> tokens = {},
-                          std::chrono::milliseconds timeout = std::chrono::milliseconds(20000),
-                          std::chrono::seconds limit = std::chrono::seconds(60)) {
-    const int port = freePort();
-    const std::string token = newRunToken();
-    std::vector<pid_t> pids;
-    for (int r = 0; r < world; ++r) {
-        pid_t pid = ::fork();
-        if (pid == 0) {
-            int code = 0;
-            try {
-                torch::set_num_threads(1);
-                DistOptions o;
-                o.port = port;
-                o.rank = r;
-                o.worldSize = world;
-                o.token = tokens.empty() ? token : tokens[size_t(r)];
-                o.timeout = timeout;
-                auto comm = connectRanks(o);
-                body(*comm);
-            } catch (const std::exception& e) {
-                std::fprintf(stderr, "RANKERROR %s\n", e.what());
-                code = 3;
-            }
-            std::fflush(stderr);
-            ::_exit(code);
-        }
-        pids.push_back(pid);
-    }
-    std::vector<int> codes(size_t(world), -1);
-    const auto deadline = std::chrono::steady_clock::now() + limit;
-    int left = world;
-    while (left > 0) {
-        for (int r = 0; r < world; ++r) {
-            if (codes[size_t(r)] != -1) continue;
-            int status = 0;
-            if (::waitpid(pids[size_t(r)], &status, WNOHANG) == pids[size_t(r)]) {
-                codes[size_t(r)] = WIFEXITED(status) ? WEXITSTATUS(status) : 100 + WTERMSIG(status);
-                --left;
-            }
-        }
-        if (std::chrono::steady_clock::now() > deadline) {
-            for (int r = 0; r < world; ++r)
-                if (codes[size_t(r)] == -1) {
-                    ::kill(pids[size_t(r)], SIGKILL);
-                    ::waitpid(pids[size_t(r)], nullptr, 0);
-                    codes[size_t(r)] = 99;
-                }
-            break;
-        }
-        QTest::qWait(10);
-    }
-    return codes;
-}
-
-void check(bool ok, const std::string& what) {
-    if (!ok) throw std::runtime_error("check failed: " + what);
-}
+using fts::testing::check;
+using fts::testing::runRanks;
 
 bool same(const torch::Tensor& a, const torch::Tensor& b) { return a.sizes() == b.sizes() && torch::equal(a, b); }
 

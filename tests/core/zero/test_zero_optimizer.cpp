@@ -3,7 +3,7 @@
 // its global norm (clipGradNorm), all computed by each rank itself on a full copy. Gradients come from real
 // backward passes (stage 2 reduces inside them through post-accumulate-grad hooks). Also: bf16 parameters
 // with fp32 masters, the model-state accounting against the ZeRO paper's formulas, and shard save/restore.
-#include "tests/core/zero/forked_ranks.h"
+#include "tests/core/dist/forked_ranks.h"
 
 #include "core/zero/zero_optimizer.h"
 

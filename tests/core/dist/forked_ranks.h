@@ -1,5 +1,6 @@
-// Test helper: forks N ranks that meet over Gloo on 127.0.0.1 and run a body; a rank's failure is its exit
-// code plus a message on stderr (RANKERROR ...). The parent only forks and waits (a rank past `limit` is killed).
+// Test helper shared by the dist and zero tests: forks N ranks that meet over Gloo on 127.0.0.1 and run a body; a
+// rank's failure is its exit code plus a message on stderr (RANKERROR ...). The parent only forks and waits (a rank
+// past `limit` is killed).
 #pragma once
 #include <sys/socket.h>
 #include <sys/wait.h>
@@ -34,8 +35,11 @@ inline int freeLoopbackPort() {
     return ntohs(a.sin_port);
 }
 
-// Returns each rank's exit code: 0 = its body returned, 3 = it threw, 99 = killed after `limit`.
+// Returns each rank's exit code: 0 = its body returned, 3 = it threw, 99 = killed after `limit`. tokens: one run
+// token per rank (empty: one fresh token for all); timeout: the collectives' and the rendezvous' timeout.
 inline std::vector<int> runRanks(int world, const std::function<void(Communicator&)>& body,
+                                 const std::vector<std::string>& tokens = {},
+                                 std::chrono::milliseconds timeout = std::chrono::milliseconds(30000),
                                  std::chrono::seconds limit = std::chrono::seconds(120)) {
     const int port = freeLoopbackPort();
     const std::string token = newRunToken();
@@ -50,8 +54,8 @@ inline std::vector<int> runRanks(int world, const std::function<void(Communicato
                 o.port = port;
                 o.rank = r;
                 o.worldSize = world;
-                o.token = token;
-                o.timeout = std::chrono::milliseconds(30000);
+                o.token = tokens.empty() ? token : tokens[size_t(r)];
+                o.timeout = timeout;
                 auto comm = connectRanks(o);
                 body(*comm);
                 // No rank leaves before every rank is done: a rank that exits while a peer is still setting up
