@@ -951,6 +951,30 @@
         <translation>最终导出为合并后的模型（适配器也写入 adapter/）</translation>
     </message>
     <message>
+        <source>Stage 3 prefetch bucket size</source>
+        <translation>阶段 3 预取桶大小</translation>
+    </message>
+    <message>
+        <source>Stage 3: parameter elements gathered ahead of the block that runs</source>
+        <translation>阶段 3：在当前块运行前预先收集的参数元素数</translation>
+    </message>
+    <message>
+        <source>Stage 3 persistence threshold</source>
+        <translation>阶段 3 常驻阈值</translation>
+    </message>
+    <message>
+        <source>Stage 3: parameters this small stay whole on every rank</source>
+        <translation>阶段 3：不超过此大小的参数在每个 rank 上保持完整</translation>
+    </message>
+    <message>
+        <source>Stage 3 max live parameters</source>
+        <translation>阶段 3 最大在用参数数</translation>
+    </message>
+    <message>
+        <source>Stage 3: most parameter elements gathered at once</source>
+        <translation>阶段 3：同时收集的参数元素上限</translation>
+    </message>
+    <message>
         <source>All-gather bucket size</source>
         <translation>All-gather 桶大小</translation>
     </message>
