@@ -14,11 +14,7 @@ namespace {
 
 struct BlockHolder : torch::CustomClassHolder {
     BlockFn fn;
-    std::optional<at::Generator> generator;  // the default generator of the input's device (dropout masks)
-    at::Tensor rngState;                     // its state when the forward ran
-    c10::DeviceType deviceType = c10::DeviceType::CPU;
-    bool autocast = false;
-    at::ScalarType autocastDtype = at::kFloat;
+    ForwardReplay replay;
 };
 
 // Sets autocast for one device type and puts the previous setting back on destruction.
@@ -60,27 +56,7 @@ struct CheckpointFunction : torch::autograd::Function<CheckpointFunction> {
         if (x.requires_grad()) wrt.push_back(x), where.push_back(0);
         for (size_t i = 1; i < saved.size(); ++i)
             if (saved[i].requires_grad()) wrt.push_back(saved[i]), where.push_back(i);
-        torch::Tensor out;
-        {
-            torch::AutoGradMode grad(true);
-            AutocastScope autocast(holder->deviceType, holder->autocast, holder->autocastDtype);
-            at::Tensor current;
-            if (holder->generator) {
-                std::lock_guard<std::mutex> lock(holder->generator->mutex());
-                current = holder->generator->get_state();
-                holder->generator->set_state(holder->rngState);
-            }
-            try {
-                out = holder->fn(x);
-            } catch (...) {
-                if (holder->generator) holder->generator->set_state(current);
-                throw;
-            }
-            if (holder->generator) {
-                std::lock_guard<std::mutex> lock(holder->generator->mutex());
-                holder->generator->set_state(current);
-            }
-        }
+        torch::Tensor out = holder->replay.rerun(holder->fn, x);
         std::vector<torch::Tensor> grads =
             wrt.empty() ? std::vector<torch::Tensor>{} : torch::autograd::grad({out}, wrt, {gradOut[0]}, false, false, true);
         torch::autograd::variable_list result(saved.size() + 1);  // [holder, x, params...]
@@ -91,20 +67,49 @@ struct CheckpointFunction : torch::autograd::Function<CheckpointFunction> {
 
 }  // namespace
 
+ForwardReplay ForwardReplay::capture(const torch::Tensor& x) {
+    ForwardReplay r;
+    r.deviceType = x.device().type();
+    r.autocast = at::autocast::is_autocast_enabled(r.deviceType);
+    r.autocastDtype = at::autocast::get_autocast_dtype(r.deviceType);
+    if (x.device().is_cpu() || x.device().is_cuda()) {
+        r.generator = at::globalContext().defaultGenerator(x.device());
+        std::lock_guard<std::mutex> lock(r.generator->mutex());
+        r.rngState = r.generator->get_state();
+    }
+    return r;
+}
+
+torch::Tensor ForwardReplay::rerun(const BlockFn& fn, const torch::Tensor& x) {
+    torch::AutoGradMode grad(true);
+    AutocastScope autocastScope(deviceType, autocast, autocastDtype);
+    at::Tensor current;
+    if (generator) {
+        std::lock_guard<std::mutex> lock(generator->mutex());
+        current = generator->get_state();
+        generator->set_state(rngState);
+    }
+    torch::Tensor out;
+    try {
+        out = fn(x);
+    } catch (...) {
+        if (generator) generator->set_state(current);
+        throw;
+    }
+    if (generator) {
+        std::lock_guard<std::mutex> lock(generator->mutex());
+        generator->set_state(current);
+    }
+    return out;
+}
+
 torch::Tensor checkpointedBlock(const BlockFn& block, const torch::Tensor& x, const std::vector<torch::Tensor>& params) {
     bool needsGrad = x.requires_grad();
     for (const auto& p : params) needsGrad = needsGrad || p.requires_grad();
     if (!torch::GradMode::is_enabled() || !needsGrad) return block(x);
     auto holder = c10::make_intrusive<BlockHolder>();
     holder->fn = block;
-    holder->deviceType = x.device().type();
-    holder->autocast = at::autocast::is_autocast_enabled(holder->deviceType);
-    holder->autocastDtype = at::autocast::get_autocast_dtype(holder->deviceType);
-    if (x.device().is_cpu() || x.device().is_cuda()) {
-        holder->generator = at::globalContext().defaultGenerator(x.device());
-        std::lock_guard<std::mutex> lock(holder->generator->mutex());
-        holder->rngState = holder->generator->get_state();
-    }
+    holder->replay = ForwardReplay::capture(x);
     return CheckpointFunction::apply(holder, x, at::TensorList(params));  // TensorList: one gradient per tensor
 }
 

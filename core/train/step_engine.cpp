@@ -123,10 +123,13 @@ private:
     Communicator& m_comm;
 };
 
-class ZeroEngine : public StepEngine {
+// Stages 1-3: the sharded optimizer owns gradients, masters and state; this forwards the engine interface to it
+// (ZeroOptimizer and Zero3Optimizer share these members).
+template <class Sharded>
+class ShardedEngine : public StepEngine {
 public:
-    ZeroEngine(std::vector<torch::Tensor> params, const OptimizerConfig& cfg, Communicator& comm, const ZeroOptions& o)
-        : m_zero(std::move(params), cfg, comm, o) {}
+    template <class... Args>
+    explicit ShardedEngine(Args&&... args) : m_zero(std::forward<Args>(args)...) {}
     void beginMicroStep(bool last) override { m_zero.beginMicroStep(last); }
     void endMicroStep() override { m_zero.endMicroStep(); }
     StepResult step(double lr, double maxNorm, double lossScale) override {
@@ -144,9 +147,11 @@ public:
         m_zero.loadShard(tensors, step, what);
     }
 
-private:
-    ZeroOptimizer m_zero;
+protected:
+    Sharded m_zero;
 };
+
+using ZeroEngine = ShardedEngine<ZeroOptimizer>;
 
 std::vector<torch::Tensor*> parameterSlots(LanguageModel& model) {
     std::vector<torch::Tensor*> slots;
@@ -159,39 +164,23 @@ std::vector<std::string> parameterNames(LanguageModel& model) {
     return names;
 }
 
-class Stage3Engine : public StepEngine {
+class Stage3Engine : public ShardedEngine<Zero3Optimizer> {
 public:
     Stage3Engine(LanguageModel& model, const OptimizerConfig& cfg, Communicator& comm, const Zero3Options& o,
                  const std::vector<std::vector<int64_t>>& fullShapes)
-        : m_model(model), m_zero(parameterSlots(model), parameterNames(model), model.blockParameterRanges(), cfg, comm, o, fullShapes) {
+        : ShardedEngine(parameterSlots(model), parameterNames(model), model.blockParameterRanges(), cfg, comm, o, fullShapes),
+          m_model(model) {
         m_model.setBlockRunner([this](const LanguageModel::BlockFn& block, const torch::Tensor& h, size_t first, size_t count) {
             return m_zero.runBlock(block, h, first, count);
         });
     }
     ~Stage3Engine() override { m_model.setBlockRunner(nullptr); }
-    void beginMicroStep(bool last) override { m_zero.beginMicroStep(last); }
-    void endMicroStep() override { m_zero.endMicroStep(); }
     void beginForwardOnly() override { m_zero.beginForwardOnly(); }
     void endForwardOnly() override { m_zero.endForwardOnly(); }
-    StepResult step(double lr, double maxNorm, double lossScale) override {
-        GradientStats st = m_zero.prepareGradients(maxNorm, lossScale);
-        if (!st.overflow) m_zero.step(lr);
-        m_zero.zeroGrad();
-        return {st.norm, st.overflow};
-    }
-    int64_t stepCount() const override { return m_zero.stepCount(); }
-    ModelStateBytes modelState() const override { return m_zero.modelState(); }
-    bool sharded() const override { return true; }
-    std::vector<std::pair<std::string, torch::Tensor>> stateTensors() const override { return m_zero.shardTensors(); }
-    void loadState(const std::vector<std::pair<std::string, torch::Tensor>>& tensors, int64_t step,
-                   const std::string& what) override {
-        m_zero.loadShard(tensors, step, what);
-    }
     nlohmann::json partition() const override { return m_zero.partitionJson(); }
 
 private:
     LanguageModel& m_model;
-    Zero3Optimizer m_zero;
 };
 
 }  // namespace

@@ -11,6 +11,7 @@
 #include <mutex>
 #include <optional>
 
+#include "core/model/activation_checkpoint.h"
 #include "core/util/error.h"
 
 namespace fts {
@@ -40,34 +41,11 @@ int64_t shardElemsOf(const std::vector<torch::Tensor*>& slots, const std::vector
 
 torch::Device deviceOf(const std::vector<torch::Tensor*>& slots) { return slots.empty() ? torch::Device(torch::kCPU) : slots[0]->device(); }
 
-// Sets autocast for one device type and puts the previous setting back on destruction.
-class AutocastRestore {
-public:
-    AutocastRestore(c10::DeviceType type, bool enabled, at::ScalarType dtype)
-        : m_type(type), m_wasEnabled(at::autocast::is_autocast_enabled(type)), m_wasDtype(at::autocast::get_autocast_dtype(type)) {
-        at::autocast::set_autocast_enabled(type, enabled);
-        at::autocast::set_autocast_dtype(type, dtype);
-    }
-    ~AutocastRestore() {
-        at::autocast::set_autocast_enabled(m_type, m_wasEnabled);
-        at::autocast::set_autocast_dtype(m_type, m_wasDtype);
-    }
-
-private:
-    c10::DeviceType m_type;
-    bool m_wasEnabled;
-    at::ScalarType m_wasDtype;
-};
-
 struct Zero3BlockHolder : torch::CustomClassHolder {
     Zero3Optimizer* zero = nullptr;
     size_t block = 0;
     Zero3Optimizer::BlockFn fn;
-    std::optional<at::Generator> generator;  // dropout masks: the recompute restores the forward's state
-    at::Tensor rngState;
-    c10::DeviceType deviceType = c10::DeviceType::CPU;
-    bool autocast = false;
-    at::ScalarType autocastDtype = at::kFloat;
+    ForwardReplay replay;  // dropout masks and autocast: the recompute runs as the forward did
 };
 
 // Forward: gather, run without a graph, free (only the block input is kept). Backward: gather again, recompute with
@@ -101,27 +79,7 @@ struct Zero3BlockFunction : torch::autograd::Function<Zero3BlockFunction> {
             z.slot(p) = z.slot(p).detach().requires_grad_(true);
             wrt.push_back(z.slot(p));
         }
-        torch::Tensor out;
-        {
-            torch::AutoGradMode grad(true);
-            AutocastRestore autocast(holder->deviceType, holder->autocast, holder->autocastDtype);
-            at::Tensor current;
-            if (holder->generator) {
-                std::lock_guard<std::mutex> lock(holder->generator->mutex());
-                current = holder->generator->get_state();
-                holder->generator->set_state(holder->rngState);
-            }
-            try {
-                out = holder->fn(x);
-            } catch (...) {
-                if (holder->generator) holder->generator->set_state(current);
-                throw;
-            }
-            if (holder->generator) {
-                std::lock_guard<std::mutex> lock(holder->generator->mutex());
-                holder->generator->set_state(current);
-            }
-        }
+        torch::Tensor out = holder->replay.rerun(holder->fn, x);
         std::vector<torch::Tensor> grads = torch::autograd::grad({out}, wrt, {gradOut[0]}, false, false, true);
         out = torch::Tensor();
         const size_t first = x.requires_grad() ? 1 : 0;
@@ -320,14 +278,7 @@ torch::Tensor Zero3Optimizer::runBlock(const BlockFn& block, const torch::Tensor
     holder->zero = this;
     holder->block = size_t(b);
     holder->fn = block;
-    holder->deviceType = h.device().type();
-    holder->autocast = at::autocast::is_autocast_enabled(holder->deviceType);
-    holder->autocastDtype = at::autocast::get_autocast_dtype(holder->deviceType);
-    if (h.device().is_cpu() || h.device().is_cuda()) {
-        holder->generator = at::globalContext().defaultGenerator(h.device());
-        std::lock_guard<std::mutex> lock(holder->generator->mutex());
-        holder->rngState = holder->generator->get_state();
-    }
+    holder->replay = ForwardReplay::capture(h);
     torch::Tensor anchor = torch::empty({0}, h.options().dtype(torch::kFloat32)).requires_grad_(true);
     return Zero3BlockFunction::apply(holder, h, anchor);
 }
@@ -407,25 +358,7 @@ void Zero3Optimizer::flushBucket() {
 }
 
 GradientStats Zero3Optimizer::prepareGradients(double maxNorm, double lossScale) {
-    torch::NoGradGuard ng;
-    GradientStats st;
-    torch::Tensor g = m_gradShard.to(torch::kFloat32, /*non_blocking=*/false, /*copy=*/true);
-    g.div_(double(m_comm.worldSize()) * lossScale);
-    torch::Tensor sq = g.to(torch::kFloat64).pow(2).sum().reshape({1});  // padding is zero
-    m_comm.allReduce(sq);
-    const double sumSq = sq.item<double>();
-    st.norm = std::sqrt(sumSq);
-    st.overflow = !std::isfinite(sumSq);
-    if (st.overflow) {
-        m_master.mutable_grad() = torch::Tensor();
-        return st;
-    }
-    if (maxNorm > 0.0) {  // clip_grad_norm's rule
-        const double coef = maxNorm / (st.norm + 1e-6);
-        if (coef < 1.0) g.mul_(coef);
-    }
-    m_master.mutable_grad() = g;
-    return st;
+    return prepareShardGradients(m_gradShard, m_master, m_comm, maxNorm, lossScale);
 }
 
 void Zero3Optimizer::step(double lr) {

@@ -216,27 +216,32 @@ void ZeroOptimizer::endMicroStep() {
     }
 }
 
-GradientStats ZeroOptimizer::prepareGradients(double maxNorm, double lossScale) {
+GradientStats prepareShardGradients(const torch::Tensor& shardGrad, torch::Tensor& master, Communicator& comm,
+                                    double maxNorm, double lossScale) {
     torch::NoGradGuard ng;
     GradientStats st;
-    torch::Tensor g = m_partGrad.to(torch::kFloat32, /*non_blocking=*/false, /*copy=*/true);
-    g.div_(double(m_layout.world) * lossScale);
+    torch::Tensor g = shardGrad.to(torch::kFloat32, /*non_blocking=*/false, /*copy=*/true);
+    g.div_(double(comm.worldSize()) * lossScale);
     // Global norm: the shards' squared norms summed over the ranks (padding is zero); inf/nan anywhere spreads.
     torch::Tensor sq = g.to(torch::kFloat64).pow(2).sum().reshape({1});
-    m_comm.allReduce(sq);
+    comm.allReduce(sq);
     const double sumSq = sq.item<double>();
     st.norm = std::sqrt(sumSq);
     st.overflow = !std::isfinite(sumSq);
     if (st.overflow) {
-        m_master.mutable_grad() = torch::Tensor();
+        master.mutable_grad() = torch::Tensor();
         return st;
     }
     if (maxNorm > 0.0) {  // clip_grad_norm's rule
         const double coef = maxNorm / (st.norm + 1e-6);
         if (coef < 1.0) g.mul_(coef);
     }
-    m_master.mutable_grad() = g;
+    master.mutable_grad() = g;
     return st;
+}
+
+GradientStats ZeroOptimizer::prepareGradients(double maxNorm, double lossScale) {
+    return prepareShardGradients(m_partGrad, m_master, m_comm, maxNorm, lossScale);
 }
 
 void ZeroOptimizer::step(double lr) {

@@ -47,6 +47,12 @@ struct GradientStats {
     bool overflow = false;  // some rank's gradient holds inf/nan (fp16: the step must be skipped)
 };
 
+// The step's gradient of one rank's flat fp32 master partition, shared by stages 1-3: this rank's summed shard
+// gradient (zero padding) averaged over the ranks and unscaled by lossScale, the global norm from every rank's
+// squared norm, clipped by clip_grad_norm's rule, and set as master's .grad(). On overflow master gets no gradient.
+GradientStats prepareShardGradients(const torch::Tensor& shardGrad, torch::Tensor& master, Communicator& comm,
+                                    double maxNorm, double lossScale);
+
 class ZeroOptimizer {
 public:
     // params: the trainable parameters (one dtype; float32, bfloat16 or float16), identical on every rank.
