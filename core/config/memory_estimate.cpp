@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <map>
 #include <sstream>
 
 #include "core/util/error.h"
@@ -159,37 +160,63 @@ Result compute(const ModelShape& shape, const Inputs& in) {
         b.parameters = 0;
     }
 
-    // ---- communication buffers ------------------------------------------------------------------------
-    if (N > 1) {
-        const double t = double(trainable);
-        if (in.stage == 0) {
-            b.buckets = trainable * gradBytes;  // the trainer all-reduces one flat copy of every gradient
-        } else {
-            // DeepSpeed: an IPG bucket of reduce_bucket_size elements (two with overlap_comm) in the gradient
-            // dtype; updated parameters all-gathered allgather_bucket_size elements at a time. Never more
-            // than the model holds.
+    // ---- communication buffers: what this engine allocates (docs/zero.md), not DeepSpeed's CUDA layout --------
+    const double t = double(trainable);
+    if (N > 1 && in.stage == 0) {
+        b.buckets = trainable * gradBytes;  // the trainer all-reduces one flat copy of every gradient
+    } else if (N > 1 && in.stage <= 2) {
+        // The updated partition is all-gathered allgather_bucket_size elements at a time: the gathered buffer
+        // and this rank's piece converted to the parameter dtype.
+        const int64_t gatherElems = int64_t(std::min(in.zero.allgatherBucketSize, t));
+        b.buckets = (gatherElems + ceilDiv(gatherElems, N)) * paramBytes;
+        // Stage 1 reduces the flat gradient in place (no bucket). Stage 2 copies gradients into one
+        // reduce_bucket_size bucket as backward produces them (with contiguous_gradients off the gradients are
+        // kept instead: the same bytes) and concatenates each owner's part of it for the reduction.
+        // overlap_comm has no effect in this engine (no second bucket).
+        if (in.stage == 2) {
             const int64_t reduceElems = int64_t(std::min(in.zero.reduceBucketSize, t));
-            b.buckets = reduceElems * gradBytes * (in.zero.overlapComm ? 2 : 1);
-            if (in.stage <= 2) b.buckets += int64_t(std::min(in.zero.allgatherBucketSize, t)) * paramBytes;
-        }
-        if (in.stage >= 3) {
-            // Gathered parameters in use: the largest block (or embedding) whole, plus the prefetched next
-            // ones, bounded by stage3_max_live_parameters; their full bit16 gradients before reduce-scatter
-            // (DeepSpeed's 4 * largest_layer_params); small tensors below the persistence threshold stay whole.
-            const double largest = double(std::max(shape.largestLayerParameters(), shape.largestModuleParameters()));
-            const double live = std::min(in.zero.maxLiveParameters, largest + std::min(in.zero.prefetchBucketSize, double(psi)));
-            b.buckets += int64_t(live) * paramBytes + int64_t(largest) * gradBytes;
-            int64_t persistent = 0;
-            for (const auto& tensor : shape.tensors)
-                if (double(tensor.numel) <= in.zero.paramPersistenceThreshold) persistent += tensor.numel;
-            b.buckets += persistent * paramBytes - ceilDiv(persistent * paramBytes, N);
+            b.buckets += (reduceElems + std::min(reduceElems, ceilDiv(trainable, N))) * gradBytes;
         }
     } else if (in.stage >= 3) {
-        b.buckets = 0;  // one rank: everything is already local
+        // Stage 3 (any N: one rank gathers copies as well). Tensors of at most stage3_param_persistence_threshold
+        // elements stay whole on every rank, besides their chunk in the shard. The others are gathered: those
+        // outside the blocks for the whole micro-step; the running block plus the following blocks that fit
+        // stage3_prefetch_bucket_size, within stage3_max_live_parameters; plus the all-gather buffer of one block.
+        int64_t persistent = 0, outsideGathered = 0, outsideAll = 0;
+        std::map<int, int64_t> blockGathered, blockAll;
+        for (const auto& tensor : shape.tensors) {
+            const bool keep = double(tensor.numel) <= in.zero.paramPersistenceThreshold;
+            if (keep) persistent += tensor.numel;
+            if (tensor.layer < 0) {
+                outsideAll += tensor.numel;
+                if (!keep) outsideGathered += tensor.numel;
+            } else {
+                blockAll[tensor.layer] += tensor.numel;
+                if (!keep) blockGathered[tensor.layer] += tensor.numel;
+            }
+        }
+        int64_t block = 0, blockFull = 0;
+        for (const auto& [layer, n] : blockGathered) block = std::max(block, n);
+        for (const auto& [layer, n] : blockAll) blockFull = std::max(blockFull, n);
+        int64_t liveBlocks = 0;
+        if (block > 0) {
+            const int64_t prefetched = std::min({int64_t(blockGathered.size()) - 1, int64_t(in.zero.prefetchBucketSize / double(block)),
+                                                 std::max<int64_t>(0, int64_t(in.zero.maxLiveParameters / double(block)) - 1)});
+            liveBlocks = 1 + prefetched;
+        }
+        b.buckets = (persistent + outsideGathered + liveBlocks * block + block) * paramBytes;
+        // Gradients: those of the parameters outside the blocks are leaves held through backward; a block's
+        // gradients wait in the reduce_bucket_size bucket (a block larger than the bucket: all of them before it
+        // is cut into buckets), and the reduce-scatter's send buffer (N rows of the bucket's chunks) and this
+        // rank's received row come on top.
+        const int64_t reduceElems = int64_t(std::min(in.zero.reduceBucketSize, t));
+        b.buckets += (outsideAll + std::max(reduceElems, blockFull) + reduceElems + ceilDiv(reduceElems, N)) * gradBytes;
     }
 
     // ---- activations and workspace ----------------------------------------------------------------------
-    res.act = estimateActivations(shape, in.micro, in.seq, in.precision, in.device, in.checkpointing);
+    // Stage 3 runs every block through its gather/recompute runner: the forward keeps only the block's input and
+    // backward recomputes it, as activation checkpointing does, whatever model.activation_checkpointing says.
+    res.act = estimateActivations(shape, in.micro, in.seq, in.precision, in.device, in.checkpointing || in.stage >= 3);
     b.activations = res.act.stored + res.act.backwardWorking;
     // Stage 0 under autocast: the weights stay fp32 and autocast's bit16 copies are kept for backward (2Ψ).
     if (mixed && in.stage == 0) b.activations += psi * 2;
@@ -327,6 +354,9 @@ MemoryEstimate estimateMemory(const TrainConfig& config, const ModelShape& shape
                           "parameter, the same 16 in total) plus autocast's bit16 weight copies during the step");
     if (in.lora && in.lora->rank > 0)
         e.notes.push_back("LoRA: activations are counted as for full fine-tuning (frozen layers keep slightly less)");
+    if (in.stage >= 3 && !in.checkpointing)
+        e.notes.push_back("stage 3 recomputes every block in backward (it gathers the block's parameters again), so the "
+                          "activations are those of activation checkpointing");
     if (in.device == EstimateDevice::Cuda)
         e.notes.push_back("CUDA: the runtime term (CUDA context, library workspaces) is a typical figure, not measured");
     if (in.zero.offloadOptimizer != "none" && in.stage == 0)

@@ -102,6 +102,9 @@ private slots:
         QTest::addColumn<int>("stage");
         QTest::addColumn<int>("ranks");
         QTest::newRow("stage0-1rank") << 0 << 1;
+        QTest::newRow("stage1-2ranks") << 1 << 2;
+        QTest::newRow("stage2-2ranks") << 2 << 2;
+        QTest::newRow("stage3-2ranks") << 3 << 2;
     }
     void estimateWithinFifteenPercentOfMeasuredPeak() {
         QFETCH(int, stage);
