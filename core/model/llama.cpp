@@ -5,6 +5,7 @@
 
 #include <cmath>
 
+#include "core/model/block_ops.h"
 #include "core/util/error.h"
 
 namespace fts {
@@ -117,13 +118,6 @@ LlamaConfig parseLlamaConfig(const HfConfig& config, LlamaVariant variant) {
 
 namespace {
 
-// RMSNorm as transformers: float32 variance, normalise, cast back, scale by weight.
-torch::Tensor rmsNorm(const torch::Tensor& x, const torch::Tensor& weight, double eps) {
-    const auto inputType = x.scalar_type();
-    torch::Tensor h = x.to(torch::kFloat32);
-    h = h * torch::rsqrt(h.pow(2).mean(-1, true) + eps);
-    return weight * h.to(inputType);
-}
 
 class LlamaForCausalLM final : public HfModel {
 public:

@@ -120,11 +120,5 @@ std::pair<torch::Tensor, torch::Tensor> ropeCosSin(const RopeConfig& rope, int64
     return {emb.cos(), emb.sin()};
 }
 
-torch::Tensor applyRope(const torch::Tensor& x, const torch::Tensor& cos, const torch::Tensor& sin) {
-    const int64_t half = x.size(-1) / 2;
-    const torch::Tensor c = cos.to(x.scalar_type()), s = sin.to(x.scalar_type());
-    const torch::Tensor rotated = torch::cat({-x.narrow(-1, half, half), x.narrow(-1, 0, half)}, -1);
-    return x * c + rotated * s;
-}
 
 }  // namespace fts

@@ -30,7 +30,4 @@ torch::Tensor ropeInverseFrequencies(const RopeConfig& rope, int64_t seqLen, con
 // cos, sin (T, dim) float32 for positions 0..T-1 (emb = cat(freqs, freqs)).
 std::pair<torch::Tensor, torch::Tensor> ropeCosSin(const RopeConfig& rope, int64_t seqLen, const torch::Device& device);
 
-// x * cos + rotate_half(x) * sin with cos/sin (T, D) broadcast over (B, H, T, D); computed in x's dtype.
-torch::Tensor applyRope(const torch::Tensor& x, const torch::Tensor& cos, const torch::Tensor& sin);
-
 }  // namespace fts

@@ -4,6 +4,7 @@
 // count. The two sides run interleaved (ours, HF, ours, HF, ...) so that load from other processes on a shared
 // machine hits both alike; the best round of each side is compared. Goal: ours / HF >= 1.2.
 // Environment: FTS_BENCH_THREADS (default 2), FTS_BENCH_STEPS (default 8), FTS_BENCH_ROUNDS (default 2).
+#include "core/model/block_ops.h"
 #include "core/model/language_model.h"
 #include "core/optim/adamw.h"
 #include "core/train/host_allocator.h"
@@ -93,16 +94,30 @@ private slots:
         QFETCH(QString, arch);
         const QString dir = m_tmp.path() + "/" + arch;
         const int steps = envInt("FTS_BENCH_STEPS", 8), rounds = envInt("FTS_BENCH_ROUNDS", 2);
-        double ours = 0, hf = 0;
+        // Llama-family models also run once per round with the fused RMSNorm/RoPE kernels off (block_ops.h), to show
+        // what they give.
+        const bool fusedOps = arch == "llama" || arch == "qwen2";
+        double ours = 0, hf = 0, unfused = 0;
         for (int r = 0; r < rounds; ++r) {
             const double o = oursTokensPerSecond(dir.toStdString(), steps);
+            double u = 0;
+            if (fusedOps) {
+                fts::setFusedBlockOpsEnabled(false);
+                u = oursTokensPerSecond(dir.toStdString(), steps);
+                fts::setFusedBlockOpsEnabled(true);
+            }
             const double h = hfTokensPerSecond(dir, arch, steps, m_threads);
-            std::printf("BENCH   %s round %d: fts %.0f tokens/s, transformers %.0f tokens/s\n", qPrintable(arch), r + 1, o, h);
+            std::printf("BENCH   %s round %d: fts %.0f tokens/s, transformers %.0f tokens/s", qPrintable(arch), r + 1, o, h);
+            if (fusedOps) std::printf(", fts without fused block ops %.0f tokens/s", u);
+            std::printf("\n");
             ours = std::max(ours, o);
             hf = std::max(hf, h);
+            unfused = std::max(unfused, u);
         }
-        std::printf("BENCH train %s: fts %.0f tokens/s, transformers %.0f tokens/s, ratio %.2f (goal >= 1.2)\n",
+        std::printf("BENCH train %s: fts %.0f tokens/s, transformers %.0f tokens/s, ratio %.2f (goal >= 1.2)",
                     qPrintable(arch), ours, hf, hf > 0 ? ours / hf : 0.0);
+        if (fusedOps) std::printf("; without the fused block ops %.0f tokens/s, ratio %.2f", unfused, hf > 0 ? unfused / hf : 0.0);
+        std::printf("\n");
     }
 
 private:
