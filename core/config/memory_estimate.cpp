@@ -164,18 +164,20 @@ Result compute(const ModelShape& shape, const Inputs& in) {
     const double t = double(trainable);
     if (N > 1 && in.stage == 0) {
         b.buckets = trainable * gradBytes;  // the trainer all-reduces one flat copy of every gradient
-    } else if (N > 1 && in.stage <= 2) {
-        // The updated partition is all-gathered allgather_bucket_size elements at a time: the gathered buffer
-        // and this rank's piece converted to the parameter dtype.
-        const int64_t gatherElems = int64_t(std::min(in.zero.allgatherBucketSize, t));
-        b.buckets = (gatherElems + ceilDiv(gatherElems, N)) * paramBytes;
-        // Stage 1 reduces the flat gradient in place (no bucket). Stage 2 copies gradients into one
-        // reduce_bucket_size bucket as backward produces them (with contiguous_gradients off the gradients are
-        // kept instead: the same bytes) and concatenates each owner's part of it for the reduction.
-        // overlap_comm has no effect in this engine (no second bucket).
-        if (in.stage == 2) {
-            const int64_t reduceElems = int64_t(std::min(in.zero.reduceBucketSize, t));
-            b.buckets += (reduceElems + std::min(reduceElems, ceilDiv(trainable, N))) * gradBytes;
+    } else if (in.stage == 1 || in.stage == 2) {
+        const int64_t reduceElems = int64_t(std::min(in.zero.reduceBucketSize, t));
+        // Stage 2 copies gradients into one reduce_bucket_size bucket as backward produces them, at any N (with
+        // contiguous_gradients off the gradients are kept instead: the same bytes). overlap_comm has no effect in
+        // this engine (no second bucket). Stage 1 reduces its flat gradient in place (no bucket).
+        if (in.stage == 2) b.buckets = reduceElems * gradBytes;
+        if (N > 1) {
+            // Each owner's part of the stage-2 bucket is concatenated for its reduction; the updated partition is
+            // all-gathered allgather_bucket_size elements at a time: the gathered buffer and this rank's piece
+            // (Gloo's copy of it, or its conversion to the parameter dtype). With one rank the communicator
+            // copies instead, during the step after the master gradient is freed: not counted.
+            if (in.stage == 2) b.buckets += std::min(reduceElems, ceilDiv(trainable, N)) * gradBytes;
+            const int64_t gatherElems = int64_t(std::min(in.zero.allgatherBucketSize, t));
+            b.buckets += (gatherElems + ceilDiv(gatherElems, N)) * paramBytes;
         }
     } else if (in.stage >= 3) {
         // Stage 3 (any N: one rank gathers copies as well). Tensors of at most stage3_param_persistence_threshold
@@ -208,9 +210,11 @@ Result compute(const ModelShape& shape, const Inputs& in) {
         // Gradients: those of the parameters outside the blocks are leaves held through backward; a block's
         // gradients wait in the reduce_bucket_size bucket (a block larger than the bucket: all of them before it
         // is cut into buckets), and the reduce-scatter's send buffer (N rows of the bucket's chunks) and this
-        // rank's received row come on top.
+        // rank's received row come on top. On CPU, Gloo's reduce-scatter works on its own copy of the send
+        // buffer (LibTorch 2.11: the peak rises by the input + the output, measured; docs/estimate.md).
         const int64_t reduceElems = int64_t(std::min(in.zero.reduceBucketSize, t));
-        b.buckets += (outsideAll + std::max(reduceElems, blockFull) + reduceElems + ceilDiv(reduceElems, N)) * gradBytes;
+        const int64_t glooCopy = in.device == EstimateDevice::Cpu && N > 1 ? reduceElems : 0;
+        b.buckets += (outsideAll + std::max(reduceElems, blockFull) + reduceElems + glooCopy + ceilDiv(reduceElems, N)) * gradBytes;
     }
 
     // ---- activations and workspace ----------------------------------------------------------------------

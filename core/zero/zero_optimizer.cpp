@@ -223,7 +223,14 @@ GradientStats prepareShardGradients(const torch::Tensor& shardGrad, torch::Tenso
     torch::Tensor g = shardGrad.to(torch::kFloat32, /*non_blocking=*/false, /*copy=*/true);
     g.div_(double(comm.worldSize()) * lossScale);
     // Global norm: the shards' squared norms summed over the ranks (padding is zero); inf/nan anywhere spreads.
-    torch::Tensor sq = g.to(torch::kFloat64).pow(2).sum().reshape({1});
+    // Summed in float64 a piece at a time: a float64 copy of the whole shard and its square would be 16 bytes per
+    // element of transient memory, more than the optimizer state itself.
+    constexpr int64_t kNormPiece = int64_t(1) << 20;
+    torch::Tensor sq = torch::zeros({1}, g.options().dtype(torch::kFloat64));
+    for (int64_t k = 0; k < g.numel(); k += kNormPiece) {
+        const torch::Tensor piece = g.narrow(0, k, std::min(kNormPiece, g.numel() - k)).to(torch::kFloat64);
+        sq.add_(piece.dot(piece));
+    }
     comm.allReduce(sq);
     const double sumSq = sq.item<double>();
     st.norm = std::sqrt(sumSq);

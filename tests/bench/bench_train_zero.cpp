@@ -4,8 +4,10 @@
 //     `deepspeed` section, one intra-op thread per rank on both sides (the script sets OMP_NUM_THREADS=1 for
 //     DeepSpeed; this benchmark sets it for fts); rounds interleaved, the load average printed with each figure;
 // (2) per-rank peak memory (VmHWM) at stages 0-3 on N = 1, 2, 4 ranks next to the engine's own model-state
-//     accounting, the closed-form model states and `fts estimate`.
-// Environment: FTS_BENCH_STEPS (default 12), FTS_BENCH_ROUNDS (default 2), FTS_BENCH_SKIP_DS=1, FTS_BENCH_SKIP_MEMORY=1.
+//     accounting, the closed-form model states and `fts estimate`, for the quick-start model and a wider GPT-2
+//     whose model states dominate.
+// Environment: FTS_BENCH_STEPS (default 12), FTS_BENCH_ROUNDS (default 2), FTS_BENCH_SKIP_DS=1, FTS_BENCH_SKIP_MEMORY=1,
+// FTS_BENCH_SKIP_THROUGHPUT=1.
 #include <QProcess>
 #include <QTemporaryDir>
 #include <QtTest>
@@ -139,6 +141,7 @@ private slots:
     }
 
     void tokensPerSecond() {
+        if (envInt("FTS_BENCH_SKIP_THROUGHPUT", 0)) QSKIP("FTS_BENCH_SKIP_THROUGHPUT");
         const int steps = envInt("FTS_BENCH_STEPS", 12), rounds = envInt("FTS_BENCH_ROUNDS", 2);
         qputenv("OMP_NUM_THREADS", "1");  // what the DeepSpeed side runs with: one core per rank on both sides
         struct Row {
@@ -164,54 +167,88 @@ private slots:
         }
     }
 
+    // Two models: the quick-start recipe as integration_test_estimate_cli runs it (LibTorch's runtime and the
+    // activations dominate; every tensor is below the stage-3 persistence threshold), and a wider GPT-2 (25.7 M
+    // parameters, micro-batch 2 x 64, random init) whose model states dominate, so that the stages differ.
+    // One row per model and stage.
+    void peakMemoryPerRank_data() {
+        QTest::addColumn<QString>("model");
+        QTest::addColumn<int>("stage");
+        for (const char* m : {"quickstart", "wide"})
+            for (int stage : {0, 1, 2, 3}) QTest::addRow("%s-stage%d", m, stage) << QString(m) << stage;
+    }
     void peakMemoryPerRank() {
         if (envInt("FTS_BENCH_SKIP_MEMORY", 0)) QSKIP("FTS_BENCH_SKIP_MEMORY");
+        QFETCH(QString, model);
+        QFETCH(int, stage);
         qunsetenv("OMP_NUM_THREADS");  // LibTorch's default threads, as integration_test_estimate_cli runs
-        std::printf("\nper-rank memory, quick-start recipe (fp32, micro-batch 16 x 128, 3 steps); MiB\n");
-        std::printf("  stage  N | engine model states  fp32 formula  paper (mixed) | estimate: states  total | measured peak (min-max over ranks)\n");
-        const json kRun = {{"training", {{"max_steps", 3}, {"eval_interval", 0}, {"save_interval", 0}, {"log_interval", 1}}}};
-        for (int stage : {0, 1, 2, 3}) {
-            for (int n : {1, 2, 4}) {
-                json patch = kRun;
-                patch["deepspeed"]["zero_optimization"] = {{"stage", stage}};
-                const fs::path cfg = fts::testing::writeConfig(m_dir, "mem", patch);
-                const fs::path store = m_dir / "mem.sqlite";
-                fs::remove(store);
-                CliResult train = runFts({"train", q(cfg), "--store", q(store), "--quiet", "--nproc", QString::number(n)});
-                if (train.exitCode != 0) {
-                    std::printf("  %5d %2d | not run: %s\n", stage, n, qPrintable(train.err.right(160).trimmed()));
-                    continue;
-                }
-                CliResult est = runFts({"estimate", q(cfg), "--json", "--nproc", QString::number(n)});
-                const json e = json::parse(est.out.toStdString());
-                const json& b = e.at("per_rank");
-                const double psi = e.at("model").at("trainable_parameters").get<double>();
-                const double estStates = b.at("parameters").get<double>() + b.at("gradients").get<double>() +
-                                         b.at("optimizer_states").get<double>() + b.at("master_gradients").get<double>();
-                fts::RunStore s(store, true);
-                const int64_t run = s.listRuns().at(0).id;
-                std::vector<int64_t> peak(size_t(n), 0);
-                for (const auto& d : s.deviceSamples(run))
-                    if (d.rank >= 0 && d.rank < n) peak[size_t(d.rank)] = std::max(peak[size_t(d.rank)], d.peak);
-                double engine = -1;  // rank 0's own accounting, from its start log line
-                for (const auto& l : s.logsAfterId(run, 0)) {
-                    const auto at = l.message.find("model states");
-                    if (l.rank == 0 && at != std::string::npos) {
-                        const json m = json::parse(l.message.substr(l.message.find('{')));
-                        engine = m.at("total").get<double>() - m.value("buckets", 0.0);
-                    }
-                }
-                const double mib = 1048576.0;
-                std::printf("  %5d %2d | %19.2f  %12.2f  %13.2f | %16.2f  %6.1f | %.1f-%.1f\n", stage, n, engine / mib,
-                            fp32FormulaBytes(stage, psi, n) / mib, fts::zeroPaperBytes(stage, psi, n) / mib, estStates / mib,
-                            b.at("total").get<double>() / mib, double(*std::min_element(peak.begin(), peak.end())) / mib,
-                            double(*std::max_element(peak.begin(), peak.end())) / mib);
-                std::fflush(stdout);
+        json base = {{"training", {{"max_steps", 3}, {"eval_interval", 0}, {"save_interval", 0}, {"log_interval", 1}}}};
+        if (model == "wide") {
+            const fs::path dir = m_dir / "wide-model";
+            fs::create_directories(dir);
+            json c = json::parse(fts::readFile(kQuickstart / "model" / "config.json"));
+            c.merge_patch({{"n_embd", 512}, {"n_layer", 8}, {"n_head", 8}});
+            std::ofstream(dir / "config.json") << c.dump(2);
+            for (const char* f : {"tokenizer.json", "tokenizer_config.json"})
+                fs::copy_file(kQuickstart / "model" / f, dir / f, fs::copy_options::overwrite_existing);
+            base["model"] = {{"path", dir.string()}, {"init", "random"}};
+            base["data"] = {{"max_length", 64}, {"eval_fraction", 0.0}};
+            base["deepspeed"] = {{"train_micro_batch_size_per_gpu", 2},
+                                 {"scheduler", {{"params", {{"warmup_num_steps", 1}, {"total_num_steps", 3}}}}}};
+            if (stage == 0)
+                std::printf("\nper-rank memory, wide GPT-2 (512 x 8 layers, 25.7 M params; fp32, micro-batch 2 x 64, 3 steps); MiB\n");
+        } else if (stage == 0) {
+            std::printf("\nper-rank memory, quick-start recipe (fp32, micro-batch 16 x 128, 3 steps); MiB\n");
+        }
+        if (stage == 0)
+            std::printf("  stage  N | engine model states  fp32 formula  paper (mixed) | estimate: states  total | measured peak "
+                        "(min-max over ranks) | estimate / peak\n");
+        for (int n : {1, 2, 4}) {
+            json patch = base;
+            patch["deepspeed"]["zero_optimization"] = {{"stage", stage}};
+            const fs::path cfg = fts::testing::writeConfig(m_dir, "mem", patch);
+            const fs::path store = m_dir / "mem.sqlite";
+            fs::remove(store);
+            CliResult train = runFts({"train", q(cfg), "--store", q(store), "--quiet", "--nproc", QString::number(n)});
+            if (train.exitCode != 0) {
+                std::printf("  %5d %2d | not run: %s\n", stage, n, qPrintable(train.err.right(160).trimmed()));
+                continue;
             }
+            CliResult est = runFts({"estimate", q(cfg), "--json", "--nproc", QString::number(n)});
+            const json e = json::parse(est.out.toStdString());
+            const json& b = e.at("per_rank");
+            const double psi = e.at("model").at("trainable_parameters").get<double>();
+            const double estStates = b.at("parameters").get<double>() + b.at("gradients").get<double>() +
+                                     b.at("optimizer_states").get<double>() + b.at("master_gradients").get<double>();
+            fts::RunStore s(store, true);
+            const int64_t run = s.listRuns().at(0).id;
+            std::vector<int64_t> peak(size_t(n), 0);
+            for (const auto& d : s.deviceSamples(run))
+                if (d.rank >= 0 && d.rank < n) peak[size_t(d.rank)] = std::max(peak[size_t(d.rank)], d.peak);
+            double engine = -1;  // rank 0's own accounting, from its start log line
+            for (const auto& l : s.logsAfterId(run, 0)) {
+                const auto at = l.message.find("model states");
+                if (l.rank == 0 && at != std::string::npos) {
+                    const json m = json::parse(l.message.substr(l.message.find('{')));
+                    engine = m.at("total").get<double>() - m.value("buckets", 0.0);
+                }
+            }
+            const double mib = 1048576.0, total = b.at("total").get<double>();
+            const double lo = double(*std::min_element(peak.begin(), peak.end()));
+            const double hi = double(*std::max_element(peak.begin(), peak.end()));
+            std::printf("  %5d %2d | %19.2f  %12.2f  %13.2f | %16.2f  %6.1f | %.1f-%.1f | %.3f-%.3f\n", stage, n, engine / mib,
+                        fp32FormulaBytes(stage, psi, n) / mib, fts::zeroPaperBytes(stage, psi, n) / mib, estStates / mib,
+                        total / mib, lo / mib, hi / mib, total / hi, total / lo);
+            std::fflush(stdout);
         }
         std::printf("  (load %s)\n", loadAverage().c_str());
     }
 };
 
-QTEST_APPLESS_MAIN(BenchTrainZero)
+// Qt Test's 5-minute limit per function is too short for the 4-rank runs on a loaded 2-core machine.
+int main(int argc, char** argv) {
+    if (qEnvironmentVariableIsEmpty("QTEST_FUNCTION_TIMEOUT")) qputenv("QTEST_FUNCTION_TIMEOUT", "3600000");
+    BenchTrainZero bench;
+    return QTest::qExec(&bench, argc, argv);
+}
 #include "bench_train_zero.moc"
