@@ -3,6 +3,7 @@
 // transformers' problem_type loss, or the MLM head (dense, act, LayerNorm, decoder: tied to the word embeddings with
 // cls.predictions.bias, or untied with its own weight and bias as in transformers 5).
 #include "core/model/bert.h"
+#include "core/model/dense.h"
 #include "core/model/token_cross_entropy.h"
 
 #include <cmath>
@@ -190,7 +191,7 @@ public:
         const torch::Tensor& lnW = next(); const torch::Tensor& lnB = next();
         torch::Tensor t = applyActivation(m_cfg.activation, linearAt(tW, h, tB));
         t = torch::layer_norm(t, {C}, lnW, lnB, m_cfg.layerNormEps);
-        if (m_cfg.tieWordEmbeddings) return torch::linear(t, we, decBias);  // (B, T, V)
+        if (m_cfg.tieWordEmbeddings) return denseLinear(t, we, decBias);  // (B, T, V)
         // Untied (transformers 5): the decoder has its own weight and bias; cls.predictions.bias is kept but unused.
         const size_t decW = k++;
         const torch::Tensor& decB = next();

@@ -5,6 +5,7 @@
 
 #include <cmath>
 
+#include "core/model/dense.h"
 #include "core/util/error.h"
 
 namespace fts {
@@ -145,7 +146,7 @@ private:
         }
         const size_t f = blockBase(m_cfg.nLayer);  // ln_f.weight, ln_f.bias, [lm_head.weight]
         h = torch::layer_norm(h, {C}, param(f), param(f + 1), m_cfg.layerNormEpsilon);
-        return m_cfg.tieWordEmbeddings ? torch::linear(h, param(kWte)) : linearAt(f + 2, h, torch::Tensor());  // (B, T, V)
+        return m_cfg.tieWordEmbeddings ? denseLinear(h, param(kWte)) : linearAt(f + 2, h, torch::Tensor());  // (B, T, V)
     }
 
     // Parameter layout (spec order): wte, wpe, then 12 per block, then ln_f.weight, ln_f.bias, [lm_head.weight].

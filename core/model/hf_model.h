@@ -99,8 +99,6 @@ torch::Tensor applyActivation(Activation act, const torch::Tensor& x);
 // The dtype matmuls produce for parameters like `param`: the autocast dtype when autocast is on for its device.
 torch::ScalarType computeDtype(const torch::Tensor& param);
 
-// HF's Conv1D: x @ weight + bias with weight stored [in, out].  x (..., in) -> (..., out).
-torch::Tensor conv1d(const torch::Tensor& x, const torch::Tensor& weight, const torch::Tensor& bias);
 
 // Additive attention bias (B, 1, T, T) in `dtype` reproducing transformers' eager masking exactly: 0 where a
 // query may attend, dtype-min at future keys and at padding keys (-inf where both), so that rows whose keys

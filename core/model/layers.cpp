@@ -74,12 +74,6 @@ torch::ScalarType computeDtype(const torch::Tensor& param) {
     return param.scalar_type();
 }
 
-torch::Tensor conv1d(const torch::Tensor& x, const torch::Tensor& weight, const torch::Tensor& bias) {
-    auto sizes = x.sizes().vec();
-    sizes.back() = weight.size(1);
-    return torch::addmm(bias, x.reshape({-1, x.size(-1)}), weight).view(sizes);
-}
-
 torch::Tensor causalPaddingBias(const torch::Tensor& attentionMask, int64_t seqLen, torch::ScalarType dtype) {
     if (!attentionMask.defined()) return {};
     if (attentionMask.dim() != 2 || attentionMask.size(1) != seqLen)

@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "core/model/block_ops.h"
+#include "core/model/dense.h"
 #include "core/util/error.h"
 
 namespace fts {
@@ -228,7 +229,7 @@ private:
         }
         const size_t f = m_blockBase.back();  // model.norm.weight, [lm_head.weight]
         h = rmsNorm(h, m_params[f].tensor, m_cfg.rmsNormEps);
-        return m_cfg.tieWordEmbeddings ? torch::linear(h, embed) : linearAt(f + 1, h, torch::Tensor());  // (B, T, V)
+        return m_cfg.tieWordEmbeddings ? denseLinear(h, embed) : linearAt(f + 1, h, torch::Tensor());  // (B, T, V)
     }
 
     // Additive (B, 1, T, T) bias: 0 where allowed (causal, key not padding, inside the window), dtype-min elsewhere,

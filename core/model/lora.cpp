@@ -12,6 +12,7 @@
 #include <regex>
 #include <set>
 
+#include "core/model/dense.h"
 #include "core/model/hf_model.h"
 #include "core/model/safetensors_torch.h"
 #include "core/util/atomic_file.h"
@@ -106,7 +107,7 @@ double LoraOptions::scaling() const { return useRslora ? alpha / std::sqrt(doubl
 
 torch::Tensor LoraLayer::delta(const torch::Tensor& x, bool training) const {
     const torch::Tensor in = (training && dropout > 0.0) ? torch::dropout(x, dropout, true) : x;
-    return torch::linear(torch::linear(in, a), b) * scaling;
+    return denseLinear(denseLinear(in, a), b) * scaling;
 }
 
 torch::Tensor LoraLayer::deltaWeight() const {
@@ -123,13 +124,13 @@ void HfModel::setLora(std::vector<std::shared_ptr<LoraLayer>> byParam, std::shar
 
 torch::Tensor HfModel::linearAt(size_t weightIndex, const torch::Tensor& x, const torch::Tensor& bias) const {
     const torch::Tensor& w = m_params[weightIndex].tensor;
-    torch::Tensor y = bias.defined() ? torch::linear(x, w, bias) : torch::linear(x, w);
+    torch::Tensor y = denseLinear(x, w, bias);
     if (weightIndex < m_lora.size() && m_lora[weightIndex]) y = y + m_lora[weightIndex]->delta(x, m_training);
     return y;
 }
 
 torch::Tensor HfModel::conv1dAt(size_t weightIndex, const torch::Tensor& x, const torch::Tensor& bias) const {
-    torch::Tensor y = conv1d(x, m_params[weightIndex].tensor, bias);
+    torch::Tensor y = denseConv1d(x, m_params[weightIndex].tensor, bias);
     if (weightIndex < m_lora.size() && m_lora[weightIndex]) y = y + m_lora[weightIndex]->delta(x, m_training);
     return y;
 }

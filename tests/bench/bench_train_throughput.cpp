@@ -5,6 +5,7 @@
 // machine hits both alike; the best round of each side is compared. Goal: ours / HF >= 1.2.
 // Environment: FTS_BENCH_THREADS (default 2), FTS_BENCH_STEPS (default 8), FTS_BENCH_ROUNDS (default 2).
 #include "core/model/block_ops.h"
+#include "core/model/dense.h"
 #include "core/model/language_model.h"
 #include "core/optim/adamw.h"
 #include "core/train/host_allocator.h"
@@ -94,12 +95,15 @@ private slots:
         QFETCH(QString, arch);
         const QString dir = m_tmp.path() + "/" + arch;
         const int steps = envInt("FTS_BENCH_STEPS", 8), rounds = envInt("FTS_BENCH_ROUNDS", 2);
-        // Llama-family models also run once per round with the fused RMSNorm/RoPE kernels off (block_ops.h), to show
-        // what they give.
+        // Our side also runs with LibTorch's own GEMM (MKL through addmm, FTS_CPU_GEMM=libtorch) and, for the Llama
+        // family, without the fused RMSNorm/RoPE kernels (block_ops.h): what each engine choice gives on its own.
         const bool fusedOps = arch == "llama" || arch == "qwen2";
-        double ours = 0, hf = 0, unfused = 0;
+        double ours = 0, hf = 0, libtorchGemm = 0, unfused = 0;
         for (int r = 0; r < rounds; ++r) {
             const double o = oursTokensPerSecond(dir.toStdString(), steps);
+            fts::setOneDnnGemmEnabled(false);
+            const double g = oursTokensPerSecond(dir.toStdString(), steps);
+            fts::setOneDnnGemmEnabled(true);
             double u = 0;
             if (fusedOps) {
                 fts::setFusedBlockOpsEnabled(false);
@@ -107,16 +111,19 @@ private slots:
                 fts::setFusedBlockOpsEnabled(true);
             }
             const double h = hfTokensPerSecond(dir, arch, steps, m_threads);
-            std::printf("BENCH   %s round %d: fts %.0f tokens/s, transformers %.0f tokens/s", qPrintable(arch), r + 1, o, h);
-            if (fusedOps) std::printf(", fts without fused block ops %.0f tokens/s", u);
+            std::printf("BENCH   %s round %d: fts %.0f tokens/s, transformers %.0f tokens/s; fts with LibTorch's GEMM %.0f",
+                        qPrintable(arch), r + 1, o, h, g);
+            if (fusedOps) std::printf(", fts without fused block ops %.0f", u);
             std::printf("\n");
             ours = std::max(ours, o);
             hf = std::max(hf, h);
+            libtorchGemm = std::max(libtorchGemm, g);
             unfused = std::max(unfused, u);
         }
-        std::printf("BENCH train %s: fts %.0f tokens/s, transformers %.0f tokens/s, ratio %.2f (goal >= 1.2)",
-                    qPrintable(arch), ours, hf, hf > 0 ? ours / hf : 0.0);
-        if (fusedOps) std::printf("; without the fused block ops %.0f tokens/s, ratio %.2f", unfused, hf > 0 ? unfused / hf : 0.0);
+        auto ratio = [hf](double x) { return hf > 0 ? x / hf : 0.0; };
+        std::printf("BENCH train %s: fts %.0f tokens/s, transformers %.0f tokens/s, ratio %.2f (goal >= 1.2); with LibTorch's "
+                    "GEMM %.0f (ratio %.2f)", qPrintable(arch), ours, hf, ratio(ours), libtorchGemm, ratio(libtorchGemm));
+        if (fusedOps) std::printf("; without the fused block ops %.0f (ratio %.2f)", unfused, ratio(unfused));
         std::printf("\n");
     }
 
