@@ -13,15 +13,6 @@ namespace fts {
 
 namespace {
 
-std::string dtypeName(torch::ScalarType t) {
-    switch (t) {
-        case torch::kFloat32: return "float32";
-        case torch::kBFloat16: return "bfloat16";
-        case torch::kFloat16: return "float16";
-        default: return c10::toString(t);
-    }
-}
-
 // Replicated AdamW; with N > 1 ranks the gradients are averaged with one all-reduce over a flat copy. Parameters
 // in fp16/bf16 get fp32 master copies (the update runs on the masters, then they are copied into the parameters).
 std::vector<torch::Tensor> fp32Masters(const std::vector<torch::Tensor>& params) {

@@ -18,15 +18,6 @@ namespace fts {
 
 namespace {
 
-std::string dtypeName(torch::ScalarType t) {
-    switch (t) {
-        case torch::kFloat32: return "float32";
-        case torch::kBFloat16: return "bfloat16";
-        case torch::kFloat16: return "float16";
-        default: return c10::toString(t);
-    }
-}
-
 int64_t numelOf(const std::vector<int64_t>& shape) {
     int64_t n = 1;
     for (int64_t d : shape) n *= d;
@@ -416,35 +407,16 @@ nlohmann::json Zero3Optimizer::partitionJson() const {
 }
 
 std::vector<std::pair<std::string, torch::Tensor>> Zero3Optimizer::shardTensors() const {
-    std::vector<std::pair<std::string, torch::Tensor>> out{{"master", m_master}};
-    for (auto& [name, t] : m_adam.stateTensors()) out.emplace_back(name, t);
-    return out;
+    return partitionTensors(m_master, m_adam);
 }
 
 void Zero3Optimizer::loadShard(const std::vector<std::pair<std::string, torch::Tensor>>& tensors, int64_t step,
                                const std::string& what) {
+    loadPartition(tensors, m_shardElems,
+                  "this rank's ZeRO stage 3 shards of " + std::to_string(m_params.size()) + " parameters over " +
+                      std::to_string(m_comm.worldSize()) + " ranks",
+                  m_master, m_adam, step, what);
     torch::NoGradGuard ng;
-    std::vector<std::pair<std::string, torch::Tensor>> adam;
-    bool haveMaster = false;
-    for (const auto& [name, t] : tensors) {
-        if (t.numel() != m_shardElems)
-            throw FormatError(what + ": tensor '" + name + "' has " + std::to_string(t.numel()) + " elements, expected " +
-                              std::to_string(m_shardElems) + " (this rank's ZeRO stage 3 shards of " +
-                              std::to_string(m_params.size()) + " parameters over " + std::to_string(m_comm.worldSize()) +
-                              " ranks)");
-        if (name == "master") {
-            m_master.detach().copy_(t);
-            haveMaster = true;
-        } else {
-            adam.emplace_back(name, t);
-        }
-    }
-    if (!haveMaster) throw FormatError(what + ": tensor 'master' is missing");
-    try {
-        m_adam.loadState(adam, step);
-    } catch (const Error& e) {
-        throw FormatError(what + ": " + e.what());
-    }
     m_shard.copy_(m_master);
     refreshPersistent();
 }

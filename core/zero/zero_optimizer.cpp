@@ -21,14 +21,6 @@ FlatLayout makeFlatLayout(int64_t numel, int world) {
     return l;
 }
 
-namespace {
-
-int64_t totalNumel(const std::vector<torch::Tensor>& ts) {
-    int64_t n = 0;
-    for (const auto& t : ts) n += t.numel();
-    return n;
-}
-
 std::string dtypeName(torch::ScalarType t) {
     switch (t) {
         case torch::kFloat32: return "float32";
@@ -36,6 +28,44 @@ std::string dtypeName(torch::ScalarType t) {
         case torch::kFloat16: return "float16";
         default: return c10::toString(t);
     }
+}
+
+std::vector<std::pair<std::string, torch::Tensor>> partitionTensors(const torch::Tensor& master, const AdamW& adam) {
+    std::vector<std::pair<std::string, torch::Tensor>> out{{"master", master}};
+    for (auto& [name, t] : adam.stateTensors()) out.emplace_back(name, t);
+    return out;
+}
+
+void loadPartition(const std::vector<std::pair<std::string, torch::Tensor>>& tensors, int64_t elements,
+                   const std::string& partition, torch::Tensor master, AdamW& adam, int64_t step, const std::string& what) {
+    torch::NoGradGuard ng;
+    std::vector<std::pair<std::string, torch::Tensor>> moments;
+    bool haveMaster = false;
+    for (const auto& [name, t] : tensors) {
+        if (t.numel() != elements)
+            throw FormatError(what + ": tensor '" + name + "' has " + std::to_string(t.numel()) + " elements, expected " +
+                              std::to_string(elements) + " (" + partition + ")");
+        if (name == "master") {
+            master.detach().copy_(t);
+            haveMaster = true;
+        } else {
+            moments.emplace_back(name, t);
+        }
+    }
+    if (!haveMaster) throw FormatError(what + ": tensor 'master' is missing");
+    try {
+        adam.loadState(moments, step);
+    } catch (const Error& e) {
+        throw FormatError(what + ": " + e.what());
+    }
+}
+
+namespace {
+
+int64_t totalNumel(const std::vector<torch::Tensor>& ts) {
+    int64_t n = 0;
+    for (const auto& t : ts) n += t.numel();
+    return n;
 }
 
 torch::Tensor initialMaster(const std::vector<torch::Tensor>& params, const FlatLayout& l, int rank) {
@@ -309,35 +339,15 @@ ModelStateBytes ZeroOptimizer::modelState() const {
 }
 
 std::vector<std::pair<std::string, torch::Tensor>> ZeroOptimizer::shardTensors() const {
-    std::vector<std::pair<std::string, torch::Tensor>> out{{"master", m_master}};
-    for (auto& [name, t] : m_adam.stateTensors()) out.emplace_back(name, t);
-    return out;
+    return partitionTensors(m_master, m_adam);
 }
 
 void ZeroOptimizer::loadShard(const std::vector<std::pair<std::string, torch::Tensor>>& tensors, int64_t step,
                               const std::string& what) {
-    torch::NoGradGuard ng;
-    std::vector<std::pair<std::string, torch::Tensor>> adam;
-    bool haveMaster = false;
-    for (const auto& [name, t] : tensors) {
-        if (t.numel() != m_layout.chunk)
-            throw FormatError(what + ": tensor '" + name + "' has " + std::to_string(t.numel()) + " elements, expected " +
-                              std::to_string(m_layout.chunk) + " (this rank's ZeRO partition of " +
-                              std::to_string(m_layout.numel) + " parameters over " + std::to_string(m_layout.world) +
-                              " ranks)");
-        if (name == "master") {
-            m_master.copy_(t);
-            haveMaster = true;
-        } else {
-            adam.emplace_back(name, t);
-        }
-    }
-    if (!haveMaster) throw FormatError(what + ": tensor 'master' is missing");
-    try {
-        m_adam.loadState(adam, step);
-    } catch (const Error& e) {
-        throw FormatError(what + ": " + e.what());
-    }
+    loadPartition(tensors, m_layout.chunk,
+                  "this rank's ZeRO partition of " + std::to_string(m_layout.numel) + " parameters over " +
+                      std::to_string(m_layout.world) + " ranks",
+                  m_master, m_adam, step, what);
     gatherParams();
 }
 

@@ -32,6 +32,18 @@ struct FlatLayout {
 };
 FlatLayout makeFlatLayout(int64_t numel, int world);
 
+// The dtype names of the model-state accounting (model_state.h): float32, bfloat16, float16, else LibTorch's name.
+std::string dtypeName(torch::ScalarType t);
+
+// One rank's optimizer partition as a checkpoint holds it (stages 1-3): "master" and AdamW's moments.
+std::vector<std::pair<std::string, torch::Tensor>> partitionTensors(const torch::Tensor& master, const AdamW& adam);
+
+// Restores a partition saved by partitionTensors: every tensor must have `elements` elements (else a FormatError
+// naming it, `what` (the file) and `partition`, the layout it was expected from); "master" is copied into `master`,
+// the moments go to `adam`.
+void loadPartition(const std::vector<std::pair<std::string, torch::Tensor>>& tensors, int64_t elements,
+                   const std::string& partition, torch::Tensor master, AdamW& adam, int64_t step, const std::string& what);
+
 // DeepSpeed's zero_optimization keys this engine honours (sizes in elements, as DeepSpeed counts them).
 struct ZeroOptions {
     int stage = 1;                                // 1 or 2
