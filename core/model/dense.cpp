@@ -24,7 +24,7 @@ using torch::autograd::tensor_list;
 std::atomic<bool>& oneDnnFlag() {
     static std::atomic<bool> on{[] {
         const char* v = std::getenv("FTS_CPU_GEMM");
-        return !(v && std::strcmp(v, "libtorch") == 0);
+        return !(v && std::strcmp(v, "libtorch") == 0) && oneDnnGemmAvailable();
     }()};
     return on;
 }
@@ -75,8 +75,25 @@ torch::Tensor withBias(const torch::Tensor& y, const torch::Tensor& bias) { retu
 
 }  // namespace
 
+bool oneDnnGemmAvailable() {
+    // LibTorch 2.11's mkldnn_matmul refuses, even for float32, CPUs without AVX-512 BW/VL/DQ or AVX-NE-CONVERT
+    // ("mkldnn_matmul bf16 path needs the cpu support ..."): many AVX2 workstations. One tiny product tells.
+    static const bool available = [] {
+        try {
+            torch::NoGradGuard ng;
+            const torch::Tensor a = torch::ones({2, 2});
+            torch::Tensor out = torch::empty({2, 2});
+            at::native::mkldnn_matmul(a, a, out, 0.0f, 1.0f);
+            return out.sum().item<float>() == 8.0f;
+        } catch (const std::exception&) {
+            return false;
+        }
+    }();
+    return available;
+}
+
 bool oneDnnGemmEnabled() { return oneDnnFlag().load(); }
-void setOneDnnGemmEnabled(bool on) { oneDnnFlag().store(on); }
+void setOneDnnGemmEnabled(bool on) { oneDnnFlag().store(on && oneDnnGemmAvailable()); }
 
 torch::Tensor denseLinear(const torch::Tensor& x, const torch::Tensor& weight, const torch::Tensor& bias) {
     if (useOneDnn(x, weight, bias) && x.size(-1) == weight.size(1) && (!bias.defined() || bias.size(0) == weight.size(0)))

@@ -13,9 +13,12 @@ torch::Tensor denseLinear(const torch::Tensor& x, const torch::Tensor& weight, c
 // x @ weight + bias, weight (in, out) as transformers' Conv1D (GPT-2); bias may be undefined.
 torch::Tensor denseConv1d(const torch::Tensor& x, const torch::Tensor& weight, const torch::Tensor& bias);
 
-// Whether CPU float32 products use oneDNN (default yes; FTS_CPU_GEMM=libtorch turns it off, for the side-by-side
-// benchmark and for bisecting).
+// Whether CPU float32 products use oneDNN (default yes where it runs; FTS_CPU_GEMM=libtorch turns it off, for the
+// side-by-side benchmark and for bisecting). Enabling has no effect where oneDnnGemmAvailable() is false.
 bool oneDnnGemmEnabled();
 void setOneDnnGemmEnabled(bool on);
+// Whether LibTorch's oneDNN matmul runs on this CPU (LibTorch 2.11 refuses CPUs without AVX-512 BW/VL/DQ or
+// AVX-NE-CONVERT); without it the products go to LibTorch's own ops.
+bool oneDnnGemmAvailable();
 
 }  // namespace fts
