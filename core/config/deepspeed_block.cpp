@@ -4,6 +4,8 @@
 // train_batch_size == micro * accumulation * world size, exactly as DeepSpeed asserts it.
 #include "core/config/deepspeed_block.h"
 
+#include "core/config/offload_block.h"
+
 #include <algorithm>
 #include <cctype>
 #include <cmath>
@@ -41,7 +43,7 @@ int64_t floorDiv(int64_t a, int64_t b) {
 // Top-level DeepSpeed keys Finetune Studio reads.
 const std::vector<std::string> kUsedTopKeys = {
     "train_batch_size", "train_micro_batch_size_per_gpu", "gradient_accumulation_steps", "gradient_clipping",
-    "fp16", "bf16", "bfloat16", "optimizer", "scheduler", "zero_optimization", "steps_per_print"};
+    "fp16", "bf16", "bfloat16", "optimizer", "scheduler", "zero_optimization", "steps_per_print", "aio"};
 
 // Valid DeepSpeed 0.19.8 top-level keys that Finetune Studio accepts but does not act on (yet).
 const std::vector<std::string> kIgnoredTopKeys = {
@@ -50,7 +52,7 @@ const std::vector<std::string> kIgnoredTopKeys = {
     "zero_force_ds_cpu_optimizer", "prescale_gradients", "gradient_predivide_factor",
     "communication_data_type", "seq_parallel_communication_data_type", "gradient_allreduce_op",
     "disable_allgather", "dump_state", "disable_python_gc", "vocabulary_size", "dataloader_drop_last",
-    "checkpoint", "data_types", "aio", "autotuning", "compile", "timers", "tensor_parallel",
+    "checkpoint", "data_types", "autotuning", "compile", "timers", "tensor_parallel",
     "expert_parallel", "hybrid_engine", "pipeline", "data_efficiency", "weight_quantization",
     "torch_autocast", "use_data_before_expert_parallelism", "log_level", "managed_gradient_accumulation",
     "sequence_parallel_size", "datastates_ckpt"};
@@ -569,7 +571,7 @@ void parseScheduler(const json& block, int64_t maxSteps, double optimizerLr, Iss
 
 // ---- ZeRO -----------------------------------------------------------------------------------------------
 
-void parseZero(const json& block, IssueList& issues, int& stage, ZeroConfig& zero) {
+void parseZero(const json& block, const std::filesystem::path& baseDir, IssueList& issues, int& stage, ZeroConfig& zero) {
     const json* v = findField(block, "zero_optimization");
     if (!v) return;
     const std::string path = joinKey(kDs, "zero_optimization");
@@ -593,7 +595,13 @@ void parseZero(const json& block, IssueList& issues, int& stage, ZeroConfig& zer
         if (auto n = readInt(issues, *f, joinKey(path, "allgather_bucket_size"), 0, kMax, "a number of elements >= 0"))
             zero.allgatherBucketSize = std::max<int64_t>(1, *n);
     if (auto f = findField(o, "overlap_comm", true))
-        if (auto b = readBool(issues, *f, joinKey(path, "overlap_comm"))) zero.overlapComm = *b;
+        if (auto b = readBool(issues, *f, joinKey(path, "overlap_comm"))) {
+            zero.overlapComm = *b;
+            if (*b)
+                issues.warning(joinKey(path, "overlap_comm"),
+                               "no effect in this version: each bucket is reduced when it fills, on the training thread "
+                               "(docs/zero.md)");
+        }
     if (auto f = findField(o, "contiguous_gradients", true))
         if (auto b = readBool(issues, *f, joinKey(path, "contiguous_gradients"))) zero.contiguousGradients = *b;
     if (auto f = findField(o, "reduce_scatter", true))
@@ -608,6 +616,8 @@ void parseZero(const json& block, IssueList& issues, int& stage, ZeroConfig& zer
     stage3Key("stage3_prefetch_bucket_size", "prefetch_bucket_size", zero.prefetchBucketSize);
     stage3Key("stage3_param_persistence_threshold", "param_persistence_threshold", zero.paramPersistenceThreshold);
     stage3Key("stage3_max_live_parameters", "max_live_parameters", zero.maxLiveParameters);
+    parseZeroOffload(o, path, stage, baseDir, issues, zero);  // offload_optimizer, offload_param, sub_group_size
+    warnUnusedZeroKeys(o, path, issues);
     for (const auto& [k, why] : kRemovedZeroKeys)
         if (o.contains(k))
             issues.error(joinKey(path, k), why + "; DeepSpeed 0.19 rejects this key, remove it");
@@ -628,7 +638,8 @@ const char* schedulerTypeName(SchedulerType type) {
     return "";
 }
 
-DeepSpeedConfig parseDeepSpeedBlock(const json& block, int worldSize, int64_t maxSteps, IssueList& issues) {
+DeepSpeedConfig parseDeepSpeedBlock(const json& block, int worldSize, int64_t maxSteps, IssueList& issues,
+                                    const std::filesystem::path& baseDir) {
     DeepSpeedConfig out;
     out.worldSize = worldSize;
     if (!expectObject(issues, block, kDs)) return out;
@@ -677,7 +688,8 @@ DeepSpeedConfig parseDeepSpeedBlock(const json& block, int worldSize, int64_t ma
 
     parseOptimizer(block, issues, out.optimizer);
     parseScheduler(block, maxSteps, out.optimizer.lr, issues, out.scheduler);
-    parseZero(block, issues, out.zeroStage, out.zero);
+    parseZero(block, baseDir, issues, out.zeroStage, out.zero);
+    parseAio(block, issues, out.aio);
     return out;
 }
 
@@ -729,7 +741,12 @@ json deepSpeedToJson(const DeepSpeedConfig& ds) {
                                 {"reduce_scatter", ds.zero.reduceScatter},
                                 {"stage3_prefetch_bucket_size", ds.zero.prefetchBucketSize},
                                 {"stage3_param_persistence_threshold", ds.zero.paramPersistenceThreshold},
-                                {"stage3_max_live_parameters", ds.zero.maxLiveParameters}};
+                                {"stage3_max_live_parameters", ds.zero.maxLiveParameters},
+                                {"sub_group_size", ds.zero.subGroupSize}};
+    if (ds.zero.offloadOptimizer.enabled())
+        out["zero_optimization"]["offload_optimizer"] = offloadOptimizerToJson(ds.zero.offloadOptimizer);
+    if (ds.zero.offloadParam.enabled()) out["zero_optimization"]["offload_param"] = offloadParamToJson(ds.zero.offloadParam);
+    out["aio"] = aioToJson(ds.aio);
     return out;
 }
 

@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 
 #include <cstdint>
+#include <filesystem>
 
 #include "core/config/config_reader.h"
 #include "core/config/train_config.h"
@@ -13,7 +14,9 @@ namespace fts::config_detail {
 // Reads the block at key path "deepspeed". maxSteps (training.max_steps, 0 = unknown) resolves a
 // missing scheduler total_num_steps. Every problem goes to `issues`; the result is meaningful only when
 // no error was recorded.
-DeepSpeedConfig parseDeepSpeedBlock(const json& block, int worldSize, int64_t maxSteps, IssueList& issues);
+// Relative paths in it (offload nvme_path) resolve against baseDir.
+DeepSpeedConfig parseDeepSpeedBlock(const json& block, int worldSize, int64_t maxSteps, IssueList& issues,
+                                    const std::filesystem::path& baseDir = {});
 
 // The resolved block: every key DeepSpeed would need to reproduce `ds`, nothing Finetune Studio ignores.
 json deepSpeedToJson(const DeepSpeedConfig& ds);

@@ -29,6 +29,8 @@ struct ZeroKnobs {
     double maxLiveParameters = 1e9;           // stage3_max_live_parameters, elements
     std::string offloadOptimizer = "none";
     std::string offloadParam = "none";
+    double subGroupSize = 1e9;                // sub_group_size, elements
+    double offloadBufferCount = 4;            // offload_optimizer.buffer_count (NVMe host buffers)
 };
 
 double numberOr(const json& o, const char* key, double fallback) {
@@ -64,6 +66,9 @@ ZeroKnobs readZeroKnobs(const json& raw, int stage) {
     k.maxLiveParameters = numberOr(z, "stage3_max_live_parameters", k.maxLiveParameters);
     k.offloadOptimizer = offloadDevice(z, "offload_optimizer");
     k.offloadParam = offloadDevice(z, "offload_param");
+    k.subGroupSize = std::max(1.0, numberOr(z, "sub_group_size", k.subGroupSize));
+    if (auto o = z.find("offload_optimizer"); o != z.end() && o->is_object())
+        k.offloadBufferCount = std::max(1.0, numberOr(*o, "buffer_count", k.offloadBufferCount));
     return k;
 }
 
@@ -150,15 +155,26 @@ Result compute(const ModelShape& shape, const Inputs& in) {
     const int64_t masterGrads = in.stage >= 1 ? ceilDiv(trainable * 4, N) : 0;
     const bool offloadOpt = in.stage >= 1 && (in.zero.offloadOptimizer == "cpu" || in.zero.offloadOptimizer == "nvme");
     if (offloadOpt) {
-        b.hostOffload = optimizer + masterGrads;
+        // The offloaded partition (core/offload/optimizer_partition.h): fp32 master + moments in host memory, or in
+        // a swap file with buffer_count host buffers of one sub-group each; no fp32 master gradient (CPU-Adam reads
+        // the reduced gradient in its own dtype). Stages 1-2 keep a parameter-dtype copy of the partition on the
+        // device for the all-gather; a CUDA device stages one sub-group of gradient and parameter in host memory.
+        const int64_t part = ceilDiv(trainable, N);
+        const int64_t group = std::min<int64_t>(part, int64_t(in.zero.subGroupSize));
+        if (in.zero.offloadOptimizer == "nvme") {
+            const int64_t seg = ceilDiv(group * 4, 4096) * 4096, groups = group > 0 ? ceilDiv(part, group) : 0;
+            b.nvmeOffload = groups * 3 * seg;
+            b.hostOffload = std::min<int64_t>(groups, int64_t(in.zero.offloadBufferCount)) * 3 * seg;
+        } else {
+            b.hostOffload = optimizer;
+        }
+        if (in.stage <= 2) b.parameters += part * paramBytes;
+        if (in.device == EstimateDevice::Cuda) b.hostOffload += group * (gradBytes + paramBytes);
     } else {
         b.optimizerStates = optimizer;
         b.masterGradients = masterGrads;
     }
-    if (in.stage >= 3 && (in.zero.offloadParam == "cpu" || in.zero.offloadParam == "nvme")) {
-        b.hostOffload += b.parameters;
-        b.parameters = 0;
-    }
+    // offload_param runs on a CPU device only, where the shards are in host memory already (nothing moves).
 
     // ---- communication buffers: what this engine allocates (docs/zero.md), not DeepSpeed's CUDA layout --------
     const double t = double(trainable);
@@ -428,7 +444,7 @@ nlohmann::json toJson(const MemoryBreakdown& b) {
     return {{"parameters", b.parameters},   {"gradients", b.gradients},     {"optimizer_states", b.optimizerStates},
             {"master_gradients", b.masterGradients}, {"activations", b.activations}, {"buckets", b.buckets},
             {"workspace", b.workspace},     {"allocator_slack", b.allocatorSlack}, {"runtime", b.runtime},         {"total", b.total},
-            {"host_offload", b.hostOffload}};
+            {"host_offload", b.hostOffload}, {"nvme_offload", b.nvmeOffload}};
 }
 
 nlohmann::json toJson(const MemoryEstimate& e) {
@@ -507,7 +523,8 @@ std::string formatEstimate(const MemoryEstimate& e) {
     row("allocator slack", b.allocatorSlack);
     row("runtime", b.runtime);
     row("total", b.total);
-    if (b.hostOffload > 0) row("host (offloaded)", b.hostOffload);
+    if (b.hostOffload > 0) row(e.device == EstimateDevice::Cuda ? "host (offloaded)" : "offloaded (host)", b.hostOffload);
+    if (b.nvmeOffload > 0) row("NVMe (offloaded)", b.nvmeOffload);
     if (e.deviceCapacity)
         out << "\n" << (e.fits ? "fits" : "does NOT fit") << " in " << formatBytes(*e.deviceCapacity) << " per rank\n";
     if (!e.suggestions.empty()) {

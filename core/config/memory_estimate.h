@@ -45,7 +45,8 @@ struct MemoryBreakdown {
                                   // activations + workspace); CUDA: 0 (the telemetry reports allocated bytes)
     int64_t runtime = 0;          // fixed per-process cost: LibTorch's code and heap (CPU) or CUDA context
     int64_t total = 0;
-    int64_t hostOffload = 0;      // optimizer state moved to host memory or NVMe (not in total)
+    int64_t hostOffload = 0;      // optimizer offload: host memory (states, NVMe buffers, CUDA staging); not in total
+    int64_t nvmeOffload = 0;      // optimizer offload to NVMe: the swap file's bytes; not in total
     int64_t modelStates() const { return parameters + gradients + optimizerStates + masterGradients; }
 };
 

@@ -382,7 +382,7 @@ ConfigParseResult parseDocument(const json& doc, const fs::path& baseDir, int wo
     parseData(doc, baseDir, issues, cfg.data);
     parseTraining(doc, baseDir, issues, cfg.training);
     if (const json* ds = findField(doc, "deepspeed"))
-        cfg.deepspeed = parseDeepSpeedBlock(*ds, worldSize, cfg.training.maxSteps, issues);
+        cfg.deepspeed = parseDeepSpeedBlock(*ds, worldSize, cfg.training.maxSteps, issues, baseDir);
     else
         issues.error("deepspeed", "missing; expected the DeepSpeed config object (at least "
                                   "train_micro_batch_size_per_gpu or train_batch_size)");
@@ -390,6 +390,15 @@ ConfigParseResult parseDocument(const json& doc, const fs::path& baseDir, int wo
 }
 
 }  // namespace
+
+const char* offloadDeviceName(OffloadDevice d) {
+    switch (d) {
+        case OffloadDevice::Cpu: return "cpu";
+        case OffloadDevice::Nvme: return "nvme";
+        case OffloadDevice::None: break;
+    }
+    return "none";
+}
 
 std::string ConfigParseResult::errorText() const {
     std::string out;

@@ -56,6 +56,44 @@ struct SchedulerConfig {
     double cosMinRatio = 0.0001;
 };
 
+// Where an offloaded part of the model states rests (zero_optimization.offload_*.device).
+enum class OffloadDevice { None, Cpu, Nvme };
+const char* offloadDeviceName(OffloadDevice d);  // "none", "cpu", "nvme"
+
+// zero_optimization.offload_optimizer (DeepSpeed 0.19.8's DeepSpeedZeroOffloadOptimizerConfig): the fp32 master
+// and the Adam moments of this rank's partition live in host memory (cpu) or in swap files (nvme), and the
+// optimizer step runs on the CPU (CPU-Adam). Stages 1-3.
+struct OffloadOptimizerConfig {
+    OffloadDevice device = OffloadDevice::None;
+    std::filesystem::path nvmePath;  // nvme: swap files go to <nvme_path>/<run>/rank<r>/
+    bool pinMemory = true;           // page-locked host buffers (CUDA training; no effect on a CPU device)
+    int64_t bufferCount = 4;         // nvme: sub-groups of optimizer state in host buffers at once (>= 1)
+    bool pipelineRead = true;        // nvme: read the next sub-group while this one steps (DeepSpeed default: false)
+    bool pipelineWrite = true;       // nvme: write a sub-group back while the next one steps (DeepSpeed default: false)
+    double ratio = 1.0;              // stage 3 partial offload (only 1.0 runs here: see docs/config.md)
+    bool enabled() const { return device != OffloadDevice::None; }
+};
+
+// zero_optimization.offload_param (DeepSpeedZeroOffloadParamConfig), stage 3 only.
+struct OffloadParamConfig {
+    OffloadDevice device = OffloadDevice::None;
+    std::filesystem::path nvmePath;
+    bool pinMemory = true;
+    int64_t bufferCount = 5;
+    int64_t bufferSize = 100000000;  // elements per buffer
+    int64_t maxInCpu = 1000000000;   // elements kept in host memory with nvme
+    bool enabled() const { return device != OffloadDevice::None; }
+};
+
+// The top-level "aio" block (DeepSpeed's swap_tensor/aio_config.py): how the NVMe swapper does its I/O.
+struct AioConfig {
+    int64_t blockSize = 1048576;     // bytes per request
+    int64_t queueDepth = 8;          // requests in flight per I/O thread
+    int64_t intraOpParallelism = 1;  // I/O threads (older name: thread_count)
+    bool singleSubmit = false;       // submit requests one at a time instead of a batch
+    bool overlapEvents = true;       // submit new requests while earlier ones complete
+};
+
 // DeepSpeed's zero_optimization keys the engine honours (stages 0-3; sizes in elements, DeepSpeed's defaults).
 struct ZeroConfig {
     int64_t reduceBucketSize = 500000000;     // reduce_bucket_size
@@ -66,6 +104,9 @@ struct ZeroConfig {
     int64_t prefetchBucketSize = 50000000;    // stage3_prefetch_bucket_size: parameters gathered ahead of use
     int64_t paramPersistenceThreshold = 100000;  // stage3_param_persistence_threshold: smaller stay whole
     int64_t maxLiveParameters = 1000000000;   // stage3_max_live_parameters: bound on gathered parameters
+    int64_t subGroupSize = 1000000000;        // sub_group_size: elements per optimizer step piece (offload, swap)
+    OffloadOptimizerConfig offloadOptimizer;  // offload_optimizer
+    OffloadParamConfig offloadParam;          // offload_param
 };
 
 struct DeepSpeedConfig {
@@ -79,6 +120,7 @@ struct DeepSpeedConfig {
     SchedulerConfig scheduler;
     int zeroStage = 0;
     ZeroConfig zero;
+    AioConfig aio;                        // "aio": the NVMe swapper's I/O
     int steps_per_print = 10;             // 0 = never (null in the file)
     int worldSize = 1;                    // the data-parallel world size the batch triple was resolved for
 };

@@ -314,7 +314,9 @@ private slots:
                  qPrintable(QString("ours %1, DeepSpeed %2").arg(b2.modelStates()).arg(ref.at("zero2_gpu").get<int64_t>())));
         o.offloadOptimizer = "cpu";
         e = estimateMemory(cfg, s, o);
-        QCOMPARE(e.perRank.parameters, ref.at("zero2_offload_gpu").get<int64_t>());
+        // Ours holds a bf16 copy of this rank's partition besides the parameters (the CPU step writes it, the
+        // all-gather reads it); DeepSpeed's estimator counts only the parameters.
+        QCOMPARE(e.perRank.parameters - (psi + n - 1) / n * 2, ref.at("zero2_offload_gpu").get<int64_t>());
         QCOMPARE(e.perRank.optimizerStates + e.perRank.masterGradients, int64_t(0));
         o.offloadOptimizer = "none";
         o.zeroStage = 3;

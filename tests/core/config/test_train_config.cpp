@@ -124,6 +124,12 @@ private slots:
     void resolvedJsonRoundTrips();
     void worldSizeMustBePositive();
     void loraSection();
+    void offloadKeys();
+    void offloadErrors_data();
+    void offloadErrors();
+    void aioBlock();
+    void everyAcceptedKeyIsUsedOrWarned_data();
+    void everyAcceptedKeyIsUsedOrWarned();
 };
 
 void TestTrainConfig::minimalConfigGetsHeaderDefaults() {
@@ -600,7 +606,7 @@ void TestTrainConfig::zeroStage_data() {
     const QString ok;
     const QString stageKey = "deepspeed.zero_optimization.stage";
     QTest::newRow("stage 0") << R"({"deepspeed":{"zero_optimization":{"stage":0}}})" << ok << ok << ok << 0;
-    QTest::newRow("stage 0 with other zero keys") << R"({"deepspeed":{"zero_optimization":{"stage":0,"allgather_partitions":true,"reduce_bucket_size":5e8,"overlap_comm":true,"offload_optimizer":{"device":"cpu"}}}})" << ok << ok << ok << 0;
+    QTest::newRow("stage 0 with other zero keys") << R"({"deepspeed":{"zero_optimization":{"stage":0,"allgather_partitions":true,"reduce_bucket_size":5e8,"overlap_comm":true,"offload_optimizer":{"device":"none"}}}})" << ok << ok << "deepspeed.zero_optimization.overlap_comm" << 0;
     QTest::newRow("stage 1") << R"({"deepspeed":{"zero_optimization":{"stage":1}}})" << ok << ok << ok << 1;
     QTest::newRow("stage 2") << R"({"deepspeed":{"zero_optimization":{"stage":2}}})" << ok << ok << ok << 2;
     QTest::newRow("stage 3") << R"({"deepspeed":{"zero_optimization":{"stage":3}}})" << ok << ok << ok << 3;
@@ -1056,3 +1062,176 @@ void TestTrainConfig::worldSizeMustBePositive() {
 
 QTEST_APPLESS_MAIN(TestTrainConfig)
 #include "test_train_config.moc"
+
+// offload_optimizer / offload_param / sub_group_size: DeepSpeed 0.19.8's fields, defaults and deprecated forms.
+void TestTrainConfig::offloadKeys() {
+    ConfigParseResult d = parse(patched(R"({"deepspeed":{"zero_optimization":{"stage":2}}})"));
+    QVERIFY2(d.ok(), describe(d).constData());
+    const ZeroConfig& z0 = d.config->deepspeed.zero;
+    QVERIFY(!z0.offloadOptimizer.enabled() && !z0.offloadParam.enabled());
+    QCOMPARE(z0.subGroupSize, int64_t(1000000000));
+    QCOMPARE(z0.offloadOptimizer.bufferCount, int64_t(4));
+    QCOMPARE(z0.offloadParam.bufferCount, int64_t(5));
+    QCOMPARE(z0.offloadParam.bufferSize, int64_t(100000000));
+    QCOMPARE(z0.offloadParam.maxInCpu, int64_t(1000000000));
+    ConfigParseResult r = parse(patched(R"({"deepspeed":{"zero_optimization":{"stage":3,"sub_group_size":1e6,
+        "offload_optimizer":{"device":"nvme","nvme_path":"swap","pin_memory":false,"buffer_count":6,"pipeline_read":false},
+        "offload_param":{"device":"cpu","buffer_size":2e6,"max_in_cpu":3e6,"buffer_count":3}}}})"));
+    QVERIFY2(r.ok(), describe(r).constData());
+    // offload_param's buffers have no effect (parameter offload runs on a CPU device only): each said by name.
+    QCOMPARE(countIssues(r, false), size_t(3));
+    for (const char* k : {"buffer_size", "max_in_cpu", "buffer_count"})
+        QVERIFY2(issueAt(r, std::string("deepspeed.zero_optimization.offload_param.") + k, false), describe(r).constData());
+    const ZeroConfig& z = r.config->deepspeed.zero;
+    QCOMPARE(z.subGroupSize, int64_t(1000000));
+    QVERIFY(z.offloadOptimizer.device == OffloadDevice::Nvme);
+    QCOMPARE(z.offloadOptimizer.nvmePath, fs::path("/base/swap"));  // relative to the config's folder
+    QCOMPARE(z.offloadOptimizer.pinMemory, false);
+    QCOMPARE(z.offloadOptimizer.bufferCount, int64_t(6));
+    QCOMPARE(z.offloadOptimizer.pipelineRead, false);
+    QCOMPARE(z.offloadOptimizer.pipelineWrite, true);
+    QVERIFY(z.offloadParam.device == OffloadDevice::Cpu);
+    QCOMPARE(z.offloadParam.bufferSize, int64_t(2000000));
+    QCOMPARE(z.offloadParam.maxInCpu, int64_t(3000000));
+    QCOMPARE(z.offloadParam.bufferCount, int64_t(3));
+    // The resolved JSON carries them and parses back to the same values.
+    const json resolved = configToResolvedJson(*r.config);
+    QCOMPARE(resolved["deepspeed"]["zero_optimization"]["offload_optimizer"]["device"].get<std::string>(), std::string("nvme"));
+    ConfigParseResult again = parse(resolved);
+    QVERIFY2(again.ok(), describe(again).constData());
+    QCOMPARE(again.config->deepspeed.zero.offloadOptimizer.nvmePath, fs::path("/base/swap"));
+    QCOMPARE(again.config->deepspeed.zero.subGroupSize, int64_t(1000000));
+    // Deprecated booleans map onto the new keys, with a warning naming them.
+    ConfigParseResult dep = parse(patched(R"({"deepspeed":{"zero_optimization":{"stage":3,"cpu_offload":true,"cpu_offload_param":true,"cpu_offload_use_pin_memory":true}}})"));
+    QVERIFY2(dep.ok(), describe(dep).constData());
+    QVERIFY(dep.config->deepspeed.zero.offloadOptimizer.device == OffloadDevice::Cpu);
+    QVERIFY(dep.config->deepspeed.zero.offloadParam.device == OffloadDevice::Cpu);
+    for (const char* k : {"cpu_offload", "cpu_offload_param", "cpu_offload_use_pin_memory"})
+        QVERIFY2(issueAt(dep, std::string("deepspeed.zero_optimization.") + k, false), describe(dep).constData());
+    // null and "none" mean no offload.
+    ConfigParseResult none = parse(patched(R"({"deepspeed":{"zero_optimization":{"stage":1,"offload_optimizer":null,"offload_param":{"device":"none"}}}})"));
+    QVERIFY2(none.ok(), describe(none).constData());
+    QVERIFY(!none.config->deepspeed.zero.offloadOptimizer.enabled());
+}
+
+void TestTrainConfig::offloadErrors_data() {
+    QTest::addColumn<QString>("patch");
+    QTest::addColumn<QString>("errorKey");
+    QTest::addColumn<QString>("errorText");
+    const QString z = "deepspeed.zero_optimization.";
+    QTest::newRow("offload_param below stage 3") << R"({"stage":2,"offload_param":{"device":"cpu"}})" << z + "offload_param.device" << "only with ZeRO stage 3";
+    QTest::newRow("cpu_offload_param below stage 3") << R"({"stage":1,"cpu_offload_param":true})" << z + "cpu_offload_param" << "only with ZeRO stage 3";
+    QTest::newRow("nvme without nvme_path") << R"({"stage":2,"offload_optimizer":{"device":"nvme"}})" << z + "offload_optimizer.nvme_path" << "cannot be empty";
+    QTest::newRow("offload_param nvme without nvme_path") << R"({"stage":3,"offload_param":{"device":"nvme"}})" << z + "offload_param.nvme_path" << "cannot be empty";
+    QTest::newRow("offload_param nvme") << R"({"stage":3,"offload_param":{"device":"nvme","nvme_path":"/x"}})" << z + "offload_param.device" << "not implemented";
+    QTest::newRow("unknown device") << R"({"stage":2,"offload_optimizer":{"device":"gpu"}})" << z + "offload_optimizer.device" << R"(got "gpu")";
+    QTest::newRow("optimizer offload at stage 0") << R"({"stage":0,"offload_optimizer":{"device":"cpu"}})" << z + "offload_optimizer.device" << "stage 1, 2 or 3";
+    QTest::newRow("partial offload below stage 3") << R"({"stage":2,"offload_optimizer":{"device":"cpu","ratio":0.5}})" << z + "offload_optimizer.ratio" << "Partial offloading only supported for ZeRO Stage 3";
+    QTest::newRow("ratio above 1") << R"({"stage":3,"offload_optimizer":{"device":"cpu","ratio":1.5}})" << z + "offload_optimizer.ratio" << "from 0 to 1";
+    QTest::newRow("no host buffers for nvme") << R"({"stage":1,"offload_optimizer":{"device":"nvme","nvme_path":"/x","buffer_count":0}})" << z + "offload_optimizer.buffer_count" << "expected >= 1";
+    QTest::newRow("negative buffer_size") << R"({"stage":3,"offload_param":{"device":"cpu","buffer_size":-1}})" << z + "offload_param.buffer_size" << ">= 0";
+    QTest::newRow("unknown offload key") << R"({"stage":2,"offload_optimizer":{"device":"cpu","pin_memroy":true}})" << z + "offload_optimizer.pin_memroy" << R"(did you mean "pin_memory")";
+    QTest::newRow("sub_group_size 0") << R"({"stage":3,"sub_group_size":0})" << z + "sub_group_size" << "elements > 0";
+    QTest::newRow("offload_optimizer not an object") << R"({"stage":2,"offload_optimizer":"cpu"})" << z + "offload_optimizer" << "object";
+}
+
+void TestTrainConfig::offloadErrors() {
+    QFETCH(QString, patch);
+    QFETCH(QString, errorKey);
+    QFETCH(QString, errorText);
+    json d = baseDoc();
+    d["deepspeed"]["zero_optimization"] = json::parse(patch.toStdString());
+    ConfigParseResult r = parse(d);
+    QVERIFY2(!r.ok(), describe(r).constData());
+    const ConfigIssue* i = issueAt(r, errorKey.toStdString(), true);
+    QVERIFY2(i, describe(r).constData());
+    QVERIFY2(QString::fromStdString(i->message).contains(errorText), describe(r).constData());
+}
+
+// The top-level aio block (DeepSpeed's swap_tensor/aio_config.py): defaults, values, the older thread_count name.
+void TestTrainConfig::aioBlock() {
+    ConfigParseResult d = parse(baseDoc());
+    QVERIFY(d.ok());
+    const AioConfig& a0 = d.config->deepspeed.aio;
+    QCOMPARE(a0.blockSize, int64_t(1048576));
+    QCOMPARE(a0.queueDepth, int64_t(8));
+    QCOMPARE(a0.intraOpParallelism, int64_t(1));
+    QCOMPARE(a0.singleSubmit, false);
+    QCOMPARE(a0.overlapEvents, true);
+    ConfigParseResult r = parse(patched(R"({"deepspeed":{"aio":{"block_size":262144,"queue_depth":16,"thread_count":2,"single_submit":true,"overlap_events":false}}})"));
+    QVERIFY2(r.ok(), describe(r).constData());
+    const AioConfig& a = r.config->deepspeed.aio;
+    QCOMPARE(a.blockSize, int64_t(262144));
+    QCOMPARE(a.queueDepth, int64_t(16));
+    QCOMPARE(a.intraOpParallelism, int64_t(2));
+    QCOMPARE(a.singleSubmit, true);
+    QCOMPARE(a.overlapEvents, false);
+    QVERIFY2(issueAt(r, "deepspeed.aio.thread_count", false), describe(r).constData());  // the older name, said so
+    ConfigParseResult bad = parse(patched(R"({"deepspeed":{"aio":{"block_size":1000,"queue_depth":0}}})"));
+    QVERIFY(!bad.ok());
+    QVERIFY2(issueAt(bad, "deepspeed.aio.block_size", true), describe(bad).constData());
+    QVERIFY2(issueAt(bad, "deepspeed.aio.queue_depth", true), describe(bad).constData());
+}
+
+// The rule for every key the deepspeed block accepts: set away from its default, it either changes the parsed config
+// (used) or draws a warning naming it. The keys are DeepSpeed 0.19.8's (zero/config.py, offload_config.py, aio).
+void TestTrainConfig::everyAcceptedKeyIsUsedOrWarned_data() {
+    QTest::addColumn<QString>("zeroPatch");
+    QTest::addColumn<QString>("key");
+    const std::vector<std::pair<const char*, const char*>> rows = {
+        {"contiguous_gradients", "false"}, {"reduce_scatter", "false"}, {"reduce_bucket_size", "1234"},
+        {"use_multi_rank_bucket_allreduce", "false"}, {"allgather_partitions", "false"}, {"allgather_bucket_size", "1234"},
+        {"overlap_comm", "true"}, {"compute_grad_norm", "false"}, {"load_from_fp32_weights", "false"},
+        {"elastic_checkpoint", "true"}, {"zenflow", "{}"}, {"sub_group_size", "1234"},
+        {"offload_optimizer", R"({"device":"cpu"})"}, {"offload_param", R"({"device":"cpu"})"},
+        {"cpu_offload", "true"}, {"cpu_offload_param", "true"}, {"cpu_offload_use_pin_memory", "false"},
+        {"prefetch_bucket_size", "1234"}, {"stage3_prefetch_bucket_size", "1234"},
+        {"param_persistence_threshold", "12"}, {"stage3_param_persistence_threshold", "12"},
+        {"model_persistence_threshold", "12"}, {"stage3_model_persistence_threshold", "12"},
+        {"max_live_parameters", "1234"}, {"stage3_max_live_parameters", "1234"}, {"max_reuse_distance", "12"},
+        {"stage3_max_reuse_distance", "12"}, {"gather_16bit_weights_on_model_save", "true"},
+        {"stage3_gather_16bit_weights_on_model_save", "true"}, {"stage3_gather_fp16_weights_on_model_save", "true"},
+        {"module_granularity_threshold", "5"}, {"stage3_module_granularity_threshold", "5"},
+        {"use_all_reduce_for_fetch_params", "true"}, {"stage3_use_all_reduce_for_fetch_params", "true"},
+        {"allgather_sequential", "true"}, {"stage3_allgather_sequential", "true"}, {"ignore_unused_parameters", "false"},
+        {"legacy_stage1", "true"}, {"round_robin_gradients", "true"}, {"parameter_alignment", "true"},
+        {"zero_hpz_partition_size", "2"}, {"zero_quantized_weights", "true"}, {"zero_quantized_nontrainable_weights", "true"},
+        {"zero_quantized_gradients", "true"}, {"memory_efficient_linear", "false"}, {"pipeline_loading_checkpoint", "true"},
+        {"override_module_apply", "false"}, {"log_trace_cache_warnings", "true"}, {"enable_sanity_checks", "true"},
+        {"save_muon_momentum_buffer_in_memory", "true"}, {"leaf_module", R"({"classes":["X"]})"},
+        // inside offload_optimizer / offload_param
+        {"offload_optimizer", R"({"device":"cpu","pin_memory":false})"}, {"offload_optimizer", R"({"device":"cpu","buffer_count":7})"},
+        {"offload_optimizer", R"({"device":"cpu","pipeline_read":false})"}, {"offload_optimizer", R"({"device":"cpu","pipeline_write":false})"},
+        {"offload_optimizer", R"({"device":"cpu","fast_init":true})"}, {"offload_optimizer", R"({"device":"cpu","ratio":0.5})"},
+        {"offload_optimizer", R"({"device":"cpu","super_offload":true})"}, {"offload_optimizer", R"({"device":"cpu","cpuadam_cores_perc":0.5})"},
+        {"offload_optimizer", R"({"device":"nvme","nvme_path":"/x"})"},
+        {"offload_param", R"({"device":"cpu","pin_memory":false})"}, {"offload_param", R"({"device":"cpu","buffer_count":2})"},
+        {"offload_param", R"({"device":"cpu","buffer_size":7})"}, {"offload_param", R"({"device":"cpu","max_in_cpu":7})"},
+    };
+    int i = 0;
+    for (const auto& [k, v] : rows)
+        QTest::newRow(qPrintable(QString("%1 %2").arg(i++).arg(k))) << QString(R"({"stage":3,"%1":%2})").arg(k, v) << QString(k);
+    for (const char* a : {R"({"aio":{"block_size":8192}})", R"({"aio":{"queue_depth":3}})", R"({"aio":{"intra_op_parallelism":3}})",
+                          R"({"aio":{"thread_count":3}})", R"({"aio":{"single_submit":true}})", R"({"aio":{"overlap_events":false}})",
+                          R"({"aio":{"use_gds":true}})"})
+        QTest::newRow(qPrintable(QString("%1 %2").arg(i++).arg(a))) << QString("TOP") + a << QString("aio");
+}
+
+void TestTrainConfig::everyAcceptedKeyIsUsedOrWarned() {
+    QFETCH(QString, zeroPatch);
+    QFETCH(QString, key);
+    json base = baseDoc();
+    base["deepspeed"]["zero_optimization"] = {{"stage", 3}};
+    json d = base;
+    if (zeroPatch.startsWith("TOP"))
+        d["deepspeed"].merge_patch(json::parse(zeroPatch.mid(3).toStdString()));
+    else
+        d["deepspeed"]["zero_optimization"] = json::parse(zeroPatch.toStdString());
+    ConfigParseResult before = parse(base), after = parse(d);
+    QVERIFY(before.ok());
+    bool warned = false;
+    for (const auto& i : after.issues)
+        warned = warned || QString::fromStdString(i.keyPath).contains(key);
+    const bool used = after.ok() && configToResolvedJson(*after.config) != configToResolvedJson(*before.config);
+    QVERIFY2(used || warned, qPrintable(zeroPatch + " was accepted in silence: " + describe(after)));
+}
