@@ -10,7 +10,7 @@ debs=(build-essential cmake ninja-build ccache pkg-config git
       qt6-base-dev qt6-tools-dev qt6-tools-dev-tools qt6-l10n-tools libqcustomplot-dev
       libgl-dev libxkbcommon-dev
       libsqlite3-dev nlohmann-json3-dev libcli11-dev libfmt-dev libpcre2-dev libicu-dev
-      libxxhash-dev liburing-dev openssh-client
+      libxxhash-dev liburing-dev openssh-client fio
       libgloo-dev
       python3 python3-venv python3-dev
       xvfb xauth)

@@ -636,15 +636,7 @@
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>Keep parameters on: none, cpu or nvme (stage 3)</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
         <source>Overlap communication</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Overlap gradient reduction with backward</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
@@ -981,6 +973,174 @@
     </message>
     <message>
         <source>Full fine-tuning trains every weight; LoRA trains small adapters next to the frozen weights (model.lora). The run stops by steps when max steps &gt; 0, else by epochs.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Stage 3: parameter shards in host memory (cpu; on a CPU device only in this version)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Optimizer NVMe folder</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>A folder on a local SSD for the optimizer swap files (removed when the run ends)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Optimizer swap buffers</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Host buffers of one sub-group each; 2 or more read ahead and write behind</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Read ahead</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Read the next sub-group while this one steps (default on; DeepSpeed: off)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Write behind</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Write a sub-group back while the next one steps (default on; DeepSpeed: off)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Pinned host memory</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Page-locked host buffers for GPU transfers</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Offload ratio</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Stage 3 partial offload; only 1.0 (all) runs in this version</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Parameter NVMe folder</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Parameter offload to NVMe is not implemented in this version</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Parameters pinned</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>No effect: parameter offload runs on a CPU device only</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Parameter buffers</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Parameter buffer size</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Parameters kept in CPU</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Sub-group size</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Elements per offloaded optimizer step piece (the unit of NVMe swapping)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>NVMe block size</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Bytes per I/O request (a multiple of 4096)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>NVMe queue depth</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>I/O requests in flight per thread</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>NVMe I/O threads</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Threads doing swap I/O, each with its own queue</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>NVMe single submit</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Submit I/O requests one at a time</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>NVMe overlap events</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Submit new requests while earlier ones complete</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>No effect in this version: each bucket is reduced when it fills</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Stage 3 prefetch bucket size</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Stage 3: parameter elements gathered ahead of the block that runs</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Stage 3 persistence threshold</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Stage 3: parameters this small stay whole on every rank</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Stage 3 max live parameters</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Stage 3: most parameter elements gathered at once</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>offloaded to host memory, per rank</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>offloaded to NVMe, per rank</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Optimizer state offloaded (%1): %2 in host memory, %3 on NVMe; the optimizer step runs on the CPU.</source>
         <translation type="unfinished"></translation>
     </message>
 </context>

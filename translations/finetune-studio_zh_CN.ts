@@ -631,16 +631,8 @@
         <translation>卸载参数</translation>
     </message>
     <message>
-        <source>Keep parameters on: none, cpu or nvme (stage 3)</source>
-        <translation>参数存放位置：none、cpu 或 nvme（阶段 3）</translation>
-    </message>
-    <message>
         <source>Overlap communication</source>
         <translation>通信重叠</translation>
-    </message>
-    <message>
-        <source>Overlap gradient reduction with backward</source>
-        <translation>梯度归约与反向传播重叠</translation>
     </message>
     <message>
         <source>Reduce bucket size</source>
@@ -1001,6 +993,150 @@
     <message>
         <source>Full fine-tuning trains every weight; LoRA trains small adapters next to the frozen weights (model.lora). The run stops by steps when max steps &gt; 0, else by epochs.</source>
         <translation>全量微调训练所有权重；LoRA 在冻结的权重旁训练小型适配器（model.lora）。最大步数 &gt; 0 时按步数停止，否则按轮次停止。</translation>
+    </message>
+    <message>
+        <source>Stage 3: parameter shards in host memory (cpu; on a CPU device only in this version)</source>
+        <translation>阶段 3：参数分片放在主机内存中（cpu；本版本仅限 CPU 设备）</translation>
+    </message>
+    <message>
+        <source>Optimizer NVMe folder</source>
+        <translation>优化器 NVMe 文件夹</translation>
+    </message>
+    <message>
+        <source>A folder on a local SSD for the optimizer swap files (removed when the run ends)</source>
+        <translation>本地 SSD 上存放优化器交换文件的文件夹（运行结束时删除）</translation>
+    </message>
+    <message>
+        <source>Optimizer swap buffers</source>
+        <translation>优化器交换缓冲区</translation>
+    </message>
+    <message>
+        <source>Host buffers of one sub-group each; 2 or more read ahead and write behind</source>
+        <translation>主机缓冲区数量，每个容纳一个子组；2 个及以上时可预读并后台写回</translation>
+    </message>
+    <message>
+        <source>Read ahead</source>
+        <translation>预读</translation>
+    </message>
+    <message>
+        <source>Read the next sub-group while this one steps (default on; DeepSpeed: off)</source>
+        <translation>在当前子组更新时读取下一个子组（默认开启；DeepSpeed 默认关闭）</translation>
+    </message>
+    <message>
+        <source>Write behind</source>
+        <translation>后台写回</translation>
+    </message>
+    <message>
+        <source>Write a sub-group back while the next one steps (default on; DeepSpeed: off)</source>
+        <translation>在下一个子组更新时写回当前子组（默认开启；DeepSpeed 默认关闭）</translation>
+    </message>
+    <message>
+        <source>Pinned host memory</source>
+        <translation>锁页主机内存</translation>
+    </message>
+    <message>
+        <source>Page-locked host buffers for GPU transfers</source>
+        <translation>用于 GPU 传输的锁页主机缓冲区</translation>
+    </message>
+    <message>
+        <source>Offload ratio</source>
+        <translation>卸载比例</translation>
+    </message>
+    <message>
+        <source>Stage 3 partial offload; only 1.0 (all) runs in this version</source>
+        <translation>阶段 3 部分卸载；本版本仅支持 1.0（全部）</translation>
+    </message>
+    <message>
+        <source>Parameter NVMe folder</source>
+        <translation>参数 NVMe 文件夹</translation>
+    </message>
+    <message>
+        <source>Parameter offload to NVMe is not implemented in this version</source>
+        <translation>本版本尚未实现将参数卸载到 NVMe</translation>
+    </message>
+    <message>
+        <source>Parameters pinned</source>
+        <translation>参数锁页</translation>
+    </message>
+    <message>
+        <source>No effect: parameter offload runs on a CPU device only</source>
+        <translation>无效：参数卸载仅在 CPU 设备上运行</translation>
+    </message>
+    <message>
+        <source>Parameter buffers</source>
+        <translation>参数缓冲区</translation>
+    </message>
+    <message>
+        <source>Parameter buffer size</source>
+        <translation>参数缓冲区大小</translation>
+    </message>
+    <message>
+        <source>Parameters kept in CPU</source>
+        <translation>保留在 CPU 中的参数</translation>
+    </message>
+    <message>
+        <source>Sub-group size</source>
+        <translation>子组大小</translation>
+    </message>
+    <message>
+        <source>Elements per offloaded optimizer step piece (the unit of NVMe swapping)</source>
+        <translation>卸载优化器每次更新的分片元素数（NVMe 交换的单位）</translation>
+    </message>
+    <message>
+        <source>NVMe block size</source>
+        <translation>NVMe 块大小</translation>
+    </message>
+    <message>
+        <source>Bytes per I/O request (a multiple of 4096)</source>
+        <translation>每个 I/O 请求的字节数（4096 的倍数）</translation>
+    </message>
+    <message>
+        <source>NVMe queue depth</source>
+        <translation>NVMe 队列深度</translation>
+    </message>
+    <message>
+        <source>I/O requests in flight per thread</source>
+        <translation>每个线程同时进行的 I/O 请求数</translation>
+    </message>
+    <message>
+        <source>NVMe I/O threads</source>
+        <translation>NVMe I/O 线程数</translation>
+    </message>
+    <message>
+        <source>Threads doing swap I/O, each with its own queue</source>
+        <translation>执行交换 I/O 的线程数，每个线程有自己的队列</translation>
+    </message>
+    <message>
+        <source>NVMe single submit</source>
+        <translation>NVMe 逐个提交</translation>
+    </message>
+    <message>
+        <source>Submit I/O requests one at a time</source>
+        <translation>逐个提交 I/O 请求</translation>
+    </message>
+    <message>
+        <source>NVMe overlap events</source>
+        <translation>NVMe 重叠事件</translation>
+    </message>
+    <message>
+        <source>Submit new requests while earlier ones complete</source>
+        <translation>在先前请求完成的同时提交新请求</translation>
+    </message>
+    <message>
+        <source>No effect in this version: each bucket is reduced when it fills</source>
+        <translation>本版本中无效：每个桶填满时即归约</translation>
+    </message>
+    <message>
+        <source>offloaded to host memory, per rank</source>
+        <translation>卸载到主机内存（每个进程）</translation>
+    </message>
+    <message>
+        <source>offloaded to NVMe, per rank</source>
+        <translation>卸载到 NVMe（每个进程）</translation>
+    </message>
+    <message>
+        <source>Optimizer state offloaded (%1): %2 in host memory, %3 on NVMe; the optimizer step runs on the CPU.</source>
+        <translation>优化器状态已卸载（%1）：主机内存 %2，NVMe %3；优化器更新在 CPU 上运行。</translation>
     </message>
 </context>
 <context>

@@ -407,7 +407,24 @@ void ConfigForm::applyEstimate() {
     bar.label = tr("per rank (%1)").arg(QString::fromStdString(e.value("device", std::string())));
     bar.allocated = r.value("total", int64_t(0));
     if (e["device_capacity"].is_number()) bar.capacity = e["device_capacity"].get<int64_t>();
-    m_estimateBars->setBars({bar});
+    // Optimizer offload: where the moved states rest, each its own bar (host RAM shared by the ranks; NVMe bytes).
+    QList<MemoryBar> bars{bar};
+    const int64_t hostOff = r.value("host_offload", int64_t(0)), nvmeOff = r.value("nvme_offload", int64_t(0));
+    if (hostOff > 0) {
+        MemoryBar h;
+        h.label = tr("offloaded to host memory, per rank");
+        h.allocated = hostOff;
+        const auto [used, total] = hostMemory();
+        if (total > 0) h.capacity = total / std::max(1, e.value("world_size", 1));
+        bars << h;
+    }
+    if (nvmeOff > 0) {
+        MemoryBar n;
+        n.label = tr("offloaded to NVMe, per rank");
+        n.allocated = nvmeOff;
+        bars << n;
+    }
+    m_estimateBars->setBars(bars);
     m_estimateBars->show();
     QStringList lines;
     lines << tr("Parameters %1 · gradients %2 · optimizer %3 · activations %4 · buckets and workspace %5 · "
@@ -419,6 +436,9 @@ void ConfigForm::applyEstimate() {
                  .arg(e.value("world_size", 1))
                  .arg(e.value("zero_stage", 0))
                  .arg(QString::fromStdString(e.value("precision", std::string())));
+    if (hostOff > 0 || nvmeOff > 0)
+        lines << tr("Optimizer state offloaded (%1): %2 in host memory, %3 on NVMe; the optimizer step runs on the CPU.")
+                     .arg(QString::fromStdString(e.value("offload_optimizer", std::string())), gib(hostOff), gib(nvmeOff));
     if (bar.capacity <= 0) lines << tr("The device's capacity is not known here: the estimate is not judged.");
     const bool fits = e.value("fits", true);
     if (!fits) {

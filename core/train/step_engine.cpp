@@ -177,13 +177,21 @@ private:
 }  // namespace
 
 std::unique_ptr<StepEngine> makeStepEngine(std::vector<torch::Tensor> params, const DeepSpeedConfig& ds, Communicator& comm,
-                                           LanguageModel* model, const std::vector<std::vector<int64_t>>& partitionedShapes) {
+                                           LanguageModel* model, const std::vector<std::vector<int64_t>>& partitionedShapes,
+                                           const std::string& runKey) {
+    const PartitionPlacement placement = partitionPlacement(ds, runKey, comm.rank());
     if (ds.zeroStage == 0) return std::make_unique<Stage0Engine>(std::move(params), ds.optimizer, comm);
     if (ds.zeroStage == 3) {
         if (!model) throw Error("ZeRO stage 3 needs the model (it partitions the model's parameters)");
         if (params.size() != model->parameters().size())
             throw ConfigError("deepspeed.zero_optimization.stage 3 trains every parameter of the model; it does not run "
                               "with frozen weights (model.lora): use stage 0, 1 or 2 with LoRA");
+        if (ds.zero.offloadParam.enabled() && !model->parameters().empty() &&
+            !model->parameters().front().tensor.device().is_cpu())
+            throw ConfigError("deepspeed.zero_optimization.offload_param.device \"" +
+                              std::string(offloadDeviceName(ds.zero.offloadParam.device)) +
+                              "\": parameter offload from a GPU is not implemented in this version; expected \"none\" "
+                              "(optimizer offload, offload_optimizer, works)");
         Zero3Options o;
         o.reduceBucketElems = ds.zero.reduceBucketSize;
         o.allgatherBucketElems = ds.zero.allgatherBucketSize;
@@ -191,6 +199,7 @@ std::unique_ptr<StepEngine> makeStepEngine(std::vector<torch::Tensor> params, co
         o.prefetchBucketElems = ds.zero.prefetchBucketSize;
         o.persistenceThreshold = ds.zero.paramPersistenceThreshold;
         o.maxLiveElems = ds.zero.maxLiveParameters;
+        o.placement = placement;
         return std::make_unique<Stage3Engine>(*model, ds.optimizer, comm, o, partitionedShapes);
     }
     if (ds.zeroStage != 1 && ds.zeroStage != 2)
@@ -203,6 +212,7 @@ std::unique_ptr<StepEngine> makeStepEngine(std::vector<torch::Tensor> params, co
     o.overlapComm = ds.zero.overlapComm;
     o.contiguousGradients = ds.zero.contiguousGradients;
     o.reduceScatter = ds.zero.reduceScatter;
+    o.placement = placement;
     return std::make_unique<ZeroEngine>(std::move(params), ds.optimizer, comm, o);
 }
 

@@ -54,9 +54,11 @@ public:
 // `model` (every parameter trained): it partitions the model's parameters in place and installs its block runner.
 // partitionedShapes non-empty: the model was loaded with ModelLoadOptions::partition = stage3RankPart (its tensors
 // are this rank's parts) and these are the full shapes.
+// runKey names the run in offload swap folders (<nvme_path>/<runKey>/rank<r>/).
 std::unique_ptr<StepEngine> makeStepEngine(std::vector<torch::Tensor> params, const DeepSpeedConfig& ds, Communicator& comm,
                                            LanguageModel* model = nullptr,
-                                           const std::vector<std::vector<int64_t>>& partitionedShapes = {});
+                                           const std::vector<std::vector<int64_t>>& partitionedShapes = {},
+                                           const std::string& runKey = "run");
 
 // What a rank keeps of a full parameter when a stage 3 model is loaded (ModelLoadOptions::partition).
 torch::Tensor stage3RankPart(const torch::Tensor& full, int rank, int world, const DeepSpeedConfig& ds);

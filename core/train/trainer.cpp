@@ -11,6 +11,8 @@
 #include <cmath>
 #include <fstream>
 
+#include <unistd.h>
+
 #include "core/data/block_sampler.h"
 #include "core/dist/communicator.h"
 #include "core/data/tokenizer.h"
@@ -213,7 +215,11 @@ static TrainOutcome train(const TrainConfig& cfg, const TrainOptions& opt, Event
     }
     if (opt.worldSize > 1) torch::manual_seed(tr.seed + uint64_t(opt.rank));  // dropout differs across ranks, as in DeepSpeed
     // ZeRO stage 0-3 (step_engine.h); stage 3 partitions the model's parameters in place and runs its blocks.
-    std::unique_ptr<StepEngine> optimizer = makeStepEngine(params, ds, *comm, model.get(), fullShapes);
+    // The run's key names its offload swap folder: the store's id, or this process for runs outside the store.
+    const std::string runKey = opt.runId > 0 ? "run" + std::to_string(opt.runId) : "pid" + std::to_string(::getpid());
+    std::unique_ptr<StepEngine> optimizer = makeStepEngine(params, ds, *comm, model.get(), fullShapes, runKey);
+    if (ds.zero.offloadParam.enabled() && leader)  // makeStepEngine refuses it on a GPU
+        events.log("info", "offload_param: on a CPU device the stage-3 parameter shards rest in host memory already");
     params.clear();
     events.log("info", "rank " + std::to_string(opt.rank) + " model states (ZeRO stage " + std::to_string(ds.zeroStage) +
                            ", bytes): " + optimizer->modelState().toJson().dump());

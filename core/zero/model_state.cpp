@@ -13,7 +13,7 @@ int64_t ModelStateBytes::sum(const std::map<std::string, int64_t>& m) {
 
 nlohmann::json ModelStateBytes::toJson() const {
     return {{"parameters", parameters}, {"gradients", gradients}, {"optimizer", optimizer},
-            {"buckets", buckets},       {"total", total()}};
+            {"buckets", buckets},       {"total", total()}, {"host_offload", hostOffload}, {"nvme_offload", nvmeOffload}};
 }
 
 double zeroPaperBytes(int stage, double psi, int n) {

@@ -15,9 +15,14 @@ struct ModelStateBytes {
     std::map<std::string, int64_t> gradients;
     std::map<std::string, int64_t> optimizer;   // fp32 master copy and AdamW moments
     int64_t buckets = 0;                         // communication buffers held between steps (reduce bucket)
+    int64_t hostOffload = 0;  // optimizer state offloaded to host memory (and NVMe swap buffers); not in total()
+    int64_t nvmeOffload = 0;  // optimizer state in swap files on NVMe; not in total()
     static int64_t sum(const std::map<std::string, int64_t>& m);
+    // What rests on the training device (with a CPU device: in host memory besides the offloaded part).
     int64_t total() const { return sum(parameters) + sum(gradients) + sum(optimizer) + buckets; }
-    nlohmann::json toJson() const;  // {"parameters": {...}, "gradients": {...}, "optimizer": {...}, "buckets": n, "total": n}
+    // {"parameters": {...}, "gradients": {...}, "optimizer": {...}, "buckets": n, "total": n, "host_offload": n,
+    //  "nvme_offload": n}
+    nlohmann::json toJson() const;
 };
 
 // The ZeRO paper's model-state bytes per rank for psi parameters on n ranks in mixed precision (2 bytes per

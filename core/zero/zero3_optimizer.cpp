@@ -94,9 +94,7 @@ Zero3Optimizer::Zero3Optimizer(std::vector<torch::Tensor*> slots, std::vector<st
       m_opt(options),
       m_dtype(m_slots.empty() ? torch::kFloat32 : m_slots.front()->scalar_type()),
       m_device(deviceOf(m_slots)),
-      m_shardElems(shardElemsOf(m_slots, fullShapes, comm.worldSize())),
-      m_master(torch::zeros({m_shardElems}, torch::TensorOptions().dtype(torch::kFloat32).device(m_device)).requires_grad_(true)),
-      m_adam({m_master}, cfg) {
+      m_shardElems(shardElemsOf(m_slots, fullShapes, comm.worldSize())) {
     if (m_opt.reduceBucketElems < 1 || m_opt.allgatherBucketElems < 1 || m_opt.prefetchBucketElems < 0 || m_opt.maxLiveElems < 0)
         throw ConfigError("deepspeed.zero_optimization: reduce_bucket_size and allgather_bucket_size must be >= 1, "
                           "stage3_max_live_parameters and stage3_prefetch_bucket_size >= 0");
@@ -136,7 +134,8 @@ Zero3Optimizer::Zero3Optimizer(std::vector<torch::Tensor*> slots, std::vector<st
         off += p.chunk;
         m_params.push_back(std::move(p));
     }
-    m_master.detach().copy_(m_shard);
+    // Offloaded: the CPU step writes the updated values straight into the parameter shard.
+    m_state = std::make_unique<PartitionStep>(m_shard, cfg, m_opt.placement, m_dtype, m_shard);
     m_live.assign(m_slots.size(), 0);
     m_blockOf.assign(m_slots.size(), -1);
     for (size_t b = 0; b < blocks.size(); ++b) {
@@ -349,15 +348,12 @@ void Zero3Optimizer::flushBucket() {
 }
 
 GradientStats Zero3Optimizer::prepareGradients(double maxNorm, double lossScale) {
-    return prepareShardGradients(m_gradShard, m_master, m_comm, maxNorm, lossScale);
+    return m_state->prepare(m_gradShard, m_comm, maxNorm, lossScale);
 }
 
 void Zero3Optimizer::step(double lr) {
-    if (!m_master.grad().defined()) throw Error("ZeRO stage 3: step() without prepareGradients(), or after an overflow");
-    m_adam.step(lr);
-    m_master.mutable_grad() = torch::Tensor();
-    torch::NoGradGuard ng;
-    m_shard.copy_(m_master);
+    m_state->step(m_gradShard, lr, "ZeRO stage 3");
+    m_state->copyParamsTo(m_shard);
     refreshPersistent();
 }
 
@@ -385,7 +381,7 @@ void Zero3Optimizer::zeroGrad() {
     m_gradShard.zero_();
     m_bucket.clear();
     m_bucketFill = 0;
-    m_master.mutable_grad() = torch::Tensor();
+    m_state->clear();
 }
 
 ModelStateBytes Zero3Optimizer::modelState() const {
@@ -395,7 +391,7 @@ ModelStateBytes Zero3Optimizer::modelState() const {
     for (size_t p = 0; p < m_params.size(); ++p)
         if (m_params[p].persistent) m.parameters[dt] += m_params[p].numel * int64_t(m_shard.element_size());
     m.gradients[dt] += m_gradShard.nbytes();
-    m.optimizer["float32"] += m_master.nbytes() + m_adam.stateBytes();
+    m_state->addBytes(m);
     return m;
 }
 
@@ -407,17 +403,16 @@ nlohmann::json Zero3Optimizer::partitionJson() const {
 }
 
 std::vector<std::pair<std::string, torch::Tensor>> Zero3Optimizer::shardTensors() const {
-    return partitionTensors(m_master, m_adam);
+    return m_state->partition().stateTensors();
 }
 
 void Zero3Optimizer::loadShard(const std::vector<std::pair<std::string, torch::Tensor>>& tensors, int64_t step,
                                const std::string& what) {
-    loadPartition(tensors, m_shardElems,
+    m_state->load(tensors, step,
                   "this rank's ZeRO stage 3 shards of " + std::to_string(m_params.size()) + " parameters over " +
                       std::to_string(m_comm.worldSize()) + " ranks",
-                  m_master, m_adam, step, what);
-    torch::NoGradGuard ng;
-    m_shard.copy_(m_master);
+                  what);
+    m_state->copyParamsTo(m_shard);
     refreshPersistent();
 }
 

@@ -15,6 +15,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
@@ -34,6 +35,7 @@ struct Zero3Options {
     int64_t prefetchBucketElems = 50000000;    // stage3_prefetch_bucket_size
     int64_t persistenceThreshold = 100000;     // stage3_param_persistence_threshold
     int64_t maxLiveElems = 1000000000;         // stage3_max_live_parameters
+    PartitionPlacement placement;              // offload_optimizer: where the masters and moments rest
 };
 
 // One parameter's place in the stage-3 partition: rank q owns flat elements [q*chunk, min((q+1)*chunk, numel)).
@@ -81,7 +83,8 @@ public:
     void step(double lr);  // AdamW on the masters; the shards follow; persistent parameters are re-gathered
     void zeroGrad();
 
-    int64_t stepCount() const { return m_adam.stepCount(); }
+    int64_t stepCount() const { return m_state->partition().stepCount(); }
+    const OptimizerPartition& optimizerPartition() const { return m_state->partition(); }
     ModelStateBytes modelState() const;
     const std::vector<Zero3Param>& partition() const { return m_params; }
     int64_t shardElems() const { return m_shardElems; }
@@ -130,8 +133,7 @@ private:
     int64_t m_bucketFill = 0;
     bool m_inMicroStep = false;
     int64_t m_gathers = 0, m_reductions = 0;
-    torch::Tensor m_master;    // (S) fp32 masters
-    AdamW m_adam;
+    std::unique_ptr<PartitionStep> m_state;  // (S) fp32 masters and moments (device, host or NVMe); made once m_shard is
 };
 
 }  // namespace fts

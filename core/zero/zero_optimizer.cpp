@@ -30,36 +30,6 @@ std::string dtypeName(torch::ScalarType t) {
     }
 }
 
-std::vector<std::pair<std::string, torch::Tensor>> partitionTensors(const torch::Tensor& master, const AdamW& adam) {
-    std::vector<std::pair<std::string, torch::Tensor>> out{{"master", master}};
-    for (auto& [name, t] : adam.stateTensors()) out.emplace_back(name, t);
-    return out;
-}
-
-void loadPartition(const std::vector<std::pair<std::string, torch::Tensor>>& tensors, int64_t elements,
-                   const std::string& partition, torch::Tensor master, AdamW& adam, int64_t step, const std::string& what) {
-    torch::NoGradGuard ng;
-    std::vector<std::pair<std::string, torch::Tensor>> moments;
-    bool haveMaster = false;
-    for (const auto& [name, t] : tensors) {
-        if (t.numel() != elements)
-            throw FormatError(what + ": tensor '" + name + "' has " + std::to_string(t.numel()) + " elements, expected " +
-                              std::to_string(elements) + " (" + partition + ")");
-        if (name == "master") {
-            master.detach().copy_(t);
-            haveMaster = true;
-        } else {
-            moments.emplace_back(name, t);
-        }
-    }
-    if (!haveMaster) throw FormatError(what + ": tensor 'master' is missing");
-    try {
-        adam.loadState(moments, step);
-    } catch (const Error& e) {
-        throw FormatError(what + ": " + e.what());
-    }
-}
-
 namespace {
 
 int64_t totalNumel(const std::vector<torch::Tensor>& ts) {
@@ -79,7 +49,7 @@ torch::Tensor initialMaster(const std::vector<torch::Tensor>& params, const Flat
         if (a < b) master.narrow(0, a - lo, b - a).copy_(p.detach().reshape({-1}).narrow(0, a - off, b - a));
         off += p.numel();
     }
-    return master.requires_grad_(true);  // a leaf whose .grad the optimizer reads
+    return master;
 }
 
 struct GradReadyHook : torch::autograd::PostAccumulateGradHook {
@@ -98,8 +68,7 @@ ZeroOptimizer::ZeroOptimizer(std::vector<torch::Tensor> params, const OptimizerC
       m_comm(comm),
       m_opt(options),
       m_dtype(m_params.empty() ? torch::kFloat32 : m_params.front().scalar_type()),
-      m_master(initialMaster(m_params, m_layout, comm.rank())),
-      m_adam({m_master}, cfg) {
+      m_state(initialMaster(m_params, m_layout, comm.rank()), cfg, options.placement, m_dtype) {
     if (m_opt.stage != 1 && m_opt.stage != 2)
         throw ConfigError("deepspeed.zero_optimization.stage " + std::to_string(m_opt.stage) +
                           ": the ZeRO optimizer implements stages 1 and 2");
@@ -277,14 +246,102 @@ GradientStats prepareShardGradients(const torch::Tensor& shardGrad, torch::Tenso
     return st;
 }
 
+ShardGradientScale shardGradientScale(const torch::Tensor& shardGrad, Communicator& comm, double maxNorm, double lossScale) {
+    torch::NoGradGuard ng;
+    ShardGradientScale out;
+    const double divisor = double(comm.worldSize()) * lossScale;
+    constexpr int64_t kNormPiece = int64_t(1) << 20;
+    const torch::Tensor g = shardGrad.reshape({-1});
+    torch::Tensor sq = torch::zeros({1}, g.options().dtype(torch::kFloat64));
+    for (int64_t k = 0; k < g.numel(); k += kNormPiece) {
+        const torch::Tensor piece = g.narrow(0, k, std::min(kNormPiece, g.numel() - k)).to(torch::kFloat64).div_(divisor);
+        sq.add_(piece.dot(piece));
+    }
+    comm.allReduce(sq);
+    const double sumSq = sq.item<double>();
+    out.stats.norm = std::sqrt(sumSq);
+    out.stats.overflow = !std::isfinite(sumSq);
+    out.scale = 1.0 / divisor;
+    if (!out.stats.overflow && maxNorm > 0.0) {  // clip_grad_norm's rule
+        const double coef = maxNorm / (out.stats.norm + 1e-6);
+        if (coef < 1.0) out.scale *= coef;
+    }
+    return out;
+}
+
+PartitionStep::PartitionStep(const torch::Tensor& initial, const OptimizerConfig& cfg, const PartitionPlacement& placement,
+                             torch::ScalarType paramDtype, torch::Tensor paramTarget)
+    : m_part(initial, cfg, placement), m_dtype(paramDtype) {
+    if (!m_part.offloaded()) return;
+    torch::NoGradGuard ng;
+    if (paramTarget.defined()) {
+        m_paramCopy = paramTarget;
+        return;
+    }
+    m_ownCopy = true;
+    m_paramCopy = torch::empty({m_part.elements()}, initial.options().dtype(paramDtype));
+    m_part.copyMasterTo(m_paramCopy);
+}
+
+GradientStats PartitionStep::prepare(const torch::Tensor& shardGrad, Communicator& comm, double maxNorm, double lossScale) {
+    if (!m_part.offloaded()) return prepareShardGradients(shardGrad, m_part.deviceMaster(), comm, maxNorm, lossScale);
+    ShardGradientScale s = shardGradientScale(shardGrad, comm, maxNorm, lossScale);
+    m_gradScale = s.scale;
+    m_ready = !s.stats.overflow;
+    return s.stats;
+}
+
+void PartitionStep::step(const torch::Tensor& shardGrad, double lr, const std::string& who) {
+    if (!m_part.offloaded()) {
+        torch::Tensor& master = m_part.deviceMaster();
+        if (!master.grad().defined()) throw Error(who + ": step() without prepareGradients(), or after an overflow");
+        m_part.stepDevice(lr);
+        master.mutable_grad() = torch::Tensor();  // the fp32 gradient lives only during the step
+        return;
+    }
+    if (!m_ready) throw Error(who + ": step() without prepareGradients(), or after an overflow");
+    m_part.stepOffloaded(shardGrad, m_gradScale, lr, m_paramCopy);
+    m_ready = false;
+}
+
+void PartitionStep::clear() {
+    m_ready = false;
+    if (!m_part.offloaded()) m_part.deviceMaster().mutable_grad() = torch::Tensor();
+}
+
+torch::Tensor PartitionStep::paramSlice(int64_t offset, int64_t len) const {
+    if (m_part.offloaded()) return m_paramCopy.narrow(0, offset, len);
+    return const_cast<OptimizerPartition&>(m_part).deviceMaster().narrow(0, offset, len).to(m_dtype).contiguous();
+}
+
+void PartitionStep::copyParamsTo(torch::Tensor dst) const {
+    torch::NoGradGuard ng;
+    if (m_part.offloaded()) {
+        if (!dst.is_same(m_paramCopy)) dst.copy_(m_paramCopy);
+    } else
+        dst.copy_(const_cast<OptimizerPartition&>(m_part).deviceMaster());
+}
+
+void PartitionStep::load(const std::vector<std::pair<std::string, torch::Tensor>>& tensors, int64_t step,
+                         const std::string& partition, const std::string& what) {
+    m_part.loadState(tensors, step, partition, what);
+    if (m_part.offloaded()) m_part.copyMasterTo(m_paramCopy);
+}
+
+void PartitionStep::addBytes(ModelStateBytes& m) const {
+    const PartitionBytes b = m_part.bytes();
+    if (b.device > 0) m.optimizer["float32"] += b.device;
+    if (m_ownCopy) m.parameters[dtypeName(m_dtype)] += m_paramCopy.nbytes();
+    m.hostOffload += b.host;
+    m.nvmeOffload += b.nvme;
+}
+
 GradientStats ZeroOptimizer::prepareGradients(double maxNorm, double lossScale) {
-    return prepareShardGradients(m_partGrad, m_master, m_comm, maxNorm, lossScale);
+    return m_state.prepare(m_partGrad, m_comm, maxNorm, lossScale);
 }
 
 void ZeroOptimizer::step(double lr) {
-    if (!m_master.grad().defined()) throw Error("ZeRO: step() without prepareGradients(), or after an overflow");
-    m_adam.step(lr);
-    m_master.mutable_grad() = torch::Tensor();  // the fp32 gradient lives only during the step
+    m_state.step(m_partGrad, lr, "ZeRO");
     gatherParams();
 }
 
@@ -295,7 +352,7 @@ void ZeroOptimizer::gatherParams() {
     const int64_t per = std::max<int64_t>(1, m_opt.allgatherBucketElems / world);
     for (int64_t k = 0; k < chunk; k += per) {
         const int64_t len = std::min(per, chunk - k);
-        torch::Tensor in = m_master.narrow(0, k, len).to(m_dtype).contiguous();
+        torch::Tensor in = m_state.paramSlice(k, len);
         torch::Tensor out = torch::empty({len * world}, in.options());
         m_comm.allGather(out, in);
         for (int q = 0; q < world; ++q) writeIntoParams(out.narrow(0, q * len, len), m_layout.offsetOf(q) + k);
@@ -325,7 +382,7 @@ void ZeroOptimizer::zeroGrad() {
         m_bucket.clear();
         m_bucketFill = 0;
     }
-    m_master.mutable_grad() = torch::Tensor();
+    m_state.clear();
 }
 
 ModelStateBytes ZeroOptimizer::modelState() const {
@@ -333,21 +390,21 @@ ModelStateBytes ZeroOptimizer::modelState() const {
     for (const auto& p : m_params) m.parameters[dtypeName(p.scalar_type())] += p.nbytes();
     const torch::Tensor& grads = m_opt.stage == 1 ? m_flatGrad : m_partGrad;
     m.gradients[dtypeName(grads.scalar_type())] += grads.nbytes();
-    m.optimizer["float32"] += m_master.nbytes() + m_adam.stateBytes();
+    m_state.addBytes(m);
     if (m_bucketBuf.defined()) m.buckets += m_bucketBuf.nbytes();
     return m;
 }
 
 std::vector<std::pair<std::string, torch::Tensor>> ZeroOptimizer::shardTensors() const {
-    return partitionTensors(m_master, m_adam);
+    return m_state.partition().stateTensors();
 }
 
 void ZeroOptimizer::loadShard(const std::vector<std::pair<std::string, torch::Tensor>>& tensors, int64_t step,
                               const std::string& what) {
-    loadPartition(tensors, m_layout.chunk,
-                  "this rank's ZeRO partition of " + std::to_string(m_layout.numel) + " parameters over " +
-                      std::to_string(m_layout.world) + " ranks",
-                  m_master, m_adam, step, what);
+    m_state.load(tensors, step,
+                 "this rank's ZeRO partition of " + std::to_string(m_layout.numel) + " parameters over " +
+                     std::to_string(m_layout.world) + " ranks",
+                 what);
     gatherParams();
 }
 

@@ -17,7 +17,7 @@
 
 #include "core/config/train_config.h"
 #include "core/dist/communicator.h"
-#include "core/optim/adamw.h"
+#include "core/offload/optimizer_partition.h"
 #include "core/zero/model_state.h"
 
 namespace fts {
@@ -35,15 +35,6 @@ FlatLayout makeFlatLayout(int64_t numel, int world);
 // The dtype names of the model-state accounting (model_state.h): float32, bfloat16, float16, else LibTorch's name.
 std::string dtypeName(torch::ScalarType t);
 
-// One rank's optimizer partition as a checkpoint holds it (stages 1-3): "master" and AdamW's moments.
-std::vector<std::pair<std::string, torch::Tensor>> partitionTensors(const torch::Tensor& master, const AdamW& adam);
-
-// Restores a partition saved by partitionTensors: every tensor must have `elements` elements (else a FormatError
-// naming it, `what` (the file) and `partition`, the layout it was expected from); "master" is copied into `master`,
-// the moments go to `adam`.
-void loadPartition(const std::vector<std::pair<std::string, torch::Tensor>>& tensors, int64_t elements,
-                   const std::string& partition, torch::Tensor master, AdamW& adam, int64_t step, const std::string& what);
-
 // DeepSpeed's zero_optimization keys this engine honours (sizes in elements, as DeepSpeed counts them).
 struct ZeroOptions {
     int stage = 1;                                // 1 or 2
@@ -52,6 +43,7 @@ struct ZeroOptions {
     bool overlapComm = false;                     // overlap_comm (see docs/zero.md: Gloo collectives block)
     bool contiguousGradients = true;              // contiguous_gradients: copy gradients into the bucket buffer
     bool reduceScatter = true;                    // reduce_scatter: reduce to owners; false: all-reduce each bucket
+    PartitionPlacement placement;                 // offload_optimizer: where the master and moments rest
 };
 
 struct GradientStats {
@@ -64,6 +56,46 @@ struct GradientStats {
 // squared norm, clipped by clip_grad_norm's rule, and set as master's .grad(). On overflow master gets no gradient.
 GradientStats prepareShardGradients(const torch::Tensor& shardGrad, torch::Tensor& master, Communicator& comm,
                                     double maxNorm, double lossScale);
+
+// The same statistics for an offloaded partition, without an fp32 copy of the gradient: `scale` is what the CPU-Adam
+// multiplies the summed shard gradient by (1 / (ranks * lossScale), times the clip coefficient).
+struct ShardGradientScale {
+    GradientStats stats;
+    double scale = 1.0;
+};
+ShardGradientScale shardGradientScale(const torch::Tensor& shardGrad, Communicator& comm, double maxNorm, double lossScale);
+
+// The stages' common use of an OptimizerPartition at the accumulation boundary: prepare() reduces the statistics
+// (and, on the device, sets the master's gradient), step() updates the partition and leaves the new parameter values
+// in paramCopy (offloaded) or the device master.
+class PartitionStep {
+public:
+    // paramTarget: where an offloaded step writes the parameter-dtype values (stage 3: the parameter shard itself);
+    // undefined: a copy of its own (stages 1-2, whose gather reads it).
+    PartitionStep(const torch::Tensor& initial, const OptimizerConfig& cfg, const PartitionPlacement& placement,
+                  torch::ScalarType paramDtype, torch::Tensor paramTarget = {});
+    GradientStats prepare(const torch::Tensor& shardGrad, Communicator& comm, double maxNorm, double lossScale);
+    void step(const torch::Tensor& shardGrad, double lr, const std::string& who);
+    void clear();
+    // The updated parameters, `len` elements from `offset`, in the parameter dtype (contiguous).
+    torch::Tensor paramSlice(int64_t offset, int64_t len) const;
+    // Writes the parameter-dtype values into `dst` (elements()).
+    void copyParamsTo(torch::Tensor dst) const;
+    void load(const std::vector<std::pair<std::string, torch::Tensor>>& tensors, int64_t step, const std::string& partition,
+              const std::string& what);
+    OptimizerPartition& partition() { return m_part; }
+    const OptimizerPartition& partition() const { return m_part; }
+    // Adds the partition's bytes to m (device: optimizer["float32"] (+ the offloaded parameter copy); host / nvme).
+    void addBytes(ModelStateBytes& m) const;
+
+private:
+    OptimizerPartition m_part;
+    torch::ScalarType m_dtype;
+    torch::Tensor m_paramCopy;  // offloaded: (elements) the parameter-dtype values written by the CPU step, on the device
+    bool m_ownCopy = false;     // m_paramCopy was allocated here (counted in addBytes)
+    double m_gradScale = 1.0;
+    bool m_ready = false;       // offloaded: prepare() succeeded and step() may run
+};
 
 class ZeroOptimizer {
 public:
@@ -87,7 +119,8 @@ public:
     // Clears the gradients (full or partitioned) for the next optimizer step (also after a skipped step).
     void zeroGrad();
 
-    int64_t stepCount() const { return m_adam.stepCount(); }
+    int64_t stepCount() const { return m_state.partition().stepCount(); }
+    const OptimizerPartition& optimizerPartition() const { return m_state.partition(); }
     const FlatLayout& layout() const { return m_layout; }
     int stage() const { return m_opt.stage; }
     // This rank's model-state bytes, from the tensors it holds (model_state.h).
@@ -130,8 +163,7 @@ private:
     bool m_lastMicro = true;
     bool m_inBackward = false;
     int64_t m_reductions = 0, m_reductionsInHooks = 0;
-    torch::Tensor m_master;  // (chunk) fp32 master weights; its .grad() is set by prepareGradients
-    AdamW m_adam;            // over {m_master}
+    PartitionStep m_state;   // (chunk) fp32 master and moments: on the device, in host memory or on NVMe
 };
 
 }  // namespace fts

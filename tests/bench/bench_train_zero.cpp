@@ -1,5 +1,6 @@
 // Benchmark (label bench; prints figures, asserts nothing) of the ZeRO engine on CPU over Gloo, quick-start model:
-// (1) tokens/s of 2 ranks at stage 2 and 3 against 1 rank at stage 0 on the same global batch (16 x 128 tokens),
+// (1) tokens/s of 2 ranks at stage 2 and 3 against 1 rank at stage 0 on the same global batch (16 x 128 tokens), and
+//     with optimizer offload (cpu, nvme; DeepSpeed: ZeRO-Offload with DeepSpeedCPUAdam) against the same stage without,
 //     fts and DeepSpeed 0.19.8 (CPU, gloo; tests/data/zero/ds_zero_reference.py) on the same model, data and
 //     `deepspeed` section, one intra-op thread per rank on both sides (the script sets OMP_NUM_THREADS=1 for
 //     DeepSpeed; this benchmark sets it for fts); rounds interleaved, the load average printed with each figure;
@@ -7,7 +8,7 @@
 //     accounting, the closed-form model states and `fts estimate`, for the quick-start model and a wider GPT-2
 //     whose model states dominate.
 // Environment: FTS_BENCH_STEPS (default 12), FTS_BENCH_ROUNDS (default 2), FTS_BENCH_SKIP_DS=1, FTS_BENCH_SKIP_MEMORY=1,
-// FTS_BENCH_SKIP_THROUGHPUT=1.
+// FTS_BENCH_SKIP_THROUGHPUT=1, FTS_BENCH_OFFLOAD_ONLY=1 (only the optimizer-offload rows and their stage-2 baseline).
 #include <QProcess>
 #include <QTemporaryDir>
 #include <QtTest>
@@ -50,8 +51,9 @@ double median(std::vector<double> v) {
     return v[v.size() / 2];
 }
 
-fs::path writeThroughputConfig(const fs::path& dir, int stage, int nproc, int steps) {
-    const std::string name = "tp-s" + std::to_string(stage) + "-n" + std::to_string(nproc);
+// offload: "" (none), "cpu" or "nvme" (offload_optimizer.device; swap files under dir/nvme).
+fs::path writeThroughputConfig(const fs::path& dir, int stage, int nproc, int steps, const std::string& offload = {}) {
+    const std::string name = "tp-s" + std::to_string(stage) + "-n" + std::to_string(nproc) + offload;
     json cfg = fts::testing::quickstartConfig(dir, name);
     cfg["model"] = {{"path", (dir / "model").string()}, {"init", "pretrained"}};
     cfg["data"]["train"] = (dir / "stories.jsonl").string();
@@ -62,6 +64,11 @@ fs::path writeThroughputConfig(const fs::path& dir, int stage, int nproc, int st
     cfg["deepspeed"]["scheduler"]["params"]["total_num_steps"] = steps;
     cfg["deepspeed"]["scheduler"]["type"] = "WarmupDecayLR";
     cfg["deepspeed"]["zero_optimization"] = {{"stage", stage}};
+    if (offload == "cpu") cfg["deepspeed"]["zero_optimization"]["offload_optimizer"] = {{"device", "cpu"}};
+    if (offload == "nvme") {
+        fs::create_directories(dir / "nvme");
+        cfg["deepspeed"]["zero_optimization"]["offload_optimizer"] = {{"device", "nvme"}, {"nvme_path", (dir / "nvme").string()}};
+    }
     const fs::path file = dir / (name + ".json");
     std::ofstream(file) << cfg.dump(2);
     return file;
@@ -146,22 +153,25 @@ private slots:
         qputenv("OMP_NUM_THREADS", "1");  // what the DeepSpeed side runs with: one core per rank on both sides
         struct Row {
             int stage, nproc;
+            std::string offload;  // offload_optimizer.device ("" = none); DeepSpeed runs ZeRO-Offload with DeepSpeedCPUAdam
         };
-        const std::vector<Row> rows{{0, 1}, {2, 2}, {3, 2}};
+        std::vector<Row> rows{{0, 1, ""}, {2, 2, ""}, {3, 2, ""}, {2, 1, ""}, {2, 1, "cpu"}, {2, 1, "nvme"}, {2, 2, "cpu"}, {3, 2, "cpu"}};
+        if (envInt("FTS_BENCH_OFFLOAD_ONLY", 0)) rows = {{2, 1, ""}, {2, 1, "cpu"}, {2, 1, "nvme"}, {2, 2, "cpu"}, {3, 2, "cpu"}};
         std::printf("\ntokens/s, quick-start GPT-2 (0.9 M params), fp32, global batch %d x %d tokens, median of steps %d-%d, "
                     "OMP_NUM_THREADS=1 per rank on both sides\n",
                     kBlocks, kBlockLen, kWarmupSteps + 1, steps);
         for (int round = 1; round <= rounds; ++round) {
             for (const Row& r : rows) {
-                const fs::path cfg = writeThroughputConfig(m_dir, r.stage, r.nproc, steps);
+                const fs::path cfg = writeThroughputConfig(m_dir, r.stage, r.nproc, steps, r.offload);
                 const double ours = ftsTokensPerSecond(cfg, m_dir / "tp.sqlite", r.nproc);
-                std::printf("  round %d  fts        stage %d, %d rank(s): %8.0f tokens/s   (load %s)\n", round, r.stage,
-                            r.nproc, ours, loadAverage().c_str());
+                const std::string off = r.offload.empty() ? "" : ", offload " + r.offload;
+                std::printf("  round %d  fts        stage %d, %d rank(s)%s: %8.0f tokens/s   (load %s)\n", round, r.stage,
+                            r.nproc, off.c_str(), ours, loadAverage().c_str());
                 std::fflush(stdout);
                 if (envInt("FTS_BENCH_SKIP_DS", 0)) continue;
                 const auto ds = dsTokensPerSecond(cfg, m_dir, r.nproc, steps, {r.stage});
-                std::printf("  round %d  DeepSpeed  stage %d, %d rank(s): %8s tokens/s   (load %s)\n", round, r.stage,
-                            r.nproc, ds.at(r.stage).c_str(), loadAverage().c_str());
+                std::printf("  round %d  DeepSpeed  stage %d, %d rank(s)%s: %8s tokens/s   (load %s)\n", round, r.stage,
+                            r.nproc, off.c_str(), ds.at(r.stage).c_str(), loadAverage().c_str());
                 std::fflush(stdout);
             }
         }

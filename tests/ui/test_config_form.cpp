@@ -356,6 +356,8 @@ private slots:
         QTest::newRow("fp16 + WarmupDecayLR") << R"({"deepspeed": {"fp16": {"enabled": true},
             "scheduler": {"type": "WarmupDecayLR"}}})";
         QTest::newRow("WarmupCosineLR") << R"({"deepspeed": {"scheduler": {"type": "WarmupCosineLR"}}})";
+        QTest::newRow("offload") << R"({"deepspeed": {"zero_optimization": {"stage": 3,
+            "offload_optimizer": {"device": "nvme", "nvme_path": "swap"}, "offload_param": {"device": "cpu"}}}})";
     }
     void everyCoreKeyHasARow() {
         QFETCH(QString, patch);

@@ -111,7 +111,10 @@ void TestSftTraining::accumulationNormalisesByAllCountedTokens() {
         QVERIFY2(std::abs(la[i] - lb[i]) <= 1e-5 * std::abs(la[i]), qPrintable(QString("step %1: %2 vs %3").arg(i).arg(la[i]).arg(lb[i])));
     const double rel = relDiff(fts::loadSafetensors(dir / "a" / "out" / "final" / "model.safetensors"),
                                fts::loadSafetensors(dir / "b" / "out" / "final" / "model.safetensors"));
-    QVERIFY2(rel <= 1e-5, qPrintable(QString("final weights rel L2 %1").arg(rel)));
+    // Per tensor: Adam's m / sqrt(v) turns float32 summation-order differences of the two batchings into relative
+    // weight differences of up to ~1.4e-5 in the smallest tensors (seen with LibTorch's own GEMM on an AVX2-only CPU,
+    // where the oneDNN path is unavailable); a normalisation by the wrong token count is off by 1e-2 and more.
+    QVERIFY2(rel <= 5e-5, qPrintable(QString("final weights rel L2 %1").arg(rel)));
 }
 
 void TestSftTraining::tokenCacheIsReused() {

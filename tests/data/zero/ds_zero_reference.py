@@ -101,7 +101,11 @@ def worker(config, blocks_json, out_json, steps, stages):
             ds = copy.deepcopy(base)
             ds["zero_optimization"] = dict(ds.get("zero_optimization", {}), stage=stage)
             ds.pop("train_batch_size", None)
-            ds["optimizer"]["params"]["torch_adam"] = True  # torch.optim.AdamW: no C++/CUDA op build on CPU
+            off = ds["zero_optimization"].get("offload_optimizer") or {}
+            if off.get("device", "none") == "none":
+                ds["optimizer"]["params"]["torch_adam"] = True  # torch.optim.AdamW: no C++/CUDA op build on CPU
+            else:  # ZeRO-Offload: DeepSpeedCPUAdam (JIT-built on CPU); nvme is host memory at stages 1-2 in DeepSpeed
+                ds["zero_optimization"]["offload_optimizer"] = {"device": "cpu"}
             ds["zero_allow_untested_optimizer"] = True
             ds["steps_per_print"] = 1 << 30
             model = GPT2LMHeadModel.from_pretrained(model_dir)

@@ -1,0 +1,399 @@
+// OptimizerPartition (see optimizer_partition.h). Offloaded steps go through kernels/cpu/cpu_adam (DeepSpeed's
+// CPU-Adam arithmetic) sub-group by sub-group. A gradient or parameter on a CUDA device crosses through host staging
+// tensors of its own dtype (pinned when pin_memory is on), so the copy over PCIe moves 2 bytes per element in
+// bf16/fp16. NVMe layout: sub-group g occupies one aligned slot of the swap file holding [master | exp_avg | exp_avg_sq]
+// (each padded to kSwapAlign); a host buffer holds one slot.
+#include "core/offload/optimizer_partition.h"
+
+#include <ATen/Parallel.h>
+
+#include <algorithm>
+#include <deque>
+
+#include "core/util/error.h"
+#include "kernels/cpu/cpu_adam.h"
+
+namespace fts {
+
+const char* statePlacementName(StatePlacement p) {
+    switch (p) {
+        case StatePlacement::Host: return "host";
+        case StatePlacement::Nvme: return "nvme";
+        case StatePlacement::Device: break;
+    }
+    return "device";
+}
+
+PartitionPlacement partitionPlacement(const DeepSpeedConfig& ds, const std::string& runKey, int rank) {
+    PartitionPlacement p;
+    const OffloadOptimizerConfig& o = ds.zero.offloadOptimizer;
+    p.subGroupElems = ds.zero.subGroupSize;
+    if (ds.zeroStage == 0 || !o.enabled()) return p;
+    p.where = o.device == OffloadDevice::Nvme ? StatePlacement::Nvme : StatePlacement::Host;
+    p.pinMemory = o.pinMemory;
+    p.bufferCount = int(std::max<int64_t>(1, o.bufferCount));
+    p.pipelineRead = o.pipelineRead;
+    p.pipelineWrite = o.pipelineWrite;
+    if (p.where == StatePlacement::Nvme) p.swapDir = o.nvmePath / runKey / ("rank" + std::to_string(rank));
+    p.io.blockSize = ds.aio.blockSize;
+    p.io.queueDepth = int(ds.aio.queueDepth);
+    p.io.threads = int(ds.aio.intraOpParallelism);
+    p.io.singleSubmit = ds.aio.singleSubmit;
+    p.io.overlapEvents = ds.aio.overlapEvents;
+    return p;
+}
+
+namespace {
+
+kernels::DType kernelType(torch::ScalarType t, const char* what) {
+    switch (t) {
+        case torch::kFloat32: return kernels::DType::Float32;
+        case torch::kBFloat16: return kernels::DType::BFloat16;
+        case torch::kFloat16: return kernels::DType::Float16;
+        default: throw Error(std::string("optimizer offload: ") + what + " of dtype " + c10::toString(t) + " is not supported");
+    }
+}
+
+kernels::CpuAdamHyper hyper(const OptimizerConfig& cfg, double lr, int64_t step, double gradScale) {
+    kernels::CpuAdamHyper h;
+    h.lr = lr;
+    h.beta1 = cfg.beta1;
+    h.beta2 = cfg.beta2;
+    h.eps = cfg.eps;
+    h.weightDecay = cfg.weightDecay;
+    h.adamWMode = cfg.adamWMode;
+    h.step = step;
+    h.gradScale = float(gradScale);
+    return h;
+}
+
+int cpuThreads(int configured) { return configured > 0 ? configured : at::get_num_threads(); }
+
+// A CPU tensor of `n` elements of `t` for staging device data (pinned when asked and training on CUDA).
+torch::Tensor hostStaging(int64_t n, torch::ScalarType t, bool pin) {
+    return torch::empty({n}, torch::TensorOptions().dtype(t).device(torch::kCPU).pinned_memory(pin));
+}
+
+}  // namespace
+
+// ---- NVMe ------------------------------------------------------------------------------------------------------
+
+struct OptimizerPartition::Swap {
+    std::filesystem::path dir;
+    bool createdDir = false;
+    int64_t groupElems = 0;  // elements per sub-group (the last may be shorter)
+    int64_t groups = 0;
+    int64_t segElems = 0;    // elements per padded segment (master, exp_avg, exp_avg_sq)
+    int64_t slotBytes = 0;   // one sub-group in the file and in a buffer
+    std::unique_ptr<SwapFile> file;
+    std::vector<AlignedHostBuffer> buffers;
+
+    int64_t groupSize(int64_t g, int64_t total) const { return std::min(groupElems, total - g * groupElems); }
+    ~Swap() {
+        file.reset();  // removes the swap file
+        std::error_code ec;
+        if (createdDir) {
+            std::filesystem::remove(dir, ec);               // rank<r>, when empty
+            std::filesystem::remove(dir.parent_path(), ec);  // the run's folder, when no other rank uses it
+        }
+    }
+};
+
+OptimizerPartition::OptimizerPartition(const torch::Tensor& initial, const OptimizerConfig& cfg,
+                                       const PartitionPlacement& placement)
+    : m_place(placement), m_cfg(cfg), m_device(initial.device()), m_elements(initial.numel()) {
+    torch::NoGradGuard ng;
+    if (m_place.subGroupElems < 1) throw ConfigError("deepspeed.zero_optimization.sub_group_size: expected > 0");
+    const torch::Tensor flat = initial.detach().reshape({-1});
+    switch (m_place.where) {
+        case StatePlacement::Device:
+            m_master = flat.to(torch::kFloat32, false, true).requires_grad_(true);
+            m_adam = std::make_unique<AdamW>(std::vector<torch::Tensor>{m_master}, cfg);
+            return;
+        case StatePlacement::Host: {
+            const bool pin = m_place.pinMemory && m_device.is_cuda();
+            const auto opts = torch::TensorOptions().dtype(torch::kFloat32).device(torch::kCPU).pinned_memory(pin);
+            m_master = torch::empty({m_elements}, opts);
+            m_master.copy_(flat);
+            m_expAvg = torch::zeros({m_elements}, opts);
+            m_expAvgSq = torch::zeros({m_elements}, opts);
+            return;
+        }
+        case StatePlacement::Nvme: break;
+    }
+    // NVMe: the folder, the file (size reserved), the buffers, then every sub-group written once.
+    auto s = std::make_unique<Swap>();
+    s->dir = m_place.swapDir;
+    const std::string key = "deepspeed.zero_optimization.offload_optimizer.nvme_path";
+    const std::filesystem::path root = s->dir.parent_path().parent_path();
+    std::error_code ec;
+    if (!std::filesystem::is_directory(root, ec))
+        throw ConfigError(key + ": " + root.string() + " does not exist or is not a folder; expected a folder on a local SSD");
+    // <nvme_path>/<run>/rank<r> is this run's by its name (a folder left by a killed start of the same run is reused
+    // and removed at the end like a fresh one).
+    s->createdDir = true;
+    std::filesystem::create_directories(s->dir, ec);
+    if (ec) throw ConfigError(key + ": cannot create " + s->dir.string() + ": " + ec.message());
+    s->groupElems = std::min(m_place.subGroupElems, std::max<int64_t>(1, m_elements));
+    s->groups = m_elements == 0 ? 0 : (m_elements + s->groupElems - 1) / s->groupElems;
+    s->segElems = alignUp(s->groupElems * 4, kSwapAlign) / 4;
+    s->slotBytes = 3 * s->segElems * 4;
+    const int64_t fileBytes = s->groups * s->slotBytes;
+    const auto space = std::filesystem::space(root, ec);
+    if (!ec && int64_t(space.available) < fileBytes)
+        throw ConfigError(key + ": " + root.string() + " has " + std::to_string(space.available) + " bytes free but this "
+                          "rank's optimizer state needs " + std::to_string(fileBytes) + " bytes");
+    try {
+        s->file = std::make_unique<SwapFile>(s->dir / "optimizer_states.swp", fileBytes, m_place.io);
+    } catch (const IoError& e) {
+        throw ConfigError(key + ": " + e.what());
+    }
+    const int buffers = int(std::min<int64_t>(std::max(1, m_place.bufferCount), std::max<int64_t>(1, s->groups)));
+    for (int b = 0; b < buffers; ++b) s->buffers.emplace_back(s->slotBytes);
+    m_swap = std::move(s);
+    const torch::Tensor hostInit = flat.to(torch::kCPU, torch::kFloat32).contiguous();
+    const float* init = hostInit.data_ptr<float>();
+    forEachSwapGroup(/*readFirst=*/false, /*writeBack=*/true, [&](int64_t g, float* master, float* m, float* v) {
+        const int64_t n = m_swap->groupSize(g, m_elements);
+        std::copy(init + g * m_swap->groupElems, init + g * m_swap->groupElems + n, master);
+        std::fill(m, m + m_swap->segElems, 0.0f);
+        std::fill(v, v + m_swap->segElems, 0.0f);
+    });
+}
+
+OptimizerPartition::~OptimizerPartition() = default;
+
+int64_t OptimizerPartition::subGroups() const {
+    if (m_elements == 0) return 0;
+    return (m_elements + m_place.subGroupElems - 1) / m_place.subGroupElems;
+}
+
+torch::Tensor& OptimizerPartition::deviceMaster() {
+    if (offloaded()) throw Error("optimizer partition: the master is offloaded");
+    return m_master;
+}
+
+void OptimizerPartition::stepDevice(double lr) {
+    if (offloaded()) throw Error("optimizer partition: stepDevice() on an offloaded partition");
+    m_adam->step(lr);
+    m_step = m_adam->stepCount();
+}
+
+// Runs fn on every sub-group's [master | exp_avg | exp_avg_sq] in a host buffer, in order: reads ahead into free
+// buffers (pipeline_read), writes each group back after fn when writeBack (overlapped with the next groups when
+// pipeline_write). Without readFirst the buffers start with whatever they hold (fn overwrites them).
+void OptimizerPartition::forEachSwapGroup(bool readFirst, bool writeBack,
+                                          const std::function<void(int64_t, float*, float*, float*)>& fn) const {
+    Swap& s = *m_swap;
+    struct Slot {
+        int64_t group = -1;
+        SwapFile::Ticket read = 0, write = 0;
+    };
+    std::vector<Slot> slots(s.buffers.size());
+    std::deque<size_t> writing;  // slots with a write in flight, oldest first
+    auto freeSlot = [&]() -> size_t {
+        for (size_t i = 0; i < slots.size(); ++i)
+            if (slots[i].group < 0 && slots[i].write == 0) return i;
+        // None free: the oldest write back must finish first.
+        const size_t i = writing.front();
+        writing.pop_front();
+        s.file->wait(slots[i].write);
+        slots[i].write = 0;
+        return i;
+    };
+    auto startRead = [&](int64_t g) {
+        const size_t i = freeSlot();
+        slots[i].group = g;
+        if (readFirst) slots[i].read = s.file->read(g * s.slotBytes, s.buffers[i].data(), s.slotBytes);
+    };
+    try {
+        int64_t nextRead = 0;
+        for (int64_t g = 0; g < s.groups; ++g) {
+            if (nextRead == g) startRead(nextRead++);
+            size_t i = 0;
+            while (slots[i].group != g) ++i;
+            if (slots[i].read) s.file->wait(slots[i].read);
+            slots[i].read = 0;
+            // Prefetch: fill every other free buffer with the next groups before computing this one.
+            if (m_place.pipelineRead)
+                while (nextRead < s.groups && nextRead <= g + int64_t(slots.size()) - 1) {
+                    bool any = false;
+                    for (auto& sl : slots) any = any || (sl.group < 0 && sl.write == 0);
+                    if (!any) break;
+                    startRead(nextRead++);
+                }
+            float* base = static_cast<float*>(s.buffers[i].data());
+            fn(g, base, base + s.segElems, base + 2 * s.segElems);
+            slots[i].group = -1;
+            if (writeBack) {
+                slots[i].write = s.file->write(g * s.slotBytes, s.buffers[i].data(), s.slotBytes);
+                if (m_place.pipelineWrite) {
+                    writing.push_back(i);
+                } else {
+                    s.file->wait(slots[i].write);
+                    slots[i].write = 0;
+                }
+            }
+        }
+        for (size_t i : writing) s.file->wait(slots[i].write);
+    } catch (...) {
+        s.file->waitAll();  // no buffer may be freed with I/O in flight
+        throw;
+    }
+}
+
+void OptimizerPartition::stepOffloaded(const torch::Tensor& grad, double gradScale, double lr, const torch::Tensor& paramOut) {
+    if (!offloaded()) throw Error("optimizer partition: stepOffloaded() on a device partition");
+    torch::NoGradGuard ng;
+    if (grad.numel() != m_elements || (paramOut.defined() && paramOut.numel() != m_elements))
+        throw Error("optimizer partition: gradient or parameter copy of the wrong size");
+    ++m_step;
+    const kernels::CpuAdamHyper h = hyper(m_cfg, lr, m_step, gradScale);
+    const kernels::DType gType = kernelType(grad.scalar_type(), "a gradient");
+    const kernels::DType outType = paramOut.defined() ? kernelType(paramOut.scalar_type(), "a parameter") : kernels::DType::Float32;
+    const bool pin = m_place.pinMemory && m_device.is_cuda();
+    const int threads = cpuThreads(m_place.cpuThreads);
+    const torch::Tensor g = grad.reshape({-1});
+    const torch::Tensor out = paramOut.defined() ? paramOut.view({-1}) : torch::Tensor();
+    if (g.is_cpu() && !g.is_contiguous()) throw Error("optimizer partition: the gradient must be contiguous");
+    if (out.defined() && out.is_cpu() && !out.is_contiguous()) throw Error("optimizer partition: the parameter copy must be contiguous");
+    const int64_t sub = m_swap ? m_swap->groupElems : m_place.subGroupElems;
+    torch::Tensor gStage, outStage;  // host staging for device tensors, one sub-group long
+    auto stepGroup = [&](int64_t offset, int64_t n, float* master, float* m, float* v) {
+        torch::Tensor gHost = g.narrow(0, offset, n);
+        if (!gHost.is_cpu()) {
+            if (!gStage.defined()) gStage = hostStaging(std::min(sub, m_elements), g.scalar_type(), pin);
+            gHost = gStage.narrow(0, 0, n);
+            gHost.copy_(g.narrow(0, offset, n));
+        }
+        torch::Tensor oHost;
+        if (out.defined()) {
+            oHost = out.narrow(0, offset, n);
+            if (!oHost.is_cpu()) {
+                if (!outStage.defined()) outStage = hostStaging(std::min(sub, m_elements), out.scalar_type(), pin);
+                oHost = outStage.narrow(0, 0, n);
+            }
+        }
+        kernels::CpuAdamBuffers b;
+        b.master = master;
+        b.expAvg = m;
+        b.expAvgSq = v;
+        b.grad = gHost.data_ptr();
+        b.gradType = gType;
+        b.paramOut = oHost.defined() ? oHost.data_ptr() : nullptr;
+        b.outType = outType;
+        b.numel = n;
+        kernels::cpuAdamStep(b, h, threads);
+        if (out.defined() && !out.is_cpu()) out.narrow(0, offset, n).copy_(oHost, /*non_blocking=*/pin);
+    };
+    if (m_place.where == StatePlacement::Host) {
+        for (int64_t off = 0; off < m_elements; off += sub) {
+            const int64_t n = std::min(sub, m_elements - off);
+            stepGroup(off, n, m_master.data_ptr<float>() + off, m_expAvg.data_ptr<float>() + off,
+                      m_expAvgSq.data_ptr<float>() + off);
+        }
+    } else {
+        forEachSwapGroup(true, true, [&](int64_t gi, float* master, float* m, float* v) {
+            stepGroup(gi * sub, m_swap->groupSize(gi, m_elements), master, m, v);
+        });
+    }
+    if (m_device.is_cuda() && pin) torch::cuda::synchronize(m_device.index());  // staging buffers are reused
+}
+
+void OptimizerPartition::copyMasterTo(const torch::Tensor& paramOut) {
+    torch::NoGradGuard ng;
+    const torch::Tensor out = paramOut.view({-1});
+    switch (m_place.where) {
+        case StatePlacement::Device:
+        case StatePlacement::Host: out.copy_(m_master); return;
+        case StatePlacement::Nvme: break;
+    }
+    forEachSwapGroup(true, false, [&](int64_t g, float* master, float*, float*) {
+        const int64_t n = m_swap->groupSize(g, m_elements);
+        out.narrow(0, g * m_swap->groupElems, n).copy_(torch::from_blob(master, {n}, torch::kFloat32));
+    });
+}
+
+std::vector<std::pair<std::string, torch::Tensor>> OptimizerPartition::stateTensors() const {
+    switch (m_place.where) {
+        case StatePlacement::Device: {
+            std::vector<std::pair<std::string, torch::Tensor>> out{{"master", m_master}};
+            for (auto& t : m_adam->stateTensors()) out.push_back(t);
+            return out;
+        }
+        case StatePlacement::Host:
+            return {{"master", m_master}, {"exp_avg.0", m_expAvg}, {"exp_avg_sq.0", m_expAvgSq}};
+        case StatePlacement::Nvme: break;
+    }
+    // Read back into host tensors (the checkpoint writer needs them whole).
+    torch::Tensor master = torch::empty({m_elements}, torch::kFloat32), m = torch::empty_like(master),
+                  v = torch::empty_like(master);
+    forEachSwapGroup(true, false, [&](int64_t g, float* bm, float* bexp, float* bsq) {
+        const int64_t off = g * m_swap->groupElems, n = m_swap->groupSize(g, m_elements);
+        std::copy(bm, bm + n, master.data_ptr<float>() + off);
+        std::copy(bexp, bexp + n, m.data_ptr<float>() + off);
+        std::copy(bsq, bsq + n, v.data_ptr<float>() + off);
+    });
+    return {{"master", master}, {"exp_avg.0", m}, {"exp_avg_sq.0", v}};
+}
+
+void OptimizerPartition::loadState(const std::vector<std::pair<std::string, torch::Tensor>>& tensors, int64_t step,
+                                   const std::string& partition, const std::string& what) {
+    torch::NoGradGuard ng;
+    torch::Tensor master, m, v;
+    for (const auto& [name, t] : tensors) {
+        if (t.numel() != m_elements)
+            throw FormatError(what + ": tensor '" + name + "' has " + std::to_string(t.numel()) + " elements, expected " +
+                              std::to_string(m_elements) + " (" + partition + ")");
+        if (name == "master") master = t;
+        else if (name == "exp_avg.0") m = t;
+        else if (name == "exp_avg_sq.0") v = t;
+        else throw FormatError(what + ": unexpected tensor '" + name + "' in an optimizer partition");
+    }
+    if (!master.defined()) throw FormatError(what + ": tensor 'master' is missing");
+    if (!m.defined() || !v.defined()) throw FormatError(what + ": tensors 'exp_avg.0' and 'exp_avg_sq.0' are required");
+    m_step = step;
+    switch (m_place.where) {
+        case StatePlacement::Device:
+            m_master.detach().copy_(master.reshape({-1}));
+            try {
+                m_adam->loadState({{"exp_avg.0", m.reshape({-1})}, {"exp_avg_sq.0", v.reshape({-1})}}, step);
+            } catch (const Error& e) {
+                throw FormatError(what + ": " + e.what());
+            }
+            return;
+        case StatePlacement::Host:
+            m_master.copy_(master.reshape({-1}));
+            m_expAvg.copy_(m.reshape({-1}));
+            m_expAvgSq.copy_(v.reshape({-1}));
+            return;
+        case StatePlacement::Nvme: break;
+    }
+    const torch::Tensor hm = master.reshape({-1}).to(torch::kCPU, torch::kFloat32).contiguous(),
+                        he = m.reshape({-1}).to(torch::kCPU, torch::kFloat32).contiguous(),
+                        hv = v.reshape({-1}).to(torch::kCPU, torch::kFloat32).contiguous();
+    forEachSwapGroup(false, true, [&](int64_t g, float* bm, float* bexp, float* bsq) {
+        const int64_t off = g * m_swap->groupElems, n = m_swap->groupSize(g, m_elements);
+        std::copy(hm.data_ptr<float>() + off, hm.data_ptr<float>() + off + n, bm);
+        std::copy(he.data_ptr<float>() + off, he.data_ptr<float>() + off + n, bexp);
+        std::copy(hv.data_ptr<float>() + off, hv.data_ptr<float>() + off + n, bsq);
+    });
+}
+
+PartitionBytes OptimizerPartition::bytes() const {
+    PartitionBytes b;
+    switch (m_place.where) {
+        case StatePlacement::Device: b.device = m_master.nbytes() + m_adam->stateBytes(); break;
+        case StatePlacement::Host: b.host = m_master.nbytes() + m_expAvg.nbytes() + m_expAvgSq.nbytes(); break;
+        case StatePlacement::Nvme:
+            b.nvme = m_swap->file->size();
+            for (const auto& buf : m_swap->buffers) b.host += buf.bytes();
+            break;
+    }
+    return b;
+}
+
+int64_t OptimizerPartition::swapBytesRead() const { return m_swap ? m_swap->file->bytesRead() : 0; }
+int64_t OptimizerPartition::swapBytesWritten() const { return m_swap ? m_swap->file->bytesWritten() : 0; }
+
+}  // namespace fts
