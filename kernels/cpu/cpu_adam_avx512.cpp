@@ -46,8 +46,8 @@ void rangeAvx512(const CpuAdamBuffers& b, const CpuAdamScalars& s, int64_t begin
     const __m512 stepSize = _mm512_set1_ps(s.stepSize), bc2 = _mm512_set1_ps(s.bc2), eps = _mm512_set1_ps(s.eps);
     const __m512 decay = _mm512_set1_ps(s.decay), scale = _mm512_set1_ps(s.gradScale);
     const bool l2 = s.applyDecay && !s.adamW, decoupled = s.applyDecay && s.adamW;
-    int64_t i = begin;
-    for (; i + 16 <= end; i += 16) {
+    // One vector of 16 elements at i; the main loop runs 8 of them per iteration (DeepSpeed's span).
+    auto vec = [&](int64_t i) __attribute__((always_inline)) {
         __m512 g = loadGrad(b.grad, b.gradType, i);
         if (s.scaleGrad) g = _mm512_mul_ps(g, scale);
         __m512 p = _mm512_loadu_ps(b.master + i);
@@ -63,7 +63,11 @@ void rangeAvx512(const CpuAdamBuffers& b, const CpuAdamScalars& s, int64_t begin
         _mm512_storeu_ps(b.expAvg + i, m);
         _mm512_storeu_ps(b.expAvgSq + i, v);
         if (b.paramOut) storeOut(b.paramOut, b.outType, i, p);
-    }
+    };
+    int64_t i = begin;
+    for (; i + 128 <= end; i += 128)
+        for (int k = 0; k < 128; k += 16) vec(i + k);
+    for (; i + 16 <= end; i += 16) vec(i);
     if (i < end) rangeScalar(b, s, i, end);
 }
 
