@@ -1,6 +1,7 @@
 // Benchmark (label bench; prints figures, asserts nothing): the NVMe swapper (core/offload/swap_file: O_DIRECT,
 // io_uring) writing and reading a 1 GiB file against fio (Debian's) with the same block size, queue depth, O_DIRECT
-// and io_uring on the same filesystem, side by side (fio, ours, fio, ours; best of each). Goal: >= 80% of fio.
+// and io_uring on the same filesystem, side by side (fio, ours, fio, ours, ...; best of each; FTS_BENCH_ROUNDS passes,
+// default 4: a virtual disk's throughput varies 2x from run to run). Goal: >= 80% of fio.
 // FTS_BENCH_SWAP_DIR (default: the build folder) picks the filesystem; FTS_BENCH_SWAP_MB the size.
 #include <torch/torch.h>
 
@@ -26,7 +27,8 @@ private slots:
         fts::SwapIoOptions io;  // DeepSpeed's aio defaults: 1 MiB blocks, queue depth 8, one thread
         double fio[2] = {0, 0}, ours[2] = {0, 0};  // best GB/s: write, read
         const bool haveFio = QProcess::execute("fio", {"--version"}) == 0;
-        for (int pass = 0; pass < 2; ++pass) {
+        const int passes = qEnvironmentVariableIntValue("FTS_BENCH_ROUNDS") > 0 ? qEnvironmentVariableIntValue("FTS_BENCH_ROUNDS") : 4;
+        for (int pass = 0; pass < passes; ++pass) {
             if (haveFio) {
                 for (int rw = 0; rw < 2; ++rw) {
                     QProcess p;
@@ -52,8 +54,8 @@ private slots:
             ours[0] = std::max(ours[0], w);
             ours[1] = std::max(ours[1], r);
         }
-        std::printf("NVMe swapper on %s, %lld MiB, 1 MiB blocks, queue depth 8, O_DIRECT, io_uring, best of 2 passes\n",
-                    dir.c_str(), static_cast<long long>(bytes >> 20));
+        std::printf("NVMe swapper on %s, %lld MiB, 1 MiB blocks, queue depth 8, O_DIRECT, io_uring, best of %d interleaved passes\n",
+                    dir.c_str(), static_cast<long long>(bytes >> 20), passes);
         for (int rw = 0; rw < 2; ++rw) {
             std::printf("  %s: fts %.2f GB/s", rw == 0 ? "write" : "read ", ours[rw]);
             if (haveFio) std::printf(" | fio %.2f GB/s | fts/fio %.2f", fio[rw], ours[rw] / fio[rw]);
