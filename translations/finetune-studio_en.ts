@@ -1132,15 +1132,15 @@
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>offloaded to host memory, per rank</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>offloaded to NVMe, per rank</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
         <source>Optimizer state offloaded (%1): %2 in host memory, %3 on NVMe; the optimizer step runs on the CPU.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>host (offload)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>NVMe (offload)</source>
         <translation type="unfinished"></translation>
     </message>
 </context>

@@ -1127,16 +1127,16 @@
         <translation>本版本中无效：每个桶填满时即归约</translation>
     </message>
     <message>
-        <source>offloaded to host memory, per rank</source>
-        <translation>卸载到主机内存（每个进程）</translation>
-    </message>
-    <message>
-        <source>offloaded to NVMe, per rank</source>
-        <translation>卸载到 NVMe（每个进程）</translation>
-    </message>
-    <message>
         <source>Optimizer state offloaded (%1): %2 in host memory, %3 on NVMe; the optimizer step runs on the CPU.</source>
         <translation>优化器状态已卸载（%1）：主机内存 %2，NVMe %3；优化器更新在 CPU 上运行。</translation>
+    </message>
+    <message>
+        <source>host (offload)</source>
+        <translation>主机（卸载）</translation>
+    </message>
+    <message>
+        <source>NVMe (offload)</source>
+        <translation>NVMe（卸载）</translation>
     </message>
 </context>
 <context>

@@ -13,6 +13,7 @@
 #include <QPlainTextEdit>
 #include <QPushButton>
 #include <QSpinBox>
+#include <QStorageInfo>
 #include <QToolButton>
 #include <QVBoxLayout>
 
@@ -412,7 +413,7 @@ void ConfigForm::applyEstimate() {
     const int64_t hostOff = r.value("host_offload", int64_t(0)), nvmeOff = r.value("nvme_offload", int64_t(0));
     if (hostOff > 0) {
         MemoryBar h;
-        h.label = tr("offloaded to host memory, per rank");
+        h.label = tr("host (offload)");
         h.allocated = hostOff;
         const auto [used, total] = hostMemory();
         if (total > 0) h.capacity = total / std::max(1, e.value("world_size", 1));
@@ -420,8 +421,18 @@ void ConfigForm::applyEstimate() {
     }
     if (nvmeOff > 0) {
         MemoryBar n;
-        n.label = tr("offloaded to NVMe, per rank");
+        n.label = tr("NVMe (offload)");
         n.allocated = nvmeOff;
+        // Against the free space of offload_optimizer.nvme_path, shared by the ranks.
+        const nlohmann::json resolved = nlohmann::json::parse(m_editor->resolvedJson().toStdString(), nullptr, false);
+        const nlohmann::json* off = resolved.is_object() ? &resolved : nullptr;
+        for (const char* k : {"deepspeed", "zero_optimization", "offload_optimizer", "nvme_path"})
+            off = off && off->is_object() && off->contains(k) ? &(*off)[k] : nullptr;
+        if (off && off->is_string()) {
+            const QStorageInfo disk(QString::fromStdString(off->get<std::string>()));
+            if (disk.isValid() && disk.bytesAvailable() > 0)
+                n.capacity = disk.bytesAvailable() / std::max(1, e.value("world_size", 1));
+        }
         bars << n;
     }
     m_estimateBars->setBars(bars);
