@@ -1,6 +1,6 @@
 // End-to-end tests of optimizer offload (ZeRO-Offload, ZeRO-Infinity) through the real `fts train` (Gloo, CPU, fp32):
 // offload_optimizer "cpu" and "nvme" at stages 1, 2 and 3 on 1 and 2 ranks, and offload_param "cpu" at stage 3, give
-// the loss of every step and the final weights of the same run without offload (relative <= 1e-6); the NVMe swap
+// the loss of every step and the final weights of the same run without offload (relative <= 1e-6; bf16 within 1e-3); the NVMe swap
 // folder is gone when the run ends; an offloaded checkpoint resumes exactly, also without offload; bad offload
 // settings fail before training with the key named.
 // LibTorch before Qt: Qt's `slots` keyword macro would otherwise break LibTorch's headers.
@@ -132,6 +132,38 @@ private slots:
         QVERIFY2(fs::is_empty(m_dir / "nvme"), "the NVMe swap folder was left behind");
         qInfo("stage %d, %d ranks, offload %s%s: worst loss rel. diff %.3g, final weights rel. L2 %.3g", stage, nproc,
               qPrintable(device), param.isEmpty() ? "" : qPrintable(" + offload_param " + param), worst, d);
+    }
+
+    // bf16 (bf16 parameters, fp32 masters in the partition): the offloaded step rounds its fp32 masters as DeepSpeed's
+    // CPU-Adam does, the device step as LibTorch's AdamW does; a master one float32 rounding apart can round to a
+    // different bf16 parameter, so the trajectories part by a little. Documented bound: 1e-3 relative per step
+    // (seen: 4.7e-5 over 30 steps at stage 2 on 1 rank).
+    void bf16OffloadWithinBound_data() {
+        QTest::addColumn<int>("stage");
+        QTest::addColumn<int>("nproc");
+        QTest::addColumn<QString>("device");
+        QTest::newRow("stage 2, 1 rank, cpu") << 2 << 1 << "cpu";
+        QTest::newRow("stage 3, 2 ranks, nvme") << 3 << 2 << "nvme";
+    }
+    void bf16OffloadWithinBound() {
+        QFETCH(int, stage);
+        QFETCH(int, nproc);
+        QFETCH(QString, device);
+        const json bf16 = {{"deepspeed", {{"bf16", {{"enabled", true}}}}}};
+        json off = offload(device);
+        off.merge_patch(bf16);
+        const std::string tag = "bf" + std::to_string(stage) + "n" + std::to_string(nproc) + device.toStdString();
+        bool ok = false;
+        const RunResult plain = run(tag + "plain", nproc, stage, bf16, &ok);
+        QVERIFY(ok);
+        const RunResult got = run(tag + "off", nproc, stage, off, &ok);
+        QVERIFY(ok);
+        QCOMPARE(got.loss.size(), plain.loss.size());
+        double worst = 0;
+        for (size_t i = 0; i < got.loss.size(); ++i) worst = std::max(worst, std::abs(got.loss[i] - plain.loss[i]) / std::abs(plain.loss[i]));
+        QVERIFY2(worst <= 1e-3, qPrintable(QString("worst relative loss difference %1").arg(worst)));
+        QVERIFY(got.loss.back() < got.loss.front());
+        qInfo("bf16, stage %d, %d ranks, offload %s: worst loss rel. diff %.3g (bound 1e-3)", stage, nproc, qPrintable(device), worst);
     }
 
     // 6 steps straight vs 3 steps then --resume to 6, offloaded: identical; the checkpoint also resumes without offload.
