@@ -173,6 +173,11 @@ torch::Tensor& OptimizerPartition::deviceMaster() {
     return m_master;
 }
 
+const torch::Tensor& OptimizerPartition::deviceMaster() const {
+    if (offloaded()) throw Error("optimizer partition: the master is offloaded");
+    return m_master;
+}
+
 void OptimizerPartition::stepDevice(double lr) {
     if (offloaded()) throw Error("optimizer partition: stepDevice() on an offloaded partition");
     m_adam->step(lr);
@@ -248,7 +253,7 @@ void OptimizerPartition::stepOffloaded(const torch::Tensor& grad, double gradSca
     if (grad.numel() != m_elements || (paramOut.defined() && paramOut.numel() != m_elements))
         throw Error("optimizer partition: gradient or parameter copy of the wrong size");
     ++m_step;
-    const kernels::CpuAdamHyper h = hyper(m_cfg, lr, m_step, gradScale);
+    const kernels::CpuAdamScalars scalars = kernels::cpuAdamScalars(hyper(m_cfg, lr, m_step, gradScale));  // once per step
     const kernels::DType gType = kernelType(grad.scalar_type(), "a gradient");
     const kernels::DType outType = paramOut.defined() ? kernelType(paramOut.scalar_type(), "a parameter") : kernels::DType::Float32;
     const bool pin = m_place.pinMemory && m_device.is_cuda();
@@ -258,20 +263,21 @@ void OptimizerPartition::stepOffloaded(const torch::Tensor& grad, double gradSca
     if (g.is_cpu() && !g.is_contiguous()) throw Error("optimizer partition: the gradient must be contiguous");
     if (out.defined() && out.is_cpu() && !out.is_contiguous()) throw Error("optimizer partition: the parameter copy must be contiguous");
     const int64_t sub = m_swap ? m_swap->groupElems : m_place.subGroupElems;
-    torch::Tensor gStage, outStage;  // host staging for device tensors, one sub-group long
     auto stepGroup = [&](int64_t offset, int64_t n, float* master, float* m, float* v) {
         torch::Tensor gHost = g.narrow(0, offset, n);
         if (!gHost.is_cpu()) {
-            if (!gStage.defined()) gStage = hostStaging(std::min(sub, m_elements), g.scalar_type(), pin);
-            gHost = gStage.narrow(0, 0, n);
+            if (!m_gradStage.defined() || m_gradStage.scalar_type() != g.scalar_type())
+                m_gradStage = hostStaging(std::min(sub, m_elements), g.scalar_type(), pin);
+            gHost = m_gradStage.narrow(0, 0, n);
             gHost.copy_(g.narrow(0, offset, n));
         }
         torch::Tensor oHost;
         if (out.defined()) {
             oHost = out.narrow(0, offset, n);
             if (!oHost.is_cpu()) {
-                if (!outStage.defined()) outStage = hostStaging(std::min(sub, m_elements), out.scalar_type(), pin);
-                oHost = outStage.narrow(0, 0, n);
+                if (!m_outStage.defined() || m_outStage.scalar_type() != out.scalar_type())
+                    m_outStage = hostStaging(std::min(sub, m_elements), out.scalar_type(), pin);
+                oHost = m_outStage.narrow(0, 0, n);
             }
         }
         kernels::CpuAdamBuffers b;
@@ -283,7 +289,7 @@ void OptimizerPartition::stepOffloaded(const torch::Tensor& grad, double gradSca
         b.paramOut = oHost.defined() ? oHost.data_ptr() : nullptr;
         b.outType = outType;
         b.numel = n;
-        kernels::cpuAdamStep(b, h, threads);
+        kernels::cpuAdamStep(b, scalars, threads, kernels::bestCpuIsa());
         if (out.defined() && !out.is_cpu()) out.narrow(0, offset, n).copy_(oHost, /*non_blocking=*/pin);
     };
     if (m_place.where == StatePlacement::Host) {

@@ -62,6 +62,7 @@ public:
 
     // Device placement: the master (a leaf whose .grad() the engines set) and the AdamW step over it.
     torch::Tensor& deviceMaster();
+    const torch::Tensor& deviceMaster() const;
     void stepDevice(double lr);
 
     // Offloaded placements: one Adam step with gradient grad * gradScale (grad: elements, float32/bfloat16/float16,
@@ -96,6 +97,7 @@ private:
     torch::Tensor m_master, m_expAvg, m_expAvgSq;
     std::unique_ptr<AdamW> m_adam;
     std::unique_ptr<Swap> m_swap;
+    torch::Tensor m_gradStage, m_outStage;  // CUDA training: host staging of one sub-group (pinned), kept across steps
 };
 
 }  // namespace fts

@@ -215,33 +215,48 @@ void ZeroOptimizer::endMicroStep() {
     }
 }
 
+namespace {
+
+// The ranks' summed squared norm of `grad` / divisor: float64 a piece at a time (a float64 copy of the whole shard and
+// its square would be 16 bytes per element of transient memory, more than the optimizer state itself); inf/nan on any
+// rank spreads. Padding is zero.
+double allReducedSquaredNorm(const torch::Tensor& grad, double divisor, Communicator& comm) {
+    constexpr int64_t kNormPiece = int64_t(1) << 20;
+    const torch::Tensor g = grad.reshape({-1});
+    torch::Tensor sq = torch::zeros({1}, g.options().dtype(torch::kFloat64));
+    for (int64_t k = 0; k < g.numel(); k += kNormPiece) {
+        torch::Tensor piece = g.narrow(0, k, std::min(kNormPiece, g.numel() - k)).to(torch::kFloat64);
+        if (divisor != 1.0) piece.div_(divisor);
+        sq.add_(piece.dot(piece));
+    }
+    comm.allReduce(sq);
+    return sq.item<double>();
+}
+
+// clip_grad_norm's rule: the factor that scales a gradient of global norm `norm` down to maxNorm (1 when it fits).
+double clipCoefficient(double norm, double maxNorm) {
+    if (maxNorm <= 0.0) return 1.0;
+    const double coef = maxNorm / (norm + 1e-6);
+    return coef < 1.0 ? coef : 1.0;
+}
+
+}  // namespace
+
 GradientStats prepareShardGradients(const torch::Tensor& shardGrad, torch::Tensor& master, Communicator& comm,
                                     double maxNorm, double lossScale) {
     torch::NoGradGuard ng;
     GradientStats st;
     torch::Tensor g = shardGrad.to(torch::kFloat32, /*non_blocking=*/false, /*copy=*/true);
     g.div_(double(comm.worldSize()) * lossScale);
-    // Global norm: the shards' squared norms summed over the ranks (padding is zero); inf/nan anywhere spreads.
-    // Summed in float64 a piece at a time: a float64 copy of the whole shard and its square would be 16 bytes per
-    // element of transient memory, more than the optimizer state itself.
-    constexpr int64_t kNormPiece = int64_t(1) << 20;
-    torch::Tensor sq = torch::zeros({1}, g.options().dtype(torch::kFloat64));
-    for (int64_t k = 0; k < g.numel(); k += kNormPiece) {
-        const torch::Tensor piece = g.narrow(0, k, std::min(kNormPiece, g.numel() - k)).to(torch::kFloat64);
-        sq.add_(piece.dot(piece));
-    }
-    comm.allReduce(sq);
-    const double sumSq = sq.item<double>();
+    const double sumSq = allReducedSquaredNorm(g, 1.0, comm);
     st.norm = std::sqrt(sumSq);
     st.overflow = !std::isfinite(sumSq);
     if (st.overflow) {
         master.mutable_grad() = torch::Tensor();
         return st;
     }
-    if (maxNorm > 0.0) {  // clip_grad_norm's rule
-        const double coef = maxNorm / (st.norm + 1e-6);
-        if (coef < 1.0) g.mul_(coef);
-    }
+    const double coef = clipCoefficient(st.norm, maxNorm);
+    if (coef < 1.0) g.mul_(coef);
     master.mutable_grad() = g;
     return st;
 }
@@ -250,22 +265,11 @@ ShardGradientScale shardGradientScale(const torch::Tensor& shardGrad, Communicat
     torch::NoGradGuard ng;
     ShardGradientScale out;
     const double divisor = double(comm.worldSize()) * lossScale;
-    constexpr int64_t kNormPiece = int64_t(1) << 20;
-    const torch::Tensor g = shardGrad.reshape({-1});
-    torch::Tensor sq = torch::zeros({1}, g.options().dtype(torch::kFloat64));
-    for (int64_t k = 0; k < g.numel(); k += kNormPiece) {
-        const torch::Tensor piece = g.narrow(0, k, std::min(kNormPiece, g.numel() - k)).to(torch::kFloat64).div_(divisor);
-        sq.add_(piece.dot(piece));
-    }
-    comm.allReduce(sq);
-    const double sumSq = sq.item<double>();
+    const double sumSq = allReducedSquaredNorm(shardGrad, divisor, comm);
     out.stats.norm = std::sqrt(sumSq);
     out.stats.overflow = !std::isfinite(sumSq);
     out.scale = 1.0 / divisor;
-    if (!out.stats.overflow && maxNorm > 0.0) {  // clip_grad_norm's rule
-        const double coef = maxNorm / (out.stats.norm + 1e-6);
-        if (coef < 1.0) out.scale *= coef;
-    }
+    if (!out.stats.overflow) out.scale *= clipCoefficient(out.stats.norm, maxNorm);
     return out;
 }
 
@@ -311,7 +315,7 @@ void PartitionStep::clear() {
 
 torch::Tensor PartitionStep::paramSlice(int64_t offset, int64_t len) const {
     if (m_part.offloaded()) return m_paramCopy.narrow(0, offset, len);
-    return const_cast<OptimizerPartition&>(m_part).deviceMaster().narrow(0, offset, len).to(m_dtype).contiguous();
+    return m_part.deviceMaster().narrow(0, offset, len).to(m_dtype).contiguous();
 }
 
 void PartitionStep::copyParamsTo(torch::Tensor dst) const {
@@ -319,7 +323,7 @@ void PartitionStep::copyParamsTo(torch::Tensor dst) const {
     if (m_part.offloaded()) {
         if (!dst.is_same(m_paramCopy)) dst.copy_(m_paramCopy);
     } else
-        dst.copy_(const_cast<OptimizerPartition&>(m_part).deviceMaster());
+        dst.copy_(m_part.deviceMaster());
 }
 
 void PartitionStep::load(const std::vector<std::pair<std::string, torch::Tensor>>& tensors, int64_t step,

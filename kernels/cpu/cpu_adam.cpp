@@ -129,11 +129,14 @@ void cpuAdamReference(const CpuAdamBuffers& b, const CpuAdamHyper& h) {
 }
 
 void cpuAdamStep(const CpuAdamBuffers& b, const CpuAdamHyper& h, int threads, CpuIsa isa) {
+    cpuAdamStep(b, cpuAdamScalars(h), threads, isa);
+}
+
+void cpuAdamStep(const CpuAdamBuffers& b, const CpuAdamScalars& s, int threads, CpuIsa isa) {
     if (b.numel < 0 || (b.numel > 0 && (!b.master || !b.expAvg || !b.expAvgSq || !b.grad)))
         throw KernelError("cpuAdamStep: missing buffer or negative size");
     if (!cpuIsaSupported(isa))
         throw KernelError(std::string("cpuAdamStep: this CPU does not support the ") + cpuIsaName(isa) + " variant");
-    const CpuAdamScalars s = cpuAdamScalars(h);
     auto range = isa == CpuIsa::Avx512 ? cpu_adam_detail::rangeAvx512
                  : isa == CpuIsa::Avx2 ? cpu_adam_detail::rangeAvx2
                                        : cpu_adam_detail::rangeScalar;

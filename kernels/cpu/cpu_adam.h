@@ -62,6 +62,8 @@ void cpuAdamStep(const CpuAdamBuffers& b, const CpuAdamHyper& h, int threads, Cp
 inline void cpuAdamStep(const CpuAdamBuffers& b, const CpuAdamHyper& h, int threads = 0) {
     cpuAdamStep(b, h, threads, bestCpuIsa());
 }
+// The same with the step's constants already derived (once per step when a partition is stepped in sub-groups).
+void cpuAdamStep(const CpuAdamBuffers& b, const CpuAdamScalars& s, int threads, CpuIsa isa);
 // The scalar reference, one thread.
 void cpuAdamReference(const CpuAdamBuffers& b, const CpuAdamHyper& h);
 

@@ -29,9 +29,10 @@ public:
         std::lock_guard<std::mutex> callLock(m_callMutex);  // one job at a time
         {
             std::unique_lock<std::mutex> lock(m_mutex);
+            // A worker starts having "seen" the generation before this job's, so it takes this job first.
             while (int(m_workers.size()) < pieces - 1) {
                 const int index = int(m_workers.size()) + 1;
-                m_workers.emplace_back([this, index] { workerLoop(index); });
+                m_workers.emplace_back([this, index, seen = m_generation] { workerLoop(index, seen); });
             }
             m_job = &piece;
             m_pieces = pieces;
@@ -54,13 +55,7 @@ public:
     }
 
 private:
-    void workerLoop(int index) {
-        uint64_t seen = 0;
-        {
-            std::lock_guard<std::mutex> lock(m_mutex);
-            seen = m_generation;  // a worker started for a job takes that job below
-            if (m_job && index < m_pieces) seen = m_generation - 1;
-        }
+    void workerLoop(int index, uint64_t seen) {
         for (;;) {
             const std::function<void(int)>* job = nullptr;
             {
