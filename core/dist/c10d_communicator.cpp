@@ -4,7 +4,10 @@
 #include <random>
 #include <sstream>
 
+#include <torch/csrc/distributed/c10d/PrefixStore.hpp>
+
 #include "core/dist/rendezvous.h"
+#include "core/dist/routed_communicator.h"
 
 namespace fts {
 
@@ -22,6 +25,7 @@ public:
     int rank() const override { return 0; }
     int worldSize() const override { return 1; }
     std::string backendName() const override { return "solo"; }
+    bool takes(const torch::Tensor&) const override { return true; }  // identities: any device
     void allReduce(torch::Tensor&, ReduceKind) override {}
     void reduceScatter(torch::Tensor& output, torch::Tensor& input) override { output.copy_(input.view_as(output)); }
     void allGather(torch::Tensor& output, torch::Tensor& input) override { output.copy_(input.view_as(output)); }
@@ -32,8 +36,22 @@ public:
 
 }  // namespace
 
-C10dCommunicator::C10dCommunicator(c10::intrusive_ptr<c10d::Backend> backend, const DistOptions& o, std::string name)
-    : m_backend(std::move(backend)), m_rank(o.rank), m_worldSize(o.worldSize), m_timeout(o.timeout), m_name(std::move(name)) {}
+C10dCommunicator::C10dCommunicator(c10::intrusive_ptr<c10d::Backend> backend, const DistOptions& o, std::string name,
+                                   c10::DeviceType tensorDevice)
+    : m_backend(std::move(backend)),
+      m_rank(o.rank),
+      m_worldSize(o.worldSize),
+      m_timeout(o.timeout),
+      m_name(std::move(name)),
+      m_tensorDevice(tensorDevice) {}
+
+void requireTakes(const Communicator& comm, const char* op, const torch::Tensor& t) {
+    if (comm.takes(t)) return;
+    throw DistError("rank " + std::to_string(comm.rank()) + " of " + std::to_string(comm.worldSize()) + ": " +
+                    comm.backendName() + " " + op + ": a " + c10::DeviceTypeName(t.device().type(), true) +
+                    " tensor, but " + comm.backendName() + " takes only " +
+                    c10::DeviceTypeName(comm.tensorDevice(), true) + " tensors");
+}
 
 template <class F>
 void C10dCommunicator::run(const char* op, const torch::Tensor* tensor, F&& start) {
@@ -41,6 +59,7 @@ void C10dCommunicator::run(const char* op, const torch::Tensor* tensor, F&& star
         throw DistError("rank " + std::to_string(m_rank) + " of " + std::to_string(m_worldSize) + ": " + m_name + " " + op +
                         (tensor ? " of " + shapeOf(*tensor) : std::string()) + " failed: " + cause);
     };
+    if (tensor) requireTakes(*this, op, *tensor);
     try {
         c10::intrusive_ptr<c10d::Work> work = start();
         if (!work->wait(m_timeout)) fail("timed out after " + std::to_string(m_timeout.count()) + " ms");
@@ -119,7 +138,13 @@ std::unique_ptr<Communicator> connectRanks(const DistOptions& o) {
         throw DistError("rank " + std::to_string(o.rank) + " is outside world size " + std::to_string(o.worldSize));
     if (o.worldSize == 1) return std::make_unique<SoloCommunicator>();
     auto store = rendezvous(o);
-    if (o.backend == DistBackend::Nccl) return std::make_unique<C10dCommunicator>(makeNcclBackend(store, o), o, "nccl");
+    if (o.backend == DistBackend::Nccl) {
+        auto ncclStore = c10::make_intrusive<c10d::PrefixStore>("nccl/", store);
+        auto glooStore = c10::make_intrusive<c10d::PrefixStore>("gloo/", store);
+        auto device = std::make_unique<C10dCommunicator>(makeNcclBackend(ncclStore, o), o, "nccl", c10::DeviceType::CUDA);
+        auto host = std::make_unique<C10dCommunicator>(makeGlooBackend(glooStore, o), o, "gloo");
+        return std::make_unique<RoutedCommunicator>(std::move(device), std::move(host));
+    }
     return std::make_unique<C10dCommunicator>(makeGlooBackend(store, o), o, "gloo");
 }
 

@@ -9,10 +9,13 @@ namespace fts {
 
 class C10dCommunicator : public Communicator {
 public:
-    C10dCommunicator(c10::intrusive_ptr<c10d::Backend> backend, const DistOptions& options, std::string name);
+    // tensorDevice: the device type the backend takes (Gloo: CPU, NCCL: CUDA); others are refused before c10d.
+    C10dCommunicator(c10::intrusive_ptr<c10d::Backend> backend, const DistOptions& options, std::string name,
+                     c10::DeviceType tensorDevice = c10::DeviceType::CPU);
     int rank() const override { return m_rank; }
     int worldSize() const override { return m_worldSize; }
     std::string backendName() const override { return m_name; }
+    c10::DeviceType tensorDevice() const override { return m_tensorDevice; }
     void allReduce(torch::Tensor& tensor, ReduceKind op) override;
     void reduceScatter(torch::Tensor& output, torch::Tensor& input) override;
     void allGather(torch::Tensor& output, torch::Tensor& input) override;
@@ -28,6 +31,7 @@ private:
     int m_rank, m_worldSize;
     std::chrono::milliseconds m_timeout;
     std::string m_name;
+    c10::DeviceType m_tensorDevice;
 };
 
 // Backend factories (gloo_backend.cpp, nccl_backend.cpp); the store comes from rendezvous().

@@ -34,6 +34,10 @@ public:
     virtual int rank() const = 0;
     virtual int worldSize() const = 0;
     virtual std::string backendName() const = 0;
+    // The device type whose tensors the collectives take (Gloo: CPU, NCCL: CUDA). A tensor of another device
+    // is refused with a DistError naming the backend and the operation (requireTakes), never handed to c10d.
+    virtual c10::DeviceType tensorDevice() const { return c10::DeviceType::CPU; }
+    virtual bool takes(const torch::Tensor& t) const { return t.device().type() == tensorDevice(); }
 
     // In place on every rank.
     virtual void allReduce(torch::Tensor& tensor, ReduceKind op = ReduceKind::Sum) = 0;
@@ -47,8 +51,12 @@ public:
     virtual void barrier() = 0;
 };
 
+// Throws DistError "rank R of W: <backend> <op>: a <device> tensor, but <backend> takes only <type> tensors".
+void requireTakes(const Communicator& comm, const char* op, const torch::Tensor& t);
+
 // Meets the other ranks (rendezvous through the TCP store, token check) and builds the backend.
-// worldSize 1 gives a communicator whose collectives are identities (no store, no sockets).
+// worldSize 1 gives a communicator whose collectives are identities (no store, no sockets). NCCL comes with a
+// Gloo group beside it on the same store (RoutedCommunicator): CPU tensors go through Gloo, CUDA ones NCCL.
 std::unique_ptr<Communicator> connectRanks(const DistOptions& options);
 
 // Picks the backend for a device: NCCL for CUDA, Gloo otherwise.

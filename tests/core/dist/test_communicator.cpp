@@ -5,6 +5,8 @@
 
 #include <thread>
 
+#include "core/dist/routed_communicator.h"
+
 using namespace fts;
 
 namespace {
@@ -13,6 +15,54 @@ using fts::testing::check;
 using fts::testing::runRanks;
 
 bool same(const torch::Tensor& a, const torch::Tensor& b) { return a.sizes() == b.sizes() && torch::equal(a, b); }
+
+// A communicator over another one (borrowed) that takes only `device` tensors and counts the collectives it ran:
+// with device CUDA it stands in for NCCL, whose process group refuses CPU tensors, on a machine without a GPU.
+class StandIn : public Communicator {
+public:
+    StandIn(Communicator& inner, c10::DeviceType device, std::string name)
+        : m_inner(inner), m_device(device), m_name(std::move(name)) {}
+    int rank() const override { return m_inner.rank(); }
+    int worldSize() const override { return m_inner.worldSize(); }
+    std::string backendName() const override { return m_name; }
+    c10::DeviceType tensorDevice() const override { return m_device; }
+    void allReduce(torch::Tensor& t, ReduceKind op) override { use("allReduce", t); m_inner.allReduce(t, op); }
+    void reduceScatter(torch::Tensor& o, torch::Tensor& i) override { use("reduceScatter", i); m_inner.reduceScatter(o, i); }
+    void allGather(torch::Tensor& o, torch::Tensor& i) override { use("allGather", i); m_inner.allGather(o, i); }
+    void broadcast(torch::Tensor& t, int root) override { use("broadcast", t); m_inner.broadcast(t, root); }
+    void reduce(torch::Tensor& t, int root) override { use("reduce", t); m_inner.reduce(t, root); }
+    void barrier() override { m_inner.barrier(); }
+    int* calls;  // where the count goes (the routed communicator owns this object)
+
+private:
+    void use(const char* op, const torch::Tensor& t) {
+        requireTakes(*this, op, t);
+        ++*calls;
+    }
+    Communicator& m_inner;
+    c10::DeviceType m_device;
+    std::string m_name;
+};
+
+// What the trainer sends each step and at checkpoints, all CPU tensors: the stop flag, the token counts, the
+// logged loss, the sampler rows; checks the results.
+void trainerControlTraffic(Communicator& c) {
+    const int r = c.rank(), w = c.worldSize();
+    auto flag = torch::full({1}, r == w - 1 ? 1.0f : 0.0f);
+    c.allReduce(flag, ReduceKind::Max);
+    auto counts = torch::tensor({int64_t(10 + r), int64_t(100)}, torch::kInt64);
+    c.allReduce(counts);
+    auto loss = torch::full({1}, 0.5 * (r + 1), torch::kFloat64);
+    c.allReduce(loss);
+    auto rows = torch::tensor({int64_t(r), int64_t(7)}, torch::kInt64);
+    auto all = torch::empty({2 * w}, torch::kInt64);
+    c.allGather(all, rows);
+    c.barrier();
+    check(flag.item<float>() == 1.0f, "stop flag");
+    check(counts[0].item<int64_t>() == 10 * w + w * (w - 1) / 2 && counts[1].item<int64_t>() == 100 * w, "counts");
+    check(loss.item<double>() == 0.25 * w * (w + 1), "loss");
+    check(all[2 * (w - 1)].item<int64_t>() == w - 1, "rows");
+}
 
 }  // namespace
 
@@ -63,6 +113,57 @@ private slots:
             c.barrier();
         });
         for (int r = 0; r < world; ++r) QCOMPARE(codes[size_t(r)], 0);
+    }
+
+    // A tensor of another device never reaches c10d: the error names the backend, the operation and both devices.
+    void foreignDeviceTensorIsRefused() {
+        auto codes = runRanks(2, [](Communicator& c) {
+            auto meta = torch::empty({4}, torch::TensorOptions().device(torch::kMeta));
+            try {
+                c.allReduce(meta);
+            } catch (const DistError& e) {
+                const std::string msg = e.what();
+                if (msg.find("gloo allReduce") != std::string::npos && msg.find("a meta tensor") != std::string::npos &&
+                    msg.find("takes only cpu tensors") != std::string::npos)
+                    ::_exit(42);
+                std::fprintf(stderr, "unexpected message: %s\n", msg.c_str());
+                ::_exit(5);
+            }
+            ::_exit(6);
+        });
+        QCOMPARE(codes[0], 42);
+        QCOMPARE(codes[1], 42);
+    }
+
+    // NCCL takes only CUDA tensors and the trainer's control traffic is CPU tensors. Sent straight to an NCCL-like
+    // communicator (a stand-in that refuses CPU tensors as ProcessGroupNCCL does) the first collective fails; through
+    // the routed communicator that connectRanks builds for NCCL every CPU tensor goes to the Gloo group beside it.
+    void cpuTensorsAvoidTheNcclPath() {
+        auto codes = runRanks(2, [](Communicator& c) {
+            int deviceCalls = 0, hostCalls = 0;
+            StandIn nccl(c, c10::DeviceType::CUDA, "nccl");
+            nccl.calls = &deviceCalls;
+            bool refused = false;
+            try {
+                trainerControlTraffic(nccl);
+            } catch (const DistError& e) {
+                refused = std::string(e.what()).find("nccl allReduce: a cpu tensor, but nccl takes only cuda tensors") !=
+                          std::string::npos;
+                if (!refused) std::fprintf(stderr, "unexpected message: %s\n", e.what());
+            }
+            check(refused && deviceCalls == 0, "a CPU tensor reached the NCCL stand-in");
+
+            auto device = std::make_unique<StandIn>(c, c10::DeviceType::CUDA, "nccl");
+            auto host = std::make_unique<StandIn>(c, c10::DeviceType::CPU, "gloo");
+            device->calls = &deviceCalls;
+            host->calls = &hostCalls;
+            RoutedCommunicator routed(std::move(device), std::move(host));
+            check(routed.backendName() == "nccl+gloo" && routed.tensorDevice() == c10::DeviceType::CUDA, "names");
+            trainerControlTraffic(routed);
+            check(deviceCalls == 0 && hostCalls == 4, "CPU tensors went to the host group");
+        });
+        QCOMPARE(codes[0], 0);
+        QCOMPARE(codes[1], 0);
     }
 
     // A rank that stops taking part: the others' next collective fails within the timeout, naming rank and op.
