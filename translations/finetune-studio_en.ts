@@ -976,10 +976,6 @@
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>Stage 3: parameter shards in host memory (cpu; on a CPU device only in this version)</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
         <source>Optimizer NVMe folder</source>
         <translation type="unfinished"></translation>
     </message>
@@ -1032,15 +1028,7 @@
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>Parameter offload to NVMe is not implemented in this version</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
         <source>Parameters pinned</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>No effect: parameter offload runs on a CPU device only</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
@@ -1141,6 +1129,30 @@
     </message>
     <message>
         <source>NVMe (offload)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Stage 3: where parameter shards rest between uses: device (none), host memory (cpu) or an SSD (nvme)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>A folder on a local SSD for the parameter swap file (removed when the run ends)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Page-locked host memory for the parameter shards (GPU training)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Host buffers that read the next blocks&apos; parameters ahead from the SSD</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Elements per read-ahead buffer; at least the largest parameter&apos;s shard</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Elements of the shard kept in host memory; the rest goes to the SSD</source>
         <translation type="unfinished"></translation>
     </message>
 </context>

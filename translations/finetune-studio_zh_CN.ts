@@ -995,10 +995,6 @@
         <translation>全量微调训练所有权重；LoRA 在冻结的权重旁训练小型适配器（model.lora）。最大步数 &gt; 0 时按步数停止，否则按轮次停止。</translation>
     </message>
     <message>
-        <source>Stage 3: parameter shards in host memory (cpu; on a CPU device only in this version)</source>
-        <translation>阶段 3：参数分片放在主机内存中（cpu；本版本仅限 CPU 设备）</translation>
-    </message>
-    <message>
         <source>Optimizer NVMe folder</source>
         <translation>优化器 NVMe 文件夹</translation>
     </message>
@@ -1051,16 +1047,8 @@
         <translation>参数 NVMe 文件夹</translation>
     </message>
     <message>
-        <source>Parameter offload to NVMe is not implemented in this version</source>
-        <translation>本版本尚未实现将参数卸载到 NVMe</translation>
-    </message>
-    <message>
         <source>Parameters pinned</source>
         <translation>参数锁页</translation>
-    </message>
-    <message>
-        <source>No effect: parameter offload runs on a CPU device only</source>
-        <translation>无效：参数卸载仅在 CPU 设备上运行</translation>
     </message>
     <message>
         <source>Parameter buffers</source>
@@ -1137,6 +1125,30 @@
     <message>
         <source>NVMe (offload)</source>
         <translation>NVMe（卸载）</translation>
+    </message>
+    <message>
+        <source>Stage 3: where parameter shards rest between uses: device (none), host memory (cpu) or an SSD (nvme)</source>
+        <translation>阶段 3：参数分片在两次使用之间存放的位置：设备（none）、主机内存（cpu）或 SSD（nvme）</translation>
+    </message>
+    <message>
+        <source>A folder on a local SSD for the parameter swap file (removed when the run ends)</source>
+        <translation>本地 SSD 上存放参数交换文件的文件夹（运行结束时删除）</translation>
+    </message>
+    <message>
+        <source>Page-locked host memory for the parameter shards (GPU training)</source>
+        <translation>参数分片使用页锁定主机内存（GPU 训练）</translation>
+    </message>
+    <message>
+        <source>Host buffers that read the next blocks&apos; parameters ahead from the SSD</source>
+        <translation>从 SSD 预读后续模块参数的主机缓冲区</translation>
+    </message>
+    <message>
+        <source>Elements per read-ahead buffer; at least the largest parameter&apos;s shard</source>
+        <translation>每个预读缓冲区的元素数；至少为最大参数的分片大小</translation>
+    </message>
+    <message>
+        <source>Elements of the shard kept in host memory; the rest goes to the SSD</source>
+        <translation>分片中保留在主机内存的元素数；其余存放到 SSD</translation>
     </message>
 </context>
 <context>

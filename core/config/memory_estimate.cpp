@@ -31,6 +31,9 @@ struct ZeroKnobs {
     std::string offloadParam = "none";
     double subGroupSize = 1e9;                // sub_group_size, elements
     double offloadBufferCount = 4;            // offload_optimizer.buffer_count (NVMe host buffers)
+    double paramBufferCount = 5;              // offload_param.buffer_count (NVMe read-ahead buffers)
+    double paramBufferSize = 1e8;             // offload_param.buffer_size, elements
+    double paramMaxInCpu = 1e9;               // offload_param.max_in_cpu, elements
 };
 
 double numberOr(const json& o, const char* key, double fallback) {
@@ -69,6 +72,11 @@ ZeroKnobs readZeroKnobs(const json& raw, int stage) {
     k.subGroupSize = std::max(1.0, numberOr(z, "sub_group_size", k.subGroupSize));
     if (auto o = z.find("offload_optimizer"); o != z.end() && o->is_object())
         k.offloadBufferCount = std::max(1.0, numberOr(*o, "buffer_count", k.offloadBufferCount));
+    if (auto o = z.find("offload_param"); o != z.end() && o->is_object()) {
+        k.paramBufferCount = std::max(1.0, numberOr(*o, "buffer_count", k.paramBufferCount));
+        k.paramBufferSize = std::max(0.0, numberOr(*o, "buffer_size", k.paramBufferSize));
+        k.paramMaxInCpu = std::max(0.0, numberOr(*o, "max_in_cpu", k.paramMaxInCpu));
+    }
     return k;
 }
 
@@ -174,7 +182,30 @@ Result compute(const ModelShape& shape, const Inputs& in) {
         b.optimizerStates = optimizer;
         b.masterGradients = masterGrads;
     }
-    // offload_param runs on a CPU device only, where the shards are in host memory already (nothing moves).
+    // offload_param (stage 3, core/offload/param_shard_store.h): the parameter shard leaves the device. "cpu": all
+    // of it in host memory (on a CPU device that is where it was: nothing moves). "nvme": the first max_in_cpu
+    // elements in host memory, the rest in a swap file, with buffer_count read-ahead buffers of at most buffer_size
+    // elements and two 8 MiB write buffers in host memory.
+    if (in.stage >= 3 && (in.zero.offloadParam == "cpu" || in.zero.offloadParam == "nvme")) {
+        const int64_t shardElems = ceilDiv(trainable, N), shardBytes = paramsTrainable;
+        int64_t resident = shardBytes, swapped = 0;
+        if (in.zero.offloadParam == "nvme") {
+            const int64_t residentElems = std::min<int64_t>(shardElems, int64_t(in.zero.paramMaxInCpu));
+            resident = residentElems * paramBytes;
+            swapped = shardBytes - resident;
+        }
+        if (swapped > 0) {
+            const int64_t fileBytes = ceilDiv(swapped, 4096) * 4096;
+            const int64_t ahead = std::min<int64_t>(int64_t(in.zero.paramBufferSize), shardElems) * paramBytes;
+            b.nvmeOffload += swapped;
+            b.hostOffload += 2 * std::min<int64_t>(8 << 20, fileBytes) + int64_t(in.zero.paramBufferCount) * (ahead + 4096);
+        }
+        if (in.device == EstimateDevice::Cuda || swapped > 0) {
+            b.parameters -= shardBytes;
+            if (in.device == EstimateDevice::Cuda) b.hostOffload += resident;
+            else b.parameters += resident;
+        }
+    }
 
     // ---- communication buffers: what this engine allocates (docs/zero.md), not DeepSpeed's CUDA layout --------
     const double t = double(trainable);

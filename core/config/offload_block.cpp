@@ -112,17 +112,17 @@ void parseOffloadParam(const json& v, const std::string& path, int stage, const 
     if (auto f = findField(v, "pin_memory", true))
         if (auto b = readBool(issues, *f, joinKey(path, "pin_memory"))) out.pinMemory = *b;
     if (!out.enabled()) return;
-    for (const char* k : {"pin_memory", "buffer_count", "buffer_size", "max_in_cpu"})
-        if (const json* f = findField(v, k, true); f && !f->is_null())
-            issues.warning(joinKey(path, k), "no effect: parameter offload runs on a CPU device only in this version, where "
-                                             "the stage-3 parameter shards rest in host memory without buffers");
-    if (stage != 3) {
+    if (out.device == OffloadDevice::Cpu)
+        for (const char* k : {"buffer_count", "buffer_size", "max_in_cpu"})
+            if (const json* f = findField(v, k, true); f && !f->is_null())
+                issues.warning(joinKey(path, k), "no effect with device \"cpu\": the parameter shards rest in host memory "
+                                                 "whole; the buffers and max_in_cpu apply to \"nvme\"");
+    if (stage != 3)
         issues.error(joinKey(path, "device"), "parameter offload is valid only with ZeRO stage 3 (zero_optimization.stage "
                                               "is " + std::to_string(stage) + "); use offload_optimizer at stages 1-2");
-    } else if (out.device == OffloadDevice::Nvme) {
-        issues.error(joinKey(path, "device"), "\"nvme\" parameter offload is not implemented in this version; expected "
-                                              "\"cpu\" (parameter shards in host memory) or \"none\"");
-    }
+    else if (out.device == OffloadDevice::Nvme && out.bufferCount < 1)
+        issues.error(joinKey(path, "buffer_count"), "expected at least 1 with device \"nvme\" (the buffers that read "
+                                                    "parameters ahead)");
 }
 
 }  // namespace

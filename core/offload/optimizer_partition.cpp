@@ -248,20 +248,25 @@ void OptimizerPartition::forEachSwapGroup(bool readFirst, bool writeBack,
 }
 
 void OptimizerPartition::stepOffloaded(const torch::Tensor& grad, double gradScale, double lr, const torch::Tensor& paramOut) {
+    if (!paramOut.defined()) return stepOffloaded(grad, gradScale, lr, static_cast<ParamSink*>(nullptr));
+    if (paramOut.is_cpu() && !paramOut.is_contiguous()) throw Error("optimizer partition: the parameter copy must be contiguous");
+    TensorSink sink(paramOut);
+    stepOffloaded(grad, gradScale, lr, &sink);
+}
+
+void OptimizerPartition::stepOffloaded(const torch::Tensor& grad, double gradScale, double lr, ParamSink* out) {
     if (!offloaded()) throw Error("optimizer partition: stepOffloaded() on a device partition");
     torch::NoGradGuard ng;
-    if (grad.numel() != m_elements || (paramOut.defined() && paramOut.numel() != m_elements))
+    if (grad.numel() != m_elements || (out && out->elements() != m_elements))
         throw Error("optimizer partition: gradient or parameter copy of the wrong size");
     ++m_step;
     const kernels::CpuAdamScalars scalars = kernels::cpuAdamScalars(hyper(m_cfg, lr, m_step, gradScale));  // once per step
     const kernels::DType gType = kernelType(grad.scalar_type(), "a gradient");
-    const kernels::DType outType = paramOut.defined() ? kernelType(paramOut.scalar_type(), "a parameter") : kernels::DType::Float32;
+    const kernels::DType outType = out ? kernelType(out->dtype(), "a parameter") : kernels::DType::Float32;
     const bool pin = m_place.pinMemory && m_device.is_cuda();
     const int threads = cpuThreads(m_place.cpuThreads);
     const torch::Tensor g = grad.reshape({-1});
-    const torch::Tensor out = paramOut.defined() ? paramOut.view({-1}) : torch::Tensor();
     if (g.is_cpu() && !g.is_contiguous()) throw Error("optimizer partition: the gradient must be contiguous");
-    if (out.defined() && out.is_cpu() && !out.is_contiguous()) throw Error("optimizer partition: the parameter copy must be contiguous");
     const int64_t sub = m_swap ? m_swap->groupElems : m_place.subGroupElems;
     auto stepGroup = [&](int64_t offset, int64_t n, float* master, float* m, float* v) {
         torch::Tensor gHost = g.narrow(0, offset, n);
@@ -271,12 +276,13 @@ void OptimizerPartition::stepOffloaded(const torch::Tensor& grad, double gradSca
             gHost = m_gradStage.narrow(0, 0, n);
             gHost.copy_(g.narrow(0, offset, n));
         }
-        torch::Tensor oHost;
-        if (out.defined()) {
-            oHost = out.narrow(0, offset, n);
+        torch::Tensor target, oHost;
+        if (out) {
+            target = out->span(offset, n);
+            oHost = target;
             if (!oHost.is_cpu()) {
-                if (!m_outStage.defined() || m_outStage.scalar_type() != out.scalar_type())
-                    m_outStage = hostStaging(std::min(sub, m_elements), out.scalar_type(), pin);
+                if (!m_outStage.defined() || m_outStage.scalar_type() != out->dtype())
+                    m_outStage = hostStaging(std::min(sub, m_elements), out->dtype(), pin);
                 oHost = m_outStage.narrow(0, 0, n);
             }
         }
@@ -290,7 +296,10 @@ void OptimizerPartition::stepOffloaded(const torch::Tensor& grad, double gradSca
         b.outType = outType;
         b.numel = n;
         kernels::cpuAdamStep(b, scalars, threads, kernels::bestCpuIsa());
-        if (out.defined() && !out.is_cpu()) out.narrow(0, offset, n).copy_(oHost, /*non_blocking=*/pin);
+        if (out) {
+            if (!target.is_cpu()) target.copy_(oHost, /*non_blocking=*/pin);
+            out->commit(offset, n);
+        }
     };
     if (m_place.where == StatePlacement::Host) {
         for (int64_t off = 0; off < m_elements; off += sub) {
@@ -303,21 +312,33 @@ void OptimizerPartition::stepOffloaded(const torch::Tensor& grad, double gradSca
             stepGroup(gi * sub, m_swap->groupSize(gi, m_elements), master, m, v);
         });
     }
+    if (out) out->finish();
     if (m_device.is_cuda() && pin) torch::cuda::synchronize(m_device.index());  // staging buffers are reused
 }
 
 void OptimizerPartition::copyMasterTo(const torch::Tensor& paramOut) {
+    TensorSink sink(paramOut);
+    copyMasterTo(sink);
+}
+
+void OptimizerPartition::copyMasterTo(ParamSink& out) {
     torch::NoGradGuard ng;
-    const torch::Tensor out = paramOut.view({-1});
-    switch (m_place.where) {
-        case StatePlacement::Device:
-        case StatePlacement::Host: out.copy_(m_master); return;
-        case StatePlacement::Nvme: break;
+    if (out.elements() != m_elements) throw Error("optimizer partition: parameter copy of the wrong size");
+    auto put = [&](int64_t offset, const torch::Tensor& values) {
+        out.span(offset, values.numel()).copy_(values);
+        out.commit(offset, values.numel());
+    };
+    if (m_place.where == StatePlacement::Nvme) {
+        forEachSwapGroup(true, false, [&](int64_t g, float* master, float*, float*) {
+            const int64_t n = m_swap->groupSize(g, m_elements);
+            put(g * m_swap->groupElems, torch::from_blob(master, {n}, torch::kFloat32));
+        });
+    } else {
+        const int64_t sub = std::max<int64_t>(1, m_place.subGroupElems);
+        for (int64_t off = 0; off < m_elements; off += sub)
+            put(off, m_master.narrow(0, off, std::min(sub, m_elements - off)));
     }
-    forEachSwapGroup(true, false, [&](int64_t g, float* master, float*, float*) {
-        const int64_t n = m_swap->groupSize(g, m_elements);
-        out.narrow(0, g * m_swap->groupElems, n).copy_(torch::from_blob(master, {n}, torch::kFloat32));
-    });
+    out.finish();
 }
 
 std::vector<std::pair<std::string, torch::Tensor>> OptimizerPartition::stateTensors() const {

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "core/config/train_config.h"
+#include "core/offload/param_sink.h"
 #include "core/offload/swap_file.h"
 #include "core/optim/adamw.h"
 
@@ -69,8 +70,11 @@ public:
     // on the training device); the updated parameters go to paramOut (elements, float32/bfloat16/float16, on the
     // training device) when it is defined.
     void stepOffloaded(const torch::Tensor& grad, double gradScale, double lr, const torch::Tensor& paramOut);
-    // The master converted into paramOut (after a load).
+    // The same with the updated parameters written through `out` (null: not written), one sub-group at a time.
+    void stepOffloaded(const torch::Tensor& grad, double gradScale, double lr, ParamSink* out);
+    // The master converted into paramOut (after a load), or written through `out` one sub-group at a time.
     void copyMasterTo(const torch::Tensor& paramOut);
+    void copyMasterTo(ParamSink& out);
 
     // Checkpoint tensors: "master", "exp_avg.0", "exp_avg_sq.0" (CPU copies when offloaded).
     std::vector<std::pair<std::string, torch::Tensor>> stateTensors() const;

@@ -186,12 +186,6 @@ std::unique_ptr<StepEngine> makeStepEngine(std::vector<torch::Tensor> params, co
         if (params.size() != model->parameters().size())
             throw ConfigError("deepspeed.zero_optimization.stage 3 trains every parameter of the model; it does not run "
                               "with frozen weights (model.lora): use stage 0, 1 or 2 with LoRA");
-        if (ds.zero.offloadParam.enabled() && !model->parameters().empty() &&
-            !model->parameters().front().tensor.device().is_cpu())
-            throw ConfigError("deepspeed.zero_optimization.offload_param.device \"" +
-                              std::string(offloadDeviceName(ds.zero.offloadParam.device)) +
-                              "\": parameter offload from a GPU is not implemented in this version; expected \"none\" "
-                              "(optimizer offload, offload_optimizer, works)");
         Zero3Options o;
         o.reduceBucketElems = ds.zero.reduceBucketSize;
         o.allgatherBucketElems = ds.zero.allgatherBucketSize;
@@ -200,6 +194,7 @@ std::unique_ptr<StepEngine> makeStepEngine(std::vector<torch::Tensor> params, co
         o.persistenceThreshold = ds.zero.paramPersistenceThreshold;
         o.maxLiveElems = ds.zero.maxLiveParameters;
         o.placement = placement;
+        o.paramPlacement = paramStorePlacement(ds, runKey, comm.rank());
         return std::make_unique<Stage3Engine>(*model, ds.optimizer, comm, o, partitionedShapes);
     }
     if (ds.zeroStage != 1 && ds.zeroStage != 2)

@@ -218,8 +218,8 @@ static TrainOutcome train(const TrainConfig& cfg, const TrainOptions& opt, Event
     // The run's key names its offload swap folder: the store's id, or this process for runs outside the store.
     const std::string runKey = opt.runId > 0 ? "run" + std::to_string(opt.runId) : "pid" + std::to_string(::getpid());
     std::unique_ptr<StepEngine> optimizer = makeStepEngine(params, ds, *comm, model.get(), fullShapes, runKey);
-    if (ds.zero.offloadParam.enabled() && leader)  // makeStepEngine refuses it on a GPU
-        events.log("info", "offload_param: on a CPU device the stage-3 parameter shards rest in host memory already");
+    if (ds.zero.offloadParam.device == OffloadDevice::Cpu && device.is_cpu() && leader)
+        events.log("info", "offload_param cpu: on a CPU device the stage-3 parameter shards rest in host memory already");
     params.clear();
     events.log("info", "rank " + std::to_string(opt.rank) + " model states (ZeRO stage " + std::to_string(ds.zeroStage) +
                            ", bytes): " + optimizer->modelState().toJson().dump());

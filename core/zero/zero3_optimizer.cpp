@@ -103,7 +103,7 @@ Zero3Optimizer::Zero3Optimizer(std::vector<torch::Tensor*> slots, std::vector<st
     const int world = comm.worldSize(), me = comm.rank();
     torch::NoGradGuard ng;
     const auto opts = torch::TensorOptions().dtype(m_dtype).device(m_device);
-    m_shard = torch::zeros({m_shardElems}, opts);
+    torch::Tensor shard = torch::zeros({m_shardElems}, opts);  // filled below, then handed to the store
     m_gradShard = torch::zeros({m_shardElems}, opts);
     int64_t off = 0;
     for (size_t i = 0; i < m_slots.size(); ++i) {
@@ -122,20 +122,27 @@ Zero3Optimizer::Zero3Optimizer(std::vector<torch::Tensor*> slots, std::vector<st
             if (t.numel() != p.chunk)
                 throw Error("ZeRO stage 3: '" + p.name + "' holds " + std::to_string(t.numel()) + " elements, expected its chunk of " +
                             std::to_string(p.chunk));
-            m_shard.narrow(0, off, p.chunk).copy_(t.detach().reshape({-1}));
+            shard.narrow(0, off, p.chunk).copy_(t.detach().reshape({-1}));
         } else {
             if (t.numel() != p.numel)
                 throw Error("ZeRO stage 3: '" + p.name + "' holds " + std::to_string(t.numel()) + " elements, expected " +
                             std::to_string(p.numel));
             const int64_t lo = std::min(p.numel, me * p.chunk), len = std::min(p.chunk, p.numel - lo);
-            if (len > 0) m_shard.narrow(0, off, len).copy_(t.detach().reshape({-1}).narrow(0, lo, len));
+            if (len > 0) shard.narrow(0, off, len).copy_(t.detach().reshape({-1}).narrow(0, lo, len));
             if (p.persistent && !fullShapes.empty()) t = t.detach().view(p.shape);
         }
         off += p.chunk;
         m_params.push_back(std::move(p));
     }
-    // Offloaded: the CPU step writes the updated values straight into the parameter shard.
-    m_state = std::make_unique<PartitionStep>(m_shard, cfg, m_opt.placement, m_dtype, m_shard);
+    // The shard rests in the store (device, host or NVMe); an offloaded CPU step writes the updated values straight
+    // into it, a device step publishes them after the update.
+    size_t largest = 0;
+    for (size_t i = 0; i < m_params.size(); ++i)
+        if (m_params[i].chunk > m_params[largest].chunk) largest = i;
+    m_store = std::make_unique<ParamShardStore>(shard, m_opt.paramPlacement, m_params.empty() ? 0 : m_params[largest].chunk,
+                                                m_params.empty() ? std::string() : m_params[largest].name);
+    m_state = std::make_unique<PartitionStep>(shard, cfg, m_opt.placement, m_dtype, m_store.get());
+    shard = torch::Tensor();
     m_live.assign(m_slots.size(), 0);
     m_blockOf.assign(m_slots.size(), -1);
     for (size_t b = 0; b < blocks.size(); ++b) {
@@ -181,11 +188,18 @@ int64_t Zero3Optimizer::blockElems(size_t block) const {
 }
 
 void Zero3Optimizer::gather(const std::vector<size_t>& params) {
+    // This rank's chunks, read from the store in runs of adjacent chunks (one read per block when nothing in it is
+    // live or persistent).
     std::vector<torch::Tensor> mine;
     int64_t total = 0;
-    for (size_t p : params) {
-        mine.push_back(m_shard.narrow(0, m_params[p].offset, m_params[p].chunk));
-        total += m_params[p].chunk;
+    for (size_t k = 0; k < params.size();) {
+        const int64_t from = m_params[params[k]].offset;
+        int64_t len = 0;
+        size_t j = k;
+        while (j < params.size() && m_params[params[j]].offset == from + len) len += m_params[params[j++]].chunk;
+        if (len > 0) mine.push_back(m_store->read(from, len));
+        total += len;
+        k = j;
     }
     if (total == 0) return;
     torch::NoGradGuard ng;
@@ -247,6 +261,20 @@ void Zero3Optimizer::fetchBlock(size_t block, bool backward) {
         gather(pre);
         budget -= e;
     }
+    readAhead(block, backward);
+}
+
+void Zero3Optimizer::readAhead(size_t block, bool backward) {
+    if (m_store->placement() != StatePlacement::Nvme) return;
+    const int step = backward ? -1 : 1;
+    int ahead = 0;
+    for (int64_t b = int64_t(block) + step; b >= 0 && b < int64_t(m_blockParams.size()); b += step) {
+        if (blockElems(size_t(b)) == 0) continue;  // gathered already (or only persistent parameters)
+        const std::vector<size_t>& ps = m_blockParams[size_t(b)];
+        const Zero3Param& last = m_params[ps.back()];
+        m_store->prefetch(m_params[ps.front()].offset, last.offset + last.chunk - m_params[ps.front()].offset);
+        if (++ahead >= 2) break;  // the next two blocks; buffer_count bounds the buffers
+    }
 }
 
 void Zero3Optimizer::releaseBlock(size_t block) {
@@ -306,7 +334,7 @@ void Zero3Optimizer::addGradient(size_t p, const torch::Tensor& grad) {
     torch::NoGradGuard ng;
     const int64_t n = m_params[p].numel;
     if (m_bucketFill > 0 && m_bucketFill + n > m_opt.reduceBucketElems) flushBucket();
-    torch::Tensor g = grad.defined() ? grad.detach().reshape({-1}) : torch::zeros({n}, m_shard.options());
+    torch::Tensor g = grad.defined() ? grad.detach().reshape({-1}) : torch::zeros({n}, m_gradShard.options());
     m_bucket.emplace_back(p, g.to(m_dtype));
     m_bucketFill += n;
     if (m_bucketFill >= m_opt.reduceBucketElems) flushBucket();
@@ -318,7 +346,7 @@ void Zero3Optimizer::flushBucket() {
     const int world = m_comm.worldSize();
     int64_t total = 0;
     for (const auto& [p, g] : m_bucket) total += m_params[p].chunk;
-    torch::Tensor in = torch::zeros({world, total}, m_shard.options());  // row q: chunk q of every gradient
+    torch::Tensor in = torch::zeros({world, total}, m_gradShard.options());  // row q: chunk q of every gradient
     int64_t pos = 0;
     for (const auto& [p, g] : m_bucket) {
         const Zero3Param& z = m_params[p];
@@ -331,7 +359,7 @@ void Zero3Optimizer::flushBucket() {
     torch::Tensor flat = in.view({-1});
     torch::Tensor mine;
     if (m_opt.reduceScatter) {
-        mine = torch::empty({total}, m_shard.options());
+        mine = torch::empty({total}, m_gradShard.options());
         m_comm.reduceScatter(mine, flat);
     } else {  // DeepSpeed's reduce_scatter=false: all-reduce, keep this rank's row
         m_comm.allReduce(flat);
@@ -353,7 +381,7 @@ GradientStats Zero3Optimizer::prepareGradients(double maxNorm, double lossScale)
 
 void Zero3Optimizer::step(double lr) {
     m_state->step(m_gradShard, lr, "ZeRO stage 3");
-    m_state->copyParamsTo(m_shard);
+    m_state->publishParams();
     refreshPersistent();
 }
 
@@ -387,9 +415,11 @@ void Zero3Optimizer::zeroGrad() {
 ModelStateBytes Zero3Optimizer::modelState() const {
     ModelStateBytes m;
     const std::string dt = dtypeName(m_dtype);
-    m.parameters[dt] += m_shard.nbytes();
+    m.parameters[dt] += m_store->deviceBytes();
+    m.hostOffload += m_store->hostBytes();
+    m.nvmeOffload += m_store->nvmeBytes();
     for (size_t p = 0; p < m_params.size(); ++p)
-        if (m_params[p].persistent) m.parameters[dt] += m_params[p].numel * int64_t(m_shard.element_size());
+        if (m_params[p].persistent) m.parameters[dt] += m_params[p].numel * int64_t(m_gradShard.element_size());
     m.gradients[dt] += m_gradShard.nbytes();
     m_state->addBytes(m);
     return m;
@@ -412,7 +442,7 @@ void Zero3Optimizer::loadShard(const std::vector<std::pair<std::string, torch::T
                   "this rank's ZeRO stage 3 shards of " + std::to_string(m_params.size()) + " parameters over " +
                       std::to_string(m_comm.worldSize()) + " ranks",
                   what);
-    m_state->copyParamsTo(m_shard);
+    m_state->publishParams();
     refreshPersistent();
 }
 

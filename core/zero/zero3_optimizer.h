@@ -22,6 +22,7 @@
 
 #include "core/config/train_config.h"
 #include "core/dist/communicator.h"
+#include "core/offload/param_shard_store.h"
 #include "core/optim/adamw.h"
 #include "core/zero/model_state.h"
 #include "core/zero/zero_optimizer.h"
@@ -36,6 +37,7 @@ struct Zero3Options {
     int64_t persistenceThreshold = 100000;     // stage3_param_persistence_threshold
     int64_t maxLiveElems = 1000000000;         // stage3_max_live_parameters
     PartitionPlacement placement;              // offload_optimizer: where the masters and moments rest
+    ParamStorePlacement paramPlacement;        // offload_param: where the parameter shard rests between uses
 };
 
 // One parameter's place in the stage-3 partition: rank q owns flat elements [q*chunk, min((q+1)*chunk, numel)).
@@ -85,6 +87,7 @@ public:
 
     int64_t stepCount() const { return m_state->partition().stepCount(); }
     const OptimizerPartition& optimizerPartition() const { return m_state->partition(); }
+    const ParamShardStore& parameterStore() const { return *m_store; }
     ModelStateBytes modelState() const;
     const std::vector<Zero3Param>& partition() const { return m_params; }
     int64_t shardElems() const { return m_shardElems; }
@@ -114,6 +117,7 @@ private:
     void refreshPersistent();
     torch::Tensor placeholder() const;
     int64_t blockElems(size_t block) const;
+    void readAhead(size_t block, bool backward);  // offload_param nvme: the next blocks' shard ranges
 
     std::vector<torch::Tensor*> m_slots;
     std::vector<Zero3Param> m_params;
@@ -127,13 +131,13 @@ private:
     torch::ScalarType m_dtype = torch::kFloat32;
     torch::Device m_device = torch::kCPU;
     int64_t m_shardElems = 0;
-    torch::Tensor m_shard;     // (S) this rank's chunk of every parameter, parameter dtype
+    std::unique_ptr<ParamShardStore> m_store;  // (S) this rank's chunk of every parameter, parameter dtype
     torch::Tensor m_gradShard; // (S) summed gradient of this rank's chunks
     std::vector<std::pair<size_t, torch::Tensor>> m_bucket;
     int64_t m_bucketFill = 0;
     bool m_inMicroStep = false;
     int64_t m_gathers = 0, m_reductions = 0;
-    std::unique_ptr<PartitionStep> m_state;  // (S) fp32 masters and moments (device, host or NVMe); made once m_shard is
+    std::unique_ptr<PartitionStep> m_state;  // (S) fp32 masters and moments (device, host or NVMe); writes m_store
 };
 
 }  // namespace fts

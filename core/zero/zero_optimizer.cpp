@@ -274,17 +274,14 @@ ShardGradientScale shardGradientScale(const torch::Tensor& shardGrad, Communicat
 }
 
 PartitionStep::PartitionStep(const torch::Tensor& initial, const OptimizerConfig& cfg, const PartitionPlacement& placement,
-                             torch::ScalarType paramDtype, torch::Tensor paramTarget)
-    : m_part(initial, cfg, placement), m_dtype(paramDtype) {
-    if (!m_part.offloaded()) return;
+                             torch::ScalarType paramDtype, ParamSink* params)
+    : m_part(initial, cfg, placement), m_dtype(paramDtype), m_sink(params) {
+    if (m_sink || !m_part.offloaded()) return;
     torch::NoGradGuard ng;
-    if (paramTarget.defined()) {
-        m_paramCopy = paramTarget;
-        return;
-    }
-    m_ownCopy = true;
     m_paramCopy = torch::empty({m_part.elements()}, initial.options().dtype(paramDtype));
-    m_part.copyMasterTo(m_paramCopy);
+    m_ownSink = std::make_unique<TensorSink>(m_paramCopy);
+    m_sink = m_ownSink.get();
+    m_part.copyMasterTo(*m_sink);
 }
 
 GradientStats PartitionStep::prepare(const torch::Tensor& shardGrad, Communicator& comm, double maxNorm, double lossScale) {
@@ -304,7 +301,7 @@ void PartitionStep::step(const torch::Tensor& shardGrad, double lr, const std::s
         return;
     }
     if (!m_ready) throw Error(who + ": step() without prepareGradients(), or after an overflow");
-    m_part.stepOffloaded(shardGrad, m_gradScale, lr, m_paramCopy);
+    m_part.stepOffloaded(shardGrad, m_gradScale, lr, m_sink);
     m_ready = false;
 }
 
@@ -314,28 +311,26 @@ void PartitionStep::clear() {
 }
 
 torch::Tensor PartitionStep::paramSlice(int64_t offset, int64_t len) const {
-    if (m_part.offloaded()) return m_paramCopy.narrow(0, offset, len);
+    if (m_paramCopy.defined()) return m_paramCopy.narrow(0, offset, len);
+    if (m_part.offloaded()) throw Error("optimizer partition: paramSlice() of a partition that writes to its caller's store");
     return m_part.deviceMaster().narrow(0, offset, len).to(m_dtype).contiguous();
 }
 
-void PartitionStep::copyParamsTo(torch::Tensor dst) const {
-    torch::NoGradGuard ng;
-    if (m_part.offloaded()) {
-        if (!dst.is_same(m_paramCopy)) dst.copy_(m_paramCopy);
-    } else
-        dst.copy_(m_part.deviceMaster());
+void PartitionStep::publishParams() {
+    if (m_part.offloaded() || !m_sink) return;
+    m_part.copyMasterTo(*m_sink);
 }
 
 void PartitionStep::load(const std::vector<std::pair<std::string, torch::Tensor>>& tensors, int64_t step,
                          const std::string& partition, const std::string& what) {
     m_part.loadState(tensors, step, partition, what);
-    if (m_part.offloaded()) m_part.copyMasterTo(m_paramCopy);
+    if (m_part.offloaded() && m_sink) m_part.copyMasterTo(*m_sink);
 }
 
 void PartitionStep::addBytes(ModelStateBytes& m) const {
     const PartitionBytes b = m_part.bytes();
     if (b.device > 0) m.optimizer["float32"] += b.device;
-    if (m_ownCopy) m.parameters[dtypeName(m_dtype)] += m_paramCopy.nbytes();
+    if (m_paramCopy.defined()) m.parameters[dtypeName(m_dtype)] += m_paramCopy.nbytes();
     m.hostOffload += b.host;
     m.nvmeOffload += b.nvme;
 }

@@ -70,17 +70,18 @@ ShardGradientScale shardGradientScale(const torch::Tensor& shardGrad, Communicat
 // in paramCopy (offloaded) or the device master.
 class PartitionStep {
 public:
-    // paramTarget: where an offloaded step writes the parameter-dtype values (stage 3: the parameter shard itself);
-    // undefined: a copy of its own (stages 1-2, whose gather reads it).
+    // params: where the updated parameter-dtype values go (stage 3: the parameter store), written by the fused CPU
+    // step when offloaded and by publishParams() otherwise; null: a copy of its own (stages 1-2, whose gather reads
+    // it through paramSlice).
     PartitionStep(const torch::Tensor& initial, const OptimizerConfig& cfg, const PartitionPlacement& placement,
-                  torch::ScalarType paramDtype, torch::Tensor paramTarget = {});
+                  torch::ScalarType paramDtype, ParamSink* params = nullptr);
     GradientStats prepare(const torch::Tensor& shardGrad, Communicator& comm, double maxNorm, double lossScale);
     void step(const torch::Tensor& shardGrad, double lr, const std::string& who);
     void clear();
-    // The updated parameters, `len` elements from `offset`, in the parameter dtype (contiguous).
+    // The updated parameters, `len` elements from `offset`, in the parameter dtype (contiguous; own copy only).
     torch::Tensor paramSlice(int64_t offset, int64_t len) const;
-    // Writes the parameter-dtype values into `dst` (elements()).
-    void copyParamsTo(torch::Tensor dst) const;
+    // After step() or load(): the device master's values written through the params sink (offloaded: done already).
+    void publishParams();
     void load(const std::vector<std::pair<std::string, torch::Tensor>>& tensors, int64_t step, const std::string& partition,
               const std::string& what);
     OptimizerPartition& partition() { return m_part; }
@@ -91,8 +92,9 @@ public:
 private:
     OptimizerPartition m_part;
     torch::ScalarType m_dtype;
-    torch::Tensor m_paramCopy;  // offloaded: (elements) the parameter-dtype values written by the CPU step, on the device
-    bool m_ownCopy = false;     // m_paramCopy was allocated here (counted in addBytes)
+    torch::Tensor m_paramCopy;  // offloaded without a sink: (elements) the parameter-dtype values, on the device
+    std::unique_ptr<TensorSink> m_ownSink;  // over m_paramCopy
+    ParamSink* m_sink = nullptr;            // where the parameter values go (m_ownSink or the caller's)
     double m_gradScale = 1.0;
     bool m_ready = false;       // offloaded: prepare() succeeded and step() may run
 };

@@ -1,5 +1,5 @@
 // End-to-end tests of optimizer offload (ZeRO-Offload, ZeRO-Infinity) through the real `fts train` (Gloo, CPU, fp32):
-// offload_optimizer "cpu" and "nvme" at stages 1, 2 and 3 on 1 and 2 ranks, and offload_param "cpu" at stage 3, give
+// offload_optimizer "cpu" and "nvme" at stages 1, 2 and 3 on 1 and 2 ranks, and offload_param "cpu" and "nvme" at stage 3, give
 // the loss of every step and the final weights of the same run without offload (relative <= 1e-6; bf16 within 1e-3); the NVMe swap
 // folder is gone when the run ends; an offloaded checkpoint resumes exactly, also without offload; bad offload
 // settings fail before training with the key named.
@@ -76,7 +76,10 @@ class TestTrainOffload : public QObject {
             z["offload_optimizer"] = {{"device", "nvme"}, {"nvme_path", (m_dir / "nvme").string()}, {"buffer_count", 2}};
             z["sub_group_size"] = 3000;
         }
-        if (!param.isEmpty()) z["offload_param"] = {{"device", param.toStdString()}};
+        if (param == "cpu") z["offload_param"] = {{"device", "cpu"}};
+        if (param == "nvme")  // 2,000 elements stay in host memory, the rest is read ahead through 2 buffers
+            z["offload_param"] = {{"device", "nvme"}, {"nvme_path", (m_dir / "nvme").string()}, {"max_in_cpu", 2000},
+                                  {"buffer_count", 2}};
         return {{"deepspeed", {{"zero_optimization", z}, {"aio", {{"block_size", 8192}, {"queue_depth", 4}}}}}};
     }
 
@@ -99,6 +102,9 @@ private slots:
                         << stage << nproc << QString(device) << QString();
         QTest::newRow("stage 3, 1 rank, offload_param cpu + optimizer cpu") << 3 << 1 << "cpu" << "cpu";
         QTest::newRow("stage 3, 2 ranks, offload_param cpu + optimizer nvme") << 3 << 2 << "nvme" << "cpu";
+        QTest::newRow("stage 3, 1 rank, offload_param nvme + optimizer cpu") << 3 << 1 << "cpu" << "nvme";
+        QTest::newRow("stage 3, 2 ranks, offload_param nvme + optimizer nvme") << 3 << 2 << "nvme" << "nvme";
+        QTest::newRow("stage 3, 2 ranks, offload_param nvme, optimizer on the device") << 3 << 2 << "none" << "nvme";
     }
     void offloadEqualsNoOffload() {
         QFETCH(int, stage);
@@ -123,7 +129,7 @@ private slots:
         const double d = relL2(got.weights, ref->weights);
         QVERIFY2(d <= 1e-6, qPrintable(QString("final weights: relative L2 %1").arg(d)));
         // The engine's accounting says where the state went.
-        const std::string key = device == "nvme" ? "\"nvme_offload\":" : "\"host_offload\":";
+        const std::string key = device == "nvme" || param == "nvme" ? "\"nvme_offload\":" : "\"host_offload\":";
         const auto at = got.modelState.find(key);
         QVERIFY2(at != std::string::npos, got.modelState.c_str());
         QVERIFY2(got.modelState.compare(at + key.size(), 2, "0,") != 0 && got.modelState.compare(at + key.size(), 2, "0}") != 0,
@@ -172,12 +178,13 @@ private slots:
         QTest::addColumn<QString>("device");
         QTest::newRow("stage 2, 2 ranks, nvme") << 2 << "nvme";
         QTest::newRow("stage 3, 2 ranks, cpu") << 3 << "cpu";
+        QTest::newRow("stage 3, 2 ranks, nvme + offload_param nvme") << 3 << "nvme+param";
     }
     void offloadedCheckpointResumesExactly() {
         QFETCH(int, stage);
         QFETCH(QString, device);
-        const std::string tag = "r" + std::to_string(stage) + device.toStdString();
-        json half = offload(device);
+        const std::string tag = "r" + std::to_string(stage) + device.toStdString().substr(0, 4);
+        json half = device.endsWith("+param") ? offload(device.section('+', 0, 0), "nvme") : offload(device);
         half.merge_patch({{"training", {{"max_steps", 3}, {"save_interval", 3}}},
                           {"deepspeed", {{"scheduler", {{"params", {{"total_num_steps", 6}}}}}}}});
         json full = half;
@@ -283,6 +290,11 @@ private slots:
                                            << "offload_optimizer.buffer_count";
         QTest::newRow("optimizer offload at stage 0") << 0 << R"({"offload_optimizer": {"device": "cpu"}})"
                                                       << "offload_optimizer.device";
+        QTest::newRow("parameter buffers smaller than a parameter")
+            << 3 << R"({"offload_param": {"device": "nvme", "nvme_path": "/tmp", "buffer_size": 100, "max_in_cpu": 0}})"
+            << "offload_param.buffer_size";
+        QTest::newRow("parameter nvme_path missing") << 3 << R"({"offload_param": {"device": "nvme", "nvme_path": "/nonexistent/x", "max_in_cpu": 0}})"
+                                                     << "offload_param.nvme_path";
     }
     void badOffloadSettingsAreClearErrors() {
         QFETCH(int, stage);

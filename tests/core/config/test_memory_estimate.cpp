@@ -328,6 +328,48 @@ private slots:
         if (n > 1) QVERIFY(b3.buckets >= ref.at("zero3_largest_layer_memory").get<int64_t>());
     }
 
+    // offload_param at stage 3: "cpu" moves the parameter shard to host memory on a CUDA device (nothing moves on a
+    // CPU device); "nvme" keeps max_in_cpu elements in memory and puts the rest on disk, with the read-ahead and
+    // write buffers in host memory.
+    void offloadParamMovesTheShard() {
+        const fs::path dir = m_models.at("llama");
+        const ModelShape s = readModelShape(dir);
+        int64_t psi = 0;
+        for (const auto& t : s.tensors) psi += t.numel;
+        const json zero3 = {{"stage", 3}};
+        auto estimate = [&](const json& param, EstimateDevice device) {
+            json z = zero3;
+            if (!param.is_null()) z["offload_param"] = param;
+            EstimateOptions o;
+            o.worldSize = 2;
+            o.device = device;
+            o.suggest = false;
+            return estimateMemory(makeConfig(dir, {{"train_micro_batch_size_per_gpu", 1}, {"bf16", {{"enabled", true}}},
+                                                   {"zero_optimization", z}}, 2),
+                                  s, o).perRank;
+        };
+        const int64_t shard = (psi * 2 + 1) / 2;
+        for (EstimateDevice dev : {EstimateDevice::Cpu, EstimateDevice::Cuda}) {
+            const MemoryBreakdown none = estimate(nullptr, dev);
+            const MemoryBreakdown cpu = estimate({{"device", "cpu"}}, dev);
+            if (dev == EstimateDevice::Cuda) {
+                QCOMPARE(none.parameters - cpu.parameters, shard);
+                QCOMPARE(cpu.hostOffload - none.hostOffload, shard);
+            } else {
+                QCOMPARE(cpu.parameters, none.parameters);
+                QCOMPARE(cpu.hostOffload, none.hostOffload);
+            }
+            const int64_t keep = 1000;
+            const MemoryBreakdown nvme = estimate({{"device", "nvme"}, {"nvme_path", "/tmp"}, {"max_in_cpu", keep},
+                                                   {"buffer_count", 3}, {"buffer_size", 5000}}, dev);
+            const int64_t swapped = shard - keep * 2;
+            QCOMPARE(nvme.nvmeOffload - none.nvmeOffload, swapped);
+            const int64_t buffers = 2 * std::min<int64_t>(8 << 20, (swapped + 4095) / 4096 * 4096) + 3 * (5000 * 2 + 4096);
+            QCOMPARE(none.parameters - nvme.parameters, dev == EstimateDevice::Cuda ? shard : swapped);
+            QCOMPARE(nvme.hostOffload - none.hostOffload, buffers + (dev == EstimateDevice::Cuda ? keep * 2 : 0));
+        }
+    }
+
     void lorTrainsOnlyAdapters() {
         // model.lora: base weights frozen (no gradients, no optimizer state), adapters r*(in+out) per targeted linear.
         const fs::path dir = m_models.at("llama");

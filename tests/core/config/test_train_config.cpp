@@ -1078,7 +1078,7 @@ void TestTrainConfig::offloadKeys() {
         "offload_optimizer":{"device":"nvme","nvme_path":"swap","pin_memory":false,"buffer_count":6,"pipeline_read":false},
         "offload_param":{"device":"cpu","buffer_size":2e6,"max_in_cpu":3e6,"buffer_count":3}}}})"));
     QVERIFY2(r.ok(), describe(r).constData());
-    // offload_param's buffers have no effect (parameter offload runs on a CPU device only): each said by name.
+    // offload_param's buffers and max_in_cpu have no effect with device cpu (they serve nvme): each said by name.
     QCOMPARE(countIssues(r, false), size_t(3));
     for (const char* k : {"buffer_size", "max_in_cpu", "buffer_count"})
         QVERIFY2(issueAt(r, std::string("deepspeed.zero_optimization.offload_param.") + k, false), describe(r).constData());
@@ -1123,7 +1123,7 @@ void TestTrainConfig::offloadErrors_data() {
     QTest::newRow("cpu_offload_param below stage 3") << R"({"stage":1,"cpu_offload_param":true})" << z + "cpu_offload_param" << "only with ZeRO stage 3";
     QTest::newRow("nvme without nvme_path") << R"({"stage":2,"offload_optimizer":{"device":"nvme"}})" << z + "offload_optimizer.nvme_path" << "cannot be empty";
     QTest::newRow("offload_param nvme without nvme_path") << R"({"stage":3,"offload_param":{"device":"nvme"}})" << z + "offload_param.nvme_path" << "cannot be empty";
-    QTest::newRow("offload_param nvme") << R"({"stage":3,"offload_param":{"device":"nvme","nvme_path":"/x"}})" << z + "offload_param.device" << "not implemented";
+    QTest::newRow("offload_param nvme without buffers") << R"({"stage":3,"offload_param":{"device":"nvme","nvme_path":"/x","buffer_count":0}})" << z + "offload_param.buffer_count" << "at least 1";
     QTest::newRow("unknown device") << R"({"stage":2,"offload_optimizer":{"device":"gpu"}})" << z + "offload_optimizer.device" << R"(got "gpu")";
     QTest::newRow("optimizer offload at stage 0") << R"({"stage":0,"offload_optimizer":{"device":"cpu"}})" << z + "offload_optimizer.device" << "stage 1, 2 or 3";
     QTest::newRow("partial offload below stage 3") << R"({"stage":2,"offload_optimizer":{"device":"cpu","ratio":0.5}})" << z + "offload_optimizer.ratio" << "Partial offloading only supported for ZeRO Stage 3";
@@ -1207,6 +1207,9 @@ void TestTrainConfig::everyAcceptedKeyIsUsedOrWarned_data() {
         {"offload_optimizer", R"({"device":"nvme","nvme_path":"/x"})"},
         {"offload_param", R"({"device":"cpu","pin_memory":false})"}, {"offload_param", R"({"device":"cpu","buffer_count":2})"},
         {"offload_param", R"({"device":"cpu","buffer_size":7})"}, {"offload_param", R"({"device":"cpu","max_in_cpu":7})"},
+        {"offload_param", R"({"device":"nvme","nvme_path":"/x"})"}, {"offload_param", R"({"device":"nvme","nvme_path":"/x","buffer_count":2})"},
+        {"offload_param", R"({"device":"nvme","nvme_path":"/x","buffer_size":7})"},
+        {"offload_param", R"({"device":"nvme","nvme_path":"/x","max_in_cpu":7})"},
     };
     int i = 0;
     for (const auto& [k, v] : rows)

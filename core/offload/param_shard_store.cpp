@@ -1,0 +1,237 @@
+// ParamShardStore (see param_shard_store.h).
+#include "core/offload/param_shard_store.h"
+
+#include <cstring>
+
+#include "core/util/error.h"
+
+namespace fts {
+
+namespace {
+
+constexpr int64_t kWriteBufferBytes = 8 << 20;  // one aligned write of the streamed pass
+const char* const kKey = "deepspeed.zero_optimization.offload_param";
+
+int64_t alignDown(int64_t n, int64_t a) { return n / a * a; }
+
+}  // namespace
+
+ParamStorePlacement paramStorePlacement(const DeepSpeedConfig& ds, const std::string& runKey, int rank) {
+    ParamStorePlacement p;
+    const OffloadParamConfig& o = ds.zero.offloadParam;
+    if (ds.zeroStage != 3 || !o.enabled()) return p;
+    p.where = o.device == OffloadDevice::Nvme ? StatePlacement::Nvme : StatePlacement::Host;
+    p.pinMemory = o.pinMemory;
+    p.maxInCpu = o.maxInCpu;
+    p.bufferCount = int(o.bufferCount);
+    p.bufferElems = o.bufferSize;
+    if (p.where == StatePlacement::Nvme) p.swapDir = o.nvmePath / runKey / ("rank" + std::to_string(rank));
+    p.io.blockSize = ds.aio.blockSize;
+    p.io.queueDepth = int(ds.aio.queueDepth);
+    p.io.threads = int(ds.aio.intraOpParallelism);
+    p.io.singleSubmit = ds.aio.singleSubmit;
+    p.io.overlapEvents = ds.aio.overlapEvents;
+    return p;
+}
+
+ParamShardStore::ParamShardStore(const torch::Tensor& initial, const ParamStorePlacement& placement, int64_t largestChunk,
+                                 const std::string& largestName)
+    : m_place(placement),
+      m_device(initial.device()),
+      m_dtype(initial.scalar_type()),
+      m_elements(initial.numel()),
+      m_esz(int64_t(initial.element_size())) {
+    torch::NoGradGuard ng;
+    const torch::Tensor flat = initial.detach().reshape({-1});
+    const bool toHost = m_place.where != StatePlacement::Device && !m_device.is_cpu();
+    const auto hostOpts = torch::TensorOptions().dtype(m_dtype).device(torch::kCPU).pinned_memory(m_place.pinMemory && toHost);
+    if (m_place.where != StatePlacement::Nvme) {
+        m_residentElems = m_elements;
+        m_resident = toHost ? torch::empty({m_elements}, hostOpts).copy_(flat) : flat;
+        return;
+    }
+    if (m_place.bufferCount < 1)
+        throw ConfigError(std::string(kKey) + ".buffer_count: expected at least 1 with device \"nvme\"");
+    if (m_place.bufferElems < largestChunk)
+        throw ConfigError(std::string(kKey) + ".buffer_size: " + std::to_string(m_place.bufferElems) +
+                          " elements is smaller than this rank's largest parameter partition ('" + largestName + "', " +
+                          std::to_string(largestChunk) + " elements); expected at least " + std::to_string(largestChunk));
+    if (m_place.maxInCpu < 0) throw ConfigError(std::string(kKey) + ".max_in_cpu: expected >= 0");
+    m_residentElems = std::min(m_elements, m_place.maxInCpu);
+    m_swapped = m_elements - m_residentElems;
+    m_resident = torch::empty({m_residentElems}, toHost ? hostOpts : flat.options());
+    m_resident.copy_(flat.narrow(0, 0, m_residentElems));
+    if (m_swapped == 0) return;
+
+    // The folder and the file (its size reserved now: a full disk fails here, before training).
+    const std::string key = std::string(kKey) + ".nvme_path";
+    m_dir = m_place.swapDir;
+    const std::filesystem::path root = m_dir.parent_path().parent_path();
+    std::error_code ec;
+    if (!std::filesystem::is_directory(root, ec))
+        throw ConfigError(key + ": " + root.string() + " does not exist or is not a folder; expected a folder on a local SSD");
+    std::filesystem::create_directories(m_dir, ec);
+    if (ec) throw ConfigError(key + ": cannot create " + m_dir.string() + ": " + ec.message());
+    const int64_t fileBytes = alignUp(m_swapped * m_esz, kSwapAlign);
+    const auto space = std::filesystem::space(root, ec);
+    if (!ec && int64_t(space.available) < fileBytes)
+        throw ConfigError(key + ": " + root.string() + " has " + std::to_string(space.available) + " bytes free but this "
+                          "rank's parameter partition needs " + std::to_string(fileBytes) + " bytes");
+    try {
+        m_file = std::make_unique<SwapFile>(m_dir / "parameters.swp", fileBytes, m_place.io);
+    } catch (const IoError& e) {
+        throw ConfigError(key + ": " + e.what());
+    }
+    const int64_t wb = std::min(kWriteBufferBytes, fileBytes);
+    m_writeBuf[0] = AlignedHostBuffer(wb);
+    m_writeBuf[1] = AlignedHostBuffer(wb);
+    // The initial values of the swapped part go to the file in one pass.
+    const torch::Tensor hostInit = flat.narrow(0, m_residentElems, m_swapped).to(torch::kCPU).contiguous();
+    appendToFile(static_cast<const char*>(hostInit.data_ptr()), m_swapped * m_esz);
+    m_passNext = m_elements;
+    finish();
+}
+
+ParamShardStore::~ParamShardStore() {
+    try {
+        dropReadAhead();
+        if (m_file) m_file->waitAll();
+    } catch (...) {
+    }
+    if (!m_file) return;
+    m_file.reset();  // removes the swap file
+    std::error_code ec;
+    std::filesystem::remove(m_dir, ec);                // rank<r>, when empty
+    std::filesystem::remove(m_dir.parent_path(), ec);  // the run's folder, when no other rank uses it
+}
+
+void ParamShardStore::dropReadAhead() {
+    for (Ahead& a : m_ahead)
+        if (a.ticket) m_file->wait(a.ticket);
+    m_ahead.clear();
+}
+
+void ParamShardStore::readSwapped(int64_t offset, int64_t len, void* dst) {
+    const int64_t b0 = (offset - m_residentElems) * m_esz, b1 = b0 + len * m_esz;
+    for (Ahead& a : m_ahead)
+        if (offset >= a.offset && offset + len <= a.offset + a.len) {
+            if (a.ticket) m_file->wait(a.ticket);
+            a.ticket = 0;
+            std::memcpy(dst, static_cast<const char*>(a.buffer.data()) + (b0 - a.bufferStart), size_t(len * m_esz));
+            return;
+        }
+    const int64_t a0 = alignDown(b0, kSwapAlign), a1 = alignUp(b1, kSwapAlign);
+    AlignedHostBuffer buf(a1 - a0);
+    m_file->wait(m_file->read(a0, buf.data(), a1 - a0));
+    std::memcpy(dst, static_cast<const char*>(buf.data()) + (b0 - a0), size_t(len * m_esz));
+}
+
+torch::Tensor ParamShardStore::read(int64_t offset, int64_t len) {
+    if (offset < 0 || len < 0 || offset + len > m_elements) throw Error("parameter store: read outside the shard");
+    if (offset + len <= m_residentElems) {
+        torch::Tensor v = m_resident.narrow(0, offset, len);
+        return v.device() == m_device ? v : v.to(m_device);
+    }
+    torch::Tensor out = torch::empty({len}, torch::TensorOptions().dtype(m_dtype).device(torch::kCPU));
+    const int64_t inMemory = std::max<int64_t>(0, m_residentElems - offset);
+    if (inMemory > 0) out.narrow(0, 0, inMemory).copy_(m_resident.narrow(0, offset, inMemory));
+    readSwapped(offset + inMemory, len - inMemory, static_cast<char*>(out.data_ptr()) + inMemory * m_esz);
+    return out.device() == m_device ? out : out.to(m_device);
+}
+
+void ParamShardStore::prefetch(int64_t offset, int64_t len) {
+    if (!m_file || offset + len <= m_residentElems || len > m_place.bufferElems || len <= 0) return;
+    const int64_t s0 = std::max(offset, m_residentElems), s1 = offset + len;
+    for (const Ahead& a : m_ahead)
+        if (s0 >= a.offset && s1 <= a.offset + a.len) return;
+    if (int64_t(m_ahead.size()) >= m_place.bufferCount) {  // the oldest read-ahead gives its buffer up
+        if (m_ahead.front().ticket) m_file->wait(m_ahead.front().ticket);
+        m_ahead.pop_front();
+    }
+    Ahead a;
+    a.offset = s0;
+    a.len = s1 - s0;
+    const int64_t b0 = (s0 - m_residentElems) * m_esz, b1 = (s1 - m_residentElems) * m_esz;
+    a.bufferStart = alignDown(b0, kSwapAlign);
+    const int64_t bytes = alignUp(b1, kSwapAlign) - a.bufferStart;
+    a.buffer = AlignedHostBuffer(bytes);
+    a.ticket = m_file->read(a.bufferStart, a.buffer.data(), bytes);
+    m_ahead.push_back(std::move(a));
+}
+
+torch::Tensor ParamShardStore::span(int64_t offset, int64_t n) {
+    if (offset == 0) {  // a new pass: what was read ahead is about to be stale
+        if (m_file) dropReadAhead();
+        m_passNext = 0;
+        m_writeFill = 0;
+        m_writePos = 0;
+    }
+    if (offset != m_passNext || n < 0 || offset + n > m_elements)
+        throw Error("parameter store: write spans must cover the shard in order (expected offset " +
+                    std::to_string(m_passNext) + ", got " + std::to_string(offset) + ")");
+    if (offset + n <= m_residentElems) return m_resident.narrow(0, offset, n);
+    if (!m_stage.defined() || m_stage.numel() < n)
+        m_stage = torch::empty({n}, torch::TensorOptions().dtype(m_dtype).device(torch::kCPU));
+    return m_stage.narrow(0, 0, n);
+}
+
+void ParamShardStore::commit(int64_t offset, int64_t n) {
+    m_passNext = offset + n;
+    if (offset + n <= m_residentElems) return;
+    torch::NoGradGuard ng;
+    const int64_t inMemory = std::max<int64_t>(0, m_residentElems - offset);
+    if (inMemory > 0) m_resident.narrow(0, offset, inMemory).copy_(m_stage.narrow(0, 0, inMemory));
+    appendToFile(static_cast<const char*>(m_stage.data_ptr()) + inMemory * m_esz, (n - inMemory) * m_esz);
+}
+
+void ParamShardStore::appendToFile(const char* bytes, int64_t n) {
+    const int64_t cap = m_writeBuf[0].bytes();
+    while (n > 0) {
+        const int64_t k = std::min(n, cap - m_writeFill);
+        std::memcpy(static_cast<char*>(m_writeBuf[m_writeCur].data()) + m_writeFill, bytes, size_t(k));
+        m_writeFill += k;
+        bytes += k;
+        n -= k;
+        if (m_writeFill == cap) {
+            m_writeTicket[m_writeCur] = m_file->write(m_writePos, m_writeBuf[m_writeCur].data(), cap);
+            m_writePos += cap;
+            m_writeCur = 1 - m_writeCur;
+            if (m_writeTicket[m_writeCur]) m_file->wait(m_writeTicket[m_writeCur]);
+            m_writeTicket[m_writeCur] = 0;
+            m_writeFill = 0;
+        }
+    }
+}
+
+void ParamShardStore::finish() {
+    if (!m_file) return;
+    if (m_passNext != m_elements)
+        throw Error("parameter store: a write pass ended at element " + std::to_string(m_passNext) + " of " +
+                    std::to_string(m_elements));
+    if (m_writeFill > 0) {  // the last block, zero-padded to the alignment
+        const int64_t bytes = alignUp(m_writeFill, kSwapAlign);
+        std::memset(static_cast<char*>(m_writeBuf[m_writeCur].data()) + m_writeFill, 0, size_t(bytes - m_writeFill));
+        m_writeTicket[m_writeCur] = m_file->write(m_writePos, m_writeBuf[m_writeCur].data(), bytes);
+    }
+    for (auto& t : m_writeTicket)
+        if (t) m_file->wait(t), t = 0;
+    m_writeFill = 0;
+    m_writePos = 0;
+    m_passNext = 0;
+}
+
+int64_t ParamShardStore::deviceBytes() const { return m_resident.device() == m_device ? int64_t(m_resident.nbytes()) : 0; }
+
+int64_t ParamShardStore::hostBytes() const {
+    int64_t b = m_resident.device() == m_device ? 0 : int64_t(m_resident.nbytes());
+    if (m_file)
+        b += 2 * m_writeBuf[0].bytes() +
+             int64_t(m_place.bufferCount) * alignUp(std::min(m_place.bufferElems, m_swapped) * m_esz + kSwapAlign, kSwapAlign);
+    return b;
+}
+
+int64_t ParamShardStore::nvmeBytes() const { return m_swapped * m_esz; }
+int64_t ParamShardStore::swapBytesRead() const { return m_file ? m_file->bytesRead() : 0; }
+int64_t ParamShardStore::swapBytesWritten() const { return m_file ? m_file->bytesWritten() : 0; }
+
+}  // namespace fts
