@@ -7,10 +7,16 @@
 #include "core/model/safetensors_torch.h"
 #include "tests/integration/zero_run_support.h"
 
+#include <QProcess>
 #include <QTemporaryDir>
 #include <QtTest>
 
+#include <csignal>
 #include <map>
+#include <optional>
+#include <regex>
+
+#include "core/util/checkpoint_dir.h"
 
 namespace {
 
@@ -225,6 +231,58 @@ private slots:
         for (size_t i = 0; i < lp.size(); ++i)
             QVERIFY2(std::abs(lp[i] - straight.loss[3 + i]) <= 1e-6 * std::abs(straight.loss[3 + i]),
                      qPrintable(QString("step %1: %2 vs %3").arg(i + 4).arg(lp[i], 0, 'g', 12).arg(straight.loss[3 + i], 0, 'g', 12)));
+    }
+
+    // SIGKILL of the supervisor and its worker while every step swaps optimizer state and parameters through NVMe
+    // (stage 3, offload_optimizer and offload_param nvme): the latest checkpoint is complete and --resume from it
+    // ends exactly where an uninterrupted run to the same step ends; the resumed run clears the killed run's swap
+    // folder (the same run, the same folder) when it ends.
+    void killDuringSwapLeavesTheLastCheckpointLoadable() {
+        const std::string name = "kill9";
+        json cfg = offload("nvme", "nvme");
+        cfg.merge_patch({{"training", {{"max_steps", 100000}, {"save_interval", 2}, {"keep_checkpoints", 2}}},
+                         {"deepspeed", {{"scheduler", {{"params", {{"total_num_steps", 400}}}}}}}});
+        const fs::path store = m_dir / (name + ".sqlite");
+        QProcess p;
+        p.start(QString::fromUtf8(FTS_CLI_PATH), {"train", q(writeConfig(m_dir, name, 1, 3, cfg)), "--store", q(store), "--quiet"});
+        QVERIFY(p.waitForStarted());
+        int64_t worker = 0;
+        auto ready = [&] {  // a checkpoint exists and training has gone past it (swapping every step)
+            if (!fs::exists(store)) return false;
+            std::optional<fts::RunStore> opened;
+            try {
+                opened.emplace(store, true);
+            } catch (const std::exception&) {
+                return false;
+            }
+            const auto runs = opened->listRuns();
+            if (runs.empty() || series(*opened, runs[0].id, "loss").size() < 5) return false;
+            static const std::regex re(R"(worker rank 0 of 1 started \(pid (\d+)\))");
+            for (const auto& l : opened->logs(runs[0].id, 0)) {
+                std::smatch m;
+                if (std::regex_search(l.message, m, re)) worker = std::stoll(m[1]);
+            }
+            return !fts::latestCheckpoint(m_dir / (name + "-out")).empty();
+        };
+        QTRY_VERIFY_WITH_TIMEOUT(ready(), 120000);
+        ::kill(pid_t(p.processId()), SIGKILL);
+        if (worker > 0) ::kill(pid_t(worker), SIGKILL);
+        QVERIFY(p.waitForFinished(10000));
+        QVERIFY(!fs::is_empty(m_dir / "nvme"));  // the killed run's swap files are left behind
+        const fs::path latest = fts::latestCheckpoint(m_dir / (name + "-out"));
+        QVERIFY(!latest.empty());
+        const int64_t at = std::stoll(latest.filename().string().substr(5));
+        // Resume to two steps past the checkpoint; an uninterrupted run to the same step must end in the same weights.
+        cfg["training"]["max_steps"] = at + 2;
+        CliResult resumed = runFts({"train", q(writeConfig(m_dir, name, 1, 3, cfg)), "--store", q(store), "--quiet", "--resume"});
+        QVERIFY2(resumed.exitCode == 0, qPrintable(resumed.err));
+        bool ok = false;
+        const RunResult straight = run("kill9straight", 1, 3, cfg, &ok);
+        QVERIFY(ok);
+        QCOMPARE(relL2(fts::loadSafetensors(m_dir / (name + "-out") / "final" / "model.safetensors"), straight.weights), 0.0);
+        QVERIFY2(fs::is_empty(m_dir / "nvme"), "the swap folder of the killed run was left behind after the resumed run");
+        qInfo("killed after the checkpoint at step %lld; resumed to step %lld: final weights equal the uninterrupted run's",
+              (long long)at, (long long)(at + 2));
     }
 
     // With NVMe the optimizer state leaves host memory: the peak resident set of the rank drops by what the estimate
