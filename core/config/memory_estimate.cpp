@@ -195,10 +195,22 @@ Result compute(const ModelShape& shape, const Inputs& in) {
             swapped = shardBytes - resident;
         }
         if (swapped > 0) {
+            // Read ahead: the next two blocks' shard ranges (each at most buffer_size elements), at most buffer_count.
+            std::map<int, int64_t> blockElems;
+            for (const auto& tensor : shape.tensors)
+                if (tensor.layer >= 0) blockElems[tensor.layer] += tensor.numel;
+            int64_t largestBlock = 0;
+            for (const auto& [layer, n] : blockElems) largestBlock = std::max(largestBlock, ceilDiv(n, N));
+            const int64_t aheadBuffers = largestBlock <= int64_t(in.zero.paramBufferSize)
+                                             ? std::min<int64_t>({2, int64_t(in.zero.paramBufferCount), int64_t(blockElems.size())})
+                                             : 0;
             const int64_t fileBytes = ceilDiv(swapped, 4096) * 4096;
-            const int64_t ahead = std::min<int64_t>(int64_t(in.zero.paramBufferSize), shardElems) * paramBytes;
             b.nvmeOffload += swapped;
-            b.hostOffload += 2 * std::min<int64_t>(8 << 20, fileBytes) + int64_t(in.zero.paramBufferCount) * (ahead + 4096);
+            // Plus the two 8 MiB write buffers, the buffer for reads no read-ahead covers, and the copy of the block
+            // range a read hands to the gather.
+            const int64_t rangeBuffer = ceilDiv(largestBlock * paramBytes, 4096) * 4096 + 4096;
+            b.hostOffload += 2 * std::min<int64_t>(8 << 20, fileBytes) + rangeBuffer + largestBlock * paramBytes +
+                             aheadBuffers * rangeBuffer;
         }
         if (in.device == EstimateDevice::Cuda || swapped > 0) {
             b.parameters -= shardBytes;

@@ -111,19 +111,34 @@ void ParamShardStore::dropReadAhead() {
     m_ahead.clear();
 }
 
+int64_t ParamShardStore::rangeBufferBytes(int64_t elems) const { return alignUp(elems * m_esz, kSwapAlign) + kSwapAlign; }
+
+void ParamShardStore::makePool() {
+    if (!m_pool.empty() || m_aheadElems <= 0) return;
+    m_readBuf = AlignedHostBuffer(rangeBufferBytes(m_aheadElems));
+    if (m_aheadElems > m_place.bufferElems) return;  // ranges beyond buffer_size are not read ahead
+    for (int i = 0; i < std::min(m_aheadRanges, m_place.bufferCount); ++i) m_pool.emplace_back(rangeBufferBytes(m_aheadElems));
+}
+
 void ParamShardStore::readSwapped(int64_t offset, int64_t len, void* dst) {
     const int64_t b0 = (offset - m_residentElems) * m_esz, b1 = b0 + len * m_esz;
     for (Ahead& a : m_ahead)
         if (offset >= a.offset && offset + len <= a.offset + a.len) {
             if (a.ticket) m_file->wait(a.ticket);
             a.ticket = 0;
-            std::memcpy(dst, static_cast<const char*>(a.buffer.data()) + (b0 - a.bufferStart), size_t(len * m_esz));
+            std::memcpy(dst, static_cast<const char*>(m_pool[a.buffer].data()) + (b0 - a.bufferStart), size_t(len * m_esz));
             return;
         }
+    makePool();
     const int64_t a0 = alignDown(b0, kSwapAlign), a1 = alignUp(b1, kSwapAlign);
-    AlignedHostBuffer buf(a1 - a0);
-    m_file->wait(m_file->read(a0, buf.data(), a1 - a0));
-    std::memcpy(dst, static_cast<const char*>(buf.data()) + (b0 - a0), size_t(len * m_esz));
+    AlignedHostBuffer temp;  // only for a range larger than the caller announced
+    void* buf = m_readBuf.data();
+    if (a1 - a0 > m_readBuf.bytes()) {
+        temp = AlignedHostBuffer(a1 - a0);
+        buf = temp.data();
+    }
+    m_file->wait(m_file->read(a0, buf, a1 - a0));
+    std::memcpy(dst, static_cast<const char*>(buf) + (b0 - a0), size_t(len * m_esz));
 }
 
 torch::Tensor ParamShardStore::read(int64_t offset, int64_t len) {
@@ -144,19 +159,25 @@ void ParamShardStore::prefetch(int64_t offset, int64_t len) {
     const int64_t s0 = std::max(offset, m_residentElems), s1 = offset + len;
     for (const Ahead& a : m_ahead)
         if (s0 >= a.offset && s1 <= a.offset + a.len) return;
-    if (int64_t(m_ahead.size()) >= m_place.bufferCount) {  // the oldest read-ahead gives its buffer up
-        if (m_ahead.front().ticket) m_file->wait(m_ahead.front().ticket);
-        m_ahead.pop_front();
-    }
+    makePool();
+    const int64_t b0 = (s0 - m_residentElems) * m_esz, b1 = (s1 - m_residentElems) * m_esz;
+    const int64_t start = alignDown(b0, kSwapAlign), bytes = alignUp(b1, kSwapAlign) - start;
+    if (m_pool.empty() || bytes > m_pool.front().bytes()) return;  // larger than announced: read on demand
     Ahead a;
+    if (m_ahead.size() >= m_pool.size()) {  // the oldest read-ahead gives its buffer up
+        if (m_ahead.front().ticket) m_file->wait(m_ahead.front().ticket);
+        a.buffer = m_ahead.front().buffer;
+        m_ahead.pop_front();
+    } else {
+        std::vector<char> used(m_pool.size(), 0);
+        for (const Ahead& x : m_ahead) used[x.buffer] = 1;
+        while (used[a.buffer]) ++a.buffer;
+    }
     a.offset = s0;
     a.len = s1 - s0;
-    const int64_t b0 = (s0 - m_residentElems) * m_esz, b1 = (s1 - m_residentElems) * m_esz;
-    a.bufferStart = alignDown(b0, kSwapAlign);
-    const int64_t bytes = alignUp(b1, kSwapAlign) - a.bufferStart;
-    a.buffer = AlignedHostBuffer(bytes);
-    a.ticket = m_file->read(a.bufferStart, a.buffer.data(), bytes);
-    m_ahead.push_back(std::move(a));
+    a.bufferStart = start;
+    a.ticket = m_file->read(start, m_pool[a.buffer].data(), bytes);
+    m_ahead.push_back(a);
 }
 
 torch::Tensor ParamShardStore::span(int64_t offset, int64_t n) {
@@ -224,9 +245,11 @@ int64_t ParamShardStore::deviceBytes() const { return m_resident.device() == m_d
 
 int64_t ParamShardStore::hostBytes() const {
     int64_t b = m_resident.device() == m_device ? 0 : int64_t(m_resident.nbytes());
-    if (m_file)
-        b += 2 * m_writeBuf[0].bytes() +
-             int64_t(m_place.bufferCount) * alignUp(std::min(m_place.bufferElems, m_swapped) * m_esz + kSwapAlign, kSwapAlign);
+    if (!m_file) return b;
+    // The two write buffers, the read buffer and the copy a read hands on, and the read-ahead buffers.
+    b += 2 * m_writeBuf[0].bytes() + rangeBufferBytes(m_aheadElems) + m_aheadElems * m_esz;
+    if (m_aheadElems <= m_place.bufferElems)
+        b += int64_t(std::min(m_aheadRanges, m_place.bufferCount)) * rangeBufferBytes(m_aheadElems);
     return b;
 }
 

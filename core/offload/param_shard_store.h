@@ -58,6 +58,12 @@ public:
     // read already and a buffer is free (the oldest read-ahead is dropped when none is). Otherwise nothing.
     void prefetch(int64_t offset, int64_t len);
 
+    // What the caller will read ahead at most (for the byte count): `ranges` ranges of up to `elems` elements.
+    void setReadAheadBound(int ranges, int64_t elems) {
+        m_aheadRanges = ranges;
+        m_aheadElems = elems;
+    }
+
     // ParamSink: one ordered pass of writes (drops every read-ahead first).
     torch::Tensor span(int64_t offset, int64_t n) override;
     void commit(int64_t offset, int64_t n) override;
@@ -73,10 +79,12 @@ public:
 private:
     struct Ahead {
         int64_t offset = 0, len = 0;
-        AlignedHostBuffer buffer;
-        int64_t bufferStart = 0;  // byte offset in the file of buffer[0]
+        size_t buffer = 0;        // index in m_pool
+        int64_t bufferStart = 0;  // byte offset in the file of the buffer's first byte
         SwapFile::Ticket ticket = 0;
     };
+    int64_t rangeBufferBytes(int64_t elems) const;  // an aligned buffer that holds any range of `elems` elements
+    void makePool();
     void dropReadAhead();
     void readSwapped(int64_t offset, int64_t len, void* dst);  // elements in [m_residentElems, m_elements)
     void appendToFile(const char* bytes, int64_t n);
@@ -90,6 +98,11 @@ private:
     std::filesystem::path m_dir;
     std::unique_ptr<SwapFile> m_file;
     std::list<Ahead> m_ahead;
+    int m_aheadRanges = 2;
+    int64_t m_aheadElems = 0;
+    // Allocated once (the first read): read-ahead buffers, and one for reads that no read-ahead covers.
+    std::vector<AlignedHostBuffer> m_pool;
+    AlignedHostBuffer m_readBuf;
     // The write pass: the span handed out (staging when not wholly resident), and the aligned tail to write.
     torch::Tensor m_stage;
     int64_t m_passNext = 0;           // the next offset a span must start at

@@ -46,6 +46,18 @@ public:
     c10::DeleterFnPtr raw_deleter() const override { return &release; }
     void copy_data(void* dest, const void* src, std::size_t count) const override { default_copy_data(dest, src, count); }
 
+    void releaseCached() {
+        std::unordered_map<size_t, std::vector<void*>> blocks;
+        {
+            std::lock_guard<std::mutex> lock(m_mutex);
+            blocks.swap(m_free);
+            m_stats.releasedBytes += m_stats.cachedBytes;
+            m_stats.cachedBytes = 0;
+        }
+        for (auto& [n, list] : blocks)
+            for (void* base : list) std::free(base);
+    }
+
     HostAllocatorStats stats() {
         std::lock_guard<std::mutex> lock(m_mutex);
         return m_stats;
@@ -103,6 +115,10 @@ void installHostCachingAllocator(int64_t capBytes) {
         CachingHostAllocator::instance = new CachingHostAllocator(capBytes);
         c10::SetCPUAllocator(CachingHostAllocator::instance, /*priority=*/1);
     });
+}
+
+void releaseHostCache() {
+    if (CachingHostAllocator::instance) CachingHostAllocator::instance->releaseCached();
 }
 
 HostAllocatorStats hostAllocatorStats() {

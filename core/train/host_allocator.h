@@ -14,10 +14,12 @@ struct HostAllocatorStats {
 
 // Installs the caching allocator as LibTorch's CPU allocator (once per process; later calls do nothing). Blocks of
 // at least 1 MiB are cached by exact size, up to `capBytes` in total (FTS_HOST_CACHE_MB overrides; 0 disables the
-// cache). A request the cache cannot serve first releases every cached block, so the process never holds more than
-// the uncached allocator would plus the blocks that the very next requests reuse. Tensors allocated before the
-// call keep their own deleters.
+// cache); a freed block beyond the cap goes back to the system. Tensors allocated before the call keep their own
+// deleters.
 void installHostCachingAllocator(int64_t capBytes = int64_t(2) << 30);
+// Gives every cached block back to the system: the trainer calls it once its set-up is done, so what loading the
+// model and building the optimizer freed (full tensors cut to shards, initial copies) does not stay resident.
+void releaseHostCache();
 HostAllocatorStats hostAllocatorStats();
 
 }  // namespace fts

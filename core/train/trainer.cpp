@@ -267,6 +267,7 @@ static TrainOutcome train(const TrainConfig& cfg, const TrainOptions& opt, Event
         restoreRngState(readTensorFile(resumeDir / "rng.safetensors"), device, opt.rank);
         events.log("info", "resumed from " + resumeDir.string() + " at step " + std::to_string(step));
     }
+    releaseHostCache();  // set-up is done: what loading and partitioning freed goes back to the system
 
     if (leader)
     events.publish({{"event", "start"},

@@ -160,6 +160,10 @@ Zero3Optimizer::Zero3Optimizer(std::vector<torch::Tensor*> slots, std::vector<st
     }
     for (size_t i = 0; i < m_slots.size(); ++i)
         if (m_blockOf[i] == -1) m_outside.push_back(i);
+    int64_t largestRange = 0;  // what readAhead() asks for: a block's shard range
+    for (const auto& ps : m_blockParams)
+        largestRange = std::max(largestRange, m_params[ps.back()].offset + m_params[ps.back()].chunk - m_params[ps.front()].offset);
+    m_store->setReadAheadBound(int(std::min<size_t>(2, m_blockParams.size())), largestRange);
     // At rest: a placeholder for every partitioned parameter; persistent ones stay whole.
     for (size_t i = 0; i < m_slots.size(); ++i)
         *m_slots[i] = m_params[i].persistent ? m_slots[i]->detach() : placeholder();
@@ -203,7 +207,7 @@ void Zero3Optimizer::gather(const std::vector<size_t>& params) {
     }
     if (total == 0) return;
     torch::NoGradGuard ng;
-    torch::Tensor in = torch::cat(mine);
+    torch::Tensor in = mine.size() == 1 ? mine.front() : torch::cat(mine);
     torch::Tensor out = torch::empty({total * m_comm.worldSize()}, in.options());
     m_comm.allGather(out, in);
     ++m_gathers;

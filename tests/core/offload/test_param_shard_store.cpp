@@ -68,6 +68,7 @@ private slots:
         const int64_t n = 50000;
         const torch::Tensor init = values(n, torch::kFloat32, 2);
         ParamShardStore store(init, nvme(0, 2), 3000, "w");
+        store.setReadAheadBound(2, 20000);
         store.prefetch(1000, 20000);
         store.prefetch(30000, 15000);
         QVERIFY(torch::equal(store.read(1000, 5000), init.narrow(0, 1000, 5000)));
@@ -80,6 +81,7 @@ private slots:
         QVERIFY(store.swapBytesRead() > before);
         // A range larger than a buffer is not read ahead (buffer_size bounds the buffers).
         ParamShardStore small(init, nvme(0, 2, 4000), 3000, "w");
+        small.setReadAheadBound(2, 4001);
         small.prefetch(0, 4001);
         QCOMPARE(small.swapBytesRead(), int64_t(0));
     }
@@ -95,6 +97,7 @@ private slots:
         const int64_t n = 12345;
         const torch::Tensor init = values(n, torch::kBFloat16, 3);
         ParamShardStore store(init, nvme(maxInCpu, 3), 3000, "w");
+        store.setReadAheadBound(2, 3000);
         store.prefetch(0, 3000);  // made stale by the pass below
         for (int pass = 0; pass < 2; ++pass) {
             const torch::Tensor next = values(n, torch::kBFloat16, 10 + pass);
