@@ -3,6 +3,8 @@
 #include "core/train/run_model.h"
 
 #include "core/model/lora.h"
+#include "core/train/training_data.h"
+#include "core/zero/step_engine.h"
 #include "core/train/zero3_checkpoint.h"
 #include "core/util/atomic_file.h"
 #include "core/util/error.h"
@@ -110,6 +112,47 @@ void exportLoraCheckpoint(const fs::path& checkpointDir, const fs::path& outDir,
     mergeLora(*model);
     saveHfModel(*model, outDir, dtype);
     copyTokenizerFiles(checkpointDir, outDir);
+}
+
+RunModel prepareRunModel(const TrainConfig& cfg, const fs::path& resumeDir, torch::Device device, Communicator& comm,
+                         int64_t vocabSize, const fs::path& tokenizerFile) {
+    ModelLoadOptions loadOpts;
+    loadOpts.device = device;
+    // fp16: fp16 parameters with fp32 masters in the step engine (DeepSpeed's fp16). bf16: under ZeRO 1/2 the
+    // parameters are bf16 and the fp32 masters live in the optimizer partition (DeepSpeed's bf16 with ZeRO); at
+    // stage 0 the parameters stay fp32 under bf16 autocast.
+    if (cfg.deepspeed.fp16.enabled) loadOpts.dtype = torch::kFloat16;
+    if (cfg.deepspeed.bf16 && cfg.deepspeed.zeroStage > 0) loadOpts.dtype = torch::kBFloat16;
+    // ZeRO stage 3: every tensor is cut to this rank's part as soon as it is read (or drawn), so no rank holds the
+    // whole model; every rank reads the same files (or draws with the same seed), so no broadcast is needed.
+    std::vector<std::vector<int64_t>> fullShapes;
+    if (cfg.deepspeed.zeroStage == 3 && !cfg.model.lora.enabled)
+        loadOpts.partition = [&fullShapes, &cfg, rank = comm.rank(), world = comm.worldSize()](size_t i, const torch::Tensor& full) {
+            if (fullShapes.size() <= i) fullShapes.resize(i + 1);
+            fullShapes[i] = full.sizes().vec();
+            return stage3RankPart(full, rank, world, cfg.deepspeed);
+        };
+    // Full weights, or a frozen base + LoRA adapters (model.lora).
+    std::unique_ptr<LanguageModel> model = loadRunModel(cfg, resumeDir, loadOpts, cfg.training.seed);
+    model->setActivationCheckpointing(cfg.model.activationCheckpointing);  // docs/models.md
+    checkModelForData(cfg.data, *model);
+    if (vocabSize > model->info().vocabSize)
+        throw ConfigError(tokenizerFile.string() + ": the tokenizer has " + std::to_string(vocabSize) +
+                          " tokens but the model's vocab_size is " + std::to_string(model->info().vocabSize));
+    const std::vector<torch::Tensor> params = trainableTensors(*model);
+    if (comm.worldSize() > 1 && fullShapes.empty()) {  // every rank starts from rank 0's weights, whatever it loaded
+        torch::NoGradGuard noGrad;
+        std::vector<torch::Tensor> flat;
+        for (const auto& t : params) flat.push_back(t.detach().reshape({-1}));
+        torch::Tensor all = torch::cat(flat);
+        comm.broadcast(all, 0);
+        int64_t off = 0;
+        for (const auto& t : params) {
+            t.detach().copy_(all.narrow(0, off, t.numel()).view(t.sizes()));
+            off += t.numel();
+        }
+    }
+    return {std::move(model), std::move(fullShapes)};
 }
 
 }  // namespace fts

@@ -1,6 +1,7 @@
-// The single-rank training loop (see trainer.h). Reads top to bottom: set-up (device, tokenizer, data,
-// model, optimizer, resume), then per step: eval / checkpoint / log blocks gated by their intervals,
-// then the training section (accumulate micro-batches, clip, schedule, AdamW).
+// One rank's training loop (see trainer.h). Reads top to bottom: set-up (device, ranks, tokenizer, data, model,
+// step engine, resume), then per step: the training section (micro-batches, backward, the engine's step), then the
+// log / eval / checkpoint blocks gated by their intervals. Loss scaling, reduction, clipping and where the optimizer
+// state lives are the step engine's (core/zero/step_engine.h); checkpoints are run_checkpoint.h's.
 #include "core/train/trainer.h"
 
 #include <torch/torch.h>
@@ -19,15 +20,15 @@
 #include "core/model/language_model.h"
 #include "core/model/lora.h"
 #include "core/optim/adamw.h"
-#include "core/optim/loss_scaler.h"
 #include "core/optim/lr_schedule.h"
 #include "core/train/checkpoint.h"
 #include "core/train/host_allocator.h"
+#include "core/train/run_checkpoint.h"
 #include "core/train/run_model.h"
-#include "core/train/step_engine.h"
 #include "core/train/telemetry.h"
 #include "core/train/training_data.h"
 #include "core/util/error.h"
+#include "core/zero/step_engine.h"
 
 namespace fts {
 namespace fs = std::filesystem;
@@ -75,65 +76,6 @@ private:
     at::ScalarType m_prevDtype = at::kBFloat16;
 };
 
-std::vector<fs::path> tokenizerFilesFor(const fs::path& tokenizerJson) {
-    std::vector<fs::path> files{tokenizerJson};
-    for (const char* extra : {"tokenizer_config.json", "special_tokens_map.json"}) {
-        fs::path p = tokenizerJson.parent_path() / extra;
-        if (fs::exists(p)) files.push_back(p);
-    }
-    return files;
-}
-
-TensorList rngState(torch::Device device) {
-    TensorList out;
-    out.emplace_back("cpu", at::detail::getDefaultCPUGenerator().get_state());
-    if (device.is_cuda())
-        out.emplace_back("cuda", at::globalContext().defaultGenerator(device).get_state());
-    return out;
-}
-
-// Flat views for one collective over many tensors (same dtype).
-std::vector<torch::Tensor> flattenAll(const std::vector<torch::Tensor>& ts) {
-    std::vector<torch::Tensor> out;
-    for (const auto& t : ts) out.push_back(t.detach().reshape({-1}));
-    return out;
-}
-void unflattenInto(const torch::Tensor& flat, const std::vector<torch::Tensor>& ts) {
-    int64_t off = 0;
-    for (const auto& t : ts) {
-        t.detach().copy_(flat.narrow(0, off, t.numel()).view(t.sizes()));
-        off += t.numel();
-    }
-}
-
-nlohmann::json samplerRanksJson(const torch::Tensor& all, int worldSize) {
-    nlohmann::json rows = nlohmann::json::array();
-    auto a = all.accessor<int64_t, 1>();
-    for (int r = 0; r < worldSize; ++r) rows.push_back({a[2 * r], a[2 * r + 1]});
-    return rows;
-}
-
-// Restores this rank's generators: "<gen>_rank<r>" for rank r > 0, "<gen>" for rank 0 (and old checkpoints).
-void restoreRngState(const TensorList& tensors, torch::Device device, int rank) {
-    const std::string suffix = rank == 0 ? "" : "_rank" + std::to_string(rank);
-    bool haveRank = false;
-    for (const auto& [n, t] : tensors) haveRank |= !suffix.empty() && n.size() > suffix.size() && n.ends_with(suffix);
-    for (const auto& [stored, t] : tensors) {
-        std::string name = stored;
-        if (haveRank) {
-            if (!name.ends_with(suffix)) continue;
-            name = name.substr(0, name.size() - suffix.size());
-        } else if (name.find("_rank") != std::string::npos) {
-            continue;
-        }
-        if (name != "cpu" && !(name == "cuda" && device.is_cuda())) continue;
-        // A Generator is a shared handle: setting the state on a copy sets the process-wide generator.
-        at::Generator gen = name == "cpu" ? at::detail::getDefaultCPUGenerator() : at::globalContext().defaultGenerator(device);
-        std::lock_guard<std::mutex> lock(gen.mutex());
-        gen.set_state(t);
-    }
-}
-
 nlohmann::json versionsJson(torch::Device device) {
     nlohmann::json v{{"fts", FTS_VERSION}, {"torch", TORCH_VERSION}};
     v["device"] = device.str();
@@ -176,48 +118,16 @@ static TrainOutcome train(const TrainConfig& cfg, const TrainOptions& opt, Event
     const int64_t totalSteps =
         tr.maxSteps > 0 ? tr.maxSteps : std::max<int64_t>(1, int64_t(std::ceil(tr.epochs * double(stepsPerEpoch))));
 
-    // ---- model ------------------------------------------------------------------------------------
-    ModelLoadOptions loadOpts;
-    loadOpts.device = device;
-    // fp16: fp16 parameters with fp32 masters in the step engine (DeepSpeed's fp16). bf16: under ZeRO 1/2 the
-    // parameters are bf16 and the fp32 masters live in the optimizer partition (DeepSpeed's bf16 with ZeRO); at
-    // stage 0 the parameters stay fp32 under bf16 autocast.
-    if (ds.fp16.enabled) loadOpts.dtype = torch::kFloat16;
-    if (ds.bf16 && ds.zeroStage > 0) loadOpts.dtype = torch::kBFloat16;
-    // ZeRO stage 3: every tensor is cut to this rank's part as soon as it is read (or drawn), so no rank holds the
-    // whole model; every rank reads the same files (or draws with the same seed), so no broadcast is needed.
-    std::vector<std::vector<int64_t>> fullShapes;
-    if (ds.zeroStage == 3 && !cfg.model.lora.enabled)
-        loadOpts.partition = [&fullShapes, &ds, rank = opt.rank, world = opt.worldSize](size_t i, const torch::Tensor& full) {
-            if (fullShapes.size() <= i) fullShapes.resize(i + 1);
-            fullShapes[i] = full.sizes().vec();
-            return stage3RankPart(full, rank, world, ds);
-        };
-    fs::path resumeDir = opt.resumeFrom;
-    if (opt.resume && resumeDir.empty()) {
-        resumeDir = latestCheckpoint(tr.outputDir);
-        if (resumeDir.empty())
-            throw IoError(tr.outputDir.string() + "/checkpoints: --resume given but there is no checkpoint to resume from");
-    }
-    // Full weights, or a frozen base + LoRA adapters (model.lora): run_model.h.
-    std::unique_ptr<LanguageModel> model = loadRunModel(cfg, resumeDir, loadOpts, tr.seed);
-    model->setActivationCheckpointing(cfg.model.activationCheckpointing);  // docs/models.md
-    checkModelForData(cfg.data, *model);
-    if (tokenizer->vocabSize() > model->info().vocabSize)
-        throw ConfigError(tokenizerPath.string() + ": the tokenizer has " + std::to_string(tokenizer->vocabSize()) +
-                          " tokens but the model's vocab_size is " + std::to_string(model->info().vocabSize));
+    // ---- model (run_model.h) -----------------------------------------------------------------
+    const fs::path resumeDir = resumeFolder(cfg, opt);
+    RunModel loaded = prepareRunModel(cfg, resumeDir, device, *comm, tokenizer->vocabSize(), tokenizerPath);
+    std::unique_ptr<LanguageModel> model = std::move(loaded.model);
     std::vector<torch::Tensor> params = trainableTensors(*model);  // all parameters, or the LoRA adapters
-    if (opt.worldSize > 1 && fullShapes.empty()) {  // every rank starts from rank 0's weights, whatever it loaded
-        torch::NoGradGuard noGrad;
-        torch::Tensor flat = torch::cat(flattenAll(params));
-        comm->broadcast(flat, 0);
-        unflattenInto(flat, params);
-    }
     if (opt.worldSize > 1) torch::manual_seed(tr.seed + uint64_t(opt.rank));  // dropout differs across ranks, as in DeepSpeed
     // ZeRO stage 0-3 (step_engine.h); stage 3 partitions the model's parameters in place and runs its blocks.
     // The run's key names its offload swap folder: the store's id, or this process for runs outside the store.
     const std::string runKey = opt.runId > 0 ? "run" + std::to_string(opt.runId) : "pid" + std::to_string(::getpid());
-    std::unique_ptr<StepEngine> optimizer = makeStepEngine(params, ds, *comm, model.get(), fullShapes, runKey);
+    std::unique_ptr<StepEngine> optimizer = makeStepEngine(params, ds, *comm, model.get(), loaded.fullShapes, runKey);
     if (ds.zero.offloadParam.device == OffloadDevice::Cpu && device.is_cpu() && leader)
         events.log("info", "offload_param cpu: on a CPU device the stage-3 parameter shards rest in host memory already");
     params.clear();
@@ -226,48 +136,14 @@ static TrainOutcome train(const TrainConfig& cfg, const TrainOptions& opt, Event
 
     // ---- resume -------------------------------------------------------------------------------
     BlockSampler sampler(data->numTrain(), tr.seed, opt.rank, opt.worldSize);
-    int64_t step = 0, tokensSeen = 0;
-    LossScaler scaler(ds.fp16);   // fp16: DeepSpeed's static or dynamic loss scale; otherwise 1
-    int64_t skippedSteps = 0;     // fp16 overflows: the step and its scheduler step are skipped (as DeepSpeed)
-    double elapsedBefore = 0.0;
+    const RunParts run{cfg, opt, *comm, *optimizer, *model, *data, device, tokenizerPath};
+    LoopCounters at;  // step, tokens seen, skipped fp16 steps, earlier training time
     if (!resumeDir.empty()) {
-        nlohmann::json st = readTrainerState(resumeDir);
-        step = st.at("step").get<int64_t>();
-        tokensSeen = st.value("tokens_seen", int64_t(0));
-        skippedSteps = st.value("skipped_steps", int64_t(0));
-        if (st.contains("loss_scaler")) scaler.restore(st["loss_scaler"]);
-        elapsedBefore = st.value("elapsed_s", 0.0);
-        if (st.at("train_blocks").get<int64_t>() != data->numTrain() || st.value("data_key", std::string()) != data->key())
-            throw FormatError(resumeDir.string() + "/trainer_state.json: the checkpoint was made with " +
-                              std::to_string(st.at("train_blocks").get<int64_t>()) + " training sequences (data " +
-                              st.value("data_key", std::string("lm")) + ") but the data now gives " +
-                              std::to_string(data->numTrain()) + " (data " + (data->key().empty() ? "lm" : data->key()) +
-                              "); resume needs the same data, tokenizer and data settings");
-        if (opt.worldSize != st.value("world_size", 1))
-            throw FormatError(resumeDir.string() + "/trainer_state.json: the checkpoint was made by " +
-                              std::to_string(st.value("world_size", 1)) + " ranks; resume it with the same number (now " +
-                              std::to_string(opt.worldSize) + ")");
-        nlohmann::json ss = st.at("sampler");
-        if (st.contains("sampler_ranks")) {  // this rank's position; the identity is this rank's
-            ss["rank"] = opt.rank;
-            ss["epoch"] = st["sampler_ranks"].at(size_t(opt.rank)).at(0);
-            ss["position"] = st["sampler_ranks"].at(size_t(opt.rank)).at(1);
-        }
-        sampler.restore(SamplerState::fromJson(ss));
-        // Stage 0 keeps a replicated optimizer, stages 1 and 2 share one flat partition, stage 3 partitions each tensor.
-        auto layoutOf = [](int stage) { return stage == 0 ? 0 : stage == 3 ? 3 : 1; };
-        const int madeWith = st.value("zero_stage", 0);
-        if (layoutOf(madeWith) != layoutOf(ds.zeroStage))
-            throw FormatError(resumeDir.string() + "/trainer_state.json: the checkpoint was made with ZeRO stage " +
-                              std::to_string(madeWith) + " but the config asks for stage " +
-                              std::to_string(ds.zeroStage) + "; resume with stage " +
-                              (madeWith == 0 ? "0" : madeWith == 3 ? "3" : "1 or 2 (the same partition)"));
-        const fs::path optFile = resumeDir / (optimizer->sharded() ? optimizerShardName(opt.rank) : "optimizer.safetensors");
-        optimizer->loadState(readTensorFile(optFile), st.at("optimizer_step").get<int64_t>(), optFile.string());
-        restoreRngState(readTensorFile(resumeDir / "rng.safetensors"), device, opt.rank);
-        events.log("info", "resumed from " + resumeDir.string() + " at step " + std::to_string(step));
+        at = resumeRun(run, resumeDir, sampler);
+        events.log("info", "resumed from " + resumeDir.string() + " at step " + std::to_string(at.step));
     }
     releaseHostCache();  // set-up is done: what loading and partitioning freed goes back to the system
+    int64_t& step = at.step;
 
     if (leader)
     events.publish({{"event", "start"},
@@ -317,70 +193,9 @@ static TrainOutcome train(const TrainConfig& cfg, const TrainOptions& opt, Event
         return counted > 0 ? sum / double(counted) : std::nan("");
     };
 
-    auto checkpoint = [&](int64_t atStep) {
-        // Every rank's sampler position and RNG reach rank 0, which writes the one (replicated) checkpoint.
-        auto samplerRows = torch::tensor({sampler.state().epoch, sampler.state().position}, torch::kInt64);
-        auto samplerAll = torch::empty({2 * opt.worldSize}, torch::kInt64);
-        comm->allGather(samplerAll, samplerRows);
-        TensorList myRng = rngState(device);
-        std::vector<TensorList> rngAll(size_t(opt.worldSize));
-        for (auto& [name, t] : myRng) {
-            auto all = torch::empty({t.numel() * opt.worldSize}, t.options());
-            torch::Tensor flat = t.contiguous().view({-1});
-            comm->allGather(all, flat);
-            for (int r = 0; r < opt.worldSize; ++r)
-                rngAll[size_t(r)].emplace_back(name, all.narrow(0, r * t.numel(), t.numel()).clone());
-        }
-        // ZeRO: every rank writes its own optimizer shard (atomically) where rank 0 moves it into the checkpoint.
-        const fs::path shardDir = tr.outputDir / "checkpoints" / (checkpointDirName(atStep) + ".tmp-shards");
-        if (optimizer->sharded()) {
-            fs::create_directories(shardDir);
-            writeTensorFile(shardDir / optimizerShardName(opt.rank), optimizer->stateTensors());
-            comm->barrier();
-        }
-        if (!leader) {
-            comm->barrier();  // rank 0 has written the checkpoint
-            return;
-        }
-        CheckpointContents c;
-        c.hfConfig = model->info().hfConfig;
-        nlohmann::json partition = optimizer->partition();
-        if (partition.is_null()) {
-            addModelToCheckpoint(*model, cfg, c);
-        } else {  // stage 3: no model.safetensors; the weights are the ranks' master shards (zero3_checkpoint.h)
-            partition["architecture"] = model->info().architecture;
-            partition["model_type"] = model->info().modelType;
-        }
-        if (optimizer->sharded()) {
-            for (int r = 0; r < opt.worldSize; ++r) c.movedIn.push_back(shardDir / optimizerShardName(r));
-        } else {
-            c.optimizerTensors = optimizer->stateTensors();
-        }
-        for (int r = 0; r < opt.worldSize; ++r)
-            for (auto& [name, t] : rngAll[size_t(r)])
-                c.rngTensors.emplace_back(r == 0 ? name : name + "_rank" + std::to_string(r), t);
-        c.trainerState = {{"format_version", 1},
-                          {"step", atStep},
-                          {"optimizer_step", optimizer->stepCount()},
-                          {"skipped_steps", skippedSteps},
-                          {"loss_scaler", scaler.state()},
-                          {"zero_stage", ds.zeroStage},
-                          {"tokens_seen", tokensSeen},
-                          {"train_blocks", data->numTrain()},
-                          {"data_key", data->key()},
-                          {"sampler", sampler.state().toJson()},
-                          {"sampler_ranks", samplerRanksJson(samplerAll, opt.worldSize)},
-                          {"run_id", opt.runId},
-                          {"world_size", opt.worldSize},
-                          {"seed", tr.seed},
-                          {"elapsed_s", elapsedBefore},
-                          {"train_config", cfg.raw}};
-        if (!partition.is_null()) c.trainerState["zero3_partition"] = partition;
-        c.tokenizerFiles = tokenizerFilesFor(tokenizerPath);
-        fs::path dir = saveCheckpoint(tr.outputDir, atStep, c, tr.keepCheckpoints);
-        if (optimizer->sharded()) fs::remove_all(shardDir);
-        events.publish({{"event", "checkpoint"}, {"step", atStep}, {"path", dir.string()}, {"time", unixNow()}});
-        comm->barrier();
+    auto checkpoint = [&] {
+        const fs::path dir = saveRunCheckpoint(run, sampler, at);
+        if (leader) events.publish({{"event", "checkpoint"}, {"step", step}, {"path", dir.string()}, {"time", unixNow()}});
     };
 
     // ---- the loop -----------------------------------------------------------------------------
@@ -408,8 +223,7 @@ static TrainOutcome train(const TrainConfig& cfg, const TrainOptions& opt, Event
         }
         // training section: one optimizer step = `accum` micro-batches of `micro` sequences
         auto t0 = Clock::now();
-        const double lr = learningRateAt(ds.scheduler, ds.optimizer.lr, step - skippedSteps);
-        const double lossScale = scaler.scale();  // fp16 dynamic loss scale (1 otherwise)
+        const double lr = learningRateAt(ds.scheduler, ds.optimizer.lr, step - at.skippedSteps);
         // The step's micro-batches first: the loss is normalised by the counted predictions of the whole
         // accumulated batch on all ranks (transformers' num_items_in_batch), so masked tokens weigh nothing.
         std::vector<TrainBatch> batches;
@@ -427,8 +241,6 @@ static TrainOutcome train(const TrainConfig& cfg, const TrainOptions& opt, Event
             stepLossTokens = counts[0].item<int64_t>();
             stepTokens = counts[1].item<int64_t>();
         }
-        // Each rank's share is multiplied by the world size because the step engine averages the gradients.
-        const double tokenScale = double(opt.worldSize) / double(std::max<int64_t>(stepLossTokens, 1));
         double lossSum = 0.0;
         for (size_t a = 0; a < batches.size(); ++a) {
             TrainBatch& batch = batches[a];
@@ -439,10 +251,7 @@ static TrainOutcome train(const TrainConfig& cfg, const TrainOptions& opt, Event
                 torch::Tensor logits = forwardBatch(*model, batch);  // (B, T, V)
                 loss = batchLossSum(*model, logits.to(torch::kFloat32), batch);
             }
-            if (ds.fp16.enabled)
-                (loss * tokenScale * lossScale).backward();
-            else
-                (loss * tokenScale).backward();
+            optimizer->backward(loss, stepLossTokens);  // a part of the step's loss (fp16: times the loss scale)
             optimizer->endMicroStep();
             lossSum += loss.item<double>();
             batch = TrainBatch();
@@ -452,19 +261,16 @@ static TrainOutcome train(const TrainConfig& cfg, const TrainOptions& opt, Event
             comm->allReduce(l);
             lossSum = l.item<double>();
         }
-        const StepResult stepped = optimizer->step(lr, ds.gradientClipping, lossScale);
+        const StepResult stepped = optimizer->step(lr, ds.gradientClipping);  // LossScaleError at the minimum scale
         const double gradNorm = stepped.gradNorm;
         if (stepped.overflow) {
-            skippedSteps += 1;
-            scaler.update(true);  // throws LossScaleError at the minimum scale: the run stops
+            at.skippedSteps += 1;
             if (leader)
                 events.log("info", "step " + std::to_string(step + 1) + ": fp16 gradients overflowed, step skipped; loss scale " +
-                                       std::to_string(lossScale) + " -> " + std::to_string(scaler.scale()));
-        } else {
-            scaler.update(false);
+                                       std::to_string(stepped.lossScale) + " -> " + std::to_string(stepped.nextScale));
         }
         step += 1;
-        tokensSeen += stepTokens;
+        at.tokensSeen += stepTokens;
         const double stepSeconds = std::chrono::duration<double>(Clock::now() - t0).count();
         lastLoss = lossSum / double(std::max<int64_t>(stepLossTokens, 1));
         if (!std::isfinite(lastLoss) && !stepped.overflow)
@@ -483,11 +289,11 @@ static TrainOutcome train(const TrainConfig& cfg, const TrainOptions& opt, Event
                            {"lr", lr},
                            {"grad_norm", gradNorm},
                            {"tokens_per_s", double(stepTokens) / std::max(stepSeconds, 1e-9)},
-                           {"tokens_seen", double(tokensSeen)},
+                           {"tokens_seen", double(at.tokensSeen)},
                            {"epoch", double(sampler.state().epoch) +
                                          double(sampler.state().position) / double(data->numTrain())}}}});
             if (leader && ds.fp16.enabled)  // the scale this step's backward used (the GUI plots it)
-                events.publish({{"event", "metrics"}, {"step", step}, {"time", unixNow()}, {"values", {{"loss_scale", lossScale}}}});
+                events.publish({{"event", "metrics"}, {"step", step}, {"time", unixNow()}, {"values", {{"loss_scale", stepped.lossScale}}}});
             publishMemory(step);
         }
         // eval block
@@ -499,18 +305,18 @@ static TrainOutcome train(const TrainConfig& cfg, const TrainOptions& opt, Event
         // checkpoint block
         savedAtLastStep = false;
         if ((tr.saveInterval > 0 && step % tr.saveInterval == 0) || last) {
-            elapsedBefore += std::chrono::duration<double>(Clock::now() - runStart).count();
+            at.elapsedBefore += std::chrono::duration<double>(Clock::now() - runStart).count();
             runStart = Clock::now();
-            checkpoint(step);
+            checkpoint();
             savedAtLastStep = true;
         }
     }
     if (outcome == TrainOutcome::Stopped && !savedAtLastStep && step > 0) {
         events.log("info", "stop requested: saving a checkpoint at step " + std::to_string(step));
-        checkpoint(step);
+        checkpoint();
     }
 
-    nlohmann::json final{{"steps", step}, {"tokens_seen", tokensSeen}};
+    nlohmann::json final{{"steps", step}, {"tokens_seen", at.tokensSeen}};
     if (std::isfinite(lastLoss)) final["loss"] = lastLoss;
     if (std::isfinite(lastEval)) final["eval_loss"] = lastEval;
     if (outcome == TrainOutcome::Completed && leader) {

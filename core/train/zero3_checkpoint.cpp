@@ -10,7 +10,7 @@
 #include "core/model/safetensors.h"
 #include "core/model/safetensors_torch.h"
 #include "core/train/checkpoint.h"
-#include "core/train/step_engine.h"
+#include "core/zero/step_engine.h"
 #include "core/util/atomic_file.h"
 #include "core/util/error.h"
 

@@ -1,5 +1,5 @@
 // Stage 0 and ZeRO 1/2/3 step engines (see step_engine.h).
-#include "core/train/step_engine.h"
+#include "core/zero/step_engine.h"
 
 #include <cmath>
 
@@ -10,6 +10,24 @@
 #include "core/zero/zero_optimizer.h"
 
 namespace fts {
+
+void StepEngine::backward(const torch::Tensor& lossSum, int64_t globalCount) {
+    // Each rank's share is multiplied by the world size because the engines average the ranks' gradients.
+    const double weight = double(m_worldSize) / double(std::max<int64_t>(globalCount, 1));
+    if (m_fp16)
+        (lossSum * weight * m_scaler.scale()).backward();
+    else
+        (lossSum * weight).backward();
+}
+
+StepResult StepEngine::step(double lr, double maxNorm) {
+    const double scale = m_scaler.scale();
+    StepResult r = reduceAndStep(lr, maxNorm, scale);
+    m_scaler.update(r.overflow);  // DeepSpeed's update_scale after every step, skipped or not
+    r.lossScale = scale;
+    r.nextScale = m_scaler.scale();
+    return r;
+}
 
 namespace {
 
@@ -26,14 +44,15 @@ std::vector<torch::Tensor> fp32Masters(const std::vector<torch::Tensor>& params)
 
 class Stage0Engine : public StepEngine {
 public:
-    Stage0Engine(std::vector<torch::Tensor> params, const OptimizerConfig& cfg, Communicator& comm)
-        : m_params(std::move(params)),
+    Stage0Engine(std::vector<torch::Tensor> params, const OptimizerConfig& cfg, Communicator& comm, const Fp16Config& fp16)
+        : StepEngine(fp16, comm.worldSize()),
+          m_params(std::move(params)),
           m_masters(fp32Masters(m_params)),
           m_adam(m_masters.empty() ? m_params : m_masters, cfg),
           m_comm(comm) {}
     void beginMicroStep(bool) override {}
     void endMicroStep() override {}
-    StepResult step(double lr, double maxNorm, double lossScale) override {
+    StepResult reduceAndStep(double lr, double maxNorm, double lossScale) override {
         torch::NoGradGuard ng;
         if (m_comm.worldSize() > 1) {
             std::vector<torch::Tensor> grads;
@@ -120,10 +139,11 @@ template <class Sharded>
 class ShardedEngine : public StepEngine {
 public:
     template <class... Args>
-    explicit ShardedEngine(Args&&... args) : m_zero(std::forward<Args>(args)...) {}
+    explicit ShardedEngine(const Fp16Config& fp16, int worldSize, Args&&... args)
+        : StepEngine(fp16, worldSize), m_zero(std::forward<Args>(args)...) {}
     void beginMicroStep(bool last) override { m_zero.beginMicroStep(last); }
     void endMicroStep() override { m_zero.endMicroStep(); }
-    StepResult step(double lr, double maxNorm, double lossScale) override {
+    StepResult reduceAndStep(double lr, double maxNorm, double lossScale) override {
         GradientStats st = m_zero.prepareGradients(maxNorm, lossScale);
         if (!st.overflow) m_zero.step(lr);
         m_zero.zeroGrad();
@@ -157,9 +177,9 @@ std::vector<std::string> parameterNames(LanguageModel& model) {
 
 class Stage3Engine : public ShardedEngine<Zero3Optimizer> {
 public:
-    Stage3Engine(LanguageModel& model, const OptimizerConfig& cfg, Communicator& comm, const Zero3Options& o,
-                 const std::vector<std::vector<int64_t>>& fullShapes)
-        : ShardedEngine(parameterSlots(model), parameterNames(model), model.blockParameterRanges(), cfg, comm, o, fullShapes),
+    Stage3Engine(LanguageModel& model, const OptimizerConfig& cfg, const Fp16Config& fp16, Communicator& comm,
+                 const Zero3Options& o, const std::vector<std::vector<int64_t>>& fullShapes)
+        : ShardedEngine(fp16, comm.worldSize(), parameterSlots(model), parameterNames(model), model.blockParameterRanges(), cfg, comm, o, fullShapes),
           m_model(model) {
         m_model.setBlockRunner([this](const LanguageModel::BlockFn& block, const torch::Tensor& h, size_t first, size_t count) {
             return m_zero.runBlock(block, h, first, count);
@@ -180,7 +200,7 @@ std::unique_ptr<StepEngine> makeStepEngine(std::vector<torch::Tensor> params, co
                                            LanguageModel* model, const std::vector<std::vector<int64_t>>& partitionedShapes,
                                            const std::string& runKey) {
     const PartitionPlacement placement = partitionPlacement(ds, runKey, comm.rank());
-    if (ds.zeroStage == 0) return std::make_unique<Stage0Engine>(std::move(params), ds.optimizer, comm);
+    if (ds.zeroStage == 0) return std::make_unique<Stage0Engine>(std::move(params), ds.optimizer, comm, ds.fp16);
     if (ds.zeroStage == 3) {
         if (!model) throw Error("ZeRO stage 3 needs the model (it partitions the model's parameters)");
         if (params.size() != model->parameters().size())
@@ -195,7 +215,7 @@ std::unique_ptr<StepEngine> makeStepEngine(std::vector<torch::Tensor> params, co
         o.maxLiveElems = ds.zero.maxLiveParameters;
         o.placement = placement;
         o.paramPlacement = paramStorePlacement(ds, runKey, comm.rank());
-        return std::make_unique<Stage3Engine>(*model, ds.optimizer, comm, o, partitionedShapes);
+        return std::make_unique<Stage3Engine>(*model, ds.optimizer, ds.fp16, comm, o, partitionedShapes);
     }
     if (ds.zeroStage != 1 && ds.zeroStage != 2)
         throw ConfigError("deepspeed.zero_optimization.stage " + std::to_string(ds.zeroStage) +
@@ -208,7 +228,7 @@ std::unique_ptr<StepEngine> makeStepEngine(std::vector<torch::Tensor> params, co
     o.contiguousGradients = ds.zero.contiguousGradients;
     o.reduceScatter = ds.zero.reduceScatter;
     o.placement = placement;
-    return std::make_unique<ZeroEngine>(std::move(params), ds.optimizer, comm, o);
+    return std::make_unique<ZeroEngine>(ds.fp16, comm.worldSize(), std::move(params), ds.optimizer, comm, o);
 }
 
 torch::Tensor stage3RankPart(const torch::Tensor& full, int rank, int world, const DeepSpeedConfig& ds) {

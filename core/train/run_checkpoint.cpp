@@ -1,0 +1,184 @@
+// A run's checkpoints: save and resume (see run_checkpoint.h).
+#include "core/train/run_checkpoint.h"
+
+#include <mutex>
+
+#include "core/model/language_model.h"
+#include "core/train/checkpoint.h"
+#include "core/train/run_model.h"
+#include "core/train/training_data.h"
+#include "core/util/error.h"
+#include "core/zero/step_engine.h"
+
+namespace fts {
+namespace fs = std::filesystem;
+
+namespace {
+
+std::vector<fs::path> tokenizerFilesFor(const fs::path& tokenizerJson) {
+    std::vector<fs::path> files{tokenizerJson};
+    for (const char* extra : {"tokenizer_config.json", "special_tokens_map.json"}) {
+        fs::path p = tokenizerJson.parent_path() / extra;
+        if (fs::exists(p)) files.push_back(p);
+    }
+    return files;
+}
+
+TensorList rngState(torch::Device device) {
+    TensorList out;
+    out.emplace_back("cpu", at::detail::getDefaultCPUGenerator().get_state());
+    if (device.is_cuda())
+        out.emplace_back("cuda", at::globalContext().defaultGenerator(device).get_state());
+    return out;
+}
+
+nlohmann::json samplerRanksJson(const torch::Tensor& all, int worldSize) {
+    nlohmann::json rows = nlohmann::json::array();
+    auto a = all.accessor<int64_t, 1>();
+    for (int r = 0; r < worldSize; ++r) rows.push_back({a[2 * r], a[2 * r + 1]});
+    return rows;
+}
+
+// Restores this rank's generators: "<gen>_rank<r>" for rank r > 0, "<gen>" for rank 0 (and old checkpoints).
+void restoreRngState(const TensorList& tensors, torch::Device device, int rank) {
+    const std::string suffix = rank == 0 ? "" : "_rank" + std::to_string(rank);
+    bool haveRank = false;
+    for (const auto& [n, t] : tensors) haveRank |= !suffix.empty() && n.size() > suffix.size() && n.ends_with(suffix);
+    for (const auto& [stored, t] : tensors) {
+        std::string name = stored;
+        if (haveRank) {
+            if (!name.ends_with(suffix)) continue;
+            name = name.substr(0, name.size() - suffix.size());
+        } else if (name.find("_rank") != std::string::npos) {
+            continue;
+        }
+        if (name != "cpu" && !(name == "cuda" && device.is_cuda())) continue;
+        // A Generator is a shared handle: setting the state on a copy sets the process-wide generator.
+        at::Generator gen = name == "cpu" ? at::detail::getDefaultCPUGenerator() : at::globalContext().defaultGenerator(device);
+        std::lock_guard<std::mutex> lock(gen.mutex());
+        gen.set_state(t);
+    }
+}
+
+}  // namespace
+
+fs::path saveRunCheckpoint(const RunParts& run, const BlockSampler& sampler, const LoopCounters& counters) {
+    const TrainConfig& cfg = run.cfg;
+    const TrainOptions& opt = run.opt;
+    Communicator& comm = run.comm;
+    StepEngine& engine = run.engine;
+    const int64_t atStep = counters.step;
+    // Every rank's sampler position and RNG reach rank 0, which writes the one (replicated) checkpoint.
+    auto samplerRows = torch::tensor({sampler.state().epoch, sampler.state().position}, torch::kInt64);
+    auto samplerAll = torch::empty({2 * opt.worldSize}, torch::kInt64);
+    comm.allGather(samplerAll, samplerRows);
+    TensorList myRng = rngState(run.device);
+    std::vector<TensorList> rngAll(size_t(opt.worldSize));
+    for (auto& [name, t] : myRng) {
+        auto all = torch::empty({t.numel() * opt.worldSize}, t.options());
+        torch::Tensor flat = t.contiguous().view({-1});
+        comm.allGather(all, flat);
+        for (int r = 0; r < opt.worldSize; ++r) rngAll[size_t(r)].emplace_back(name, all.narrow(0, r * t.numel(), t.numel()).clone());
+    }
+    // ZeRO: every rank writes its own optimizer shard (atomically) where rank 0 moves it into the checkpoint.
+    const fs::path shardDir = cfg.training.outputDir / "checkpoints" / (checkpointDirName(atStep) + ".tmp-shards");
+    if (engine.sharded()) {
+        fs::create_directories(shardDir);
+        writeTensorFile(shardDir / optimizerShardName(opt.rank), engine.stateTensors());
+        comm.barrier();
+    }
+    if (opt.rank != 0) {
+        comm.barrier();  // rank 0 has written the checkpoint
+        return {};
+    }
+    CheckpointContents c;
+    c.hfConfig = run.model.info().hfConfig;
+    nlohmann::json partition = engine.partition();
+    if (partition.is_null()) {
+        addModelToCheckpoint(run.model, cfg, c);
+    } else {  // stage 3: no model.safetensors; the weights are the ranks' master shards (zero3_checkpoint.h)
+        partition["architecture"] = run.model.info().architecture;
+        partition["model_type"] = run.model.info().modelType;
+    }
+    if (engine.sharded()) {
+        for (int r = 0; r < opt.worldSize; ++r) c.movedIn.push_back(shardDir / optimizerShardName(r));
+    } else {
+        c.optimizerTensors = engine.stateTensors();
+    }
+    for (int r = 0; r < opt.worldSize; ++r)
+        for (auto& [name, t] : rngAll[size_t(r)]) c.rngTensors.emplace_back(r == 0 ? name : name + "_rank" + std::to_string(r), t);
+    c.trainerState = {{"format_version", 1},
+                      {"step", atStep},
+                      {"optimizer_step", engine.stepCount()},
+                      {"skipped_steps", counters.skippedSteps},
+                      {"loss_scaler", engine.lossScalerState()},
+                      {"zero_stage", cfg.deepspeed.zeroStage},
+                      {"tokens_seen", counters.tokensSeen},
+                      {"train_blocks", run.data.numTrain()},
+                      {"data_key", run.data.key()},
+                      {"sampler", sampler.state().toJson()},
+                      {"sampler_ranks", samplerRanksJson(samplerAll, opt.worldSize)},
+                      {"run_id", opt.runId},
+                      {"world_size", opt.worldSize},
+                      {"seed", cfg.training.seed},
+                      {"elapsed_s", counters.elapsedBefore},
+                      {"train_config", cfg.raw}};
+    if (!partition.is_null()) c.trainerState["zero3_partition"] = partition;
+    c.tokenizerFiles = tokenizerFilesFor(run.tokenizerPath);
+    fs::path dir = saveCheckpoint(cfg.training.outputDir, atStep, c, cfg.training.keepCheckpoints);
+    if (engine.sharded()) fs::remove_all(shardDir);
+    comm.barrier();
+    return dir;
+}
+
+LoopCounters resumeRun(const RunParts& run, const fs::path& resumeDir, BlockSampler& sampler) {
+    const TrainOptions& opt = run.opt;
+    const int stage = run.cfg.deepspeed.zeroStage;
+    nlohmann::json st = readTrainerState(resumeDir);
+    LoopCounters out;
+    out.step = st.at("step").get<int64_t>();
+    out.tokensSeen = st.value("tokens_seen", int64_t(0));
+    out.skippedSteps = st.value("skipped_steps", int64_t(0));
+    out.elapsedBefore = st.value("elapsed_s", 0.0);
+    if (st.contains("loss_scaler")) run.engine.restoreLossScaler(st["loss_scaler"]);
+    if (st.at("train_blocks").get<int64_t>() != run.data.numTrain() || st.value("data_key", std::string()) != run.data.key())
+        throw FormatError(resumeDir.string() + "/trainer_state.json: the checkpoint was made with " +
+                          std::to_string(st.at("train_blocks").get<int64_t>()) + " training sequences (data " +
+                          st.value("data_key", std::string("lm")) + ") but the data now gives " +
+                          std::to_string(run.data.numTrain()) + " (data " + (run.data.key().empty() ? "lm" : run.data.key()) +
+                          "); resume needs the same data, tokenizer and data settings");
+    if (opt.worldSize != st.value("world_size", 1))
+        throw FormatError(resumeDir.string() + "/trainer_state.json: the checkpoint was made by " +
+                          std::to_string(st.value("world_size", 1)) + " ranks; resume it with the same number (now " +
+                          std::to_string(opt.worldSize) + ")");
+    nlohmann::json ss = st.at("sampler");
+    if (st.contains("sampler_ranks")) {  // this rank's position; the identity is this rank's
+        ss["rank"] = opt.rank;
+        ss["epoch"] = st["sampler_ranks"].at(size_t(opt.rank)).at(0);
+        ss["position"] = st["sampler_ranks"].at(size_t(opt.rank)).at(1);
+    }
+    sampler.restore(SamplerState::fromJson(ss));
+    // Stage 0 keeps a replicated optimizer, stages 1 and 2 share one flat partition, stage 3 partitions each tensor.
+    auto layoutOf = [](int s) { return s == 0 ? 0 : s == 3 ? 3 : 1; };
+    const int madeWith = st.value("zero_stage", 0);
+    if (layoutOf(madeWith) != layoutOf(stage))
+        throw FormatError(resumeDir.string() + "/trainer_state.json: the checkpoint was made with ZeRO stage " +
+                          std::to_string(madeWith) + " but the config asks for stage " + std::to_string(stage) +
+                          "; resume with stage " + (madeWith == 0 ? "0" : madeWith == 3 ? "3" : "1 or 2 (the same partition)"));
+    const fs::path optFile = resumeDir / (run.engine.sharded() ? optimizerShardName(opt.rank) : "optimizer.safetensors");
+    run.engine.loadState(readTensorFile(optFile), st.at("optimizer_step").get<int64_t>(), optFile.string());
+    restoreRngState(readTensorFile(resumeDir / "rng.safetensors"), run.device, opt.rank);
+    return out;
+}
+
+fs::path resumeFolder(const TrainConfig& cfg, const TrainOptions& opt) {
+    fs::path dir = opt.resumeFrom;
+    if (opt.resume && dir.empty()) {
+        dir = latestCheckpoint(cfg.training.outputDir);
+        if (dir.empty())
+            throw IoError(cfg.training.outputDir.string() + "/checkpoints: --resume given but there is no checkpoint to resume from");
+    }
+    return dir;
+}
+
+}  // namespace fts
