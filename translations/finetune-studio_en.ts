@@ -1155,6 +1155,10 @@
         <source>Elements of the shard kept in host memory; the rest goes to the SSD</source>
         <translation type="unfinished"></translation>
     </message>
+    <message>
+        <source>Offloaded (optimizer state: %1, parameter shards: %2): %3 in host memory, %4 on NVMe.</source>
+        <translation type="unfinished"></translation>
+    </message>
 </context>
 <context>
     <name>fts::ConfigValidatorWorker</name>

@@ -1150,6 +1150,10 @@
         <source>Elements of the shard kept in host memory; the rest goes to the SSD</source>
         <translation>分片中保留在主机内存的元素数；其余存放到 SSD</translation>
     </message>
+    <message>
+        <source>Offloaded (optimizer state: %1, parameter shards: %2): %3 in host memory, %4 on NVMe.</source>
+        <translation>已卸载（优化器状态：%1，参数分片：%2）：主机内存 %3，NVMe %4。</translation>
+    </message>
 </context>
 <context>
     <name>fts::ConfigValidatorWorker</name>

@@ -447,9 +447,14 @@ void ConfigForm::applyEstimate() {
                  .arg(e.value("world_size", 1))
                  .arg(e.value("zero_stage", 0))
                  .arg(QString::fromStdString(e.value("precision", std::string())));
-    if (hostOff > 0 || nvmeOff > 0)
+    const QString offOpt = QString::fromStdString(e.value("offload_optimizer", std::string("none")));
+    const QString offParam = QString::fromStdString(e.value("offload_param", std::string("none")));
+    if ((hostOff > 0 || nvmeOff > 0) && offParam == QLatin1String("none"))
         lines << tr("Optimizer state offloaded (%1): %2 in host memory, %3 on NVMe; the optimizer step runs on the CPU.")
-                     .arg(QString::fromStdString(e.value("offload_optimizer", std::string())), gib(hostOff), gib(nvmeOff));
+                     .arg(offOpt, gib(hostOff), gib(nvmeOff));
+    else if (hostOff > 0 || nvmeOff > 0)
+        lines << tr("Offloaded (optimizer state: %1, parameter shards: %2): %3 in host memory, %4 on NVMe.")
+                     .arg(offOpt, offParam, gib(hostOff), gib(nvmeOff));
     if (bar.capacity <= 0) lines << tr("The device's capacity is not known here: the estimate is not judged.");
     const bool fits = e.value("fits", true);
     if (!fits) {

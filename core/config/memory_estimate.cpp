@@ -404,6 +404,7 @@ MemoryEstimate estimateMemory(const TrainConfig& config, const ModelShape& shape
     e.sequenceLength = in.seq;
     e.activationCheckpointing = in.checkpointing;
     e.offloadOptimizer = in.stage >= 1 ? in.zero.offloadOptimizer : "none";
+    e.offloadParam = in.stage >= 3 ? in.zero.offloadParam : "none";
     if (in.lora) e.loraRank = in.lora->rank;
     const Result r = compute(shape, in);
     e.trainableParameters = r.trainable;
@@ -517,6 +518,7 @@ nlohmann::json toJson(const MemoryEstimate& e) {
               {"sequence_length", e.sequenceLength},
               {"activation_checkpointing", e.activationCheckpointing},
               {"offload_optimizer", e.offloadOptimizer},
+              {"offload_param", e.offloadParam},
               {"lora_rank", e.loraRank ? json(*e.loraRank) : json(nullptr)},
               {"activation_detail",
                {{"per_layer", e.activationDetail.perLayer},
@@ -549,6 +551,7 @@ std::string formatEstimate(const MemoryEstimate& e) {
         << ", ZeRO stage " << e.zeroStage << ", " << e.precision << ", micro-batch " << e.microBatch << " x " << e.sequenceLength
         << " tokens, activation checkpointing " << (e.activationCheckpointing ? "on" : "off");
     if (e.offloadOptimizer != "none") out << ", optimizer offloaded to " << e.offloadOptimizer;
+    if (e.offloadParam != "none") out << ", parameters offloaded to " << e.offloadParam;
     out << "\n\nper rank:\n";
     const MemoryBreakdown& b = e.perRank;
     auto row = [&](const char* name, int64_t v) {

@@ -77,6 +77,7 @@ struct MemoryEstimate {
     int64_t sequenceLength = 0;
     bool activationCheckpointing = false;
     std::string offloadOptimizer = "none";
+    std::string offloadParam = "none";  // stage 3: where the parameter shard rests ("none", "cpu", "nvme")
     std::optional<int> loraRank;
     ActivationDetail activationDetail;
     MemoryBreakdown perRank;

@@ -35,12 +35,18 @@ PartitionPlacement partitionPlacement(const DeepSpeedConfig& ds, const std::stri
     p.pipelineRead = o.pipelineRead;
     p.pipelineWrite = o.pipelineWrite;
     if (p.where == StatePlacement::Nvme) p.swapDir = o.nvmePath / runKey / ("rank" + std::to_string(rank));
-    p.io.blockSize = ds.aio.blockSize;
-    p.io.queueDepth = int(ds.aio.queueDepth);
-    p.io.threads = int(ds.aio.intraOpParallelism);
-    p.io.singleSubmit = ds.aio.singleSubmit;
-    p.io.overlapEvents = ds.aio.overlapEvents;
+    p.io = swapIoOptions(ds.aio);
     return p;
+}
+
+SwapIoOptions swapIoOptions(const AioConfig& aio) {
+    SwapIoOptions io;
+    io.blockSize = aio.blockSize;
+    io.queueDepth = int(aio.queueDepth);
+    io.threads = int(aio.intraOpParallelism);
+    io.singleSubmit = aio.singleSubmit;
+    io.overlapEvents = aio.overlapEvents;
+    return io;
 }
 
 namespace {

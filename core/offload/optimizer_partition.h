@@ -38,6 +38,9 @@ struct PartitionPlacement {
     int cpuThreads = 0;                  // CPU-Adam threads (0: LibTorch's intra-op thread count)
 };
 
+// The top-level "aio" block as the swapper's I/O options.
+SwapIoOptions swapIoOptions(const AioConfig& aio);
+
 // The offload settings of `ds` as a placement for rank `rank` of run `runKey` (the swap folder is
 // <nvme_path>/<runKey>/rank<rank>). Stage 0 or offload_optimizer none: Device.
 PartitionPlacement partitionPlacement(const DeepSpeedConfig& ds, const std::string& runKey, int rank);

@@ -26,11 +26,7 @@ ParamStorePlacement paramStorePlacement(const DeepSpeedConfig& ds, const std::st
     p.bufferCount = int(o.bufferCount);
     p.bufferElems = o.bufferSize;
     if (p.where == StatePlacement::Nvme) p.swapDir = o.nvmePath / runKey / ("rank" + std::to_string(rank));
-    p.io.blockSize = ds.aio.blockSize;
-    p.io.queueDepth = int(ds.aio.queueDepth);
-    p.io.threads = int(ds.aio.intraOpParallelism);
-    p.io.singleSubmit = ds.aio.singleSubmit;
-    p.io.overlapEvents = ds.aio.overlapEvents;
+    p.io = swapIoOptions(ds.aio);
     return p;
 }
 

@@ -146,6 +146,59 @@ private slots:
               qPrintable(device), param.isEmpty() ? "" : qPrintable(" + offload_param " + param), worst, d);
     }
 
+    // The same equivalence on a 25M-parameter GPT-2 (8 blocks of 512), 4 steps: optimizer offload at stage 2 on
+    // one rank, and at stage 3 on two ranks optimizer and parameters on NVMe (sub-groups of 1e6 elements).
+    void gpt2With25MParameters_data() {
+        QTest::addColumn<int>("stage");
+        QTest::addColumn<int>("nproc");
+        QTest::addColumn<QString>("device");
+        QTest::addColumn<QString>("param");
+        QTest::newRow("stage 2, 1 rank, optimizer cpu") << 2 << 1 << "cpu" << "";
+        QTest::newRow("stage 3, 2 ranks, optimizer and parameters nvme") << 3 << 2 << "nvme" << "nvme";
+    }
+    void gpt2With25MParameters() {
+        QFETCH(int, stage);
+        QFETCH(int, nproc);
+        QFETCH(QString, device);
+        QFETCH(QString, param);
+        const fs::path model = m_dir / "gpt25m";
+        if (!fs::exists(model / "config.json")) {
+            fs::create_directories(model);
+            json mcfg = json::parse(fts::readFile(m_dir / "model" / "config.json"));
+            mcfg["n_embd"] = 512;
+            mcfg["n_layer"] = 8;
+            mcfg["n_head"] = 8;
+            std::ofstream(model / "config.json") << mcfg.dump(2);
+            for (const char* f : {"tokenizer.json", "tokenizer_config.json"}) fs::copy_file(m_dir / "model" / f, model / f);
+        }
+        const json common = {{"model", {{"path", model.string()}}},
+                             {"training", {{"max_steps", 4}}},
+                             {"deepspeed", {{"scheduler", {{"params", {{"total_num_steps", 4}}}}}}}};
+        json extra = offload(device, param);
+        extra.merge_patch(common);
+        extra["deepspeed"]["zero_optimization"]["sub_group_size"] = 1000000;
+        const std::string tag = "g25s" + std::to_string(stage) + "n" + std::to_string(nproc);
+        bool ok = false;
+        const RunResult ref = run(tag + "ref", nproc, stage, common, &ok);
+        QVERIFY2(ok, "the run without offload failed");
+        const RunResult got = run(tag + "off", nproc, stage, extra, &ok);
+        QVERIFY2(ok, "the offloaded run failed");
+        QCOMPARE(got.loss.size(), size_t(4));
+        QCOMPARE(got.loss.size(), ref.loss.size());
+        double worst = 0;
+        for (size_t i = 0; i < got.loss.size(); ++i) worst = std::max(worst, std::abs(got.loss[i] - ref.loss[i]) / std::abs(ref.loss[i]));
+        QVERIFY2(worst <= 1e-6, qPrintable(QString("worst relative loss difference %1").arg(worst)));
+        int64_t params = 0;
+        for (const auto& [name, t] : ref.weights) params += t.numel();
+        QVERIFY(params > 25000000);
+        const double d = relL2(got.weights, ref.weights);
+        QVERIFY2(d <= 1e-6, qPrintable(QString("final weights: relative L2 %1").arg(d)));
+        QVERIFY2(fs::is_empty(m_dir / "nvme"), "the NVMe swap folder was left behind");
+        qInfo("GPT-2 of %.1fM parameters, stage %d, %d ranks, offload %s%s: worst loss rel. diff %.3g, final weights rel. L2 %.3g",
+              params / 1e6, stage, nproc, qPrintable(device), param.isEmpty() ? "" : qPrintable(" + offload_param " + param),
+              worst, d);
+    }
+
     // bf16 (bf16 parameters, fp32 masters in the partition): the offloaded step rounds its fp32 masters as DeepSpeed's
     // CPU-Adam does, the device step as LibTorch's AdamW does; a master one float32 rounding apart can round to a
     // different bf16 parameter, so the trajectories part by a little. Documented bound: 1e-3 relative per step
