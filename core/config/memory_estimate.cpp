@@ -206,10 +206,12 @@ Result compute(const ModelShape& shape, const Inputs& in) {
                                              : 0;
             const int64_t fileBytes = ceilDiv(swapped, 4096) * 4096;
             b.nvmeOffload += swapped;
-            // Plus the two 8 MiB write buffers, the buffer for reads no read-ahead covers, and the copy of the block
-            // range a read hands to the gather.
+            // Plus the two 8 MiB write buffers and the span a step writes into (8 MiB), the buffer for reads no
+            // read-ahead covers, and the copy of the block range a read hands to the gather.
             const int64_t rangeBuffer = ceilDiv(largestBlock * paramBytes, 4096) * 4096 + 4096;
-            b.hostOffload += 2 * std::min<int64_t>(8 << 20, fileBytes) + rangeBuffer + largestBlock * paramBytes +
+            const int64_t span =  // what a step writes into: a sub-group, at most one write buffer
+                std::min<int64_t>({(8 << 20) / paramBytes, int64_t(in.zero.subGroupSize), shardElems}) * paramBytes;
+            b.hostOffload += 2 * std::min<int64_t>(8 << 20, fileBytes) + span + rangeBuffer + largestBlock * paramBytes +
                              aheadBuffers * rangeBuffer;
         }
         if (in.device == EstimateDevice::Cuda || swapped > 0) {

@@ -86,6 +86,7 @@ void C10dCommunicator::reduceScatter(torch::Tensor& output, torch::Tensor& input
     if (input.numel() != output.numel() * m_worldSize)
         throw DistError("rank " + std::to_string(m_rank) + ": reduceScatter needs an input of worldSize * " +
                         std::to_string(output.numel()) + " elements, got " + std::to_string(input.numel()));
+    requireTakes(*this, "reduceScatter", output);
     run("reduceScatter", &input, [&] {
         c10d::ReduceScatterOptions ro;
         ro.timeout = m_timeout;
@@ -97,6 +98,7 @@ void C10dCommunicator::allGather(torch::Tensor& output, torch::Tensor& input) {
     if (output.numel() != input.numel() * m_worldSize)
         throw DistError("rank " + std::to_string(m_rank) + ": allGather needs an output of worldSize * " +
                         std::to_string(input.numel()) + " elements, got " + std::to_string(output.numel()));
+    requireTakes(*this, "allGather", output);
     run("allGather", &input, [&] {
         c10d::AllgatherOptions go;
         go.timeout = m_timeout;

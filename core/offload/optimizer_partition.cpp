@@ -282,29 +282,35 @@ void OptimizerPartition::stepOffloaded(const torch::Tensor& grad, double gradSca
             gHost = m_gradStage.narrow(0, 0, n);
             gHost.copy_(g.narrow(0, offset, n));
         }
-        torch::Tensor target, oHost;
-        if (out) {
-            target = out->span(offset, n);
-            oHost = target;
-            if (!oHost.is_cpu()) {
-                if (!m_outStage.defined() || m_outStage.scalar_type() != out->dtype())
-                    m_outStage = hostStaging(std::min(sub, m_elements), out->dtype(), pin);
-                oHost = m_outStage.narrow(0, 0, n);
+        // The sink may take less than a sub-group per span (the NVMe parameter store: one write buffer): the
+        // update is elementwise, so the sub-group is stepped in pieces of what the sink takes.
+        const int64_t piece = out ? std::max<int64_t>(1, std::min(n, out->maxSpan())) : std::max<int64_t>(1, n);
+        for (int64_t p = 0; p < n; p += piece) {
+            const int64_t len = std::min(piece, n - p);
+            torch::Tensor target, oHost;
+            if (out) {
+                target = out->span(offset + p, len);
+                oHost = target;
+                if (!oHost.is_cpu()) {
+                    if (!m_outStage.defined() || m_outStage.scalar_type() != out->dtype())
+                        m_outStage = hostStaging(std::min(sub, m_elements), out->dtype(), pin);
+                    oHost = m_outStage.narrow(0, 0, len);
+                }
             }
-        }
-        kernels::CpuAdamBuffers b;
-        b.master = master;
-        b.expAvg = m;
-        b.expAvgSq = v;
-        b.grad = gHost.data_ptr();
-        b.gradType = gType;
-        b.paramOut = oHost.defined() ? oHost.data_ptr() : nullptr;
-        b.outType = outType;
-        b.numel = n;
-        kernels::cpuAdamStep(b, scalars, threads, kernels::bestCpuIsa());
-        if (out) {
-            if (!target.is_cpu()) target.copy_(oHost, /*non_blocking=*/pin);
-            out->commit(offset, n);
+            kernels::CpuAdamBuffers b;
+            b.master = master + p;
+            b.expAvg = m + p;
+            b.expAvgSq = v + p;
+            b.grad = static_cast<char*>(gHost.data_ptr()) + p * int64_t(gHost.element_size());
+            b.gradType = gType;
+            b.paramOut = oHost.defined() ? oHost.data_ptr() : nullptr;
+            b.outType = outType;
+            b.numel = len;
+            kernels::cpuAdamStep(b, scalars, threads, kernels::bestCpuIsa());
+            if (out) {
+                if (!target.is_cpu()) target.copy_(oHost);  // blocking: the staging buffer is reused next
+                out->commit(offset + p, len);
+            }
         }
     };
     if (m_place.where == StatePlacement::Host) {
@@ -319,7 +325,6 @@ void OptimizerPartition::stepOffloaded(const torch::Tensor& grad, double gradSca
         });
     }
     if (out) out->finish();
-    if (m_device.is_cuda() && pin) torch::cuda::synchronize(m_device.index());  // staging buffers are reused
 }
 
 void OptimizerPartition::copyMasterTo(const torch::Tensor& paramOut) {
@@ -330,9 +335,13 @@ void OptimizerPartition::copyMasterTo(const torch::Tensor& paramOut) {
 void OptimizerPartition::copyMasterTo(ParamSink& out) {
     torch::NoGradGuard ng;
     if (out.elements() != m_elements) throw Error("optimizer partition: parameter copy of the wrong size");
-    auto put = [&](int64_t offset, const torch::Tensor& values) {
-        out.span(offset, values.numel()).copy_(values);
-        out.commit(offset, values.numel());
+    auto put = [&](int64_t offset, const torch::Tensor& values) {  // in pieces the sink takes
+        const int64_t piece = std::max<int64_t>(1, std::min(values.numel(), out.maxSpan()));
+        for (int64_t p = 0; p < values.numel(); p += piece) {
+            const int64_t len = std::min(piece, values.numel() - p);
+            out.span(offset + p, len).copy_(values.narrow(0, p, len));
+            out.commit(offset + p, len);
+        }
     };
     if (m_place.where == StatePlacement::Nvme) {
         forEachSwapGroup(true, false, [&](int64_t g, float* master, float*, float*) {

@@ -102,27 +102,43 @@ ParamShardStore::~ParamShardStore() {
 }
 
 void ParamShardStore::dropReadAhead() {
-    for (Ahead& a : m_ahead)
+    std::list<Ahead> ahead;
+    ahead.swap(m_ahead);
+    for (Ahead& a : ahead)
         if (a.ticket) m_file->wait(a.ticket);
-    m_ahead.clear();
 }
 
 int64_t ParamShardStore::rangeBufferBytes(int64_t elems) const { return alignUp(elems * m_esz, kSwapAlign) + kSwapAlign; }
 
 void ParamShardStore::makePool() {
-    if (!m_pool.empty() || m_aheadElems <= 0) return;
+    if (m_poolMade || m_aheadElems <= 0) return;
+    m_poolMade = true;
     m_readBuf = AlignedHostBuffer(rangeBufferBytes(m_aheadElems));
-    if (m_aheadElems > m_place.bufferElems) return;  // ranges beyond buffer_size are not read ahead
-    for (int i = 0; i < std::min(m_aheadRanges, m_place.bufferCount); ++i) m_pool.emplace_back(rangeBufferBytes(m_aheadElems));
+    for (int i = 0; i < readAheadRanges(); ++i) m_pool.emplace_back(rangeBufferBytes(m_aheadElems));
 }
+
+int ParamShardStore::readAheadRanges() const {
+    if (!m_file || m_aheadElems > m_place.bufferElems) return 0;  // ranges beyond buffer_size are read on demand
+    return std::min(m_aheadRanges, m_place.bufferCount);
+}
+
+int64_t ParamShardStore::maxSpan() const { return m_file ? std::max<int64_t>(1, kWriteBufferBytes / m_esz) : INT64_MAX; }
 
 void ParamShardStore::readSwapped(int64_t offset, int64_t len, void* dst) {
     const int64_t b0 = (offset - m_residentElems) * m_esz, b1 = b0 + len * m_esz;
-    for (Ahead& a : m_ahead)
-        if (offset >= a.offset && offset + len <= a.offset + a.len) {
-            if (a.ticket) m_file->wait(a.ticket);
-            a.ticket = 0;
-            std::memcpy(dst, static_cast<const char*>(m_pool[a.buffer].data()) + (b0 - a.bufferStart), size_t(len * m_esz));
+    for (auto it = m_ahead.begin(); it != m_ahead.end(); ++it)
+        if (offset >= it->offset && offset + len <= it->offset + it->len) {
+            if (it->ticket) {
+                const SwapFile::Ticket t = it->ticket;
+                it->ticket = 0;
+                try {
+                    m_file->wait(t);
+                } catch (...) {
+                    m_ahead.erase(it);  // its buffer was never filled
+                    throw;
+                }
+            }
+            std::memcpy(dst, static_cast<const char*>(m_pool[it->buffer].data()) + (b0 - it->bufferStart), size_t(len * m_esz));
             return;
         }
     makePool();
@@ -178,7 +194,12 @@ void ParamShardStore::prefetch(int64_t offset, int64_t len) {
 
 torch::Tensor ParamShardStore::span(int64_t offset, int64_t n) {
     if (offset == 0) {  // a new pass: what was read ahead is about to be stale
-        if (m_file) dropReadAhead();
+        if (m_file) {
+            dropReadAhead();
+            for (auto& t : m_writeTicket)  // writes of a pass that ended in an error
+                if (t) m_file->wait(t), t = 0;
+        }
+        m_writeCur = 0;
         m_passNext = 0;
         m_writeFill = 0;
         m_writePos = 0;
@@ -242,10 +263,10 @@ int64_t ParamShardStore::deviceBytes() const { return m_resident.device() == m_d
 int64_t ParamShardStore::hostBytes() const {
     int64_t b = m_resident.device() == m_device ? 0 : int64_t(m_resident.nbytes());
     if (!m_file) return b;
-    // The two write buffers, the read buffer and the copy a read hands on, and the read-ahead buffers.
-    b += 2 * m_writeBuf[0].bytes() + rangeBufferBytes(m_aheadElems) + m_aheadElems * m_esz;
-    if (m_aheadElems <= m_place.bufferElems)
-        b += int64_t(std::min(m_aheadRanges, m_place.bufferCount)) * rangeBufferBytes(m_aheadElems);
+    // The two write buffers and the span a step writes into, the read buffer and the copy a read hands on, and the
+    // read-ahead buffers.
+    b += 2 * m_writeBuf[0].bytes() + std::min({maxSpan(), m_spanBound, m_elements}) * m_esz;
+    b += rangeBufferBytes(m_aheadElems) + m_aheadElems * m_esz + int64_t(readAheadRanges()) * rangeBufferBytes(m_aheadElems);
     return b;
 }
 

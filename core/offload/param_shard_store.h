@@ -58,13 +58,20 @@ public:
     // read already and a buffer is free (the oldest read-ahead is dropped when none is). Otherwise nothing.
     void prefetch(int64_t offset, int64_t len);
 
-    // What the caller will read ahead at most (for the byte count): `ranges` ranges of up to `elems` elements.
+    // What the caller will read ahead at most: `ranges` ranges of up to `elems` elements (sizes the buffers).
     void setReadAheadBound(int ranges, int64_t elems) {
         m_aheadRanges = ranges;
         m_aheadElems = elems;
     }
 
-    // ParamSink: one ordered pass of writes (drops every read-ahead first).
+    // The largest span a writer will ask for besides maxSpan() (the optimizer's sub_group_size), for the byte count.
+    void setSpanBound(int64_t elems) { m_spanBound = elems; }
+
+    // Ranges read ahead at once: min(announced ranges, buffer_count); 0 when a range exceeds buffer_size.
+    int readAheadRanges() const;
+
+    // ParamSink: one ordered pass of writes (drops every read-ahead first); spans of at most one write buffer.
+    int64_t maxSpan() const override;
     torch::Tensor span(int64_t offset, int64_t n) override;
     void commit(int64_t offset, int64_t n) override;
     void finish() override;
@@ -103,6 +110,8 @@ private:
     // Allocated once (the first read): read-ahead buffers, and one for reads that no read-ahead covers.
     std::vector<AlignedHostBuffer> m_pool;
     AlignedHostBuffer m_readBuf;
+    bool m_poolMade = false;
+    int64_t m_spanBound = INT64_MAX;
     // The write pass: the span handed out (staging when not wholly resident), and the aligned tail to write.
     torch::Tensor m_stage;
     int64_t m_passNext = 0;           // the next offset a span must start at

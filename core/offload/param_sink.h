@@ -5,6 +5,7 @@
 #include <torch/torch.h>
 
 #include <cstdint>
+#include <limits>
 
 namespace fts {
 
@@ -13,6 +14,8 @@ public:
     virtual ~ParamSink() = default;
     virtual int64_t elements() const = 0;
     virtual torch::ScalarType dtype() const = 0;
+    // The most elements one span may have (writers split larger pieces).
+    virtual int64_t maxSpan() const { return INT64_MAX; }
     // n elements at offset to fill (contiguous; on the CPU or the training device). Spans of one pass come in
     // increasing, non-overlapping order.
     virtual torch::Tensor span(int64_t offset, int64_t n) = 0;

@@ -164,6 +164,7 @@ Zero3Optimizer::Zero3Optimizer(std::vector<torch::Tensor*> slots, std::vector<st
     for (const auto& ps : m_blockParams)
         largestRange = std::max(largestRange, m_params[ps.back()].offset + m_params[ps.back()].chunk - m_params[ps.front()].offset);
     m_store->setReadAheadBound(int(std::min<size_t>(2, m_blockParams.size())), largestRange);
+    m_store->setSpanBound(m_opt.placement.subGroupElems);
     // At rest: a placeholder for every partitioned parameter; persistent ones stay whole.
     for (size_t i = 0; i < m_slots.size(); ++i)
         *m_slots[i] = m_params[i].persistent ? m_slots[i]->detach() : placeholder();
@@ -269,7 +270,8 @@ void Zero3Optimizer::fetchBlock(size_t block, bool backward) {
 }
 
 void Zero3Optimizer::readAhead(size_t block, bool backward) {
-    if (m_store->placement() != StatePlacement::Nvme) return;
+    const int most = m_store->readAheadRanges();  // as many as there are buffers for, at most two
+    if (most == 0) return;
     const int step = backward ? -1 : 1;
     int ahead = 0;
     for (int64_t b = int64_t(block) + step; b >= 0 && b < int64_t(m_blockParams.size()); b += step) {
@@ -277,7 +279,7 @@ void Zero3Optimizer::readAhead(size_t block, bool backward) {
         const std::vector<size_t>& ps = m_blockParams[size_t(b)];
         const Zero3Param& last = m_params[ps.back()];
         m_store->prefetch(m_params[ps.front()].offset, last.offset + last.chunk - m_params[ps.front()].offset);
-        if (++ahead >= 2) break;  // the next two blocks; buffer_count bounds the buffers
+        if (++ahead >= most) break;
     }
 }
 

@@ -373,7 +373,9 @@ private slots:
             for (const auto& [l, n] : blocks) largest = std::max(largest, (n + 1) / 2);
             QVERIFY(largest <= 1000000 && blocks.size() >= 2);
             const int64_t range = (largest * 2 + 4095) / 4096 * 4096 + 4096;
-            const int64_t buffers = 2 * std::min<int64_t>(8 << 20, (swapped + 4095) / 4096 * 4096) + largest * 2 + 3 * range;
+            const int64_t span = std::min<int64_t>((8 << 20) / 2, shard / 2) * 2;  // sub_group_size: 1e9 (default)
+            const int64_t buffers =
+                2 * std::min<int64_t>(8 << 20, (swapped + 4095) / 4096 * 4096) + span + largest * 2 + 3 * range;
             QCOMPARE(none.parameters - nvme.parameters, dev == EstimateDevice::Cuda ? shard : swapped);
             QCOMPARE(nvme.hostOffload - none.hostOffload, buffers + (dev == EstimateDevice::Cuda ? keep * 2 : 0));
         }

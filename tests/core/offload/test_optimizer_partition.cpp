@@ -154,6 +154,39 @@ private slots:
         QCOMPARE(h.bytes().host, 12 * kN);
     }
 
+    // A sink that takes at most 37 elements per span (the NVMe parameter store takes one write buffer): the step and
+    // the master copy come in pieces, in order, with the values of a whole-tensor sink bit for bit.
+    void narrowSinkGetsTheSameValuesInPieces() {
+        struct Narrow : TensorSink {
+            using TensorSink::TensorSink;
+            int64_t maxSpan() const override { return 37; }
+            torch::Tensor span(int64_t offset, int64_t n) override {
+                if (n > 37 || offset != next) throw Error("span of " + std::to_string(n) + " at " + std::to_string(offset));
+                return TensorSink::span(offset, n);
+            }
+            void commit(int64_t offset, int64_t n) override { next = offset + n; }
+            void finish() override { next = 0, ++passes; }
+            int64_t next = 0;
+            int passes = 0;
+        };
+        torch::manual_seed(5);
+        const torch::Tensor init = torch::randn({kN}).to(torch::kBFloat16);
+        OptimizerPartition whole(init, adamConfig(true), host(1000)), pieces(init, adamConfig(true), host(1000));
+        torch::Tensor outW = torch::empty({kN}, torch::kBFloat16), outP = torch::empty({kN}, torch::kBFloat16);
+        Narrow sink(outP);
+        const auto g = grads(3, torch::kBFloat16);
+        for (int k = 0; k < 3; ++k) {
+            whole.stepOffloaded(g[size_t(k)], 0.5, 1e-2, outW);
+            pieces.stepOffloaded(g[size_t(k)], 0.5, 1e-2, &sink);
+        }
+        QVERIFY(torch::equal(outW, outP));
+        QVERIFY(torch::equal(stateOf(whole, "master"), stateOf(pieces, "master")));
+        outP.zero_();
+        pieces.copyMasterTo(sink);
+        QVERIFY(torch::equal(outW, outP));
+        QCOMPARE(sink.passes, 4);
+    }
+
     // A checkpoint of one placement loads into another: the next steps are the same.
     void stateMovesBetweenPlacements() {
         torch::manual_seed(3);

@@ -8,6 +8,7 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
+#include <limits>
 #include <random>
 
 #include "core/offload/param_shard_store.h"
@@ -84,6 +85,26 @@ private slots:
         small.setReadAheadBound(2, 4001);
         small.prefetch(0, 4001);
         QCOMPARE(small.swapBytesRead(), int64_t(0));
+    }
+
+    // Read-ahead takes as many ranges as there are buffers (at most the two announced), none when a range exceeds
+    // buffer_size; a write span is at most one 8 MiB write buffer when part of the shard is on disk.
+    void readAheadAndSpansFollowTheBuffers() {
+        const torch::Tensor init = values(10000, torch::kFloat32, 7);
+        ParamShardStore one(init, nvme(0, 1), 3000, "w"), three(init, nvme(0, 3), 3000, "w"), small(init, nvme(0, 3, 3000), 3000, "w");
+        for (ParamShardStore* st : {&one, &three, &small}) st->setReadAheadBound(2, 4000);
+        QCOMPARE(one.readAheadRanges(), 1);
+        QCOMPARE(three.readAheadRanges(), 2);
+        QCOMPARE(small.readAheadRanges(), 0);
+        QCOMPARE(one.maxSpan(), int64_t((8 << 20) / 4));
+        ParamShardStore inMemory(init, nvme(1 << 20), 3000, "w");
+        QCOMPARE(inMemory.maxSpan(), std::numeric_limits<int64_t>::max());
+        QCOMPARE(inMemory.readAheadRanges(), 0);
+        // One buffer: a second read-ahead replaces the first, and reads still return the stored values.
+        one.prefetch(0, 4000);
+        one.prefetch(4000, 4000);
+        QVERIFY(torch::equal(one.read(0, 4000), init.narrow(0, 0, 4000)));
+        QVERIFY(torch::equal(one.read(4000, 4000), init.narrow(0, 4000, 4000)));
     }
 
     void writePassesReplaceTheValues_data() {
