@@ -74,6 +74,20 @@ class TestTrainOffload : public QObject {
         return &m_reference[key];
     }
 
+    // The tiny model's folder with a wider, deeper GPT-2 config (random init), made once under m_dir/name.
+    fs::path scaledModel(const std::string& name, int nEmbd, int nLayer, int nHead) {
+        const fs::path dir = m_dir / name;
+        if (fs::exists(dir / "config.json")) return dir;
+        fs::create_directories(dir);
+        json mcfg = json::parse(fts::readFile(m_dir / "model" / "config.json"));
+        mcfg["n_embd"] = nEmbd;
+        mcfg["n_layer"] = nLayer;
+        mcfg["n_head"] = nHead;
+        std::ofstream(dir / "config.json") << mcfg.dump(2);
+        for (const char* f : {"tokenizer.json", "tokenizer_config.json"}) fs::copy_file(m_dir / "model" / f, dir / f);
+        return dir;
+    }
+
     json offload(const QString& device, const QString& param = {}) {
         json z = json::object();
         if (device == "cpu") z["offload_optimizer"] = {{"device", "cpu"}};
@@ -161,16 +175,7 @@ private slots:
         QFETCH(int, nproc);
         QFETCH(QString, device);
         QFETCH(QString, param);
-        const fs::path model = m_dir / "gpt25m";
-        if (!fs::exists(model / "config.json")) {
-            fs::create_directories(model);
-            json mcfg = json::parse(fts::readFile(m_dir / "model" / "config.json"));
-            mcfg["n_embd"] = 512;
-            mcfg["n_layer"] = 8;
-            mcfg["n_head"] = 8;
-            std::ofstream(model / "config.json") << mcfg.dump(2);
-            for (const char* f : {"tokenizer.json", "tokenizer_config.json"}) fs::copy_file(m_dir / "model" / f, model / f);
-        }
+        const fs::path model = scaledModel("gpt25m", 512, 8, 8);
         const json common = {{"model", {{"path", model.string()}}},
                              {"training", {{"max_steps", 4}}},
                              {"deepspeed", {{"scheduler", {{"params", {{"total_num_steps", 4}}}}}}}};
@@ -353,14 +358,7 @@ private slots:
     void nvmeLowersResidentMemoryAsEstimated() {
         QFETCH(QString, what);
         const bool params = what == "parameters";
-        const fs::path big = m_dir / ("big" + what.toStdString());
-        fs::create_directories(big);
-        json mcfg = json::parse(fts::readFile(m_dir / "model" / "config.json"));
-        mcfg["n_embd"] = 512;
-        mcfg["n_layer"] = params ? 12 : 4;
-        mcfg["n_head"] = 8;
-        std::ofstream(big / "config.json") << mcfg.dump(2);
-        for (const char* f : {"tokenizer.json", "tokenizer_config.json"}) fs::copy_file(m_dir / "model" / f, big / f);
+        const fs::path big = scaledModel("big" + what.toStdString(), 512, params ? 12 : 4, 8);
         auto variant = [&](bool nvme) {
             json extra = params ? offload("cpu", nvme ? "nvme" : "") : offload(nvme ? "nvme" : "cpu");
             extra["model"] = {{"path", big.string()}};
