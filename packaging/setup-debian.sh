@@ -11,9 +11,14 @@ debs=(build-essential cmake ninja-build ccache pkg-config git
       libgl-dev libxkbcommon-dev
       libsqlite3-dev nlohmann-json3-dev libcli11-dev libfmt-dev libpcre2-dev libicu-dev
       libxxhash-dev liburing-dev openssh-client fio
+      iproute2 procps
       libgloo-dev
       python3 python3-venv python3-dev
       xvfb xauth)
+
+# --tests: also what the test suite needs beyond the build: sshd for the multi-node harness (network namespaces,
+# tests/integration/netns_hosts.sh). Debian enables its service on install; the app itself never needs it.
+[ "${1:-}" = "--tests" ] && debs+=(openssh-server)
 
 missing=()
 for p in "${debs[@]}"; do

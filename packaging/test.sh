@@ -3,7 +3,7 @@
 # suite (ctest, all labels except bench). .ci/run calls exactly this.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-./packaging/setup-debian.sh
+./packaging/setup-debian.sh --tests
 cmake --preset default
 cmake --build --preset default
 ctest --preset default

@@ -1,7 +1,8 @@
-// `fts worker --config FILE --run-id N --rank R --world-size W [--resume]`: one training rank, started by
-// the supervisor. stdout carries only JSON-lines events; SIGTERM asks for a checkpoint and a clean stop.
-// Multi-rank rendezvous comes from the environment the supervisor sets (FTS_MASTER_ADDR, FTS_MASTER_PORT,
-// FTS_STORE_FD for rank 0, FTS_RUN_TOKEN: kept off the command line, FTS_COLLECTIVE_TIMEOUT_MS).
+// `fts worker --config FILE --run-id N --rank R --local-rank L --world-size W [--resume]`: one training rank,
+// started by its host's `fts node`. stdout carries only JSON-lines events; SIGTERM asks for a checkpoint and
+// a clean stop. With W > 1 the run token is the first line on stdin ({"token": ...}: never argv or the
+// environment); the rendezvous address comes from the environment the node sets (FTS_MASTER_ADDR,
+// FTS_MASTER_PORT: the store the supervisor hosts, FTS_LOCAL_ADDR, FTS_COLLECTIVE_TIMEOUT_MS).
 #include <signal.h>
 #include <sys/prctl.h>
 
@@ -15,6 +16,8 @@
 #include "core/dist/dist_error.h"
 #include "core/train/trainer.h"
 #include "core/util/error.h"
+
+#include <nlohmann/json.hpp>
 
 namespace fts::cli {
 
@@ -30,6 +33,7 @@ void addWorkerCommand(CLI::App& app) {
     cmd->add_option("--config", *configPath, "Training config")->required();
     cmd->add_option("--run-id", opts->runId, "Run id in the store");
     cmd->add_option("--rank", opts->rank, "This rank");
+    cmd->add_option("--local-rank", opts->localRank, "Rank on this host (picks the CUDA device)");
     cmd->add_option("--world-size", opts->worldSize, "Number of ranks");
     cmd->add_flag("--resume", opts->resume, "Continue from the latest checkpoint");
     cmd->add_option("--resume-from", opts->resumeFrom, "Continue from this checkpoint folder");
@@ -47,11 +51,20 @@ void addWorkerCommand(CLI::App& app) {
         };
         if (!env("FTS_MASTER_ADDR").empty()) opts->masterAddr = env("FTS_MASTER_ADDR");
         if (!env("FTS_MASTER_PORT").empty()) opts->masterPort = std::atoi(env("FTS_MASTER_PORT").c_str());
-        if (!env("FTS_STORE_FD").empty() && opts->rank == 0) opts->storeFd = std::atoi(env("FTS_STORE_FD").c_str());
+        if (!env("FTS_LOCAL_ADDR").empty()) opts->localAddr = env("FTS_LOCAL_ADDR");
         if (!env("FTS_COLLECTIVE_TIMEOUT_MS").empty())
             opts->collectiveTimeoutMs = std::atoi(env("FTS_COLLECTIVE_TIMEOUT_MS").c_str());
-        opts->runToken = env("FTS_RUN_TOKEN");
         JsonLinesSink events(stdout);
+        if (opts->worldSize > 1) {
+            opts->storeHostedByLauncher = true;
+            std::string line;
+            if (std::getline(std::cin, line)) {
+                try {
+                    opts->runToken = nlohmann::json::parse(line).value("token", "");
+                } catch (const std::exception&) {
+                }
+            }
+        }
         try {
             TrainConfig cfg = loadTrainConfig(*configPath, opts->worldSize);
             runTraining(cfg, *opts, events, g_stop);

@@ -12,7 +12,7 @@ c10::intrusive_ptr<c10d::Backend> makeGlooBackend(const c10::intrusive_ptr<c10d:
 #ifdef FTS_HAVE_GLOO_HEADERS
     try {
         auto opts = c10d::ProcessGroupGloo::Options::create(o.timeout);
-        opts->devices.push_back(c10d::ProcessGroupGloo::createDeviceForHostname(o.host));
+        opts->devices.push_back(c10d::ProcessGroupGloo::createDeviceForHostname(o.localAddr.empty() ? o.host : o.localAddr));
         opts->threads = 2;
         return c10::make_intrusive<c10d::ProcessGroupGloo>(store, o.rank, o.worldSize, opts);
     } catch (const c10::Error& e) {

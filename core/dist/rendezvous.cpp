@@ -40,15 +40,16 @@ int listenOn(const std::string& host, int port, const std::string& who) {
 c10::intrusive_ptr<c10d::Store> rendezvous(const DistOptions& o) {
     const std::string who = "rank " + std::to_string(o.rank) + " of " + std::to_string(o.worldSize);
     if (o.token.size() < 16)
-        throw DistError(who + ": rendezvous needs the run's token (FTS_RUN_TOKEN, at least 16 characters)");
+        throw DistError(who + ": rendezvous needs the run's token (from the launcher, at least 16 characters)");
     if (o.port <= 0 || o.port > 65535) throw DistError(who + ": rendezvous port " + std::to_string(o.port) + " is invalid");
     c10d::TCPStoreOptions so;
     so.port = static_cast<std::uint16_t>(o.port);
-    so.isServer = o.rank == 0;
+    const bool hosting = o.rank == 0 && !o.storeHostedElsewhere;
+    so.isServer = hosting;
     so.numWorkers = o.worldSize;
     so.waitWorkers = false;  // our own handshake below waits, with the token
     so.timeout = o.timeout;
-    if (o.rank == 0) so.masterListenFd = o.listenFd >= 0 ? o.listenFd : listenOn(o.host, o.port, who);
+    if (hosting) so.masterListenFd = o.listenFd >= 0 ? o.listenFd : listenOn(o.host, o.port, who);
     c10::intrusive_ptr<c10d::Store> tcp;
     try {
         tcp = c10::make_intrusive<c10d::TCPStore>(o.host, so);
@@ -56,7 +57,7 @@ c10::intrusive_ptr<c10d::Store> rendezvous(const DistOptions& o) {
         const std::string cause = dynamic_cast<const c10::Error*>(&e)
                                       ? static_cast<const c10::Error&>(e).what_without_backtrace()
                                       : e.what();
-        throw DistError(who + ": cannot " + (o.rank == 0 ? "host" : "reach") + " the rendezvous store at " + o.host + ":" +
+        throw DistError(who + ": cannot " + (hosting ? "host" : "reach") + " the rendezvous store at " + o.host + ":" +
                         std::to_string(o.port) + ": " + cause);
     }
     auto store = c10::make_intrusive<c10d::PrefixStore>("fts/" + o.token, tcp);

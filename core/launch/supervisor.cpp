@@ -1,5 +1,6 @@
-// `fts train` supervisor (see supervisor.h). One poll loop owns everything: the worker's stdout (events),
-// its stderr (log text), and a self-pipe fed by the signal handler, so no state is shared with signals.
+// `fts train` supervisor (see supervisor.h). One poll loop owns everything: each node's stdout (events of
+// its ranks), its stderr (ssh's or the node's own text), and a self-pipe fed by the signal handler, so no
+// state is shared with signals. The store server lives until every node has ended.
 #include "core/launch/supervisor.h"
 
 #include <arpa/inet.h>
@@ -8,7 +9,6 @@
 #include <sys/socket.h>
 #include <poll.h>
 #include <signal.h>
-#include <spawn.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -16,7 +16,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstring>
-#include <deque>
+#include <cstdlib>
 #include <fstream>
 #include <iomanip>
 #include <ostream>
@@ -26,16 +26,23 @@
 
 #include <algorithm>
 #include <optional>
+#include <utility>
 
 #include <nlohmann/json.hpp>
 
 #include "core/config/train_config.h"
+#include "core/launch/deepspeed_env.h"
+#include "core/launch/failure_policy.h"
+#include "core/launch/hostfile.h"
+#include "core/launch/net_address.h"
+#include "core/launch/node_transport.h"
+#include "core/launch/run_recorder.h"
+#include "core/util/child_process.h"
 #include "core/store/run_store.h"
 #include "core/util/atomic_file.h"
 #include "core/util/checkpoint_dir.h"
 #include "core/util/error.h"
 
-extern char** environ;
 
 namespace fts {
 namespace fs = std::filesystem;
@@ -61,67 +68,6 @@ std::string hostName() {
     return buf;
 }
 
-// Splits a byte stream into lines; keeps the unfinished tail.
-struct LineBuffer {
-    std::string pending;
-    template <class F>
-    void feed(const char* data, size_t n, F&& onLine) {
-        pending.append(data, n);
-        size_t start = 0, nl;
-        while ((nl = pending.find('\n', start)) != std::string::npos) {
-            onLine(pending.substr(start, nl - start));
-            start = nl + 1;
-        }
-        pending.erase(0, start);
-    }
-};
-
-// A worker process with its stdout and stderr on pipes.
-struct Worker {
-    pid_t pid = -1;
-    int outFd = -1, errFd = -1;
-};
-
-// storeFd >= 0: handed to the child as fd 3 (rank 0 hosts the rendezvous store on it).
-Worker spawnWorker(const std::vector<std::string>& argv, const std::vector<std::string>& env, int storeFd) {
-    int outPipe[2], errPipe[2];
-    if (::pipe2(outPipe, O_CLOEXEC) != 0 || ::pipe2(errPipe, O_CLOEXEC) != 0)
-        throw IoError(std::string("cannot create pipes for the worker: ") + std::strerror(errno));
-    posix_spawn_file_actions_t fa;
-    posix_spawn_file_actions_init(&fa);
-    posix_spawn_file_actions_adddup2(&fa, outPipe[1], 1);
-    posix_spawn_file_actions_adddup2(&fa, errPipe[1], 2);
-    if (storeFd >= 0) posix_spawn_file_actions_adddup2(&fa, storeFd, 3);
-    std::vector<char*> envp;
-    for (const auto& e : env) envp.push_back(const_cast<char*>(e.c_str()));
-    envp.push_back(nullptr);
-    std::vector<char*> args;
-    for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
-    args.push_back(nullptr);
-    Worker w;
-    int rc = ::posix_spawn(&w.pid, args[0], &fa, nullptr, args.data(), envp.data());
-    posix_spawn_file_actions_destroy(&fa);
-    ::close(outPipe[1]);
-    ::close(errPipe[1]);
-    if (rc != 0) {
-        ::close(outPipe[0]);
-        ::close(errPipe[0]);
-        throw IoError("cannot start the worker " + argv[0] + ": " + std::strerror(rc));
-    }
-    w.outFd = outPipe[0];
-    w.errFd = errPipe[0];
-    return w;
-}
-
-std::string describeExit(int status) {
-    if (WIFEXITED(status)) return "exited with code " + std::to_string(WEXITSTATUS(status));
-    if (WIFSIGNALED(status)) {
-        int sig = WTERMSIG(status);
-        return "was killed by signal " + std::to_string(sig) + " (" + strsignal(sig) + ")";
-    }
-    return "ended with status " + std::to_string(status);
-}
-
 // Run id recorded in the latest checkpoint, so `--resume` continues the same run row.
 int64_t checkpointRunId(const fs::path& outputDir) {
     fs::path dir = latestCheckpoint(outputDir);
@@ -133,148 +79,79 @@ int64_t checkpointRunId(const fs::path& outputDir) {
     }
 }
 
-// A listening socket on 127.0.0.1 with a free port, for rank 0's rendezvous store (no port race).
-int listenLoopback(int& port) {
-    int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    sockaddr_in a{};
-    a.sin_family = AF_INET;
-    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    socklen_t len = sizeof a;
-    if (fd < 0 || ::bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) != 0 || ::listen(fd, 128) != 0 ||
-        ::getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len) != 0)
-        throw IoError(std::string("cannot open the rendezvous socket on 127.0.0.1: ") + std::strerror(errno));
-    port = ntohs(a.sin_port);
-    return fd;
-}
-
-std::string randomToken() {
-    std::random_device rd;  // the OS entropy source
+std::string randomToken() {  // 128 bits from the OS entropy source
+    std::random_device rd;
     std::ostringstream ss;
     for (int i = 0; i < 4; ++i) ss << std::hex << std::setw(8) << std::setfill('0') << rd();
     return ss.str();
 }
 
-std::vector<int> parseIdList(const std::string& text, const std::string& option) {
-    std::vector<int> ids;
-    std::stringstream ss(text);
-    std::string item;
-    while (std::getline(ss, item, ',')) {
-        if (item.empty()) continue;
-        size_t used = 0;
-        int v = -1;
-        try {
-            v = std::stoi(item, &used);
-        } catch (const std::exception&) {
-        }
-        if (v < 0 || used != item.size())
-            throw ConfigError(option + ": \"" + item + "\" is not a GPU id (expected non-negative integers, e.g. localhost:0,1)");
-        ids.push_back(v);
+// The plan: a hostfile (DeepSpeed's launcher rules) or ranks on this machine only.
+LaunchPlan planFor(const SupervisorOptions& o) {
+    if (!o.hostfile.empty()) {
+        if (o.nproc > 0) throw ConfigError("--nproc cannot be combined with --hostfile (the hostfile's slots say how many ranks)");
+        return planLaunch(readHostfile(o.hostfile), o.include, o.exclude, o.numNodes, o.numGpus);
     }
-    return ids;
+    if (o.numNodes > 1) throw ConfigError("--num_nodes " + std::to_string(o.numNodes) + " needs a --hostfile listing the nodes");
+    const LocalLaunch local = resolveLocalLaunch(o.nproc, o.numGpus, o.include, o.exclude, std::getenv("CUDA_VISIBLE_DEVICES"));
+    NodePlan node;
+    node.host = "localhost";
+    node.local = true;
+    node.setVisibleDevices = !local.gpus.empty();
+    node.slotIds = local.gpus;
+    if (node.slotIds.empty())
+        for (int i = 0; i < local.worldSize; ++i) node.slotIds.push_back(i);
+    LaunchPlan plan;
+    plan.nodes.push_back(node);
+    plan.worldSize = local.worldSize;
+    return plan;
 }
 
-// "localhost:0,1" -> {0,1}; "localhost" -> nullopt-like (all): returns false in `all`.
-std::vector<int> parseHostSlots(const std::string& spec, const std::string& option, bool& all) {
-    all = false;
-    std::vector<int> ids;
-    std::stringstream ss(spec);
-    std::string part;
-    while (std::getline(ss, part, '@')) {
-        const size_t colon = part.find(':');
-        const std::string host = part.substr(0, colon);
-        if (host != "localhost" && host != "127.0.0.1")
-            throw ConfigError(option + ": host \"" + host + "\" is not this machine; only localhost is supported here");
-        if (colon == std::string::npos) {
-            all = true;
-            continue;
-        }
-        for (int id : parseIdList(part.substr(colon + 1), option)) ids.push_back(id);
+json hostsJson(const LaunchPlan& plan) {
+    json hosts = json::array();
+    for (const NodePlan& n : plan.nodes) hosts.push_back({{"host", n.host}, {"first_rank", n.firstRank}, {"slots", n.slotIds}});
+    return hosts;
+}
+
+// The rendezvous address: --master_addr (it must be this machine's: the supervisor hosts the store), else
+// 127.0.0.1 for a local run, else the address the first remote host saw this machine's ssh session come from.
+std::string chooseMasterAddr(const SupervisorOptions& o, const LaunchPlan& plan, const std::vector<HostProbe>& probes) {
+    if (!o.masterAddr.empty()) {
+        const std::string ip = resolveIPv4(o.masterAddr, "--master_addr");
+        if (!isLocalAddress(ip))
+            throw ConfigError("--master_addr " + o.masterAddr + " (" + ip +
+                              ") is not an address of this machine: fts train hosts the rendezvous where it runs; run it "
+                              "on that host or leave --master_addr out");
+        return ip;
     }
-    return ids;
+    if (!plan.remote()) return "127.0.0.1";
+    for (const HostProbe& p : probes)
+        if (p.ok && !p.clientAddr.empty() && isLocalAddress(p.clientAddr)) return p.clientAddr;
+    throw ConfigError("--master_addr: cannot tell which address of this machine the remote hosts reach; give it");
 }
 
 }  // namespace
 
-LocalLaunch resolveLocalLaunch(int nproc, int numGpus, const std::string& include, const std::string& exclude,
-                               const char* cudaVisible) {
-    if (nproc < 0) throw ConfigError("--nproc: must be at least 1, got " + std::to_string(nproc));
-    if (numGpus < 0) throw ConfigError("--num_gpus: must be at least 1, got " + std::to_string(numGpus));
-    if (!include.empty() && !exclude.empty())
-        throw ConfigError("--include and --exclude: give one or the other (as DeepSpeed's launcher)");
-    if ((!include.empty() || !exclude.empty()) && numGpus > 0)
-        throw ConfigError("--num_gpus cannot be combined with --include/--exclude (as DeepSpeed's launcher)");
-    std::vector<int> visible;
-    const bool visibleKnown = cudaVisible != nullptr && *cudaVisible != '\0';
-    if (visibleKnown) visible = parseIdList(cudaVisible, "CUDA_VISIBLE_DEVICES");
-    LocalLaunch out;
-    if (!include.empty()) {
-        bool all = false;
-        out.gpus = parseHostSlots(include, "--include", all);
-        if (all) {
-            if (!visibleKnown) throw ConfigError("--include localhost: which GPUs exist is unknown; list them (localhost:0,1)");
-            out.gpus = visible;
-        }
-        if (visibleKnown)
-            for (int id : out.gpus)
-                if (std::find(visible.begin(), visible.end(), id) == visible.end())
-                    throw ConfigError("--include: GPU " + std::to_string(id) + " is not in CUDA_VISIBLE_DEVICES=" + cudaVisible);
-    } else if (!exclude.empty()) {
-        if (!visibleKnown) throw ConfigError("--exclude: set CUDA_VISIBLE_DEVICES so the GPUs to exclude from are known");
-        bool all = false;
-        std::vector<int> gone = parseHostSlots(exclude, "--exclude", all);
-        for (int id : visible)
-            if (!all && std::find(gone.begin(), gone.end(), id) == gone.end()) out.gpus.push_back(id);
-    } else if (numGpus > 0) {
-        if (visibleKnown && numGpus > int(visible.size()))
-            throw ConfigError("--num_gpus " + std::to_string(numGpus) + ": only " + std::to_string(visible.size()) +
-                              " GPUs in CUDA_VISIBLE_DEVICES=" + cudaVisible);
-        for (int i = 0; i < numGpus; ++i) out.gpus.push_back(visibleKnown ? visible[size_t(i)] : i);
-    }
-    if (std::set<int>(out.gpus.begin(), out.gpus.end()).size() != out.gpus.size())
-        throw ConfigError("--include: a GPU id is listed twice");
-    if (!include.empty() || !exclude.empty() || numGpus > 0) {
-        if (out.gpus.empty()) throw ConfigError("--include/--exclude: no GPU is left to train on");
-        if (nproc > 0 && nproc != int(out.gpus.size()))
-            throw ConfigError("--nproc " + std::to_string(nproc) + " contradicts the " + std::to_string(out.gpus.size()) +
-                              " GPUs selected (one rank per GPU)");
-        out.worldSize = int(out.gpus.size());
-    } else {
-        out.worldSize = nproc > 0 ? nproc : 1;
-    }
-    return out;
-}
-
-std::string formatEta(double seconds) {
-    if (!std::isfinite(seconds) || seconds < 0) return "?";
-    long s = std::lround(seconds);
-    char buf[32];
-    if (s >= 3600) std::snprintf(buf, sizeof buf, "%ld:%02ld:%02ld", s / 3600, (s / 60) % 60, s % 60);
-    else std::snprintf(buf, sizeof buf, "%ld:%02ld", s / 60, s % 60);
-    return buf;
-}
-
-std::string progressLine(int64_t step, int64_t total, double loss, double tokensPerS, double eta, int width) {
-    std::ostringstream ss;
-    const double frac = total > 0 ? std::min(1.0, double(step) / double(total)) : 0.0;
-    const int filled = int(frac * width);
-    ss << '[' << std::string(size_t(filled), '#') << std::string(size_t(width - filled), '.') << "] "
-       << "step " << step << '/' << total << "  loss " << std::fixed << std::setprecision(4) << loss << "  "
-       << std::setprecision(0) << tokensPerS << " tok/s  ETA " << formatEta(eta);
-    return ss.str();
-}
-
 int superviseTraining(const SupervisorOptions& o, std::ostream& out) {
-    // ---- config: errors here never create a run row ------------------------------------------
+    // ---- config and plan: errors here never create a run row -------------------------------------
     TrainConfig cfg;
-    LocalLaunch launch;
+    LaunchPlan plan;
+    std::vector<std::filesystem::path> envSources;
+    EnvList exported;
     try {
-        launch = resolveLocalLaunch(o.nproc, o.numGpus, o.include, o.exclude, std::getenv("CUDA_VISIBLE_DEVICES"));
-        cfg = loadTrainConfig(o.configPath, launch.worldSize);
+        plan = planFor(o);
+        cfg = loadTrainConfig(o.configPath, plan.worldSize);
+        if (!o.hostfile.empty()) {
+            const char* home = std::getenv("HOME");
+            exported = nodeEnvironment(home ? fs::path(home) : fs::path(), fs::current_path(), &envSources);
+        }
+        if (o.masterPort < 0 || o.masterPort > 65535)
+            throw ConfigError("--master_port " + std::to_string(o.masterPort) + ": expected 1..65535");
     } catch (const Error& e) {
         out << "error: " << e.what() << "\n";
         return 2;
     }
-    const int world = launch.worldSize;
+    const int world = plan.worldSize;
     ConfigParseResult again = parseTrainConfig(cfg.raw, o.configPath.parent_path(), world);
     for (const auto& issue : again.issues)
         if (!issue.isError) out << "warning: " << o.configPath.string() << ": " << issue.keyPath << ": " << issue.message << "\n";
@@ -304,9 +181,47 @@ int superviseTraining(const SupervisorOptions& o, std::ostream& out) {
         r.host = hostName();
         r.versionsJson = json{{"fts", FTS_VERSION}}.dump();
         r.worldSize = world;
+        r.hostsJson = hostsJson(plan).dump();
         runId = store.createRun(r);
     }
     store.markStarted(runId, ::getpid(), t0);
+    FailurePolicy failures(world);
+    RunRecorder recorder(store, runId, world, o.progress, out, failures);
+    if (plan.nodes.size() > 1 || plan.remote()) recorder.log(-1, "info", "launch plan: " + describePlan(plan));
+    for (const auto& f : envSources) recorder.log(-1, "info", "exporting the variables of " + f.string() + " on every node");
+
+    // ---- the remote hosts answer before anything starts: reachable, fts there, the same version ----
+    TransportOptions transport{o.workerExecutable, o.remoteFts, SshOptions{o.sshPort, o.sshConfig, 5}};
+    std::vector<HostProbe> probes;
+    std::string masterAddr;
+    int port = o.masterPort;
+    std::shared_ptr<void> storeServer;
+    const std::string token = randomToken();
+    try {
+        std::vector<std::string> remoteHosts;
+        for (const NodePlan& n : plan.nodes)
+            if (!n.local) remoteHosts.push_back(n.host);
+        if (!remoteHosts.empty()) {
+            if (o.progress) out << "checking " << remoteHosts.size() << " remote host(s) over ssh...\n";
+            probes = probeHosts(remoteHosts, transport, o.probeTimeoutMs);
+            std::string problems;
+            for (const HostProbe& p : probes) {
+                if (!p.ok) problems += (problems.empty() ? "" : "\n") + p.error;
+                else recorder.log(-1, "info", "host " + p.host + " (" + p.hostname + "): fts " + p.ftsVersion + ", GPUs " + p.gpusJson);
+            }
+            if (!problems.empty()) throw ConfigError(problems);
+        }
+        masterAddr = chooseMasterAddr(o, plan, probes);
+        if (port == 0 && plan.remote()) port = 29500;  // DeepSpeed's default
+        if (world > 1) {
+            if (!o.hostStore) throw ConfigError("this build cannot host a rendezvous store");
+            const int fd = listenTcp(masterAddr, port);
+            storeServer = o.hostStore(fd, masterAddr, port, token);
+            recorder.log(-1, "info", "rendezvous store on " + masterAddr + ":" + std::to_string(port));
+        }
+    } catch (const Error& e) {
+        failures.launchFailed(e.what());
+    }
 
     // ---- signals: a self-pipe read by the poll loop ---------------------------------------------
     if (::pipe2(g_signalPipe, O_CLOEXEC | O_NONBLOCK) != 0) throw IoError("cannot create the signal pipe");
@@ -318,270 +233,134 @@ int superviseTraining(const SupervisorOptions& o, std::ostream& out) {
     ::sigaction(SIGTERM, &sa, &oldTerm);
     ::signal(SIGPIPE, SIG_IGN);
 
-    // ---- the ranks: argv vectors; the rendezvous (token, port, rank 0's listening socket) via the environment
-    std::vector<std::string> baseEnv;
-    for (char** e = environ; *e; ++e) {
-        const std::string kv = *e;
-        if (kv.rfind("FTS_RUN_TOKEN=", 0) == 0 || kv.rfind("FTS_MASTER_", 0) == 0 || kv.rfind("FTS_STORE_FD=", 0) == 0 ||
-            (!launch.gpus.empty() && kv.rfind("CUDA_VISIBLE_DEVICES=", 0) == 0))
-            continue;
-        baseEnv.push_back(kv);
-    }
-    if (!launch.gpus.empty()) {
-        std::string ids;
-        for (int g : launch.gpus) ids += (ids.empty() ? "" : ",") + std::to_string(g);
-        baseEnv.push_back("CUDA_VISIBLE_DEVICES=" + ids);
-    }
-    int storeFd = -1, storePort = 0;
-    std::string failure;
-    int failedRank = -1;
-    if (world > 1) {
+    // ---- one `fts node` per host; the token and exported variables go on its stdin ------------------
+    struct NodeProc {
+        const NodePlan* plan = nullptr;
+        ChildProcess proc;
+        bool outOpen = false, errOpen = false, exited = false;
+        LineBuffer out, err;
+        int status = 0;
+    };
+    std::vector<NodeProc> nodes(plan.nodes.size());
+    const NodeCommand command{fs::absolute(o.configPath), runId, world, masterAddr, port, o.collectiveTimeoutMs, o.resume};
+    json hello{{"token", token}, {"env", json::object()}};
+    for (const auto& [k, v] : exported) hello["env"][k] = v;
+    const std::vector<std::string> nodeEnv = environmentWith({"FTS_RUN_TOKEN"}, {});
+    for (size_t i = 0; i < nodes.size() && !failures.failed(); ++i) {
+        nodes[i].plan = &plan.nodes[i];
         try {
-            storeFd = listenLoopback(storePort);
+            nodes[i].proc = startNode(plan.nodes[i], command, transport, nodeEnv);
+            nodes[i].outOpen = nodes[i].errOpen = true;
+            ::fcntl(nodes[i].proc.inFd, F_SETFL, O_NONBLOCK);
+            writeAll(nodes[i].proc.inFd, hello.dump() + "\n");
         } catch (const Error& e) {
-            failure = e.what();
-        }
-        baseEnv.push_back("FTS_RUN_TOKEN=" + randomToken());
-        baseEnv.push_back("FTS_MASTER_ADDR=127.0.0.1");
-        baseEnv.push_back("FTS_MASTER_PORT=" + std::to_string(storePort));
-        baseEnv.push_back("FTS_COLLECTIVE_TIMEOUT_MS=" + std::to_string(o.collectiveTimeoutMs));
-    }
-    std::string endStatus;
-    json finalMetrics = json::object();
-    std::vector<Worker> workers(static_cast<size_t>(world));
-    std::vector<bool> exited(size_t(world), false), outOpen(size_t(world), false), errOpen(size_t(world), false);
-    for (int r = 0; r < world && failure.empty(); ++r) {
-        std::vector<std::string> argv{o.workerExecutable.string(), "worker", "--config", fs::absolute(o.configPath).string(),
-                                      "--run-id", std::to_string(runId), "--rank", std::to_string(r), "--world-size",
-                                      std::to_string(world)};
-        if (o.resume) argv.push_back("--resume");
-        std::vector<std::string> env = baseEnv;
-        if (r == 0 && storeFd >= 0) env.push_back("FTS_STORE_FD=3");
-        try {
-            workers[size_t(r)] = spawnWorker(argv, env, r == 0 ? storeFd : -1);
-            outOpen[size_t(r)] = errOpen[size_t(r)] = true;
-            store.addLogs(runId, {{nowSeconds(), r, "info",
-                                   "worker rank " + std::to_string(r) + " of " + std::to_string(world) + " started (pid " +
-                                       std::to_string(workers[size_t(r)].pid) + ")"}});
-        } catch (const Error& e) {
-            failure = e.what();
-            failedRank = r;
+            failures.launchFailed("host " + plan.nodes[i].host + ": " + e.what());
         }
     }
-    if (storeFd >= 0) ::close(storeFd);  // rank 0 holds it now
-
-    // ---- the poll loop ------------------------------------------------------------------------
-    std::vector<MetricPoint> metricBuf;
-    std::vector<DeviceSample> memBuf;
-    std::vector<LogLine> logBuf;
-    auto lastFlush = std::chrono::steady_clock::now();
-    auto flush = [&] {
-        if (!metricBuf.empty()) store.addMetrics(runId, metricBuf);
-        if (!memBuf.empty()) store.addDeviceSamples(runId, memBuf);
-        if (!logBuf.empty()) store.addLogs(runId, logBuf);
-        metricBuf.clear();
-        memBuf.clear();
-        logBuf.clear();
-        lastFlush = std::chrono::steady_clock::now();
+    auto sendAll = [&](const std::string& op) {
+        for (NodeProc& n : nodes)
+            if (n.proc.inFd >= 0) writeAll(n.proc.inFd, json{{"op", op}}.dump() + "\n");
     };
-    const bool tty = ::isatty(2) == 1;
-    int64_t totalSteps = 0, startStep = 0, lastPrinted = -1;
-    double trainStart = 0.0, lastLoss = std::nan("");
-    // Failures: the first rank error that is not a mere consequence (a collective that failed because a
-    // peer died) names the run's failure; a death by signal or a non-zero exit counts as the rank's error.
-    bool failureIsConsequence = false;
-    std::vector<bool> reportedError(size_t(world), false);
-    std::optional<std::chrono::steady_clock::time_point> killOthersAt;
-    auto noteFailure = [&](int rank, const std::string& message, bool consequence) {
-        if (failure.empty() || (failureIsConsequence && !consequence)) {
-            failure = (world > 1 ? "rank " + std::to_string(rank) + ": " : std::string()) + message;
-            failedRank = rank;
-            failureIsConsequence = consequence;
-        }
-        // Give the other ranks a moment to report the root cause, then stop them all (well within 10 s).
-        if (world > 1 && !killOthersAt) killOthersAt = std::chrono::steady_clock::now() + std::chrono::milliseconds(1000);
+    auto closeControl = [&] {
+        for (NodeProc& n : nodes)
+            if (n.proc.inFd >= 0) ::close(std::exchange(n.proc.inFd, -1));
     };
-    auto onEvent = [&](int rank, const std::string& line) {
-        json ev;
-        try {
-            ev = json::parse(line);
-        } catch (const std::exception&) {
-            logBuf.push_back({nowSeconds(), rank, "info", line});  // plain text on stdout: keep it as a log line
-            return;
-        }
-        const std::string kind = ev.value("event", "");
-        const double time = ev.value("time", nowSeconds());
-        if (kind == "metrics") {
-            const int64_t step = ev.value("step", int64_t(0));
-            for (const auto& [name, value] : ev.at("values").items())
-                if (value.is_number()) metricBuf.push_back({step, name, value.get<double>(), time});
-            if (ev.at("values").contains("loss")) {
-                lastLoss = ev["values"]["loss"].get<double>();
-                if (o.progress) {
-                    const double tps = ev["values"].value("tokens_per_s", 0.0);
-                    const double rate = (step - startStep) / std::max(1e-9, nowSeconds() - trainStart);
-                    const double eta = rate > 0 ? double(totalSteps - step) / rate : NAN;
-                    if (tty) {
-                        out << '\r' << progressLine(step, totalSteps, lastLoss, tps, eta, 30) << std::flush;
-                    } else if (step == totalSteps || lastPrinted < 0 || step - lastPrinted >= std::max<int64_t>(1, totalSteps / 20)) {
-                        out << progressLine(step, totalSteps, lastLoss, tps, eta, 30) << "\n" << std::flush;
-                        lastPrinted = step;
-                    }
-                }
-            }
-            if (ev.at("values").contains("eval_loss") && o.progress)
-                out << (tty ? "\n" : "") << "eval loss " << ev["values"]["eval_loss"].get<double>() << " at step "
-                    << ev.value("step", int64_t(0)) << "\n";
-        } else if (kind == "memory") {
-            memBuf.push_back({ev.value("step", int64_t(0)), time, ev.value("rank", 0), ev.value("device", "cpu"),
-                              ev.value("allocated", int64_t(0)), ev.value("reserved", int64_t(0)),
-                              ev.value("peak", int64_t(0)), ev.value("capacity", int64_t(0))});
-        } else if (kind == "log") {
-            logBuf.push_back({time, ev.value("rank", 0), ev.value("level", "info"), ev.value("message", "")});
-        } else if (kind == "start") {
-            totalSteps = ev.value("total_steps", int64_t(0));
-            startStep = ev.value("start_step", int64_t(0));
-            trainStart = nowSeconds();
-            store.setTotalSteps(runId, totalSteps);
-            if (ev.contains("versions") && ev["versions"].is_object()) store.setVersions(runId, ev["versions"].dump());
-            std::ostringstream msg;
-            if (world > 1) msg << world << " ranks, ";
-            msg << "training on " << ev.value("device", "?") << ": " << ev.value("parameters", int64_t(0)) << " parameters, "
-                << ev.value("train_sequences", int64_t(0)) << " train / " << ev.value("eval_sequences", int64_t(0))
-                << " eval sequences, steps " << startStep << " -> " << totalSteps;
-            logBuf.push_back({time, 0, "info", msg.str()});
-            if (o.progress) out << "run " << runId << ": " << msg.str() << "\n";
-        } else if (kind == "checkpoint") {
-            logBuf.push_back({time, 0, "info", "checkpoint at step " + std::to_string(ev.value("step", int64_t(0))) + ": " +
-                                                   ev.value("path", "")});
-        } else if (kind == "end") {
-            if (rank == 0) {
-                endStatus = ev.value("status", "");
-                finalMetrics = ev.value("final", json::object());
-            }
-        } else if (kind == "error") {
-            const std::string message = ev.value("message", "unknown error");
-            logBuf.push_back({time, rank, "error", message});
-            reportedError[size_t(rank)] = true;
-            noteFailure(rank, message, ev.value("collective", false));
-        }
-    };
-
-    std::vector<LineBuffer> outLines(static_cast<size_t>(world)), errLines(static_cast<size_t>(world));
-    std::vector<std::deque<std::string>> stderrTails(static_cast<size_t>(world));
-    int signalsSeen = 0;
     auto anyAlive = [&] {
-        for (int r = 0; r < world; ++r)
-            if (workers[size_t(r)].pid > 0 && !exited[size_t(r)]) return true;
+        for (const NodeProc& n : nodes)
+            if (n.proc.pid > 0 && !n.exited) return true;
         return false;
     };
-    auto killAll = [&](int sig) {
-        for (int r = 0; r < world; ++r)
-            if (workers[size_t(r)].pid > 0 && !exited[size_t(r)]) ::kill(workers[size_t(r)].pid, sig);
-    };
-    bool killedByUs = false;
+    if (failures.failed()) {
+        sendAll("kill");
+        closeControl();
+    }
+
+    // ---- the poll loop ------------------------------------------------------------------------
+    int signalsSeen = 0;
+    std::optional<std::chrono::steady_clock::time_point> hardKillAt;  // ssh clients that outlive the kill
+    char buf[65536];
     while (anyAlive()) {
         std::vector<pollfd> fds;
-        std::vector<std::pair<int, int>> who;  // (rank, 0 stdout / 1 stderr)
-        for (int r = 0; r < world; ++r) {
-            if (outOpen[size_t(r)]) fds.push_back(pollfd{workers[size_t(r)].outFd, POLLIN, 0}), who.push_back({r, 0});
-            if (errOpen[size_t(r)]) fds.push_back(pollfd{workers[size_t(r)].errFd, POLLIN, 0}), who.push_back({r, 1});
+        std::vector<std::pair<size_t, int>> who;  // (node, 0 stdout / 1 stderr)
+        for (size_t i = 0; i < nodes.size(); ++i) {
+            if (nodes[i].outOpen) fds.push_back({nodes[i].proc.outFd, POLLIN, 0}), who.push_back({i, 0});
+            if (nodes[i].errOpen) fds.push_back({nodes[i].proc.errFd, POLLIN, 0}), who.push_back({i, 1});
         }
-        fds.push_back(pollfd{g_signalPipe[0], POLLIN, 0});
-        int n = ::poll(fds.data(), nfds_t(fds.size()), 100);
+        fds.push_back({g_signalPipe[0], POLLIN, 0});
+        const int n = ::poll(fds.data(), nfds_t(fds.size()), 100);
         if (n < 0 && errno != EINTR) break;
-        char buf[65536];
         if (fds.back().revents & POLLIN) {
             int got = 0;
             while (::read(g_signalPipe[0], buf, sizeof buf) > 0) ++got;
             if (got > 0) {
-                // First request: SIGTERM (the ranks checkpoint and stop together). Any later one: SIGKILL.
-                const int sig = signalsSeen++ == 0 ? SIGTERM : SIGKILL;
-                killAll(sig);
-                logBuf.push_back({nowSeconds(), -1, "info",
-                                  sig == SIGTERM ? "stop requested: the workers checkpoint and stop"
-                                                 : "second stop request: killing the workers"});
+                // First request: every host's ranks checkpoint and stop together. Any later one: kill them.
+                const bool first = signalsSeen++ == 0;
+                sendAll(first ? "stop" : "kill");
+                recorder.log(-1, "info", first ? "stop requested: the workers checkpoint and stop" : "second stop request: killing the workers");
                 if (o.progress)
-                    out << (tty ? "\n" : "")
-                        << (sig == SIGTERM ? "stopping after the current step (checkpointing)...\n" : "killing the workers\n");
+                    out << "\n" << (first ? "stopping after the current step (checkpointing)...\n" : "killing the workers\n");
+                if (!first) {
+                    recorder.setKilledByUs();
+                    closeControl();
+                }
             }
         }
-        for (size_t i = 0; i + 1 < fds.size(); ++i) {
-            if (!(fds[i].revents & (POLLIN | POLLHUP | POLLERR))) continue;
-            const auto [r, stream] = who[i];
-            ssize_t got = ::read(fds[i].fd, buf, sizeof buf);
+        for (size_t k = 0; k + 1 < fds.size(); ++k) {
+            if (!(fds[k].revents & (POLLIN | POLLHUP | POLLERR))) continue;
+            NodeProc& node = nodes[who[k].first];
+            const ssize_t got = ::read(fds[k].fd, buf, sizeof buf);
             if (got <= 0) {
-                (stream == 0 ? outOpen : errOpen)[size_t(r)] = false;
+                (who[k].second == 0 ? node.outOpen : node.errOpen) = false;
                 continue;
             }
-            if (stream == 0) {
-                outLines[size_t(r)].feed(buf, size_t(got), [&](const std::string& line) { onEvent(r, line); });
-            } else {
-                errLines[size_t(r)].feed(buf, size_t(got), [&](const std::string& line) {
-                    logBuf.push_back({nowSeconds(), r, "stderr", line});
-                    auto& tail = stderrTails[size_t(r)];
-                    tail.push_back(line);
-                    if (tail.size() > 20) tail.pop_front();
-                });
+            const std::string& host = node.plan->host;
+            if (who[k].second == 0) node.out.feed(buf, size_t(got), [&](const std::string& l) { recorder.onNodeLine(host, l); });
+            else node.err.feed(buf, size_t(got), [&](const std::string& l) { recorder.onNodeStderr(host, l); });
+        }
+        for (NodeProc& node : nodes) {
+            if (node.proc.pid <= 0 || node.exited || node.outOpen || node.errOpen) continue;
+            if (::waitpid(node.proc.pid, &node.status, WNOHANG) != node.proc.pid) continue;
+            node.exited = true;
+            ::close(node.proc.outFd);
+            ::close(node.proc.errFd);
+            if (node.proc.inFd >= 0) ::close(std::exchange(node.proc.inFd, -1));
+            const bool ok = WIFEXITED(node.status) && WEXITSTATUS(node.status) == 0;
+            if (!ok && !recorder.nodeStarted(node.plan->host)) {
+                const std::string said = recorder.lastStderr(node.plan->host);
+                failures.launchFailed("host " + node.plan->host + ": the node " + describeExitStatus(node.status) +
+                                      " before starting its ranks" + (said.empty() ? "" : " (" + said + ")"));
+            } else if (!ok && !failures.failed()) {
+                failures.launchFailed("host " + node.plan->host + ": the node " + describeExitStatus(node.status) +
+                                      (node.plan->local ? "" : " (the ssh session ended)"));
             }
         }
-        // Reap ranks whose pipes are closed (or that died); a rank that fails stops the others.
-        for (int r = 0; r < world; ++r) {
-            Worker& w = workers[size_t(r)];
-            if (w.pid <= 0 || exited[size_t(r)]) continue;
-            int status = 0;
-            if (::waitpid(w.pid, &status, WNOHANG) != w.pid) continue;
-            // drain what the rank left in its pipes
-            for (int stream = 0; stream < 2; ++stream) {
-                const int fd = stream == 0 ? w.outFd : w.errFd;
-                ::fcntl(fd, F_SETFL, O_NONBLOCK);
-                ssize_t got;
-                while ((got = ::read(fd, buf, sizeof buf)) > 0) {
-                    if (stream == 0) outLines[size_t(r)].feed(buf, size_t(got), [&](const std::string& line) { onEvent(r, line); });
-                    else errLines[size_t(r)].feed(buf, size_t(got), [&](const std::string& line) {
-                        logBuf.push_back({nowSeconds(), r, "stderr", line});
-                        stderrTails[size_t(r)].push_back(line);
-                    });
-                }
-            }
-            if (!outLines[size_t(r)].pending.empty()) onEvent(r, outLines[size_t(r)].pending);
-            outLines[size_t(r)].pending.clear();
-            ::close(w.outFd);
-            ::close(w.errFd);
-            outOpen[size_t(r)] = errOpen[size_t(r)] = false;
-            exited[size_t(r)] = true;
-            const bool ok = WIFEXITED(status) && WEXITSTATUS(status) == 0;
-            if (!ok && !(killedByUs && WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL)) {
-                std::string why = "worker rank " + std::to_string(r) + " " + describeExit(status);
-                if (!stderrTails[size_t(r)].empty()) {
-                    why += "; last output:";
-                    size_t skip = stderrTails[size_t(r)].size() > 20 ? stderrTails[size_t(r)].size() - 20 : 0;
-                    for (const auto& l : stderrTails[size_t(r)])
-                        if (skip > 0) --skip;
-                        else why += "\n  " + l;
-                }
-                // an exit after the rank's own error event: that event already says why
-                if (WIFSIGNALED(status) || !reportedError[size_t(r)]) noteFailure(r, why, false);
-            }
-            if (world > 1 && !ok && !killOthersAt)
-                killOthersAt = std::chrono::steady_clock::now() + std::chrono::milliseconds(1000);
+        if (failures.killDue(std::chrono::steady_clock::now()) && anyAlive()) {
+            recorder.setKilledByUs();
+            sendAll("kill");
+            closeControl();  // a node whose control closes kills its ranks too, whatever else happened
+            recorder.log(-1, "error", "a rank failed: stopping the ranks on every host");
+            hardKillAt = std::chrono::steady_clock::now() + std::chrono::seconds(5);
         }
-        if (killOthersAt && std::chrono::steady_clock::now() >= *killOthersAt && anyAlive()) {
-            killedByUs = true;
-            killAll(SIGKILL);
-            logBuf.push_back({nowSeconds(), -1, "error", "a rank failed: stopping the other ranks"});
-            killOthersAt = std::chrono::steady_clock::now() + std::chrono::hours(24);
+        if (hardKillAt && std::chrono::steady_clock::now() >= *hardKillAt) {
+            for (NodeProc& node : nodes)
+                if (node.proc.pid > 0 && !node.exited) ::kill(-node.proc.pid, SIGKILL);  // its process group
+            hardKillAt.reset();
         }
-        if (std::chrono::steady_clock::now() - lastFlush > std::chrono::milliseconds(250)) flush();
+        recorder.flushIfDue();
     }
-    if (tty && o.progress) out << "\n";
+    closeControl();
+    recorder.endProgressLine();
 
     RunStatus final = RunStatus::Failed;
+    std::string failure = failures.failure();
     if (failure.empty()) {
-        if (endStatus.empty()) failure = "worker rank 0 ended without reporting the end of training";
-        else final = endStatus == "stopped" ? RunStatus::Stopped : RunStatus::Completed;
+        if (recorder.endStatus().empty()) failure = "worker rank 0 ended without reporting the end of training";
+        else final = recorder.endStatus() == "stopped" ? RunStatus::Stopped : RunStatus::Completed;
     }
-    flush();
+    if (recorder.firstStepTime() > 0)
+        recorder.log(-1, "info", "first step " + std::to_string(recorder.firstStepTime() - t0) + " s after the start");
+    recorder.flush();
+    const json finalMetrics = recorder.finalMetrics();
     store.finishRun(runId, final, nowSeconds(), finalMetrics.dump(), failure);
 
     ::sigaction(SIGINT, &oldInt, nullptr);

@@ -1,13 +1,19 @@
-// The supervisor behind `fts train`: validates the config, records the run in the store, starts the
-// worker process(es) from an argv vector, turns their JSON-lines events into store rows (batched),
-// shows terminal progress, forwards stop requests (SIGINT/SIGTERM) and marks the run's final status.
+// The supervisor behind `fts train`: validates the config, plans the launch (launch_plan.h: a hostfile or
+// local ranks), records the run in the store, probes the remote hosts, hosts the rendezvous store on
+// master_addr, starts one `fts node` per host (node_transport.h: locally or over ssh), records their events
+// (run_recorder.h), forwards stop requests (SIGINT/SIGTERM) to every host, applies the failure policy
+// (failure_policy.h) and marks the run's final status.
 #pragma once
 #include <cstdint>
 #include <filesystem>
+#include <functional>
+#include <memory>
 #include <iosfwd>
 #include <string>
 #include <vector>
 
+#include "core/launch/launch_plan.h"
+#include "core/launch/run_recorder.h"
 #include "core/util/error.h"
 
 namespace fts {
@@ -24,25 +30,23 @@ struct SupervisorOptions {
     int numGpus = 0;
     std::string include, exclude;              // DeepSpeed's syntax, localhost only: "localhost:0,2"
     int collectiveTimeoutMs = 30000;           // each rank's collective/rendezvous timeout
+    // Multi-host (DeepSpeed's launcher options): a hostfile, --num_nodes, the rendezvous address and port
+    // (default: this machine's address as the first remote host sees it, port 29500), ssh's port and config
+    // file, and the path of `fts` on the remote hosts (default: the same path as here).
+    std::filesystem::path hostfile;
+    int numNodes = 0;
+    std::string masterAddr;
+    int masterPort = 0;
+    int sshPort = 0;
+    std::string sshConfig;
+    std::string remoteFts;
+    int probeTimeoutMs = 10000;                // every remote host must answer the probe within this
+    // Hosts the rendezvous store on an already listening socket (core/dist/store_server.h, given by the CLI so
+    // this library needs no LibTorch). Returns an owner that keeps it alive for the run.
+    std::function<std::shared_ptr<void>(int listenFd, const std::string& host, int port, const std::string& token)> hostStore;
 };
-
-// The ranks to start on this machine: world size, and the GPU ids they see (CUDA_VISIBLE_DEVICES) if any.
-struct LocalLaunch {
-    int worldSize = 1;
-    std::vector<int> gpus;  // empty: leave CUDA_VISIBLE_DEVICES as it is
-};
-// Rules (as DeepSpeed's launcher on one host): --include picks the listed GPU ids, --exclude removes ids
-// from the visible ones (CUDA_VISIBLE_DEVICES, else 0..num_gpus-1), --num_gpus takes the first N visible;
-// --nproc alone starts N ranks (CPU, or as many GPUs). cudaVisible: the CUDA_VISIBLE_DEVICES value or
-// nullptr. Throws ConfigError naming the option for contradictions and hosts other than localhost.
-LocalLaunch resolveLocalLaunch(int nproc, int numGpus, const std::string& include, const std::string& exclude,
-                               const char* cudaVisible);
 
 // Exit codes: 0 completed or stopped cleanly, 1 the run failed (recorded in the store), 2 bad config/usage.
 int superviseTraining(const SupervisorOptions& options, std::ostream& out);
-
-// Pure helpers, exposed for tests.
-std::string formatEta(double seconds);        // progress-bar style: "1:02:03" / "4:05"; "?" when unknown
-std::string progressLine(int64_t step, int64_t total, double loss, double tokensPerS, double etaSeconds, int width);
 
 }  // namespace fts

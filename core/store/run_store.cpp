@@ -101,6 +101,10 @@ CREATE INDEX logs_by_run_id ON logs (run_id, id);
 ALTER TABLE runs ADD COLUMN notes TEXT NOT NULL DEFAULT '';
 ALTER TABLE runs ADD COLUMN tags  TEXT NOT NULL DEFAULT '';
 )sql"},
+    Migration{3, "multi-host runs: the run's hosts and the host of each device sample", R"sql(
+ALTER TABLE runs ADD COLUMN hosts_json TEXT NOT NULL DEFAULT '';
+ALTER TABLE device_samples ADD COLUMN host TEXT NOT NULL DEFAULT '';
+)sql"},
 };
 static_assert(kMigrations.size() == RunStore::kSchemaVersion,
               "kSchemaVersion must equal the number of migrations");
@@ -244,7 +248,7 @@ double nowSeconds() {
 constexpr const char* kRunColumns =
     "id, name, status, created_at, started_at, ended_at, config_json, config_path, model, dataset, "
     "output_dir, host, versions_json, final_metrics_json, failure_reason, pid, world_size, total_steps, "
-    "last_step, notes, tags";
+    "last_step, notes, tags, hosts_json";
 
 std::vector<std::string> splitTags(const std::string& joined) {
     std::vector<std::string> out;
@@ -281,6 +285,7 @@ RunRecord readRun(const Statement& st) {
     r.lastStep = st.int64(18);
     r.notes = st.text(19);
     r.tags = splitTags(st.text(20));
+    r.hostsJson = st.text(21);
     return r;
 }
 
@@ -306,9 +311,10 @@ DeviceSample readDeviceSample(const Statement& st) {
     s.reserved = st.int64(6);
     s.peak = st.int64(7);
     s.capacity = st.int64(8);
+    s.host = st.text(9);
     return s;
 }
-constexpr const char* kDeviceColumns = "id, step, time, rank, device, allocated, reserved, peak, capacity";
+constexpr const char* kDeviceColumns = "id, step, time, rank, device, allocated, reserved, peak, capacity, host";
 
 LogLine readLog(const Statement& st) {
     LogLine l;
@@ -488,7 +494,7 @@ int64_t RunStore::createRun(const RunRecord& run) {
     Statement st(m_db, m_path,
                  "INSERT INTO runs (name, status, created_at, started_at, ended_at, config_json, config_path, "
                  "model, dataset, output_dir, host, versions_json, final_metrics_json, failure_reason, pid, "
-                 "world_size, total_steps, last_step) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                 "world_size, total_steps, last_step, hosts_json) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
                  "insert a run");
     st.bind(1, run.name)
         .bind(2, toString(run.status))
@@ -507,7 +513,8 @@ int64_t RunStore::createRun(const RunRecord& run) {
         .bind(15, run.pid)
         .bind(16, run.worldSize)
         .bind(17, run.totalSteps)
-        .bind(18, run.lastStep);
+        .bind(18, run.lastStep)
+        .bind(19, run.hostsJson);
     st.run();
     return sqlite3_last_insert_rowid(m_db);
 }
@@ -645,8 +652,8 @@ void RunStore::addDeviceSamples(int64_t runId, const std::vector<DeviceSample>& 
     const std::string what = "insert device samples of run " + std::to_string(runId);
     Transaction tx(m_db, m_path, what);
     Statement ins(m_db, m_path,
-                  "INSERT INTO device_samples (run_id, step, time, rank, device, allocated, reserved, peak, capacity) "
-                  "VALUES (?,?,?,?,?,?,?,?,?)",
+                  "INSERT INTO device_samples (run_id, step, time, rank, device, allocated, reserved, peak, capacity, host) "
+                  "VALUES (?,?,?,?,?,?,?,?,?,?)",
                   what);
     for (const DeviceSample& s : samples) {
         ins.bind(1, runId)
@@ -657,7 +664,8 @@ void RunStore::addDeviceSamples(int64_t runId, const std::vector<DeviceSample>& 
             .bind(6, s.allocated)
             .bind(7, s.reserved)
             .bind(8, s.peak)
-            .bind(9, s.capacity);
+            .bind(9, s.capacity)
+            .bind(10, s.host);
         ins.run();
         ins.reset();
     }

@@ -38,6 +38,7 @@ struct RunRecord {
     int64_t lastStep = 0;            // latest step with metrics
     std::string notes;               // the user's free text (schema 2)
     std::vector<std::string> tags;   // the user's labels, sorted and unique (schema 2)
+    std::string hostsJson;           // [{"host": H, "first_rank": R, "slots": [..]}] of a launch (schema 3)
 };
 
 struct MetricPoint {
@@ -54,6 +55,7 @@ struct DeviceSample {
     int rank = 0;
     std::string device;              // "cpu", "cuda:0"
     int64_t allocated = 0, reserved = 0, peak = 0, capacity = 0;  // bytes (CPU: process RSS)
+    std::string host;                // the host of the rank, as the hostfile names it ("" before schema 3)
     int64_t id = 0;                  // row id in the store: filled by reads, ignored by writes
 };
 
@@ -77,7 +79,7 @@ public:
     RunStore& operator=(const RunStore&) = delete;
 
     static std::filesystem::path defaultPath();  // $XDG_DATA_HOME/finetune-studio/runs.sqlite
-    static constexpr int kSchemaVersion = 2;
+    static constexpr int kSchemaVersion = 3;
     int schemaVersion() const;
     const std::filesystem::path& path() const { return m_path; }
 

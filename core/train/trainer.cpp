@@ -90,7 +90,7 @@ static TrainOutcome train(const TrainConfig& cfg, const TrainOptions& opt, Event
     const auto& ds = cfg.deepspeed;
     const auto& tr = cfg.training;
 
-    const torch::Device device = chooseDevice(tr.device, opt.rank);
+    const torch::Device device = chooseDevice(tr.device, opt.localRank >= 0 ? opt.localRank : opt.rank);
     installHostCachingAllocator();  // steps reuse their host blocks instead of faulting fresh pages in each time
     torch::manual_seed(tr.seed);
 
@@ -99,6 +99,8 @@ static TrainOutcome train(const TrainConfig& cfg, const TrainOptions& opt, Event
     distOpts.host = opt.masterAddr;
     distOpts.port = opt.masterPort;
     distOpts.listenFd = opt.storeFd;
+    distOpts.storeHostedElsewhere = opt.storeHostedByLauncher;
+    distOpts.localAddr = opt.localAddr;
     distOpts.rank = opt.rank;
     distOpts.worldSize = opt.worldSize;
     distOpts.token = opt.runToken;

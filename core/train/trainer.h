@@ -22,11 +22,15 @@ struct TrainOptions {
     int worldSize = 1;
     int64_t runId = 0;               // recorded in checkpoints so a resume can continue the same run
     // Rendezvous of a multi-rank run (worldSize > 1; see core/dist/rendezvous.h): rank 0 hosts the TCP
-    // store on storeFd (a listening socket it inherited) or binds masterAddr:masterPort itself.
+    // store on storeFd (a listening socket it inherited) or binds masterAddr:masterPort itself, unless the
+    // launcher hosts it (storeHostedByLauncher).
     std::string masterAddr = "127.0.0.1";
     int masterPort = 0;
     int storeFd = -1;
-    std::string runToken;            // the per-run token (from FTS_RUN_TOKEN, never on the command line)
+    bool storeHostedByLauncher = false;  // the supervisor hosts the store: rank 0 connects like the others
+    std::string localAddr;           // this host's address toward masterAddr (Gloo binds it); empty: masterAddr
+    int localRank = -1;              // rank on this host: picks the CUDA device (-1: the global rank)
+    std::string runToken;            // the per-run token (read from the worker's stdin, never argv or environment)
     int collectiveTimeoutMs = 30000;
 };
 

@@ -115,7 +115,7 @@ private slots:
         const fs::path f = file("nested/deeper/runs.sqlite");  // the folder is created
         RunStore store(f);
         QCOMPARE(store.schemaVersion(), RunStore::kSchemaVersion);
-        QCOMPARE(store.schemaVersion(), 2);
+        QCOMPARE(store.schemaVersion(), 3);
         QVERIFY(fs::exists(f));
         QCOMPARE(store.path(), f);
         RawDb raw(f);
@@ -123,7 +123,7 @@ private slots:
             QCOMPARE(raw.scalar(std::string("SELECT count(*) FROM sqlite_master WHERE type='table' AND name='") +
                                 table + "'"),
                      std::string("1"));
-        QCOMPARE(raw.scalar("PRAGMA user_version"), std::string("2"));
+        QCOMPARE(raw.scalar("PRAGMA user_version"), std::string("3"));
     }
 
     // A store written by schema 1 (no notes/tags columns) is migrated on a read-write open, keeping its runs.
@@ -136,18 +136,54 @@ private slots:
         }
         {
             RawDb raw(file());  // turn it back into a version-1 file
-            raw.exec("ALTER TABLE runs DROP COLUMN notes; ALTER TABLE runs DROP COLUMN tags; PRAGMA user_version = 1;");
+            raw.exec("ALTER TABLE runs DROP COLUMN notes; ALTER TABLE runs DROP COLUMN tags; "
+                     "ALTER TABLE runs DROP COLUMN hosts_json; ALTER TABLE device_samples DROP COLUMN host; "
+                     "PRAGMA user_version = 1;");
         }
         const QString msg = storeErrorOf([&] { RunStore ro(file(), true); });
         QVERIFY2(msg.contains("schema version 1"), qPrintable(msg));
         RunStore store(file());
-        QCOMPARE(store.schemaVersion(), 2);
+        QCOMPARE(store.schemaVersion(), 3);
         auto run = store.getRun(id);
         QVERIFY(run.has_value());
         QCOMPARE(run->name, std::string("old"));
         QCOMPARE(run->notes, std::string());
         QVERIFY(run->tags.empty());
         QCOMPARE(store.metrics(id).size(), size_t(3));
+    }
+
+    // Schema 3: a run's hosts and each device sample's host; a version-2 file keeps its rows ("" hosts).
+    void migrationThreeAddsHosts() {
+        int64_t id = 0;
+        {
+            RunStore store(file());
+            id = store.createRun(sampleRun("two-host"));
+            DeviceSample s;
+            s.step = 1;
+            s.device = "cuda:0";
+            s.host = "node-b";
+            s.rank = 3;
+            store.addDeviceSamples(id, {s});
+            RunRecord r = sampleRun("with-hosts");
+            r.hostsJson = R"([{"host":"node-a","first_rank":0,"slots":[0,1]}])";
+            const int64_t id2 = store.createRun(r);
+            QCOMPARE(store.getRun(id2)->hostsJson, r.hostsJson);
+            const auto samples = store.deviceSamples(id);
+            QCOMPARE(samples.size(), size_t(1));
+            QCOMPARE(samples[0].host, std::string("node-b"));
+        }
+        {
+            RawDb raw(file());
+            raw.exec("ALTER TABLE runs DROP COLUMN hosts_json; ALTER TABLE device_samples DROP COLUMN host; "
+                     "PRAGMA user_version = 2;");
+        }
+        RunStore store(file());
+        QCOMPARE(store.schemaVersion(), 3);
+        QCOMPARE(store.getRun(id)->hostsJson, std::string());
+        const auto samples = store.deviceSamples(id);
+        QCOMPARE(samples.size(), size_t(1));
+        QCOMPARE(samples[0].host, std::string());
+        QCOMPARE(samples[0].rank, 3);
     }
 
     void notesAndTags_data() {

@@ -1,0 +1,270 @@
+// `fts node` (see node_runner.h): one poll loop over the control channel and every rank's stdout/stderr.
+#include "core/launch/node_runner.h"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <chrono>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+
+#include "core/launch/net_address.h"
+#include "core/util/child_process.h"
+#include "core/util/error.h"
+
+namespace fts {
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+namespace {
+
+double nowSeconds() {
+    using namespace std::chrono;
+    return duration<double>(system_clock::now().time_since_epoch()).count();
+}
+
+std::string thisHostName() {
+    char buf[256] = {0};
+    ::gethostname(buf, sizeof buf - 1);
+    return buf;
+}
+
+struct Rank {
+    ChildProcess proc;
+    int globalRank = 0;
+    bool outOpen = false, errOpen = false, exited = false;
+    LineBuffer out, err;
+};
+
+// Reads one line from fd (blocking), without reading past it. False on EOF before a newline.
+bool readLine(int fd, std::string& line) {
+    line.clear();
+    char c;
+    for (;;) {
+        const ssize_t n = ::read(fd, &c, 1);
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) return false;
+        if (c == '\n') return true;
+        line += c;
+        if (line.size() > (1u << 20)) return false;
+    }
+}
+
+}  // namespace
+
+std::string probeLine() {
+    json gpus = json::array();
+    std::string smi = "not found";
+    try {
+        ChildProcess p = spawnChild({"nvidia-smi", "--query-gpu=index,name,memory.total,memory.used",
+                                     "--format=csv,noheader,nounits"},
+                                    SpawnOptions{environmentWith({}, {}), false, false, -1});
+        std::string text;
+        char buf[4096];
+        ssize_t n;
+        while ((n = ::read(p.outFd, buf, sizeof buf)) > 0) text.append(buf, size_t(n));
+        while (::read(p.errFd, buf, sizeof buf) > 0) {
+        }
+        ::close(p.outFd);
+        ::close(p.errFd);
+        int status = 0;
+        ::waitpid(p.pid, &status, 0);
+        smi = WIFEXITED(status) && WEXITSTATUS(status) == 0 ? "ok" : "failed: " + describeExitStatus(status);
+        if (WIFEXITED(status) && WEXITSTATUS(status) == 127) smi = "not found";
+        std::istringstream lines(text);
+        std::string line;
+        while (std::getline(lines, line)) {
+            std::vector<std::string> f;
+            std::stringstream ss(line);
+            std::string cell;
+            while (std::getline(ss, cell, ',')) {
+                while (!cell.empty() && cell.front() == ' ') cell.erase(0, 1);
+                f.push_back(cell);
+            }
+            if (f.size() < 4) continue;
+            try {
+                gpus.push_back({{"index", std::stoi(f[0])}, {"name", f[1]}, {"memory_total_mib", std::stoll(f[2])},
+                                {"memory_used_mib", std::stoll(f[3])}});
+            } catch (const std::exception&) {
+            }
+        }
+    } catch (const Error&) {
+        smi = "not found";
+    }
+    const char* conn = std::getenv("SSH_CONNECTION");  // "client_ip client_port server_ip server_port"
+    return json{{"event", "probe"}, {"fts", FTS_VERSION}, {"hostname", thisHostName()}, {"gpus", gpus},
+                {"nvidia_smi", smi}, {"ssh_connection", conn ? conn : ""}}
+        .dump();
+}
+
+int runNode(const NodeOptions& o, int controlFd, int eventFd) {
+    ::signal(SIGPIPE, SIG_IGN);
+    // Terminal signals are the supervisor's business (it sends "stop"); a node never dies of them alone.
+    ::signal(SIGINT, SIG_IGN);
+    auto emit = [&](json ev) {
+        if (!ev.contains("host")) ev["host"] = o.host;
+        if (!ev.contains("time")) ev["time"] = nowSeconds();
+        writeAll(eventFd, ev.dump() + "\n");
+    };
+    std::string first;
+    if (!readLine(controlFd, first)) {
+        emit({{"event", "node_error"}, {"message", "the control channel closed before the run token arrived"}});
+        return 1;
+    }
+    json hello;
+    try {
+        hello = json::parse(first);
+    } catch (const std::exception&) {
+        emit({{"event", "node_error"}, {"message", "the first control line is not JSON"}});
+        return 1;
+    }
+    const std::string token = hello.value("token", "");
+    std::vector<std::string> add;
+    if (hello.contains("env") && hello["env"].is_object())
+        for (const auto& [k, v] : hello["env"].items())
+            if (v.is_string()) add.push_back(k + "=" + v.get<std::string>());
+    add.push_back("FTS_MASTER_ADDR=" + o.masterAddr);
+    add.push_back("FTS_MASTER_PORT=" + std::to_string(o.masterPort));
+    const std::string localAddr = sourceAddressToward(o.masterAddr);  // the interface the store is reached by
+    if (!localAddr.empty()) add.push_back("FTS_LOCAL_ADDR=" + localAddr);
+    add.push_back("FTS_COLLECTIVE_TIMEOUT_MS=" + std::to_string(o.collectiveTimeoutMs));
+    if (!o.gpus.empty()) {
+        std::string ids;
+        for (int g : o.gpus) ids += (ids.empty() ? "" : ",") + std::to_string(g);
+        add.push_back("CUDA_VISIBLE_DEVICES=" + ids);
+    }
+    const std::vector<std::string> env =
+        environmentWith({"FTS_RUN_TOKEN", "FTS_STORE_FD", "FTS_MASTER_ADDR", "FTS_MASTER_PORT"}, add);
+
+    emit({{"event", "node_started"}, {"pid", int64_t(::getpid())}, {"fts", FTS_VERSION}, {"hostname", thisHostName()}});
+    std::vector<Rank> ranks(size_t(o.ranks));
+    bool startFailed = false;
+    for (int i = 0; i < o.ranks; ++i) {
+        Rank& r = ranks[size_t(i)];
+        r.globalRank = o.firstRank + i;
+        std::vector<std::string> argv{o.workerExecutable.string(), "worker", "--config", o.configPath.string(),
+                                      "--run-id", std::to_string(o.runId), "--rank", std::to_string(r.globalRank),
+                                      "--local-rank", std::to_string(i), "--world-size", std::to_string(o.worldSize)};
+        if (o.resume) argv.push_back("--resume");
+        try {
+            r.proc = spawnChild(argv, SpawnOptions{env, true, false, -1});
+        } catch (const Error& e) {
+            emit({{"event", "rank_exit"}, {"rank", r.globalRank}, {"ok", false}, {"description", e.what()}});
+            r.exited = true;
+            startFailed = true;
+            break;
+        }
+        r.outOpen = r.errOpen = true;
+        writeAll(r.proc.inFd, json{{"token", token}}.dump() + "\n");  // the rank keeps its stdin open
+        emit({{"event", "rank_started"}, {"rank", r.globalRank}, {"local_rank", i}, {"pid", int64_t(r.proc.pid)}});
+    }
+    auto signalAll = [&](int sig) {
+        for (Rank& r : ranks)
+            if (r.proc.pid > 0 && !r.exited) ::kill(r.proc.pid, sig);
+    };
+    if (startFailed) signalAll(SIGKILL);
+
+    bool controlOpen = true;
+    LineBuffer control;
+    bool allOk = !startFailed;
+    char buf[65536];
+    auto onRankLine = [&](Rank& r, const std::string& line, bool isErr) {
+        if (isErr) {
+            emit({{"event", "stderr"}, {"rank", r.globalRank}, {"line", line}});
+            return;
+        }
+        json ev;
+        try {
+            ev = json::parse(line);
+        } catch (const std::exception&) {
+            emit({{"event", "log"}, {"rank", r.globalRank}, {"level", "info"}, {"message", line}});
+            return;
+        }
+        if (!ev.is_object()) return;
+        ev["rank"] = ev.value("rank", r.globalRank);
+        if (ev.value("event", "") == "memory" || ev.value("event", "") == "metrics" || ev.value("event", "") == "start")
+            ev["rank"] = r.globalRank;
+        emit(ev);
+    };
+    auto drain = [&](Rank& r) {
+        for (int stream = 0; stream < 2; ++stream) {
+            const int fd = stream == 0 ? r.proc.outFd : r.proc.errFd;
+            ::fcntl(fd, F_SETFL, O_NONBLOCK);
+            ssize_t got;
+            while ((got = ::read(fd, buf, sizeof buf)) > 0)
+                (stream == 0 ? r.out : r.err).feed(buf, size_t(got), [&](const std::string& l) { onRankLine(r, l, stream == 1); });
+        }
+        if (!r.out.pending.empty()) onRankLine(r, r.out.pending, false);
+        if (!r.err.pending.empty()) onRankLine(r, r.err.pending, true);
+        r.out.pending.clear();
+        r.err.pending.clear();
+    };
+    auto anyAlive = [&] {
+        for (const Rank& r : ranks)
+            if (r.proc.pid > 0 && !r.exited) return true;
+        return false;
+    };
+    while (anyAlive()) {
+        std::vector<pollfd> fds;
+        std::vector<std::pair<size_t, int>> who;  // (rank index, 0 out / 1 err / 2 control)
+        for (size_t i = 0; i < ranks.size(); ++i) {
+            if (ranks[i].outOpen) fds.push_back({ranks[i].proc.outFd, POLLIN, 0}), who.push_back({i, 0});
+            if (ranks[i].errOpen) fds.push_back({ranks[i].proc.errFd, POLLIN, 0}), who.push_back({i, 1});
+        }
+        if (controlOpen) fds.push_back({controlFd, POLLIN, 0}), who.push_back({0, 2});
+        const int n = ::poll(fds.data(), nfds_t(fds.size()), 100);
+        if (n < 0 && errno != EINTR) break;
+        for (size_t k = 0; k < fds.size(); ++k) {
+            if (!(fds[k].revents & (POLLIN | POLLHUP | POLLERR))) continue;
+            const auto [i, stream] = who[k];
+            const ssize_t got = ::read(fds[k].fd, buf, sizeof buf);
+            if (stream == 2) {
+                if (got <= 0) {  // the supervisor (or its ssh session) is gone: nothing of the run may outlive it
+                    controlOpen = false;
+                    signalAll(SIGKILL);
+                    continue;
+                }
+                control.feed(buf, size_t(got), [&](const std::string& line) {
+                    std::string op;
+                    try {
+                        op = json::parse(line).value("op", "");
+                    } catch (const std::exception&) {
+                    }
+                    if (op == "stop") signalAll(SIGTERM);
+                    else if (op == "kill") signalAll(SIGKILL);
+                });
+                continue;
+            }
+            Rank& r = ranks[i];
+            if (got <= 0) {
+                (stream == 0 ? r.outOpen : r.errOpen) = false;
+                continue;
+            }
+            (stream == 0 ? r.out : r.err).feed(buf, size_t(got), [&](const std::string& l) { onRankLine(r, l, stream == 1); });
+        }
+        for (Rank& r : ranks) {
+            if (r.proc.pid <= 0 || r.exited) continue;
+            int status = 0;
+            if (::waitpid(r.proc.pid, &status, WNOHANG) != r.proc.pid) continue;
+            drain(r);
+            ::close(r.proc.outFd);
+            ::close(r.proc.errFd);
+            ::close(r.proc.inFd);
+            r.outOpen = r.errOpen = false;
+            r.exited = true;
+            const bool ok = WIFEXITED(status) && WEXITSTATUS(status) == 0;
+            allOk = allOk && ok;
+            emit({{"event", "rank_exit"}, {"rank", r.globalRank}, {"ok", ok},
+                  {"signal", WIFSIGNALED(status) ? WTERMSIG(status) : 0}, {"description", describeExitStatus(status)}});
+        }
+    }
+    return allOk ? 0 : 1;
+}
+
+}  // namespace fts

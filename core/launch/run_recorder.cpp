@@ -1,0 +1,205 @@
+// Events -> store rows, progress and failures (see run_recorder.h).
+#include "core/launch/run_recorder.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <iomanip>
+#include <ostream>
+#include <sstream>
+
+
+namespace fts {
+using nlohmann::json;
+
+namespace {
+double nowSeconds() {
+    using namespace std::chrono;
+    return duration<double>(system_clock::now().time_since_epoch()).count();
+}
+}  // namespace
+
+std::string formatEta(double seconds) {
+    if (!std::isfinite(seconds) || seconds < 0) return "?";
+    long s = std::lround(seconds);
+    char buf[32];
+    if (s >= 3600) std::snprintf(buf, sizeof buf, "%ld:%02ld:%02ld", s / 3600, (s / 60) % 60, s % 60);
+    else std::snprintf(buf, sizeof buf, "%ld:%02ld", s / 60, s % 60);
+    return buf;
+}
+
+std::string progressLine(int64_t step, int64_t total, double loss, double tokensPerS, double eta, int width) {
+    std::ostringstream ss;
+    const double frac = total > 0 ? std::min(1.0, double(step) / double(total)) : 0.0;
+    const int filled = int(frac * width);
+    ss << '[' << std::string(size_t(filled), '#') << std::string(size_t(width - filled), '.') << "] "
+       << "step " << step << '/' << total << "  loss " << std::fixed << std::setprecision(4) << loss << "  "
+       << std::setprecision(0) << tokensPerS << " tok/s  ETA " << formatEta(eta);
+    return ss.str();
+}
+
+RunRecorder::RunRecorder(RunStore& store, int64_t runId, int worldSize, bool progress, std::ostream& out,
+                         FailurePolicy& failures)
+    : m_store(store), m_runId(runId), m_world(worldSize), m_progress(progress), m_tty(::isatty(2) == 1), m_out(out),
+      m_failures(failures), m_lastFlush(std::chrono::steady_clock::now()), m_reportedError(size_t(worldSize), false),
+      m_stderrTail(size_t(worldSize)) {}
+
+void RunRecorder::log(int rank, const std::string& level, const std::string& message) {
+    m_logs.push_back({nowSeconds(), rank, level, message});
+}
+
+void RunRecorder::onNodeStderr(const std::string& host, const std::string& line) {
+    log(-1, "stderr", host + ": " + line);
+    for (auto& [h, last] : m_nodeStderr)
+        if (h == host) {
+            last = line;
+            return;
+        }
+    m_nodeStderr.emplace_back(host, line);
+}
+
+const std::string& RunRecorder::lastStderr(const std::string& host) const {
+    static const std::string none;
+    for (const auto& [h, last] : m_nodeStderr)
+        if (h == host) return last;
+    return none;
+}
+
+bool RunRecorder::nodeStarted(const std::string& host) const {
+    return std::find(m_startedNodes.begin(), m_startedNodes.end(), host) != m_startedNodes.end();
+}
+
+void RunRecorder::onNodeLine(const std::string& host, const std::string& line) {
+    json ev;
+    try {
+        ev = json::parse(line);
+    } catch (const std::exception&) {
+        log(-1, "info", host + ": " + line);
+        return;
+    }
+    if (ev.is_object()) onEvent(host, ev);
+}
+
+void RunRecorder::onEvent(const std::string& nodeHost, const json& ev) {
+    const std::string kind = ev.value("event", "");
+    const std::string host = ev.value("host", nodeHost);
+    const double time = ev.value("time", nowSeconds());
+    const int rank = ev.value("rank", 0);
+    const bool rankKnown = rank >= 0 && rank < m_world;
+    if (kind == "metrics") {
+        const int64_t step = ev.value("step", int64_t(0));
+        const json values = ev.value("values", json::object());
+        for (const auto& [name, value] : values.items())
+            if (value.is_number()) m_metrics.push_back({step, name, value.get<double>(), time});
+        if (values.contains("loss") && values["loss"].is_number()) {
+            if (m_firstStepTime == 0) m_firstStepTime = time;
+            const double loss = values["loss"].get<double>();
+            if (m_progress) {
+                const double tps = values.value("tokens_per_s", 0.0);
+                const double rate = double(step - m_startStep) / std::max(1e-9, nowSeconds() - m_trainStart);
+                const double eta = rate > 0 ? double(m_totalSteps - step) / rate : NAN;
+                if (m_tty) {
+                    m_out << '\r' << progressLine(step, m_totalSteps, loss, tps, eta, 30) << std::flush;
+                } else if (step == m_totalSteps || m_lastPrinted < 0 ||
+                           step - m_lastPrinted >= std::max<int64_t>(1, m_totalSteps / 20)) {
+                    m_out << progressLine(step, m_totalSteps, loss, tps, eta, 30) << "\n" << std::flush;
+                    m_lastPrinted = step;
+                }
+            }
+        }
+        if (values.contains("eval_loss") && m_progress)
+            m_out << (m_tty ? "\n" : "") << "eval loss " << values["eval_loss"].get<double>() << " at step " << step << "\n";
+    } else if (kind == "memory") {
+        DeviceSample s{ev.value("step", int64_t(0)), time, rank, ev.value("device", "cpu"), ev.value("allocated", int64_t(0)),
+                       ev.value("reserved", int64_t(0)), ev.value("peak", int64_t(0)), ev.value("capacity", int64_t(0))};
+        s.host = host;
+        m_memory.push_back(s);
+    } else if (kind == "log") {
+        m_logs.push_back({time, rank, ev.value("level", "info"), ev.value("message", "")});
+    } else if (kind == "stderr") {
+        const std::string line = ev.value("line", "");
+        m_logs.push_back({time, rank, "stderr", line});
+        if (rankKnown) {
+            auto& tail = m_stderrTail[size_t(rank)];
+            tail.push_back(line);
+            if (tail.size() > 20) tail.erase(tail.begin());
+        }
+    } else if (kind == "start") {
+        m_totalSteps = ev.value("total_steps", int64_t(0));
+        m_startStep = ev.value("start_step", int64_t(0));
+        m_trainStart = nowSeconds();
+        m_store.setTotalSteps(m_runId, m_totalSteps);
+        if (ev.contains("versions") && ev["versions"].is_object()) m_store.setVersions(m_runId, ev["versions"].dump());
+        std::ostringstream msg;
+        if (m_world > 1) msg << m_world << " ranks, ";
+        msg << "training on " << ev.value("device", "?") << ": " << ev.value("parameters", int64_t(0)) << " parameters, "
+            << ev.value("train_sequences", int64_t(0)) << " train / " << ev.value("eval_sequences", int64_t(0))
+            << " eval sequences, steps " << m_startStep << " -> " << m_totalSteps;
+        m_logs.push_back({time, 0, "info", msg.str()});
+        if (m_progress) m_out << "run " << m_runId << ": " << msg.str() << "\n";
+    } else if (kind == "checkpoint") {
+        m_logs.push_back({time, 0, "info",
+                          "checkpoint at step " + std::to_string(ev.value("step", int64_t(0))) + ": " + ev.value("path", "")});
+    } else if (kind == "end") {
+        if (rank == 0) {
+            m_endStatus = ev.value("status", "");
+            m_final = ev.value("final", json::object());
+        }
+    } else if (kind == "error") {
+        const std::string message = ev.value("message", "unknown error");
+        m_logs.push_back({time, rank, "error", message});
+        if (rankKnown) m_reportedError[size_t(rank)] = true;
+        m_failures.rankFailed(rank, message, ev.value("collective", false));
+    } else if (kind == "node_started") {
+        m_startedNodes.push_back(host);
+        m_logs.push_back({time, -1, "info",
+                          "host " + host + " (" + ev.value("hostname", "?") + "): node started, pid " +
+                              std::to_string(ev.value("pid", int64_t(0)))});
+    } else if (kind == "rank_started") {
+        m_logs.push_back({time, rank, "info",
+                          "worker rank " + std::to_string(rank) + " of " + std::to_string(m_world) + " started on " + host +
+                              " (pid " + std::to_string(ev.value("pid", int64_t(0))) + ")"});
+    } else if (kind == "rank_exit") {
+        onRankExit(host, ev);
+    } else if (kind == "node_error") {
+        m_failures.launchFailed("host " + host + ": " + ev.value("message", "node error"));
+    }
+}
+
+void RunRecorder::onRankExit(const std::string& host, const json& ev) {
+    const int rank = ev.value("rank", 0);
+    if (ev.value("ok", false)) return;
+    const int sig = ev.value("signal", 0);
+    if (m_killedByUs && sig == 9) return;  // we stopped it after another failure
+    std::string why = "worker rank " + std::to_string(rank) + " on " + host + " " + ev.value("description", "failed");
+    const bool rankKnown = rank >= 0 && rank < m_world;
+    if (rankKnown && !m_stderrTail[size_t(rank)].empty()) {
+        why += "; last output:";
+        for (const auto& l : m_stderrTail[size_t(rank)]) why += "\n  " + l;
+    }
+    // an exit after the rank's own error event: that event already says why
+    if (sig != 0 || !rankKnown || !m_reportedError[size_t(rank)]) m_failures.rankFailed(rank, why, false);
+    else m_failures.rankFailed(rank, why, true);
+}
+
+void RunRecorder::flushIfDue() {
+    if (std::chrono::steady_clock::now() - m_lastFlush > std::chrono::milliseconds(250)) flush();
+}
+
+void RunRecorder::flush() {
+    if (!m_metrics.empty()) m_store.addMetrics(m_runId, m_metrics);
+    if (!m_memory.empty()) m_store.addDeviceSamples(m_runId, m_memory);
+    if (!m_logs.empty()) m_store.addLogs(m_runId, m_logs);
+    m_metrics.clear();
+    m_memory.clear();
+    m_logs.clear();
+    m_lastFlush = std::chrono::steady_clock::now();
+}
+
+void RunRecorder::endProgressLine() {
+    if (m_tty && m_progress) m_out << "\n";
+}
+
+}  // namespace fts
