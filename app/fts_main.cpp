@@ -1,4 +1,4 @@
-// fts: the command-line front end (train, worker, node, runs, export, tokenize, debug, estimate). Parses arguments and
+// fts: the command-line front end (train, worker, node, hosts, runs, export, tokenize, debug, estimate). Parses arguments and
 // calls into core; errors print one clear line and give a non-zero exit code.
 #include <iostream>
 
@@ -12,6 +12,7 @@ int main(int argc, char** argv) {
     fts::cli::addTrainCommand(app);
     fts::cli::addWorkerCommand(app);
     fts::cli::addNodeCommand(app);
+    fts::cli::addHostsCommand(app);
     fts::cli::addRunsCommand(app);
     fts::cli::addExportCommand(app);
     fts::cli::addTokenizeCommand(app);

@@ -13,6 +13,7 @@ std::filesystem::path selfExecutable();  // /proc/self/exe
 void addTrainCommand(CLI::App& app);
 void addWorkerCommand(CLI::App& app);
 void addNodeCommand(CLI::App& app);
+void addHostsCommand(CLI::App& app);
 void addRunsCommand(CLI::App& app);
 void addExportCommand(CLI::App& app);
 void addTokenizeCommand(CLI::App& app);

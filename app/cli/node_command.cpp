@@ -26,14 +26,15 @@ void addNodeCommand(CLI::App& app) {
     cmd->add_option("--master-port", o->masterPort, "Rendezvous store port");
     cmd->add_option("--collective-timeout", o->collectiveTimeoutMs, "Collective timeout in milliseconds");
     cmd->add_flag("--resume", o->resume, "Continue from the latest checkpoint");
+    cmd->add_flag("--check", o->check, "Run the hosts check (fts hosts check) instead of training");
     cmd->callback([o, probe, gpus] {
         if (*probe) {
             std::cout << probeLine() << std::endl;
             exitCode() = 0;
             return;
         }
-        if (o->configPath.empty() || o->ranks < 1 || o->worldSize < o->firstRank + o->ranks)
-            throw CLI::ValidationError("fts node", "needs --config, --ranks >= 1 and --world-size >= --first-rank + --ranks");
+        if ((o->configPath.empty() && !o->check) || o->ranks < 1 || o->worldSize < o->firstRank + o->ranks)
+            throw CLI::ValidationError("fts node", "needs --config (or --check), --ranks >= 1 and --world-size >= --first-rank + --ranks");
         std::string id;
         for (char c : *gpus + ",") {
             if (c != ',') {

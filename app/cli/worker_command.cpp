@@ -8,12 +8,15 @@
 
 #include <cstdlib>
 
+#include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <cstdio>
 #include <iostream>
 
 #include "app/cli/commands.h"
 #include "core/dist/dist_error.h"
+#include "core/dist/link_check.h"
 #include "core/train/trainer.h"
 #include "core/util/error.h"
 
@@ -30,14 +33,18 @@ void addWorkerCommand(CLI::App& app) {
     auto* cmd = app.add_subcommand("worker", "One training rank (started by `fts train`; speaks JSON lines on stdout)");
     auto configPath = std::make_shared<std::filesystem::path>();
     auto opts = std::make_shared<TrainOptions>();
-    cmd->add_option("--config", *configPath, "Training config")->required();
+    cmd->add_option("--config", *configPath, "Training config (not with --check)");
+    auto check = std::make_shared<bool>(false);
+    auto host = std::make_shared<std::string>();
+    cmd->add_flag("--check", *check, "Run the hosts check (collectives and links) instead of training");
+    cmd->add_option("--host", *host, "This rank's host as the hostfile names it");
     cmd->add_option("--run-id", opts->runId, "Run id in the store");
     cmd->add_option("--rank", opts->rank, "This rank");
     cmd->add_option("--local-rank", opts->localRank, "Rank on this host (picks the CUDA device)");
     cmd->add_option("--world-size", opts->worldSize, "Number of ranks");
     cmd->add_flag("--resume", opts->resume, "Continue from the latest checkpoint");
     cmd->add_option("--resume-from", opts->resumeFrom, "Continue from this checkpoint folder");
-    cmd->callback([configPath, opts] {
+    cmd->callback([configPath, opts, check, host] {
         struct sigaction sa {};
         sa.sa_handler = onStop;
         sigemptyset(&sa.sa_mask);
@@ -66,6 +73,28 @@ void addWorkerCommand(CLI::App& app) {
             }
         }
         try {
+            if (*check) {
+                LinkCheckOptions lc;
+                lc.dist.host = opts->masterAddr;
+                lc.dist.port = opts->masterPort;
+                lc.dist.storeHostedElsewhere = true;
+                lc.dist.localAddr = opts->localAddr;
+                lc.dist.rank = opts->rank;
+                lc.dist.worldSize = opts->worldSize;
+                lc.dist.token = opts->runToken;
+                lc.dist.timeout = std::chrono::milliseconds(opts->collectiveTimeoutMs);
+                lc.host = *host;
+                lc.localRank = std::max(0, opts->localRank);
+                runLinkCheck(lc, [&](const nlohmann::json& ev) {
+                    nlohmann::json e = ev;
+                    e["rank"] = opts->rank;
+                    e["time"] = unixNow();
+                    events.publish(e);
+                });
+                exitCode() = 0;
+                return;
+            }
+            if (configPath->empty()) throw ConfigError("fts worker: --config is required");
             TrainConfig cfg = loadTrainConfig(*configPath, opts->worldSize);
             runTraining(cfg, *opts, events, g_stop);
             exitCode() = 0;

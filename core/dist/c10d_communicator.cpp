@@ -106,6 +106,27 @@ void C10dCommunicator::allGather(torch::Tensor& output, torch::Tensor& input) {
     });
 }
 
+void Communicator::send(torch::Tensor&, int) {
+    throw DistError("rank " + std::to_string(rank()) + ": " + backendName() + " has no point-to-point send");
+}
+void Communicator::recv(torch::Tensor&, int) {
+    throw DistError("rank " + std::to_string(rank()) + ": " + backendName() + " has no point-to-point recv");
+}
+
+void C10dCommunicator::send(torch::Tensor& tensor, int peer) {
+    run("send", &tensor, [&] {
+        std::vector<at::Tensor> ts{tensor};
+        return m_backend->send(ts, peer, 0);
+    });
+}
+
+void C10dCommunicator::recv(torch::Tensor& tensor, int peer) {
+    run("recv", &tensor, [&] {
+        std::vector<at::Tensor> ts{tensor};
+        return m_backend->recv(ts, peer, 0);
+    });
+}
+
 void C10dCommunicator::broadcast(torch::Tensor& tensor, int root) {
     run("broadcast", &tensor, [&] {
         std::vector<at::Tensor> ts{tensor};

@@ -20,6 +20,8 @@ public:
     void reduceScatter(torch::Tensor& output, torch::Tensor& input) override;
     void allGather(torch::Tensor& output, torch::Tensor& input) override;
     void broadcast(torch::Tensor& tensor, int root) override;
+    void send(torch::Tensor& tensor, int peer) override;
+    void recv(torch::Tensor& tensor, int peer) override;
     void reduce(torch::Tensor& tensor, int root) override;
     void barrier() override;
 

@@ -10,25 +10,9 @@
 #include <torch/torch.h>
 
 #include "core/dist/dist_error.h"
+#include "core/dist/dist_options.h"
 
 namespace fts {
-
-enum class DistBackend { Gloo, Nccl };
-enum class ReduceKind { Sum, Max };
-
-// Where and how the ranks of a run meet (see rendezvous.h for the token scheme).
-struct DistOptions {
-    std::string host = "127.0.0.1";  // the TCP store's address (rank 0 or the launcher hosts it)
-    int port = 0;                    // the TCP store's port (must be known to every rank)
-    int listenFd = -1;               // rank 0 only: an already bound+listening socket to host the store on
-    bool storeHostedElsewhere = false;  // the launcher hosts the store (StoreServer): rank 0 connects as a client
-    std::string localAddr;           // this rank's address for Gloo's sockets (empty: the store's host)
-    int rank = 0;
-    int worldSize = 1;
-    std::string token;               // per-run random token; every rank must present the same one
-    std::chrono::milliseconds timeout{30000};  // per collective and for the rendezvous
-    DistBackend backend = DistBackend::Gloo;
-};
 
 class Communicator {
 public:
@@ -51,6 +35,10 @@ public:
     // Sum into `tensor` on rank `root` (contiguous); other ranks' tensors are left unspecified (scratch).
     virtual void reduce(torch::Tensor& tensor, int root) = 0;
     virtual void barrier() = 0;
+    // Point to point (the link check): send blocks until the peer took the tensor; recv until it arrived.
+    // Backends without it throw DistError.
+    virtual void send(torch::Tensor& tensor, int peer);
+    virtual void recv(torch::Tensor& tensor, int peer);
 };
 
 // Throws DistError "rank R of W: <backend> <op>: a <device> tensor, but <backend> takes only <type> tensors".

@@ -22,6 +22,8 @@ public:
     void reduceScatter(torch::Tensor& output, torch::Tensor& input) override { route(input).reduceScatter(output, input); }
     void allGather(torch::Tensor& output, torch::Tensor& input) override { route(input).allGather(output, input); }
     void broadcast(torch::Tensor& tensor, int root) override { route(tensor).broadcast(tensor, root); }
+    void send(torch::Tensor& tensor, int peer) override { route(tensor).send(tensor, peer); }
+    void recv(torch::Tensor& tensor, int peer) override { route(tensor).recv(tensor, peer); }
     void reduce(torch::Tensor& tensor, int root) override { route(tensor).reduce(tensor, root); }
     // Both groups: work queued on either is behind the barrier when it returns.
     void barrier() override {

@@ -148,10 +148,12 @@ int runNode(const NodeOptions& o, int controlFd, int eventFd) {
     for (int i = 0; i < o.ranks; ++i) {
         Rank& r = ranks[size_t(i)];
         r.globalRank = o.firstRank + i;
-        std::vector<std::string> argv{o.workerExecutable.string(), "worker", "--config", o.configPath.string(),
-                                      "--run-id", std::to_string(o.runId), "--rank", std::to_string(r.globalRank),
-                                      "--local-rank", std::to_string(i), "--world-size", std::to_string(o.worldSize)};
+        std::vector<std::string> argv{o.workerExecutable.string(), "worker", "--run-id", std::to_string(o.runId), "--rank",
+                                      std::to_string(r.globalRank), "--local-rank", std::to_string(i), "--world-size",
+                                      std::to_string(o.worldSize), "--host", o.host};
+        if (!o.configPath.empty()) argv.insert(argv.end(), {"--config", o.configPath.string()});
         if (o.resume) argv.push_back("--resume");
+        if (o.check) argv.push_back("--check");
         try {
             r.proc = spawnChild(argv, SpawnOptions{env, true, false, -1});
         } catch (const Error& e) {

@@ -29,6 +29,7 @@ struct NodeOptions {
     int masterPort = 0;
     int collectiveTimeoutMs = 30000;
     bool resume = false;
+    bool check = false;             // `fts hosts check`: the ranks run the link check instead of training
 };
 
 // Runs the node until its ranks end; reads control from controlFd, writes events to eventFd.

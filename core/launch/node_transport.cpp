@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/launch/hostfile.h"
+#include "core/launch/net_address.h"
 #include "core/util/error.h"
 
 namespace fts {
@@ -63,7 +64,7 @@ std::string explainProbeFailure(const std::string& host, const std::string& fts,
 }  // namespace
 
 std::vector<std::string> nodeArgv(const NodePlan& node, const NodeCommand& c, const TransportOptions& o) {
-    std::vector<std::string> args{"node", "--config", c.configPath.string(), "--host", node.host, "--run-id",
+    std::vector<std::string> args{"node", "--host", node.host, "--run-id",
                                   std::to_string(c.runId), "--world-size", std::to_string(c.worldSize), "--first-rank",
                                   std::to_string(node.firstRank), "--ranks", std::to_string(node.slotIds.size()),
                                   "--master-addr", c.masterAddr, "--master-port", std::to_string(c.masterPort),
@@ -73,13 +74,30 @@ std::vector<std::string> nodeArgv(const NodePlan& node, const NodeCommand& c, co
         for (int s : node.slotIds) ids += (ids.empty() ? "" : ",") + std::to_string(s);
         args.insert(args.end(), {"--gpus", ids});
     }
+    if (!c.configPath.empty()) args.insert(args.end(), {"--config", c.configPath.string()});
     if (c.resume) args.push_back("--resume");
+    if (c.check) args.push_back("--check");
     return onHost(node.host, node.local, args, o);
 }
 
 ChildProcess startNode(const NodePlan& node, const NodeCommand& c, const TransportOptions& o,
                        const std::vector<std::string>& env) {
     return spawnChild(nodeArgv(node, c, o), SpawnOptions{env, true, true, -1});
+}
+
+std::string chooseMasterAddr(const std::string& given, const LaunchPlan& plan, const std::vector<HostProbe>& probes) {
+    if (!given.empty()) {
+        const std::string ip = resolveIPv4(given, "--master_addr");
+        if (!isLocalAddress(ip))
+            throw ConfigError("--master_addr " + given + " (" + ip +
+                              ") is not an address of this machine: the launcher hosts the rendezvous where it runs; run it "
+                              "on that host or leave --master_addr out");
+        return ip;
+    }
+    if (!plan.remote()) return "127.0.0.1";
+    for (const HostProbe& p : probes)
+        if (p.ok && !p.clientAddr.empty() && isLocalAddress(p.clientAddr)) return p.clientAddr;
+    throw ConfigError("--master_addr: cannot tell which address of this machine the remote hosts reach; give it");
 }
 
 std::vector<HostProbe> probeHosts(const std::vector<std::string>& hosts, const TransportOptions& o, int timeoutMs) {

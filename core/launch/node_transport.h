@@ -27,6 +27,7 @@ struct NodeCommand {
     int masterPort = 0;
     int collectiveTimeoutMs = 30000;
     bool resume = false;
+    bool check = false;                // `fts hosts check` instead of training (configPath may be empty)
 };
 
 // The argv that starts `node` (for a remote node: the ssh client's argv).
@@ -44,6 +45,11 @@ struct HostProbe {
     std::string gpusJson;       // [{"index","name","memory_total_mib","memory_used_mib"}], "[]" without nvidia-smi
     double seconds = 0;
 };
+
+// The rendezvous address: `given` (--master_addr; it must be this machine's: the launcher hosts the store), else
+// 127.0.0.1 for a local plan, else the address the first remote host saw this machine's ssh session come from.
+// Throws ConfigError.
+std::string chooseMasterAddr(const std::string& given, const LaunchPlan& plan, const std::vector<HostProbe>& probes);
 
 // Probes every host at once (`ssh HOST fts node --probe`; localhost runs it here), each within timeoutMs
 // (then killed). A version other than ours is an error. Never throws for a bad host: see HostProbe::error.

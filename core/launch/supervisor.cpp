@@ -35,6 +35,7 @@
 #include "core/launch/failure_policy.h"
 #include "core/launch/hostfile.h"
 #include "core/launch/net_address.h"
+#include "core/launch/node_group.h"
 #include "core/launch/node_transport.h"
 #include "core/launch/run_recorder.h"
 #include "core/util/child_process.h"
@@ -111,23 +112,6 @@ json hostsJson(const LaunchPlan& plan) {
     json hosts = json::array();
     for (const NodePlan& n : plan.nodes) hosts.push_back({{"host", n.host}, {"first_rank", n.firstRank}, {"slots", n.slotIds}});
     return hosts;
-}
-
-// The rendezvous address: --master_addr (it must be this machine's: the supervisor hosts the store), else
-// 127.0.0.1 for a local run, else the address the first remote host saw this machine's ssh session come from.
-std::string chooseMasterAddr(const SupervisorOptions& o, const LaunchPlan& plan, const std::vector<HostProbe>& probes) {
-    if (!o.masterAddr.empty()) {
-        const std::string ip = resolveIPv4(o.masterAddr, "--master_addr");
-        if (!isLocalAddress(ip))
-            throw ConfigError("--master_addr " + o.masterAddr + " (" + ip +
-                              ") is not an address of this machine: fts train hosts the rendezvous where it runs; run it "
-                              "on that host or leave --master_addr out");
-        return ip;
-    }
-    if (!plan.remote()) return "127.0.0.1";
-    for (const HostProbe& p : probes)
-        if (p.ok && !p.clientAddr.empty() && isLocalAddress(p.clientAddr)) return p.clientAddr;
-    throw ConfigError("--master_addr: cannot tell which address of this machine the remote hosts reach; give it");
 }
 
 }  // namespace
@@ -211,7 +195,7 @@ int superviseTraining(const SupervisorOptions& o, std::ostream& out) {
             }
             if (!problems.empty()) throw ConfigError(problems);
         }
-        masterAddr = chooseMasterAddr(o, plan, probes);
+        masterAddr = chooseMasterAddr(o.masterAddr, plan, probes);
         if (port == 0 && plan.remote()) port = 29500;  // DeepSpeed's default
         if (world > 1) {
             if (!o.hostStore) throw ConfigError("this build cannot host a rendezvous store");
@@ -234,121 +218,72 @@ int superviseTraining(const SupervisorOptions& o, std::ostream& out) {
     ::signal(SIGPIPE, SIG_IGN);
 
     // ---- one `fts node` per host; the token and exported variables go on its stdin ------------------
-    struct NodeProc {
-        const NodePlan* plan = nullptr;
-        ChildProcess proc;
-        bool outOpen = false, errOpen = false, exited = false;
-        LineBuffer out, err;
-        int status = 0;
-    };
-    std::vector<NodeProc> nodes(plan.nodes.size());
-    const NodeCommand command{fs::absolute(o.configPath), runId, world, masterAddr, port, o.collectiveTimeoutMs, o.resume};
+    const NodeCommand command{fs::absolute(o.configPath), runId, world, masterAddr, port, o.collectiveTimeoutMs, o.resume, false};
     json hello{{"token", token}, {"env", json::object()}};
     for (const auto& [k, v] : exported) hello["env"][k] = v;
     const std::vector<std::string> nodeEnv = environmentWith({"FTS_RUN_TOKEN"}, {});
+    NodeGroup nodes(plan);
     for (size_t i = 0; i < nodes.size() && !failures.failed(); ++i) {
-        nodes[i].plan = &plan.nodes[i];
         try {
-            nodes[i].proc = startNode(plan.nodes[i], command, transport, nodeEnv);
-            nodes[i].outOpen = nodes[i].errOpen = true;
-            ::fcntl(nodes[i].proc.inFd, F_SETFL, O_NONBLOCK);
-            writeAll(nodes[i].proc.inFd, hello.dump() + "\n");
+            nodes.start(i, command, transport, nodeEnv, hello.dump());
         } catch (const Error& e) {
             failures.launchFailed("host " + plan.nodes[i].host + ": " + e.what());
         }
     }
-    auto sendAll = [&](const std::string& op) {
-        for (NodeProc& n : nodes)
-            if (n.proc.inFd >= 0) writeAll(n.proc.inFd, json{{"op", op}}.dump() + "\n");
-    };
-    auto closeControl = [&] {
-        for (NodeProc& n : nodes)
-            if (n.proc.inFd >= 0) ::close(std::exchange(n.proc.inFd, -1));
-    };
-    auto anyAlive = [&] {
-        for (const NodeProc& n : nodes)
-            if (n.proc.pid > 0 && !n.exited) return true;
-        return false;
-    };
     if (failures.failed()) {
-        sendAll("kill");
-        closeControl();
+        nodes.sendAll("kill");
+        nodes.closeControl();
     }
 
     // ---- the poll loop ------------------------------------------------------------------------
+    NodeGroup::Handlers handlers;
+    handlers.onLine = [&](const NodePlan& n, const std::string& line) { recorder.onNodeLine(n.host, line); };
+    handlers.onStderr = [&](const NodePlan& n, const std::string& line) { recorder.onNodeStderr(n.host, line); };
+    handlers.onExit = [&](const NodePlan& n, int status) {
+        const bool ok = WIFEXITED(status) && WEXITSTATUS(status) == 0;
+        if (ok) return;
+        const std::string said = recorder.lastStderr(n.host);
+        if (!recorder.nodeStarted(n.host))
+            failures.launchFailed("host " + n.host + ": the node " + describeExitStatus(status) + " before starting its ranks" +
+                                  (said.empty() ? "" : " (" + said + ")"));
+        else if (!failures.failed())
+            failures.launchFailed("host " + n.host + ": the node " + describeExitStatus(status) +
+                                  (n.local ? "" : " (the ssh session ended)") + (said.empty() ? "" : ": " + said));
+    };
     int signalsSeen = 0;
     std::optional<std::chrono::steady_clock::time_point> hardKillAt;  // ssh clients that outlive the kill
-    char buf[65536];
-    while (anyAlive()) {
-        std::vector<pollfd> fds;
-        std::vector<std::pair<size_t, int>> who;  // (node, 0 stdout / 1 stderr)
-        for (size_t i = 0; i < nodes.size(); ++i) {
-            if (nodes[i].outOpen) fds.push_back({nodes[i].proc.outFd, POLLIN, 0}), who.push_back({i, 0});
-            if (nodes[i].errOpen) fds.push_back({nodes[i].proc.errFd, POLLIN, 0}), who.push_back({i, 1});
-        }
-        fds.push_back({g_signalPipe[0], POLLIN, 0});
-        const int n = ::poll(fds.data(), nfds_t(fds.size()), 100);
-        if (n < 0 && errno != EINTR) break;
-        if (fds.back().revents & POLLIN) {
+    char buf[256];
+    while (nodes.anyAlive()) {
+        if (nodes.poll(100, g_signalPipe[0], handlers)) {
             int got = 0;
             while (::read(g_signalPipe[0], buf, sizeof buf) > 0) ++got;
             if (got > 0) {
                 // First request: every host's ranks checkpoint and stop together. Any later one: kill them.
                 const bool first = signalsSeen++ == 0;
-                sendAll(first ? "stop" : "kill");
+                nodes.sendAll(first ? "stop" : "kill");
                 recorder.log(-1, "info", first ? "stop requested: the workers checkpoint and stop" : "second stop request: killing the workers");
                 if (o.progress)
                     out << "\n" << (first ? "stopping after the current step (checkpointing)...\n" : "killing the workers\n");
                 if (!first) {
                     recorder.setKilledByUs();
-                    closeControl();
+                    nodes.closeControl();
                 }
             }
         }
-        for (size_t k = 0; k + 1 < fds.size(); ++k) {
-            if (!(fds[k].revents & (POLLIN | POLLHUP | POLLERR))) continue;
-            NodeProc& node = nodes[who[k].first];
-            const ssize_t got = ::read(fds[k].fd, buf, sizeof buf);
-            if (got <= 0) {
-                (who[k].second == 0 ? node.outOpen : node.errOpen) = false;
-                continue;
-            }
-            const std::string& host = node.plan->host;
-            if (who[k].second == 0) node.out.feed(buf, size_t(got), [&](const std::string& l) { recorder.onNodeLine(host, l); });
-            else node.err.feed(buf, size_t(got), [&](const std::string& l) { recorder.onNodeStderr(host, l); });
-        }
-        for (NodeProc& node : nodes) {
-            if (node.proc.pid <= 0 || node.exited || node.outOpen || node.errOpen) continue;
-            if (::waitpid(node.proc.pid, &node.status, WNOHANG) != node.proc.pid) continue;
-            node.exited = true;
-            ::close(node.proc.outFd);
-            ::close(node.proc.errFd);
-            if (node.proc.inFd >= 0) ::close(std::exchange(node.proc.inFd, -1));
-            const bool ok = WIFEXITED(node.status) && WEXITSTATUS(node.status) == 0;
-            if (!ok && !recorder.nodeStarted(node.plan->host)) {
-                const std::string said = recorder.lastStderr(node.plan->host);
-                failures.launchFailed("host " + node.plan->host + ": the node " + describeExitStatus(node.status) +
-                                      " before starting its ranks" + (said.empty() ? "" : " (" + said + ")"));
-            } else if (!ok && !failures.failed()) {
-                failures.launchFailed("host " + node.plan->host + ": the node " + describeExitStatus(node.status) +
-                                      (node.plan->local ? "" : " (the ssh session ended)"));
-            }
-        }
-        if (failures.killDue(std::chrono::steady_clock::now()) && anyAlive()) {
+        if (failures.killDue(std::chrono::steady_clock::now()) && nodes.anyAlive()) {
             recorder.setKilledByUs();
-            sendAll("kill");
-            closeControl();  // a node whose control closes kills its ranks too, whatever else happened
+            nodes.sendAll("kill");
+            nodes.closeControl();  // a node whose control closes kills its ranks too, whatever else happened
             recorder.log(-1, "error", "a rank failed: stopping the ranks on every host");
             hardKillAt = std::chrono::steady_clock::now() + std::chrono::seconds(5);
         }
         if (hardKillAt && std::chrono::steady_clock::now() >= *hardKillAt) {
-            for (NodeProc& node : nodes)
-                if (node.proc.pid > 0 && !node.exited) ::kill(-node.proc.pid, SIGKILL);  // its process group
+            nodes.killAll();
             hardKillAt.reset();
         }
         recorder.flushIfDue();
     }
-    closeControl();
+    nodes.closeControl();
     recorder.endProgressLine();
 
     RunStatus final = RunStatus::Failed;

@@ -16,6 +16,7 @@
 
 #include <chrono>
 #include <fstream>
+#include <set>
 #include <thread>
 
 using namespace fts;
@@ -150,6 +151,35 @@ private slots:
         QCOMPARE(hostOfRank.size(), size_t(4));
         QCOMPARE(hostOfRank[1], std::string("h1"));
         QCOMPARE(hostOfRank[2], std::string("h2"));
+        QVERIFY(noFtsProcessAnywhere());
+    }
+
+    // `fts hosts check`: verified collectives over every rank and a measured ping-pong per pair of hosts.
+    void hostsCheckReportsEveryLink() {
+        CliResult r = runFts(QStringList{"hosts", "check", "--json", "--hostfile",
+                                         q(hostfile("check.hostfile", "h1 slots=2\nh2 slots=1\nh3 slots=1\n"))} + sshArgs());
+        QVERIFY2(r.exitCode == 0, qPrintable(r.out + r.err));
+        const json report = json::parse(r.out.toStdString());
+        QVERIFY(report["ok"].get<bool>());
+        QCOMPARE(report["hosts"].size(), size_t(3));
+        std::set<std::string> links, tests;
+        for (const auto& c : report["checks"]) {
+            QVERIFY2(c["ok"].get<bool>(), qPrintable(QString::fromStdString(c.dump())));
+            QVERIFY(c["gbps"].get<double>() > 0);
+            if (c["test"] == "link") links.insert(c["from"].get<std::string>() + "-" + c["to"].get<std::string>());
+            else tests.insert(c["test"].get<std::string>());
+        }
+        QCOMPARE(links, (std::set<std::string>{"h1-h2", "h1-h3", "h2-h3"}));
+        QCOMPARE(tests, (std::set<std::string>{"broadcast", "all_reduce"}));
+        QVERIFY(noFtsProcessAnywhere());
+        // a host that cannot be reached is named, and nothing starts
+        sh({QString::fromStdString(kHarness.string()), "link", q(m_hosts), QString::fromStdString(m_prefix), "3", "down"});
+        CliResult bad = runFts(QStringList{"hosts", "check", "--hostfile", q(hostfile("check.hostfile", "h1 slots=1\nh3 slots=1\n"))} +
+                               sshArgs());
+        sh({QString::fromStdString(kHarness.string()), "link", q(m_hosts), QString::fromStdString(m_prefix), "3", "up"});
+        QCOMPARE(bad.exitCode, 1);
+        QVERIFY2(bad.out.contains("host h3: FAILED: host h3: unreachable over ssh"), qPrintable(bad.out));
+        QVERIFY(bad.out.contains("the hosts are not ready for training"));
         QVERIFY(noFtsProcessAnywhere());
     }
 

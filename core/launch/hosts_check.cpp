@@ -1,0 +1,150 @@
+// `fts hosts check` (see hosts_check.h): probe, then the same node launch as training in check mode.
+#include "core/launch/hosts_check.h"
+
+#include <sys/wait.h>
+
+#include <map>
+#include <random>
+#include <sstream>
+#include <iomanip>
+#include <ostream>
+
+#include "core/launch/hostfile.h"
+#include "core/launch/net_address.h"
+#include "core/launch/node_group.h"
+#include "core/util/error.h"
+
+namespace fts {
+using nlohmann::json;
+
+namespace {
+std::string newToken() {
+    std::random_device rd;
+    std::ostringstream ss;
+    for (int i = 0; i < 4; ++i) ss << std::hex << std::setw(8) << std::setfill('0') << rd();
+    return ss.str();
+}
+}  // namespace
+
+json checkHosts(const HostsCheckOptions& o, std::ostream* progress) {
+    const LaunchPlan plan = planLaunch(readHostfile(o.hostfile), o.include, o.exclude, o.numNodes, o.numGpus);
+    json report{{"ok", false}, {"hosts", json::array()}, {"checks", json::array()}, {"errors", json::array()},
+                {"world_size", plan.worldSize}, {"plan", describePlan(plan)}};
+    TransportOptions transport{o.localFts, o.remoteFts, SshOptions{o.sshPort, o.sshConfig, 5}};
+    std::vector<std::string> names;
+    for (const NodePlan& n : plan.nodes) names.push_back(n.host);
+    if (progress) *progress << "probing " << names.size() << " host(s)...\n" << std::flush;
+    const std::vector<HostProbe> probes = probeHosts(names, transport, o.probeTimeoutMs);
+    bool allReachable = true;
+    for (const HostProbe& p : probes) {
+        report["hosts"].push_back({{"host", p.host}, {"ok", p.ok}, {"error", p.error}, {"hostname", p.hostname},
+                                   {"fts", p.ftsVersion}, {"gpus", json::parse(p.gpusJson.empty() ? "[]" : p.gpusJson)},
+                                   {"seconds", p.seconds}});
+        allReachable = allReachable && p.ok;
+        if (!p.ok) report["errors"].push_back(p.error);
+    }
+    if (!allReachable) return report;
+
+    std::shared_ptr<void> server;
+    std::string addr;
+    int port = o.masterPort;
+    const std::string token = newToken();
+    try {
+        addr = chooseMasterAddr(o.masterAddr, plan, probes);
+        const int fd = listenTcp(addr, port);
+        server = o.hostStore(fd, addr, port, token);
+    } catch (const Error& e) {
+        report["errors"].push_back(e.what());
+        return report;
+    }
+    if (progress) *progress << "starting " << plan.worldSize << " rank(s): " << describePlan(plan) << "\n" << std::flush;
+    NodeCommand command;
+    command.worldSize = plan.worldSize;
+    command.masterAddr = addr;
+    command.masterPort = port;
+    command.collectiveTimeoutMs = o.timeoutMs;
+    command.check = true;
+    NodeGroup nodes(plan);
+    const std::string hello = json{{"token", token}, {"env", json::object()}}.dump();
+    const std::vector<std::string> env = environmentWith({"FTS_RUN_TOKEN"}, {});
+    for (size_t i = 0; i < nodes.size(); ++i) {
+        try {
+            nodes.start(i, command, transport, env, hello);
+        } catch (const Error& e) {
+            report["errors"].push_back("host " + plan.nodes[i].host + ": " + e.what());
+            return report;
+        }
+    }
+    std::map<std::string, std::string> lastStderr;
+    NodeGroup::Handlers h;
+    h.onLine = [&](const NodePlan& n, const std::string& line) {
+        json ev;
+        try {
+            ev = json::parse(line);
+        } catch (const std::exception&) {
+            return;
+        }
+        const std::string kind = ev.value("event", "");
+        if (kind == "check") {
+            report["checks"].push_back(ev);
+        } else if (kind == "error") {
+            report["errors"].push_back("host " + n.host + ", rank " + std::to_string(ev.value("rank", -1)) + ": " +
+                                       ev.value("message", ""));
+        } else if (kind == "rank_exit" && !ev.value("ok", false) && ev.value("signal", 0) != 0) {
+            report["errors"].push_back("host " + n.host + ": rank " + std::to_string(ev.value("rank", -1)) + " " +
+                                       ev.value("description", ""));
+        }
+    };
+    h.onStderr = [&](const NodePlan& n, const std::string& line) { lastStderr[n.host] = line; };
+    h.onExit = [&](const NodePlan& n, int status) {
+        if (!(WIFEXITED(status) && WEXITSTATUS(status) == 0) && report["errors"].empty())
+            report["errors"].push_back("host " + n.host + ": the node " + describeExitStatus(status) +
+                                       (lastStderr[n.host].empty() ? "" : " (" + lastStderr[n.host] + ")"));
+    };
+    // Every rank ends on its own (a check that fails ends with an error event); a hard deadline guards the rest.
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(3 * o.timeoutMs + 10000);
+    while (nodes.anyAlive()) {
+        nodes.poll(100, -1, h);
+        if (std::chrono::steady_clock::now() > deadline) {
+            report["errors"].push_back("the check did not end within " + std::to_string((3 * o.timeoutMs + 10000) / 1000) + " s");
+            nodes.closeControl();
+            nodes.killAll();
+            break;
+        }
+    }
+    bool ok = report["errors"].empty() && !report["checks"].empty();
+    for (const auto& c : report["checks"]) ok = ok && c.value("ok", false);
+    report["ok"] = ok;
+    return report;
+}
+
+std::string formatHostsReport(const json& r) {
+    std::ostringstream ss;
+    ss << std::fixed;
+    for (const auto& h : r["hosts"]) {
+        ss << "host " << h.value("host", "") << ": ";
+        if (h.value("ok", false)) {
+            ss << "reachable (" << h.value("hostname", "") << "), fts " << h.value("fts", "") << ", "
+               << h["gpus"].size() << " GPU" << (h["gpus"].size() == 1 ? "" : "s");
+            for (const auto& g : h["gpus"])
+                ss << "; " << g.value("index", 0) << ": " << g.value("name", "") << " " << g.value("memory_total_mib", 0) << " MiB";
+            ss << std::setprecision(2) << "  [" << h.value("seconds", 0.0) << " s]\n";
+        } else {
+            ss << "FAILED: " << h.value("error", "") << "\n";
+        }
+    }
+    for (const auto& c : r["checks"]) {
+        const std::string test = c.value("test", "");
+        if (test == "link") ss << "link " << c.value("from", "") << " <-> " << c.value("to", "") << " (" << c.value("backend", "") << ")";
+        else ss << c.value("backend", "") << " " << test << " over " << r.value("world_size", 0) << " ranks";
+        if (c.value("ok", false))
+            ss << ": ok, " << std::setprecision(4) << c.value("seconds", 0.0) << " s per " << (c.value("bytes", int64_t(0)) >> 20)
+               << " MiB, " << std::setprecision(2) << c.value("gbps", 0.0) << " Gbit/s\n";
+        else ss << ": FAILED: " << c.value("message", "") << "\n";
+    }
+    for (const auto& e : r["errors"]) ss << "error: " << e.get<std::string>() << "\n";
+    ss << (r.value("ok", false) ? "all checks passed\n" : "the hosts are not ready for training\n");
+    return ss.str();
+}
+
+}  // namespace fts
