@@ -1293,14 +1293,6 @@
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>SSH hosts (not supported yet)</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Remote hosts need a multi-node launcher; fts train starts every rank on this machine for now</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
         <source>GPU %1 · %2</source>
         <translation type="unfinished"></translation>
     </message>
@@ -1318,6 +1310,14 @@
     </message>
     <message>
         <source>Query the GPUs again (nvidia-smi)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>SSH hosts: from the command line (fts train --hostfile)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Runs on several hosts start from the command line for now: fts hosts check --hostfile FILE, then fts train CONFIG --hostfile FILE (docs/multinode.md). The studio shows their runs live, each GPU of each host.</source>
         <translation type="unfinished"></translation>
     </message>
 </context>
@@ -1828,19 +1828,11 @@
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>rank %1 %2</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
         <source>%1 allocated</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
         <source>%1 peak</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>rank %1 %2 allocated (of %3 MiB)</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
@@ -1965,6 +1957,14 @@
     </message>
     <message>
         <source>step %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%3 · rank %1 · %2</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 allocated (of %2 MiB)</source>
         <translation type="unfinished"></translation>
     </message>
 </context>

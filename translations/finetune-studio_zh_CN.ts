@@ -1284,14 +1284,6 @@
         <translation>在 CPU 上训练；rank（进程）数在下方设置</translation>
     </message>
     <message>
-        <source>SSH hosts (not supported yet)</source>
-        <translation>SSH 主机（暂不支持）</translation>
-    </message>
-    <message>
-        <source>Remote hosts need a multi-node launcher; fts train starts every rank on this machine for now</source>
-        <translation>远程主机需要多节点启动器；目前 fts train 在本机启动所有 rank</translation>
-    </message>
-    <message>
         <source>GPU %1 · %2</source>
         <translation>GPU %1 · %2</translation>
     </message>
@@ -1310,6 +1302,14 @@
     <message>
         <source>Query the GPUs again (nvidia-smi)</source>
         <translation>重新查询 GPU（nvidia-smi）</translation>
+    </message>
+    <message>
+        <source>SSH hosts: from the command line (fts train --hostfile)</source>
+        <translation>SSH 主机：请在命令行启动（fts train --hostfile）</translation>
+    </message>
+    <message>
+        <source>Runs on several hosts start from the command line for now: fts hosts check --hostfile FILE, then fts train CONFIG --hostfile FILE (docs/multinode.md). The studio shows their runs live, each GPU of each host.</source>
+        <translation>多主机训练目前在命令行启动：先运行 fts hosts check --hostfile FILE，再运行 fts train CONFIG --hostfile FILE（见 docs/multinode.md）。工作室会实时显示这些运行，包括每台主机的每块 GPU。</translation>
     </message>
 </context>
 <context>
@@ -1815,20 +1815,12 @@
         <translation>此运行的日志显示在这里。</translation>
     </message>
     <message>
-        <source>rank %1 %2</source>
-        <translation>rank %1 %2</translation>
-    </message>
-    <message>
         <source>%1 allocated</source>
         <translation>%1 已分配</translation>
     </message>
     <message>
         <source>%1 peak</source>
         <translation>%1 峰值</translation>
-    </message>
-    <message>
-        <source>rank %1 %2 allocated (of %3 MiB)</source>
-        <translation>rank %1 %2 已分配（共 %3 MiB）</translation>
     </message>
     <message>
         <source>%1 s</source>
@@ -1953,6 +1945,14 @@
     <message>
         <source>step %1</source>
         <translation>第 %1 步</translation>
+    </message>
+    <message>
+        <source>%3 · rank %1 · %2</source>
+        <translation>%3 · rank %1 · %2</translation>
+    </message>
+    <message>
+        <source>%1 allocated (of %2 MiB)</source>
+        <translation>%1 已分配（共 %2 MiB）</translation>
     </message>
 </context>
 <context>

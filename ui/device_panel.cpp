@@ -42,7 +42,7 @@ DevicePanel::DevicePanel(QWidget* parent) : QWidget(parent), m_program(defaultNv
     m_cpu->setFlags(Qt::ItemIsEnabled | Qt::ItemIsUserCheckable);
     m_cpu->setCheckState(DeviceColumn, Qt::Checked);
     m_ssh = new QTreeWidgetItem(m_tree);
-    m_ssh->setFlags(Qt::ItemIsUserCheckable);  // not enabled: the launcher starts ranks on this machine only
+    m_ssh->setFlags(Qt::ItemIsUserCheckable);  // not enabled: the studio launches on this machine only (yet)
     m_ssh->setCheckState(DeviceColumn, Qt::Unchecked);
 
     m_status = new QLabel(this);
@@ -187,9 +187,10 @@ void DevicePanel::retranslate() {
     m_cpu->setText(MemoryColumn, total > 0 ? tr("%1 / %2 GiB").arg(gib(double(used) / 1048576.0), gib(double(total) / 1048576.0))
                                            : QString());
     m_cpu->setToolTip(DeviceColumn, tr("Train on the CPU; the ranks (processes) are set below"));
-    m_ssh->setText(DeviceColumn, tr("SSH hosts (not supported yet)"));
-    m_ssh->setToolTip(DeviceColumn, tr("Remote hosts need a multi-node launcher; fts train starts every rank on this "
-                                       "machine for now"));
+    m_ssh->setText(DeviceColumn, tr("SSH hosts: from the command line (fts train --hostfile)"));
+    m_ssh->setToolTip(DeviceColumn, tr("Runs on several hosts start from the command line for now: fts hosts check "
+                                       "--hostfile FILE, then fts train CONFIG --hostfile FILE (docs/multinode.md). "
+                                       "The studio shows their runs live, each GPU of each host."));
     for (QTreeWidgetItem* item : std::as_const(m_gpus)) {
         const int index = item->data(DeviceColumn, kGpuIndexRole).toInt();
         const auto it = std::find_if(m_result.gpus.begin(), m_result.gpus.end(),

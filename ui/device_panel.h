@@ -1,7 +1,8 @@
 // DevicePanel: where a run trains: the CPU or a set of local NVIDIA GPUs (name, memory in use / total,
 // utilisation), listed from nvidia-smi on a worker thread when the panel is first shown (and on Refresh).
 // Invariant: the selection is either the CPU (ranks from the form's spin box) or >= 1 GPU (one rank each,
-// launched with --include localhost:i,j). SSH hosts are listed but disabled: the launcher is local only.
+// launched with --include localhost:i,j). SSH hosts are listed but disabled: multi-host runs start
+// from the command line (fts train --hostfile) for now.
 #pragma once
 #include <QList>
 #include <QString>

@@ -213,17 +213,22 @@ void RunView::changeEvent(QEvent* event) {
     QWidget::changeEvent(event);
 }
 
-// Legend names of the memory history: "rank R DEVICE allocated (of C MiB)" and "... peak".
+// "rank R · DEVICE", with the rank's host first when it is a remote one ("h2 · rank 2 · cuda:0").
+QString RunView::deviceName(const std::pair<int, QString>& key) const {
+    const auto it = m_lastMemory.find(key);
+    const QString host = it == m_lastMemory.end() ? QString() : QString::fromStdString(it->second.host);
+    if (host.isEmpty() || host == QLatin1String("localhost")) return tr("rank %1 · %2").arg(key.first).arg(key.second);
+    return tr("%3 · rank %1 · %2").arg(key.first).arg(key.second, host);
+}
+
+// Legend names of the memory history: "rank R · DEVICE allocated (of C MiB)" and "... peak".
 void RunView::nameMemoryGraphs() {
     for (const auto& [key, series] : m_memAllocated) {
-        const QString who = tr("rank %1 %2").arg(key.first).arg(key.second);
+        const QString who = deviceName(key);
         const auto cap = m_capacityMiB.find(key);
         if (QCPGraph* g = m_memoryChart->graphByKey(memKey("alloc", key.first, key.second)))
             g->setName(cap == m_capacityMiB.end() ? tr("%1 allocated").arg(who)
-                                                  : tr("rank %1 %2 allocated (of %3 MiB)")
-                                                        .arg(key.first)
-                                                        .arg(key.second)
-                                                        .arg(cap->second, 0, 'f', 0));
+                                                  : tr("%1 allocated (of %2 MiB)").arg(who).arg(cap->second, 0, 'f', 0));
         if (QCPGraph* g = m_memoryChart->graphByKey(memKey("peak", key.first, key.second)))
             g->setName(tr("%1 peak").arg(who));
     }
@@ -419,7 +424,7 @@ void RunView::updateBars() {
     QVector<MemoryBar> bars;
     for (const auto& [key, s] : m_lastMemory) {
         MemoryBar b;
-        b.label = tr("rank %1 · %2").arg(key.first).arg(key.second);
+        b.label = deviceName(key);
         b.allocated = s.allocated;
         b.reserved = s.reserved;
         b.peak = s.peak;

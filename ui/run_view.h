@@ -93,6 +93,7 @@ private:
     LiveSeries m_loss, m_evalLoss, m_lossSmoothed, m_lr, m_gradNorm, m_lossScale, m_tokensPerS;
     quint64 m_smoothedRevision = 0;
     double m_smoothedWeight = -1;
+    QString deviceName(const std::pair<int, QString>& key) const;
     std::map<std::pair<int, QString>, DeviceSample> m_lastMemory;
     std::map<std::pair<int, QString>, LiveSeries> m_memAllocated, m_memPeak;  // MiB per (rank, device)
     std::map<std::pair<int, QString>, double> m_capacityMiB;

@@ -50,6 +50,10 @@ CFG
   for k in $(seq 1 "$n"); do
     ns="${prefix}h$k"
     ip netns add "$ns"
+    # name lookups inside the host: no DNS server is reachable from it, so point the resolver at the host's own
+    # loopback (refused at once) instead of the machine's server (c10d's reverse lookups would wait ~10 s)
+    mkdir -p "/etc/netns/$ns"
+    echo "nameserver 127.0.0.1" > "/etc/netns/$ns/resolv.conf"
     ip link add "${prefix}v$k" type veth peer name eth0 netns "$ns"
     ip link set "${prefix}v$k" master "$br" up
     ip -n "$ns" addr add "$net.$((10 + k))/24" dev eth0
@@ -77,6 +81,7 @@ down)
       [ -n "$pids" ] && kill -9 $pids 2>/dev/null || true
       ip netns del "$ns" || true
     fi
+    rm -rf "/etc/netns/$ns"
     ip link del "${prefix}v$k" 2>/dev/null || true
   done
   ip link del "$br" 2>/dev/null || true
@@ -85,7 +90,9 @@ link)
   k=$4 what=$5
   case "$what" in
   up|down) ip -n "${prefix}h$k" link set eth0 "$what" ;;
-  rate) tc qdisc replace dev "${prefix}v$k" root tbf rate "$6" burst 1mbit latency 50ms ;;
+  rate)  # both directions: the bridge side of the veth and the host's own eth0
+    tc qdisc replace dev "${prefix}v$k" root tbf rate "$6" burst 4mbit latency 50ms
+    ip netns exec "${prefix}h$k" tc qdisc replace dev eth0 root tbf rate "$6" burst 4mbit latency 50ms ;;
   esac
   ;;
 *) echo "usage: $0 up|down|link DIR PREFIX ..." >&2; exit 2 ;;
