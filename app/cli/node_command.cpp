@@ -14,7 +14,9 @@ void addNodeCommand(CLI::App& app) {
     auto o = std::make_shared<NodeOptions>();
     auto probe = std::make_shared<bool>(false);
     auto gpus = std::make_shared<std::string>();
+    auto required = std::make_shared<std::vector<std::string>>();
     cmd->add_flag("--probe", *probe, "Print this host's fts version and GPUs as one JSON line, and exit");
+    cmd->add_option("--require", *required, "With --probe: paths this host must have (listed as missing otherwise)");
     cmd->add_option("--config", o->configPath, "Training config (the same path on every host)");
     cmd->add_option("--host", o->host, "This host's name in the hostfile (tags the events)");
     cmd->add_option("--run-id", o->runId, "Run id in the store");
@@ -27,9 +29,9 @@ void addNodeCommand(CLI::App& app) {
     cmd->add_option("--collective-timeout", o->collectiveTimeoutMs, "Collective timeout in milliseconds");
     cmd->add_flag("--resume", o->resume, "Continue from the latest checkpoint");
     cmd->add_flag("--check", o->check, "Run the hosts check (fts hosts check) instead of training");
-    cmd->callback([o, probe, gpus] {
+    cmd->callback([o, probe, gpus, required] {
         if (*probe) {
-            std::cout << probeLine() << std::endl;
+            std::cout << probeLine(*required) << std::endl;
             exitCode() = 0;
             return;
         }

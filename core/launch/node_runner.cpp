@@ -58,7 +58,7 @@ bool readLine(int fd, std::string& line) {
 
 }  // namespace
 
-std::string probeLine() {
+std::string probeLine(const std::vector<std::string>& requiredPaths) {
     json gpus = json::array();
     std::string smi = "not found";
     try {
@@ -97,9 +97,14 @@ std::string probeLine() {
     } catch (const Error&) {
         smi = "not found";
     }
+    json missing = json::array();
+    for (const std::string& path : requiredPaths) {
+        std::error_code ec;
+        if (!fs::exists(path, ec)) missing.push_back(path);
+    }
     const char* conn = std::getenv("SSH_CONNECTION");  // "client_ip client_port server_ip server_port"
     return json{{"event", "probe"}, {"fts", FTS_VERSION}, {"hostname", thisHostName()}, {"gpus", gpus},
-                {"nvidia_smi", smi}, {"ssh_connection", conn ? conn : ""}}
+                {"nvidia_smi", smi}, {"ssh_connection", conn ? conn : ""}, {"missing", missing}}
         .dump();
 }
 

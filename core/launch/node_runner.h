@@ -36,8 +36,9 @@ struct NodeOptions {
 // Returns the exit code (0: every rank exited 0).
 int runNode(const NodeOptions& options, int controlFd, int eventFd);
 
-// `fts node --probe`: one JSON line {"event":"probe","fts":V,"hostname":H,"gpus":[...]} (GPUs from nvidia-smi
-// when it is there: index, name, memory_total_mib, memory_used_mib).
-std::string probeLine();
+// `fts node --probe [--require PATH]...`: one JSON line {"event":"probe","fts":V,"hostname":H,"gpus":[...],
+// "missing":[paths]} (GPUs from nvidia-smi when it is there: index, name, memory_total_mib, memory_used_mib;
+// missing: the required paths this host does not have).
+std::string probeLine(const std::vector<std::string>& requiredPaths = {});
 
 }  // namespace fts

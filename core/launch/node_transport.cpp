@@ -100,7 +100,10 @@ std::string chooseMasterAddr(const std::string& given, const LaunchPlan& plan, c
     throw ConfigError("--master_addr: cannot tell which address of this machine the remote hosts reach; give it");
 }
 
-std::vector<HostProbe> probeHosts(const std::vector<std::string>& hosts, const TransportOptions& o, int timeoutMs) {
+std::vector<HostProbe> probeHosts(const std::vector<std::string>& hosts, const TransportOptions& o, int timeoutMs,
+                                  const std::vector<std::string>& requiredPaths) {
+    std::vector<std::string> probeArgs{"node", "--probe"};
+    for (const std::string& p : requiredPaths) probeArgs.insert(probeArgs.end(), {"--require", p});
     struct Pending {
         ChildProcess proc;
         std::string out, err;
@@ -114,7 +117,7 @@ std::vector<HostProbe> probeHosts(const std::vector<std::string>& hosts, const T
     for (size_t i = 0; i < hosts.size(); ++i) {
         probes[i].host = hosts[i];
         try {
-            pending[i].proc = spawnChild(onHost(hosts[i], isLocalHostName(hosts[i]), {"node", "--probe"}, o),
+            pending[i].proc = spawnChild(onHost(hosts[i], isLocalHostName(hosts[i]), probeArgs, o),
                                          SpawnOptions{environmentWith({}, {}), false, true, -1});
         } catch (const Error& e) {
             probes[i].error = "host " + hosts[i] + ": " + e.what();
@@ -166,9 +169,15 @@ std::vector<HostProbe> probeHosts(const std::vector<std::string>& hosts, const T
                 probes[i].gpusJson = line.value("gpus", json::array()).dump();
                 std::istringstream conn(line.value("ssh_connection", ""));
                 conn >> probes[i].clientAddr;
+                std::string missing;
+                for (const auto& m : line.value("missing", json::array()))
+                    missing += (missing.empty() ? "" : ", ") + m.get<std::string>();
                 if (probes[i].ftsVersion != FTS_VERSION)
                     probes[i].error = "host " + hosts[i] + ": fts there is version " + probes[i].ftsVersion + ", this one is " +
                                       FTS_VERSION + " (every host must run the same version)";
+                else if (!missing.empty())
+                    probes[i].error = "host " + hosts[i] + ": missing " + missing +
+                                      " (every host opens the config, the model and the data at the same paths)";
                 else probes[i].ok = true;
             } else if (WIFEXITED(p.status) && WEXITSTATUS(p.status) == 0) {
                 probes[i].error = "host " + hosts[i] + ": \"" + fts + " node --probe\" did not answer as fts does (is \"" +

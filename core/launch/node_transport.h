@@ -52,7 +52,9 @@ struct HostProbe {
 std::string chooseMasterAddr(const std::string& given, const LaunchPlan& plan, const std::vector<HostProbe>& probes);
 
 // Probes every host at once (`ssh HOST fts node --probe`; localhost runs it here), each within timeoutMs
-// (then killed). A version other than ours is an error. Never throws for a bad host: see HostProbe::error.
-std::vector<HostProbe> probeHosts(const std::vector<std::string>& hosts, const TransportOptions& options, int timeoutMs);
+// (then killed). A version other than ours is an error, and so is a missing path of requiredPaths (the config,
+// model and data every rank opens at the same path). Never throws for a bad host: see HostProbe::error.
+std::vector<HostProbe> probeHosts(const std::vector<std::string>& hosts, const TransportOptions& options, int timeoutMs,
+                                  const std::vector<std::string>& requiredPaths = {});
 
 }  // namespace fts

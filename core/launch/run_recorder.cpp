@@ -151,7 +151,8 @@ void RunRecorder::onEvent(const std::string& nodeHost, const json& ev) {
         const std::string message = ev.value("message", "unknown error");
         m_logs.push_back({time, rank, "error", message});
         if (rankKnown) m_reportedError[size_t(rank)] = true;
-        m_failures.rankFailed(rank, message, ev.value("collective", false));
+        const bool remote = !host.empty() && host != "localhost" && host != "127.0.0.1";
+        m_failures.rankFailed(rank, (remote ? "on " + host + ": " : std::string()) + message, ev.value("collective", false));
     } else if (kind == "node_started") {
         m_startedNodes.push_back(host);
         m_logs.push_back({time, -1, "info",

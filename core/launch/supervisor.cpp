@@ -108,6 +108,22 @@ LaunchPlan planFor(const SupervisorOptions& o) {
     return plan;
 }
 
+// What every rank opens at the same path: the config, and the model, tokenizer and data where they are files
+// or folders here (a model given as a hub id resolves on each host by itself).
+std::vector<std::string> pathsEveryHostNeeds(const TrainConfig& cfg, const fs::path& configPath) {
+    std::vector<std::string> paths{fs::absolute(configPath).string()};
+    const json model = cfg.raw.value("model", json::object());
+    const std::string written = model.is_object() && model.contains("path") && model["path"].is_string()
+                                    ? model["path"].get<std::string>() : std::string();
+    std::error_code ec;  // a path as written that exists here (a hub id does not)
+    const bool modelIsFolder = !written.empty() && (fs::exists(written, ec) || fs::exists(configPath.parent_path() / written, ec));
+    for (const fs::path& p : {modelIsFolder ? cfg.model.path : fs::path(), cfg.model.tokenizer, cfg.data.train, cfg.data.eval}) {
+        std::error_code ec;
+        if (!p.empty() && fs::exists(p, ec)) paths.push_back(fs::absolute(p).string());
+    }
+    return paths;
+}
+
 json hostsJson(const LaunchPlan& plan) {
     json hosts = json::array();
     for (const NodePlan& n : plan.nodes) hosts.push_back({{"host", n.host}, {"first_rank", n.firstRank}, {"slots", n.slotIds}});
@@ -187,7 +203,7 @@ int superviseTraining(const SupervisorOptions& o, std::ostream& out) {
             if (!n.local) remoteHosts.push_back(n.host);
         if (!remoteHosts.empty()) {
             if (o.progress) out << "checking " << remoteHosts.size() << " remote host(s) over ssh...\n";
-            probes = probeHosts(remoteHosts, transport, o.probeTimeoutMs);
+            probes = probeHosts(remoteHosts, transport, o.probeTimeoutMs, pathsEveryHostNeeds(cfg, o.configPath));
             std::string problems;
             for (const HostProbe& p : probes) {
                 if (!p.ok) problems += (problems.empty() ? "" : "\n") + p.error;
