@@ -1312,12 +1312,144 @@
         <source>Query the GPUs again (nvidia-smi)</source>
         <translation type="unfinished"></translation>
     </message>
+</context>
+<context>
+    <name>fts::HostsPanel</name>
     <message>
-        <source>SSH hosts: from the command line (fts train --hostfile)</source>
+        <source>this machine is always part of the run; add the other hosts</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>Runs on several hosts start from the command line for now: fts hosts check --hostfile FILE, then fts train CONFIG --hostfile FILE (docs/multinode.md). The studio shows their runs live, each GPU of each host.</source>
+        <source>not checked yet</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Add an SSH host</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Host name, ~/.ssh/config alias or address (ssh must reach it without a password):</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&quot;%1&quot; cannot be used: %2</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>No ~/.ssh/config to read hosts from.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message numerus="yes">
+        <source>%n host(s) added from ~/.ssh/config.</source>
+        <translation type="unfinished">
+            <numerusform></numerusform>
+            <numerusform></numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Add a host first.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Cannot write a temporary hostfile: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The check did not answer: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>no output</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Cannot start %1: %2</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message numerus="yes">
+        <source>Checking %n host(s): ssh, fts, GPUs, then collectives and links…</source>
+        <translation type="unfinished">
+            <numerusform></numerusform>
+            <numerusform></numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>GPU %1 · %2</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 / %2 GiB in use</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message numerus="yes">
+        <source>%n GPU(s)</source>
+        <translation type="unfinished">
+            <numerusform></numerusform>
+            <numerusform></numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>reachable (%1), fts %2, %3</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>no GPU: CPU ranks</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>link %1 ↔ %2</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1: %2 Gbit/s</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 failed: %2</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>All checks passed.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The hosts are not ready for training.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>SSH host</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Ranks</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Status</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Add host…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>From ~/.ssh/config</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Remove</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Check hosts</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>fts hosts check: reach each host over ssh in BatchMode, compare fts versions, list GPUs, then run broadcast, all-reduce and a transfer per pair of hosts</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Checked hosts train with this machine: their GPUs (or CPU ranks), one rank each. The same fts, config, model and data paths must exist on every host (docs/multinode.md).</source>
         <translation type="unfinished"></translation>
     </message>
 </context>
@@ -1659,6 +1791,10 @@
     </message>
     <message>
         <source>Run &quot;%1&quot; stopped.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Cannot write the hostfile %1: %2</source>
         <translation type="unfinished"></translation>
     </message>
 </context>

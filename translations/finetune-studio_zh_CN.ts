@@ -1303,13 +1303,142 @@
         <source>Query the GPUs again (nvidia-smi)</source>
         <translation>重新查询 GPU（nvidia-smi）</translation>
     </message>
+</context>
+<context>
+    <name>fts::HostsPanel</name>
     <message>
-        <source>SSH hosts: from the command line (fts train --hostfile)</source>
-        <translation>SSH 主机：请在命令行启动（fts train --hostfile）</translation>
+        <source>this machine is always part of the run; add the other hosts</source>
+        <translation>本机始终参与训练；请添加其他主机</translation>
     </message>
     <message>
-        <source>Runs on several hosts start from the command line for now: fts hosts check --hostfile FILE, then fts train CONFIG --hostfile FILE (docs/multinode.md). The studio shows their runs live, each GPU of each host.</source>
-        <translation>多主机训练目前在命令行启动：先运行 fts hosts check --hostfile FILE，再运行 fts train CONFIG --hostfile FILE（见 docs/multinode.md）。工作室会实时显示这些运行，包括每台主机的每块 GPU。</translation>
+        <source>not checked yet</source>
+        <translation>尚未检查</translation>
+    </message>
+    <message>
+        <source>Add an SSH host</source>
+        <translation>添加 SSH 主机</translation>
+    </message>
+    <message>
+        <source>Host name, ~/.ssh/config alias or address (ssh must reach it without a password):</source>
+        <translation>主机名、~/.ssh/config 中的别名或地址（ssh 须能免密码登录）：</translation>
+    </message>
+    <message>
+        <source>&quot;%1&quot; cannot be used: %2</source>
+        <translation>无法使用“%1”：%2</translation>
+    </message>
+    <message>
+        <source>No ~/.ssh/config to read hosts from.</source>
+        <translation>没有可读取主机的 ~/.ssh/config。</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n host(s) added from ~/.ssh/config.</source>
+        <translation>
+            <numerusform>已从 ~/.ssh/config 添加 %n 台主机。</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Add a host first.</source>
+        <translation>请先添加主机。</translation>
+    </message>
+    <message>
+        <source>Cannot write a temporary hostfile: %1</source>
+        <translation>无法写入临时 hostfile：%1</translation>
+    </message>
+    <message>
+        <source>The check did not answer: %1</source>
+        <translation>检查没有返回结果：%1</translation>
+    </message>
+    <message>
+        <source>no output</source>
+        <translation>无输出</translation>
+    </message>
+    <message>
+        <source>Cannot start %1: %2</source>
+        <translation>无法启动 %1：%2</translation>
+    </message>
+    <message numerus="yes">
+        <source>Checking %n host(s): ssh, fts, GPUs, then collectives and links…</source>
+        <translation>
+            <numerusform>正在检查 %n 台主机：ssh、fts、GPU，然后是集合通信和链路……</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>GPU %1 · %2</source>
+        <translation>GPU %1 · %2</translation>
+    </message>
+    <message>
+        <source>%1 / %2 GiB in use</source>
+        <translation>已用 %1 / %2 GiB</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n GPU(s)</source>
+        <translation>
+            <numerusform>%n 块 GPU</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>reachable (%1), fts %2, %3</source>
+        <translation>可连接（%1），fts %2，%3</translation>
+    </message>
+    <message>
+        <source>no GPU: CPU ranks</source>
+        <translation>无 GPU：使用 CPU 进程</translation>
+    </message>
+    <message>
+        <source>link %1 ↔ %2</source>
+        <translation>链路 %1 ↔ %2</translation>
+    </message>
+    <message>
+        <source>%1: %2 Gbit/s</source>
+        <translation>%1：%2 Gbit/s</translation>
+    </message>
+    <message>
+        <source>%1 failed: %2</source>
+        <translation>%1 失败：%2</translation>
+    </message>
+    <message>
+        <source>All checks passed.</source>
+        <translation>全部检查通过。</translation>
+    </message>
+    <message>
+        <source>The hosts are not ready for training.</source>
+        <translation>这些主机尚不能用于训练。</translation>
+    </message>
+    <message>
+        <source>SSH host</source>
+        <translation>SSH 主机</translation>
+    </message>
+    <message>
+        <source>Ranks</source>
+        <translation>进程数</translation>
+    </message>
+    <message>
+        <source>Status</source>
+        <translation>状态</translation>
+    </message>
+    <message>
+        <source>Add host…</source>
+        <translation>添加主机…</translation>
+    </message>
+    <message>
+        <source>From ~/.ssh/config</source>
+        <translation>从 ~/.ssh/config 导入</translation>
+    </message>
+    <message>
+        <source>Remove</source>
+        <translation>移除</translation>
+    </message>
+    <message>
+        <source>Check hosts</source>
+        <translation>检查主机</translation>
+    </message>
+    <message>
+        <source>fts hosts check: reach each host over ssh in BatchMode, compare fts versions, list GPUs, then run broadcast, all-reduce and a transfer per pair of hosts</source>
+        <translation>fts hosts check：以 BatchMode 通过 ssh 连接每台主机，比对 fts 版本，列出 GPU，然后运行广播、all-reduce，并在每对主机之间传输数据</translation>
+    </message>
+    <message>
+        <source>Checked hosts train with this machine: their GPUs (or CPU ranks), one rank each. The same fts, config, model and data paths must exist on every host (docs/multinode.md).</source>
+        <translation>勾选的主机与本机一起训练：使用其 GPU（或 CPU 进程），每个一个 rank。每台主机上都必须在相同路径下有 fts、配置、模型和数据（见 docs/multinode.md）。</translation>
     </message>
 </context>
 <context>
@@ -1649,6 +1778,10 @@
     <message>
         <source>Run &quot;%1&quot; stopped.</source>
         <translation>运行“%1”已停止。</translation>
+    </message>
+    <message>
+        <source>Cannot write the hostfile %1: %2</source>
+        <translation>无法写入 hostfile %1：%2</translation>
     </message>
 </context>
 <context>

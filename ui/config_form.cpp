@@ -20,6 +20,7 @@
 #include "ui/collapsible_section.h"
 #include "ui/config_editor.h"
 #include "ui/device_panel.h"
+#include "ui/hosts_panel.h"
 #include "ui/memory_bars.h"
 #include "core/config/memory_estimate.h"
 
@@ -101,15 +102,24 @@ ConfigForm::ConfigForm(ConfigEditor* editor, QWidget* parent) : QWidget(parent),
     m_ranks->setRange(1, 64);
     m_ranksLabel = new QLabel(this);
     forms[int(FieldSection::Devices)]->addRow(m_ranksLabel, m_ranks);
+    m_hosts = new HostsPanel(this);
+    forms[int(FieldSection::Devices)]->addRow(m_hosts);
     connect(m_devices, &DevicePanel::selectionChanged, this, [this] {
         const QList<int> gpus = m_devices->selectedGpus();
         if (!gpus.isEmpty()) m_ranks->setValue(int(gpus.size()));  // one rank per GPU
         m_ranks->setEnabled(gpus.isEmpty());
     });
-    connect(m_ranks, &QSpinBox::valueChanged, this, [this](int n) {
-        m_editor->setWorldSize(n);
-        emit ranksChanged(n);
+    // The world size the config is resolved with: this machine's ranks plus every chosen SSH host's.
+    auto worldSize = [this] {
+        int n = m_ranks->value();
+        for (const RemoteHostChoice& h : m_hosts->selectedHosts()) n += h.gpus.isEmpty() ? h.cpuRanks : int(h.gpus.size());
+        return n;
+    };
+    connect(m_ranks, &QSpinBox::valueChanged, this, [this, worldSize] {
+        m_editor->setWorldSize(worldSize());
+        emit ranksChanged(m_ranks->value());
     });
+    connect(m_hosts, &HostsPanel::selectionChanged, this, [this, worldSize] { m_editor->setWorldSize(worldSize()); });
     layout->addStretch(1);
 
     m_refresh.setSingleShot(true);

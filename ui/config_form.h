@@ -24,6 +24,7 @@ class CollapsibleSection;
 class MemoryBars;
 class ConfigEditor;
 class DevicePanel;
+class HostsPanel;
 
 class ConfigForm : public QWidget {
     Q_OBJECT
@@ -46,6 +47,7 @@ public:
     QSpinBox* ranksSpin() const { return m_ranks; }
     // CPU or local GPUs: with GPUs checked the ranks are one per GPU (the spin box follows, read-only).
     DevicePanel* devicePanel() const { return m_devices; }
+    HostsPanel* hostsPanel() const { return m_hosts; }
     QPushButton* pickModelButton() const { return m_pickModel; }
     QPushButton* previewDataButton() const { return m_previewData; }
     // The per-rank memory estimate (fts::estimateMemory via the editor's validator): a bar against one
@@ -100,6 +102,7 @@ private:
     MemoryBars* m_estimateBars;
     QLabel* m_estimateText;
     QSpinBox* m_ranks;
+    HostsPanel* m_hosts = nullptr;
     DevicePanel* m_devices;
     QLabel* m_ranksLabel;
     QPushButton* m_pickModel;

@@ -41,9 +41,6 @@ DevicePanel::DevicePanel(QWidget* parent) : QWidget(parent), m_program(defaultNv
     m_cpu = new QTreeWidgetItem(m_tree);
     m_cpu->setFlags(Qt::ItemIsEnabled | Qt::ItemIsUserCheckable);
     m_cpu->setCheckState(DeviceColumn, Qt::Checked);
-    m_ssh = new QTreeWidgetItem(m_tree);
-    m_ssh->setFlags(Qt::ItemIsUserCheckable);  // not enabled: the studio launches on this machine only (yet)
-    m_ssh->setCheckState(DeviceColumn, Qt::Unchecked);
 
     m_status = new QLabel(this);
     m_status->setObjectName(QStringLiteral("deviceStatus"));
@@ -107,7 +104,7 @@ void DevicePanel::showResult(const GpuQueryResult& result) {
         item->setFlags(Qt::ItemIsEnabled | Qt::ItemIsUserCheckable);
         item->setData(DeviceColumn, kGpuIndexRole, g.index);
         item->setCheckState(DeviceColumn, before.contains(g.index) ? Qt::Checked : Qt::Unchecked);
-        m_tree->insertTopLevelItem(m_tree->indexOfTopLevelItem(m_ssh), item);
+        m_tree->addTopLevelItem(item);
         m_gpus << item;
     }
     m_updating = false;
@@ -187,10 +184,6 @@ void DevicePanel::retranslate() {
     m_cpu->setText(MemoryColumn, total > 0 ? tr("%1 / %2 GiB").arg(gib(double(used) / 1048576.0), gib(double(total) / 1048576.0))
                                            : QString());
     m_cpu->setToolTip(DeviceColumn, tr("Train on the CPU; the ranks (processes) are set below"));
-    m_ssh->setText(DeviceColumn, tr("SSH hosts: from the command line (fts train --hostfile)"));
-    m_ssh->setToolTip(DeviceColumn, tr("Runs on several hosts start from the command line for now: fts hosts check "
-                                       "--hostfile FILE, then fts train CONFIG --hostfile FILE (docs/multinode.md). "
-                                       "The studio shows their runs live, each GPU of each host."));
     for (QTreeWidgetItem* item : std::as_const(m_gpus)) {
         const int index = item->data(DeviceColumn, kGpuIndexRole).toInt();
         const auto it = std::find_if(m_result.gpus.begin(), m_result.gpus.end(),

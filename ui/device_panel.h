@@ -1,8 +1,7 @@
 // DevicePanel: where a run trains: the CPU or a set of local NVIDIA GPUs (name, memory in use / total,
 // utilisation), listed from nvidia-smi on a worker thread when the panel is first shown (and on Refresh).
 // Invariant: the selection is either the CPU (ranks from the form's spin box) or >= 1 GPU (one rank each,
-// launched with --include localhost:i,j). SSH hosts are listed but disabled: multi-host runs start
-// from the command line (fts train --hostfile) for now.
+// launched with --include localhost:i,j). Other hosts: HostsPanel.
 #pragma once
 #include <QList>
 #include <QString>
@@ -41,7 +40,6 @@ public:
     QLabel* statusLabel() const { return m_status; }
     QPushButton* refreshButton() const { return m_refresh; }
     QTreeWidgetItem* cpuItem() const { return m_cpu; }
-    QTreeWidgetItem* sshItem() const { return m_ssh; }
     QTreeWidgetItem* gpuItem(int index) const;  // by nvidia-smi index; nullptr if not listed
 
 signals:
@@ -65,7 +63,6 @@ private:
     QThread* m_thread = nullptr;
     QTreeWidget* m_tree;
     QTreeWidgetItem* m_cpu;
-    QTreeWidgetItem* m_ssh;
     QList<QTreeWidgetItem*> m_gpus;
     QLabel* m_status;
     QPushButton* m_refresh;

@@ -8,6 +8,7 @@
 #include <QCloseEvent>
 #include <QDateTime>
 #include <QDir>
+#include <QSaveFile>
 #include <QFile>
 #include <QFileDialog>
 #include <QFileInfo>
@@ -47,6 +48,7 @@
 #include "ui/config_editor.h"
 #include "ui/config_form.h"
 #include "ui/device_panel.h"
+#include "ui/hosts_panel.h"
 #include "ui/data_preview.h"
 #include "ui/model_picker.h"
 #include "ui/settings_dialog.h"
@@ -636,8 +638,23 @@ std::optional<qint64> MainWindow::startRun(QString* error) {
     const QString logPath =
         QDir(m_options.dataDir)
             .absoluteFilePath(QStringLiteral("logs/%1.log").arg(QFileInfo(*configPath).completeBaseName()));
+    // SSH hosts chosen: this machine and those hosts go in a hostfile beside the log (docs/multinode.md).
+    QString hostfile, include;
+    const QList<RemoteHostChoice> remote = m_form->hostsPanel()->selectedHosts();
+    if (!remote.isEmpty()) {
+        const MultiHostLaunch plan =
+            multiHostLaunch(m_form->devicePanel()->selectedGpus(), m_form->ranksSpin()->value(), remote);
+        hostfile = QDir(m_options.dataDir)
+                       .absoluteFilePath(QStringLiteral("hostfiles/%1.hostfile").arg(QFileInfo(*configPath).completeBaseName()));
+        QDir().mkpath(QFileInfo(hostfile).absolutePath());
+        QSaveFile f(hostfile);
+        if (!f.open(QIODevice::WriteOnly) || f.write(plan.hostfileText.toUtf8()) < 0 || !f.commit())
+            return fail(tr("Cannot write the hostfile %1: %2").arg(hostfile, f.errorString()));
+        include = plan.include;
+    }
     const auto started = startTrainDetached(m_options.cliPath, *configPath, m_options.storePath, logPath, &why,
-                                            m_form->ranksSpin()->value(), m_form->devicePanel()->selectedGpus());
+                                            m_form->ranksSpin()->value(), m_form->devicePanel()->selectedGpus(), hostfile,
+                                            include);
     if (!started) return fail(why);
     m_pending = PendingStart{started->pid, *configPath, started->logPath, 0};
     m_pendingTimer.start();

@@ -156,7 +156,8 @@ std::optional<QString> prepareLaunchConfig(const LaunchConfigRequest& request, Q
 
 std::optional<StartedProcess> startTrainDetached(const QString& cliPath, const QString& configPath,
                                                  const QString& storePath, const QString& logPath, QString* error,
-                                                 int nproc, const QList<int>& gpus) {
+                                                 int nproc, const QList<int>& gpus, const QString& hostfile,
+                                                 const QString& include) {
     const QFileInfo cli(cliPath);
     if (!cli.isFile() || !cli.isExecutable()) {
         setError(error, QCoreApplication::translate(
@@ -168,7 +169,8 @@ std::optional<StartedProcess> startTrainDetached(const QString& cliPath, const Q
     QProcess process;
     process.setProgram(cli.absoluteFilePath());
     QStringList args{QStringLiteral("train"), configPath, QStringLiteral("--store"), storePath};
-    args << placementArguments(nproc, gpus);
+    if (!hostfile.isEmpty()) args << QStringLiteral("--hostfile") << hostfile << QStringLiteral("--include") << include;
+    else args << placementArguments(nproc, gpus);
     process.setArguments(args);
     process.setWorkingDirectory(QFileInfo(configPath).absolutePath());
     if (!gpus.isEmpty()) {

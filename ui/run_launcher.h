@@ -50,11 +50,13 @@ struct StartedProcess {
 // `cli train <configPath> --store <storePath>` plus placementArguments(nproc, gpus) (--include localhost:i,j
 // for GPUs, else --nproc N when N > 1), detached, working directory = the config's folder, stdout+stderr
 // appended to logPath. With GPUs, CUDA_DEVICE_ORDER=PCI_BUS_ID (unless set) so CUDA's ids are nvidia-smi's.
+// With a hostfile (the hosts panel's choice): --hostfile FILE --include SPEC instead of the local placement.
 // Returns the supervisor pid.
 std::optional<StartedProcess> startTrainDetached(const QString& cliPath, const QString& configPath,
                                                  const QString& storePath, const QString& logPath,
                                                  QString* error = nullptr, int nproc = 1,
-                                                 const QList<int>& gpus = {});
+                                                 const QList<int>& gpus = {}, const QString& hostfile = {},
+                                                 const QString& include = {});
 
 
 }  // namespace fts

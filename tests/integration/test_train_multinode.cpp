@@ -194,6 +194,8 @@ private slots:
                                            << "host h1: the remote fts \"/opt/none/fts\" was not found" << 1;
         QTest::newRow("not fts") << "h1 slots=1\n" << QStringList{"--remote-fts", "/bin/true"}
                                  << "did not answer as fts does" << 1;
+        QTest::newRow("other version") << "h1 slots=1\nh2 slots=1\n" << QStringList{"--remote-fts", "OLD_FTS"}
+                                       << "host h2: fts there is version 0.0.1, this one is " FTS_VERSION << 1;
         QTest::newRow("hostile host name") << "h1 slots=1\nh2;touch${IFS}CANARY slots=1\n" << QStringList{}
                                            << "line 2: host \"h2;touch${IFS}CANARY\"" << 2;
         QTest::newRow("unknown host") << "h1 slots=1\nnosuchhost.invalid slots=1\n" << QStringList{}
@@ -206,6 +208,12 @@ private slots:
         QFETCH(QStringList, extra);
         QFETCH(QString, expected);
         QFETCH(int, code);
+        if (extra.size() == 2 && extra[1] == "OLD_FTS") {  // an fts of another version answering the probe
+            const fs::path old = m_dir / "old-fts";
+            std::ofstream(old) << "#!/bin/sh\necho '{\"event\":\"probe\",\"fts\":\"0.0.1\",\"hostname\":\"x\",\"gpus\":[]}'\n";
+            fs::permissions(old, fs::perms::owner_all);
+            extra[1] = q(old);
+        }
         const bool down = QString(QTest::currentDataTag()) == "unreachable";
         if (down) sh({QString::fromStdString(kHarness.string()), "link", q(m_hosts), QString::fromStdString(m_prefix), "3", "down"});
         const fs::path cfg = writeConfig(m_dir, "fail", 2, 2);

@@ -148,7 +148,7 @@ private slots:
             fts::RunStore& store = *opened;
             auto runs = store.listRuns();
             if (runs.empty() || series(store, runs[0].id, "loss").size() < 2) return false;
-            static const std::regex re(R"(worker rank 1 of 2 started \(pid (\d+)\))");
+            static const std::regex re(R"(worker rank 1 of 2 started on \S+ \(pid (\d+)\))");
             for (const auto& l : store.logs(runs[0].id, 0)) {
                 std::smatch m;
                 if (std::regex_search(l.message, m, re)) rank1 = std::stoll(m[1]);

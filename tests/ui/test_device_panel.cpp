@@ -117,16 +117,13 @@ private slots:
         panel.show();  // the first show queries
         QTRY_VERIFY_WITH_TIMEOUT(panel.hasQueried(), 10000);
         QVERIFY2(panel.lastResult().found, qPrintable(panel.lastResult().message));
-        QCOMPARE(panel.tree()->topLevelItemCount(), 1 + 4 + 1);  // CPU, GPUs, SSH
+        QCOMPARE(panel.tree()->topLevelItemCount(), 1 + 4);  // CPU, GPUs
         QTreeWidgetItem* gpu1 = panel.gpuItem(1);
         QVERIFY(gpu1);
         QVERIFY(gpu1->text(0).contains(QStringLiteral("NVIDIA H100 80GB HBM3")));
         QCOMPARE(gpu1->text(1), QStringLiteral("72.4 / 79.6 GiB"));  // 74187 / 81559 MiB
         QCOMPARE(gpu1->text(2), QStringLiteral("96 %"));
         QVERIFY(panel.statusLabel()->text().contains(QLatin1Char('4')));
-        // SSH hosts are shown but cannot be chosen, and say why.
-        QVERIFY(!(panel.sshItem()->flags() & Qt::ItemIsEnabled));
-        QVERIFY(!panel.sshItem()->toolTip(0).isEmpty());
 
         // The CPU is the default; checking GPUs unchecks it; checking the CPU again clears the GPUs.
         QVERIFY(panel.selectedGpus().isEmpty());
@@ -173,7 +170,7 @@ private slots:
         const QString status = panel.statusLabel()->text();
         QVERIFY2(status.contains(QStringLiteral("No NVIDIA GPU found")), qPrintable(status));
         QVERIFY2(status.contains(says), qPrintable(status));
-        QCOMPARE(panel.tree()->topLevelItemCount(), 2);  // CPU and SSH
+        QCOMPARE(panel.tree()->topLevelItemCount(), 1);  // the CPU
         QCOMPARE(panel.cpuItem()->checkState(0), Qt::Checked);
         QVERIFY(panel.selectedGpus().isEmpty());
     }
