@@ -3,12 +3,17 @@
 #include <CLI/CLI.hpp>
 
 #include <filesystem>
+#include <memory>
+#include <string>
 
 namespace fts::cli {
 
 // Every command records its exit code here; main returns it.
 int& exitCode();
 std::filesystem::path selfExecutable();  // /proc/self/exe
+// Hosts a run's rendezvous store in this process (core/dist/store_server.h), for the launcher options'
+// hostStore: `fts train` and `fts hosts check`.
+std::shared_ptr<void> hostRendezvousStore(int listenFd, const std::string& host, int port, const std::string& token);
 
 void addTrainCommand(CLI::App& app);
 void addWorkerCommand(CLI::App& app);

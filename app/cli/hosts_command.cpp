@@ -2,7 +2,6 @@
 #include <iostream>
 
 #include "app/cli/commands.h"
-#include "core/dist/store_server.h"
 #include "core/launch/hosts_check.h"
 
 namespace fts::cli {
@@ -27,9 +26,7 @@ void addHostsCommand(CLI::App& app) {
     check->add_flag("--json", *asJson, "Print the report as JSON");
     check->callback([o, asJson] {
         o->localFts = selfExecutable();
-        o->hostStore = [](int fd, const std::string& host, int port, const std::string& token) -> std::shared_ptr<void> {
-            return std::make_shared<StoreServer>(fd, host, port, token);
-        };
+        o->hostStore = hostRendezvousStore;
         const nlohmann::json report = checkHosts(*o, *asJson ? nullptr : &std::cerr);
         if (*asJson) std::cout << report.dump(2) << "\n";
         else std::cout << formatHostsReport(report);

@@ -16,6 +16,10 @@ int& exitCode() {
 
 std::filesystem::path selfExecutable() { return std::filesystem::read_symlink("/proc/self/exe"); }
 
+std::shared_ptr<void> hostRendezvousStore(int listenFd, const std::string& host, int port, const std::string& token) {
+    return std::make_shared<StoreServer>(listenFd, host, port, token);
+}
+
 void addTrainCommand(CLI::App& app) {
     auto* cmd = app.add_subcommand("train", "Train with a config file; records the run in the store");
     auto opts = std::make_shared<SupervisorOptions>();
@@ -43,9 +47,7 @@ void addTrainCommand(CLI::App& app) {
     cmd->callback([opts, quiet] {
         opts->progress = !*quiet;
         opts->workerExecutable = selfExecutable();
-        opts->hostStore = [](int fd, const std::string& host, int port, const std::string& token) -> std::shared_ptr<void> {
-            return std::make_shared<StoreServer>(fd, host, port, token);
-        };
+        opts->hostStore = hostRendezvousStore;
         exitCode() = superviseTraining(*opts, std::cerr);
     });
 }

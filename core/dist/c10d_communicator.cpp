@@ -1,7 +1,6 @@
 // C10dCommunicator (see c10d_communicator.h) and connectRanks(): rendezvous, then the backend by kind.
 #include "core/dist/c10d_communicator.h"
 
-#include <random>
 #include <sstream>
 
 #include <torch/csrc/distributed/c10d/PrefixStore.hpp>
@@ -173,11 +172,5 @@ std::unique_ptr<Communicator> connectRanks(const DistOptions& o) {
 
 DistBackend backendForDevice(const torch::Device& device) { return device.is_cuda() ? DistBackend::Nccl : DistBackend::Gloo; }
 
-std::string newRunToken() {
-    std::random_device rd;  // the OS entropy source
-    std::ostringstream ss;
-    for (int i = 0; i < 4; ++i) ss << std::hex << std::setw(8) << std::setfill('0') << rd();
-    return ss.str();
-}
 
 }  // namespace fts

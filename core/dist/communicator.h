@@ -11,6 +11,7 @@
 
 #include "core/dist/dist_error.h"
 #include "core/dist/dist_options.h"
+#include "core/util/run_token.h"  // newRunToken()
 
 namespace fts {
 
@@ -52,7 +53,5 @@ std::unique_ptr<Communicator> connectRanks(const DistOptions& options);
 // Picks the backend for a device: NCCL for CUDA, Gloo otherwise.
 DistBackend backendForDevice(const torch::Device& device);
 
-// A fresh 128-bit random token, hex (for the launcher).
-std::string newRunToken();
 
 }  // namespace fts

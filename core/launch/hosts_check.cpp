@@ -4,7 +4,6 @@
 #include <sys/wait.h>
 
 #include <map>
-#include <random>
 #include <sstream>
 #include <iomanip>
 #include <ostream>
@@ -13,18 +12,11 @@
 #include "core/launch/net_address.h"
 #include "core/launch/node_group.h"
 #include "core/util/error.h"
+#include "core/util/run_token.h"
 
 namespace fts {
 using nlohmann::json;
 
-namespace {
-std::string newToken() {
-    std::random_device rd;
-    std::ostringstream ss;
-    for (int i = 0; i < 4; ++i) ss << std::hex << std::setw(8) << std::setfill('0') << rd();
-    return ss.str();
-}
-}  // namespace
 
 json checkHosts(const HostsCheckOptions& o, std::ostream* progress) {
     const LaunchPlan plan = planLaunch(readHostfile(o.hostfile), o.include, o.exclude, o.numNodes, o.numGpus);
@@ -48,7 +40,7 @@ json checkHosts(const HostsCheckOptions& o, std::ostream* progress) {
     std::shared_ptr<void> server;
     std::string addr;
     int port = o.masterPort;
-    const std::string token = newToken();
+    const std::string token = newRunToken();
     try {
         addr = chooseMasterAddr(o.masterAddr, plan, probes);
         const int fd = listenTcp(addr, port);

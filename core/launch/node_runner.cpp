@@ -15,6 +15,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/launch/net_address.h"
+#include "core/store/run_store.h"
 #include "core/util/child_process.h"
 #include "core/util/error.h"
 
@@ -27,12 +28,6 @@ namespace {
 double nowSeconds() {
     using namespace std::chrono;
     return duration<double>(system_clock::now().time_since_epoch()).count();
-}
-
-std::string thisHostName() {
-    char buf[256] = {0};
-    ::gethostname(buf, sizeof buf - 1);
-    return buf;
 }
 
 struct Rank {
@@ -103,7 +98,7 @@ std::string probeLine(const std::vector<std::string>& requiredPaths) {
         if (!fs::exists(path, ec)) missing.push_back(path);
     }
     const char* conn = std::getenv("SSH_CONNECTION");  // "client_ip client_port server_ip server_port"
-    return json{{"event", "probe"}, {"fts", FTS_VERSION}, {"hostname", thisHostName()}, {"gpus", gpus},
+    return json{{"event", "probe"}, {"fts", FTS_VERSION}, {"hostname", RunStore::localHostName()}, {"gpus", gpus},
                 {"nvidia_smi", smi}, {"ssh_connection", conn ? conn : ""}, {"missing", missing}}
         .dump();
 }
@@ -147,7 +142,7 @@ int runNode(const NodeOptions& o, int controlFd, int eventFd) {
     const std::vector<std::string> env =
         environmentWith({"FTS_RUN_TOKEN", "FTS_STORE_FD", "FTS_MASTER_ADDR", "FTS_MASTER_PORT"}, add);
 
-    emit({{"event", "node_started"}, {"pid", int64_t(::getpid())}, {"fts", FTS_VERSION}, {"hostname", thisHostName()}});
+    emit({{"event", "node_started"}, {"pid", int64_t(::getpid())}, {"fts", FTS_VERSION}, {"hostname", RunStore::localHostName()}});
     std::vector<Rank> ranks(size_t(o.ranks));
     bool startFailed = false;
     for (int i = 0; i < o.ranks; ++i) {

@@ -20,7 +20,6 @@
 #include <fstream>
 #include <iomanip>
 #include <ostream>
-#include <random>
 #include <set>
 #include <sstream>
 
@@ -43,6 +42,7 @@
 #include "core/util/atomic_file.h"
 #include "core/util/checkpoint_dir.h"
 #include "core/util/error.h"
+#include "core/util/run_token.h"
 
 
 namespace fts {
@@ -63,11 +63,6 @@ double nowSeconds() {
     return duration<double>(system_clock::now().time_since_epoch()).count();
 }
 
-std::string hostName() {
-    char buf[256] = {0};
-    ::gethostname(buf, sizeof buf - 1);
-    return buf;
-}
 
 // Run id recorded in the latest checkpoint, so `--resume` continues the same run row.
 int64_t checkpointRunId(const fs::path& outputDir) {
@@ -80,12 +75,6 @@ int64_t checkpointRunId(const fs::path& outputDir) {
     }
 }
 
-std::string randomToken() {  // 128 bits from the OS entropy source
-    std::random_device rd;
-    std::ostringstream ss;
-    for (int i = 0; i < 4; ++i) ss << std::hex << std::setw(8) << std::setfill('0') << rd();
-    return ss.str();
-}
 
 // The plan: a hostfile (DeepSpeed's launcher rules) or ranks on this machine only.
 LaunchPlan planFor(const SupervisorOptions& o) {
@@ -178,7 +167,7 @@ int superviseTraining(const SupervisorOptions& o, std::ostream& out) {
         r.model = cfg.model.path.string();
         r.dataset = cfg.data.train.string();
         r.outputDir = cfg.training.outputDir.string();
-        r.host = hostName();
+        r.host = RunStore::localHostName();
         r.versionsJson = json{{"fts", FTS_VERSION}}.dump();
         r.worldSize = world;
         r.hostsJson = hostsJson(plan).dump();
@@ -196,7 +185,7 @@ int superviseTraining(const SupervisorOptions& o, std::ostream& out) {
     std::string masterAddr;
     int port = o.masterPort;
     std::shared_ptr<void> storeServer;
-    const std::string token = randomToken();
+    const std::string token = newRunToken();
     try {
         std::vector<std::string> remoteHosts;
         for (const NodePlan& n : plan.nodes)

@@ -96,6 +96,16 @@ class TestTrainMultinode : public QObject {
         }
     }
 
+    // `fts train` of a run that never ends by itself on h1 and h2 (2 ranks each), in `p`; returns after two steps.
+    void startEndlessRun(QProcess& p, const std::string& name) {
+        const fs::path cfg = writeConfig(m_dir, name, 4, 2, {{"training", {{"max_steps", 100000}}}});
+        const fs::path store = m_dir / (name + ".sqlite");
+        p.start(QString::fromUtf8(FTS_CLI_PATH), QStringList{"train", q(cfg), "--store", q(store), "--quiet", "--hostfile",
+                                                             q(hostfile(name + ".hostfile", "h1 slots=2\nh2 slots=2\n"))} +
+                                                     sshArgs());
+        QVERIFY(within(120, [&] { return lastStep(store) >= 2; }));
+    }
+
 private slots:
     void initTestCase() {
         if (::geteuid() != 0) QSKIP("needs root for network namespaces (CI runs as root)");
@@ -266,13 +276,9 @@ private slots:
 
     // kill -9 of a rank on the second host: failed within 10 s, nothing of the run left on any host.
     void killedRemoteRankFailsTheRun() {
-        json extra = {{"training", {{"max_steps", 100000}}}};
-        const fs::path cfg = writeConfig(m_dir, "kill", 4, 2, extra);
-        const fs::path store = m_dir / "kill.sqlite";
         QProcess p;
-        p.start(QString::fromUtf8(FTS_CLI_PATH), QStringList{"train", q(cfg), "--store", q(store), "--quiet", "--hostfile",
-                                                             q(hostfile("kill.hostfile", "h1 slots=2\nh2 slots=2\n"))} + sshArgs());
-        QVERIFY(within(120, [&] { return lastStep(store) >= 2; }));
+        startEndlessRun(p, "kill");
+        if (QTest::currentTestFailed()) return;
         const auto victims = workerPidsIn(ns(2));
         QCOMPARE(victims.size(), size_t(2));
         const auto t0 = std::chrono::steady_clock::now();
@@ -284,19 +290,15 @@ private slots:
         const QString err = QString::fromUtf8(p.readAllStandardError());
         QVERIFY2(err.contains("on h2 was killed by signal 9"), qPrintable(err));
         QVERIFY(within(10 - seconds, [&] { return noFtsProcessAnywhere(); }));
-        RunStore s(store, true);
+        RunStore s(m_dir / "kill.sqlite", true);
         QCOMPARE(s.listRuns().front().status, RunStatus::Failed);
     }
 
     // kill -9 of the supervisor: every remote rank ends with its ssh session within 10 s.
     void killedSupervisorLeavesNothing() {
-        json extra = {{"training", {{"max_steps", 100000}}}};
-        const fs::path cfg = writeConfig(m_dir, "orphan", 4, 2, extra);
-        const fs::path store = m_dir / "orphan.sqlite";
         QProcess p;
-        p.start(QString::fromUtf8(FTS_CLI_PATH), QStringList{"train", q(cfg), "--store", q(store), "--quiet", "--hostfile",
-                                                             q(hostfile("orphan.hostfile", "h1 slots=2\nh2 slots=2\n"))} + sshArgs());
-        QVERIFY(within(120, [&] { return lastStep(store) >= 2; }));
+        startEndlessRun(p, "orphan");
+        if (QTest::currentTestFailed()) return;
         QCOMPARE(workerPidsIn(ns(1)).size() + workerPidsIn(ns(2)).size(), size_t(4));
         const auto t0 = std::chrono::steady_clock::now();
         ::kill(pid_t(p.processId()), SIGKILL);
