@@ -124,8 +124,10 @@ private slots:
             } catch (const DistError& e) {
                 const std::string msg = e.what();
                 if (msg.find("gloo allReduce") != std::string::npos && msg.find("a meta tensor") != std::string::npos &&
-                    msg.find("takes only cpu tensors") != std::string::npos)
+                    msg.find("takes only cpu tensors") != std::string::npos) {
+                    c.barrier();  // the peer may still be connecting its Gloo pairs: leave together, not under it
                     ::_exit(42);
+                }
                 std::fprintf(stderr, "unexpected message: %s\n", msg.c_str());
                 ::_exit(5);
             }
