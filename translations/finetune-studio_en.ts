@@ -1159,6 +1159,30 @@
         <source>Offloaded (optimizer state: %1, parameter shards: %2): %3 in host memory, %4 on NVMe.</source>
         <translation type="unfinished"></translation>
     </message>
+    <message>
+        <source>Trainer LR schedule</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The Hugging Face Trainer&apos;s schedule (lr_scheduler_type), used when the DeepSpeed block has no scheduler</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Trainer warm-up</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Warm-up of the Trainer&apos;s schedule and of &quot;auto&quot; warm-up steps: steps (&gt;= 1) or a fraction of all steps (&lt; 1)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&quot;auto&quot;: decided at run start (bf16 where the device supports it)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&quot;auto&quot; resolves to %1</source>
+        <translation type="unfinished"></translation>
+    </message>
 </context>
 <context>
     <name>fts::ConfigValidatorWorker</name>

@@ -1154,6 +1154,30 @@
         <source>Offloaded (optimizer state: %1, parameter shards: %2): %3 in host memory, %4 on NVMe.</source>
         <translation>已卸载（优化器状态：%1，参数分片：%2）：主机内存 %3，NVMe %4。</translation>
     </message>
+    <message>
+        <source>Trainer LR schedule</source>
+        <translation>Trainer 学习率调度</translation>
+    </message>
+    <message>
+        <source>The Hugging Face Trainer&apos;s schedule (lr_scheduler_type), used when the DeepSpeed block has no scheduler</source>
+        <translation>Hugging Face Trainer 的学习率调度（lr_scheduler_type），在 DeepSpeed 配置没有 scheduler 时使用</translation>
+    </message>
+    <message>
+        <source>Trainer warm-up</source>
+        <translation>Trainer 预热</translation>
+    </message>
+    <message>
+        <source>Warm-up of the Trainer&apos;s schedule and of &quot;auto&quot; warm-up steps: steps (&gt;= 1) or a fraction of all steps (&lt; 1)</source>
+        <translation>Trainer 调度和 &quot;auto&quot; 预热步数的预热：步数（&gt;= 1）或占总步数的比例（&lt; 1）</translation>
+    </message>
+    <message>
+        <source>&quot;auto&quot;: decided at run start (bf16 where the device supports it)</source>
+        <translation>&quot;auto&quot;：运行开始时决定（设备支持时使用 bf16）</translation>
+    </message>
+    <message>
+        <source>&quot;auto&quot; resolves to %1</source>
+        <translation>&quot;auto&quot; 解析为 %1</translation>
+    </message>
 </context>
 <context>
     <name>fts::ConfigValidatorWorker</name>

@@ -133,6 +133,13 @@ std::vector<ConfigField> buildFields() {
          QT_TRANSLATE_NOOP("fts::ConfigForm", "Start of warm-up as a fraction of the lr"), {}, false, sched, cosine},
         {"deepspeed.scheduler.params.cos_min_ratio", S::Optimisation, K::Number, QT_TRANSLATE_NOOP("fts::ConfigForm", "Cosine floor ratio"),
          QT_TRANSLATE_NOOP("fts::ConfigForm", "End of the cosine as a fraction of the lr"), {}, false, sched, cosine},
+        {"training.lr_scheduler_type", S::Optimisation, K::Choice, QT_TRANSLATE_NOOP("fts::ConfigForm", "Trainer LR schedule"),
+         QT_TRANSLATE_NOOP("fts::ConfigForm", "The Hugging Face Trainer's schedule (lr_scheduler_type), used when the DeepSpeed block has no scheduler"),
+         {QStringLiteral("linear"), QStringLiteral("cosine"), QStringLiteral("cosine_with_restarts"), QStringLiteral("polynomial"),
+          QStringLiteral("constant"), QStringLiteral("constant_with_warmup"), QStringLiteral("inverse_sqrt"),
+          QStringLiteral("cosine_with_min_lr")}},
+        {"training.warmup_steps", S::Optimisation, K::Number, QT_TRANSLATE_NOOP("fts::ConfigForm", "Trainer warm-up"),
+         QT_TRANSLATE_NOOP("fts::ConfigForm", "Warm-up of the Trainer's schedule and of \"auto\" warm-up steps: steps (>= 1) or a fraction of all steps (< 1)")},
         // Precision
         {"deepspeed.bf16.enabled", S::Precision, K::Boolean, QT_TRANSLATE_NOOP("fts::ConfigForm", "bf16 mixed precision"), QT_TRANSLATE_NOOP("fts::ConfigForm", "Train in bfloat16")},
         {"deepspeed.fp16.enabled", S::Precision, K::Boolean, QT_TRANSLATE_NOOP("fts::ConfigForm", "fp16 mixed precision"), QT_TRANSLATE_NOOP("fts::ConfigForm", "Train in float16 with loss scaling")},

@@ -31,6 +31,7 @@ QString trField(const char* text) { return QCoreApplication::translate("fts::Con
 
 const char* kErrorStyle = "color: #c01c28;";
 const char* kWarningStyle = "color: #b36b00;";
+const char* kHintStyle = "color: palette(placeholder-text);";
 
 // Whether a field's value (from its text) is what the JSON holds. A Block field only says "present".
 bool sameValue(FieldKind kind, const std::optional<OrderedJson>& a, const OrderedJson* b) {
@@ -348,10 +349,12 @@ void ConfigForm::applyIssues() {
                                                      : nlohmann::json::parse(resolvedText.toStdString(), nullptr, false);
     if (resolved.is_discarded()) resolved = nlohmann::json::object();
     applyPlaceholders(resolved);
+    OrderedJson doc;
     if (!m_jsonBroken) {
-        const OrderedJson doc = OrderedJson::parse(m_editor->text().toStdString(), nullptr, false);
+        doc = OrderedJson::parse(m_editor->text().toStdString(), nullptr, false);
         if (!doc.is_discarded() && doc.is_object()) updateVisibility(doc, resolved);
     }
+    const bool haveDoc = !m_jsonBroken && !doc.is_discarded() && doc.is_object();
 
     QHash<QString, QStringList> errors, warnings;
     QStringList other;
@@ -374,10 +377,21 @@ void ConfigForm::applyIssues() {
         const QStringList e = errors.value(it.key()), w = warnings.value(it.key());
         QWidget* input = row.edit ? static_cast<QWidget*>(row.edit) : row.combo;
         if (e.isEmpty() && w.isEmpty()) {
-            row.error->hide();
-            row.error->clear();
             input->setStyleSheet(QString());
             input->setToolTip(trField(row.field->help));
+            // "auto" (the Hugging Face Trainer's placeholder): what it resolves to, under the field.
+            const OrderedJson* given = haveDoc ? jsonAt(doc, row.field->key) : nullptr;
+            const nlohmann::json* value = jsonAt(resolved, row.field->key);
+            if (given && given->is_string() && given->get<std::string>() == "auto" && value) {
+                const bool atRunStart = value->is_string() && value->get<std::string>() == "auto";
+                row.error->setText(atRunStart ? tr("\"auto\": decided at run start (bf16 where the device supports it)")
+                                              : tr("\"auto\" resolves to %1").arg(fieldTextFromJson(row.field->kind, *value)));
+                row.error->setStyleSheet(QLatin1String(kHintStyle));
+                row.error->show();
+                continue;
+            }
+            row.error->hide();
+            row.error->clear();
             continue;
         }
         const QString text = (e + w).join(QLatin1Char('\n'));

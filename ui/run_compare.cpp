@@ -130,6 +130,12 @@ std::vector<ConfigDiffRow> configDiff(const std::vector<nlohmann::json>& configs
 
 std::optional<nlohmann::json> comparableConfig(const RunRecord& run, bool* resolved) {
     if (resolved) *resolved = false;
+    // What the run resolved at launch (schema 4), else the stored config resolved again now.
+    if (auto stored = nlohmann::json::parse(run.resolvedConfigJson, nullptr, false);
+        !run.resolvedConfigJson.empty() && stored.is_object()) {
+        if (resolved) *resolved = true;
+        return stored;
+    }
     const std::filesystem::path baseDir =
         run.configPath.empty() ? std::filesystem::path() : std::filesystem::path(run.configPath).parent_path();
     try {

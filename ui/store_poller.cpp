@@ -1,6 +1,8 @@
 // StorePoller: incremental, read-only polling of the run store on a worker thread (see store_poller.h).
 #include "ui/store_poller.h"
 
+#include "core/util/error.h"
+
 #include <sys/types.h>
 #include <unistd.h>
 
@@ -80,7 +82,14 @@ bool StorePoller::ensureOpen() {
         message = tr("No run store yet at %1 (it is created by the first run).").arg(m_storePath);
     } else {
         try {
-            m_store = std::make_unique<RunStore>(m_storePath.toStdString(), /*readOnly=*/true);
+            try {
+                m_store = std::make_unique<RunStore>(m_storePath.toStdString(), /*readOnly=*/true);
+            } catch (const StoreError&) {
+                // A store an older version wrote: one read-write open brings its schema up to date (each migration
+                // is a transaction; a newer file than this version knows stays refused), then read it as usual.
+                { RunStore migrate(m_storePath.toStdString(), /*readOnly=*/false); }
+                m_store = std::make_unique<RunStore>(m_storePath.toStdString(), /*readOnly=*/true);
+            }
         } catch (const std::exception& e) {
             message = tr("Cannot open the run store %1: %2").arg(m_storePath, QString::fromStdString(e.what()));
         }

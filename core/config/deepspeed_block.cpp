@@ -554,13 +554,8 @@ void parseScheduler(const json& block, int64_t maxSteps, double optimizerLr, Iss
         if (auto f = findField(p, "total_num_steps", true)) {
             if (auto n = readInt(issues, *f, key("total_num_steps"), 1, kMaxInt, "a positive integer"))
                 sch.totalNumSteps = *n;
-        } else if (maxSteps > 0) {
-            sch.totalNumSteps = maxSteps;
         } else {
-            issues.error(key("total_num_steps"),
-                         std::string("missing; ") + spec->name +
-                             " needs total_num_steps: set it here, or set training.max_steps (it is taken from "
-                             "there when absent or \"auto\")");
+            sch.totalNumSteps = maxSteps;  // 0 (training by epochs): the run's optimizer steps, known at run start
         }
         if (sch.totalNumSteps > 0 && sch.totalNumSteps < sch.warmupNumSteps)
             issues.warning(key("total_num_steps"), "total_num_steps " + std::to_string(sch.totalNumSteps) +
@@ -708,7 +703,7 @@ json deepSpeedToJson(const DeepSpeedConfig& ds) {
                    {"hysteresis", fp.hysteresis},
                    {"consecutive_hysteresis", fp.consecutiveHysteresis},
                    {"min_loss_scale", fp.minLossScale}};
-    out["bf16"] = {{"enabled", ds.bf16}};
+    out["bf16"] = {{"enabled", ds.bf16Auto ? json("auto") : json(ds.bf16)}};
     const OptimizerConfig& o = ds.optimizer;
     out["optimizer"] = {{"type", o.type},
                         {"params",
@@ -718,15 +713,16 @@ json deepSpeedToJson(const DeepSpeedConfig& ds) {
                           {"weight_decay", o.weightDecay},
                           {"adam_w_mode", o.adamWMode}}}};
     const SchedulerConfig& s = ds.scheduler;
-    if (s.type != SchedulerType::None) {
+    if (s.type != SchedulerType::None && !isTrainerScheduler(s.type)) {  // the Trainer's: in the training section
         json p = json::object();
         if (s.type == SchedulerType::WarmupLR || s.type == SchedulerType::WarmupDecayLR) {
             p["warmup_min_lr"] = s.warmupMinLr;
             p["warmup_max_lr"] = s.warmupMaxLr;
         }
-        p["warmup_num_steps"] = s.warmupNumSteps;
+        // "auto" where the run's step count decides (training by epochs, a warm-up fraction)
+        p["warmup_num_steps"] = s.warmupRatio >= 0 ? json("auto") : json(s.warmupNumSteps);
         p["warmup_type"] = s.warmupType;
-        if (s.type != SchedulerType::WarmupLR) p["total_num_steps"] = s.totalNumSteps;
+        if (s.type != SchedulerType::WarmupLR) p["total_num_steps"] = s.totalNumSteps > 0 ? json(s.totalNumSteps) : json("auto");
         if (s.type == SchedulerType::WarmupCosineLR) {
             p["warmup_min_ratio"] = s.warmupMinRatio;
             p["cos_min_ratio"] = s.cosMinRatio;

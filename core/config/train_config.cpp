@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cmath>
 #include <cstdlib>
 #include <fstream>
 #include <functional>
@@ -15,6 +16,8 @@
 #include "core/config/config_reader.h"
 #include "core/config/deepspeed_block.h"
 #include "core/config/hf_cache.h"
+#include "core/config/model_shape.h"
+#include "core/config/trainer_arguments.h"
 #include "core/util/error.h"
 
 namespace fts {
@@ -282,9 +285,11 @@ void parseTraining(const json& doc, const fs::path& baseDir, IssueList& issues, 
                                  describeValue(*v));
         }
     }
-    warnUnknownKeys(issues, *o, "training",
-                    {"max_steps", "epochs", "eval_interval", "eval_batches", "save_interval", "log_interval",
-                     "output_dir", "seed", "run_name", "device", "keep_checkpoints"});
+    parseTrainerArguments(*o, issues, t.trainer);
+    std::vector<std::string> known = {"max_steps", "epochs", "eval_interval", "eval_batches", "save_interval",
+                                      "log_interval", "output_dir", "seed", "run_name", "device", "keep_checkpoints"};
+    known.insert(known.end(), trainerArgumentKeys().begin(), trainerArgumentKeys().end());
+    warnUnknownKeys(issues, *o, "training", known);
 }
 
 // Duplicate keys: DeepSpeed refuses them (dict_raise_error_on_duplicate_keys); nlohmann would keep the last.
@@ -381,15 +386,44 @@ ConfigParseResult parseDocument(const json& doc, const fs::path& baseDir, int wo
     parseModel(doc, baseDir, issues, cfg.model);
     parseData(doc, baseDir, issues, cfg.data);
     parseTraining(doc, baseDir, issues, cfg.training);
-    if (const json* ds = findField(doc, "deepspeed"))
-        cfg.deepspeed = parseDeepSpeedBlock(*ds, worldSize, cfg.training.maxSteps, issues, baseDir);
-    else
+    if (const json* ds = findField(doc, "deepspeed")) {
+        // The Trainer's arguments fill the block's "auto" values first (trainer_arguments.h).
+        const fs::path modelPath = cfg.model.path;
+        auto hiddenSize = [&](std::string& why) -> std::optional<int64_t> {
+            if (modelPath.empty()) {
+                why = "model.path is not set";
+                return std::nullopt;
+            }
+            try {
+                return readModelShape(modelPath).hiddenSize;
+            } catch (const std::exception& e) {
+                why = e.what();
+                return std::nullopt;
+            }
+        };
+        const int64_t maxSteps = cfg.training.maxSteps;
+        TrainerFill fill = fillTrainerAutos(*ds, cfg.training.trainer, worldSize, maxSteps, hiddenSize, issues);
+        cfg.deepspeed = parseDeepSpeedBlock(fill.block, worldSize, maxSteps, issues, baseDir);
+        applyTrainerArguments(*ds, cfg.training.trainer, fill, maxSteps, issues, cfg.deepspeed);
+    } else
         issues.error("deepspeed", "missing; expected the DeepSpeed config object (at least "
                                   "train_micro_batch_size_per_gpu or train_batch_size)");
     return finish(std::move(cfg), issues);
 }
 
 }  // namespace
+
+bool isTrainerScheduler(SchedulerType t) { return t >= SchedulerType::HfLinear; }
+
+SchedulerConfig resolveScheduleForRun(SchedulerConfig s, int64_t totalSteps) {
+    if (s.totalNumSteps <= 0) s.totalNumSteps = totalSteps;
+    if (s.warmupRatio >= 0) {
+        const auto w = int64_t(std::ceil(double(s.totalNumSteps) * s.warmupRatio));
+        s.warmupNumSteps = isTrainerScheduler(s.type) ? w : std::max<int64_t>(1, w);
+        s.warmupRatio = -1.0;
+    }
+    return s;
+}
 
 const char* offloadDeviceName(OffloadDevice d) {
     switch (d) {
@@ -513,6 +547,7 @@ nlohmann::json configToResolvedJson(const TrainConfig& c) {
                      {"seed", t.seed},                  {"device", t.device},
                      {"keep_checkpoints", t.keepCheckpoints}};
     if (!t.runName.empty()) training["run_name"] = t.runName;
+    trainerArgumentsToJson(t.trainer, training);
     return {{"model", model}, {"data", data}, {"training", training}, {"deepspeed", deepSpeedToJson(c.deepspeed)}};
 }
 

@@ -41,7 +41,20 @@ struct OptimizerConfig {
     bool adamWMode = true;           // DeepSpeed: Adam with adam_w_mode=true is AdamW (decoupled decay)
 };
 
-enum class SchedulerType { None, WarmupLR, WarmupDecayLR, WarmupCosineLR };
+// DeepSpeed's schedulers (the deepspeed.scheduler block), and the Hugging Face Trainer's (training.lr_scheduler_type,
+// used when the deepspeed block has no scheduler: transformers' get_scheduler names in the comments).
+enum class SchedulerType {
+    None, WarmupLR, WarmupDecayLR, WarmupCosineLR,
+    HfLinear,               // "linear"
+    HfCosine,               // "cosine"
+    HfCosineWithRestarts,   // "cosine_with_restarts"
+    HfPolynomial,           // "polynomial"
+    HfConstant,             // "constant"
+    HfConstantWithWarmup,   // "constant_with_warmup"
+    HfInverseSqrt,          // "inverse_sqrt"
+    HfCosineWithMinLr,      // "cosine_with_min_lr"
+};
+bool isTrainerScheduler(SchedulerType t);  // one of the Hf* types
 
 struct SchedulerConfig {
     SchedulerType type = SchedulerType::None;
@@ -54,7 +67,24 @@ struct SchedulerConfig {
     // WarmupCosineLR (ratios of the optimizer's lr)
     double warmupMinRatio = 0.0;
     double cosMinRatio = 0.0001;
+    // Resolved when the run's optimizer steps are known (resolveScheduleForRun): totalNumSteps 0 = the run's
+    // total; warmupRatio >= 0 = warmup_num_steps is max(1, ceil(ratio * total)) (the Trainer's warmup_ratio).
+    double warmupRatio = -1.0;
+    // The Trainer's schedulers (lr_scheduler_kwargs): cosine cycles (0.5 = half a wave; restarts: whole cycles),
+    // polynomial lr_end and power, cosine_with_min_lr's floor (min_lr, or min_lr_rate of the peak), inverse_sqrt's
+    // timescale (0 = the warm-up steps, or 10000 without warm-up).
+    double numCycles = 0.5;
+    double lrEnd = 1e-7;
+    double power = 1.0;
+    double minLr = -1.0;      // < 0: use minLrRate
+    double minLrRate = 0.0;
+    int64_t timescale = 0;
 };
+
+// Fills what waited for the run's optimizer step count: totalNumSteps 0 becomes totalSteps, and a warm-up
+// fraction (warmupRatio >= 0) becomes warmupNumSteps = ceil(ratio * totalSteps) (the Trainer's get_warmup_steps;
+// at least 1 for DeepSpeed's schedulers, as the Trainer fills "auto").
+SchedulerConfig resolveScheduleForRun(SchedulerConfig s, int64_t totalSteps);
 
 // Where an offloaded part of the model states rests (zero_optimization.offload_*.device).
 enum class OffloadDevice { None, Cpu, Nvme };
@@ -116,6 +146,8 @@ struct DeepSpeedConfig {
     double gradientClipping = 1.0;        // 0 = off; 1.0 is DeepSpeed 0.19.8's default
     Fp16Config fp16;
     bool bf16 = false;
+    bool bf16Auto = false;                // training.bf16 "auto": bf16 is decided at run start, where the device
+                                          // supports it (CUDA, compute capability >= 8.0), else fp32
     OptimizerConfig optimizer;
     SchedulerConfig scheduler;
     int zeroStage = 0;
@@ -169,6 +201,25 @@ struct DataSection {
     bool instructionFormat() const { return format != "lm"; }
 };
 
+// The Hugging Face Trainer's TrainingArguments a config may name in its training section (docs/config.md): they
+// fill the deepspeed block's "auto" values as transformers' HfTrainerDeepSpeedConfig does, and set the optimizer and
+// scheduler when the block has none. Unset: not written in the file (the Trainer's defaults fill "auto").
+struct TrainerArguments {
+    std::optional<int64_t> perDeviceTrainBatchSize;   // per_device_train_batch_size (Trainer default 8)
+    std::optional<int64_t> gradientAccumulationSteps; // gradient_accumulation_steps (1)
+    std::optional<double> learningRate;               // learning_rate (5e-5)
+    std::optional<double> weightDecay;                // weight_decay (0)
+    std::optional<double> adamBeta1, adamBeta2;       // adam_beta1, adam_beta2 (0.9, 0.999)
+    std::optional<double> adamEpsilon;                // adam_epsilon (1e-8)
+    std::optional<double> maxGradNorm;                // max_grad_norm (1.0)
+    std::optional<double> warmupSteps;                // warmup_steps: >= 1 steps, or a fraction < 1 of the total
+    std::optional<double> warmupRatio;                // warmup_ratio (older name of the fraction)
+    std::optional<std::string> lrSchedulerType;       // lr_scheduler_type ("linear" in the Trainer)
+    nlohmann::json lrSchedulerKwargs = nlohmann::json::object();  // lr_scheduler_kwargs
+    std::optional<std::string> bf16;                  // bf16: "true", "false" or "auto"
+    std::optional<bool> fp16;                         // fp16
+};
+
 struct TrainingSection {
     int64_t maxSteps = 0;            // optimizer steps; 0 = use epochs
     double epochs = 1.0;
@@ -181,6 +232,7 @@ struct TrainingSection {
     std::string runName;             // default: derived from the config file name
     std::string device = "auto";     // "auto", "cpu", "cuda", "cuda:N"
     int64_t keepCheckpoints = 2;     // most recent checkpoints kept (0 = all)
+    TrainerArguments trainer;        // the Trainer's names (per_device_train_batch_size, learning_rate, ...)
 };
 
 struct TrainConfig {

@@ -163,6 +163,7 @@ int superviseTraining(const SupervisorOptions& o, std::ostream& out) {
         r.status = RunStatus::Pending;
         r.createdAt = t0;
         r.configJson = cfg.raw.dump(2);
+        r.resolvedConfigJson = configToResolvedJson(cfg).dump(2);
         r.configPath = fs::absolute(o.configPath).string();
         r.model = cfg.model.path.string();
         r.dataset = cfg.data.train.string();

@@ -27,6 +27,9 @@ namespace fts {
 // `step` counts applied updates: a caller skipping an update (fp16 overflow) does not advance it.
 // warmupMaxLr must already be resolved (the config parser sets WarmupLR's default, the optimizer's lr).
 // Throws std::invalid_argument for step < 0.
+//
+// The Trainer's schedulers (Hf*: transformers' get_scheduler) are LambdaLR: update k runs with
+// optimizerLr * lambda(k), lambda as in transformers/optimization.py (warm-up k / max(1, W) from 0).
 double learningRateAt(const SchedulerConfig& s, double optimizerLr, int64_t step);
 
 }  // namespace fts

@@ -235,6 +235,7 @@ json runToJson(const RunRecord& run) {
     j["ended_at_unix"] = timeOrNull(run.endedAt, false);
     j["duration_s"] = run.startedAt > 0 && run.endedAt > 0 ? json(run.endedAt - run.startedAt) : json(nullptr);
     j["config"] = parsedOrRaw(run.configJson);
+    if (!run.resolvedConfigJson.empty()) j["resolved_config"] = parsedOrRaw(run.resolvedConfigJson);
     j["config_path"] = run.configPath;
     j["model"] = run.model;
     j["dataset"] = run.dataset;

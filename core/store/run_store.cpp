@@ -105,6 +105,9 @@ ALTER TABLE runs ADD COLUMN tags  TEXT NOT NULL DEFAULT '';
 ALTER TABLE runs ADD COLUMN hosts_json TEXT NOT NULL DEFAULT '';
 ALTER TABLE device_samples ADD COLUMN host TEXT NOT NULL DEFAULT '';
 )sql"},
+    Migration{4, "the resolved config of each run (every default and \"auto\" filled in)", R"sql(
+ALTER TABLE runs ADD COLUMN resolved_config_json TEXT NOT NULL DEFAULT '';
+)sql"},
 };
 static_assert(kMigrations.size() == RunStore::kSchemaVersion,
               "kSchemaVersion must equal the number of migrations");
@@ -248,7 +251,7 @@ double nowSeconds() {
 constexpr const char* kRunColumns =
     "id, name, status, created_at, started_at, ended_at, config_json, config_path, model, dataset, "
     "output_dir, host, versions_json, final_metrics_json, failure_reason, pid, world_size, total_steps, "
-    "last_step, notes, tags, hosts_json";
+    "last_step, notes, tags, hosts_json, resolved_config_json";
 
 std::vector<std::string> splitTags(const std::string& joined) {
     std::vector<std::string> out;
@@ -286,6 +289,7 @@ RunRecord readRun(const Statement& st) {
     r.notes = st.text(19);
     r.tags = splitTags(st.text(20));
     r.hostsJson = st.text(21);
+    r.resolvedConfigJson = st.text(22);
     return r;
 }
 
@@ -494,7 +498,8 @@ int64_t RunStore::createRun(const RunRecord& run) {
     Statement st(m_db, m_path,
                  "INSERT INTO runs (name, status, created_at, started_at, ended_at, config_json, config_path, "
                  "model, dataset, output_dir, host, versions_json, final_metrics_json, failure_reason, pid, "
-                 "world_size, total_steps, last_step, hosts_json) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                 "world_size, total_steps, last_step, hosts_json, resolved_config_json) "
+                 "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
                  "insert a run");
     st.bind(1, run.name)
         .bind(2, toString(run.status))
@@ -514,7 +519,8 @@ int64_t RunStore::createRun(const RunRecord& run) {
         .bind(16, run.worldSize)
         .bind(17, run.totalSteps)
         .bind(18, run.lastStep)
-        .bind(19, run.hostsJson);
+        .bind(19, run.hostsJson)
+        .bind(20, run.resolvedConfigJson);
     st.run();
     return sqlite3_last_insert_rowid(m_db);
 }

@@ -24,6 +24,7 @@ struct RunRecord {
     RunStatus status = RunStatus::Pending;
     double createdAt = 0, startedAt = 0, endedAt = 0;  // unix seconds (0 = not yet)
     std::string configJson;          // the full config as given
+    std::string resolvedConfigJson;  // configToResolvedJson at launch: defaults and "auto" filled in (schema 4)
     std::string configPath;
     std::string model;               // model path or id
     std::string dataset;             // dataset path
@@ -79,7 +80,7 @@ public:
     RunStore& operator=(const RunStore&) = delete;
 
     static std::filesystem::path defaultPath();  // $XDG_DATA_HOME/finetune-studio/runs.sqlite
-    static constexpr int kSchemaVersion = 3;
+    static constexpr int kSchemaVersion = 4;
     int schemaVersion() const;
     const std::filesystem::path& path() const { return m_path; }
 

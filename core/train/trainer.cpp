@@ -14,6 +14,10 @@
 
 #include <unistd.h>
 
+#if __has_include(<cuda_runtime_api.h>)
+#include <cuda_runtime_api.h>
+#endif
+
 #include "core/data/block_sampler.h"
 #include "core/dist/communicator.h"
 #include "core/data/tokenizer.h"
@@ -85,12 +89,27 @@ nlohmann::json versionsJson(torch::Device device) {
 
 }  // namespace
 
-static TrainOutcome train(const TrainConfig& cfg, const TrainOptions& opt, EventSink& events,
+// training.bf16 "auto": bf16 where the device computes it natively (CUDA, compute capability 8.0 or newer).
+static bool deviceRunsBf16(torch::Device device) {
+#if __has_include(<cuda_runtime_api.h>)
+    if (!device.is_cuda()) return false;
+    int major = 0;
+    if (cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device.index()) != cudaSuccess) return false;
+    return major >= 8;
+#else
+    (void)device;
+    return false;
+#endif
+}
+
+static TrainOutcome train(const TrainConfig& givenCfg, const TrainOptions& opt, EventSink& events,
                           const std::atomic<bool>& stopRequested) {
+    const torch::Device device = chooseDevice(givenCfg.training.device, opt.localRank >= 0 ? opt.localRank : opt.rank);
+    TrainConfig cfg = givenCfg;  // what waited for the device: training.bf16 "auto"
+    if (cfg.deepspeed.bf16Auto) cfg.deepspeed.bf16 = deviceRunsBf16(device);
     const auto& ds = cfg.deepspeed;
     const auto& tr = cfg.training;
 
-    const torch::Device device = chooseDevice(tr.device, opt.localRank >= 0 ? opt.localRank : opt.rank);
     installHostCachingAllocator();  // steps reuse their host blocks instead of faulting fresh pages in each time
     torch::manual_seed(tr.seed);
 
@@ -119,6 +138,7 @@ static TrainOutcome train(const TrainConfig& cfg, const TrainOptions& opt, Event
     const int64_t stepsPerEpoch = std::max<int64_t>(1, data->numTrain() / globalBatch);
     const int64_t totalSteps =
         tr.maxSteps > 0 ? tr.maxSteps : std::max<int64_t>(1, int64_t(std::ceil(tr.epochs * double(stepsPerEpoch))));
+    const SchedulerConfig schedule = resolveScheduleForRun(ds.scheduler, totalSteps);  // "auto" step counts
 
     // ---- model (run_model.h) -----------------------------------------------------------------
     const fs::path resumeDir = resumeFolder(cfg, opt);
@@ -225,7 +245,7 @@ static TrainOutcome train(const TrainConfig& cfg, const TrainOptions& opt, Event
         }
         // training section: one optimizer step = `accum` micro-batches of `micro` sequences
         auto t0 = Clock::now();
-        const double lr = learningRateAt(ds.scheduler, ds.optimizer.lr, step - at.skippedSteps);
+        const double lr = learningRateAt(schedule, ds.optimizer.lr, step - at.skippedSteps);
         // The step's micro-batches first: the loss is normalised by the counted predictions of the whole
         // accumulated batch on all ranks (transformers' num_items_in_batch), so masked tokens weigh nothing.
         std::vector<TrainBatch> batches;

@@ -10,6 +10,8 @@
 #include <QTest>
 #include <set>
 
+#include <sqlite3.h>
+
 #include "ui/store_poller.h"
 
 using namespace fts;
@@ -70,6 +72,30 @@ private slots:
         addRun(writer, "late", RunStatus::Completed, 0);
         QTRY_VERIFY(listed.count() >= 2 && listed.last().at(0).value<RunList>().size() == 1);
         QTRY_VERIFY(state.last().at(0).toBool());
+    }
+
+    // A store an older version wrote (schema 3, before the resolved config) is brought up to date and listed.
+    void olderStoreIsMigratedAndListed() {
+        QTemporaryDir dir;
+        const QString path = dir.filePath(QStringLiteral("old.sqlite"));
+        {
+            RunStore writer(path.toStdString());
+            addRun(writer, "from-an-older-version", RunStatus::Completed, 0);
+        }
+        {
+            sqlite3* db = nullptr;  // turn it back into a version-3 file
+            QCOMPARE(sqlite3_open(path.toUtf8().constData(), &db), SQLITE_OK);
+            const int rc = sqlite3_exec(db, "ALTER TABLE runs DROP COLUMN resolved_config_json; PRAGMA user_version = 3;",
+                                        nullptr, nullptr, nullptr);
+            sqlite3_close(db);
+            QCOMPARE(rc, SQLITE_OK);
+            QVERIFY_THROWS_EXCEPTION(std::exception, RunStore(path.toStdString(), /*readOnly=*/true));
+        }
+        StorePollerThread t(path, kFastPollMs);
+        QSignalSpy listed(t.poller(), &StorePoller::runsListed);
+        t.start();
+        QTRY_VERIFY(listed.count() >= 1 && listed.last().at(0).value<RunList>().size() == 1);
+        QCOMPARE(RunStore(path.toStdString(), true).schemaVersion(), RunStore::kSchemaVersion);
     }
 
     void listsRunsAndStreamsTheWatchedRunIncrementally() {

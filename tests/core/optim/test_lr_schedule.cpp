@@ -3,6 +3,7 @@
 // worked out by hand from the formulas in deepspeed/runtime/lr_schedules.py.
 #include "core/optim/lr_schedule.h"
 
+#include <QProcess>
 #include <QTest>
 
 #include <cmath>
@@ -60,6 +61,7 @@ private slots:
     void handDerivedValues_data();
     void handDerivedValues();
     void negativeStepThrows();
+    void matchesTrainerSchedulers();
 };
 
 void TestLrSchedule::matchesDeepSpeedEngine_data() {
@@ -164,6 +166,62 @@ void TestLrSchedule::handDerivedValues() {
 void TestLrSchedule::negativeStepThrows() {
     SchedulerConfig s = sched(SchedulerType::WarmupLR, 10, "log");
     QVERIFY_THROWS_EXCEPTION(std::invalid_argument, learningRateAt(s, 1e-3, -1));
+}
+
+
+// The Trainer's schedulers (training.lr_scheduler_type) against transformers' get_scheduler, run at test time
+// (tests/data/config/hf_scheduler_lr.py), through the real parser: the training section names the schedule.
+void TestLrSchedule::matchesTrainerSchedulers() {
+    struct Case {
+        std::string type;
+        double lr;
+        int64_t warmup, total;
+        json kwargs;
+    };
+    const std::vector<Case> cases = {
+        {"linear", 3e-4, 10, 60, json::object()},
+        {"linear", 1e-3, 0, 20, json::object()},
+        {"cosine", 2e-5, 7, 50, json::object()},
+        {"cosine", 2e-5, 0, 40, {{"num_cycles", 1.5}}},
+        {"cosine_with_restarts", 1e-4, 5, 45, {{"num_cycles", 3}}},
+        {"polynomial", 1e-3, 4, 30, {{"lr_end", 1e-5}, {"power", 2.0}}},
+        {"constant", 5e-5, 0, 10, json::object()},
+        {"constant_with_warmup", 5e-5, 6, 20, json::object()},
+        {"inverse_sqrt", 1e-3, 8, 30, json::object()},
+        {"inverse_sqrt", 1e-3, 0, 30, {{"timescale", 5}}},
+        {"cosine_with_min_lr", 1e-3, 3, 30, {{"min_lr", 1e-4}}},
+        {"cosine_with_min_lr", 1e-3, 3, 30, {{"min_lr_rate", 0.2}}},
+    };
+    json in = json::array();
+    for (const Case& c : cases)
+        in.push_back({{"type", c.type}, {"lr", c.lr}, {"warmup", c.warmup}, {"total", c.total}, {"kwargs", c.kwargs},
+                      {"steps", c.total + 5}});
+    QProcess p;
+    p.start(QString::fromUtf8(FTS_TEST_PYTHON), {QString::fromUtf8(FTS_TEST_DATA_DIR) + "/config/hf_scheduler_lr.py"});
+    QVERIFY(p.waitForStarted());
+    p.write(QByteArray::fromStdString(in.dump()));
+    p.closeWriteChannel();
+    QVERIFY(p.waitForFinished(180000));
+    QVERIFY2(p.exitCode() == 0, p.readAllStandardError().constData());
+    const json ref = json::parse(p.readAllStandardOutput().trimmed().split('\n').last().toStdString());
+    QCOMPARE(ref.size(), cases.size());
+    for (size_t i = 0; i < cases.size(); ++i) {
+        const Case& c = cases[i];
+        json training = {{"output_dir", "o"}, {"max_steps", c.total}, {"learning_rate", c.lr},
+                         {"lr_scheduler_type", c.type}, {"lr_scheduler_kwargs", c.kwargs}};
+        if (c.warmup > 0) training["warmup_steps"] = c.warmup;
+        const json doc = {{"model", {{"path", "m"}}}, {"data", {{"train", "t.jsonl"}}}, {"training", training},
+                          {"deepspeed", {{"train_micro_batch_size_per_gpu", 1}}}};
+        ConfigParseResult r = parseTrainConfig(doc, "/tmp");
+        QVERIFY2(r.ok(), r.errorText().c_str());
+        const SchedulerConfig s = resolveScheduleForRun(r.config->deepspeed.scheduler, c.total);
+        for (size_t k = 0; k < ref[i].size(); ++k) {
+            const double want = ref[i][k].get<double>(), got = learningRateAt(s, r.config->deepspeed.optimizer.lr, int64_t(k));
+            QVERIFY2(close(got, want) || std::fabs(got - want) < 1e-18,
+                     (c.type + " update " + std::to_string(k) + ": ours " + std::to_string(got) + ", transformers' " +
+                      std::to_string(want)).c_str());
+        }
+    }
 }
 
 QTEST_APPLESS_MAIN(TestLrSchedule)

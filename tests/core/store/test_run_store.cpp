@@ -115,7 +115,7 @@ private slots:
         const fs::path f = file("nested/deeper/runs.sqlite");  // the folder is created
         RunStore store(f);
         QCOMPARE(store.schemaVersion(), RunStore::kSchemaVersion);
-        QCOMPARE(store.schemaVersion(), 3);
+        QCOMPARE(store.schemaVersion(), 4);
         QVERIFY(fs::exists(f));
         QCOMPARE(store.path(), f);
         RawDb raw(f);
@@ -123,7 +123,7 @@ private slots:
             QCOMPARE(raw.scalar(std::string("SELECT count(*) FROM sqlite_master WHERE type='table' AND name='") +
                                 table + "'"),
                      std::string("1"));
-        QCOMPARE(raw.scalar("PRAGMA user_version"), std::string("3"));
+        QCOMPARE(raw.scalar("PRAGMA user_version"), std::string("4"));
     }
 
     // A store written by schema 1 (no notes/tags columns) is migrated on a read-write open, keeping its runs.
@@ -137,13 +137,13 @@ private slots:
         {
             RawDb raw(file());  // turn it back into a version-1 file
             raw.exec("ALTER TABLE runs DROP COLUMN notes; ALTER TABLE runs DROP COLUMN tags; "
-                     "ALTER TABLE runs DROP COLUMN hosts_json; ALTER TABLE device_samples DROP COLUMN host; "
+                     "ALTER TABLE runs DROP COLUMN resolved_config_json; ALTER TABLE runs DROP COLUMN hosts_json; ALTER TABLE device_samples DROP COLUMN host; "
                      "PRAGMA user_version = 1;");
         }
         const QString msg = storeErrorOf([&] { RunStore ro(file(), true); });
         QVERIFY2(msg.contains("schema version 1"), qPrintable(msg));
         RunStore store(file());
-        QCOMPARE(store.schemaVersion(), 3);
+        QCOMPARE(store.schemaVersion(), 4);
         auto run = store.getRun(id);
         QVERIFY(run.has_value());
         QCOMPARE(run->name, std::string("old"));
@@ -174,16 +174,37 @@ private slots:
         }
         {
             RawDb raw(file());
-            raw.exec("ALTER TABLE runs DROP COLUMN hosts_json; ALTER TABLE device_samples DROP COLUMN host; "
+            raw.exec("ALTER TABLE runs DROP COLUMN resolved_config_json; ALTER TABLE runs DROP COLUMN hosts_json; ALTER TABLE device_samples DROP COLUMN host; "
                      "PRAGMA user_version = 2;");
         }
         RunStore store(file());
-        QCOMPARE(store.schemaVersion(), 3);
+        QCOMPARE(store.schemaVersion(), 4);
         QCOMPARE(store.getRun(id)->hostsJson, std::string());
         const auto samples = store.deviceSamples(id);
         QCOMPARE(samples.size(), size_t(1));
         QCOMPARE(samples[0].host, std::string());
         QCOMPARE(samples[0].rank, 3);
+    }
+
+    // Schema 4: the resolved config of each run; a version-3 file gains the column, its runs an empty value.
+    void migrationFourAddsResolvedConfig() {
+        int64_t id = 0;
+        {
+            RunStore store(file());
+            RunRecord r = sampleRun("resolved");
+            r.resolvedConfigJson = R"({"deepspeed":{"train_batch_size":16}})";
+            const int64_t withResolved = store.createRun(r);
+            QCOMPARE(store.getRun(withResolved)->resolvedConfigJson, r.resolvedConfigJson);
+            id = store.createRun(sampleRun("old"));
+        }
+        {
+            RawDb raw(file());
+            raw.exec("ALTER TABLE runs DROP COLUMN resolved_config_json; PRAGMA user_version = 3;");
+        }
+        RunStore store(file());
+        QCOMPARE(store.schemaVersion(), 4);
+        QCOMPARE(store.getRun(id)->resolvedConfigJson, std::string());
+        QCOMPARE(store.getRun(id)->name, std::string("old"));
     }
 
     void notesAndTags_data() {
