@@ -43,7 +43,7 @@ std::vector<ConfigField> buildFields() {
           QStringLiteral("messages")}},
         {"data.template", S::Data, K::Choice, QT_TRANSLATE_NOOP("fts::ConfigForm", "Chat template"),
          QT_TRANSLATE_NOOP("fts::ConfigForm", "auto: from the model folder (tokenizer_config.json), else a named template"),
-         {QStringLiteral("auto"), QStringLiteral("chatml"), QStringLiteral("qwen"), QStringLiteral("llama3"), QStringLiteral("mistral"),
+         {QStringLiteral("auto"), QStringLiteral("chatml"), QStringLiteral("qwen"), QStringLiteral("qwen2.5"), QStringLiteral("llama3"), QStringLiteral("mistral"),
           QStringLiteral("llama2"), QStringLiteral("alpaca"), QStringLiteral("none")}, false, format, instruction},
         {"data.train_on_prompt", S::Data, K::Boolean, QT_TRANSLATE_NOOP("fts::ConfigForm", "Train on the prompt"),
          QT_TRANSLATE_NOOP("fts::ConfigForm", "false: the loss counts the responses only (prompt tokens masked)"), {}, false, format, instruction},

@@ -188,7 +188,8 @@ void parseData(const json& doc, const fs::path& baseDir, IssueList& issues, Data
         return true;
     };
     oneOf("format", {"lm", "auto", "text", "alpaca", "sharegpt", "messages"}, d.format);
-    oneOf("template", {"auto", "chatml", "qwen", "llama3", "mistral", "llama2", "alpaca", "none"}, d.chatTemplate);
+    oneOf("template", {"auto", "chatml", "qwen", "qwen3", "qwen2.5", "qwen2", "llama3", "mistral", "llama2", "alpaca", "none"},
+          d.chatTemplate);
     if (oneOf("on_bad_row", {"skip", "continue", "stop"}, d.onBadRow) && d.onBadRow == "continue") d.onBadRow = "skip";
     auto boolField = [&](const char* key, bool& out) {
         if (const json* v = findField(*o, key))

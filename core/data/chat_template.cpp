@@ -27,6 +27,17 @@ std::string trim(const std::string& s) {
     return b < e ? std::string(b, e) : std::string();
 }
 
+const char* const kQwen25DefaultSystem = "You are Qwen, created by Alibaba Cloud. You are a helpful assistant.";
+const char* const kToolsIntro =
+    "# Tools\n\nYou may call one or more functions to assist with the user query.\n\nYou are provided with function "
+    "signatures within <tools></tools> XML tags:\n<tools>";
+const char* const kToolsOutro =
+    "\n</tools>\n\nFor each function call, return a json object with function name and arguments within "
+    "<tool_call></tool_call> XML tags:\n<tool_call>\n{\"name\": <function-name>, \"arguments\": "
+    "<args-json-object>}\n</tool_call><|im_end|>\n";
+
+bool isQwenChatML(ChatTemplateKind k) { return k == ChatTemplateKind::ChatML || k == ChatTemplateKind::Qwen25; }
+
 // Chat-template view: "input" merged into the user turn before it; roles validated.
 std::vector<ChatMessage> normalizeMessages(const std::vector<ChatMessage>& messages) {
     std::vector<ChatMessage> out;
@@ -37,8 +48,8 @@ std::vector<ChatMessage> normalizeMessages(const std::vector<ChatMessage>& messa
             if (!m.content.empty()) out.back().content += "\n\n" + m.content;
             continue;
         }
-        if (m.role != "system" && m.role != "user" && m.role != "assistant")
-            throw FormatError("chat: unknown role '" + m.role + "' (expected system, user or assistant)");
+        if (m.role != "system" && m.role != "user" && m.role != "assistant" && m.role != "tool" && m.role != "tools")
+            throw FormatError("chat: unknown role '" + m.role + "' (expected system, user, assistant or tool)");
         out.push_back(m);
     }
     return out;
@@ -52,8 +63,73 @@ void add(std::vector<RenderedSegment>& segs, const std::string& text, bool train
         segs.push_back({text, trainable});
 }
 
+// Qwen's ChatML templates (Qwen2.5's and Qwen3's tokenizer_config.json chat_template), tools included: the tool
+// definitions go into the system turn, each call of an assistant turn is a <tool_call> block after its content,
+// and consecutive tool results share one user turn of <tool_response> blocks.
+void renderQwenChatML(ChatTemplateKind kind, const std::vector<ChatMessage>& all, bool generation,
+                      std::vector<RenderedSegment>& segs) {
+    std::string tools;
+    std::vector<ChatMessage> messages;
+    for (const ChatMessage& m : all) {
+        if (m.role == "tools") tools += m.content.empty() ? "" : (tools.empty() ? "" : "\n") + m.content;
+        else messages.push_back(m);
+    }
+    const bool firstIsSystem = !messages.empty() && messages[0].role == "system";
+    const bool qwen25 = kind == ChatTemplateKind::Qwen25;
+    size_t start = 0;
+    if (!tools.empty()) {
+        std::string system = "<|im_start|>system\n";
+        if (firstIsSystem) system += messages[0].content + "\n\n";
+        else if (qwen25) system += std::string(kQwen25DefaultSystem) + "\n\n";
+        std::string list;
+        size_t from = 0;
+        for (size_t nl; from <= tools.size(); from = nl + 1) {  // one tool per line
+            nl = tools.find('\n', from);
+            if (nl == std::string::npos) nl = tools.size();
+            if (nl > from) list += "\n" + tools.substr(from, nl - from);
+        }
+        add(segs, system + kToolsIntro + list + kToolsOutro, false);
+        start = firstIsSystem ? 1 : 0;
+    } else if (qwen25 && !firstIsSystem) {
+        add(segs, std::string("<|im_start|>system\n") + kQwen25DefaultSystem + "<|im_end|>\n", false);
+    }
+    for (size_t i = start; i < messages.size(); ++i) {
+        const ChatMessage& m = messages[i];
+        if (m.role == "tool") {
+            const bool opens = i == 0 || messages[i - 1].role != "tool";
+            const bool closes = i + 1 == messages.size() || messages[i + 1].role != "tool";
+            add(segs, std::string(opens ? "<|im_start|>user" : "") + "\n<tool_response>\n" + m.content +
+                          "\n</tool_response>" + (closes ? "<|im_end|>\n" : ""),
+                false);
+            continue;
+        }
+        add(segs, "<|im_start|>" + m.role + "\n", false);
+        if (m.role != "assistant") {
+            add(segs, m.content + "<|im_end|>\n", false);
+            continue;
+        }
+        std::string reply = m.content;
+        for (size_t k = 0; k < m.toolCalls.size(); ++k) {
+            const ToolCall& c = m.toolCalls[k];
+            if (k > 0 || !m.content.empty()) reply += "\n";
+            // Qwen3 prints arguments given as a string as they are; Qwen2.5 passes everything through tojson.
+            const std::string& args = c.argumentsIsText && !qwen25 ? c.argumentsText : c.argumentsJson;
+            reply += "<tool_call>\n{\"name\": \"" + c.name + "\", \"arguments\": " + args + "}\n</tool_call>";
+        }
+        add(segs, reply + "<|im_end|>", true);
+        add(segs, "\n", false);
+    }
+    if (generation) add(segs, "<|im_start|>assistant\n", false);
+}
+
 std::vector<RenderedSegment> render(ChatTemplateKind kind, const std::vector<ChatMessage>& raw, bool generation) {
     std::vector<RenderedSegment> segs;
+    if (!isQwenChatML(kind))
+        for (const ChatMessage& m : raw)
+            if (m.role == "tool" || m.role == "tools" || !m.toolCalls.empty())
+                throw FormatError("chat: the " + chatTemplateName(kind) + " template cannot render " +
+                                  (m.role == "tools" ? "tool definitions" : m.role == "tool" ? "tool results" : "tool calls") +
+                                  " (the Qwen ChatML templates can: data.template \"chatml\" or \"qwen2.5\")");
     if (kind == ChatTemplateKind::Alpaca) {
         std::string instruction, input, system;
         for (size_t i = 0; i < raw.size(); ++i) {
@@ -87,17 +163,7 @@ std::vector<RenderedSegment> render(ChatTemplateKind kind, const std::vector<Cha
     const std::vector<ChatMessage> messages = normalizeMessages(raw);
     switch (kind) {
         case ChatTemplateKind::ChatML:
-            for (const ChatMessage& m : messages) {
-                add(segs, "<|im_start|>" + m.role + "\n", false);
-                if (m.role == "assistant") {
-                    add(segs, m.content + "<|im_end|>", true);
-                    add(segs, "\n", false);
-                } else {
-                    add(segs, m.content + "<|im_end|>\n", false);
-                }
-            }
-            if (generation) add(segs, "<|im_start|>assistant\n", false);
-            break;
+        case ChatTemplateKind::Qwen25: renderQwenChatML(kind, messages, generation, segs); break;
         case ChatTemplateKind::Llama3:
             add(segs, "<|begin_of_text|>", false);
             for (const ChatMessage& m : messages) {
@@ -136,13 +202,14 @@ std::vector<RenderedSegment> render(ChatTemplateKind kind, const std::vector<Cha
 }  // namespace
 
 ChatTemplateKind chatTemplateFromName(const std::string& name) {
-    if (name == "chatml" || name == "qwen") return ChatTemplateKind::ChatML;
+    if (name == "chatml" || name == "qwen" || name == "qwen3") return ChatTemplateKind::ChatML;
+    if (name == "qwen2.5" || name == "qwen2") return ChatTemplateKind::Qwen25;
     if (name == "llama3" || name == "llama-3") return ChatTemplateKind::Llama3;
     if (name == "mistral" || name == "llama2" || name == "llama-2" || name == "inst") return ChatTemplateKind::Mistral;
     if (name == "alpaca") return ChatTemplateKind::Alpaca;
     if (name == "none") return ChatTemplateKind::None;
     throw FormatError("data.template: unknown template '" + name +
-                      "' (expected auto, chatml, llama3, mistral, alpaca or none)");
+                      "' (expected auto, chatml, qwen2.5, llama3, mistral, alpaca or none)");
 }
 
 std::string chatTemplateName(ChatTemplateKind kind) {
@@ -152,6 +219,7 @@ std::string chatTemplateName(ChatTemplateKind kind) {
         case ChatTemplateKind::Mistral: return "mistral";
         case ChatTemplateKind::Alpaca: return "alpaca";
         case ChatTemplateKind::None: return "none";
+        case ChatTemplateKind::Qwen25: return "qwen2.5";
     }
     return "?";
 }
@@ -169,6 +237,7 @@ std::optional<ChatTemplateKind> detectChatTemplate(const std::filesystem::path& 
     const nlohmann::json tc = readJson(modelDir / "tokenizer_config.json");
     if (tc.is_object() && tc.contains("chat_template") && tc["chat_template"].is_string()) {
         const std::string t = tc["chat_template"].get<std::string>();
+        if (t.find("You are Qwen, created by Alibaba Cloud") != std::string::npos) return ChatTemplateKind::Qwen25;
         if (t.find("<|im_start|>") != std::string::npos) return ChatTemplateKind::ChatML;
         if (t.find("<|start_header_id|>") != std::string::npos) return ChatTemplateKind::Llama3;
         if (t.find("[INST]") != std::string::npos) return ChatTemplateKind::Mistral;

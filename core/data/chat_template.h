@@ -11,21 +11,35 @@
 
 namespace fts {
 
-struct ChatMessage {
-    std::string role;  // system, user, assistant; "input" (Alpaca's optional input, follows a user turn)
-    std::string content;
+// A function call of an assistant turn, as the Qwen templates print it: {"name": NAME, "arguments": ARGUMENTS}.
+struct ToolCall {
+    std::string name;
+    std::string argumentsJson;    // the arguments as the template's tojson prints them (python_json.h)
+    bool argumentsIsText = false; // given as a JSON string: Qwen3-style ChatML prints argumentsText as it is
+    std::string argumentsText;
 };
 
+struct ChatMessage {
+    // system, user, assistant; "input" (Alpaca's optional input, follows a user turn); "tool" (a function's
+    // result, ShareGPT's observation); "tools" (the conversation's tool definitions: content holds one JSON
+    // object per line as the template prints them; it renders in the system turn)
+    std::string role;
+    std::string content;
+    std::vector<ToolCall> toolCalls;  // assistant turns: the calls after the content (ShareGPT's function_call)
+};
+
+// ChatML: Qwen3's template (no default system prompt). Qwen25: Qwen2.5's ChatML with its default system prompt
+// ("You are Qwen, created by Alibaba Cloud. You are a helpful assistant."). Both render tools and tool calls.
 // None: the contents concatenated as they are (LLaMA-Factory's "empty" template), EOS after each reply.
-enum class ChatTemplateKind { ChatML, Llama3, Mistral, Alpaca, None };
+enum class ChatTemplateKind { ChatML, Llama3, Mistral, Alpaca, None, Qwen25 };
 
 struct RenderedSegment {
     std::string text;
     bool trainable = false;
 };
 
-// "chatml" (also "qwen"), "llama3", "mistral" (also "llama2", "inst"), "alpaca", "none"; else FormatError
-// listing the names.
+// "chatml" (also "qwen", "qwen3"), "qwen2.5" (also "qwen2"), "llama3", "mistral" (also "llama2", "inst"), "alpaca",
+// "none"; else FormatError listing the names.
 ChatTemplateKind chatTemplateFromName(const std::string& name);
 std::string chatTemplateName(ChatTemplateKind kind);
 
@@ -34,8 +48,9 @@ std::string chatTemplateName(ChatTemplateKind kind);
 // mistral/mixtral); nullopt when neither tells.
 std::optional<ChatTemplateKind> detectChatTemplate(const std::filesystem::path& modelDir);
 
-// Renders a conversation. Throws FormatError for an unknown role or a conversation without an
-// assistant turn. The BOS text of Llama 3 / Mistral is part of the first segment; Alpaca's EOS is
+// Renders a conversation. Throws FormatError for an unknown role, a conversation without an assistant turn,
+// or tools / tool calls / tool results under a template that has no way to print them (only the Qwen ChatML
+// ones do). Tool calls are trained on like replies; tool results are prompt. The BOS text of Llama 3 / Mistral is part of the first segment; Alpaca's EOS is
 // not text (the dataset appends the tokenizer's EOS id to each trainable reply of Alpaca and None).
 std::vector<RenderedSegment> renderChat(ChatTemplateKind kind, const std::vector<ChatMessage>& messages);
 

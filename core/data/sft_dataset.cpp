@@ -4,6 +4,8 @@
 // assistant's text and its end-of-turn marker.
 #include "core/data/sft_dataset.h"
 
+#include "core/data/python_json.h"
+
 #include "core/data/record_reader.h"
 #include "core/data/seeded_shuffle.h"
 #include "core/data/sft_layout.h"
@@ -229,6 +231,74 @@ std::string SampleFields::describe() const {
     return nlohmann::json::array({text, instruction, input, output, system, messages, role, content}).dump();
 }
 
+namespace {
+
+// JSON text of a tool field: parsed keeping its key order (the template prints the keys as written).
+nlohmann::ordered_json parseToolJson(const std::string& text, const std::string& where) {
+    try {
+        return nlohmann::ordered_json::parse(text);
+    } catch (const nlohmann::json::exception&) {
+        throw FormatError(where + "expected JSON text, got " + (text.size() > 60 ? text.substr(0, 60) + "..." : text));
+    }
+}
+
+// Values the data reader parsed itself (not kept as text) lose their key order: nlohmann's json sorts keys.
+nlohmann::ordered_json ordered(const json& v) { return nlohmann::ordered_json::parse(v.dump()); }
+
+ToolCall toolCallFrom(const nlohmann::ordered_json& call, const std::string& where) {
+    const nlohmann::ordered_json& c = call.contains("function") && call["function"].is_object() ? call["function"] : call;
+    if (!c.is_object() || !c.contains("name") || !c["name"].is_string())
+        throw FormatError(where + "a function call needs a \"name\" (and \"arguments\"), got " + call.dump());
+    ToolCall t;
+    t.name = c["name"].get<std::string>();
+    const nlohmann::ordered_json args = c.contains("arguments") ? c["arguments"] : nlohmann::ordered_json::object();
+    t.argumentsJson = pythonJsonDumps(args);
+    if (args.is_string()) {
+        t.argumentsIsText = true;
+        t.argumentsText = args.get<std::string>();
+    }
+    return t;
+}
+
+std::vector<ToolCall> toolCallsFromOrdered(const nlohmann::ordered_json& v, const std::string& where) {
+    std::vector<ToolCall> out;
+    if (v.is_array()) {
+        for (const auto& c : v) out.push_back(toolCallFrom(c, where));
+    } else {
+        out.push_back(toolCallFrom(v, where));
+    }
+    if (out.empty()) throw FormatError(where + "no function call in it");
+    return out;
+}
+
+// ShareGPT's function_call value: {"name", "arguments"} or a list of them, as JSON text.
+std::vector<ToolCall> toolCallsFromText(const std::string& text, const std::string& where) {
+    return toolCallsFromOrdered(parseToolJson(text, where + "function_call: "), where + "function_call: ");
+}
+
+std::vector<ToolCall> toolCallsFrom(const json& v, const std::string& where) {
+    return toolCallsFromOrdered(v.is_string() ? parseToolJson(v.get<std::string>(), where) : ordered(v), where);
+}
+
+// The record's "tools": a list of function definitions (JSON text, LLaMA-Factory's way, or a JSON list), each as
+// the template prints it, one per line. Bare definitions ({"name", "description", "parameters"}) are wrapped as
+// {"type": "function", "function": ...}, the form transformers' apply_chat_template(tools=...) takes.
+std::string toolDefinitions(const json& field) {
+    const nlohmann::ordered_json list = field.is_string() ? parseToolJson(field.get<std::string>(), "tools: ") : ordered(field);
+    if (!list.is_array()) throw FormatError("tools: expected a list of function definitions, got " + list.dump());
+    std::string out;
+    for (const auto& tool : list) {
+        if (!tool.is_object()) throw FormatError("tools: each definition must be an object, got " + tool.dump());
+        nlohmann::ordered_json t = tool;
+        if (!tool.contains("type")) t = nlohmann::ordered_json{{"type", "function"}, {"function", tool}};
+        if (!out.empty()) out += '\n';
+        out += pythonJsonDumps(t);
+    }
+    return out;
+}
+
+}  // namespace
+
 std::vector<ChatMessage> recordMessages(const json& record, SampleFormat format, const std::string& textField,
                                         SampleFormat* resolved) {
     SampleFields fields;
@@ -283,25 +353,45 @@ std::vector<ChatMessage> recordMessages(const json& record, SampleFormat format,
             auto it = record.find(listKey);
             if (it == record.end()) throw FormatError("missing field '" + listKey + "'");
             if (!it->is_array()) throw FormatError("field '" + listKey + "' must be an array");
+            // A system prompt beside the list (LLaMA-Factory's "system" column) opens the conversation.
+            if (share && record.contains(f.system) && record[f.system].is_string() && !record[f.system].get<std::string>().empty())
+                out.push_back({"system", record[f.system].get<std::string>()});
             for (size_t i = 0; i < it->size(); ++i) {
                 const json& m = (*it)[i];
                 const std::string where = listKey + "[" + std::to_string(i) + "]: ";
                 if (!m.is_object()) throw FormatError(where + "expected an object");
                 std::string role = requireString(m, roleKey.c_str(), where);
-                const std::string& content = requireString(m, contentKey.c_str(), where);
+                const bool hasCalls = !share && m.contains("tool_calls") && !m["tool_calls"].is_null();
+                const std::string content = hasCalls && m.contains(contentKey) && m[contentKey].is_null()
+                                                ? std::string()
+                                                : requireString(m, contentKey.c_str(), where);
                 if (share) {
-                    if (role == "human" || role == "user")
+                    if (role == "human" || role == "user") {
                         role = "user";
-                    else if (role == "gpt" || role == "assistant" || role == "chatgpt" || role == "bing")
+                    } else if (role == "gpt" || role == "assistant" || role == "chatgpt" || role == "bing") {
                         role = "assistant";
-                    else if (role != "system")
-                        throw FormatError(where + "unknown speaker '" + role + "' (expected human, gpt or system)");
-                } else if (role != "system" && role != "user" && role != "assistant") {
-                    throw FormatError(where + "unknown role '" + role + "' (expected system, user or assistant)");
+                    } else if (role == "function_call") {  // LLaMA-Factory: the assistant calls a function
+                        out.push_back({"assistant", "", toolCallsFromText(content, where)});
+                        continue;
+                    } else if (role == "observation") {  // ... and the function's result comes back
+                        role = "tool";
+                    } else if (role != "system") {
+                        throw FormatError(where + "unknown speaker '" + role +
+                                          "' (expected human, gpt, system, function_call or observation)");
+                    }
+                } else if (role != "system" && role != "user" && role != "assistant" && role != "tool") {
+                    throw FormatError(where + "unknown role '" + role + "' (expected system, user, assistant or tool)");
                 }
-                out.push_back({role, content});
+                ChatMessage msg{role, content, {}};
+                if (hasCalls) {
+                    if (role != "assistant") throw FormatError(where + "tool_calls on a " + role + " message (only assistant messages call tools)");
+                    msg.toolCalls = toolCallsFrom(m["tool_calls"], where + "tool_calls: ");
+                }
+                out.push_back(std::move(msg));
             }
             if (out.empty()) throw FormatError("field '" + listKey + "' is empty");
+            if (auto tools = record.find("tools"); tools != record.end() && !tools->is_null())
+                if (std::string list = toolDefinitions(*tools); !list.empty()) out.insert(out.begin(), {"tools", list, {}});
             break;
         }
         case SampleFormat::Auto: break;
