@@ -93,7 +93,7 @@ fs::path saveRunCheckpoint(const RunParts& run, const BlockSampler& sampler, con
     }
     CheckpointContents c;
     c.hfConfig = run.model.info().hfConfig;
-    nlohmann::json partition = engine.partition();
+    nlohmann::json partition = engine.partition();  // null also for stage 3 with LoRA: the adapter is the checkpoint
     if (partition.is_null()) {
         addModelToCheckpoint(run.model, cfg, c);
     } else {  // stage 3: no model.safetensors; the weights are the ranks' master shards (zero3_checkpoint.h)

@@ -1,6 +1,7 @@
 // Stage 0 and ZeRO 1/2/3 step engines (see step_engine.h).
 #include "core/zero/step_engine.h"
 
+#include <algorithm>
 #include <cmath>
 
 #include "core/model/language_model.h"
@@ -194,6 +195,48 @@ private:
     LanguageModel& m_model;
 };
 
+// ZeRO stage 3 with LoRA: the frozen base is partitioned like any stage-3 parameter (gathered around each block,
+// prefetched, offloadable) by a frozen Zero3Optimizer that runs the blocks; the adapters, small and whole on every
+// rank, get their gradients from the blocks' recomputing backward and are reduced, clipped and stepped by a
+// ZeroOptimizer whose gradient and optimizer-state partitions follow stage 2's (DeepSpeed 0.19.8 would partition
+// adapters above stage3_param_persistence_threshold too; they are kept whole here, which only costs their bytes).
+class Stage3LoraEngine : public ShardedEngine<ZeroOptimizer> {
+public:
+    Stage3LoraEngine(LanguageModel& model, std::vector<torch::Tensor> adapters, const OptimizerConfig& cfg,
+                     const Fp16Config& fp16, Communicator& comm, const ZeroOptions& adapterOptions,
+                     const Zero3Options& baseOptions)
+        : ShardedEngine(fp16, comm.worldSize(), std::move(adapters), cfg, comm, adapterOptions),
+          m_model(model),
+          m_base(parameterSlots(model), parameterNames(model), model.blockParameterRanges(), cfg, comm, baseOptions) {
+        m_model.setBlockRunner([this](const LanguageModel::BlockFn& block, const torch::Tensor& h, size_t first, size_t count) {
+            return m_base.runBlock(block, h, first, count);
+        });
+    }
+    ~Stage3LoraEngine() override { m_model.setBlockRunner(nullptr); }
+    void beginMicroStep(bool last) override {
+        m_base.beginMicroStep(last);
+        m_zero.beginMicroStep(last);
+    }
+    void endMicroStep() override {
+        m_base.endMicroStep();
+        m_zero.endMicroStep();
+    }
+    void beginForwardOnly() override { m_base.beginForwardOnly(); }
+    void endForwardOnly() override { m_base.endForwardOnly(); }
+    ModelStateBytes modelState() const override {
+        ModelStateBytes m = m_zero.modelState();
+        const ModelStateBytes base = m_base.modelState();
+        for (const auto& [dt, b] : base.parameters) m.parameters[dt] += b;
+        m.hostOffload += base.hostOffload;
+        m.nvmeOffload += base.nvmeOffload;
+        return m;
+    }
+
+private:
+    LanguageModel& m_model;
+    Zero3Optimizer m_base;
+};
+
 }  // namespace
 
 std::unique_ptr<StepEngine> makeStepEngine(std::vector<torch::Tensor> params, const DeepSpeedConfig& ds, Communicator& comm,
@@ -203,9 +246,10 @@ std::unique_ptr<StepEngine> makeStepEngine(std::vector<torch::Tensor> params, co
     if (ds.zeroStage == 0) return std::make_unique<Stage0Engine>(std::move(params), ds.optimizer, comm, ds.fp16);
     if (ds.zeroStage == 3) {
         if (!model) throw Error("ZeRO stage 3 needs the model (it partitions the model's parameters)");
-        if (params.size() != model->parameters().size())
-            throw ConfigError("deepspeed.zero_optimization.stage 3 trains every parameter of the model; it does not run "
-                              "with frozen weights (model.lora): use stage 0, 1 or 2 with LoRA");
+        const bool lora = params.size() != model->parameters().size() ||
+                          std::none_of(params.begin(), params.end(), [&](const torch::Tensor& t) {
+                              return t.is_same(model->parameters().front().tensor);
+                          });
         Zero3Options o;
         o.reduceBucketElems = ds.zero.reduceBucketSize;
         o.allgatherBucketElems = ds.zero.allgatherBucketSize;
@@ -215,6 +259,17 @@ std::unique_ptr<StepEngine> makeStepEngine(std::vector<torch::Tensor> params, co
         o.maxLiveElems = ds.zero.maxLiveParameters;
         o.placement = placement;
         o.paramPlacement = paramStorePlacement(ds, runKey, comm.rank());
+        if (lora) {  // model.lora: the base partitioned and frozen, the adapters trained beside it
+            o.frozen = true;
+            ZeroOptions a;
+            a.stage = 2;
+            a.reduceBucketElems = ds.zero.reduceBucketSize;
+            a.allgatherBucketElems = ds.zero.allgatherBucketSize;
+            a.contiguousGradients = ds.zero.contiguousGradients;
+            a.reduceScatter = ds.zero.reduceScatter;
+            a.placement = placement;
+            return std::make_unique<Stage3LoraEngine>(*model, std::move(params), ds.optimizer, ds.fp16, comm, a, o);
+        }
         return std::make_unique<Stage3Engine>(*model, ds.optimizer, ds.fp16, comm, o, partitionedShapes);
     }
     if (ds.zeroStage != 1 && ds.zeroStage != 2)

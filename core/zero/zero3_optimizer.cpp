@@ -63,6 +63,13 @@ struct Zero3BlockFunction : torch::autograd::Function<Zero3BlockFunction> {
         const auto saved = ctx->get_saved_variables();
         torch::Tensor x = saved[0].detach().requires_grad_(saved[0].requires_grad());
         z.fetchBlock(holder->block, true);
+        if (z.frozen()) {  // the block's own parameters take no gradient; the leaves it uses (adapters, x) do
+            torch::Tensor out = holder->replay.rerun(holder->fn, x);
+            if (out.requires_grad()) torch::autograd::backward({out}, {gradOut[0]}, false, false);
+            out = torch::Tensor();
+            z.releaseBlock(holder->block);
+            return {torch::Tensor(), x.requires_grad() ? x.grad() : torch::Tensor(), torch::Tensor()};
+        }
         const std::vector<size_t>& params = z.blockParams(holder->block);
         std::vector<torch::Tensor> wrt;
         if (x.requires_grad()) wrt.push_back(x);
@@ -104,7 +111,7 @@ Zero3Optimizer::Zero3Optimizer(std::vector<torch::Tensor*> slots, std::vector<st
     torch::NoGradGuard ng;
     const auto opts = torch::TensorOptions().dtype(m_dtype).device(m_device);
     torch::Tensor shard = torch::zeros({m_shardElems}, opts);  // filled below, then handed to the store
-    m_gradShard = torch::zeros({m_shardElems}, opts);
+    m_gradShard = torch::zeros({m_opt.frozen ? 0 : m_shardElems}, opts);
     int64_t off = 0;
     for (size_t i = 0; i < m_slots.size(); ++i) {
         torch::Tensor& t = *m_slots[i];
@@ -141,7 +148,7 @@ Zero3Optimizer::Zero3Optimizer(std::vector<torch::Tensor*> slots, std::vector<st
         if (m_params[i].chunk > m_params[largest].chunk) largest = i;
     m_store = std::make_unique<ParamShardStore>(shard, m_opt.paramPlacement, m_params.empty() ? 0 : m_params[largest].chunk,
                                                 m_params.empty() ? std::string() : m_params[largest].name);
-    m_state = std::make_unique<PartitionStep>(shard, cfg, m_opt.placement, m_dtype, m_store.get());
+    if (!m_opt.frozen) m_state = std::make_unique<PartitionStep>(shard, cfg, m_opt.placement, m_dtype, m_store.get());
     shard = torch::Tensor();
     m_live.assign(m_slots.size(), 0);
     m_blockOf.assign(m_slots.size(), -1);
@@ -313,12 +320,13 @@ void Zero3Optimizer::beginMicroStep(bool) {
     for (size_t p : m_outside)
         if (!m_params[p].persistent && !m_live[p]) need.push_back(p);
     gather(need);
-    for (size_t p : m_outside) *m_slots[p] = m_slots[p]->detach().requires_grad_(true);  // fresh leaves
+    if (!m_opt.frozen)
+        for (size_t p : m_outside) *m_slots[p] = m_slots[p]->detach().requires_grad_(true);  // fresh leaves
 }
 
 void Zero3Optimizer::endMicroStep() {
     for (size_t p : m_outside) {
-        addGradient(p, m_slots[p]->grad());
+        if (!m_opt.frozen) addGradient(p, m_slots[p]->grad());
         *m_slots[p] = m_slots[p]->detach();
         release(p);
     }
@@ -427,7 +435,7 @@ ModelStateBytes Zero3Optimizer::modelState() const {
     for (size_t p = 0; p < m_params.size(); ++p)
         if (m_params[p].persistent) m.parameters[dt] += m_params[p].numel * int64_t(m_gradShard.element_size());
     m.gradients[dt] += m_gradShard.nbytes();
-    m_state->addBytes(m);
+    if (m_state) m_state->addBytes(m);
     return m;
 }
 

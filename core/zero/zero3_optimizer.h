@@ -38,6 +38,10 @@ struct Zero3Options {
     int64_t maxLiveElems = 1000000000;         // stage3_max_live_parameters
     PartitionPlacement placement;              // offload_optimizer: where the masters and moments rest
     ParamStorePlacement paramPlacement;        // offload_param: where the parameter shard rests between uses
+    // Frozen (LoRA's base model): the parameters are partitioned, gathered and released as usual, but nothing is
+    // trained here: no gradient shard, no optimizer state. Backward recomputes each block and lets autograd
+    // accumulate into the leaves it uses (the adapters, trained by another engine), as reentrant checkpointing does.
+    bool frozen = false;
 };
 
 // One parameter's place in the stage-3 partition: rank q owns flat elements [q*chunk, min((q+1)*chunk, numel)).
@@ -85,7 +89,8 @@ public:
     void step(double lr);  // AdamW on the masters; the shards follow; persistent parameters are re-gathered
     void zeroGrad();
 
-    int64_t stepCount() const { return m_state->partition().stepCount(); }
+    int64_t stepCount() const { return m_state ? m_state->partition().stepCount() : 0; }
+    bool frozen() const { return m_opt.frozen; }
     const OptimizerPartition& optimizerPartition() const { return m_state->partition(); }
     const ParamShardStore& parameterStore() const { return *m_store; }
     ModelStateBytes modelState() const;

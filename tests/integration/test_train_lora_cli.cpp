@@ -6,10 +6,12 @@
 #include "core/model/language_model.h"
 #include "core/model/safetensors_torch.h"
 
+#include <QProcess>
 #include <QTemporaryDir>
 #include <QtTest>
 
 #include <fstream>
+#include <map>
 
 #include <nlohmann/json.hpp>
 
@@ -45,6 +47,7 @@ class TestTrainLoraCli : public QObject {
     Q_OBJECT
 private slots:
     void resumeEqualsUninterruptedAndExports();
+    void zero3OnTwoRanksEqualsStageZeroOnOne();
 };
 
 void TestTrainLoraCli::resumeEqualsUninterruptedAndExports() {
@@ -135,6 +138,95 @@ void TestTrainLoraCli::resumeEqualsUninterruptedAndExports() {
         QVERIFY2(torch::equal(t, merged.at(name).to(torch::kBFloat16)), name.c_str());
     }
     QVERIFY(fs::exists(exported / "adapter" / "adapter_config.json") && fs::exists(exported / "tokenizer.json"));
+}
+
+// ZeRO stage 3 with LoRA on 2 ranks (the frozen base partitioned: persistence threshold 10, so every weight is cut
+// in two) gives the losses of LoRA at stage 0 on 1 rank with the same global batch; a stage-3 LoRA run resumed
+// halfway equals the uninterrupted one bit for bit; its adapter loads in PEFT and PEFT's merge equals our export.
+void TestTrainLoraCli::zero3OnTwoRanksEqualsStageZeroOnOne() {
+    QTemporaryDir tmp;
+    const fs::path dir = tmp.path().toStdString();
+    const fs::path modelDir = dir / "base";
+    {
+        json mcfg = json::parse(fts::readFile(kQuickstart / "model" / "config.json"));
+        mcfg["attn_pdrop"] = mcfg["resid_pdrop"] = mcfg["embd_pdrop"] = 0.0;  // ranks draw different dropout masks
+        fs::create_directories(modelDir);
+        std::ofstream(modelDir / "config.json") << mcfg.dump(2);
+        auto model = fts::initModelFromConfig(modelDir / "config.json", 11, {});
+        fts::saveHfModel(*model, modelDir, torch::kFloat32);
+        for (const char* f : {"tokenizer.json", "tokenizer_config.json"}) fs::copy_file(kQuickstart / "model" / f, modelDir / f);
+    }
+    const int steps = 6;
+    json base = {{"model", {{"path", modelDir.string()}, {"init", "pretrained"},
+                            {"lora", {{"r", 4}, {"lora_alpha", 8}, {"target_modules", {"c_attn", "c_fc", "c_proj"}}}}}},
+                 {"data", {{"max_length", 32}}},
+                 {"training", {{"max_steps", steps}, {"save_interval", 3}, {"eval_interval", 0}, {"eval_batches", 1}}},
+                 {"deepspeed", {{"train_micro_batch_size_per_gpu", 4}, {"gradient_accumulation_steps", 2},
+                                {"optimizer", {{"params", {{"lr", 0.03}, {"weight_decay", 0.01}}}}},
+                                {"scheduler", nullptr},
+                                {"zero_optimization", {{"stage", 0}}}}}};
+    const fs::path storeFile = dir / "runs.sqlite";
+    const QString store = QString::fromStdString(storeFile.string());
+    auto run = [&](const std::string& name, const json& patch, QStringList extra) {
+        json cfg = base;
+        cfg.merge_patch(patch);
+        QStringList args = {"train", QString::fromStdString(writeConfig(dir, name, cfg).string()), "--store", store, "--quiet"};
+        args += extra;
+        CliResult r = runFts(args);
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+    };
+    const json zero3 = {{"deepspeed", {{"train_micro_batch_size_per_gpu", 2},
+                                       {"zero_optimization", {{"stage", 3}, {"stage3_param_persistence_threshold", 10}}}}}};
+    run("stage0", json::object(), {});
+    run("stage3", zero3, {"--nproc", "2"});
+    json half = zero3;
+    half["training"]["max_steps"] = steps / 2;
+    run("split", half, {"--nproc", "2"});
+    run("split", zero3, {"--nproc", "2", "--resume"});
+
+    fts::RunStore s(storeFile, true);
+    std::map<std::string, int64_t> ids;
+    for (const auto& r : s.listRuns()) ids[fs::path(r.configPath).stem().string()] = r.id;  // the resumed run is the same run
+    const auto l0 = series(s, ids["stage0"], "loss"), l3 = series(s, ids["stage3"], "loss"), ls = series(s, ids["split"], "loss");
+    QCOMPARE(l0.size(), size_t(steps));
+    QCOMPARE(l3.size(), size_t(steps));
+    QCOMPARE(ls.size(), size_t(steps));
+    for (int i = 0; i < steps; ++i) {
+        QVERIFY2(std::abs(l3[i] - l0[i]) <= 1e-5 * std::abs(l0[i]),
+                 qPrintable(QString("step %1: stage 3 on 2 ranks %2, stage 0 on 1 rank %3").arg(i + 1).arg(l3[i], 0, 'g', 17).arg(l0[i], 0, 'g', 17)));
+        QVERIFY2(ls[i] == l3[i], qPrintable(QString("step %1: resumed %2, uninterrupted %3").arg(i + 1).arg(ls[i], 0, 'g', 17).arg(l3[i], 0, 'g', 17)));
+    }
+    // The adapters learn: the last step's loss is below the first one's (6 steps of the same run, lr 0.01).
+    QVERIFY2(l3.back() < l3.front(), qPrintable(QString("loss %1 -> %2").arg(l3.front()).arg(l3.back())));
+    // A stage-3 LoRA checkpoint is a LoRA checkpoint: the PEFT adapter, no weight shards.
+    const fs::path ckpt = dir / "stage3-out" / "checkpoints" / "step-00000003";
+    QVERIFY(fs::exists(ckpt / "adapter_model.safetensors") && !fs::exists(ckpt / "model.safetensors"));
+    expectSameTensors(dir / "split-out" / "final" / "adapter" / "adapter_model.safetensors",
+                      dir / "stage3-out" / "final" / "adapter" / "adapter_model.safetensors");
+
+    // PEFT loads the adapter onto the base and merges it into what our export holds.
+    const fs::path finalDir = dir / "stage3-out" / "final";
+    QProcess py;
+    py.start(QString::fromUtf8(FTS_TEST_PYTHON),
+             {"-c",
+              "import sys, torch\n"
+              "from transformers import AutoModelForCausalLM\n"
+              "from peft import PeftModel\n"
+              "from safetensors.torch import load_file\n"
+              "base = AutoModelForCausalLM.from_pretrained(sys.argv[1], torch_dtype=torch.float32)\n"
+              "merged = PeftModel.from_pretrained(base, sys.argv[2]).merge_and_unload()\n"
+              "ours = load_file(sys.argv[3])\n"
+              "sd = merged.state_dict()\n"
+              "worst = max((sd[k] - v).abs().max().item() for k, v in ours.items() if k in sd)\n"
+              "print(len([k for k in ours if k in sd]), worst)\n",
+              QString::fromStdString(modelDir.string()), QString::fromStdString((finalDir / "adapter").string()),
+              QString::fromStdString((finalDir / "model.safetensors").string())});
+    QVERIFY(py.waitForFinished(300000));
+    QVERIFY2(py.exitCode() == 0, py.readAllStandardError().constData());
+    const QStringList out = QString::fromUtf8(py.readAllStandardOutput()).trimmed().split('\n').last().split(' ');
+    QCOMPARE(out.size(), 2);
+    QVERIFY2(out[0].toInt() > 10, qPrintable(out.join(' ')));
+    QVERIFY2(out[1].toDouble() < 1e-5, qPrintable("PEFT's merge differs from our export by " + out[1]));
 }
 
 QTEST_APPLESS_MAIN(TestTrainLoraCli)
