@@ -1,4 +1,4 @@
-// fts: the command-line front end (train, worker, node, hosts, runs, export, tokenize, debug, estimate). Parses arguments and
+// fts: the command-line front end (train, worker, node, hosts, runs, export, tokenize, debug, estimate, probe). Parses arguments and
 // calls into core; errors print one clear line and give a non-zero exit code.
 #include <iostream>
 
@@ -18,6 +18,7 @@ int main(int argc, char** argv) {
     fts::cli::addTokenizeCommand(app);
     fts::cli::addDebugCommand(app);
     fts::cli::addEstimateCommand(app);
+    fts::cli::addProbeCommand(app);
     try {
         app.parse(argc, argv);
     } catch (const CLI::ParseError& e) {

@@ -1821,6 +1821,18 @@
         <source>Cannot write the hostfile %1: %2</source>
         <translation type="unfinished"></translation>
     </message>
+    <message>
+        <source>&amp;Measure ZeRO stages…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Run a few steps of this config at each ZeRO stage and compare peak memory and speed</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The probe runs on this machine&apos;s ranks only; the SSH hosts are left out.</source>
+        <translation type="unfinished"></translation>
+    </message>
 </context>
 <context>
     <name>fts::MemoryBars</name>
@@ -1911,6 +1923,113 @@
     </message>
     <message>
         <source>Model folder</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>fts::ProbeDialog</name>
+    <message>
+        <source>Measure ZeRO stages</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Runs a few steps of this config at each chosen ZeRO stage on the same ranks and data, and measures each rank&apos;s peak memory and the speed next to the estimate. Each variant is a run in the runs list; its checkpoints are not kept.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Stage %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Also with CPU offload</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>offload_optimizer cpu at stages 1-3, and offload_param cpu at stage 3</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Steps:</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Optimizer steps per variant; the first is not timed</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Variant</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Estimate per rank</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Measured peak per rank</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Tokens/s</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Steps/s</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Run</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Stop</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Close</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Choose at least one stage.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Running %1 (%2 of %3)…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Done. Pick the cheapest variant whose measured peak fits your devices.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Every variant failed; see the reasons in the table.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The probe ended without a result: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Cannot start %1: %2</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Starting the probe…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Stopping…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source> + optimizer offload</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source> + parameter offload</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>failed</source>
         <translation type="unfinished"></translation>
     </message>
 </context>

@@ -1807,6 +1807,18 @@
         <source>Cannot write the hostfile %1: %2</source>
         <translation>无法写入 hostfile %1：%2</translation>
     </message>
+    <message>
+        <source>&amp;Measure ZeRO stages…</source>
+        <translation>测量 ZeRO 阶段(&amp;M)…</translation>
+    </message>
+    <message>
+        <source>Run a few steps of this config at each ZeRO stage and compare peak memory and speed</source>
+        <translation>用此配置在每个 ZeRO 阶段运行几步，比较峰值内存和速度</translation>
+    </message>
+    <message>
+        <source>The probe runs on this machine&apos;s ranks only; the SSH hosts are left out.</source>
+        <translation>测量只在本机的进程上运行；不使用 SSH 主机。</translation>
+    </message>
 </context>
 <context>
     <name>fts::MemoryBars</name>
@@ -1896,6 +1908,113 @@
     <message>
         <source>Model folder</source>
         <translation>模型文件夹</translation>
+    </message>
+</context>
+<context>
+    <name>fts::ProbeDialog</name>
+    <message>
+        <source>Measure ZeRO stages</source>
+        <translation>测量 ZeRO 阶段</translation>
+    </message>
+    <message>
+        <source>Runs a few steps of this config at each chosen ZeRO stage on the same ranks and data, and measures each rank&apos;s peak memory and the speed next to the estimate. Each variant is a run in the runs list; its checkpoints are not kept.</source>
+        <translation>在相同的进程和数据上，用此配置在所选的每个 ZeRO 阶段运行几步，测量每个进程的峰值内存和速度，并与估算并列。每个变体都是运行列表中的一次运行；不保留其检查点。</translation>
+    </message>
+    <message>
+        <source>Stage %1</source>
+        <translation>阶段 %1</translation>
+    </message>
+    <message>
+        <source>Also with CPU offload</source>
+        <translation>同时测量 CPU 卸载</translation>
+    </message>
+    <message>
+        <source>offload_optimizer cpu at stages 1-3, and offload_param cpu at stage 3</source>
+        <translation>阶段 1-3 的 offload_optimizer cpu，以及阶段 3 的 offload_param cpu</translation>
+    </message>
+    <message>
+        <source>Steps:</source>
+        <translation>步数：</translation>
+    </message>
+    <message>
+        <source>Optimizer steps per variant; the first is not timed</source>
+        <translation>每个变体的优化器步数；第一步不计时</translation>
+    </message>
+    <message>
+        <source>Variant</source>
+        <translation>变体</translation>
+    </message>
+    <message>
+        <source>Estimate per rank</source>
+        <translation>每进程估算</translation>
+    </message>
+    <message>
+        <source>Measured peak per rank</source>
+        <translation>每进程实测峰值</translation>
+    </message>
+    <message>
+        <source>Tokens/s</source>
+        <translation>词元/秒</translation>
+    </message>
+    <message>
+        <source>Steps/s</source>
+        <translation>步/秒</translation>
+    </message>
+    <message>
+        <source>Run</source>
+        <translation>运行</translation>
+    </message>
+    <message>
+        <source>Stop</source>
+        <translation>停止</translation>
+    </message>
+    <message>
+        <source>Close</source>
+        <translation>关闭</translation>
+    </message>
+    <message>
+        <source>Choose at least one stage.</source>
+        <translation>请至少选择一个阶段。</translation>
+    </message>
+    <message>
+        <source>Running %1 (%2 of %3)…</source>
+        <translation>正在运行 %1（第 %2 个，共 %3 个）…</translation>
+    </message>
+    <message>
+        <source>Done. Pick the cheapest variant whose measured peak fits your devices.</source>
+        <translation>完成。请选择实测峰值能放进设备的最省资源的变体。</translation>
+    </message>
+    <message>
+        <source>Every variant failed; see the reasons in the table.</source>
+        <translation>所有变体都失败了；原因见表格。</translation>
+    </message>
+    <message>
+        <source>The probe ended without a result: %1</source>
+        <translation>测量结束但没有结果：%1</translation>
+    </message>
+    <message>
+        <source>Cannot start %1: %2</source>
+        <translation>无法启动 %1：%2</translation>
+    </message>
+    <message>
+        <source>Starting the probe…</source>
+        <translation>正在启动测量…</translation>
+    </message>
+    <message>
+        <source>Stopping…</source>
+        <translation>正在停止…</translation>
+    </message>
+    <message>
+        <source> + optimizer offload</source>
+        <translation> + 优化器卸载</translation>
+    </message>
+    <message>
+        <source> + parameter offload</source>
+        <translation> + 参数卸载</translation>
+    </message>
+    <message>
+        <source>failed</source>
+        <translation>失败</translation>
     </message>
 </context>
 <context>

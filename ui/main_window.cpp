@@ -53,10 +53,12 @@
 #include "ui/model_picker.h"
 #include "ui/settings_dialog.h"
 #include "ui/studio_settings.h"
+#include "ui/device_list.h"
 #include "ui/run_launcher.h"
 #include "ui/run_view.h"
 #include "ui/runs_filter_proxy.h"
 #include "ui/runs_table_model.h"
+#include "ui/probe_dialog.h"
 #include "ui/store_writer.h"
 
 namespace fts {
@@ -278,6 +280,10 @@ void MainWindow::buildActions() {
     m_stopAction = new QAction(s->standardIcon(QStyle::SP_MediaStop), QString(), this);
     connect(m_stopAction, &QAction::triggered, this, &MainWindow::stopSelectedRun);
 
+    m_probeAction = new QAction(this);
+    m_probeAction->setObjectName(QStringLiteral("probeAction"));
+    connect(m_probeAction, &QAction::triggered, this, [this] { openProbeDialog(); });
+
     m_compareAction = new QAction(this);
     m_compareAction->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_C));
     connect(m_compareAction, &QAction::triggered, this, [this] { compareSelectedRuns(); });
@@ -303,6 +309,7 @@ void MainWindow::buildActions() {
     m_runMenu = menuBar()->addMenu(QString());
     m_runMenu->addAction(m_startAction);
     m_runMenu->addAction(m_stopAction);
+    m_runMenu->addAction(m_probeAction);
     m_runMenu->addSeparator();
     m_runMenu->addAction(m_compareAction);
     m_helpMenu = menuBar()->addMenu(QString());
@@ -337,6 +344,8 @@ void MainWindow::retranslateUi() {
     m_startAction->setText(tr("S&tart"));
     m_stopAction->setText(tr("St&op"));
     m_stopAction->setToolTip(tr("Ask the selected run to checkpoint and stop"));
+    m_probeAction->setText(tr("&Measure ZeRO stages…"));
+    m_probeAction->setToolTip(tr("Run a few steps of this config at each ZeRO stage and compare peak memory and speed"));
     m_compareAction->setText(tr("&Compare runs"));
     m_compareAction->setToolTip(tr("Overlay the curves and diff the configs of the selected runs (Ctrl+Shift+C)"));
     m_settingsAction->setText(tr("Se&ttings…"));
@@ -447,6 +456,7 @@ void MainWindow::updateActions() {
     const bool editor = currentPage() == Page::Editor;
     const bool startable = editor && m_editor->isValidated() && !m_editor->hasErrors() && !m_pending;
     m_startAction->setEnabled(startable);
+    m_probeAction->setEnabled(startable);
     if (editor && !m_editor->isValidated())
         m_startAction->setToolTip(tr("Validating the config…"));
     else if (editor && m_editor->hasErrors())
@@ -614,6 +624,17 @@ void MainWindow::openConfigDialog() {
     if (!path.isEmpty()) loadConfigFile(path);
 }
 
+std::optional<QString> MainWindow::launchConfigFile(QString* why) const {
+    LaunchConfigRequest request;
+    request.text = m_editor->text();
+    request.originPath = m_configPath;
+    request.modified = m_editor->isModified();
+    request.baseDir = m_editor->baseDir();
+    request.dataDir = m_options.dataDir;
+    request.stem = QStringLiteral("config");
+    return prepareLaunchConfig(request, why);
+}
+
 std::optional<qint64> MainWindow::startRun(QString* error) {
     const auto fail = [&](const QString& why) -> std::optional<qint64> {
         if (error) *error = why;
@@ -624,15 +645,8 @@ std::optional<qint64> MainWindow::startRun(QString* error) {
     if (!m_editor->isValidated()) return fail(tr("The config is still being validated."));
     if (m_editor->hasErrors()) return fail(tr("The config has errors; fix them first."));
 
-    LaunchConfigRequest request;
-    request.text = m_editor->text();
-    request.originPath = m_configPath;
-    request.modified = m_editor->isModified();
-    request.baseDir = m_editor->baseDir();
-    request.dataDir = m_options.dataDir;
-    request.stem = QStringLiteral("config");
     QString why;
-    const auto configPath = prepareLaunchConfig(request, &why);
+    const auto configPath = launchConfigFile(&why);
     if (!configPath) return fail(why);
 
     const QString logPath =
@@ -666,6 +680,27 @@ std::optional<qint64> MainWindow::startRun(QString* error) {
     m_poller->pollNow();
     emit runLaunched(started->pid, *configPath);
     return started->pid;
+}
+
+ProbeDialog* MainWindow::openProbeDialog() {
+    if (!m_editor->isValidated() || m_editor->hasErrors()) {
+        showMessage(tr("The config has errors; fix them first."), true);
+        return nullptr;
+    }
+    QString why;
+    const auto configPath = launchConfigFile(&why);
+    if (!configPath) {
+        showMessage(why, true);
+        return nullptr;
+    }
+    if (!m_form->hostsPanel()->selectedHosts().isEmpty())
+        showMessage(tr("The probe runs on this machine's ranks only; the SSH hosts are left out."), false);
+    auto* dialog = new ProbeDialog(m_options.cliPath, *configPath, m_options.storePath,
+                                   placementArguments(m_form->ranksSpin()->value(), m_form->devicePanel()->selectedGpus()), this);
+    dialog->setAttribute(Qt::WA_DeleteOnClose);
+    connect(dialog, &ProbeDialog::finishedProbe, this, [this] { m_poller->pollNow(); });
+    dialog->show();
+    return dialog;
 }
 
 void MainWindow::checkPendingStart() {

@@ -32,6 +32,7 @@ class ModelPicker;
 class SettingsDialog;
 class ConfigEditor;
 class ConfigForm;
+class ProbeDialog;
 class RunView;
 class RunsFilterProxy;
 class RunsTableModel;
@@ -68,6 +69,8 @@ public:
     bool newRunFromRun(qint64 runId, QString* error = nullptr);
     // Starts the editor's config (written first if unsaved, see prepareLaunchConfig). Returns the pid.
     std::optional<qint64> startRun(QString* error = nullptr);
+    // Run > Measure ZeRO stages: the probe dialog for the current config on this machine's ranks (null on errors).
+    ProbeDialog* openProbeDialog();
     void stopSelectedRun();
     // "Stop now": the supervisor's second stop request kills the workers without a checkpoint. Sends the
     // first request too unless Stop & save already did (the second follows kSecondStopDelayMs later, once the
@@ -115,6 +118,7 @@ public:
     QLineEdit* searchEdit() const { return m_search; }
     QComboBox* statusFilter() const { return m_statusFilter; }
     QComboBox* tagFilter() const { return m_tagFilter; }
+    QAction* probeAction() const { return m_probeAction; }
     QAction* startAction() const { return m_startAction; }
     QAction* stopAction() const { return m_stopAction; }
     // Settings (store location, model folders, language, theme); applied when accepted. Not modal-blocking.
@@ -142,6 +146,8 @@ private:
     void showPage(Page page);
     void showMessage(const QString& text, bool isError);
     void updateActions();
+    // The editor's config as a file a run (or a probe) can read (prepareLaunchConfig); nullopt + why on failure.
+    std::optional<QString> launchConfigFile(QString* why) const;
     void updateEditorHeader();
     void onRunsListed(const RunList& runs);
     void onRunsChanged(const RunList& changedRows);
@@ -191,6 +197,7 @@ private:
     QAction* m_saveAction;
     QAction* m_saveAsAction;
     QAction* m_startAction;
+    QAction* m_probeAction = nullptr;
     QAction* m_stopAction;
     QAction* m_compareAction;
     QAction* m_settingsAction = nullptr;

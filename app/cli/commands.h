@@ -24,5 +24,6 @@ void addExportCommand(CLI::App& app);
 void addTokenizeCommand(CLI::App& app);
 void addDebugCommand(CLI::App& app);
 void addEstimateCommand(CLI::App& app);
+void addProbeCommand(CLI::App& app);
 
 }  // namespace fts::cli
