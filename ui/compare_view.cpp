@@ -57,7 +57,8 @@ CompareView::CompareView(QWidget* parent) : QWidget(parent) {
 
     m_metric = new QComboBox(this);
     m_metric->setObjectName(QStringLiteral("compareMetric"));
-    for (const char* metric : {"loss", "eval_loss", "lr", "grad_norm", "tokens_per_s"})
+    for (const char* metric : {"loss", "eval_loss", "lr", "grad_norm", "tokens_per_s", "eval_accuracy", "eval_f1", "eval_mse",
+                               "eval_pearson"})
         m_metric->addItem(QString(), QString::fromLatin1(metric));  // texts: retranslate()
 
     m_xAxis = new QComboBox(this);
@@ -166,7 +167,8 @@ CompareView::CompareView(QWidget* parent) : QWidget(parent) {
 }
 
 void CompareView::retranslateControls() {
-    const QString metrics[] = {tr("Loss"), tr("Eval loss"), tr("Learning rate"), tr("Grad norm"), tr("Tokens/s")};
+    const QString metrics[] = {tr("Loss"),          tr("Eval loss"), tr("Learning rate"), tr("Grad norm"), tr("Tokens/s"),
+                               tr("Eval accuracy"), tr("Eval F1"),   tr("Eval MSE"),      tr("Eval Pearson r")};
     for (int i = 0; i < m_metric->count(); ++i) m_metric->setItemText(i, metrics[i]);
     const QString axes[] = {tr("Step"), tr("Tokens seen"), tr("Wall time (s)")};
     for (int i = 0; i < m_xAxis->count(); ++i) m_xAxis->setItemText(i, axes[i]);
@@ -342,16 +344,31 @@ void CompareView::rebuildChart() {
 }
 
 void CompareView::rebuildSummary() {
-    const QStringList headers = {tr("Run"),      tr("Status"),        tr("Steps"),     tr("Final loss"),
-                                 tr("Final eval loss"), tr("Best eval loss"), tr("Tokens/s"), tr("Tokens seen"),
-                                 tr("Peak memory"), tr("Duration")};
+    std::vector<RunSummary> summaries;
+    for (const CompareRunData& run : m_runs) summaries.push_back(summarizeRun(run));
+    // Classification runs add their final eval metrics, in a fixed order, where any run has them.
+    const std::pair<const char*, QString> evalColumns[] = {{"eval_accuracy", tr("Eval accuracy")}, {"eval_f1", tr("Eval F1")},
+                                                           {"eval_f1_micro", tr("Eval F1 (micro)")}, {"eval_mse", tr("Eval MSE")},
+                                                           {"eval_pearson", tr("Eval Pearson r")}};
+    std::vector<std::string> shownEval;
+    QStringList evalHeaders;
+    for (const auto& [key, title] : evalColumns)
+        for (const RunSummary& s : summaries)
+            if (s.finalEvalMetrics.count(key)) {
+                shownEval.push_back(key);
+                evalHeaders << title;
+                break;
+            }
+    QStringList headers = {tr("Run"), tr("Status"), tr("Steps"), tr("Final loss"), tr("Final eval loss"), tr("Best eval loss")};
+    headers << evalHeaders;
+    headers << QStringList{tr("Tokens/s"), tr("Tokens seen"), tr("Peak memory"), tr("Duration")};
     m_summaryTable->clear();
     m_summaryTable->setColumnCount(int(headers.size()));
     m_summaryTable->setHorizontalHeaderLabels(headers);
     m_summaryTable->setRowCount(int(m_runs.size()));
     const QStringList names = runNames();
     for (size_t i = 0; i < m_runs.size(); ++i) {
-        const RunSummary s = summarizeRun(m_runs[i]);
+        const RunSummary& s = summaries[i];
         const int row = int(i);
         auto* nameItem = new QTableWidgetItem(names[qsizetype(i)]);
         nameItem->setData(Qt::DecorationRole, SeriesChart::seriesColor(row));
@@ -362,10 +379,16 @@ void CompareView::rebuildSummary() {
         m_summaryTable->setItem(row, 3, new QTableWidgetItem(formatOptional(s.finalLoss)));
         m_summaryTable->setItem(row, 4, new QTableWidgetItem(formatOptional(s.finalEvalLoss)));
         m_summaryTable->setItem(row, 5, new QTableWidgetItem(formatOptional(s.bestEvalLoss)));
-        m_summaryTable->setItem(row, 6, new QTableWidgetItem(formatOptional(s.meanTokensPerS, 0)));
-        m_summaryTable->setItem(row, 7, new QTableWidgetItem(formatOptional(s.tokensSeen, 0)));
-        m_summaryTable->setItem(row, 8, new QTableWidgetItem(formatBytes(s.peakMemoryBytes)));
-        m_summaryTable->setItem(row, 9,
+        int col = 6;
+        for (const std::string& key : shownEval) {
+            const auto it = s.finalEvalMetrics.find(key);
+            m_summaryTable->setItem(row, col++, new QTableWidgetItem(formatOptional(
+                                                    it == s.finalEvalMetrics.end() ? std::nullopt : std::optional<double>(it->second))));
+        }
+        m_summaryTable->setItem(row, col++, new QTableWidgetItem(formatOptional(s.meanTokensPerS, 0)));
+        m_summaryTable->setItem(row, col++, new QTableWidgetItem(formatOptional(s.tokensSeen, 0)));
+        m_summaryTable->setItem(row, col++, new QTableWidgetItem(formatBytes(s.peakMemoryBytes)));
+        m_summaryTable->setItem(row, col,
                                 new QTableWidgetItem(s.durationS ? RunView::formatDuration(*s.durationS)
                                                                  : QStringLiteral("—")));
     }

@@ -21,6 +21,9 @@ std::vector<ConfigField> buildFields() {
     const QString format = QStringLiteral("data.format");
     const QStringList instruction{QStringLiteral("auto"), QStringLiteral("text"), QStringLiteral("alpaca"),
                                   QStringLiteral("sharegpt"), QStringLiteral("messages")};
+    const QStringList labelled{QStringLiteral("classification")};
+    QStringList withBadRows = instruction;
+    withBadRows << QStringLiteral("classification");
     const QString lora = QStringLiteral("model.lora");
     return {
         // Model
@@ -31,16 +34,16 @@ std::vector<ConfigField> buildFields() {
          {QStringLiteral("pretrained"), QStringLiteral("random")}},
         {"model.tokenizer", S::Model, K::FilePath, QT_TRANSLATE_NOOP("fts::ConfigForm", "Tokenizer"), QT_TRANSLATE_NOOP("fts::ConfigForm", "The tokenizer.json to use")},
         // Data
-        {"data.train", S::Data, K::FilePath, QT_TRANSLATE_NOOP("fts::ConfigForm", "Training data"), QT_TRANSLATE_NOOP("fts::ConfigForm", "Training text: .txt or .jsonl"), {}, false, {}, {}, true},
+        {"data.train", S::Data, K::FilePath, QT_TRANSLATE_NOOP("fts::ConfigForm", "Training data"), QT_TRANSLATE_NOOP("fts::ConfigForm", "Training data: .txt or .jsonl; instruction and classification formats also .json, .csv, .tsv"), {}, false, {}, {}, true},
         {"data.eval", S::Data, K::FilePath, QT_TRANSLATE_NOOP("fts::ConfigForm", "Evaluation data"),
          QT_TRANSLATE_NOOP("fts::ConfigForm", "Evaluation file; when empty, the eval fraction of the training data is held out")},
         {"data.text_field", S::Data, K::Text, QT_TRANSLATE_NOOP("fts::ConfigForm", "Text field"), QT_TRANSLATE_NOOP("fts::ConfigForm", "The JSONL field that holds the text")},
         {"data.eval_fraction", S::Data, K::Number, QT_TRANSLATE_NOOP("fts::ConfigForm", "Eval fraction"), QT_TRANSLATE_NOOP("fts::ConfigForm", "Fraction held out for evaluation, in [0, 1)")},
         {"data.max_length", S::Data, K::Integer, QT_TRANSLATE_NOOP("fts::ConfigForm", "Max length (tokens)"), QT_TRANSLATE_NOOP("fts::ConfigForm", "Tokens per training sequence (>= 2)")},
         {"data.format", S::Data, K::Choice, QT_TRANSLATE_NOOP("fts::ConfigForm", "Format"),
-         QT_TRANSLATE_NOOP("fts::ConfigForm", "lm: documents concatenated into blocks; auto/text/alpaca/sharegpt/messages: one sample per row, rendered with the chat template"),
+         QT_TRANSLATE_NOOP("fts::ConfigForm", "lm: documents concatenated into blocks; auto/text/alpaca/sharegpt/messages: one sample per row, rendered with the chat template; classification: text (and text_pair) with a label per row, for a BERT classifier"),
          {QStringLiteral("lm"), QStringLiteral("auto"), QStringLiteral("text"), QStringLiteral("alpaca"), QStringLiteral("sharegpt"),
-          QStringLiteral("messages")}},
+          QStringLiteral("messages"), QStringLiteral("classification")}},
         {"data.template", S::Data, K::Choice, QT_TRANSLATE_NOOP("fts::ConfigForm", "Chat template"),
          QT_TRANSLATE_NOOP("fts::ConfigForm", "auto: from the model folder (tokenizer_config.json), else a named template"),
          {QStringLiteral("auto"), QStringLiteral("chatml"), QStringLiteral("qwen"), QStringLiteral("qwen2.5"), QStringLiteral("llama3"), QStringLiteral("mistral"),
@@ -55,7 +58,13 @@ std::vector<ConfigField> buildFields() {
          QT_TRANSLATE_NOOP("fts::ConfigForm", "Seed of the sample order (default: the training seed)")},
         {"data.on_bad_row", S::Data, K::Choice, QT_TRANSLATE_NOOP("fts::ConfigForm", "Bad rows"),
          QT_TRANSLATE_NOOP("fts::ConfigForm", "skip: report a malformed row by line and go on; stop: fail the run"),
-         {QStringLiteral("skip"), QStringLiteral("stop")}, false, format, instruction},
+         {QStringLiteral("skip"), QStringLiteral("stop")}, false, format, withBadRows},
+        {"data.columns.text", S::Data, K::Text, QT_TRANSLATE_NOOP("fts::ConfigForm", "Column: text"),
+         QT_TRANSLATE_NOOP("fts::ConfigForm", "The column holding the text to classify (default: the text field)"), {}, false, format, labelled},
+        {"data.columns.text_pair", S::Data, K::Text, QT_TRANSLATE_NOOP("fts::ConfigForm", "Column: text pair"),
+         QT_TRANSLATE_NOOP("fts::ConfigForm", "The column holding the second sentence of a pair (BERT's token types); default text_pair, used when the file has it"), {}, false, format, labelled},
+        {"data.columns.label", S::Data, K::Text, QT_TRANSLATE_NOOP("fts::ConfigForm", "Column: label"),
+         QT_TRANSLATE_NOOP("fts::ConfigForm", "The label column: integers or strings are classes, numbers with a fraction a regression target, lists multi-label"), {}, false, format, labelled},
         {"data.columns.instruction", S::Data, K::Text, QT_TRANSLATE_NOOP("fts::ConfigForm", "Column: instruction"),
          QT_TRANSLATE_NOOP("fts::ConfigForm", "The JSONL field holding the instruction (alpaca)"), {}, false, format, instruction},
         {"data.columns.input", S::Data, K::Text, QT_TRANSLATE_NOOP("fts::ConfigForm", "Column: input"),

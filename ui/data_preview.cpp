@@ -13,7 +13,11 @@
 #include <QVBoxLayout>
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
+#include <cmath>
+
 #include "core/config/hf_cache.h"
+#include "core/data/classification_dataset.h"
 #include "core/data/sft_dataset.h"
 #include "core/data/tokenizer.h"
 
@@ -57,9 +61,93 @@ std::optional<DataPreviewRequest> previewRequestFromConfig(const QString& resolv
         for (const char* k : {"template", "chat_template"})
             if (const QString v = str(*doc, "data", k); !v.isEmpty()) r.chatTemplate = v;
         if (const QString v = str(*doc, "data", "train_on_prompt"); !v.isEmpty()) r.trainOnPrompt = v == "true";
+        if (doc->contains("data") && (*doc)["data"].is_object() && (*doc)["data"].contains("columns") &&
+            (*doc)["data"]["columns"].is_object())
+            for (const auto& [role, name] : (*doc)["data"]["columns"].items())
+                if (name.is_string()) r.columns[QString::fromStdString(role)] = QString::fromStdString(name.get<std::string>());
     }
     return r;
 }
+
+namespace {
+
+// Classification rows: the label distribution of the whole training file as bars, then the first rows with their
+// label and token count (a sentence pair as text ‖ pair).
+void previewClassification(const DataPreviewRequest& request, const Tokenizer& tokenizer, DataPreviewResult& out) {
+    ClassificationOptions o;
+    o.trainPath = request.train.toStdString();
+    o.columns.text = request.textField.toStdString();
+    const auto column = [&](const char* role, std::string& to) {
+        if (auto it = request.columns.find(QString::fromLatin1(role)); it != request.columns.end()) to = it->second.toStdString();
+    };
+    column("text", o.columns.text);
+    column("text_pair", o.columns.textPair);
+    o.textPairNamed = request.columns.count(QStringLiteral("text_pair")) > 0;
+    column("label", o.columns.label);
+    if (request.maxLength > 0) o.maxLength = request.maxLength;
+    const ClassificationData d = buildClassificationData(o, tokenizer);
+    const ClassificationSplit& t = d.train;
+    out.samples = t.size();
+    out.truncated = d.truncated;
+    out.badRows = d.badRows;
+    for (int64_t i = 0; i < t.size(); ++i) out.maxTokens = std::max<qint64>(out.maxTokens, t.length(i));
+    out.meanTokens = t.size() > 0 ? double(t.inputIds.size()) / double(t.size()) : 0.0;
+    QString html;
+    if (d.kind != LabelKind::Regression) {
+        html += QStringLiteral("<h4>%1</h4><table cellspacing=\"4\">").arg(QCoreApplication::translate("fts::DataPreviewDialog", "Labels in the training data").toHtmlEscaped());
+        const double total = double(std::max<int64_t>(1, t.size()));
+        for (size_t k = 0; k < d.labelNames.size(); ++k) {
+            const QString name = QString::fromStdString(d.labelNames[k]);
+            out.labelNames << name;
+            out.labelCounts << d.trainLabelCounts[k];
+            const int width = int(std::lround(240.0 * double(d.trainLabelCounts[k]) / total));
+            html += QStringLiteral("<tr><td>%1 · %2</td><td><table cellspacing=\"0\" cellpadding=\"0\"><tr><td width=\"%3\" "
+                                   "style=\"background:#3584e4\">&nbsp;</td></tr></table></td><td>%4 (%5%)</td></tr>")
+                        .arg(k)
+                        .arg(name.toHtmlEscaped())
+                        .arg(std::max(1, width))
+                        .arg(d.trainLabelCounts[k])
+                        .arg(100.0 * double(d.trainLabelCounts[k]) / total, 0, 'f', 1);
+        }
+        html += QStringLiteral("</table>");
+    }
+    const int shown = int(std::min<int64_t>(request.samples, t.size()));
+    for (int i = 0; i < shown; ++i) {
+        const int64_t width = d.targetWidth;
+        QStringList labels;
+        for (int64_t k = 0; k < width; ++k) {
+            const float v = t.targets[size_t(i * width + k)];
+            if (d.kind == LabelKind::Regression) labels << QString::number(v);
+            else if (d.kind == LabelKind::SingleLabel) labels << QString::fromStdString(d.labelNames[size_t(v)]);
+            else if (v > 0.5f) labels << QString::fromStdString(d.labelNames[size_t(k)]);
+        }
+        std::vector<int32_t> a, b;
+        for (int64_t p = t.offsets[size_t(i)]; p < t.offsets[size_t(i) + 1]; ++p)
+            (t.typeIds[size_t(p)] == 0 ? a : b).push_back(t.inputIds[size_t(p)]);
+        QString text = QString::fromStdString(tokenizer.decode(a, true)).toHtmlEscaped();
+        if (d.pairs)
+            text += QStringLiteral(" <span style=\"color:#3584e4\">‖</span> ") +
+                    QString::fromStdString(tokenizer.decode(b, true)).toHtmlEscaped();
+        html += QStringLiteral("<h4>%1</h4><p>%2</p>")
+                    .arg(QCoreApplication::translate("fts::DataPreviewDialog", "Line %1 · label %2 · %3 tokens").arg(t.lines[size_t(i)]).arg(labels.join(QStringLiteral(", "))).arg(t.length(i)).toHtmlEscaped(),
+                         text);
+    }
+    out.html = html;
+    out.shown = shown;
+    QStringList lines;
+    lines << QCoreApplication::translate("fts::DataPreviewDialog", "Rows: %1 (%2, %3 labels%4)")
+                 .arg(t.size())
+                 .arg(QString::fromLatin1(problemTypeName(d.kind)))
+                 .arg(d.numLabels())
+                 .arg(d.pairs ? QCoreApplication::translate("fts::DataPreviewDialog", ", sentence pairs") : QString());
+    lines << QCoreApplication::translate("fts::DataPreviewDialog", "Tokens per row: mean %1, max %2").arg(out.meanTokens, 0, 'f', 1).arg(out.maxTokens);
+    lines << QCoreApplication::translate("fts::DataPreviewDialog", "Truncated to %1 tokens: %2 · bad rows: %3").arg(o.maxLength).arg(d.truncated).arg(d.badRows);
+    for (const std::string& m : d.badRowMessages) lines << QString::fromStdString(m);
+    out.statsText = lines.join(QLatin1Char('\n'));
+    out.ok = true;
+}
+
+}  // namespace
 
 DataPreviewResult runDataPreview(const DataPreviewRequest& request) {
     DataPreviewResult out;
@@ -70,6 +158,10 @@ DataPreviewResult runDataPreview(const DataPreviewRequest& request) {
         std::filesystem::path tokenizerPath = request.tokenizer.toStdString();
         if (tokenizerPath.empty() || !std::filesystem::exists(tokenizerPath)) tokenizerPath = modelDir / "tokenizer.json";
         const auto tokenizer = Tokenizer::fromFile(tokenizerPath);
+        if (request.format == QLatin1String("classification")) {
+            previewClassification(request, *tokenizer, out);
+            return out;
+        }
         SftOptions o;
         o.trainPath = request.train.toStdString();
         o.textField = request.textField.toStdString();

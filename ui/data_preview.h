@@ -1,10 +1,14 @@
 // DataPreview: the dataset picker's preview. The first samples rendered with the chat template (spans that
 // get no loss, i.e. the prompt, greyed), the token statistics over the whole training file (mean, p50, p95,
 // max) and the truncation / drop / bad-row counts, computed by the core's previewSftData on a worker
-// thread while a busy bar shows. The request is built from the config (resolved paths).
+// thread while a busy bar shows. Classification data (data.format "classification") shows the label
+// distribution and the first rows with their labels instead. The request is built from the config (resolved paths).
 #pragma once
 #include <QDialog>
+#include <QList>
 #include <QString>
+#include <QStringList>
+#include <map>
 #include <optional>
 
 class QLabel;
@@ -22,6 +26,7 @@ struct DataPreviewRequest {
     QString format;         // "" = auto
     QString chatTemplate;   // "" = auto
     bool trainOnPrompt = false;
+    std::map<QString, QString> columns;  // data.columns (classification: text, text_pair, label)
     int samples = 8;
 };
 // From a resolved config (configToResolvedJson text) and the raw config text (for data keys the resolved
@@ -38,6 +43,9 @@ struct DataPreviewResult {
     double meanTokens = 0, p50Tokens = 0, p95Tokens = 0;
     int shown = 0;
     int maskedSpans = 0;  // no-loss spans marked in the shown samples
+    // Classification: the label names by id and the training rows carrying each (empty for regression).
+    QStringList labelNames;
+    QList<qint64> labelCounts;
 };
 // Runs the preview (reads the files; call off the UI thread).
 DataPreviewResult runDataPreview(const DataPreviewRequest& request);

@@ -155,6 +155,7 @@ std::optional<nlohmann::json> comparableConfig(const RunRecord& run, bool* resol
 RunSummary summarizeRun(const CompareRunData& data) {
     RunSummary s;
     int64_t lossStep = -1, evalStep = -1, tokStep = -1;
+    std::map<std::string, int64_t> evalMetricStep;
     double tokSum = 0, lastTime = 0;
     int tokCount = 0;
     for (const MetricPoint& p : data.metrics) {
@@ -170,6 +171,12 @@ RunSummary summarizeRun(const CompareRunData& data) {
                 s.finalEvalLoss = p.value;
             }
             if (!s.bestEvalLoss || p.value < *s.bestEvalLoss) s.bestEvalLoss = p.value;
+        } else if (p.name.rfind("eval_", 0) == 0) {  // classification metrics: the last of each
+            auto [it, fresh] = evalMetricStep.try_emplace(p.name, p.step);
+            if (fresh || p.step >= it->second) {
+                it->second = p.step;
+                s.finalEvalMetrics[p.name] = p.value;
+            }
         } else if (p.name == "tokens_per_s") {
             tokSum += p.value;
             ++tokCount;

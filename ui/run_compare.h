@@ -5,6 +5,7 @@
 #include <QStringList>
 #include <QVector>
 #include <nlohmann/json_fwd.hpp>
+#include <map>
 #include <optional>
 #include <string>
 #include <utility>
@@ -61,6 +62,7 @@ struct RunSummary {
     std::optional<double> durationS;        // endedAt (or last metric time) - startedAt
     std::optional<double> tokensSeen;       // last tokens_seen point
     int64_t steps = 0;                      // last step with metrics
+    std::map<std::string, double> finalEvalMetrics;  // classification: last eval_accuracy, eval_f1, eval_mse, ...
 };
 // From the metric points (the stored final metrics fill in what the points lack).
 RunSummary summarizeRun(const CompareRunData& data);

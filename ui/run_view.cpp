@@ -106,6 +106,9 @@ RunView::RunView(QWidget* parent) : QWidget(parent) {
     m_gradNormChart = metricChart(QStringLiteral("grad_norm"), 3);
     m_lossScaleChart = metricChart(QStringLiteral("loss_scale"), 4);
     m_tokensChart = metricChart(QStringLiteral("tokens_per_s"), 5);
+    m_evalMetricsChart = new SeriesChart(QString(), QString(), QString(), this);
+    m_evalMetricsChart->setObjectName(QStringLiteral("evalMetricsChart"));
+    m_evalMetricsChart->hide();
     m_tabs = new QTabWidget(this);
     m_tabs->setObjectName(QStringLiteral("runChartTabs"));
     for (SeriesChart* c : {m_lrChart, m_gradNormChart, m_lossScaleChart, m_tokensChart, m_memoryChart})
@@ -195,8 +198,22 @@ void RunView::retranslate() {
     metric(m_gradNormChart, QStringLiteral("grad_norm"), tr("Gradient norm"), tr("norm"));
     metric(m_lossScaleChart, QStringLiteral("loss_scale"), tr("Loss scale (fp16)"), tr("scale"));
     metric(m_tokensChart, QStringLiteral("tokens_per_s"), tr("Throughput"), tr("tokens/s"));
-    const QString tabs[] = {tr("Learning rate"), tr("Grad norm"), tr("Loss scale"), tr("Tokens/s"), tr("Memory history")};
-    for (int i = 0; i < m_tabs->count(); ++i) m_tabs->setTabText(i, tabs[i]);
+    const std::pair<QWidget*, QString> tabs[] = {{m_lrChart, tr("Learning rate")}, {m_gradNormChart, tr("Grad norm")},
+                                                 {m_lossScaleChart, tr("Loss scale")}, {m_tokensChart, tr("Tokens/s")},
+                                                 {m_memoryChart, tr("Memory history")}, {m_evalMetricsChart, tr("Eval metrics")}};
+    for (const auto& [widget, text] : tabs)
+        if (const int i = m_tabs->indexOf(widget); i >= 0) m_tabs->setTabText(i, text);
+    m_evalMetricsChart->setTitle(tr("Eval metrics"));
+    m_evalMetricsChart->setAxisLabels(step, tr("value"));
+    for (const auto& [key, series] : m_evalMetrics) {
+        (void)series;
+        static const std::map<QString, const char*> names{
+            {QStringLiteral("eval_accuracy"), QT_TR_NOOP("accuracy")}, {QStringLiteral("eval_f1"), QT_TR_NOOP("F1")},
+            {QStringLiteral("eval_f1_micro"), QT_TR_NOOP("F1 (micro)")}, {QStringLiteral("eval_mse"), QT_TR_NOOP("MSE")},
+            {QStringLiteral("eval_pearson"), QT_TR_NOOP("Pearson r")}};
+        const auto it = names.find(key);
+        if (QCPGraph* g = m_evalMetricsChart->graphByKey(key)) g->setName(it == names.end() ? key : tr(it->second));
+    }
     m_smoothSpin->setToolTip(tr("EMA smoothing weight of the loss (0 = raw values)"));
     m_smoothLabel->setText(tr("Smoothing"));
     m_logScale->setText(tr("Log scale"));
@@ -239,6 +256,9 @@ void RunView::clear() {
     m_loss.clear();
     m_evalLoss.clear();
     for (LiveSeries* s : {&m_lossSmoothed, &m_lr, &m_gradNorm, &m_lossScale, &m_tokensPerS}) s->clear();
+    m_evalMetrics.clear();
+    m_evalMetricsChart->removeAllSeries();
+    showEvalMetricsTab(false);
     m_smoothedRevision = 0;
     m_smoothedWeight = -1;
     m_lastMemory.clear();
@@ -311,6 +331,16 @@ void RunView::applyBatch(const RunDataBatch& batch) {
             }
         } else if (p.name == "eval_loss") {
             m_evalLoss.append(x, p.value);
+        } else if (p.name.rfind("eval_", 0) == 0) {  // classification: accuracy, F1, MSE, Pearson
+            const QString key = QString::fromStdString(p.name);
+            if (!m_evalMetricsChart->graphByKey(key)) {
+                QCPGraph* g = m_evalMetricsChart->ensureGraph(
+                    key, QString(), QPen(SeriesChart::seriesColor(int(m_evalMetrics.size()) + 1), 2.0));
+                g->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCircle, 5));
+                showEvalMetricsTab(true);
+                m_evalNamesStale = true;
+            }
+            m_evalMetrics[key].append(x, p.value);
         } else if (p.name == "tokens_per_s") {
             if (m_tokensPerS.append(x, p.value)) m_lastTokensPerS = p.value;
         } else if (p.name == "lr") {
@@ -381,12 +411,27 @@ void RunView::replotNow() {
     m_gradNormChart->sync(QStringLiteral("grad_norm"), m_gradNorm);
     m_lossScaleChart->sync(QStringLiteral("loss_scale"), m_lossScale);
     m_tokensChart->sync(QStringLiteral("tokens_per_s"), m_tokensPerS);
+    for (const auto& [key, series] : m_evalMetrics) m_evalMetricsChart->sync(key, series);
+    if (m_evalNamesStale) {
+        m_evalNamesStale = false;
+        retranslate();
+    }
     // Only the visible charts are redrawn; a hidden tab is drawn when shown.
     m_lossChart->refresh();
     if (QWidget* current = m_tabs->currentWidget()) static_cast<SeriesChart*>(current)->refresh();
     updateBars();
     updateLabels();
     ++m_replots;
+}
+
+void RunView::showEvalMetricsTab(bool show) {
+    const int index = m_tabs->indexOf(m_evalMetricsChart);
+    if (show && index < 0) {
+        m_tabs->insertTab(0, m_evalMetricsChart, tr("Eval metrics"));
+    } else if (!show && index >= 0) {
+        m_tabs->removeTab(index);
+        m_evalMetricsChart->hide();
+    }
 }
 
 std::optional<double> RunView::secondsPerStep(const std::vector<std::pair<int64_t, double>>& stepTimes) {

@@ -50,6 +50,7 @@ public:
     SeriesChart* lossChart() const { return m_lossChart; }
     SeriesChart* memoryChart() const { return m_memoryChart; }
     SeriesChart* lrChart() const { return m_lrChart; }
+    SeriesChart* evalMetricsChart() const { return m_evalMetricsChart; }
     SeriesChart* gradNormChart() const { return m_gradNormChart; }
     SeriesChart* lossScaleChart() const { return m_lossScaleChart; }
     SeriesChart* tokensChart() const { return m_tokensChart; }
@@ -103,6 +104,7 @@ private:
     int64_t m_lastStep = 0;
     bool m_stopPending = false;
     bool m_memoryNamesStale = false;  // a memory graph or capacity appeared since the legend was named
+    bool m_evalNamesStale = false;    // an eval metric graph appeared since the legend was named
     int m_replots = 0;
 
     QTimer m_replotTimer;
@@ -124,6 +126,11 @@ private:
     SeriesChart* m_gradNormChart;
     SeriesChart* m_lossScaleChart;
     SeriesChart* m_tokensChart;
+    // Classification runs: eval_accuracy, eval_f1, eval_mse, ... (every eval_* metric but eval_loss), one graph each;
+    // the tab appears with the first such point.
+    SeriesChart* m_evalMetricsChart;
+    std::map<QString, LiveSeries> m_evalMetrics;
+    void showEvalMetricsTab(bool show);
     QTabWidget* m_tabs;
     MemoryBars* m_bars;
     QProgressBar* m_progress;

@@ -187,7 +187,7 @@ void parseData(const json& doc, const fs::path& baseDir, IssueList& issues, Data
         out = *s;
         return true;
     };
-    oneOf("format", {"lm", "auto", "text", "alpaca", "sharegpt", "messages"}, d.format);
+    oneOf("format", {"lm", "auto", "text", "alpaca", "sharegpt", "messages", "classification"}, d.format);
     oneOf("template", {"auto", "chatml", "qwen", "qwen3", "qwen2.5", "qwen2", "llama3", "mistral", "llama2", "alpaca", "none"},
           d.chatTemplate);
     if (oneOf("on_bad_row", {"skip", "continue", "stop"}, d.onBadRow) && d.onBadRow == "continue") d.onBadRow = "skip";
@@ -205,12 +205,15 @@ void parseData(const json& doc, const fs::path& baseDir, IssueList& issues, Data
             d.seed = static_cast<uint64_t>(*n);
     }
     if (const json* v = findField(*o, "columns"); v && expectObject(issues, *v, "data.columns")) {
-        const std::vector<std::string> known{"instruction", "input", "output", "system", "messages", "role", "content"};
+        const std::vector<std::string> known =
+            d.classification() ? std::vector<std::string>{"text", "text_pair", "label"}
+                               : std::vector<std::string>{"instruction", "input", "output", "system", "messages", "role", "content"};
         for (const auto& [key, value] : v->items()) {
             const std::string path = "data.columns." + key;
             if (std::find(known.begin(), known.end(), key) == known.end()) {
-                issues.error(path, "unknown column role" + didYouMean(key, known) + "; expected one of " +
-                                       joinNames(known) + " (the text field is data.text_field)");
+                issues.error(path, "unknown column role for data.format \"" + d.format + "\"" + didYouMean(key, known) +
+                                       "; expected one of " + joinNames(known) +
+                                       (d.classification() ? "" : " (the text field is data.text_field)"));
                 continue;
             }
             if (auto name = readString(issues, value, path)) d.columns[key] = *name;
@@ -222,11 +225,20 @@ void parseData(const json& doc, const fs::path& baseDir, IssueList& issues, Data
         d.cacheDir = (xdg && *xdg) ? fs::path(xdg) / "finetune-studio" / "token_cache"
                                    : resolvePath("~/.cache/finetune-studio/token_cache", baseDir);
     }
-    if (!d.instructionFormat())
+    if (d.format == "lm")
         for (const char* key : {"template", "train_on_prompt", "packing", "shuffle", "columns", "on_bad_row"})
             if (findField(*o, key))
                 issues.warning(joinKey("data", key), "applies to the instruction formats only; data.format is \"lm\" "
                                                      "(documents concatenated into blocks), so it is ignored");
+    if (d.classification()) {
+        for (const char* key : {"template", "train_on_prompt", "shuffle"})
+            if (findField(*o, key))
+                issues.warning(joinKey("data", key), std::string("does not apply to data.format \"classification\" (") +
+                                   (std::string(key) == "shuffle" ? "rows are drawn in a seeded random order each epoch"
+                                                                  : "rows are not rendered with a chat template") +
+                                   "), so it is ignored");
+        if (d.packing) issues.error("data.packing", "a classification row is one sequence with one label; set \"packing\": false");
+    }
     warnUnknownKeys(issues, *o, "data",
                     {"train", "eval", "text_field", "eval_fraction", "max_length", "format", "columns", "template",
                      "train_on_prompt", "packing", "shuffle", "seed", "on_bad_row", "cache_dir"});
@@ -530,6 +542,10 @@ nlohmann::json configToResolvedJson(const TrainConfig& c) {
                  {"max_length", d.maxLength},
                  {"format", d.format},
                  {"cache_dir", d.cacheDir.generic_string()}};
+    if (d.classification()) {
+        data["on_bad_row"] = d.onBadRow;
+        if (!d.columns.empty()) data["columns"] = d.columns;
+    }
     if (d.instructionFormat()) {
         data["template"] = d.chatTemplate;
         data["train_on_prompt"] = d.trainOnPrompt;

@@ -181,15 +181,17 @@ struct ModelSection {
 };
 
 struct DataSection {
-    std::filesystem::path train;     // "lm": .txt or .jsonl; instruction formats also .json, .csv
+    std::filesystem::path train;     // "lm": .txt or .jsonl; the other formats also .json, .csv, .tsv
     std::filesystem::path eval;      // optional; when empty, eval_fraction of train is held out
     std::string textField = "text";  // JSONL field holding the text
     double evalFraction = 0.05;
     int64_t maxLength = 128;         // tokens per training sequence
     // "lm": plain-text pre-training blocks (documents concatenated and cut, as HF run_clm); the others
-    // select the instruction pipeline (docs/data.md): "auto", "text", "alpaca", "sharegpt", "messages".
+    // select the instruction pipeline (docs/data.md): "auto", "text", "alpaca", "sharegpt", "messages";
+    // "classification": text / text_pair / label rows for a sequence-classification model.
     std::string format = "lm";
-    std::map<std::string, std::string> columns;  // field renames: instruction input output system messages role content
+    // field renames: instruction input output system messages role content; classification: text text_pair label
+    std::map<std::string, std::string> columns;
     std::string chatTemplate = "auto";  // key "template": auto chatml qwen llama3 mistral llama2 alpaca none
     bool trainOnPrompt = false;      // false: labels -100 on everything but the responses
     bool packing = false;            // several samples per sequence, attention kept within each sample
@@ -198,7 +200,8 @@ struct DataSection {
     std::string onBadRow = "skip";   // "skip" (report and go on) or "stop"
     std::filesystem::path cacheDir;  // token cache; default $XDG_CACHE_HOME/finetune-studio/token_cache
 
-    bool instructionFormat() const { return format != "lm"; }
+    bool classification() const { return format == "classification"; }
+    bool instructionFormat() const { return format != "lm" && !classification(); }
 };
 
 // The Hugging Face Trainer's TrainingArguments a config may name in its training section (docs/config.md): they

@@ -372,6 +372,16 @@ void applyTrainerArguments(const json& block, const TrainerArguments& a, const T
         if (a.lrSchedulerType)
             issues.warning(trainingKey("lr_scheduler_type"), "ignored: deepspeed.scheduler sets the schedule (the "
                                                              "Trainer also lets DeepSpeed's scheduler win)");
+        if (!a.lrSchedulerKwargs.empty())
+            issues.warning(trainingKey("lr_scheduler_kwargs"), "ignored: deepspeed.scheduler sets the schedule; give "
+                                                               "its arguments in deepspeed.scheduler.params");
+        // The warm-up reaches a DeepSpeed scheduler only through a warmup_num_steps key ("auto" or equal): without
+        // one, DeepSpeed's default applies (as in the Trainer, which fills only keys present).
+        const json* params = scheduler->is_object() ? findField(*scheduler, "params") : nullptr;
+        if (warmupNamed && !(params && params->is_object() && params->contains("warmup_num_steps")))
+            issues.warning(a.warmupSteps && *a.warmupSteps > 0 ? trainingKey("warmup_steps") : trainingKey("warmup_ratio"),
+                           "ignored: deepspeed.scheduler.params has no warmup_num_steps, so DeepSpeed's default "
+                           "warm-up applies; set \"warmup_num_steps\": \"auto\" there to take this value");
         return;
     }
     if (!a.lrSchedulerType && !warmupNamed) {

@@ -1,9 +1,10 @@
-// TemplateProcessing reads the "single" template in either serialized form (a list of
+// TemplateProcessing reads the "single" and "pair" templates in either serialized form (a list of
 // {"SpecialToken"|"Sequence": {...}} pieces or a "[CLS] $A [SEP]" string) and resolves every special
 // token through the "special_tokens" map at load time, so process() only copies ids.
 #include "core/data/post_processor.h"
 
 #include "core/data/byte_level.h"
+#include "core/util/error.h"
 
 #include <cctype>
 #include <map>
@@ -11,12 +12,20 @@
 
 namespace fts::tok {
 
+void PostProcessor::processPair(const std::vector<int32_t>& a, const std::vector<int32_t>& b, std::vector<int32_t>& ids,
+                                std::vector<int8_t>& typeIds) const {
+    ids = a;
+    ids.insert(ids.end(), b.begin(), b.end());
+    typeIds.assign(a.size(), 0);
+    typeIds.insert(typeIds.end(), b.size(), 1);
+}
+
 void TemplatePostProcessor::process(std::vector<int32_t>& ids, bool addSpecialTokens) const {
     if (!addSpecialTokens) return;
     std::vector<int32_t> out;
     out.reserve(ids.size() + 4);
     for (const Item& item : m_single) {
-        if (item.isSequence)
+        if (item.sequence != 0)
             out.insert(out.end(), ids.begin(), ids.end());
         else
             out.insert(out.end(), item.ids.begin(), item.ids.end());
@@ -24,8 +33,61 @@ void TemplatePostProcessor::process(std::vector<int32_t>& ids, bool addSpecialTo
     ids.swap(out);
 }
 
+void TemplatePostProcessor::processPair(const std::vector<int32_t>& a, const std::vector<int32_t>& b,
+                                        std::vector<int32_t>& ids, std::vector<int8_t>& typeIds) const {
+    if (m_pair.empty())
+        throw FormatError("the tokenizer's TemplateProcessing post-processor has no \"pair\" template, so it cannot encode "
+                          "a sentence pair");
+    ids.clear();
+    typeIds.clear();
+    for (const Item& item : m_pair) {
+        const std::vector<int32_t>& piece = item.sequence == 1 ? a : item.sequence == 2 ? b : item.ids;
+        ids.insert(ids.end(), piece.begin(), piece.end());
+        typeIds.insert(typeIds.end(), piece.size(), item.typeId);
+    }
+}
+
+size_t TemplatePostProcessor::addedTokens(bool pair) const {
+    size_t n = 0;
+    for (const Item& item : pair ? m_pair : m_single)
+        if (item.sequence == 0) n += item.ids.size();
+    return n;
+}
+
 void SequencePostProcessor::process(std::vector<int32_t>& ids, bool addSpecialTokens) const {
     for (const auto& step : m_steps) step->process(ids, addSpecialTokens);
+}
+
+const PostProcessor* SequencePostProcessor::pairStep() const {
+    const PostProcessor* found = nullptr;
+    for (const auto& step : m_steps) {
+        if (!step->addsTokens()) continue;
+        if (found)
+            throw FormatError("the tokenizer's Sequence post-processor has several steps that add special tokens; "
+                              "sentence pairs are not supported with it");
+        found = step.get();
+    }
+    return found;
+}
+
+void SequencePostProcessor::processPair(const std::vector<int32_t>& a, const std::vector<int32_t>& b,
+                                        std::vector<int32_t>& ids, std::vector<int8_t>& typeIds) const {
+    if (const PostProcessor* step = pairStep())
+        step->processPair(a, b, ids, typeIds);
+    else
+        PostProcessor::processPair(a, b, ids, typeIds);
+}
+
+size_t SequencePostProcessor::addedTokens(bool pair) const {
+    size_t n = 0;
+    for (const auto& step : m_steps) n += step->addedTokens(pair);
+    return n;
+}
+
+bool SequencePostProcessor::addsTokens() const {
+    for (const auto& step : m_steps)
+        if (step->addsTokens()) return true;
+    return false;
 }
 
 namespace {
@@ -55,24 +117,27 @@ SpecialMap parseSpecialTokens(const nlohmann::json& spec, const JsonContext& ctx
 }
 
 // One piece of the string form: "$A", "$B", "$", "$0", "[CLS]", each optionally ":<type id>".
-TemplatePostProcessor::Item parseStringPiece(std::string piece, const SpecialMap& specials, const JsonContext& ctx,
-                                             bool& sawB) {
+TemplatePostProcessor::Item parseStringPiece(std::string piece, const SpecialMap& specials, const JsonContext& ctx) {
+    TemplatePostProcessor::Item item;
     const size_t colon = piece.rfind(':');
     if (colon != std::string::npos && colon + 1 < piece.size()) {
-        bool digits = true;
+        bool digits = colon + 1 < piece.size() && piece.size() - colon <= 3;
         for (size_t i = colon + 1; i < piece.size(); ++i)
             digits = digits && std::isdigit(static_cast<unsigned char>(piece[i]));
-        if (digits) piece.resize(colon);
+        if (digits) {
+            item.typeId = static_cast<int8_t>(std::stoi(piece.substr(colon + 1)));
+            piece.resize(colon);
+        }
     }
-    TemplatePostProcessor::Item item;
     if (!piece.empty() && piece[0] == '$') {
         const std::string rest = piece.substr(1);
         bool numeric = !rest.empty();
         for (char c : rest) numeric = numeric && std::isdigit(static_cast<unsigned char>(c));
         if (rest.empty() || rest == "A" || rest == "a" || numeric) {
-            item.isSequence = true;
+            item.sequence = 1;
+            if (numeric) item.typeId = static_cast<int8_t>(std::stoi(rest));  // "$1" is $A with type id 1
         } else if (rest == "B" || rest == "b") {
-            sawB = true;
+            item.sequence = 2;
         } else {
             ctx.fail("unknown template piece '" + piece + "'");
         }
@@ -84,38 +149,44 @@ TemplatePostProcessor::Item parseStringPiece(std::string piece, const SpecialMap
     return item;
 }
 
-std::unique_ptr<PostProcessor> makeTemplate(const nlohmann::json& spec, const JsonContext& ctx) {
-    const SpecialMap specials = parseSpecialTokens(spec, ctx);
-    const auto& single = ctx.require(spec, "single");
-    const JsonContext tctx = ctx.child("single");
+int8_t readTypeId(const nlohmann::json& piece, const JsonContext& ctx) {
+    auto it = piece.find("type_id");
+    if (it == piece.end()) return 0;
+    if (!it->is_number_unsigned() || it->get<uint64_t>() > 127) ctx.child("type_id").fail("expected a small non-negative integer");
+    return static_cast<int8_t>(it->get<uint64_t>());
+}
+
+// A template ("single" or "pair") in either serialized form.
+std::vector<TemplatePostProcessor::Item> parseTemplate(const nlohmann::json& tpl, const SpecialMap& specials,
+                                                       const JsonContext& tctx) {
     std::vector<TemplatePostProcessor::Item> items;
-    bool sawB = false;
-    if (single.is_string()) {
-        std::istringstream words(single.get<std::string>());
+    if (tpl.is_string()) {
+        std::istringstream words(tpl.get<std::string>());
         std::string w;
-        while (words >> w) items.push_back(parseStringPiece(w, specials, tctx, sawB));
-    } else if (single.is_array()) {
-        for (size_t i = 0; i < single.size(); ++i) {
-            const auto& p = single[i];
+        while (words >> w) items.push_back(parseStringPiece(w, specials, tctx));
+    } else if (tpl.is_array()) {
+        for (size_t i = 0; i < tpl.size(); ++i) {
+            const auto& p = tpl[i];
             const JsonContext pctx = tctx.index(i);
             if (p.is_string()) {
-                items.push_back(parseStringPiece(p.get<std::string>(), specials, pctx, sawB));
+                items.push_back(parseStringPiece(p.get<std::string>(), specials, pctx));
             } else if (p.is_object() && p.contains("Sequence")) {
-                const std::string id = pctx.child("Sequence").getString(p["Sequence"], "id", "A");
-                if (id == "B")
-                    sawB = true;
-                else if (id != "A")
-                    pctx.fail("unknown sequence id '" + id + "' (expected A or B)");
+                const JsonContext sctx = pctx.child("Sequence");
+                const std::string id = sctx.getString(p["Sequence"], "id", "A");
+                if (id != "A" && id != "B") pctx.fail("unknown sequence id '" + id + "' (expected A or B)");
                 TemplatePostProcessor::Item item;
-                item.isSequence = id == "A";
-                if (item.isSequence) items.push_back(item);
+                item.sequence = id == "A" ? 1 : 2;
+                item.typeId = readTypeId(p["Sequence"], sctx);
+                items.push_back(item);
             } else if (p.is_object() && p.contains("SpecialToken")) {
-                const std::string id = pctx.child("SpecialToken").requireString(p["SpecialToken"], "id");
+                const JsonContext sctx = pctx.child("SpecialToken");
+                const std::string id = sctx.requireString(p["SpecialToken"], "id");
                 auto it = specials.find(id);
                 if (it == specials.end())
                     pctx.fail("template uses special token '" + id + "' missing from special_tokens");
                 TemplatePostProcessor::Item item;
                 item.ids = it->second;
+                item.typeId = readTypeId(p["SpecialToken"], sctx);
                 items.push_back(std::move(item));
             } else {
                 pctx.fail("expected a {\"SpecialToken\": ...} or {\"Sequence\": ...} piece, found " + p.dump());
@@ -124,8 +195,25 @@ std::unique_ptr<PostProcessor> makeTemplate(const nlohmann::json& spec, const Js
     } else {
         tctx.fail("expected a template (array of pieces or string)");
     }
-    if (sawB) tctx.fail("the single-sequence template refers to sequence B");
-    return std::make_unique<TemplatePostProcessor>(std::move(items));
+    return items;
+}
+
+std::unique_ptr<PostProcessor> makeTemplate(const nlohmann::json& spec, const JsonContext& ctx) {
+    const SpecialMap specials = parseSpecialTokens(spec, ctx);
+    std::vector<TemplatePostProcessor::Item> single = parseTemplate(ctx.require(spec, "single"), specials, ctx.child("single"));
+    for (const auto& item : single)
+        if (item.sequence == 2) ctx.child("single").fail("the single-sequence template refers to sequence B");
+    std::vector<TemplatePostProcessor::Item> pair;
+    if (auto it = spec.find("pair"); it != spec.end() && !it->is_null()) {
+        pair = parseTemplate(*it, specials, ctx.child("pair"));
+        bool hasA = false, hasB = false;
+        for (const auto& item : pair) {
+            hasA = hasA || item.sequence == 1;
+            hasB = hasB || item.sequence == 2;
+        }
+        if (!pair.empty() && (!hasA || !hasB)) ctx.child("pair").fail("the pair template must contain both $A and $B");
+    }
+    return std::make_unique<TemplatePostProcessor>(std::move(single), std::move(pair));
 }
 
 }  // namespace
@@ -150,14 +238,22 @@ std::unique_ptr<PostProcessor> makePostProcessor(const nlohmann::json& spec, con
             item.ids.push_back(static_cast<int32_t>(v[1].get<int64_t>()));
             return item;
         };
-        TemplatePostProcessor::Item sequence;
-        sequence.isSequence = true;
-        std::vector<TemplatePostProcessor::Item> items{pair("cls"), sequence, pair("sep")};
-        if (type == "RobertaProcessing") {
+        using Item = TemplatePostProcessor::Item;
+        const Item cls = pair("cls"), sep = pair("sep");
+        Item a, b;
+        a.sequence = 1;
+        b.sequence = 2;
+        std::vector<Item> single{cls, a, sep}, pairItems;
+        if (type == "RobertaProcessing") {  // <s> A </s></s> B </s>, every type id 0
             ctx.getBool(spec, "trim_offsets", true);
             ctx.getBool(spec, "add_prefix_space", true);
+            pairItems = {cls, a, sep, sep, b, sep};
+        } else {  // [CLS] A [SEP] B [SEP], B and its [SEP] of type 1
+            Item sep1 = sep;
+            sep1.typeId = b.typeId = 1;
+            pairItems = {cls, a, sep, b, sep1};
         }
-        return std::make_unique<TemplatePostProcessor>(std::move(items));
+        return std::make_unique<TemplatePostProcessor>(std::move(single), std::move(pairItems));
     }
     if (type == "Sequence") {
         const auto& list = ctx.require(spec, "processors");

@@ -19,9 +19,10 @@ RecordFileFormat recordFileFormat(const std::filesystem::path& file) {
     if (ext == ".jsonl" || ext == ".ndjson") return RecordFileFormat::Jsonl;
     if (ext == ".json") return RecordFileFormat::JsonArray;
     if (ext == ".csv") return RecordFileFormat::Csv;
+    if (ext == ".tsv") return RecordFileFormat::Tsv;
     if (ext == ".txt") return RecordFileFormat::Txt;
     throw FormatError(file.string() + ": unknown data file type '" + ext +
-                      "' (expected .jsonl, .ndjson, .json (an array of objects), .csv or .txt)");
+                      "' (expected .jsonl, .ndjson, .json (an array of objects), .csv, .tsv or .txt)");
 }
 
 RecordReader::RecordReader(const std::filesystem::path& file)
@@ -42,12 +43,13 @@ RecordReader::RecordReader(const std::filesystem::path& file)
         if (c != '[') throw FormatError(file.string() + ":" + std::to_string(m_line) +
                                         ": expected a JSON array of objects ('[' at the start of a .json file)");
     }
-    if (m_format == RecordFileFormat::Csv) {
+    if (m_format == RecordFileFormat::Csv || m_format == RecordFileFormat::Tsv) {
         std::vector<std::string> header;
         int64_t start = 0;
         bool unterminated = false;
         if (!parseCsvRow(header, start, unterminated) || unterminated)
-            throw FormatError(file.string() + ": a CSV file needs a header row naming its columns");
+            throw FormatError(file.string() + (m_format == RecordFileFormat::Csv ? ": a CSV" : ": a TSV") +
+                              " file needs a header row naming its columns");
         m_header = std::move(header);
     }
 }
@@ -75,7 +77,8 @@ RecordReader::Status RecordReader::next(Record& record, BadRow& bad) {
     switch (m_format) {
         case RecordFileFormat::Jsonl: return nextJsonl(record, bad);
         case RecordFileFormat::JsonArray: return nextJsonArray(record, bad);
-        case RecordFileFormat::Csv: return nextCsv(record, bad);
+        case RecordFileFormat::Csv:
+        case RecordFileFormat::Tsv: return nextCsv(record, bad);
         case RecordFileFormat::Txt: return nextTxt(record, bad);
     }
     return Status::End;
@@ -197,6 +200,8 @@ bool RecordReader::parseCsvRow(std::vector<std::string>& fields, int64_t& startL
     startLine = m_line + (c == '\n' ? 0 : 1);
     std::string field;
     bool quoted = false, wasQuoted = false;
+    const bool tsv = m_format == RecordFileFormat::Tsv;  // tab-separated, no quoting (IANA text/tab-separated-values)
+    const char delimiter = tsv ? '\t' : ',';
     while (true) {
         if (quoted) {
             if (c == -1) {
@@ -214,9 +219,9 @@ bool RecordReader::parseCsvRow(std::vector<std::string>& fields, int64_t& startL
             } else {
                 field.push_back(static_cast<char>(c));
             }
-        } else if (c == '"' && field.empty() && !wasQuoted) {
+        } else if (c == '"' && field.empty() && !wasQuoted && !tsv) {
             quoted = wasQuoted = true;
-        } else if (c == ',') {
+        } else if (c == delimiter) {
             fields.push_back(field);
             field.clear();
             wasQuoted = false;
@@ -249,7 +254,8 @@ RecordReader::Status RecordReader::nextCsv(Record& record, BadRow& bad) {
         return Status::Bad;
     }
     if (fields.size() != m_header.size()) {
-        bad = makeBad(start, "expected " + std::to_string(m_header.size()) + " CSV fields (the header's), found " +
+        bad = makeBad(start, "expected " + std::to_string(m_header.size()) + (m_format == RecordFileFormat::Tsv ? " TSV" : " CSV") +
+                                 " fields (the header's), found " +
                                  std::to_string(fields.size()));
         return Status::Bad;
     }

@@ -1,6 +1,7 @@
 // Streaming record readers for instruction / chat datasets: JSONL (one object per line), JSON arrays
 // (top-level [ {...}, ... ] scanned element by element, never parsed whole), CSV (RFC 4180: quoted
-// fields with "" escapes and embedded newlines; the header row names the fields) and TXT (one
+// fields with "" escapes and embedded newlines; the header row names the fields), TSV (tab-separated
+// with a header row, no quoting: a '"' is text, as GLUE's .tsv files need) and TXT (one
 // {"text": line} per non-empty line). Invariant: memory is bounded by one record, never the file;
 // every record carries the 1-based line it starts on, and a bad row is a BadRow with that line
 // (the caller decides whether to go on), never a crash.
@@ -15,9 +16,9 @@
 
 namespace fts {
 
-enum class RecordFileFormat { Jsonl, JsonArray, Csv, Txt };
+enum class RecordFileFormat { Jsonl, JsonArray, Csv, Tsv, Txt };
 
-// By extension, case-insensitive: .jsonl/.ndjson, .json, .csv, .txt; else FormatError naming the file.
+// By extension, case-insensitive: .jsonl/.ndjson, .json, .csv, .tsv, .txt; else FormatError naming the file.
 RecordFileFormat recordFileFormat(const std::filesystem::path& file);
 
 struct Record {
@@ -61,7 +62,7 @@ private:
     std::ifstream m_in;
     int64_t m_line = 0;  // lines consumed so far (JSONL/TXT/CSV); current line (JSON array)
     bool m_done = false;
-    std::vector<std::string> m_header;  // CSV
+    std::vector<std::string> m_header;  // CSV, TSV
     std::string m_buffer;
 };
 

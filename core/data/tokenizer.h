@@ -37,6 +37,18 @@ public:
     // Same, appending to `out` (no per-call vector allocation when out has capacity).
     void encodeAppend(std::string_view text, std::vector<int32_t>& out, bool addSpecialTokens = false) const;
 
+    // A text, or a sentence pair, with special tokens and token type ids, cut to at most maxLength tokens:
+    // transformers' tokenizer(text, text_pair, truncation=True, max_length=maxLength) (longest_first, the rule
+    // tokenizers 0.23 applies: docs/data.md). An empty pair is still a pair ([CLS] A [SEP] [SEP]), as in a batched
+    // call. FormatError for invalid UTF-8, a maxLength that leaves no room for text, or a post-processor without a
+    // pair template.
+    struct Encoded {
+        std::vector<int32_t> ids;
+        std::vector<int8_t> typeIds;
+        bool truncated = false;
+    };
+    Encoded encodeTruncated(std::string_view text, const std::optional<std::string_view>& textPair, int64_t maxLength) const;
+
     // HF's decode(ids, skip_special_tokens): ids without a token are skipped; invalid UTF-8 produced by
     // byte-level tokens becomes U+FFFD.
     std::string decode(const std::vector<int32_t>& ids, bool skipSpecialTokens = false) const;

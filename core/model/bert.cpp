@@ -1,4 +1,4 @@
-// BERT as transformers computes it: word + position + token_type(0) embeddings -> LayerNorm, post-LN encoder
+// BERT as transformers computes it: word + position + token_type embeddings -> LayerNorm, post-LN encoder
 // layers (bidirectional attention with a padding mask, GELU MLP), then either pooler(tanh) + classifier with
 // transformers' problem_type loss, or the MLM head (dense, act, LayerNorm, decoder: tied to the word embeddings with
 // cls.predictions.bias, or untied with its own weight and bias as in transformers 5).
@@ -111,6 +111,12 @@ public:
     }
 
     torch::Tensor forward(const torch::Tensor& inputIdsIn, const torch::Tensor& attentionMaskIn) override {
+        return forwardWithTokenTypes(inputIdsIn, attentionMaskIn, torch::Tensor());
+    }
+
+    bool takesTokenTypes() const override { return true; }
+    torch::Tensor forwardWithTokenTypes(const torch::Tensor& inputIdsIn, const torch::Tensor& attentionMaskIn,
+                                        const torch::Tensor& tokenTypeIdsIn) override {
         const torch::Tensor& wordEmb = m_params[0].tensor;
         const auto device = wordEmb.device();
         const std::string arch = m_info.architecture;
@@ -123,6 +129,14 @@ public:
         torch::Tensor mask = attentionMaskIn.defined() ? attentionMaskIn.to(device) : attentionMaskIn;
         if (mask.defined() && (mask.dim() != 2 || mask.size(0) != B || mask.size(1) != T))
             throw Error(arch + " forward: attention_mask must have shape " + c10::str(inputIds.sizes()) + ", found " + c10::str(mask.sizes()));
+        torch::Tensor tokenTypes = tokenTypeIdsIn.defined() ? tokenTypeIdsIn.to(device, torch::kInt64) : torch::zeros_like(inputIds);
+        if (tokenTypes.sizes() != inputIds.sizes())
+            throw Error(arch + " forward: token_type_ids must have shape " + c10::str(inputIds.sizes()) + ", found " +
+                        c10::str(tokenTypes.sizes()));
+        if (tokenTypeIdsIn.defined() && tokenTypes.numel() > 0 &&
+            (tokenTypes.min().item<int64_t>() < 0 || tokenTypes.max().item<int64_t>() >= m_cfg.typeVocabSize))
+            throw Error(arch + " forward: token_type_ids must lie in [0, type_vocab_size = " +
+                        std::to_string(m_cfg.typeVocabSize) + ")");
         const auto dtype = computeDtype(wordEmb);
         std::optional<torch::Tensor> bias;  // (B, 1, 1, T): (1 - mask) * dtype-min, as get_extended_attention_mask
         if (mask.defined() && !mask.ne(0).all().item<bool>()) {
@@ -142,7 +156,7 @@ public:
         const torch::Tensor& pe = next();
         const torch::Tensor& te = next();
         torch::Tensor h = (m_cfg.padTokenId ? torch::embedding(we, inputIds, *m_cfg.padTokenId) : torch::embedding(we, inputIds)) +
-                          torch::embedding(te, torch::zeros_like(inputIds));
+                          torch::embedding(te, tokenTypes);
         h = h + torch::embedding(pe, positions);
         {
             const torch::Tensor& w = next();

@@ -43,6 +43,9 @@ struct ModelLoadOptions {
     bool strict = false;          // unexpected checkpoint tensors are an error instead of a loadWarnings entry
     std::optional<ModelTask> task;  // head to build where the model type has several (bert); default: config.json's
     uint64_t initSeed = 0;        // seed for parameters a checkpoint may lack (a fresh classifier head)
+    // Merged into config.json before the model is built (RFC 7386: null removes a key), e.g. the labels of
+    // classification data: id2label, label2id, problem_type, "num_labels": null. The model's hfConfig keeps it.
+    nlohmann::json configPatch;
     // ZeRO stage 3 loading: when set, every parameter passes through it as soon as it is read or drawn (one full
     // tensor at a time, in parameters() order) and the model keeps what it returns (this rank's part), so no rank
     // ever holds the whole model. Such a model runs only under the stage 3 engine that knows the full shapes.
@@ -56,6 +59,15 @@ public:
     // input_ids (B, T) int64; attention_mask (B, T) int64, 1 = token, 0 = padding (may be undefined).
     // Returns logits (B, T, V) for LM heads, (B, num_labels) for sequence classification.
     virtual torch::Tensor forward(const torch::Tensor& inputIds, const torch::Tensor& attentionMask) = 0;
+    // With token_type_ids (B, T) int64 as well (BERT's segment ids of a sentence pair); undefined = all 0.
+    // Models without token types take only an undefined tensor.
+    virtual bool takesTokenTypes() const { return false; }
+    virtual torch::Tensor forwardWithTokenTypes(const torch::Tensor& inputIds, const torch::Tensor& attentionMask,
+                                                const torch::Tensor& tokenTypeIds) {
+        if (tokenTypeIds.defined())
+            throw std::runtime_error(info().architecture + " has no token type embeddings (token_type_ids)");
+        return forward(inputIds, attentionMask);
+    }
     // Packed rows (several samples back to back in one row): position_ids (B, T) int64 restart where a
     // sample starts, and attention is block-diagonal causal over the samples, exactly as transformers 5
     // computes it when given position_ids and no attention mask (a new sample wherever position_ids does

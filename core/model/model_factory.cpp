@@ -187,6 +187,15 @@ torch::Tensor initTensor(const ParamSpec& spec, at::Generator& gen) {
     return t;
 }
 
+// config.json with ModelLoadOptions::configPatch merged in.
+HfConfig loadPatchedConfig(const fs::path& configJson, const ModelLoadOptions& opts) {
+    HfConfig config = HfConfig::load(configJson);
+    if (opts.configPatch.is_null() || opts.configPatch.empty()) return config;
+    nlohmann::json j = config.json();
+    j.merge_patch(opts.configPatch);
+    return HfConfig(std::move(j), configJson.string());
+}
+
 void checkLoadOptions(const ModelLoadOptions& opts) {
     if (!c10::isFloatingType(opts.dtype))
         throw Error(std::string("model parameters need a floating-point dtype, got ") + c10::toString(opts.dtype));
@@ -200,7 +209,7 @@ std::unique_ptr<LanguageModel> loadPretrainedModel(const fs::path& dir, const Mo
     checkLoadOptions(opts);
     std::error_code ec;
     if (!fs::is_directory(dir, ec)) throw IoError(dir.string() + ": not a directory (expected a Hugging Face model folder)");
-    const HfConfig config = HfConfig::load(dir / "config.json");
+    const HfConfig config = loadPatchedConfig(dir / "config.json", opts);
     std::unique_ptr<HfModel> model = buildModelFromConfig(config, opts);
     const Checkpoint ck = openCheckpoint(dir);
 
@@ -273,7 +282,7 @@ std::unique_ptr<LanguageModel> loadPretrainedModel(const fs::path& dir, const Mo
 
 std::unique_ptr<LanguageModel> initModelFromConfig(const fs::path& configJson, uint64_t seed, const ModelLoadOptions& opts) {
     checkLoadOptions(opts);
-    const HfConfig config = HfConfig::load(configJson);
+    const HfConfig config = loadPatchedConfig(configJson, opts);
     std::unique_ptr<HfModel> model = buildModelFromConfig(config, opts);
     // Draws on a private CPU generator in float32, so the weights depend on the seed only (not device/dtype).
     auto gen = at::make_generator<at::CPUGeneratorImpl>(seed);

@@ -115,9 +115,17 @@ void exportLoraCheckpoint(const fs::path& checkpointDir, const fs::path& outDir,
 }
 
 RunModel prepareRunModel(const TrainConfig& cfg, const fs::path& resumeDir, torch::Device device, Communicator& comm,
-                         int64_t vocabSize, const fs::path& tokenizerFile) {
+                         int64_t vocabSize, const fs::path& tokenizerFile, const nlohmann::json& configPatch) {
     ModelLoadOptions loadOpts;
     loadOpts.device = device;
+    if (cfg.data.classification()) {
+        if (cfg.model.lora.enabled)
+            throw ConfigError("model.lora: LoRA with data.format \"classification\" is not supported (the fresh classifier "
+                              "head would have to train beside the adapters, PEFT's modules_to_save); fine-tune the full model");
+        loadOpts.task = ModelTask::SequenceClassification;
+        loadOpts.configPatch = configPatch;
+        loadOpts.initSeed = cfg.training.seed;  // a classifier the checkpoint lacks (or re-sized) is drawn from it
+    }
     // fp16: fp16 parameters with fp32 masters in the step engine (DeepSpeed's fp16). bf16: under ZeRO 1/2 the
     // parameters are bf16 and the fp32 masters live in the optimizer partition (DeepSpeed's bf16 with ZeRO); at
     // stage 0 the parameters stay fp32 under bf16 autocast.

@@ -24,13 +24,15 @@ std::unique_ptr<LanguageModel> loadRunModel(const TrainConfig& cfg, const std::f
 // The run's model on `device` as a rank of `comm` trains it: in the parameter dtype of the precision (fp16; bf16
 // under ZeRO 1-3), cut to this rank's part of every tensor as it is read at ZeRO stage 3 (fullShapes: the full
 // shapes), else every rank starting from rank 0's trainable weights; activation checkpointing set; checked against
-// the data and a tokenizer of `vocabSize` tokens (tokenizerFile names it in the error).
+// the data and a tokenizer of `vocabSize` tokens (tokenizerFile names it in the error). Classification data: the
+// sequence-classification head with the data's labels (configPatch: classificationConfigPatch).
 struct RunModel {
     std::unique_ptr<LanguageModel> model;
     std::vector<std::vector<int64_t>> fullShapes;  // stage 3 streamed load; empty otherwise
 };
 RunModel prepareRunModel(const TrainConfig& cfg, const std::filesystem::path& resumeDir, torch::Device device,
-                         Communicator& comm, int64_t vocabSize, const std::filesystem::path& tokenizerFile);
+                         Communicator& comm, int64_t vocabSize, const std::filesystem::path& tokenizerFile,
+                         const nlohmann::json& configPatch = nullptr);
 
 // The model part of a checkpoint: HF tensors, or (LoRA) the adapter files written by contents.writeExtra.
 void addModelToCheckpoint(LanguageModel& model, const TrainConfig& cfg, CheckpointContents& contents);

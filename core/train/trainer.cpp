@@ -11,6 +11,7 @@
 #include <chrono>
 #include <cmath>
 #include <fstream>
+#include <map>
 
 #include <unistd.h>
 
@@ -26,6 +27,8 @@
 #include "core/optim/adamw.h"
 #include "core/optim/lr_schedule.h"
 #include "core/train/checkpoint.h"
+#include "core/train/classification_batches.h"
+#include "core/train/classification_metrics.h"
 #include "core/train/host_allocator.h"
 #include "core/train/run_checkpoint.h"
 #include "core/train/run_model.h"
@@ -142,7 +145,9 @@ static TrainOutcome train(const TrainConfig& givenCfg, const TrainOptions& opt, 
 
     // ---- model (run_model.h) -----------------------------------------------------------------
     const fs::path resumeDir = resumeFolder(cfg, opt);
-    RunModel loaded = prepareRunModel(cfg, resumeDir, device, *comm, tokenizer->vocabSize(), tokenizerPath);
+    const ClassificationData* labelled = data->classification();  // classification rows: labels for config and eval
+    RunModel loaded = prepareRunModel(cfg, resumeDir, device, *comm, tokenizer->vocabSize(), tokenizerPath,
+                                      labelled ? classificationConfigPatch(*labelled) : nlohmann::json(nullptr));
     std::unique_ptr<LanguageModel> model = std::move(loaded.model);
     std::vector<torch::Tensor> params = trainableTensors(*model);  // all parameters, or the LoRA adapters
     if (opt.worldSize > 1) torch::manual_seed(tr.seed + uint64_t(opt.rank));  // dropout differs across ranks, as in DeepSpeed
@@ -190,14 +195,17 @@ static TrainOutcome train(const TrainConfig& givenCfg, const TrainOptions& opt, 
                      {"time", unixNow()}});
     };
 
-    // Token-weighted: the summed loss of the eval sequences over their counted predictions.
-    auto evaluate = [&]() -> double {
-        if (data->numEval() == 0) return std::nan("");
+    // eval_loss: the summed loss of the eval sequences over their counted predictions (classification: the mean
+    // over rows), plus accuracy / F1 or MSE / Pearson from the logits for classification (classification_metrics.h).
+    using Metrics = std::map<std::string, double>;
+    auto evaluate = [&]() -> Metrics {
+        if (data->numEval() == 0) return {};
         torch::NoGradGuard noGrad;
         model->setTraining(false);
         AutocastScope autocast(ds.bf16, device);
         double sum = 0.0;
         int64_t counted = 0, batches = 0;
+        std::vector<float> logitRows, targetRows;
         const int64_t n = data->numEval();
         optimizer->beginForwardOnly();  // stage 3: gathers the parameters outside the blocks
         for (int64_t begin = 0; begin < n; begin += micro) {
@@ -205,14 +213,34 @@ static TrainOutcome train(const TrainConfig& givenCfg, const TrainOptions& opt, 
             std::vector<int64_t> idx;
             for (int64_t i = begin; i < std::min(n, begin + micro); ++i) idx.push_back(i);
             TrainBatch batch = data->batch(true, idx, device);
-            torch::Tensor logits = forwardBatch(*model, batch);
-            sum += batchLossSum(*model, logits.to(torch::kFloat32), batch).item<double>();
+            torch::Tensor logits = forwardBatch(*model, batch).to(torch::kFloat32);
+            sum += batchLossSum(*model, logits, batch).item<double>();
             counted += batch.lossTokens;
             batches += 1;
+            if (labelled) {
+                auto append = [](std::vector<float>& to, const torch::Tensor& t) {
+                    const torch::Tensor c = t.to(torch::kCPU, torch::kFloat32).contiguous();
+                    to.insert(to.end(), c.data_ptr<float>(), c.data_ptr<float>() + c.numel());
+                };
+                append(logitRows, logits);
+                append(targetRows, batch.labels);
+            }
         }
         optimizer->endForwardOnly();
         model->setTraining(true);
-        return counted > 0 ? sum / double(counted) : std::nan("");
+        Metrics out;
+        if (counted > 0) out["eval_loss"] = sum / double(counted);
+        if (labelled)
+            for (const auto& [name, value] : classificationMetrics(labelled->kind, labelled->numLabels(), logitRows, targetRows))
+                out["eval_" + name] = value;
+        return out;
+    };
+    auto publishEval = [&](const Metrics& m) {
+        nlohmann::json values = nlohmann::json::object();
+        for (const auto& [name, value] : m)
+            if (std::isfinite(value)) values[name] = value;  // Pearson's r of a constant side is NaN: not stored
+        if (leader && !values.empty())
+            events.publish({{"event", "metrics"}, {"step", step}, {"time", unixNow()}, {"values", values}});
     };
 
     auto checkpoint = [&] {
@@ -222,15 +250,15 @@ static TrainOutcome train(const TrainConfig& givenCfg, const TrainOptions& opt, 
 
     // ---- the loop -----------------------------------------------------------------------------
     model->setTraining(true);
-    double lastLoss = std::nan(""), lastEval = std::nan("");
+    double lastLoss = std::nan("");
+    Metrics lastEval;
     bool savedAtLastStep = false;
     TrainOutcome outcome = TrainOutcome::Completed;
     auto runStart = Clock::now();
     publishMemory(step);
     if (step == 0 && tr.evalInterval > 0) {  // a baseline before training (as HF's eval_on_start)
         lastEval = evaluate();
-        if (std::isfinite(lastEval) && leader)
-            events.publish({{"event", "metrics"}, {"step", 0}, {"time", unixNow()}, {"values", {{"eval_loss", lastEval}}}});
+        publishEval(lastEval);
     }
     while (step < totalSteps) {
         bool stopNow = stopRequested.load();
@@ -321,8 +349,7 @@ static TrainOutcome train(const TrainConfig& givenCfg, const TrainOptions& opt, 
         // eval block
         if ((tr.evalInterval > 0 && step % tr.evalInterval == 0) || last) {
             lastEval = evaluate();
-            if (std::isfinite(lastEval) && leader)
-                events.publish({{"event", "metrics"}, {"step", step}, {"time", unixNow()}, {"values", {{"eval_loss", lastEval}}}});
+            publishEval(lastEval);
         }
         // checkpoint block
         savedAtLastStep = false;
@@ -340,7 +367,8 @@ static TrainOutcome train(const TrainConfig& givenCfg, const TrainOptions& opt, 
 
     nlohmann::json final{{"steps", step}, {"tokens_seen", at.tokensSeen}};
     if (std::isfinite(lastLoss)) final["loss"] = lastLoss;
-    if (std::isfinite(lastEval)) final["eval_loss"] = lastEval;
+    for (const auto& [name, value] : lastEval)
+        if (std::isfinite(value)) final[name] = value;
     if (outcome == TrainOutcome::Completed && leader) {
         const fs::path exportDir = tr.outputDir / "final";
         exportCheckpoint(latestCheckpoint(tr.outputDir), exportDir, "float32");

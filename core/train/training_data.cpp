@@ -8,6 +8,7 @@
 #include <chrono>
 
 #include "core/data/text_dataset.h"
+#include "core/train/classification_batches.h"
 #include "core/data/token_cache.h"
 #include "core/data/tokenizer.h"
 #include "core/model/language_model.h"
@@ -124,10 +125,20 @@ private:
 
 }  // namespace
 
+void logBadRows(EventSink& events, int64_t badRows, const std::vector<std::string>& messages) {
+    if (badRows <= 0) return;
+    std::string msg = std::to_string(badRows) + " bad row(s) skipped (data.on_bad_row is \"skip\")";
+    for (const std::string& m : messages) msg += "\n  " + m;
+    if (badRows > int64_t(messages.size()))
+        msg += "\n  ... and " + std::to_string(badRows - int64_t(messages.size())) + " more";
+    events.log("warn", msg);
+}
+
 std::unique_ptr<TrainingData> loadTrainingData(const TrainConfig& cfg, const Tokenizer& tokenizer, EventSink& events,
                                                bool leader) {
     const DataSection& d = cfg.data;
-    if (!d.instructionFormat()) {
+    if (d.classification()) return loadClassificationData(cfg, tokenizer, events, leader);
+    if (d.format == "lm") {
         LmDataOptions o;
         o.trainPath = d.train;
         o.evalPath = d.eval;
@@ -174,13 +185,7 @@ std::unique_ptr<TrainingData> loadTrainingData(const TrainConfig& cfg, const Tok
                                cache->file().string() + " (" + std::to_string(cache->train().size()) + " training sequences, " +
                                std::to_string(s.samples) + " samples, format " + s.format + ", template " + s.chatTemplate +
                                ", " + std::to_string(seconds) + " s)");
-        if (s.badRows > 0) {
-            std::string msg = std::to_string(s.badRows) + " bad row(s) skipped (data.on_bad_row is \"skip\")";
-            for (const std::string& m : s.badRowMessages) msg += "\n  " + m;
-            if (s.badRows > int64_t(s.badRowMessages.size()))
-                msg += "\n  ... and " + std::to_string(s.badRows - int64_t(s.badRowMessages.size())) + " more";
-            events.log("warn", msg);
-        }
+        logBadRows(events, s.badRows, s.badRowMessages);
         if (s.truncated > 0 || s.dropped > 0)
             events.log("info", std::to_string(s.truncated) + " sample(s) truncated to data.max_length = " +
                                    std::to_string(d.maxLength) + ", " + std::to_string(s.dropped) +
@@ -193,6 +198,12 @@ std::unique_ptr<TrainingData> loadTrainingData(const TrainConfig& cfg, const Tok
 
 void checkModelForData(const DataSection& data, const LanguageModel& model) {
     const ModelInfo& info = model.info();
+    if (data.classification() && info.task != ModelTask::SequenceClassification)
+        throw ConfigError("data.format: \"classification\" trains a sequence-classification model, but the model is " +
+                          info.architecture + "; use a BERT model folder (BertForSequenceClassification)");
+    if (!data.classification() && info.task == ModelTask::SequenceClassification)
+        throw ConfigError("data.format: \"" + data.format + "\" has no labels for " + info.architecture +
+                          "; use \"classification\" (text, optional text_pair and label columns)");
     if (data.instructionFormat() && info.task != ModelTask::CausalLM)
         throw ConfigError("data.format: \"" + data.format + "\" trains a causal language model, but the model is " +
                           info.architecture + "; use a causal LM (GPT-2, Llama, Mistral, Qwen2)");
@@ -203,8 +214,9 @@ void checkModelForData(const DataSection& data, const LanguageModel& model) {
 }
 
 torch::Tensor forwardBatch(LanguageModel& model, const TrainBatch& batch) {
-    return batch.positionIds.defined() ? model.forwardPacked(batch.inputIds, batch.positionIds)
-                                       : model.forward(batch.inputIds, batch.attentionMask);
+    if (batch.positionIds.defined()) return model.forwardPacked(batch.inputIds, batch.positionIds);
+    if (batch.tokenTypeIds.defined()) return model.forwardWithTokenTypes(batch.inputIds, batch.attentionMask, batch.tokenTypeIds);
+    return model.forward(batch.inputIds, batch.attentionMask);
 }
 
 torch::Tensor batchLossSum(const LanguageModel& model, const torch::Tensor& logits, const TrainBatch& batch) {

@@ -1,6 +1,7 @@
-// The trainer's data behind one interface: plain-text LM blocks (data.format "lm", buildLmData) or
-// instruction sequences (the other formats: sft_dataset + token_cache, memory-mapped), turned into
-// micro-batch tensors, plus the token-normalised loss. Invariant: batch(indices) is a pure function of the
+// The trainer's data behind one interface: plain-text LM blocks (data.format "lm", buildLmData),
+// instruction sequences (the instruction formats: sft_dataset + token_cache, memory-mapped) or labelled rows
+// (data.format "classification": classification_batches.h), turned into micro-batch tensors, plus the
+// token-normalised loss. Invariant: batch(indices) is a pure function of the
 // indices, so the rank-aware sampler's saved position alone makes a resumed run read the same batches.
 // LibTorch header: include it from core/train sources and tests only (trainer.h stays torch-free).
 #pragma once
@@ -17,16 +18,19 @@
 
 namespace fts {
 
+struct ClassificationData;
 class EventSink;
 class LanguageModel;
 class Tokenizer;
 
 struct TrainBatch {
     torch::Tensor inputIds;       // (B, T) int64, on the device
-    torch::Tensor labels;         // (B, T) int64, -100 = no loss (prompt, padding, first token of a packed sample)
+    torch::Tensor labels;         // (B, T) int64, -100 = no loss (prompt, padding, first token of a packed sample);
+                                  // classification: (B) int64 class ids, (B, K) float32 indicators, (B) float32 values
     torch::Tensor attentionMask;  // (B, T) int64, 0 = padding; undefined when there is none
     torch::Tensor positionIds;    // (B, T) int64 for packed rows (LanguageModel::forwardPacked); else undefined
-    int64_t lossTokens = 0;       // predictions that count: labels[:, 1:] != -100
+    torch::Tensor tokenTypeIds;   // (B, T) int64 segment ids of sentence pairs; else undefined (all 0)
+    int64_t lossTokens = 0;       // predictions that count: labels[:, 1:] != -100; classification: rows
     int64_t tokens = 0;           // non-padding tokens
 };
 
@@ -41,6 +45,8 @@ public:
     virtual std::string key() const = 0;
     // Summary for the start event (format, template, samples, bad rows, token statistics...).
     virtual nlohmann::json summary() const = 0;
+    // Classification rows: their labels (the model's config and the eval metrics need them); null otherwise.
+    virtual const ClassificationData* classification() const { return nullptr; }
 };
 
 // Builds (or, for instruction formats, loads from data.cache_dir) the data a config describes. Logs the
@@ -49,8 +55,12 @@ public:
 std::unique_ptr<TrainingData> loadTrainingData(const TrainConfig& cfg, const Tokenizer& tokenizer, EventSink& events,
                                                bool leader);
 
+// "N bad row(s) skipped" with the first messages, as a warning event (no event when there are none).
+void logBadRows(EventSink& events, int64_t badRows, const std::vector<std::string>& messages);
+
 // Throws ConfigError naming the key when the model cannot train on this data: instruction formats need a
-// causal LM; data.packing needs LanguageModel::supportsPacking() (BERT cannot).
+// causal LM; classification a sequence-classification model; data.packing needs
+// LanguageModel::supportsPacking() (BERT cannot).
 void checkModelForData(const DataSection& data, const LanguageModel& model);
 
 // The model's logits for a batch: forwardPacked with position ids, else forward with the padding mask.

@@ -13,6 +13,7 @@
 #include <QTest>
 #include <QTextBrowser>
 
+#include "core/data/classification_dataset.h"
 #include "core/data/sft_dataset.h"
 #include "core/data/tokenizer.h"
 #include "ui/data_preview.h"
@@ -165,6 +166,41 @@ private slots:
         QCOMPARE(r.dropped, data.stats.dropped);
         QCOMPARE(qint64(r.shown), data.stats.samples);
         QVERIFY2(dialog.statsLabel()->text().contains(QStringLiteral("p95")), qPrintable(dialog.statsLabel()->text()));
+    }
+
+    // Classification data: the label distribution of the whole file (the core's counts) and the first rows with
+    // their labels, sentence pairs joined.
+    void dataPreviewClassification() {
+        DataPreviewRequest request;
+        request.train = QStringLiteral(FTS_TEST_DATA_DIR "/classification/mrpc_strings_train.tsv");
+        request.tokenizer = QStringLiteral(FTS_TEST_DATA_DIR "/classification/tokenizer/tokenizer.json");
+        request.format = QStringLiteral("classification");
+        request.columns = {{QStringLiteral("text"), QStringLiteral("#1 String")},
+                           {QStringLiteral("text_pair"), QStringLiteral("#2 String")},
+                           {QStringLiteral("label"), QStringLiteral("Quality")}};
+        request.maxLength = 64;
+        DataPreviewDialog dialog(request);
+        dialog.show();
+        QTRY_VERIFY_WITH_TIMEOUT(!dialog.isRunning(), 20000);
+        const DataPreviewResult& r = dialog.result();
+        QVERIFY2(r.ok, qPrintable(r.error));
+        QCOMPARE(r.labelNames, QStringList({QStringLiteral("equivalent"), QStringLiteral("not_equivalent")}));
+        const auto tokenizer = Tokenizer::fromFile(request.tokenizer.toStdString());
+        ClassificationOptions o;
+        o.trainPath = request.train.toStdString();
+        o.columns = {"#1 String", "#2 String", "Quality"};
+        o.maxLength = 64;
+        const ClassificationData data = buildClassificationData(o, *tokenizer);
+        QCOMPARE(r.samples, data.train.size());
+        QCOMPARE(r.labelCounts, QList<qint64>({data.trainLabelCounts[0], data.trainLabelCounts[1]}));
+        QCOMPARE(r.labelCounts[0] + r.labelCounts[1], qint64(64));
+        QCOMPARE(r.shown, 8);
+        const QString html = dialog.samplesView()->toHtml();
+        QVERIFY(html.contains(QStringLiteral("not_equivalent")));
+        QVERIFY(html.contains(QStringLiteral("‖")));
+        QVERIFY2(dialog.statsLabel()->text().contains(QStringLiteral("single_label_classification")), qPrintable(dialog.statsLabel()->text()));
+        QDir().mkpath(QStringLiteral(FTS_BINARY_DIR "/screenshots"));
+        dialog.grab().save(QStringLiteral(FTS_BINARY_DIR "/screenshots/data_preview_classification.png"));
     }
 
     void dataPreviewReportsErrors() {

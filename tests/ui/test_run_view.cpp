@@ -14,6 +14,7 @@
 #include <QDir>
 #include <QDoubleSpinBox>
 #include <QProgressBar>
+#include <QTabWidget>
 
 using namespace fts;
 
@@ -155,6 +156,36 @@ private slots:
         QCOMPARE(mem->graphByKey(QStringLiteral("alloc:1:cuda:1"))->data()->at(3)->value, 256.0);
         QVERIFY(a0->name().contains(QLatin1String("16384")));  // capacity in the legend, MiB
         QVERIFY(view.stopButton()->isEnabled());
+    }
+
+    // Classification metrics get their own tab (first), one graph per metric; an LM run has no such tab.
+    void evalMetricsTab() {
+        RunView view;
+        view.resize(900, 700);
+        view.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&view));
+        view.showRun(runningRun(8));
+        QCOMPARE(view.chartTabs()->indexOf(view.evalMetricsChart()), -1);
+        RunDataBatch b = batchOf(8, 1, 4, /*reset=*/true);
+        for (int64_t s : {2, 4}) {
+            b.metrics.push_back({s, "eval_loss", 0.7, 1000.0 + s});
+            b.metrics.push_back({s, "eval_accuracy", 0.5 + 0.1 * double(s), 1000.0 + s});
+            b.metrics.push_back({s, "eval_f1", 0.4 + 0.1 * double(s), 1000.0 + s});
+        }
+        view.applyBatch(b);
+        SeriesChart* chart = view.evalMetricsChart();
+        QTRY_COMPARE(chart->pointCount(QStringLiteral("eval_accuracy")), 2);
+        QCOMPARE(chart->pointCount(QStringLiteral("eval_f1")), 2);
+        QCOMPARE(chart->graphByKey(QStringLiteral("eval_loss")), nullptr);  // eval loss stays on the loss chart
+        QCOMPARE(view.lossChart()->pointCount(QStringLiteral("eval_loss")), 2);
+        QCOMPARE(view.chartTabs()->indexOf(chart), 0);
+        QCOMPARE(chart->graphByKey(QStringLiteral("eval_accuracy"))->name(), QStringLiteral("accuracy"));
+        QCOMPARE(chart->graphByKey(QStringLiteral("eval_f1"))->data()->at(1)->value, 0.8);
+        view.chartTabs()->setCurrentIndex(0);
+        QDir().mkpath(QStringLiteral(FTS_BINARY_DIR "/screenshots"));
+        view.grab().save(QStringLiteral(FTS_BINARY_DIR "/screenshots/run_view_eval_metrics.png"));
+        view.showRun(runningRun(9));  // another run: the tab goes
+        QCOMPARE(view.chartTabs()->indexOf(chart), -1);
     }
 
     void manyBatchesOneReplot() {

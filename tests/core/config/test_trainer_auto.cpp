@@ -226,6 +226,26 @@ private slots:
         bool warned = false;
         for (const auto& i : w.issues) warned = warned || (!i.isError && i.keyPath == "training.lr_scheduler_type");
         QVERIFY2(warned, issuesText(w).c_str());
+        // Scheduler arguments, and a warm-up the DeepSpeed scheduler has no key for, are warned about by name.
+        doc["training"]["lr_scheduler_kwargs"] = {{"power", 2.0}};
+        doc["training"]["warmup_steps"] = 3;
+        doc["deepspeed"]["scheduler"] = {{"type", "WarmupDecayLR"}, {"params", {{"total_num_steps", 50}}}};
+        const ConfigParseResult g = parseTrainConfig(doc, "/base", 2);
+        QVERIFY2(g.ok(), issuesText(g).c_str());
+        bool kwargsWarned = false, warmupWarned = false;
+        for (const auto& i : g.issues) {
+            kwargsWarned = kwargsWarned || (!i.isError && i.keyPath == "training.lr_scheduler_kwargs");
+            warmupWarned = warmupWarned || (!i.isError && i.keyPath == "training.warmup_steps" &&
+                                            i.message.find("warmup_num_steps") != std::string::npos);
+        }
+        QVERIFY2(kwargsWarned && warmupWarned, issuesText(g).c_str());
+        doc["deepspeed"]["scheduler"]["params"]["warmup_num_steps"] = "auto";  // then it fills the key, silently
+        const ConfigParseResult h = parseTrainConfig(doc, "/base", 2);
+        QVERIFY2(h.ok(), issuesText(h).c_str());
+        QCOMPARE(h.config->deepspeed.scheduler.warmupNumSteps, int64_t(3));
+        for (const auto& i : h.issues) QVERIFY2(i.keyPath != "training.warmup_steps", issuesText(h).c_str());
+        doc["training"].erase("lr_scheduler_kwargs");
+        doc["training"].erase("warmup_steps");
         // Unknown names and arguments are errors naming the key.
         doc["deepspeed"].erase("scheduler");
         doc["training"]["lr_scheduler_type"] = "cosine_annealing";
