@@ -203,6 +203,26 @@
         <source>Cannot write %1: %2</source>
         <translation type="unfinished"></translation>
     </message>
+    <message>
+        <source>Eval accuracy</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Eval F1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Eval MSE</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Eval Pearson r</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Eval F1 (micro)</source>
+        <translation type="unfinished"></translation>
+    </message>
 </context>
 <context>
     <name>fts::ConfigEditor</name>
@@ -337,10 +357,6 @@
     </message>
     <message>
         <source>Training data</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Training text: .txt or .jsonl</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
@@ -749,10 +765,6 @@
     </message>
     <message>
         <source>Format</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>lm: documents concatenated into blocks; auto/text/alpaca/sharegpt/messages: one sample per row, rendered with the chat template</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
@@ -1183,6 +1195,38 @@
         <source>&quot;auto&quot; resolves to %1</source>
         <translation type="unfinished"></translation>
     </message>
+    <message>
+        <source>Training data: .txt or .jsonl; instruction and classification formats also .json, .csv, .tsv</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>lm: documents concatenated into blocks; auto/text/alpaca/sharegpt/messages: one sample per row, rendered with the chat template; classification: text (and text_pair) with a label per row, for a BERT classifier</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Column: text</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The column holding the text to classify (default: the text field)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Column: text pair</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The column holding the second sentence of a pair (BERT&apos;s token types); default text_pair, used when the file has it</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Column: label</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The label column: integers or strings are classes, numbers with a fraction a regression target, lists multi-label</source>
+        <translation type="unfinished"></translation>
+    </message>
 </context>
 <context>
     <name>fts::ConfigValidatorWorker</name>
@@ -1247,6 +1291,30 @@
             <numerusform>The first sample, as the model sees it:</numerusform>
             <numerusform>The first %n samples, as the model sees them:</numerusform>
         </translation>
+    </message>
+    <message>
+        <source>Labels in the training data</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Line %1 · label %2 · %3 tokens</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Rows: %1 (%2, %3 labels%4)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>, sentence pairs</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Tokens per row: mean %1, max %2</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Truncated to %1 tokens: %2 · bad rows: %3</source>
+        <translation type="unfinished"></translation>
     </message>
 </context>
 <context>
@@ -2244,6 +2312,34 @@
     </message>
     <message>
         <source>%1 allocated (of %2 MiB)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Eval metrics</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>value</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>accuracy</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>F1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>F1 (micro)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>MSE</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Pearson r</source>
         <translation type="unfinished"></translation>
     </message>
 </context>

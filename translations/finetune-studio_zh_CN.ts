@@ -200,6 +200,26 @@
         <source>Cannot write %1: %2</source>
         <translation>无法写入 %1：%2</translation>
     </message>
+    <message>
+        <source>Eval accuracy</source>
+        <translation>验证准确率</translation>
+    </message>
+    <message>
+        <source>Eval F1</source>
+        <translation>验证 F1</translation>
+    </message>
+    <message>
+        <source>Eval MSE</source>
+        <translation>验证 MSE</translation>
+    </message>
+    <message>
+        <source>Eval Pearson r</source>
+        <translation>验证 Pearson r</translation>
+    </message>
+    <message>
+        <source>Eval F1 (micro)</source>
+        <translation>验证 F1（micro）</translation>
+    </message>
 </context>
 <context>
     <name>fts::ConfigEditor</name>
@@ -333,10 +353,6 @@
     <message>
         <source>Training data</source>
         <translation>训练数据</translation>
-    </message>
-    <message>
-        <source>Training text: .txt or .jsonl</source>
-        <translation>训练文本：.txt 或 .jsonl</translation>
     </message>
     <message>
         <source>Evaluation data</source>
@@ -745,10 +761,6 @@
     <message>
         <source>Format</source>
         <translation>格式</translation>
-    </message>
-    <message>
-        <source>lm: documents concatenated into blocks; auto/text/alpaca/sharegpt/messages: one sample per row, rendered with the chat template</source>
-        <translation>lm：文档拼接后切成块；auto/text/alpaca/sharegpt/messages：每行一个样本，用对话模板渲染</translation>
     </message>
     <message>
         <source>Chat template</source>
@@ -1178,6 +1190,38 @@
         <source>&quot;auto&quot; resolves to %1</source>
         <translation>&quot;auto&quot; 解析为 %1</translation>
     </message>
+    <message>
+        <source>Training data: .txt or .jsonl; instruction and classification formats also .json, .csv, .tsv</source>
+        <translation>训练数据：.txt 或 .jsonl；指令与分类格式还支持 .json、.csv、.tsv</translation>
+    </message>
+    <message>
+        <source>lm: documents concatenated into blocks; auto/text/alpaca/sharegpt/messages: one sample per row, rendered with the chat template; classification: text (and text_pair) with a label per row, for a BERT classifier</source>
+        <translation>lm：文档拼接后切成块；auto/text/alpaca/sharegpt/messages：每行一个样本，用对话模板渲染；classification：每行一段文本（及 text_pair）和一个标签，用于 BERT 分类器</translation>
+    </message>
+    <message>
+        <source>Column: text</source>
+        <translation>列：文本</translation>
+    </message>
+    <message>
+        <source>The column holding the text to classify (default: the text field)</source>
+        <translation>保存待分类文本的列（默认：文本字段）</translation>
+    </message>
+    <message>
+        <source>Column: text pair</source>
+        <translation>列：文本对</translation>
+    </message>
+    <message>
+        <source>The column holding the second sentence of a pair (BERT&apos;s token types); default text_pair, used when the file has it</source>
+        <translation>保存句对中第二个句子的列（BERT 的 token 类型）；默认 text_pair，文件中有该列时使用</translation>
+    </message>
+    <message>
+        <source>Column: label</source>
+        <translation>列：标签</translation>
+    </message>
+    <message>
+        <source>The label column: integers or strings are classes, numbers with a fraction a regression target, lists multi-label</source>
+        <translation>标签列：整数或字符串为类别，带小数的数为回归目标，列表为多标签</translation>
+    </message>
 </context>
 <context>
     <name>fts::ConfigValidatorWorker</name>
@@ -1241,6 +1285,30 @@
         <translation>
             <numerusform>前 %n 个样本（模型所见）：</numerusform>
         </translation>
+    </message>
+    <message>
+        <source>Labels in the training data</source>
+        <translation>训练数据中的标签</translation>
+    </message>
+    <message>
+        <source>Line %1 · label %2 · %3 tokens</source>
+        <translation>第 %1 行 · 标签 %2 · %3 个 token</translation>
+    </message>
+    <message>
+        <source>Rows: %1 (%2, %3 labels%4)</source>
+        <translation>行数：%1（%2，%3 个标签%4）</translation>
+    </message>
+    <message>
+        <source>, sentence pairs</source>
+        <translation>，句对</translation>
+    </message>
+    <message>
+        <source>Tokens per row: mean %1, max %2</source>
+        <translation>每行 token 数：平均 %1，最大 %2</translation>
+    </message>
+    <message>
+        <source>Truncated to %1 tokens: %2 · bad rows: %3</source>
+        <translation>截断到 %1 个 token：%2 · 坏行：%3</translation>
     </message>
 </context>
 <context>
@@ -2229,6 +2297,34 @@
     <message>
         <source>%1 allocated (of %2 MiB)</source>
         <translation>%1 已分配（共 %2 MiB）</translation>
+    </message>
+    <message>
+        <source>Eval metrics</source>
+        <translation>验证指标</translation>
+    </message>
+    <message>
+        <source>value</source>
+        <translation>值</translation>
+    </message>
+    <message>
+        <source>accuracy</source>
+        <translation>准确率</translation>
+    </message>
+    <message>
+        <source>F1</source>
+        <translation>F1</translation>
+    </message>
+    <message>
+        <source>F1 (micro)</source>
+        <translation>F1（micro）</translation>
+    </message>
+    <message>
+        <source>MSE</source>
+        <translation>MSE</translation>
+    </message>
+    <message>
+        <source>Pearson r</source>
+        <translation>Pearson r</translation>
     </message>
 </context>
 <context>
