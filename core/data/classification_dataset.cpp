@@ -145,6 +145,10 @@ public:
                 continue;
             }
             row.text = text->get<std::string>();
+            if (row.text.empty()) {  // nothing to classify (tokenizers would give [CLS] [SEP] alone)
+                bad(where + "'" + c.text + "' is empty");
+                continue;
+            }
             if (m_d.pairs) {
                 if (pair == obj.end() || !pair->is_string()) {
                     bad(where + (pair == obj.end() ? "no '" + c.textPair + "' field (the sentence pair)"

@@ -4,7 +4,7 @@
 // problem as there: integers or strings are classes (sorted: numbers numerically, strings by code point), floats
 // are a regression target, lists are multi-label (their items as strings, sorted). Invariants: the same files,
 // tokenizer, options and seed give the same rows everywhere; a bad row (missing text or label, a label the
-// training split does not have, a label of another kind) is counted with its file:line and never crashes.
+// training split does not have, a label of another kind, an empty text) is counted with its file:line and never crashes.
 #pragma once
 #include <cstdint>
 #include <filesystem>

@@ -157,17 +157,20 @@ void TestTrainClassification::equalsTrainer() {
     // mean over the accumulated batch, so compare with the mean of its micro-batch losses.
     const auto loss = series(store, runs[0].id, "loss"), norms = series(store, runs[0].id, "grad_norm");
     QCOMPARE(loss.size(), size_t(c.steps));
+    double worstLoss = 0.0;
     for (int64_t s = 0; s < c.steps; ++s) {
         double mean = 0.0;
         for (const auto& m : ref["micro_losses"][size_t(s)]) mean += m.get<double>();
         mean /= double(ref["micro_losses"][size_t(s)].size());
-        QVERIFY2(near(loss[size_t(s)], mean, 2e-4, 1e-5),
+        worstLoss = std::max(worstLoss, std::fabs(loss[size_t(s)] - mean) / std::fabs(mean));
+        QVERIFY2(near(loss[size_t(s)], mean, 1e-5, 0.0),
                  qPrintable(QString("step %1: loss %2, Trainer %3").arg(s + 1).arg(loss[size_t(s)], 0, 'g', 9).arg(mean, 0, 'g', 9)));
         if (c.accum == 1)  // the same gradient as the Trainer's (with accumulation it differs by the factor G)
             QVERIFY2(near(norms[size_t(s)], ref["grad_norms"][size_t(s)].get<double>(), 5e-4, 1e-5),
                      qPrintable(QString("step %1: grad norm %2, Trainer %3").arg(s + 1).arg(norms[size_t(s)])
                                     .arg(ref["grad_norms"][size_t(s)].get<double>())));
     }
+    qInfo("largest relative loss difference from the Trainer over %lld steps: %.3g", (long long)c.steps, worstLoss);
     const auto evalLoss = series(store, runs[0].id, "eval_loss");
     QCOMPARE(evalLoss.size(), size_t(1));
     QVERIFY2(near(evalLoss[0], ref["eval_loss"].get<double>(), 1e-3, 1e-5),

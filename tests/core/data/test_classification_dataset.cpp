@@ -151,17 +151,20 @@ void TestClassificationDataset::badRowsAndErrors() {
     // Bad rows are counted with file:line; an eval label the training rows lack is one of them.
     const fs::path train = write(dir, "t.jsonl",
                                  "{\"text\": \"good\", \"label\": \"pos\"}\n{\"text\": \"bad\", \"label\": \"neg\"}\n"
-                                 "{\"text\": \"none\"}\n{\"label\": \"pos\"}\nnot json\n{\"text\": \"x\", \"label\": null}\n");
+                                 "{\"text\": \"none\"}\n{\"label\": \"pos\"}\nnot json\n{\"text\": \"x\", \"label\": null}\n"
+                                 "{\"text\": \"\", \"label\": \"pos\"}\n");
     const fs::path eval = write(dir, "e.jsonl", "{\"text\": \"fine\", \"label\": \"neutral\"}\n{\"text\": \"ok\", \"label\": \"pos\"}\n");
     ClassificationOptions o;
     o.trainPath = train;
     o.evalPath = eval;
+    o.maxBadRowsShown = 10;
     ClassificationData d = buildClassificationData(o, *tok);
     QCOMPARE(d.train.size(), int64_t(2));
     QCOMPARE(d.eval.size(), int64_t(1));
-    QCOMPARE(d.badRows, int64_t(5));
+    QCOMPARE(d.badRows, int64_t(6));
     QVERIFY(d.badRowMessages[0].find("t.jsonl:3: no 'label' field") != std::string::npos);
     QVERIFY(d.badRowMessages[1].find("t.jsonl:4: no 'text' field") != std::string::npos);
+    QVERIFY(d.badRowMessages[4].find("t.jsonl:7: 'text' is empty") != std::string::npos);
     bool unknown = false;
     for (const auto& m : d.badRowMessages) unknown |= m.find("e.jsonl:1: label 'neutral' is not among the training labels") != std::string::npos;
     QVERIFY(unknown);
