@@ -743,7 +743,11 @@ void TestTrainConfig::typeAndRangeErrors_data() {
     QTest::newRow("data.max_length string") << R"({"data":{"max_length":"abc"}})" << "data.max_length" << R"(got "abc")";
     QTest::newRow("data.max_length 1") << R"({"data":{"max_length":1}})" << "data.max_length" << "expected an integer >= 2";
     QTest::newRow("data.text_field") << R"({"data":{"text_field":7}})" << "data.text_field" << "got 7";
-    QTest::newRow("data.format") << R"({"data":{"format":"chat"}})" << "data.format" << R"(expected one of lm, auto, text, alpaca, sharegpt, messages, got "chat")";
+    QTest::newRow("data.format") << R"({"data":{"format":"chat"}})" << "data.format" << R"(expected one of lm, auto, text, alpaca, sharegpt, messages, classification, got "chat")";
+    QTest::newRow("data.columns classification") << R"({"data":{"format":"classification","columns":{"instruction":"q"}}})"
+                                                 << "data.columns.instruction" << "expected one of text, text_pair, label";
+    QTest::newRow("data.packing classification") << R"({"data":{"format":"classification","packing":true}})" << "data.packing"
+                                                 << "one label; set \"packing\": false";
     QTest::newRow("data.template") << R"({"data":{"format":"auto","template":"vicuna"}})" << "data.template" << R"(got "vicuna")";
     QTest::newRow("data.packing") << R"({"data":{"format":"auto","packing":"yes"}})" << "data.packing" << R"(got "yes")";
     QTest::newRow("data.train_on_prompt") << R"({"data":{"format":"auto","train_on_prompt":1}})" << "data.train_on_prompt" << "got 1";
