@@ -187,12 +187,17 @@ torch::Tensor initTensor(const ParamSpec& spec, at::Generator& gen) {
     return t;
 }
 
-// config.json with ModelLoadOptions::configPatch merged in.
+// config.json with ModelLoadOptions::configPatch applied (its top-level keys replace config.json's; null removes).
 HfConfig loadPatchedConfig(const fs::path& configJson, const ModelLoadOptions& opts) {
     HfConfig config = HfConfig::load(configJson);
     if (opts.configPatch.is_null() || opts.configPatch.empty()) return config;
     nlohmann::json j = config.json();
-    j.merge_patch(opts.configPatch);
+    for (const auto& [key, value] : opts.configPatch.items()) {  // top-level keys replaced whole (id2label is not merged)
+        if (value.is_null())
+            j.erase(key);
+        else
+            j[key] = value;
+    }
     return HfConfig(std::move(j), configJson.string());
 }
 

@@ -141,7 +141,17 @@ RunModel prepareRunModel(const TrainConfig& cfg, const fs::path& resumeDir, torc
             return stage3RankPart(full, rank, world, cfg.deepspeed);
         };
     // Full weights, or a frozen base + LoRA adapters (model.lora).
-    std::unique_ptr<LanguageModel> model = loadRunModel(cfg, resumeDir, loadOpts, cfg.training.seed);
+    std::unique_ptr<LanguageModel> model;
+    try {
+        model = loadRunModel(cfg, resumeDir, loadOpts, cfg.training.seed);
+    } catch (const FormatError& e) {
+        const std::string what = e.what();
+        if (!cfg.data.classification() || what.find("'classifier.") == std::string::npos) throw;
+        const int64_t labels = configPatch.contains("id2label") ? int64_t(configPatch["id2label"].size()) : 0;
+        throw FormatError(what + "\n  the data has " + std::to_string(labels) + " label(s) (data.format \"classification\"), "
+                          "the checkpoint's classifier another number: start from a model folder without a classifier "
+                          "head (the base model) or one trained on the same labels");
+    }
     model->setActivationCheckpointing(cfg.model.activationCheckpointing);  // docs/models.md
     checkModelForData(cfg.data, *model);
     if (vocabSize > model->info().vocabSize)

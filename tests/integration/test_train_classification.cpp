@@ -222,6 +222,12 @@ void TestTrainClassification::refusesCausalModelAndBadColumns() {
     r = runFts({"train", QString::fromStdString(writeConfig(dir, "nolabel", patch).string()), "--quiet"});
     QVERIFY(r.exitCode != 0);
     QVERIFY2(r.err.contains("imdb_train.csv") && r.err.contains("'sentiment'"), qPrintable(r.err));
+    // A checkpoint whose classifier has 3 rows cannot take 2 labels: refused naming the tensor and the labels, as
+    // transformers refuses without ignore_mismatched_sizes.
+    patch["data"]["columns"] = nullptr;
+    r = runFts({"train", QString::fromStdString(writeConfig(dir, "resized", patch).string()), "--quiet"});
+    QVERIFY(r.exitCode != 0);
+    QVERIFY2(r.err.contains("classifier.weight") && r.err.contains("the data has 2 label(s)"), qPrintable(r.err));
 }
 
 QTEST_GUILESS_MAIN(TestTrainClassification)
