@@ -315,6 +315,9 @@ int superviseTraining(const SupervisorOptions& o, std::ostream& out) {
     }
     out << "run " << runId << " " << toString(final) << " after " << finalMetrics.value("steps", int64_t(0)) << " steps";
     if (finalMetrics.contains("eval_loss")) out << ", eval loss " << finalMetrics["eval_loss"].get<double>();
+    for (const char* key : {"eval_accuracy", "eval_f1", "eval_f1_micro", "eval_mse", "eval_pearson"})  // classification
+        if (finalMetrics.contains(key) && finalMetrics[key].is_number())
+            out << ", " << (key + 5) << " " << finalMetrics[key].get<double>();
     if (finalMetrics.contains("export_dir")) out << "; model exported to " << finalMetrics["export_dir"].get<std::string>();
     out << "\n";
     return 0;
