@@ -99,12 +99,23 @@ void SeriesChart::removeAllSeries() {
 void SeriesChart::refresh() {
     if (m_autoRange && graphCount() > 0) {
         rescaleAxes(/*onlyVisiblePlottables=*/true);
-        // Give flat or single-point curves some room, and a little headroom above the top.
+        // Give flat or single-point curves some room, and a little headroom above the top. QCustomPlot keeps the
+        // previous span around a flat curve, so the data's own value range decides.
         QCPRange y = yAxis->range();
+        bool any = false;
+        for (int i = 0; i < graphCount(); ++i) {
+            if (!graph(i)->visible()) continue;
+            bool found = false;
+            const QCPRange r = graph(i)->getValueRange(found);
+            if (!found) continue;
+            if (!any) y = r; else y.expand(r);
+            any = true;
+        }
         if (yAxis->scaleType() == QCPAxis::stLogarithmic) {
             yAxis->setRange(y.lower / 1.15, y.upper * 1.15);  // multiplicative room: a log axis stays > 0
         } else {
-            const double pad = y.size() > 0 ? y.size() * 0.05 : std::max(std::abs(y.center()) * 0.05, 1.0);
+            // A flat curve gets 10 % of its value (a constant lr of 1e-3 stays readable), or 1 around zero.
+            const double pad = y.size() > 0 ? y.size() * 0.05 : (y.center() != 0.0 ? std::abs(y.center()) * 0.1 : 1.0);
             yAxis->setRange(y.lower - pad, y.upper + pad);
         }
         // A little room on the right so the newest point (often an eval marker) is not cut by the frame.

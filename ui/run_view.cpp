@@ -113,6 +113,10 @@ RunView::RunView(QWidget* parent) : QWidget(parent) {
     m_tabs->setObjectName(QStringLiteral("runChartTabs"));
     for (SeriesChart* c : {m_lrChart, m_gradNormChart, m_lossScaleChart, m_tokensChart, m_memoryChart})
         m_tabs->addTab(c, QString());
+    // Hidden charts get their points but not their ranges (replotNow redraws the visible one): fit on showing.
+    connect(m_tabs, &QTabWidget::currentChanged, this, [this] {
+        if (auto* c = qobject_cast<SeriesChart*>(m_tabs->currentWidget())) c->refresh();
+    });
 
     m_smoothSpin = new QDoubleSpinBox(this);
     m_smoothSpin->setObjectName(QStringLiteral("runSmoothing"));
@@ -170,6 +174,9 @@ RunView::RunView(QWidget* parent) : QWidget(parent) {
     retranslate();
     clear();
 }
+
+// The tab widget would report its pages going away while QWidget deletes the children: stop listening first.
+RunView::~RunView() { m_tabs->disconnect(this); }
 
 void RunView::retranslate() {
     m_stopButton->setText(tr("Stop && save"));
@@ -338,6 +345,7 @@ void RunView::applyBatch(const RunDataBatch& batch) {
                     key, QString(), QPen(SeriesChart::seriesColor(int(m_evalMetrics.size()) + 1), 2.0));
                 g->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCircle, 5));
                 showEvalMetricsTab(true);
+                if (m_evalMetrics.empty()) m_tabs->setCurrentWidget(m_evalMetricsChart);  // what a classifier run is about
                 m_evalNamesStale = true;
             }
             m_evalMetrics[key].append(x, p.value);

@@ -34,6 +34,7 @@ public:
     static constexpr int kReplotDelayMs = 100;
 
     explicit RunView(QWidget* parent = nullptr);
+    ~RunView() override;
 
     qint64 runId() const { return m_run ? m_run->id : 0; }
     // Shows this run: clears the charts when it is a different run than the one shown.
