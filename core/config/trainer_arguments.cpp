@@ -378,7 +378,13 @@ void applyTrainerArguments(const json& block, const TrainerArguments& a, const T
         // The warm-up reaches a DeepSpeed scheduler only through a warmup_num_steps key ("auto" or equal): without
         // one, DeepSpeed's default applies (as in the Trainer, which fills only keys present).
         const json* params = scheduler->is_object() ? findField(*scheduler, "params") : nullptr;
-        if (warmupNamed && !(params && params->is_object() && params->contains("warmup_num_steps")))
+        const json* type = scheduler->is_object() ? findField(*scheduler, "type") : nullptr;
+        const bool hasWarmup = type && type->is_string() &&
+                               (*type == "WarmupLR" || *type == "WarmupDecayLR" || *type == "WarmupCosineLR");
+        if (warmupNamed && !hasWarmup)
+            issues.warning(a.warmupSteps && *a.warmupSteps > 0 ? trainingKey("warmup_steps") : trainingKey("warmup_ratio"),
+                           "ignored: deepspeed.scheduler is not a warm-up schedule (WarmupLR, WarmupDecayLR, WarmupCosineLR)");
+        else if (warmupNamed && !(params && params->is_object() && params->contains("warmup_num_steps")))
             issues.warning(a.warmupSteps && *a.warmupSteps > 0 ? trainingKey("warmup_steps") : trainingKey("warmup_ratio"),
                            "ignored: deepspeed.scheduler.params has no warmup_num_steps, so DeepSpeed's default "
                            "warm-up applies; set \"warmup_num_steps\": \"auto\" there to take this value");

@@ -5,6 +5,7 @@
 #include "core/data/classification_dataset.h"
 
 #include <algorithm>
+#include <cctype>
 #include <charconv>
 #include <cmath>
 #include <map>
@@ -60,6 +61,8 @@ const char* kindName(RawKind k) {
 
 // The label of one record as its file types it; false (and `why`) when it has none usable.
 bool readLabel(const json& v, bool textFile, RawRow& row, std::string& why) {
+    if (v.is_number_unsigned() && v.get<uint64_t>() > uint64_t(INT64_MAX))
+        return why = "the label " + v.dump() + " is out of range", false;
     if (v.is_number_integer()) {
         row.kind = RawKind::Int;
         row.i = v.get<int64_t>();
@@ -74,10 +77,10 @@ bool readLabel(const json& v, bool textFile, RawRow& row, std::string& why) {
     if (v.is_string()) {
         const std::string& t = v.get_ref<const std::string&>();
         if (t.empty()) return why = "the label is empty", false;
+        row.s = t;  // a text file's number keeps its text: a column with any non-number is all strings (pandas)
         if (textFile && parseInt(t, row.i)) return row.kind = RawKind::Int, true;
         if (textFile && parseDouble(t, row.f)) return row.kind = RawKind::Float, true;
         row.kind = RawKind::String;
-        row.s = t;
         return true;
     }
     if (v.is_array()) {
@@ -96,8 +99,11 @@ bool readLabel(const json& v, bool textFile, RawRow& row, std::string& why) {
     return false;
 }
 
-std::string labelName(const RawRow& r) {
-    return r.kind == RawKind::Int ? std::to_string(r.i) : r.s;
+// The class name of a row: a string label's text; an integer's decimal form, or its text when the training
+// column holds strings (stringClasses).
+std::string labelName(const RawRow& r, bool stringClasses) {
+    if (r.kind == RawKind::Int && !(stringClasses && !r.s.empty())) return std::to_string(r.i);
+    return r.s;
 }
 
 class Reader {
@@ -149,10 +155,9 @@ public:
                 bad(where + "'" + c.text + "' is empty");
                 continue;
             }
-            if (m_d.pairs) {
-                if (pair == obj.end() || !pair->is_string()) {
-                    bad(where + (pair == obj.end() ? "no '" + c.textPair + "' field (the sentence pair)"
-                                                   : "'" + c.textPair + "' is not a string"));
+            if (pair != obj.end()) {
+                if (!pair->is_string()) {
+                    bad(where + "'" + c.textPair + "' is not a string");
                     continue;
                 }
                 row.pair = pair->get<std::string>();
@@ -174,33 +179,32 @@ public:
         if (count > 0 && !sawLabel)
             throw FormatError(file.string() + ": no record has the label column '" + c.label +
                               "' (data.columns.label names it)");
-        if (m_o.textPairNamed && count > 0 && !sawPair)
-            throw FormatError(file.string() + ": no record has the text_pair column '" + c.textPair +
-                              "' (data.columns.text_pair names it)");
+        if ((m_o.textPairNamed || m_d.pairs) && count > 0 && !sawPair)
+            throw FormatError(file.string() + ": no record has the text_pair column '" + c.textPair + "' (" +
+                              (m_o.textPairNamed ? "data.columns.text_pair names it" : "the training rows are sentence pairs") + ")");
+        m_sawPair = sawPair;
         return rows;
     }
+
+    bool sawPair() const { return m_sawPair; }  // a record of the last file read has the pair column
 
 private:
     const ClassificationOptions& m_o;
     ClassificationData& m_d;
+    bool m_sawPair = false;
 };
 
-// Whether the training file has the pair column: its first record decides (data.columns.text_pair forces it).
-bool filePairs(const ClassificationOptions& o) {
-    if (o.textPairNamed) return true;
-    RecordReader reader(o.trainPath);
-    Record rec;
-    BadRow badRow;
-    for (int tries = 0; tries < 16; ++tries) {
-        const RecordReader::Status st = reader.next(rec, badRow);
-        if (st == RecordReader::Status::End) return false;
-        if (st == RecordReader::Status::Ok) return rec.value.contains(o.columns.textPair);
-    }
-    return false;
-}
-
 // The label kind of the training rows; FormatError when they mix kinds (a column Arrow could not type).
-LabelKind decideKind(const std::vector<RawRow>& rows, const std::filesystem::path& file, const std::string& column) {
+LabelKind decideKind(std::vector<RawRow>& rows, const std::filesystem::path& file, const std::string& column) {
+    // CSV / TSV: a column with any non-number is a column of strings, numbers included (pandas' typing).
+    const RecordFileFormat format = recordFileFormat(file);
+    if (format == RecordFileFormat::Csv || format == RecordFileFormat::Tsv) {
+        bool anyString = false;
+        for (const RawRow& r : rows) anyString = anyString || r.kind == RawKind::String;
+        if (anyString)
+            for (RawRow& r : rows)
+                if (r.kind == RawKind::Int || r.kind == RawKind::Float) r.kind = RawKind::String;
+    }
     const RawRow* first[4] = {nullptr, nullptr, nullptr, nullptr};
     for (const RawRow& r : rows)
         if (!first[int(r.kind)]) first[int(r.kind)] = &r;
@@ -238,6 +242,53 @@ std::vector<std::string> sortedLabelNames(const std::vector<RawRow>& rows, Label
     return {names.begin(), names.end()};
 }
 
+// max_length must leave room for text after the special tokens, and pairs need the tokenizer's pair template:
+// checked once, before any row, as a config error instead of a file of bad rows.
+void checkRoomForText(const Tokenizer& tokenizer, bool pairs, const ClassificationOptions& o) {
+    try {
+        tokenizer.encodeTruncated("a", pairs ? std::optional<std::string_view>("b") : std::nullopt, o.maxLength);
+    } catch (const FormatError& e) {
+        throw ConfigError(std::string("data.max_length / the tokenizer: ") + e.what() +
+                          (pairs ? " (the rows are sentence pairs: column '" + o.columns.textPair + "')" : std::string()));
+    }
+}
+
+constexpr size_t kMaxLabels = 100000;
+
+void checkLabelCount(const ClassificationData& d, const ClassificationOptions& o) {
+    const std::string where = o.trainPath.string() + ": the label column '" + o.columns.label + "' ";
+    if (d.kind == LabelKind::SingleLabel && d.labelNames.size() < 2)
+        throw FormatError(where + "holds one class ('" + d.labelNames.front() + "'); a classifier needs two or more "
+                          "(numbers with a fraction make a regression target)");
+    if (d.kind == LabelKind::MultiLabel && d.labelNames.empty())
+        throw FormatError(where + "holds only empty lists; a multi-label classifier needs at least one label");
+    if (d.labelNames.size() > kMaxLabels)
+        throw FormatError(where + "holds " + std::to_string(d.labelNames.size()) + " distinct labels (at most " +
+                          std::to_string(kMaxLabels) + "); is it an id column, or a regression target?");
+}
+
+std::string lowered(std::string s) {
+    for (char& ch : s) ch = char(std::tolower(static_cast<unsigned char>(ch)));
+    return s;
+}
+
+// The model's label order when it names the data's labels (compared without case, as run_glue.py lowercases the
+// model's label2id), with the data's spelling; else the sorted names.
+std::vector<std::string> inModelOrder(const std::vector<std::string>& names, const std::vector<std::string>& model) {
+    if (model.size() != names.size()) return names;
+    std::map<std::string, std::string> byLower;
+    for (const std::string& n : names)
+        if (!byLower.emplace(lowered(n), n).second) return names;  // names equal but for case: keep the sorted order
+    std::vector<std::string> out;
+    std::set<std::string> used;
+    for (const std::string& m : model) {
+        auto it = byLower.find(lowered(m));
+        if (it == byLower.end() || !used.insert(it->first).second) return names;
+        out.push_back(it->second);
+    }
+    return out;
+}
+
 }  // namespace
 
 const char* problemTypeName(LabelKind kind) {
@@ -253,17 +304,18 @@ ClassificationData buildClassificationData(const ClassificationOptions& o, const
     if (!(o.evalFraction >= 0.0 && o.evalFraction < 1.0))
         throw ConfigError("data.eval_fraction: must be in [0, 1), found " + std::to_string(o.evalFraction));
     ClassificationData d;
-    d.pairs = filePairs(o);
     Reader reader(o, d);
     std::vector<RawRow> trainRows = reader.read(o.trainPath);
+    d.pairs = o.textPairNamed || reader.sawPair();  // any training record with the pair column makes pairs
     if (trainRows.empty())
         throw FormatError(o.trainPath.string() + ": no labelled row (" + std::to_string(d.badRows) + " bad row(s))");
+    checkRoomForText(tokenizer, d.pairs, o);
     d.kind = decideKind(trainRows, o.trainPath, o.columns.label);
+    const bool stringClasses = d.kind == LabelKind::SingleLabel && trainRows.front().kind == RawKind::String;
     if (d.kind != LabelKind::Regression) {
         d.labelNames = sortedLabelNames(trainRows, d.kind);
-        std::vector<std::string> given = o.modelLabelOrder, sorted = d.labelNames;
-        std::sort(given.begin(), given.end());
-        if (!o.modelLabelOrder.empty() && given == sorted) d.labelNames = o.modelLabelOrder;
+        checkLabelCount(d, o);
+        d.labelNames = inModelOrder(d.labelNames, o.modelLabelOrder);
     }
     d.targetWidth = d.kind == LabelKind::MultiLabel ? int64_t(d.labelNames.size()) : 1;
     std::map<std::string, int64_t> idOf;
@@ -290,13 +342,14 @@ ClassificationData buildClassificationData(const ClassificationOptions& o, const
         } else {
             if (r.kind != RawKind::Int && r.kind != RawKind::String)
                 return reader.bad(where + "expected a class label (integer or string), found " + kindName(r.kind)), false;
-            auto it = idOf.find(labelName(r));
+            auto it = idOf.find(labelName(r, stringClasses));
             if (it == idOf.end())
-                return reader.bad(where + "label '" + labelName(r) + "' is not among the training labels"), false;
+                return reader.bad(where + "label '" + labelName(r, stringClasses) + "' is not among the training labels"), false;
             target[0] = float(it->second);
         }
+        if (d.pairs && !r.pair) return reader.bad(where + "no '" + o.columns.textPair + "' field (the sentence pair)"), false;
         std::optional<std::string_view> pair;
-        if (r.pair) pair = *r.pair;
+        if (r.pair && d.pairs) pair = *r.pair;
         Tokenizer::Encoded e;
         try {
             e = tokenizer.encodeTruncated(r.text, pair, o.maxLength);
@@ -319,7 +372,7 @@ ClassificationData buildClassificationData(const ClassificationOptions& o, const
 
     if (!o.evalPath.empty()) {
         for (const RawRow& r : trainRows) add(r, d.train, d.trainLabelCounts, o.trainPath);
-        std::vector<RawRow> evalRows = reader.read(o.evalPath);
+        std::vector<RawRow> evalRows = reader.read(o.evalPath);  // pairs: the file must have the pair column
         for (const RawRow& r : evalRows) add(r, d.eval, d.evalLabelCounts, o.evalPath);
     } else {
         const int64_t n = int64_t(trainRows.size());

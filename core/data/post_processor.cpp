@@ -131,8 +131,9 @@ TemplatePostProcessor::Item parseStringPiece(std::string piece, const SpecialMap
     }
     if (!piece.empty() && piece[0] == '$') {
         const std::string rest = piece.substr(1);
-        bool numeric = !rest.empty();
+        bool numeric = !rest.empty() && rest.size() <= 3;  // "$1": $A with type id 1 (small ids only)
         for (char c : rest) numeric = numeric && std::isdigit(static_cast<unsigned char>(c));
+        if (numeric && std::stoi(rest) > 127) numeric = false;
         if (rest.empty() || rest == "A" || rest == "a" || numeric) {
             item.sequence = 1;
             if (numeric) item.typeId = static_cast<int8_t>(std::stoi(rest));  // "$1" is $A with type id 1

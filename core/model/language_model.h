@@ -43,8 +43,8 @@ struct ModelLoadOptions {
     bool strict = false;          // unexpected checkpoint tensors are an error instead of a loadWarnings entry
     std::optional<ModelTask> task;  // head to build where the model type has several (bert); default: config.json's
     uint64_t initSeed = 0;        // seed for parameters a checkpoint may lack (a fresh classifier head)
-    // Merged into config.json before the model is built (RFC 7386: null removes a key), e.g. the labels of
-    // classification data: id2label, label2id, problem_type, "num_labels": null. The model's hfConfig keeps it.
+    // Top-level keys that replace config.json's before the model is built (null removes a key), e.g. the labels of
+    // classification data: id2label, label2id, problem_type, "num_labels": null. The model's hfConfig keeps them.
     nlohmann::json configPatch;
     // ZeRO stage 3 loading: when set, every parameter passes through it as soon as it is read or drawn (one full
     // tensor at a time, in parameters() order) and the model keeps what it returns (this rank's part), so no rank

@@ -201,6 +201,9 @@ void checkModelForData(const DataSection& data, const LanguageModel& model) {
     if (data.classification() && info.task != ModelTask::SequenceClassification)
         throw ConfigError("data.format: \"classification\" trains a sequence-classification model, but the model is " +
                           info.architecture + "; use a BERT model folder (BertForSequenceClassification)");
+    if (data.classification() && info.maxPositions > 0 && data.maxLength > info.maxPositions)
+        throw ConfigError("data.max_length: " + std::to_string(data.maxLength) + " tokens exceed the model's " +
+                          "max_position_embeddings = " + std::to_string(info.maxPositions) + "; set at most that");
     if (!data.classification() && info.task == ModelTask::SequenceClassification)
         throw ConfigError("data.format: \"" + data.format + "\" has no labels for " + info.architecture +
                           "; use \"classification\" (text, optional text_pair and label columns)");

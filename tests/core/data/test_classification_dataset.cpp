@@ -47,6 +47,7 @@ private slots:
     void modelLabelOrderWins();
     void holdsOutEvalRows();
     void badRowsAndErrors();
+    void columnTypingAndLimits();
 };
 
 void TestClassificationDataset::pairsEqualTransformers() {
@@ -125,6 +126,9 @@ void TestClassificationDataset::modelLabelOrderWins() {
     o.modelLabelOrder = {"not_equivalent", "equivalent"};  // the model's id2label names exactly the data's labels
     ClassificationData d = buildClassificationData(o, *tok);
     QCOMPARE(d.labelNames, o.modelLabelOrder);
+    o.modelLabelOrder = {"NOT_EQUIVALENT", "Equivalent"};  // compared without case (run_glue lowercases), data spelling kept
+    d = buildClassificationData(o, *tok);
+    QCOMPARE(d.labelNames, names({"not_equivalent", "equivalent"}));
     o.modelLabelOrder = {"no", "yes"};  // other names: the sorted order
     d = buildClassificationData(o, *tok);
     QCOMPARE(d.labelNames, names({"equivalent", "not_equivalent"}));
@@ -204,6 +208,47 @@ void TestClassificationDataset::badRowsAndErrors() {
     o = ClassificationOptions();
     o.trainPath = write(dir, "r.csv", "text,label\na,1\nb,1.5\n");
     QCOMPARE(int(buildClassificationData(o, *tok).kind), int(LabelKind::Regression));
+}
+
+void TestClassificationDataset::columnTypingAndLimits() {
+    auto tok = bertTokenizer();
+    QTemporaryDir tmp;
+    const fs::path dir = tmp.path().toStdString();
+    ClassificationOptions o;
+    // A CSV column with any non-number is a column of strings (as pandas types it): "1", "2" and "neutral" are classes.
+    o.trainPath = write(dir, "s.csv", "text,label\na,2\nb,neutral\nc,1\n");
+    ClassificationData d = buildClassificationData(o, *tok);
+    QCOMPARE(int(d.kind), int(LabelKind::SingleLabel));
+    QCOMPARE(d.labelNames, names({"1", "2", "neutral"}));
+    QCOMPARE(d.train.targets, std::vector<float>({1.0f, 2.0f, 0.0f}));
+    // One class cannot train a classifier: refused naming the column.
+    o.trainPath = write(dir, "one.jsonl", "{\"text\": \"a\", \"label\": \"pos\"}\n{\"text\": \"b\", \"label\": \"pos\"}\n");
+    try {
+        buildClassificationData(o, *tok);
+        QFAIL("expected a FormatError");
+    } catch (const FormatError& e) {
+        QVERIFY2(std::string(e.what()).find("one class ('pos')") != std::string::npos, e.what());
+    }
+    // Any training record with the pair column makes pairs; a row without it is then a bad row.
+    o.trainPath = write(dir, "p.jsonl", "{\"text\": \"a\", \"label\": 0}\n{\"text\": \"b\", \"text_pair\": \"c\", \"label\": 1}\n"
+                                        "{\"text\": \"d\", \"text_pair\": \"e\", \"label\": 0}\n");
+    d = buildClassificationData(o, *tok);
+    QVERIFY(d.pairs);
+    QCOMPARE(d.train.size(), int64_t(2));
+    QCOMPARE(d.badRows, int64_t(1));
+    QVERIFY2(d.badRowMessages[0].find("p.jsonl:1: no 'text_pair' field") != std::string::npos, d.badRowMessages[0].c_str());
+    // An eval file without the pair column the training rows have is an error naming it.
+    o.evalPath = write(dir, "e.jsonl", "{\"text\": \"a\", \"label\": 0}\n");
+    QVERIFY_THROWS_EXCEPTION(FormatError, buildClassificationData(o, *tok));
+    o.evalPath.clear();
+    // A max_length without room for text after [CLS] A [SEP] B [SEP] is a config error before any row is read.
+    o.maxLength = 3;
+    try {
+        buildClassificationData(o, *tok);
+        QFAIL("expected a ConfigError");
+    } catch (const ConfigError& e) {
+        QVERIFY2(std::string(e.what()).find("data.max_length") != std::string::npos, e.what());
+    }
 }
 
 QTEST_GUILESS_MAIN(TestClassificationDataset)
