@@ -225,6 +225,11 @@ void parseData(const json& doc, const fs::path& baseDir, IssueList& issues, Data
         d.cacheDir = (xdg && *xdg) ? fs::path(xdg) / "finetune-studio" / "token_cache"
                                    : resolvePath("~/.cache/finetune-studio/token_cache", baseDir);
     }
+    if (findField(*o, "eval_fraction") && !d.eval.empty())
+        issues.warning("data.eval_fraction", "ignored: data.eval gives the evaluation data, so nothing is held out");
+    if (findField(*o, "cache_dir") && !d.instructionFormat())
+        issues.warning("data.cache_dir", "ignored: only the instruction formats cache their tokens (data.format is \"" +
+                                             d.format + "\")");
     if (d.format == "lm")
         for (const char* key : {"template", "train_on_prompt", "packing", "shuffle", "columns", "on_bad_row"})
             if (findField(*o, key))
@@ -238,6 +243,17 @@ void parseData(const json& doc, const fs::path& baseDir, IssueList& issues, Data
                                                                   : "rows are not rendered with a chat template") +
                                    "), so it is ignored");
         if (d.packing) issues.error("data.packing", "a classification row is one sequence with one label; set \"packing\": false");
+        if (findField(*o, "text_field") && d.columns.count("text"))
+            issues.warning("data.text_field", "ignored: data.columns.text names the text column");
+        // One file column cannot be two roles (the text cannot be its own label).
+        std::map<std::string, std::string> roleOf;
+        const std::string text = d.columns.count("text") ? d.columns.at("text") : d.textField;
+        const std::string pair = d.columns.count("text_pair") ? d.columns.at("text_pair") : "text_pair";
+        const std::string label = d.columns.count("label") ? d.columns.at("label") : "label";
+        for (const auto& [role, column] : {std::pair<std::string, std::string>{"text", text}, {"text_pair", pair}, {"label", label}})
+            if (auto [it, fresh] = roleOf.emplace(column, role); !fresh)
+                issues.error("data.columns." + role, "names the column '" + column + "', which is already data.columns." +
+                                                         it->second);
     }
     warnUnknownKeys(issues, *o, "data",
                     {"train", "eval", "text_field", "eval_fraction", "max_length", "format", "columns", "template",
@@ -536,12 +552,11 @@ nlohmann::json configToResolvedJson(const TrainConfig& c) {
         model["lora"] = lora;
     }
     const DataSection& d = c.data;
-    json data = {{"train", d.train.generic_string()},
-                 {"text_field", d.textField},
-                 {"eval_fraction", d.evalFraction},
-                 {"max_length", d.maxLength},
-                 {"format", d.format},
-                 {"cache_dir", d.cacheDir.generic_string()}};
+    json data = {{"train", d.train.generic_string()}, {"max_length", d.maxLength}, {"format", d.format}};
+    // Only what the format uses (what it ignores is warned about when written).
+    if (!(d.classification() && d.columns.count("text"))) data["text_field"] = d.textField;
+    if (d.eval.empty()) data["eval_fraction"] = d.evalFraction;
+    if (d.instructionFormat()) data["cache_dir"] = d.cacheDir.generic_string();
     if (d.classification()) {
         data["on_bad_row"] = d.onBadRow;
         if (!d.columns.empty()) data["columns"] = d.columns;

@@ -145,7 +145,7 @@ std::unique_ptr<TrainingData> loadTrainingData(const TrainConfig& cfg, const Tok
         o.textField = d.textField;
         o.evalFraction = d.evalFraction;
         o.maxLength = d.maxLength;
-        o.seed = cfg.training.seed;
+        o.seed = d.seed.value_or(cfg.training.seed);  // the held-out documents
         LmDataSplit data = buildLmData(o, tokenizer);
         if (data.train.numBlocks() == 0)
             throw FormatError(d.train.string() + ": no training sequence of " + std::to_string(d.maxLength) +

@@ -696,6 +696,10 @@ void TestTrainConfig::unknownKeys_data() {
     QTest::newRow("training typo") << R"({"training":{"max_step":5}})" << "training.max_step" << R"(did you mean "max_steps"?)";
     QTest::newRow("data key") << R"({"data":{"streaming":true}})" << "data.streaming" << R"(unknown key "streaming")";
     QTest::newRow("instruction key with format lm") << R"({"data":{"packing":true}})" << "data.packing" << "applies to the instruction formats only";
+    QTest::newRow("eval_fraction beside eval") << R"({"data":{"eval":"e.jsonl","eval_fraction":0.1}})" << "data.eval_fraction" << "nothing is held out";
+    QTest::newRow("cache_dir with format lm") << R"({"data":{"cache_dir":"/tmp/c"}})" << "data.cache_dir" << "only the instruction formats cache";
+    QTest::newRow("text_field beside columns.text") << R"({"data":{"format":"classification","text_field":"a","columns":{"text":"b"}}})"
+                                                    << "data.text_field" << "data.columns.text names the text column";
     QTest::newRow("instruction keys with format alpaca: silent") << R"({"data":{"format":"alpaca","packing":true,"template":"none","train_on_prompt":true,"shuffle":false,"on_bad_row":"stop","columns":{"output":"response"}}})" << "" << "";
     QTest::newRow("model key") << R"({"model":{"revision":"main"}})" << "model.revision" << "(ignored)";
     QTest::newRow("deepspeed typo") << R"({"deepspeed":{"gradient_cliping":1.0}})" << "deepspeed.gradient_cliping" << R"(did you mean "gradient_clipping"?)";
@@ -746,6 +750,8 @@ void TestTrainConfig::typeAndRangeErrors_data() {
     QTest::newRow("data.format") << R"({"data":{"format":"chat"}})" << "data.format" << R"(expected one of lm, auto, text, alpaca, sharegpt, messages, classification, got "chat")";
     QTest::newRow("data.columns classification") << R"({"data":{"format":"classification","columns":{"instruction":"q"}}})"
                                                  << "data.columns.instruction" << "expected one of text, text_pair, label";
+    QTest::newRow("data.columns one column two roles") << R"({"data":{"format":"classification","columns":{"label":"text"}}})"
+                                                       << "data.columns.label" << "which is already data.columns.text";
     QTest::newRow("data.packing classification") << R"({"data":{"format":"classification","packing":true}})" << "data.packing"
                                                  << "one label; set \"packing\": false";
     QTest::newRow("data.template") << R"({"data":{"format":"auto","template":"vicuna"}})" << "data.template" << R"(got "vicuna")";
