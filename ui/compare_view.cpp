@@ -18,7 +18,10 @@
 #include <QThread>
 #include <QVBoxLayout>
 #include <cmath>
+#include <iterator>
+#include <string_view>
 
+#include "core/store/metric_names.h"
 #include "ui/chart_widget.h"
 #include "ui/run_view.h"
 #include "ui/runs_table_model.h"
@@ -57,9 +60,10 @@ CompareView::CompareView(QWidget* parent) : QWidget(parent) {
 
     m_metric = new QComboBox(this);
     m_metric->setObjectName(QStringLiteral("compareMetric"));
-    for (const char* metric : {"loss", "eval_loss", "lr", "grad_norm", "tokens_per_s", "eval_accuracy", "eval_f1", "eval_mse",
-                               "eval_pearson"})
+    for (const char* metric : {"loss", "eval_loss", "lr", "grad_norm", "tokens_per_s"})
         m_metric->addItem(QString(), QString::fromLatin1(metric));  // texts: retranslate()
+    for (const char* metric : kClassificationEvalMetrics)
+        if (std::string_view(metric) != "eval_f1_micro") m_metric->addItem(QString(), QString::fromLatin1(metric));
 
     m_xAxis = new QComboBox(this);
     m_xAxis->setObjectName(QStringLiteral("compareXAxis"));
@@ -166,10 +170,19 @@ CompareView::CompareView(QWidget* parent) : QWidget(parent) {
     setData({}, {}, false);
 }
 
+QString CompareView::evalMetricTitle(const QString& key) {
+    if (key == QLatin1String("eval_accuracy")) return tr("Eval accuracy");
+    if (key == QLatin1String("eval_f1")) return tr("Eval F1");
+    if (key == QLatin1String("eval_f1_micro")) return tr("Eval F1 (micro)");
+    if (key == QLatin1String("eval_mse")) return tr("Eval MSE");
+    if (key == QLatin1String("eval_pearson")) return tr("Eval Pearson r");
+    return key;
+}
+
 void CompareView::retranslateControls() {
-    const QString metrics[] = {tr("Loss"),          tr("Eval loss"), tr("Learning rate"), tr("Grad norm"), tr("Tokens/s"),
-                               tr("Eval accuracy"), tr("Eval F1"),   tr("Eval MSE"),      tr("Eval Pearson r")};
-    for (int i = 0; i < m_metric->count(); ++i) m_metric->setItemText(i, metrics[i]);
+    const QString metrics[] = {tr("Loss"), tr("Eval loss"), tr("Learning rate"), tr("Grad norm"), tr("Tokens/s")};
+    for (int i = 0; i < m_metric->count(); ++i)
+        m_metric->setItemText(i, i < int(std::size(metrics)) ? metrics[i] : evalMetricTitle(m_metric->itemData(i).toString()));
     const QString axes[] = {tr("Step"), tr("Tokens seen"), tr("Wall time (s)")};
     for (int i = 0; i < m_xAxis->count(); ++i) m_xAxis->setItemText(i, axes[i]);
     m_smoothing->setToolTip(tr("EMA smoothing weight (0 = raw values)"));
@@ -347,16 +360,13 @@ void CompareView::rebuildSummary() {
     std::vector<RunSummary> summaries;
     for (const CompareRunData& run : m_runs) summaries.push_back(summarizeRun(run));
     // Classification runs add their final eval metrics, in a fixed order, where any run has them.
-    const std::pair<const char*, QString> evalColumns[] = {{"eval_accuracy", tr("Eval accuracy")}, {"eval_f1", tr("Eval F1")},
-                                                           {"eval_f1_micro", tr("Eval F1 (micro)")}, {"eval_mse", tr("Eval MSE")},
-                                                           {"eval_pearson", tr("Eval Pearson r")}};
     std::vector<std::string> shownEval;
     QStringList evalHeaders;
-    for (const auto& [key, title] : evalColumns)
+    for (const char* key : kClassificationEvalMetrics)
         for (const RunSummary& s : summaries)
             if (s.finalEvalMetrics.count(key)) {
                 shownEval.push_back(key);
-                evalHeaders << title;
+                evalHeaders << evalMetricTitle(QString::fromLatin1(key));
                 break;
             }
     QStringList headers = {tr("Run"), tr("Status"), tr("Steps"), tr("Final loss"), tr("Final eval loss"), tr("Best eval loss")};

@@ -80,6 +80,7 @@ protected:
 
 private:
     void retranslateControls();
+    static QString evalMetricTitle(const QString& key);  // "Eval accuracy" for eval_accuracy, ... (classification)
     void updateHeader();
     void rebuildChart();
     void rebuildDiff();

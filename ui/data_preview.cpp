@@ -76,14 +76,9 @@ namespace {
 void previewClassification(const DataPreviewRequest& request, const Tokenizer& tokenizer, DataPreviewResult& out) {
     ClassificationOptions o;
     o.trainPath = request.train.toStdString();
-    o.columns.text = request.textField.toStdString();
-    const auto column = [&](const char* role, std::string& to) {
-        if (auto it = request.columns.find(QString::fromLatin1(role)); it != request.columns.end()) to = it->second.toStdString();
-    };
-    column("text", o.columns.text);
-    column("text_pair", o.columns.textPair);
-    o.textPairNamed = request.columns.count(QStringLiteral("text_pair")) > 0;
-    column("label", o.columns.label);
+    std::map<std::string, std::string> columns;
+    for (const auto& [role, name] : request.columns) columns[role.toStdString()] = name.toStdString();
+    o.columns = classificationColumns(request.textField.toStdString(), columns, o.textPairNamed);
     if (request.maxLength > 0) o.maxLength = request.maxLength;
     const ClassificationData d = buildClassificationData(o, tokenizer);
     const ClassificationSplit& t = d.train;

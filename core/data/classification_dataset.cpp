@@ -173,15 +173,18 @@ public:
             }
             rows.push_back(std::move(row));
         }
-        if (count > 0 && !sawText)
-            throw FormatError(file.string() + ": no record has the text column '" + c.text +
-                              "' (data.columns.text names it)");
-        if (count > 0 && !sawLabel)
-            throw FormatError(file.string() + ": no record has the label column '" + c.label +
-                              "' (data.columns.label names it)");
-        if ((m_o.textPairNamed || m_d.pairs) && count > 0 && !sawPair)
-            throw FormatError(file.string() + ": no record has the text_pair column '" + c.textPair + "' (" +
-                              (m_o.textPairNamed ? "data.columns.text_pair names it" : "the training rows are sentence pairs") + ")");
+        const struct {
+            bool missing;
+            const char* role;
+            const std::string& column;
+            const char* why;
+        } required[] = {{!sawText, "text", c.text, "data.columns.text names it"},
+                        {!sawLabel, "label", c.label, "data.columns.label names it"},
+                        {(m_o.textPairNamed || m_d.pairs) && !sawPair, "text_pair", c.textPair,
+                         m_o.textPairNamed ? "data.columns.text_pair names it" : "the training rows are sentence pairs"}};
+        for (const auto& r : required)
+            if (count > 0 && r.missing)
+                throw FormatError(file.string() + ": no record has the " + r.role + " column '" + r.column + "' (" + r.why + ")");
         m_sawPair = sawPair;
         return rows;
     }
@@ -290,6 +293,20 @@ std::vector<std::string> inModelOrder(const std::vector<std::string>& names, con
 }
 
 }  // namespace
+
+ClassificationColumns classificationColumns(const std::string& textField, const std::map<std::string, std::string>& columns,
+                                            bool& textPairNamed) {
+    ClassificationColumns c;
+    c.text = textField;
+    const auto role = [&](const char* name, std::string& to) {
+        if (auto it = columns.find(name); it != columns.end()) to = it->second;
+    };
+    role("text", c.text);
+    role("text_pair", c.textPair);
+    role("label", c.label);
+    textPairNamed = columns.count("text_pair") > 0;
+    return c;
+}
 
 const char* problemTypeName(LabelKind kind) {
     switch (kind) {

@@ -8,6 +8,7 @@
 #pragma once
 #include <cstdint>
 #include <filesystem>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -26,6 +27,11 @@ struct ClassificationColumns {
     std::string textPair = "text_pair";  // used when the file has this column
     std::string label = "label";
 };
+
+// data.columns' roles text, text_pair and label over the defaults, the text column defaulting to textField
+// (data.text_field); textPairNamed tells whether text_pair was named (the column is then required).
+ClassificationColumns classificationColumns(const std::string& textField, const std::map<std::string, std::string>& columns,
+                                            bool& textPairNamed);
 
 struct ClassificationOptions {
     std::filesystem::path trainPath;

@@ -48,11 +48,13 @@ RecordReader::RecordReader(const std::filesystem::path& file)
         int64_t start = 0;
         bool unterminated = false;
         if (!parseCsvRow(header, start, unterminated) || unterminated)
-            throw FormatError(file.string() + (m_format == RecordFileFormat::Csv ? ": a CSV" : ": a TSV") +
+            throw FormatError(file.string() + ": a " + delimitedName() +
                               " file needs a header row naming its columns");
         m_header = std::move(header);
     }
 }
+
+const char* RecordReader::delimitedName() const { return m_format == RecordFileFormat::Tsv ? "TSV" : "CSV"; }
 
 BadRow RecordReader::makeBad(int64_t line, const std::string& what) const {
     return {line, m_file.string() + ":" + std::to_string(line) + ": " + what};
@@ -254,7 +256,7 @@ RecordReader::Status RecordReader::nextCsv(Record& record, BadRow& bad) {
         return Status::Bad;
     }
     if (fields.size() != m_header.size()) {
-        bad = makeBad(start, "expected " + std::to_string(m_header.size()) + (m_format == RecordFileFormat::Tsv ? " TSV" : " CSV") +
+        bad = makeBad(start, "expected " + std::to_string(m_header.size()) + " " + delimitedName() +
                                  " fields (the header's), found " +
                                  std::to_string(fields.size()));
         return Status::Bad;

@@ -55,6 +55,7 @@ private:
     bool readLine(std::string& line);  // without '\n' and a trailing '\r'; false at EOF
     int getChar();                     // next byte or -1, counting lines
     BadRow makeBad(int64_t line, const std::string& what) const;
+    const char* delimitedName() const;  // "CSV" or "TSV"
     bool parseCsvRow(std::vector<std::string>& fields, int64_t& startLine, bool& unterminated);
 
     std::filesystem::path m_file;

@@ -38,6 +38,7 @@
 #include "core/launch/node_transport.h"
 #include "core/launch/run_recorder.h"
 #include "core/util/child_process.h"
+#include "core/store/metric_names.h"
 #include "core/store/run_store.h"
 #include "core/util/atomic_file.h"
 #include "core/util/checkpoint_dir.h"
@@ -315,7 +316,7 @@ int superviseTraining(const SupervisorOptions& o, std::ostream& out) {
     }
     out << "run " << runId << " " << toString(final) << " after " << finalMetrics.value("steps", int64_t(0)) << " steps";
     if (finalMetrics.contains("eval_loss")) out << ", eval loss " << finalMetrics["eval_loss"].get<double>();
-    for (const char* key : {"eval_accuracy", "eval_f1", "eval_f1_micro", "eval_mse", "eval_pearson"})  // classification
+    for (const char* key : kClassificationEvalMetrics)  // classification
         if (finalMetrics.contains(key) && finalMetrics[key].is_number())
             out << ", " << (key + 5) << " " << finalMetrics[key].get<double>();
     if (finalMetrics.contains("export_dir")) out << "; model exported to " << finalMetrics["export_dir"].get<std::string>();

@@ -133,7 +133,8 @@ public:
         if (tokenTypes.sizes() != inputIds.sizes())
             throw Error(arch + " forward: token_type_ids must have shape " + c10::str(inputIds.sizes()) + ", found " +
                         c10::str(tokenTypes.sizes()));
-        if (tokenTypeIdsIn.defined() && tokenTypes.numel() > 0 &&
+        // Checked where it costs no device sync (a CUDA embedding asserts on a bad index by itself).
+        if (tokenTypeIdsIn.defined() && !tokenTypes.is_cuda() && tokenTypes.numel() > 0 &&
             (tokenTypes.min().item<int64_t>() < 0 || tokenTypes.max().item<int64_t>() >= m_cfg.typeVocabSize))
             throw Error(arch + " forward: token_type_ids must lie in [0, type_vocab_size = " +
                         std::to_string(m_cfg.typeVocabSize) + ")");

@@ -114,13 +114,7 @@ std::unique_ptr<TrainingData> loadClassificationData(const TrainConfig& cfg, con
     ClassificationOptions o;
     o.trainPath = d.train;
     o.evalPath = d.eval;
-    o.columns.text = d.textField;
-    if (auto it = d.columns.find("text"); it != d.columns.end()) o.columns.text = it->second;
-    if (auto it = d.columns.find("text_pair"); it != d.columns.end()) {
-        o.columns.textPair = it->second;
-        o.textPairNamed = true;
-    }
-    if (auto it = d.columns.find("label"); it != d.columns.end()) o.columns.label = it->second;
+    o.columns = classificationColumns(d.textField, d.columns, o.textPairNamed);
     o.maxLength = d.maxLength;
     o.evalFraction = d.eval.empty() ? d.evalFraction : 0.0;
     o.seed = d.seed.value_or(cfg.training.seed);
