@@ -103,10 +103,11 @@ void SeriesChart::refresh() {
         // previous span around a flat curve, so the data's own value range decides.
         QCPRange y = yAxis->range();
         bool any = false;
+        const bool logAxis = yAxis->scaleType() == QCPAxis::stLogarithmic;  // only positive values can be drawn
         for (int i = 0; i < graphCount(); ++i) {
             if (!graph(i)->visible()) continue;
             bool found = false;
-            const QCPRange r = graph(i)->getValueRange(found);
+            const QCPRange r = graph(i)->getValueRange(found, logAxis ? QCP::sdPositive : QCP::sdBoth);
             if (!found) continue;
             if (!any) y = r; else y.expand(r);
             any = true;

@@ -45,6 +45,28 @@ private slots:
     // After an append-only change the graph gets just the new points (a mark put into the graph's first point
     // survives); an insert in the middle or thinning copies the whole series again (the mark is gone). Either
     // way the graph ends equal to the series.
+    // Auto-range fits the data's own values: a flat curve gets room around its value (a constant lr of 1e-3 stays
+    // readable), and a log axis is fitted to the positive values only (an lr of 0 at the start of warm-up).
+    void autoRangeFitsFlatAndLogCurves() {
+        SeriesChart chart(QStringLiteral("t"), QStringLiteral("x"), QStringLiteral("y"));
+        chart.resize(400, 300);
+        chart.ensureGraph(QStringLiteral("lr"), QStringLiteral("lr"), QPen(Qt::blue));
+        LiveSeries s(64);
+        for (int i = 1; i <= 5; ++i) s.append(i, 1e-3);
+        chart.sync(QStringLiteral("lr"), s);
+        chart.refresh();
+        QVERIFY2(chart.yAxis->range().lower > 8e-4 && chart.yAxis->range().upper < 1.2e-3,
+                 qPrintable(QString("%1 .. %2").arg(chart.yAxis->range().lower).arg(chart.yAxis->range().upper)));
+        LiveSeries w(64);
+        w.append(0, 0.0);
+        w.append(1, 1e-4);
+        w.append(2, 1e-3);
+        chart.sync(QStringLiteral("lr"), w);
+        chart.yAxis->setScaleType(QCPAxis::stLogarithmic);
+        chart.refresh();
+        QVERIFY2(chart.yAxis->range().lower > 0 && chart.yAxis->range().lower < 1e-4, qPrintable(QString::number(chart.yAxis->range().lower)));
+    }
+
     void syncAppendsOnlyNewPoints() {
         SeriesChart chart(QStringLiteral("t"), QStringLiteral("x"), QStringLiteral("y"));
         QCPGraph* g = chart.ensureGraph(QStringLiteral("a"), QStringLiteral("A"), QPen(Qt::blue));
