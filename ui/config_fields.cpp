@@ -80,7 +80,7 @@ std::vector<ConfigField> buildFields() {
         {"data.columns.content", S::Data, K::Text, QT_TRANSLATE_NOOP("fts::ConfigForm", "Column: content"),
          QT_TRANSLATE_NOOP("fts::ConfigForm", "The key of a message's text (e.g. content, value)"), {}, false, format, instruction},
         {"data.cache_dir", S::Data, K::DirPath, QT_TRANSLATE_NOOP("fts::ConfigForm", "Token cache folder"),
-         QT_TRANSLATE_NOOP("fts::ConfigForm", "Where tokenized data is cached and reused by later runs")},
+         QT_TRANSLATE_NOOP("fts::ConfigForm", "Where tokenized data is cached and reused by later runs"), {}, false, format, instruction},
         // Method (LoRA: PEFT's LoraConfig keys under model.lora; the block's presence turns LoRA on)
         {"model.lora", S::Method, K::Block, QT_TRANSLATE_NOOP("fts::ConfigForm", "Fine-tuning method"),
          QT_TRANSLATE_NOOP("fts::ConfigForm", "Full fine-tuning trains every weight; LoRA trains low-rank adapters only (model.lora)"),
