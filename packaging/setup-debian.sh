@@ -7,7 +7,7 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 venv="${FTS_VENV:-${XDG_CACHE_HOME:-$HOME/.cache}/finetune-studio/venv}"
 
 debs=(build-essential cmake ninja-build ccache pkg-config git
-      qt6-base-dev qt6-tools-dev qt6-tools-dev-tools qt6-l10n-tools libqcustomplot-dev
+      qt6-base-dev qt6-tools-dev qt6-tools-dev-tools qt6-l10n-tools qt6-translations-l10n libqcustomplot-dev
       libgl-dev libxkbcommon-dev
       libsqlite3-dev nlohmann-json3-dev libcli11-dev libfmt-dev libpcre2-dev libicu-dev
       libxxhash-dev liburing-dev openssh-client fio

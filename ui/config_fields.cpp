@@ -119,7 +119,10 @@ std::vector<ConfigField> buildFields() {
          QT_TRANSLATE_NOOP("fts::ConfigForm", "micro-batch x accumulation x world size (\"auto\" = derived)")},
         {"deepspeed.optimizer.type", S::Optimisation, K::Choice, QT_TRANSLATE_NOOP("fts::ConfigForm", "Optimizer"), QT_TRANSLATE_NOOP("fts::ConfigForm", "Adam or AdamW (DeepSpeed names)"),
          {QStringLiteral("AdamW"), QStringLiteral("Adam")}},
-        {"deepspeed.optimizer.params.lr", S::Optimisation, K::Number, QT_TRANSLATE_NOOP("fts::ConfigForm", "Learning rate"), QT_TRANSLATE_NOOP("fts::ConfigForm", "Peak learning rate")},
+        {"deepspeed.optimizer.params.lr", S::Optimisation, K::Number, QT_TRANSLATE_NOOP("fts::ConfigForm", "Learning rate"),
+         QT_TRANSLATE_NOOP("fts::ConfigForm", "Peak learning rate. WarmupLR and WarmupDecayLR overwrite the optimizer's lr "
+                                              "every step and peak at the scheduler's warm-up peak lr (DeepSpeed), so "
+                                              "editing either here sets both; with WarmupCosineLR this value is the peak.")},
         {"deepspeed.optimizer.params.betas", S::Optimisation, K::NumberList, QT_TRANSLATE_NOOP("fts::ConfigForm", "Betas"), QT_TRANSLATE_NOOP("fts::ConfigForm", "Two numbers in [0, 1), e.g. 0.9, 0.95")},
         {"deepspeed.optimizer.params.eps", S::Optimisation, K::Number, QT_TRANSLATE_NOOP("fts::ConfigForm", "Epsilon"), QT_TRANSLATE_NOOP("fts::ConfigForm", "Adam's epsilon")},
         {"deepspeed.optimizer.params.weight_decay", S::Optimisation, K::Number, QT_TRANSLATE_NOOP("fts::ConfigForm", "Weight decay"), QT_TRANSLATE_NOOP("fts::ConfigForm", "Weight decay (>= 0)")},
@@ -135,7 +138,9 @@ std::vector<ConfigField> buildFields() {
         {"deepspeed.scheduler.params.warmup_min_lr", S::Optimisation, K::Number, QT_TRANSLATE_NOOP("fts::ConfigForm", "Warm-up start lr"),
          QT_TRANSLATE_NOOP("fts::ConfigForm", "Learning rate at the first step"), {}, false, sched, warmupLr},
         {"deepspeed.scheduler.params.warmup_max_lr", S::Optimisation, K::Number, QT_TRANSLATE_NOOP("fts::ConfigForm", "Warm-up peak lr"),
-         QT_TRANSLATE_NOOP("fts::ConfigForm", "Learning rate after warm-up"), {}, false, sched, warmupLr},
+         QT_TRANSLATE_NOOP("fts::ConfigForm", "The peak learning rate, reached after warm-up: this scheduler sets the "
+                                              "optimizer's lr from it every step (editing it here sets Learning rate too)"),
+         {}, false, sched, warmupLr},
         {"deepspeed.scheduler.params.total_num_steps", S::Optimisation, K::Integer, QT_TRANSLATE_NOOP("fts::ConfigForm", "Schedule length"),
          QT_TRANSLATE_NOOP("fts::ConfigForm", "Steps of the whole schedule (default: max steps)"), {}, false, sched, decaying},
         {"deepspeed.scheduler.params.warmup_min_ratio", S::Optimisation, K::Number, QT_TRANSLATE_NOOP("fts::ConfigForm", "Warm-up start ratio"),

@@ -263,10 +263,31 @@ void ConfigForm::writeField(const QString& key) {
         setJsonAt(doc, key, *value);
     else
         removeJsonAt(doc, key);
+    linkPeakLearningRate(doc, key);
     m_writing = true;
     m_editor->replaceText(QString::fromStdString(doc.dump(2)) + QLatin1Char('\n'));
     m_writing = false;
     emit fieldEdited(key);
+}
+
+// One peak learning rate: WarmupLR and WarmupDecayLR overwrite the optimizer's lr every step and peak at the
+// scheduler's warmup_max_lr (DeepSpeed's semantics), so an edit of either number sets the other too. A key set
+// to "auto" (the Trainer's) or written as something other than a number is left alone.
+void ConfigForm::linkPeakLearningRate(OrderedJson& doc, const QString& editedKey) {
+    static const QString lrKey = QStringLiteral("deepspeed.optimizer.params.lr");
+    static const QString peakKey = QStringLiteral("deepspeed.scheduler.params.warmup_max_lr");
+    if (editedKey != lrKey && editedKey != peakKey) return;
+    const OrderedJson* type = jsonAt(doc, QStringLiteral("deepspeed.scheduler.type"));
+    if (!type || !type->is_string() || (*type != "WarmupLR" && *type != "WarmupDecayLR")) return;
+    const OrderedJson* edited = jsonAt(doc, editedKey);
+    if (!edited || !edited->is_number()) return;
+    const QString other = editedKey == lrKey ? peakKey : lrKey;
+    const OrderedJson* current = jsonAt(doc, other);
+    if (current && !current->is_number()) return;
+    // The optimizer's lr is written only where the config has an optimizer block (its absence is meaningful).
+    if (other == lrKey && !jsonAt(doc, QStringLiteral("deepspeed.optimizer"))) return;
+    const OrderedJson value = *edited;
+    setJsonAt(doc, other, value);
 }
 
 void ConfigForm::refreshFromJson() {

@@ -84,6 +84,7 @@ private:
         QFormLayout* form = nullptr;
     };
     void buildRow(const ConfigField& field, QFormLayout* form);
+    static void linkPeakLearningRate(OrderedJson& doc, const QString& editedKey);
     void writeField(const QString& key);
     void applyIssues();
     void applyPlaceholders(const nlohmann::json& resolved);

@@ -54,15 +54,26 @@
 #include "ui/settings_dialog.h"
 #include "ui/studio_settings.h"
 #include "ui/device_list.h"
+#include "ui/run_folder.h"
 #include "ui/run_launcher.h"
 #include "ui/run_view.h"
 #include "ui/runs_filter_proxy.h"
 #include "ui/runs_table_model.h"
 #include "ui/probe_dialog.h"
 #include "ui/store_writer.h"
+#include "ui/wheel_guard.h"
 
 namespace fts {
 namespace {
+
+// training.output_dir as written in a config text ("" when absent or not JSON).
+QString configOutputDir(const QString& text) {
+    const auto doc = nlohmann::json::parse(text.toStdString(), nullptr, false);
+    if (!doc.is_object() || !doc.contains("training") || !doc["training"].is_object()) return {};
+    const auto& t = doc["training"];
+    return t.contains("output_dir") && t["output_dir"].is_string() ? QString::fromStdString(t["output_dir"].get<std::string>())
+                                                                  : QString();
+}
 
 constexpr int kPendingCheckMs = 500;
 constexpr int kPendingGoneTicks = 4;  // the process is gone and no run appeared for ~2 s: give up
@@ -80,6 +91,7 @@ StudioOptions StudioOptions::defaults() {
 
 MainWindow::MainWindow(StudioOptions options, QWidget* parent) : QMainWindow(parent), m_options(std::move(options)) {
     setWindowTitle(tr("Finetune Studio"));
+    new WheelGuard(this);  // a wheel turn over an unfocused combo or spin box scrolls the form instead
     buildUi();
     buildActions();
 
@@ -171,7 +183,9 @@ void MainWindow::buildUi() {
     hello->setAlignment(Qt::AlignCenter);
     auto* newButton = m_welcomeNew = new QPushButton(m_welcome);
     auto* openButton = m_welcomeOpen = new QPushButton(m_welcome);
-    connect(newButton, &QPushButton::clicked, this, [this] { newRunFromQuickStart(); });
+    connect(newButton, &QPushButton::clicked, this, [this] {
+        if (maySetEditorAside()) newRunFromQuickStart();
+    });
     connect(openButton, &QPushButton::clicked, this, &MainWindow::openConfigDialog);
     auto* buttons = new QHBoxLayout;
     buttons->addStretch();
@@ -188,6 +202,7 @@ void MainWindow::buildUi() {
     m_compareView->setObjectName(QStringLiteral("compareView"));
     connect(m_runView, &RunView::stopClicked, this, [this](qint64) { stopSelectedRun(); });
     connect(m_runView, &RunView::stopNowClicked, this, [this](qint64 id) { stopRunNow(id, true); });
+    connect(m_runView, &RunView::resumeClicked, this, [this](qint64 id) { resumeRun(id); });
 
     // Editor page: file name + Start over the editor.
     m_editorPage = new QWidget(this);
@@ -259,7 +274,9 @@ void MainWindow::buildActions() {
     QStyle* s = style();
     m_newAction = new QAction(s->standardIcon(QStyle::SP_FileIcon), QString(), this);
     m_newAction->setShortcut(QKeySequence::New);
-    connect(m_newAction, &QAction::triggered, this, [this] { newRunFromQuickStart(); });
+    connect(m_newAction, &QAction::triggered, this, [this] {
+        if (maySetEditorAside()) newRunFromQuickStart();
+    });
 
     m_openAction = new QAction(s->standardIcon(QStyle::SP_DialogOpenButton), QString(), this);
     m_openAction->setShortcut(QKeySequence::Open);
@@ -279,6 +296,13 @@ void MainWindow::buildActions() {
 
     m_stopAction = new QAction(s->standardIcon(QStyle::SP_MediaStop), QString(), this);
     connect(m_stopAction, &QAction::triggered, this, &MainWindow::stopSelectedRun);
+
+    m_resumeAction = new QAction(s->standardIcon(QStyle::SP_MediaSeekForward), QString(), this);
+    m_resumeAction->setObjectName(QStringLiteral("resumeAction"));
+    m_resumeAction->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_R));
+    connect(m_resumeAction, &QAction::triggered, this, [this] {
+        if (m_selectedIds.size() == 1) resumeRun(m_selectedIds.first());
+    });
 
     m_probeAction = new QAction(this);
     m_probeAction->setObjectName(QStringLiteral("probeAction"));
@@ -309,6 +333,7 @@ void MainWindow::buildActions() {
     m_runMenu = menuBar()->addMenu(QString());
     m_runMenu->addAction(m_startAction);
     m_runMenu->addAction(m_stopAction);
+    m_runMenu->addAction(m_resumeAction);
     m_runMenu->addAction(m_probeAction);
     m_runMenu->addSeparator();
     m_runMenu->addAction(m_compareAction);
@@ -329,6 +354,7 @@ void MainWindow::buildActions() {
     m_toolBar->addSeparator();
     m_toolBar->addAction(m_startAction);
     m_toolBar->addAction(m_stopAction);
+    m_toolBar->addAction(m_resumeAction);
     m_toolBar->addSeparator();
     m_toolBar->addAction(m_compareAction);
     retranslateUi();
@@ -344,6 +370,8 @@ void MainWindow::retranslateUi() {
     m_startAction->setText(tr("S&tart"));
     m_stopAction->setText(tr("St&op"));
     m_stopAction->setToolTip(tr("Ask the selected run to checkpoint and stop"));
+    m_resumeAction->setText(tr("&Resume"));
+    m_resumeAction->setToolTip(tr("Continue the selected stopped or failed run from its last checkpoint (Ctrl+Shift+R)"));
     m_probeAction->setText(tr("&Measure ZeRO stages…"));
     m_probeAction->setToolTip(tr("Run a few steps of this config at each ZeRO stage and compare peak memory and speed"));
     m_compareAction->setText(tr("&Compare runs"));
@@ -466,6 +494,9 @@ void MainWindow::updateActions() {
     m_saveAction->setEnabled(editor);
     m_saveAsAction->setEnabled(editor);
     m_stopAction->setEnabled(currentPage() == Page::Run && m_runView->stopButton()->isEnabled());
+    const bool resumable = m_selectedIds.size() == 1 && canResume(m_selectedIds.first());
+    m_resumeAction->setEnabled(resumable);
+    m_runView->resumeButton()->setEnabled(m_runView->runId() > 0 && canResume(m_runView->runId()));
     m_compareAction->setEnabled(m_selectedIds.size() >= 2);
     if (auto* b = m_editorPage->findChild<QPushButton*>(QStringLiteral("startButton"))) b->setEnabled(startable);
 }
@@ -503,6 +534,7 @@ bool MainWindow::loadConfigFile(const QString& path, QString* error) {
     m_configPath = info.absoluteFilePath();
     m_isQuickStart = false;
     m_editor->setConfigText(text, info.absolutePath());
+    m_loadedOutputDir = configOutputDir(text);
     updateEditorHeader();
     showMessage(QString(), false);
     showPage(Page::Editor);
@@ -560,6 +592,7 @@ bool MainWindow::newRunFromRun(qint64 runId, QString* error) {
     m_configPath.clear();
     m_isQuickStart = false;
     m_editor->setConfigText(QString::fromStdString(r->configJson), baseDir);
+    m_loadedOutputDir = configOutputDir(m_editor->text());
     m_editor->setModified(true);
     m_form->ranksSpin()->setValue(std::max(1, r->worldSize));
     updateEditorHeader();
@@ -590,10 +623,13 @@ bool MainWindow::saveConfigTo(const QString& path, QString* error) {
         return false;
     }
     file.close();
-    if (text != m_editor->text())
+    if (text != m_editor->text()) {
+        const bool inherited = configOutputDir(m_editor->text()) == m_loadedOutputDir;
         m_editor->setConfigText(text, target.absolutePath());
-    else
+        if (inherited) m_loadedOutputDir = configOutputDir(text);  // the same folder, now written absolute
+    } else {
         m_editor->setBaseDir(target.absolutePath());
+    }
     m_editor->setModified(false);
     m_configPath = target.absoluteFilePath();
     m_isQuickStart = false;
@@ -618,6 +654,7 @@ bool MainWindow::saveAs() {
 }
 
 void MainWindow::openConfigDialog() {
+    if (!maySetEditorAside()) return;
     const QString start = m_configPath.isEmpty() ? QDir::homePath() : QFileInfo(m_configPath).absolutePath();
     const QString path =
         QFileDialog::getOpenFileName(this, tr("Open config"), start, tr("JSON configs (*.json);;All files (*)"));
@@ -645,41 +682,84 @@ std::optional<qint64> MainWindow::startRun(QString* error) {
     if (!m_editor->isValidated()) return fail(tr("The config is still being validated."));
     if (m_editor->hasErrors()) return fail(tr("The config has errors; fix them first."));
 
+    // The run's own folder: the config's output_dir when no other run holds it; when it came with the config
+    // (the quick-start, an opened file, "Start from this run") and is taken, "<name>-k" in "<output_dir>-k".
     QString why;
-    const auto configPath = launchConfigFile(&why);
-    if (!configPath) return fail(why);
+    const auto absolute = absolutizeConfigPaths(m_editor->text(), m_editor->baseDir(), &why);
+    if (!absolute) return fail(why);
+    const nlohmann::json config = nlohmann::json::parse(absolute->toStdString());
+    const bool inherited = configOutputDir(m_editor->text()) == m_loadedOutputDir;
+    const QString defaultName = m_configPath.isEmpty() ? QStringLiteral("run") : QFileInfo(m_configPath).completeBaseName();
+    const auto folder = pickRunFolder(config, defaultName, TakenRuns::fromRuns(m_runsModel->runs()), inherited, &why);
+    if (!folder) return fail(why);
 
-    const QString logPath =
-        QDir(m_options.dataDir)
-            .absoluteFilePath(QStringLiteral("logs/%1.log").arg(QFileInfo(*configPath).completeBaseName()));
-    // SSH hosts chosen: this machine and those hosts go in a hostfile beside the log (docs/multinode.md).
-    QString hostfile, include;
+    // SSH hosts chosen: this machine and those hosts go in a hostfile in the run's folder (docs/multinode.md).
+    QStringList placement = placementArguments(m_form->ranksSpin()->value(), m_form->devicePanel()->selectedGpus());
+    QString hostfileText;
     const QList<RemoteHostChoice> remote = m_form->hostsPanel()->selectedHosts();
     if (!remote.isEmpty()) {
         const MultiHostLaunch plan =
             multiHostLaunch(m_form->devicePanel()->selectedGpus(), m_form->ranksSpin()->value(), remote);
-        hostfile = QDir(m_options.dataDir)
-                       .absoluteFilePath(QStringLiteral("hostfiles/%1.hostfile").arg(QFileInfo(*configPath).completeBaseName()));
-        QDir().mkpath(QFileInfo(hostfile).absolutePath());
-        QSaveFile f(hostfile);
-        if (!f.open(QIODevice::WriteOnly) || f.write(plan.hostfileText.toUtf8()) < 0 || !f.commit())
-            return fail(tr("Cannot write the hostfile %1: %2").arg(hostfile, f.errorString()));
-        include = plan.include;
+        hostfileText = plan.hostfileText;
+        placement = {QStringLiteral("--hostfile"), runLaunchFiles(folder->outputDir).hostfilePath,
+                     QStringLiteral("--include"), plan.include};
     }
-    const auto started = startTrainDetached(m_options.cliPath, *configPath, m_options.storePath, logPath, &why,
-                                            m_form->ranksSpin()->value(), m_form->devicePanel()->selectedGpus(), hostfile,
-                                            include);
+    RunLaunchFiles files;
+    if (!writeRunLaunch(*folder, config, placement, hostfileText, &files, &why)) return fail(why);
+    const auto started =
+        startTrainDetached({m_options.cliPath, files.configPath, m_options.storePath, files.logPath, placement}, &why);
     if (!started) return fail(why);
-    m_pending = PendingStart{started->pid, *configPath, started->logPath, 0};
+    m_pending = PendingStart{started->pid, files.configPath, started->logPath, 0};
     m_pendingTimer.start();
-    showMessage(tr("Starting the run (supervisor pid %1, config %2)…")
-                    .arg(started->pid)
-                    .arg(QDir::toNativeSeparators(*configPath)),
+    QString text = tr("Starting the run \"%1\" (supervisor pid %2) in %3…")
+                       .arg(folder->runName)
+                       .arg(started->pid)
+                       .arg(QDir::toNativeSeparators(folder->outputDir));
+    if (folder->derived)
+        text += QLatin1Char(' ') + tr("Its config's folder holds another run, so this run got a folder of its own.");
+    showMessage(text, false);
+    updateActions();
+    m_poller->pollNow();
+    emit runLaunched(started->pid, files.configPath);
+    return started->pid;
+}
+
+std::optional<qint64> MainWindow::resumeRun(qint64 runId, QString* error) {
+    const auto fail = [&](const QString& why) -> std::optional<qint64> {
+        if (error) *error = why;
+        showMessage(why, true);
+        return std::nullopt;
+    };
+    if (m_pending) return fail(tr("A run is being started; wait until it appears in the list."));
+    const RunRecord* r = m_runsModel->runById(runId);
+    if (!r) return fail(tr("Run %1 is not in the store.").arg(runId));
+    QString why;
+    const auto plan = planResume(*r, supervisorAlive(*r), &why);
+    if (!plan) return fail(why);
+    const auto started = startTrainDetached(
+        {m_options.cliPath, plan->configPath, m_options.storePath, plan->logPath, plan->placement, true}, &why);
+    if (!started) return fail(why);
+    m_pending = PendingStart{started->pid, plan->configPath, started->logPath, 0, true};
+    m_pendingTimer.start();
+    showMessage(tr("Resuming run \"%1\" from its last checkpoint (supervisor pid %2)…")
+                    .arg(QString::fromStdString(r->name))
+                    .arg(started->pid),
                 false);
     updateActions();
     m_poller->pollNow();
-    emit runLaunched(started->pid, *configPath);
+    emit runLaunched(started->pid, plan->configPath);
     return started->pid;
+}
+
+bool MainWindow::supervisorAlive(const RunRecord& r) const {
+    // A supervisor on another host cannot be checked from here: taken as alive (never resume it twice).
+    if (r.host != RunStore::localHostName()) return true;
+    return r.pid > 0 && processAlive(r.pid);
+}
+
+bool MainWindow::canResume(qint64 runId) const {
+    const RunRecord* r = m_runsModel->runById(runId);
+    return r && !m_pending && runIsResumable(*r, supervisorAlive(*r));
 }
 
 ProbeDialog* MainWindow::openProbeDialog() {
@@ -738,7 +818,7 @@ void MainWindow::attachPendingStart(const RunList& runs) {
     if (!m_pending) return;
     for (const RunRecord& r : runs) {
         const bool samePid = r.pid == m_pending->pid;
-        const bool sameConfig = !r.configPath.empty() &&
+        const bool sameConfig = !m_pending->resume && !r.configPath.empty() &&
                                 QFileInfo(QString::fromStdString(r.configPath)).absoluteFilePath() == m_pending->configPath;
         if (samePid || sameConfig) {
             m_pending.reset();
@@ -878,7 +958,7 @@ void MainWindow::stopRunNow(qint64 runId, bool askFirst) {
     if (askFirst &&
         QMessageBox::question(this, tr("Stop now"),
                               tr("Kill the run's workers without writing a checkpoint? The steps since the last "
-                                 "saved checkpoint are lost. (Stop && save checkpoints first.)"),
+                                 "saved checkpoint are lost. (Stop & save checkpoints first.)"),
                               QMessageBox::Yes | QMessageBox::Cancel, QMessageBox::Cancel) != QMessageBox::Yes)
         return;
     const bool firstSent = m_runView->runId() == runId && m_runView->isStopPending();
@@ -940,15 +1020,18 @@ void MainWindow::onStoreState(bool available, const QString& message) {
     if (!available && !message.isEmpty()) statusBar()->showMessage(message, 10000);
 }
 
+bool MainWindow::maySetEditorAside() {
+    if (!m_editor->isModified()) return true;
+    const auto answer = QMessageBox::question(
+        this, tr("Unsaved config"), tr("The config in the editor has unsaved changes. Save them?"),
+        QMessageBox::Save | QMessageBox::Discard | QMessageBox::Cancel, QMessageBox::Save);
+    return answer == QMessageBox::Discard || (answer == QMessageBox::Save && save());
+}
+
 void MainWindow::closeEvent(QCloseEvent* event) {
-    if (m_editor->isModified()) {
-        const auto answer = QMessageBox::question(
-            this, tr("Unsaved config"), tr("The config in the editor has unsaved changes. Save them?"),
-            QMessageBox::Save | QMessageBox::Discard | QMessageBox::Cancel, QMessageBox::Save);
-        if (answer == QMessageBox::Cancel || (answer == QMessageBox::Save && !save())) {
-            event->ignore();
-            return;
-        }
+    if (!maySetEditorAside()) {
+        event->ignore();
+        return;
     }
     saveWindowSettings();
     event->accept();  // running runs keep running: they are separate processes
@@ -1065,7 +1148,11 @@ void MainWindow::showRunsContextMenu(const QPoint& pos) {
     if (ids.isEmpty()) return;
     QMenu menu(this);
     if (ids.size() >= 2) menu.addAction(m_compareAction);
-    QAction* startFrom = menu.addAction(tr("Start from this run"), this, [this, ids] { newRunFromRun(ids.first()); });
+    QAction* resume = menu.addAction(m_resumeAction->icon(), tr("Resume"), this, [this, ids] { resumeRun(ids.first()); });
+    resume->setEnabled(ids.size() == 1 && canResume(ids.first()));
+    QAction* startFrom = menu.addAction(tr("Start from this run"), this, [this, ids] {
+        if (maySetEditorAside()) newRunFromRun(ids.first());
+    });
     startFrom->setEnabled(ids.size() == 1);
     QAction* rename = menu.addAction(tr("Rename…"), this, &MainWindow::renameSelectedRunDialog);
     QAction* notes = menu.addAction(tr("Notes and tags…"), this, &MainWindow::editSelectedRunNotesDialog);

@@ -67,8 +67,13 @@ public:
     // "Start from this run": the editor gets the run's stored config (unsaved; its relative paths still
     // resolve against the folder of the run's config file).
     bool newRunFromRun(qint64 runId, QString* error = nullptr);
-    // Starts the editor's config (written first if unsaved, see prepareLaunchConfig). Returns the pid.
+    // Starts the editor's config as a new run in a folder of its own (run_folder.h: its config copy, log and
+    // launch arguments go there). Returns the supervisor pid.
     std::optional<qint64> startRun(QString* error = nullptr);
+    // Resume: `fts train CONFIG --resume` for a stopped, failed or interrupted run with a checkpoint; the same
+    // run row continues (its id, its curves). Returns the supervisor pid.
+    std::optional<qint64> resumeRun(qint64 runId, QString* error = nullptr);
+    bool canResume(qint64 runId) const;
     // Run > Measure ZeRO stages: the probe dialog for the current config on this machine's ranks (null on errors).
     ProbeDialog* openProbeDialog();
     void stopSelectedRun();
@@ -121,6 +126,7 @@ public:
     QAction* probeAction() const { return m_probeAction; }
     QAction* startAction() const { return m_startAction; }
     QAction* stopAction() const { return m_stopAction; }
+    QAction* resumeAction() const { return m_resumeAction; }
     // Settings (store location, model folders, language, theme); applied when accepted. Not modal-blocking.
     SettingsDialog* openSettings();
     QAction* settingsAction() const { return m_settingsAction; }
@@ -159,9 +165,13 @@ private:
     void onStopRequested(qint64 runId, bool ok, const QString& message);
     void checkPendingStart();
     void openConfigDialog();
+    // Before the editor's text is replaced (New run, Open, Start from this run, closing): unsaved edits are
+    // saved, discarded or the action is cancelled (false) as the user answers.
+    bool maySetEditorAside();
     bool save();
     bool saveAs();
     void showRunPage(qint64 runId);
+    bool supervisorAlive(const RunRecord& run) const;  // the run's supervisor process (another host's: assumed)
     QWidget* buildRunsPane();
     void refreshFilterChoices();
     void applyFilters();
@@ -199,6 +209,7 @@ private:
     QAction* m_startAction;
     QAction* m_probeAction = nullptr;
     QAction* m_stopAction;
+    QAction* m_resumeAction = nullptr;
     QAction* m_compareAction;
     QAction* m_settingsAction = nullptr;
     QAction* m_quitAction = nullptr;
@@ -217,6 +228,9 @@ private:
     QPointer<ModelPicker> m_modelPicker;
     QPointer<DataPreviewDialog> m_dataPreview;
     QString m_configPath;  // file the editor text came from or was saved to
+    // training.output_dir as the config came (loaded, quick-start, "Start from this run"): a run started with
+    // it unchanged gets a folder of its own when another run holds it; one the user typed is refused instead.
+    QString m_loadedOutputDir;
     bool m_isQuickStart = false;
     qint64 m_selectedRunId = 0;
     QList<qint64> m_selectedIds;  // the list's selection, restored after a model reset
@@ -233,6 +247,7 @@ private:
         QString configPath;
         QString logPath;
         int goneTicks = 0;
+        bool resume = false;  // the run's row exists already: attach when it shows the new supervisor's pid
     };
     std::optional<PendingStart> m_pending;
     QTimer m_pendingTimer;

@@ -1,8 +1,6 @@
 // Run launching helpers (see run_launcher.h).
 #include "ui/run_launcher.h"
 
-#include "ui/device_list.h"
-
 #include <sys/types.h>
 
 #include <QCoreApplication>
@@ -132,14 +130,7 @@ std::optional<QString> prepareLaunchConfig(const LaunchConfigRequest& request, Q
     const QString stem = !request.originPath.isEmpty()
                              ? origin.completeBaseName()
                              : (request.stem.isEmpty() ? QStringLiteral("config") : request.stem);
-    if (!request.originPath.isEmpty()) {
-        const QFileInfo folder(origin.absolutePath());
-        if (folder.isDir() && folder.isWritable()) {
-            const QString path = freshConfigPath(origin.absoluteDir(), stem);
-            if (writeText(path, request.text, nullptr)) return path;
-            // Not writable after all (read-only mount, ACLs): fall through to the data folder.
-        }
-    }
+    // Never next to the origin: that may be the source tree or a read-only install folder.
     const auto relocated = absolutizeConfigPaths(request.text, request.baseDir, error);
     if (!relocated) return std::nullopt;
     const QDir configs(QDir(request.dataDir).absoluteFilePath(QStringLiteral("configs")));
@@ -154,46 +145,39 @@ std::optional<QString> prepareLaunchConfig(const LaunchConfigRequest& request, Q
     return path;
 }
 
-std::optional<StartedProcess> startTrainDetached(const QString& cliPath, const QString& configPath,
-                                                 const QString& storePath, const QString& logPath, QString* error,
-                                                 int nproc, const QList<int>& gpus, const QString& hostfile,
-                                                 const QString& include) {
-    const QFileInfo cli(cliPath);
+std::optional<StartedProcess> startTrainDetached(const TrainLaunch& launch, QString* error) {
+    const QFileInfo cli(launch.cliPath);
     if (!cli.isFile() || !cli.isExecutable()) {
         setError(error, QCoreApplication::translate(
                             "fts::RunLauncher", "The command-line tool was not found at %1 (set FTS_CLI to its path).")
-                            .arg(cliPath));
+                            .arg(launch.cliPath));
         return std::nullopt;
     }
-    if (!logPath.isEmpty()) QDir().mkpath(QFileInfo(logPath).absolutePath());
+    if (!launch.logPath.isEmpty()) QDir().mkpath(QFileInfo(launch.logPath).absolutePath());
     QProcess process;
     process.setProgram(cli.absoluteFilePath());
-    QStringList args{QStringLiteral("train"), configPath, QStringLiteral("--store"), storePath};
-    if (!hostfile.isEmpty()) args << QStringLiteral("--hostfile") << hostfile << QStringLiteral("--include") << include;
-    else args << placementArguments(nproc, gpus);
+    QStringList args{QStringLiteral("train"), launch.configPath, QStringLiteral("--store"), launch.storePath};
+    args << launch.placement;
+    if (launch.resume) args << QStringLiteral("--resume");
     process.setArguments(args);
-    process.setWorkingDirectory(QFileInfo(configPath).absolutePath());
-    if (!gpus.isEmpty()) {
-        // The GPU ids are nvidia-smi's (PCI bus order); make CUDA count them the same way (its default order
-        // is fastest first, which differs on machines with mixed GPUs). A value the user set wins.
-        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
-        if (!env.contains(QStringLiteral("CUDA_DEVICE_ORDER")))
-            env.insert(QStringLiteral("CUDA_DEVICE_ORDER"), QStringLiteral("PCI_BUS_ID"));
-        process.setProcessEnvironment(env);
-    }
-    if (!logPath.isEmpty()) {
-        process.setStandardOutputFile(logPath, QIODevice::Append);
-        process.setStandardErrorFile(logPath, QIODevice::Append);
+    process.setWorkingDirectory(QFileInfo(launch.configPath).absolutePath());
+    // The GPU ids are nvidia-smi's (PCI bus order); make CUDA count them the same way (its default order is
+    // fastest first, which differs on machines with mixed GPUs). A value the user set wins.
+    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+    if (!env.contains(QStringLiteral("CUDA_DEVICE_ORDER")))
+        env.insert(QStringLiteral("CUDA_DEVICE_ORDER"), QStringLiteral("PCI_BUS_ID"));
+    process.setProcessEnvironment(env);
+    if (!launch.logPath.isEmpty()) {
+        process.setStandardOutputFile(launch.logPath, QIODevice::Append);
+        process.setStandardErrorFile(launch.logPath, QIODevice::Append);
     }
     qint64 pid = 0;
     if (!process.startDetached(&pid)) {
-        setError(
-            error,
-            QCoreApplication::translate("fts::RunLauncher", "Cannot start %1: %2").arg(cliPath, process.errorString()));
+        setError(error, QCoreApplication::translate("fts::RunLauncher", "Cannot start %1: %2")
+                            .arg(launch.cliPath, process.errorString()));
         return std::nullopt;
     }
-    return StartedProcess{pid, logPath};
+    return StartedProcess{pid, launch.logPath};
 }
-
 
 }  // namespace fts

@@ -1,10 +1,11 @@
-// Starting runs from the GUI: where the CLI, resources and data folders are, where the config to launch
-// is written (each launch gets its own immutable file, so the stored config_path shows what ran), and the
+// Starting runs from the GUI: where the CLI, resources and data folders are, where a probe's config is
+// written (each launch gets its own immutable file, so the stored config_path shows what ran), and the
 // detached `fts train` start (the run outlives the window). Relative config paths resolve against the
 // config file's folder; a config written elsewhere has them rewritten to absolute paths via the JSON.
 #pragma once
 #include "core/util/process.h"  // processAlive(pid)
 #include <QList>
+#include <QStringList>
 #include <QString>
 #include <optional>
 
@@ -37,26 +38,29 @@ struct LaunchConfigRequest {
     QString dataDir;        // fallback: <dataDir>/configs/
     QString stem;           // file name stem when originPath is empty
 };
-// Picks the config file to launch: the unmodified origin itself; else a new sibling
-// "<stem>.<yyyyMMdd-HHmmss>.json" next to the origin when that folder is writable (text unchanged, same
-// base dir); else <dataDir>/configs/<stem>.<time>.json with relative paths made absolute.
-// Writes the file when needed. Returns its absolute path, or nullopt + error.
+// The config file a probe (or any launch outside a run folder) reads: the unmodified origin itself; else
+// <dataDir>/configs/<stem>.<yyyyMMdd-HHmmss>.json with relative paths made absolute, never a file next to the
+// origin (the source tree, a read-only install). Runs started from the studio write theirs into their own
+// folder instead (run_folder.h). Writes the file when needed. Returns its absolute path, or nullopt + error.
 std::optional<QString> prepareLaunchConfig(const LaunchConfigRequest& request, QString* error = nullptr);
 
 struct StartedProcess {
     qint64 pid = 0;
     QString logPath;
 };
-// `cli train <configPath> --store <storePath>` plus placementArguments(nproc, gpus) (--include localhost:i,j
-// for GPUs, else --nproc N when N > 1), detached, working directory = the config's folder, stdout+stderr
-// appended to logPath. With GPUs, CUDA_DEVICE_ORDER=PCI_BUS_ID (unless set) so CUDA's ids are nvidia-smi's.
-// With a hostfile (the hosts panel's choice): --hostfile FILE --include SPEC instead of the local placement.
+struct TrainLaunch {
+    QString cliPath;
+    QString configPath;
+    QString storePath;
+    QString logPath;        // stdout and stderr appended here ("" = discarded)
+    QStringList placement;  // placementArguments(nproc, gpus), or --hostfile FILE --include SPEC
+    bool resume = false;    // --resume: continue the run of the newest checkpoint in the config's output_dir
+};
+// `cli train <configPath> --store <storePath> <placement...> [--resume]`, detached (the run outlives the
+// window), working directory = the config's folder, stdout+stderr appended to logPath.
+// CUDA_DEVICE_ORDER=PCI_BUS_ID (unless set), so CUDA's GPU ids are nvidia-smi's, which the device panel shows.
 // Returns the supervisor pid.
-std::optional<StartedProcess> startTrainDetached(const QString& cliPath, const QString& configPath,
-                                                 const QString& storePath, const QString& logPath,
-                                                 QString* error = nullptr, int nproc = 1,
-                                                 const QList<int>& gpus = {}, const QString& hostfile = {},
-                                                 const QString& include = {});
+std::optional<StartedProcess> startTrainDetached(const TrainLaunch& launch, QString* error = nullptr);
 
 
 }  // namespace fts

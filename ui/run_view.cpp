@@ -62,8 +62,18 @@ RunView::RunView(QWidget* parent) : QWidget(parent) {
         if (m_run) emit stopNowClicked(m_run->id);
     });
 
+    // Resume: shown for a run that is not running; MainWindow enables it where a checkpoint and config exist.
+    m_resumeButton = new QPushButton(style()->standardIcon(QStyle::SP_MediaPlay), QString(), this);
+    m_resumeButton->setObjectName(QStringLiteral("resumeButton"));
+    m_resumeButton->setEnabled(false);
+    m_resumeButton->hide();
+    connect(m_resumeButton, &QPushButton::clicked, this, [this] {
+        if (m_run) emit resumeClicked(m_run->id);
+    });
+
     auto* header = new QHBoxLayout;
     header->addWidget(m_title, 1);
+    header->addWidget(m_resumeButton);
     header->addWidget(m_stopButton);
     header->addWidget(m_stopNowButton);
 
@@ -182,6 +192,9 @@ void RunView::retranslate() {
     m_stopButton->setText(tr("Stop && save"));
     m_stopButton->setToolTip(tr("The ranks finish the current step, write a checkpoint and stop; the run can be "
                                 "resumed (fts train --resume)"));
+    m_resumeButton->setText(tr("Resume"));
+    m_resumeButton->setToolTip(tr("Continue this run from its last checkpoint: same run, its curves continue "
+                                  "(fts train CONFIG --resume)"));
     m_stopNowButton->setText(tr("Stop now"));
     m_stopNowButton->setToolTip(tr("Kill the workers without a checkpoint (after confirmation): the steps since the "
                                    "last saved checkpoint are lost"));
@@ -502,6 +515,7 @@ void RunView::updateLabels() {
         m_failure->hide();
         m_stopButton->setEnabled(false);
         m_stopNowButton->setEnabled(false);
+        m_resumeButton->hide();
         m_progress->setRange(0, 1);
         m_progress->setValue(0);
         m_progress->setFormat(QString());
@@ -538,6 +552,7 @@ void RunView::updateLabels() {
     }
     m_stopButton->setEnabled(running && !m_stopPending);
     m_stopNowButton->setEnabled(running);
+    m_resumeButton->setVisible(!running);
     if (r.totalSteps > 0) {
         m_progress->setRange(0, int(std::min<int64_t>(r.totalSteps, INT32_MAX)));
         m_progress->setValue(int(std::min(m_lastStep, r.totalSteps)));

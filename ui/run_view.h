@@ -65,6 +65,8 @@ public:
     QPushButton* stopButton() const { return m_stopButton; }
     // Stop now: a second signal; the supervisor kills the workers (no checkpoint).
     QPushButton* stopNowButton() const { return m_stopNowButton; }
+    // Resume: visible while the run is not running; its owner enables it (MainWindow::canResume).
+    QPushButton* resumeButton() const { return m_resumeButton; }
     QString statusText() const;
     int replotCount() const { return m_replots; }
 
@@ -77,6 +79,7 @@ public:
 signals:
     void stopClicked(qint64 runId);
     void stopNowClicked(qint64 runId);
+    void resumeClicked(qint64 runId);
 
 protected:
     void changeEvent(QEvent* event) override;
@@ -123,6 +126,7 @@ private:
     QPlainTextEdit* m_logs;
     QPushButton* m_stopButton;
     QPushButton* m_stopNowButton;
+    QPushButton* m_resumeButton;
     SeriesChart* m_lrChart;
     SeriesChart* m_gradNormChart;
     SeriesChart* m_lossScaleChart;

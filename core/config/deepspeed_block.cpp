@@ -450,6 +450,26 @@ const std::vector<SchedulerSpec>& schedulerSpecs() {
     return specs;
 }
 
+// WarmupLR and WarmupDecayLR set the optimizer's lr every step from warmup_min_lr up to warmup_max_lr: the
+// optimizer's own lr is then not the peak. A config that names an optimizer lr other than that peak (or relies
+// on WarmupDecayLR's default peak of 0.001) gets a warning at the optimizer's lr, where the form shows "Learning
+// rate", so a run labelled lr 0.001 does not silently peak at warmup_max_lr.
+void warnOptimizerLrNotThePeak(const json& block, const SchedulerSpec& spec, const json* rawMaxLr, double peak,
+                               IssueList& issues) {
+    const json* opt = findField(block, "optimizer");
+    const json* params = opt && opt->is_object() ? findField(*opt, "params") : nullptr;
+    const json* lr = params && params->is_object() ? findField(*params, "lr") : nullptr;
+    if (!lr || !lr->is_number() || (rawMaxLr && !rawMaxLr->is_number())) return;
+    const double given = lr->get<double>();
+    if (given == peak) return;
+    const std::string maxKey = joinKey(kDs, "scheduler.params.warmup_max_lr");
+    issues.warning(joinKey(kDs, "optimizer.params.lr"),
+                   json(given).dump() + " is not the peak learning rate: " + spec.name + " sets the optimizer's lr "
+                   "every step and peaks at " + maxKey + " = " + json(peak).dump() +
+                   (rawMaxLr ? std::string() : " (DeepSpeed's default)") +
+                   "; give both the same value (or \"auto\" for warmup_max_lr)");
+}
+
 void parseScheduler(const json& block, int64_t maxSteps, double optimizerLr, IssueList& issues,
                     SchedulerConfig& sch) {
     const json* v = findField(block, "scheduler");
@@ -521,6 +541,7 @@ void parseScheduler(const json& block, int64_t maxSteps, double optimizerLr, Iss
             if (auto n = readNumber(issues, *raw, key("warmup_max_lr"), 0.0, kMaxD, "a number >= 0"))
                 sch.warmupMaxLr = *n;
     }
+    if (takes("warmup_max_lr")) warnOptimizerLrNotThePeak(block, *spec, findField(p, "warmup_max_lr"), sch.warmupMaxLr, issues);
     if (auto f = findField(p, "warmup_num_steps", true))
         if (auto n = readInt(issues, *f, key("warmup_num_steps"), 1, kMaxInt, "a positive integer"))
             sch.warmupNumSteps = *n;

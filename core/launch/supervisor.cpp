@@ -65,17 +65,22 @@ double nowSeconds() {
 }
 
 
-// Run id recorded in the latest checkpoint, so `--resume` continues the same run row.
-int64_t checkpointRunId(const fs::path& outputDir) {
-    fs::path dir = latestCheckpoint(outputDir);
-    if (dir.empty()) return 0;
-    try {
-        return json::parse(readFile(dir / "trainer_state.json")).value("run_id", int64_t(0));
-    } catch (const std::exception&) {
-        return 0;
+// A new run never shares its output folder with another run's checkpoints: its rotation and `latest` would mix
+// with theirs (and an export would overwrite theirs). `--resume` continues the run that wrote them instead.
+void refuseOutputDirInUse(const fs::path& outputDir, RunStore& store) {
+    const std::vector<fs::path> held = listCheckpoints(outputDir);
+    if (held.empty()) return;
+    const int64_t owner = checkpointRunId(held.back());
+    std::string whose = "another run";
+    if (owner > 0) {
+        whose = "run " + std::to_string(owner);
+        if (const auto r = store.getRun(owner)) whose += " (\"" + r->name + "\")";
     }
+    throw ConfigError("training.output_dir: " + outputDir.string() + " already holds checkpoints of " + whose + " (" +
+                      std::to_string(held.size()) + ", newest " + held.back().filename().string() +
+                      "); a new run there would mix its checkpoints with them. Choose another output_dir, or continue "
+                      "that run with --resume");
 }
-
 
 // The plan: a hostfile (DeepSpeed's launcher rules) or ranks on this machine only.
 LaunchPlan planFor(const SupervisorOptions& o) {
@@ -148,11 +153,20 @@ int superviseTraining(const SupervisorOptions& o, std::ostream& out) {
 
     RunStore store(o.storePath.empty() ? RunStore::defaultPath() : o.storePath);
     store.reapOrphans();
+    if (!o.resume) {
+        try {
+            refuseOutputDirInUse(cfg.training.outputDir, store);
+        } catch (const Error& e) {
+            out << "error: " << o.configPath.string() << ": " << e.what() << "\n";
+            return 2;
+        }
+    }
 
     // ---- the run row ----------------------------------------------------------------------------
     int64_t runId = 0;
     if (o.resume) {
-        const int64_t previous = checkpointRunId(cfg.training.outputDir);
+        const fs::path latest = latestCheckpoint(cfg.training.outputDir);
+        const int64_t previous = latest.empty() ? 0 : checkpointRunId(latest);
         if (previous > 0 && store.getRun(previous)) runId = previous;
     }
     const double t0 = nowSeconds();

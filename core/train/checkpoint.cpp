@@ -49,9 +49,10 @@ nlohmann::json readTrainerState(const fs::path& dir) {
 fs::path saveCheckpoint(const fs::path& outputDir, int64_t step, const CheckpointContents& c, int64_t keep) {
     const fs::path root = outputDir / "checkpoints";
     fs::create_directories(root);
+    const int64_t runId = c.trainerState.value("run_id", int64_t(0));
     const std::string name = checkpointDirName(step);
     const fs::path target = root / name;
-    const fs::path tmp = root / (name + ".tmp" + std::to_string(std::random_device{}()));
+    const fs::path tmp = root / checkpointTempName(name, runId, std::random_device{}());
     fs::create_directories(tmp);
     try {
         writeFileAtomic(tmp / "config.json", c.hfConfig.dump(2) + "\n");
@@ -72,24 +73,19 @@ fs::path saveCheckpoint(const fs::path& outputDir, int64_t step, const Checkpoin
         throw;
     }
     writeFileAtomic(root / "latest", name + "\n");
-
-    if (keep > 0) {  // prune the oldest complete checkpoints and leftovers of interrupted saves
-        std::vector<fs::path> steps;
-        for (const auto& e : fs::directory_iterator(root)) {
-            const std::string n = e.path().filename().string();
-            if (!e.is_directory() || n.rfind("step-", 0) != 0) continue;
-            if (n.find(".tmp") != std::string::npos) {
-                std::error_code ec;
-                fs::remove_all(e.path(), ec);
-            } else {
-                steps.push_back(e.path());
-            }
-        }
-        std::sort(steps.begin(), steps.end());
-        for (size_t i = 0; i + size_t(keep) < steps.size(); ++i)
-            if (steps[i] != target) fs::remove_all(steps[i]);
-    }
+    if (keep > 0) pruneOwnCheckpoints(outputDir, runId, target, keep);
     return target;
+}
+
+void pruneOwnCheckpoints(const fs::path& outputDir, int64_t runId, const fs::path& newest, int64_t keep) {
+    std::error_code ec;
+    for (const auto& e : fs::directory_iterator(outputDir / "checkpoints", ec))  // this run's interrupted saves
+        if (e.is_directory(ec) && isCheckpointTempOf(e.path().filename().string(), runId)) fs::remove_all(e.path(), ec);
+    std::vector<fs::path> own;
+    for (const fs::path& dir : listCheckpoints(outputDir))
+        if (checkpointRunId(dir) == runId) own.push_back(dir);
+    for (size_t i = 0; i + size_t(keep) < own.size(); ++i)
+        if (own[i] != newest) fs::remove_all(own[i]);
 }
 
 void exportCheckpoint(const fs::path& checkpointDir, const fs::path& outDir, const std::string& dtype) {

@@ -31,9 +31,13 @@ struct CheckpointContents {
 };
 
 // Writes outputDir/checkpoints/step-<step>/ atomically and points checkpoints/latest at it; keeps the
-// newest `keep` checkpoints (0 = all). Returns the checkpoint folder.
+// newest `keep` checkpoints of this run (0 = all), the run being trainerState["run_id"]. Returns the folder.
 std::filesystem::path saveCheckpoint(const std::filesystem::path& outputDir, int64_t step,
                                      const CheckpointContents& contents, int64_t keep);
+// Rotation: deletes run `runId`'s interrupted saves and its complete checkpoints but the newest `keep` (never
+// `newest`). Checkpoints another run wrote, or whose owner cannot be read, are never touched.
+void pruneOwnCheckpoints(const std::filesystem::path& outputDir, int64_t runId, const std::filesystem::path& newest,
+                         int64_t keep);
 
 // Reads the trainer state and the optimizer/rng tensors of a checkpoint folder (the model itself loads
 // through loadPretrainedModel, since the folder is an HF model folder). Errors name the file.

@@ -1,7 +1,10 @@
 // Checkpoint folder naming and lookup (see checkpoint_dir.h).
 #include "core/util/checkpoint_dir.h"
 
+#include <algorithm>
 #include <cstdio>
+
+#include <nlohmann/json.hpp>
 
 #include "core/util/atomic_file.h"
 
@@ -34,6 +37,40 @@ fs::path latestCheckpoint(const fs::path& outputDir) {
                 best = e.path();
         }
     return best;
+}
+
+std::vector<fs::path> listCheckpoints(const fs::path& outputDir) {
+    const fs::path root = outputDir / "checkpoints";
+    std::vector<fs::path> found;
+    std::error_code ec;
+    if (!fs::is_directory(root, ec)) return found;
+    for (const auto& e : fs::directory_iterator(root, ec)) {
+        const std::string n = e.path().filename().string();
+        if (e.is_directory(ec) && n.rfind("step-", 0) == 0 && n.find('.') == std::string::npos &&
+            fs::exists(e.path() / "trainer_state.json", ec))
+            found.push_back(e.path());
+    }
+    std::sort(found.begin(), found.end());  // step-%08d: the names sort by step
+    return found;
+}
+
+int64_t checkpointRunId(const fs::path& checkpointDir) {
+    try {
+        const auto state = nlohmann::json::parse(readFile(checkpointDir / "trainer_state.json"));
+        const auto it = state.find("run_id");
+        return it != state.end() && it->is_number_integer() ? it->get<int64_t>() : -1;
+    } catch (const std::exception&) {
+        return -1;
+    }
+}
+
+std::string checkpointTempName(const std::string& finalName, int64_t runId, uint32_t nonce) {
+    return finalName + ".tmp-run" + std::to_string(runId) + "-" + std::to_string(nonce);
+}
+
+bool isCheckpointTempOf(const std::string& folderName, int64_t runId) {
+    const std::string tag = ".tmp-run" + std::to_string(runId) + "-";
+    return folderName.rfind("step-", 0) == 0 && folderName.find(tag) != std::string::npos;
 }
 
 }  // namespace fts

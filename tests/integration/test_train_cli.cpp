@@ -111,6 +111,23 @@ void TestTrainCli::endToEndRecordsRunAndExportReloads() {
              qPrintable(QString("reloaded eval loss %1 vs recorded %2").arg(reloaded).arg(evalLoss.back())));
     // The eval loss fell during training.
     QVERIFY(evalLoss.back() < evalLoss.front());
+
+    // The same config started again (not --resume) is refused before it creates a run: its checkpoints would
+    // mix with this run's in the same folder, and its rotation or export would overwrite them.
+    const fs::path checkpoints = fs::path(run.outputDir) / "checkpoints";
+    std::vector<std::string> before;
+    for (const auto& e : fs::directory_iterator(checkpoints)) before.push_back(e.path().filename().string());
+    CliResult again = runFts({"train", QString::fromStdString(cfg.string()), "--store", QString::fromStdString(storeFile.string())});
+    QCOMPARE(again.exitCode, 2);
+    QVERIFY2(again.err.contains("training.output_dir") && again.err.contains("holds checkpoints of run 1 (\"quickstart\")") &&
+                 again.err.contains("--resume"),
+             qPrintable(again.err));
+    QCOMPARE(store.listRuns().size(), size_t(1));
+    std::vector<std::string> after;
+    for (const auto& e : fs::directory_iterator(checkpoints)) after.push_back(e.path().filename().string());
+    std::sort(before.begin(), before.end());
+    std::sort(after.begin(), after.end());
+    QCOMPARE(after, before);
 }
 
 void TestTrainCli::resumeEqualsUninterrupted() {

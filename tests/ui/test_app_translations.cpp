@@ -11,6 +11,7 @@
 #include "ui/config_form.h"
 #include "ui/model_picker.h"
 #include <QPushButton>
+#include <QDialogButtonBox>
 #include <QToolButton>
 #include <QLabel>
 #include <QCheckBox>
@@ -62,6 +63,20 @@ private slots:
         fts::ModelPicker picker({}, {});
         QCOMPARE(picker.windowTitle(), QStringLiteral("选择模型"));
         QTRY_VERIFY(!picker.isScanning());
+    }
+
+    // Qt's own strings (the standard buttons of message boxes and dialogs) come from Qt's zh_CN catalogue
+    // (Debian's qt6-translations-l10n, installed by packaging/setup-debian.sh).
+    void zhStandardButtonsAreTranslated() {
+        QVERIFY(fts::installStudioTranslations(QStringLiteral("zh_CN")).startsWith(QLatin1String("zh")));
+        QDialogButtonBox box(QDialogButtonBox::Ok | QDialogButtonBox::Cancel | QDialogButtonBox::Save |
+                             QDialogButtonBox::Discard);
+        QCOMPARE(box.button(QDialogButtonBox::Cancel)->text(), QStringLiteral("取消"));
+        QCOMPARE(box.button(QDialogButtonBox::Save)->text(), QStringLiteral("保存"));
+        QVERIFY2(box.button(QDialogButtonBox::Ok)->text() != QStringLiteral("OK") &&
+                     box.button(QDialogButtonBox::Discard)->text() != QStringLiteral("Discard"),
+                 qPrintable(box.button(QDialogButtonBox::Ok)->text()));
+        fts::installStudioTranslations(QStringLiteral("en"));
     }
 
     void zhLoadsAndReachesWidgets() {

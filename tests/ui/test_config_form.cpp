@@ -4,6 +4,10 @@
 #include <QApplication>
 #include <functional>
 #include <QComboBox>
+#include <QHBoxLayout>
+#include <QScrollArea>
+#include <QScrollBar>
+#include <QWheelEvent>
 #include <QFile>
 #include <QLabel>
 #include <QLineEdit>
@@ -18,6 +22,7 @@
 #include "ui/config_editor.h"
 #include "ui/config_field_values.h"
 #include "ui/config_form.h"
+#include "ui/wheel_guard.h"
 
 using fts::ConfigEditor;
 using fts::ConfigForm;
@@ -424,6 +429,106 @@ private slots:
         const auto value = fts::jsonFromFieldText(fts::FieldKind(kind), text);
         QCOMPARE(value ? QString::fromStdString(value->dump()) : QString(), json);
         if (value) QCOMPARE(fts::fieldTextFromJson(fts::FieldKind(kind), *value).remove(' '), text.trimmed().remove(' ') == "3e-4" ? "0.0003" : text.trimmed().remove(' '));
+    }
+
+    // One peak learning rate: under WarmupDecayLR the Learning rate field and the scheduler's warm-up peak set
+    // each other (the scheduler owns the peak); under WarmupCosineLR they stay independent.
+    void learningRateLinksTheSchedulerPeak() {
+        ConfigEditor editor;
+        ConfigForm form(&editor);
+        editor.setConfigText(QString::fromUtf8(R"({"model": {"path": "../models/gpt2"},
+  "data": {"train": "train.jsonl"}, "training": {"output_dir": "out", "max_steps": 10},
+  "deepspeed": {"train_micro_batch_size_per_gpu": 2,
+    "optimizer": {"type": "AdamW", "params": {"lr": 0.003}},
+    "scheduler": {"type": "WarmupDecayLR", "params": {"warmup_max_lr": 0.003, "warmup_num_steps": 2}}}}
+)"), kDir);
+        QTRY_VERIFY(editor.isValidated());
+        const auto peak = [&] { return editorJson(editor)["deepspeed"]["scheduler"]["params"]["warmup_max_lr"]; };
+        const auto lr = [&] { return editorJson(editor)["deepspeed"]["optimizer"]["params"]["lr"]; };
+        typeInto(qobject_cast<QLineEdit*>(form.fieldWidget("deepspeed.optimizer.params.lr")), QStringLiteral("0.001"));
+        QCOMPARE(lr().get<double>(), 0.001);
+        QCOMPARE(peak().get<double>(), 0.001);
+        typeInto(qobject_cast<QLineEdit*>(form.fieldWidget("deepspeed.scheduler.params.warmup_max_lr")), QStringLiteral("0.0005"));
+        QCOMPARE(lr().get<double>(), 0.0005);
+        QCOMPARE(peak().get<double>(), 0.0005);
+        QTRY_VERIFY(editor.isValidated());
+        QVERIFY(!form.fieldErrorLabel("deepspeed.optimizer.params.lr")->isVisibleTo(&form));
+        // "auto" stays "auto" (the Trainer fills it with the learning rate).
+        OrderedJson doc = editorJson(editor);
+        doc["deepspeed"]["scheduler"]["params"]["warmup_max_lr"] = "auto";
+        editor.setConfigText(QString::fromStdString(doc.dump(2)), kDir);
+        QTRY_COMPARE(form.fieldText("deepspeed.scheduler.params.warmup_max_lr"), QStringLiteral("auto"));
+        typeInto(qobject_cast<QLineEdit*>(form.fieldWidget("deepspeed.optimizer.params.lr")), QStringLiteral("0.002"));
+        QCOMPARE(lr().get<double>(), 0.002);
+        QCOMPARE(QString::fromStdString(peak().get<std::string>()), QStringLiteral("auto"));
+        // WarmupCosineLR: the optimizer's lr is the peak; nothing else is written.
+        doc = editorJson(editor);
+        doc["deepspeed"]["scheduler"] = OrderedJson::parse(R"({"type": "WarmupCosineLR", "params": {"total_num_steps": 10}})");
+        editor.setConfigText(QString::fromStdString(doc.dump(2)), kDir);
+        QTRY_COMPARE(form.fieldText("deepspeed.scheduler.type"), QStringLiteral("WarmupCosineLR"));
+        typeInto(qobject_cast<QLineEdit*>(form.fieldWidget("deepspeed.optimizer.params.lr")), QStringLiteral("0.004"));
+        QCOMPARE(lr().get<double>(), 0.004);
+        QVERIFY(!editorJson(editor)["deepspeed"]["scheduler"]["params"].contains("warmup_max_lr"));
+        // A JSON edit that makes them differ: the core's warning shows under Learning rate.
+        doc = editorJson(editor);
+        doc["deepspeed"]["scheduler"] = OrderedJson::parse(R"({"type": "WarmupDecayLR", "params": {"warmup_max_lr": 0.01}})");
+        editor.setConfigText(QString::fromStdString(doc.dump(2)), kDir);
+        QTRY_VERIFY(editor.isValidated());
+        QTRY_VERIFY(form.fieldErrorLabel("deepspeed.optimizer.params.lr")->isVisibleTo(&form));
+        QVERIFY2(form.fieldErrorLabel("deepspeed.optimizer.params.lr")->text().contains(QStringLiteral("not the peak")),
+                 qPrintable(form.fieldErrorLabel("deepspeed.optimizer.params.lr")->text()));
+    }
+
+    // A wheel turn over an unfocused combo box scrolls the form instead of changing the config (one notch once
+    // turned AdamW into Adam); once the combo has the focus, the wheel steps through its values.
+    void wheelOverUnfocusedComboLeavesTheValue() {
+        fts::WheelGuard guard(nullptr);
+        QWidget window;
+        auto* editorWidget = new ConfigEditor(&window);
+        ConfigEditor& editor = *editorWidget;
+        auto* scroll = new QScrollArea(&window);
+        auto* form = new ConfigForm(&editor);
+        scroll->setWidget(form);
+        scroll->setWidgetResizable(true);
+        auto* layout = new QHBoxLayout(&window);
+        layout->addWidget(scroll);
+        layout->addWidget(&editor);
+        window.resize(900, 400);
+        editor.setConfigText(readFile(kDir + "/full_example.json"), kDir);
+        window.show();
+        window.activateWindow();
+        QVERIFY(QTest::qWaitForWindowActive(&window));
+        const QString key = QStringLiteral("deepspeed.optimizer.type");
+        QTRY_COMPARE(form->fieldText(key), QStringLiteral("AdamW"));
+        auto* combo = qobject_cast<QComboBox*>(form->fieldWidget(key));
+        QVERIFY(combo);
+        scroll->ensureWidgetVisible(combo);
+        QCOMPARE(combo->focusPolicy(), Qt::StrongFocus);  // a wheel turn does not focus it either
+        editor.textEdit()->setFocus();
+        QTRY_VERIFY(editor.textEdit()->hasFocus());
+        const QString before = editor.text();
+        // A wheel turn over the combo. (Sent here, not spontaneous, so Qt does not pass an ignored one on to the
+        // parents as it does with the window system's: the test checks it is left ignored, which is what makes
+        // Qt pass it on, and that the scroll bar, a slider too, still takes its wheel events.)
+        const auto wheel = [&](QWidget* target, int delta) {
+            const QPoint at = target->rect().center();
+            QWheelEvent e(at, target->mapToGlobal(at), QPoint(), QPoint(0, delta), Qt::NoButton, Qt::NoModifier,
+                          Qt::NoScrollPhase, false);
+            QApplication::sendEvent(target, &e);
+            return e.isAccepted();
+        };
+        QVERIFY(!wheel(combo, -120));
+        QCOMPARE(combo->currentText(), QStringLiteral("AdamW"));
+        QCOMPARE(editor.text(), before);
+        QScrollBar* bar = scroll->verticalScrollBar();
+        QVERIFY(bar->maximum() > 0);
+        const int scrolledFrom = bar->value();
+        QVERIFY(wheel(bar, scrolledFrom > 0 ? 120 : -120));
+        QVERIFY2(bar->value() != scrolledFrom, "the scroll bar ignored the wheel");
+        combo->setFocus();
+        QTRY_VERIFY(combo->hasFocus());
+        QVERIFY(wheel(combo, combo->currentIndex() + 1 < combo->count() ? -120 : 120));
+        QVERIFY(combo->currentText() != QStringLiteral("AdamW"));
     }
 
     void removePrunesEmptyParents() {

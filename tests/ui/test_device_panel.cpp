@@ -210,8 +210,8 @@ private slots:
         }
         qunsetenv("CUDA_DEVICE_ORDER");
         QString error;
-        const auto started = startTrainDetached(cli, dir.filePath(QStringLiteral("c.json")), dir.filePath(QStringLiteral("s.sqlite")),
-                                                QString(), &error, 2, {0, 2});
+        const auto started = startTrainDetached({cli, dir.filePath(QStringLiteral("c.json")), dir.filePath(QStringLiteral("s.sqlite")),
+                                                 QString(), placementArguments(2, {0, 2})}, &error);
         QVERIFY2(started, qPrintable(error));
         QFile args(dir.filePath(QStringLiteral("args.txt")));
         QTRY_VERIFY_WITH_TIMEOUT(args.exists(), 10000);

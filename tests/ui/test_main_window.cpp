@@ -1,7 +1,7 @@
 // MainWindow end to end: a temp store and a temp copy of the quick-start; the quick-start editor opens
 // on an empty store; a loaded config shows its inline error; the quick-start runs through the real
 // `fts train` (points appear in the loss chart), survives closing the window (a new window re-attaches),
-// and Stop ends it. Screenshots of the pages go to <build>/screenshots/.
+// Stop ends it and Resume continues the same run; a second quick-start run gets a folder of its own. Screenshots of the pages go to <build>/screenshots/.
 #include <QAction>
 #include <QDir>
 #include <QDirIterator>
@@ -62,6 +62,8 @@ class TestMainWindow : public QObject {
     QTemporaryDir m_tmp;
     StudioOptions m_options;
     qint64 m_supervisorPid = 0;
+    QString m_quickstartOutput;     // the temp quick-start's output_dir
+    QStringList m_firstRunCheckpoints;
 
     std::unique_ptr<MainWindow> openWindow() {
         auto w = std::make_unique<MainWindow>(m_options);
@@ -76,6 +78,22 @@ private slots:
         const QString resources = m_tmp.filePath(QStringLiteral("resources"));
         QVERIFY(copyTree(QStringLiteral(FTS_SOURCE_DIR "/resources/quickstart"),
                          resources + QStringLiteral("/quickstart")));
+        // The temp quick-start: a short run with checkpoint rotation, into the temp folder (not the home).
+        const QString qsFile = resources + QStringLiteral("/quickstart/quickstart.json");
+        QFile in(qsFile);
+        QVERIFY(in.open(QIODevice::ReadOnly));
+        nlohmann::json qs = nlohmann::json::parse(in.readAll().toStdString());
+        in.close();
+        m_quickstartOutput = m_tmp.filePath(QStringLiteral("outputs/quickstart"));
+        qs["training"]["output_dir"] = m_quickstartOutput.toStdString();
+        qs["training"]["max_steps"] = 6;
+        qs["training"]["save_interval"] = 2;
+        qs["training"]["eval_interval"] = 0;
+        qs["training"]["keep_checkpoints"] = 2;
+        QFile outFile(qsFile);
+        QVERIFY(outFile.open(QIODevice::WriteOnly | QIODevice::Truncate));
+        outFile.write(QByteArray::fromStdString(qs.dump(2)));
+        outFile.close();
         m_options.storePath = m_tmp.filePath(QStringLiteral("runs.sqlite"));
         m_options.resourcesDir = resources;
         m_options.dataDir = m_tmp.filePath(QStringLiteral("data"));
@@ -161,6 +179,7 @@ private slots:
             // Start with the keyboard, from inside the editor (Ctrl+Return must not become a newline).
             QSignalSpy launched(w.get(), &MainWindow::runLaunched);
             const QString before = editor->text();
+            const QStringList quickstartFiles = QDir(m_options.resourcesDir + QStringLiteral("/quickstart")).entryList(QDir::Files);
             w->activateWindow();
             QVERIFY(QTest::qWaitForWindowActive(w.get()));
             editor->textEdit()->setFocus();
@@ -169,9 +188,10 @@ private slots:
             QCOMPARE(editor->text(), before);
             m_supervisorPid = launched.at(0).at(0).toLongLong();
             const QString configPath = launched.at(0).at(1).toString();
-            // Unsaved quick-start text is written next to the quick-start (same base folder), never over it.
-            QCOMPARE(QFileInfo(configPath).absolutePath(), QDir(m_options.resourcesDir).absoluteFilePath("quickstart"));
-            QVERIFY(QFileInfo(configPath).fileName() != QLatin1String("quickstart.json"));
+            // The launched config goes into the run's own folder (never next to the opened file, here the
+            // quick-start's folder, which an install may not even let us write).
+            QCOMPARE(configPath, QDir(outputDir).absoluteFilePath(QStringLiteral("train_config.json")));
+            QCOMPARE(QDir(m_options.resourcesDir + QStringLiteral("/quickstart")).entryList(QDir::Files), quickstartFiles);
 
             QTRY_VERIFY_WITH_TIMEOUT(w->currentPage() == MainWindow::Page::Run && w->runView()->runId() > 0, 60000);
             runId = w->runView()->runId();
@@ -200,6 +220,73 @@ private slots:
         QTRY_VERIFY_WITH_TIMEOUT(!processAlive(m_supervisorPid), 60000);
         QVERIFY(!w->stopAction()->isEnabled());
         QVERIFY(saveScreenshot(w.get(), QStringLiteral("run_stopped")));
+
+        // Resume from the run page: the same run (id and row) continues from its checkpoint, its loss curve
+        // goes on past the step it stopped at, and the supervisor is a new process.
+        const int64_t stoppedAt = runOf(*w, runId)->lastStep;
+        const int pointsAtStop = loss->pointCount(QStringLiteral("loss"));
+        QTRY_VERIFY(w->runView()->resumeButton()->isVisible() && w->runView()->resumeButton()->isEnabled());
+        QVERIFY(w->resumeAction()->isEnabled());
+        QSignalSpy launched(w.get(), &MainWindow::runLaunched);
+        QTest::mouseClick(w->runView()->resumeButton(), Qt::LeftButton);
+        QVERIFY2(launched.count() == 1, qPrintable(w->lastMessage()));
+        m_supervisorPid = launched.at(0).at(0).toLongLong();
+        QTRY_VERIFY_WITH_TIMEOUT(runOf(*w, runId) && runOf(*w, runId)->status == RunStatus::Running &&
+                                     runOf(*w, runId)->pid == m_supervisorPid, 60000);
+        QTRY_VERIFY_WITH_TIMEOUT(runOf(*w, runId)->lastStep > stoppedAt + 1, 240000);
+        QCOMPARE(w->runView()->runId(), runId);
+        QTRY_VERIFY_WITH_TIMEOUT(loss->pointCount(QStringLiteral("loss")) > pointsAtStop, 60000);
+        QCOMPARE(w->runsModel()->rowCount(), 1);  // no new row
+        QVERIFY(!w->resumeAction()->isEnabled());  // running
+        w->stopAction()->trigger();
+        QTRY_VERIFY_WITH_TIMEOUT(runOf(*w, runId)->status == RunStatus::Stopped, 240000);
+        QTRY_VERIFY_WITH_TIMEOUT(!processAlive(m_supervisorPid), 60000);
+        QTRY_VERIFY(w->resumeAction()->isEnabled());
+    }
+
+    // Two runs from the unchanged quick-start: the second gets a folder (and name) of its own, and the first
+    // run's checkpoints all survive the second's rotation.
+    void quickStartTwiceGetsTwoFolders() {
+        auto w = openWindow();
+        QStringList folders;
+        QList<qint64> ids;
+        for (int i = 0; i < 2; ++i) {
+            QVERIFY(w->newRunFromQuickStart());
+            QTRY_VERIFY(w->configEditor()->isValidated() && w->startAction()->isEnabled());
+            QSignalSpy launched(w.get(), &MainWindow::runLaunched);
+            QVERIFY2(w->startRun(), qPrintable(w->lastMessage()));
+            m_supervisorPid = launched.at(0).at(0).toLongLong();
+            folders << QFileInfo(launched.at(0).at(1).toString()).absolutePath();
+            QTRY_VERIFY_WITH_TIMEOUT(w->runView()->runId() > 0 && !ids.contains(w->runView()->runId()), 60000);
+            const qint64 id = w->runView()->runId();
+            ids << id;
+            QTRY_VERIFY_WITH_TIMEOUT(runOf(*w, id)->status == RunStatus::Completed, 240000);
+            if (i == 0) m_firstRunCheckpoints = QDir(folders[0] + QStringLiteral("/checkpoints")).entryList(QDir::Dirs | QDir::NoDotAndDotDot);
+        }
+        QCOMPARE(folders[0], m_quickstartOutput);
+        QCOMPARE(folders[1], m_quickstartOutput + QStringLiteral("-2"));
+        QCOMPARE(QString::fromStdString(runOf(*w, ids[0])->name), QStringLiteral("quickstart"));
+        QCOMPARE(QString::fromStdString(runOf(*w, ids[1])->name), QStringLiteral("quickstart-2"));
+        QCOMPARE(QString::fromStdString(runOf(*w, ids[1])->outputDir), folders[1]);
+        QCOMPARE(QDir(folders[0] + QStringLiteral("/checkpoints")).entryList(QDir::Dirs | QDir::NoDotAndDotDot),
+                 m_firstRunCheckpoints);
+        QVERIFY(m_firstRunCheckpoints.size() == 2);  // keep_checkpoints 2 of steps 2, 4, 6
+
+        // A folder the user types that holds another run's checkpoints is refused, naming that run.
+        QVERIFY(w->newRunFromQuickStart());
+        ConfigEditor* editor = w->configEditor();
+        QTRY_VERIFY(editor->isValidated());
+        nlohmann::json doc = nlohmann::json::parse(editor->text().toStdString());
+        doc["training"]["output_dir"] = folders[1].toStdString();
+        QTextCursor all(editor->textEdit()->document());
+        all.select(QTextCursor::Document);
+        all.insertText(QString::fromStdString(doc.dump(2)));
+        QTRY_VERIFY(editor->isValidated() && w->startAction()->isEnabled());
+        QString error;
+        QVERIFY(!w->startRun(&error));
+        QVERIFY2(error.contains(QStringLiteral("run %1 (\"quickstart-2\")").arg(ids[1])), qPrintable(error));
+        QCOMPARE(w->runsModel()->rowCount(), 3);
+        editor->setModified(false);  // no save prompt when the window closes
     }
 };
 

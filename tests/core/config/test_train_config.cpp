@@ -100,6 +100,7 @@ private slots:
     void optimizer();
     void scheduler_data();
     void scheduler();
+    void optimizerLrBesideSchedulerPeak();
     void zeroStage_data();
     void zeroStage();
     void zeroKeys();
@@ -531,7 +532,10 @@ void TestTrainConfig::scheduler_data() {
         << wlr << 1e-5 << 2e-3 << 50 << "linear" << 0 << 0.0 << 0.0001 << ok << ok << ok;
     QTest::newRow("WarmupDecayLR default max is 0.001, total from max_steps")
         << R"({"deepspeed":{"optimizer":{"type":"AdamW","params":{"lr":5e-4}},"scheduler":{"type":"WarmupDecayLR","params":{"warmup_num_steps":3}}}})"
-        << wdl << 0.0 << 1e-3 << 3 << "log" << 10 << 0.0 << 0.0001 << ok << ok << ok;
+        << wdl << 0.0 << 1e-3 << 3 << "log" << 10 << 0.0 << 0.0001 << ok << ok << "deepspeed.optimizer.params.lr";
+    QTest::newRow("WarmupLR explicit max other than the optimizer lr warns at the lr")
+        << R"({"deepspeed":{"optimizer":{"type":"AdamW","params":{"lr":1e-3}},"scheduler":{"type":"WarmupLR","params":{"warmup_max_lr":3e-3}}}})"
+        << wlr << 0.0 << 3e-3 << 1000 << "log" << 0 << 0.0 << 0.0001 << ok << ok << "deepspeed.optimizer.params.lr";
     QTest::newRow("WarmupDecayLR auto values (HF style)")
         << R"({"deepspeed":{"optimizer":{"type":"AdamW","params":{"lr":5e-4}},"scheduler":{"type":"WarmupDecayLR","params":{"warmup_min_lr":"auto","warmup_max_lr":"auto","warmup_num_steps":"auto","total_num_steps":"auto"}}}})"
         << wdl << 0.0 << 5e-4 << 1 << "log" << 10 << 0.0 << 0.0001 << ok << ok << ok;
@@ -573,6 +577,26 @@ void TestTrainConfig::scheduler_data() {
     QTest::newRow("total below warmup warns")
         << R"({"deepspeed":{"scheduler":{"type":"WarmupDecayLR","params":{"warmup_num_steps":50,"total_num_steps":20}}}})"
         << wdl << 0.0 << 1e-3 << 50 << "log" << 20 << 0.0 << 0.0001 << ok << ok << "deepspeed.scheduler.params.total_num_steps";
+}
+
+// The optimizer's lr is not the peak under WarmupLR/WarmupDecayLR: warned only where they differ.
+void TestTrainConfig::optimizerLrBesideSchedulerPeak() {
+    const auto lrWarning = [](const QString& patch) -> std::string {
+        ConfigParseResult r = parse(patched(patch));
+        const ConfigIssue* w = issueAt(r, "deepspeed.optimizer.params.lr", false);
+        return w ? w->message : std::string();
+    };
+    const std::string differs = lrWarning(
+        R"({"deepspeed":{"optimizer":{"type":"AdamW","params":{"lr":0.001}},"scheduler":{"type":"WarmupDecayLR","params":{"warmup_max_lr":0.003,"total_num_steps":10}}}})");
+    QVERIFY2(differs.find("0.001 is not the peak learning rate: WarmupDecayLR") != std::string::npos &&
+                 differs.find("deepspeed.scheduler.params.warmup_max_lr = 0.003") != std::string::npos,
+             differs.c_str());
+    QVERIFY(lrWarning(R"({"deepspeed":{"optimizer":{"type":"AdamW","params":{"lr":0.003}},"scheduler":{"type":"WarmupDecayLR","params":{"warmup_max_lr":0.003}}}})").empty());
+    QVERIFY(lrWarning(R"({"deepspeed":{"optimizer":{"type":"AdamW","params":{"lr":0.003}},"scheduler":{"type":"WarmupDecayLR","params":{"warmup_max_lr":"auto"}}}})").empty());
+    QVERIFY(lrWarning(R"({"deepspeed":{"optimizer":{"type":"AdamW","params":{"lr":0.003}},"scheduler":{"type":"WarmupLR"}}})").empty());
+    QVERIFY(lrWarning(R"({"deepspeed":{"optimizer":{"type":"AdamW","params":{"lr":0.003}},"scheduler":{"type":"WarmupCosineLR","params":{"total_num_steps":10}}}})").empty());
+    const std::string byDefault = lrWarning(R"({"deepspeed":{"optimizer":{"type":"AdamW","params":{"lr":0.0003}},"scheduler":{"type":"WarmupDecayLR"}}})");
+    QVERIFY2(byDefault.find("= 0.001 (DeepSpeed's default)") != std::string::npos, byDefault.c_str());
 }
 
 void TestTrainConfig::scheduler() {

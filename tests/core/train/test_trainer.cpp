@@ -115,15 +115,24 @@ private slots:
         const fs::path out = fs::path(tmp.path().toStdString()) / "out";
         json patch = {{"training", {{"max_steps", 6}, {"save_interval", 2}, {"keep_checkpoints", 2}}},
                       {"deepspeed", {{"train_micro_batch_size_per_gpu", 2}}}};
-        // A leftover of an interrupted save must be cleaned up, never taken as a checkpoint.
-        fs::create_directories(out / "checkpoints" / "step-00000099.tmp123");
+        // A leftover of this run's interrupted save must be cleaned up, never taken as a checkpoint (run id 0:
+        // runTraining without a store).
+        fs::create_directories(out / "checkpoints" / fts::checkpointTempName("step-00000099", 0, 123));
+        // Another run's checkpoint and its save in progress in the same folder are never touched by rotation.
+        const fs::path foreign = out / "checkpoints" / "step-00000001";
+        fs::create_directories(foreign);
+        fts::writeFileAtomic(foreign / "trainer_state.json", json{{"step", 1}, {"run_id", 7}}.dump());
+        const std::string foreignTemp = fts::checkpointTempName("step-00000002", 7, 5);
+        fs::create_directories(out / "checkpoints" / foreignTemp);
         CapturingSink sink;
         std::atomic<bool> stop{false};
         fts::runTraining(makeConfig(out, patch), {}, sink, stop);
         std::vector<std::string> names;
         for (const auto& e : fs::directory_iterator(out / "checkpoints")) names.push_back(e.path().filename().string());
         std::sort(names.begin(), names.end());
-        QCOMPARE(names, (std::vector<std::string>{"latest", "step-00000004", "step-00000006"}));
+        QCOMPARE(names, (std::vector<std::string>{"latest", "step-00000001", foreignTemp, "step-00000004", "step-00000006"}));
+        QCOMPARE(fts::checkpointRunId(foreign), int64_t(7));
+        QCOMPARE(fts::listCheckpoints(out).size(), size_t(3));
         const fs::path latest = fts::latestCheckpoint(out);
         QCOMPARE(latest.filename().string(), std::string("step-00000006"));
         for (const char* f : {"config.json", "model.safetensors", "optimizer.safetensors", "rng.safetensors",
