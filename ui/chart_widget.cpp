@@ -20,7 +20,7 @@ SeriesChart::SeriesChart(const QString& title, const QString& xLabel, const QStr
     axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignTop | Qt::AlignRight);
     setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
     setNoAntialiasingOnDrag(true);
-    setMinimumHeight(180);
+    setMinimumHeight(120);  // two charts and the log still fit a 640-pixel-high screen
     applyPalette();
 }
 

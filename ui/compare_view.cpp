@@ -9,6 +9,8 @@
 #include <QEvent>
 #include <QFileDialog>
 #include <QHBoxLayout>
+#include <QMenu>
+#include <QToolButton>
 #include <QHeaderView>
 #include <QLabel>
 #include <QPushButton>
@@ -80,9 +82,16 @@ CompareView::CompareView(QWidget* parent) : QWidget(parent) {
     m_logScale = new QCheckBox(this);
     m_logScale->setObjectName(QStringLiteral("compareLogScale"));
 
-    m_exportPng = new QPushButton(this);
-    m_exportPdf = new QPushButton(this);
-    m_exportCsv = new QPushButton(this);
+    // One Export button with a menu (three buttons made the page too wide for a 1024-pixel screen).
+    m_exportButton = new QToolButton(this);
+    m_exportButton->setObjectName(QStringLiteral("compareExport"));
+    m_exportButton->setPopupMode(QToolButton::InstantPopup);
+    m_exportButton->setToolButtonStyle(Qt::ToolButtonTextOnly);
+    auto* exportMenu = new QMenu(m_exportButton);
+    m_exportPng = exportMenu->addAction(QString());
+    m_exportPdf = exportMenu->addAction(QString());
+    m_exportCsv = exportMenu->addAction(QString());
+    m_exportButton->setMenu(exportMenu);
     m_metricLabel = new QLabel(this);
     m_xAxisLabel = new QLabel(this);
     m_smoothingLabel = new QLabel(this);
@@ -96,9 +105,7 @@ CompareView::CompareView(QWidget* parent) : QWidget(parent) {
     controls->addWidget(m_smoothing);
     controls->addWidget(m_logScale);
     controls->addStretch();
-    controls->addWidget(m_exportPng);
-    controls->addWidget(m_exportPdf);
-    controls->addWidget(m_exportCsv);
+    controls->addWidget(m_exportButton);
 
     m_chart = new SeriesChart(QString(), QString(), QString(), this);
     m_chart->setObjectName(QStringLiteral("compareChart"));
@@ -148,19 +155,19 @@ CompareView::CompareView(QWidget* parent) : QWidget(parent) {
     connect(m_smoothing, &QDoubleSpinBox::valueChanged, this, redraw);
     connect(m_logScale, &QCheckBox::toggled, this, redraw);
     connect(m_diffOnly, &QCheckBox::toggled, this, [this] { rebuildDiff(); });
-    connect(m_exportPng, &QPushButton::clicked, this, [this] {
+    connect(m_exportPng, &QAction::triggered, this, [this] {
         const QString path =
             QFileDialog::getSaveFileName(this, tr("Export chart"), QStringLiteral("compare.png"), tr("PNG images (*.png)"));
         QString why;
         if (!path.isEmpty() && !exportPng(path, &why)) m_header->setText(why);
     });
-    connect(m_exportPdf, &QPushButton::clicked, this, [this] {
+    connect(m_exportPdf, &QAction::triggered, this, [this] {
         const QString path =
             QFileDialog::getSaveFileName(this, tr("Export chart"), QStringLiteral("compare.pdf"), tr("PDF files (*.pdf)"));
         QString why;
         if (!path.isEmpty() && !exportPdf(path, &why)) m_header->setText(why);
     });
-    connect(m_exportCsv, &QPushButton::clicked, this, [this] {
+    connect(m_exportCsv, &QAction::triggered, this, [this] {
         const QString path =
             QFileDialog::getSaveFileName(this, tr("Export data"), QStringLiteral("compare.csv"), tr("CSV files (*.csv)"));
         QString why;
@@ -187,6 +194,7 @@ void CompareView::retranslateControls() {
     for (int i = 0; i < m_xAxis->count(); ++i) m_xAxis->setItemText(i, axes[i]);
     m_smoothing->setToolTip(tr("EMA smoothing weight (0 = raw values)"));
     m_logScale->setText(tr("Log scale"));
+    m_exportButton->setText(tr("Export"));
     m_exportPng->setText(tr("Export PNG…"));
     m_exportPdf->setText(tr("Export PDF…"));
     m_exportPdf->setToolTip(tr("Vector export (SVG needs the Qt SVG module, which this build does not have)"));

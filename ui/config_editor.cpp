@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "core/config/memory_estimate.h"
+#include "core/config/preflight.h"
 #include "core/config/train_config.h"
 #include "ui/memory_bars.h"
 
@@ -265,7 +266,12 @@ void ConfigValidatorWorker::validate(quint64 generation, const QString& text, co
                 defaults = QString::fromStdString(d.dump(2));
             }
         }
-        for (const ConfigIssue& issue : result.issues) {
+        std::vector<ConfigIssue> issues = result.issues;
+        if (result.ok()) {
+            // "Valid" means it will start: the paths a run opens, with the loaders' messages.
+            for (ConfigIssue& missing : preflightPaths(*result.config)) issues.push_back(std::move(missing));
+        }
+        for (const ConfigIssue& issue : issues) {
             EditorIssue e;
             e.keyPath = QString::fromStdString(issue.keyPath);
             e.message = QString::fromStdString(issue.message);
@@ -358,8 +364,6 @@ void ConfigEditor::setConfigText(const QString& text, const QString& baseDir) {
     m_edit->setPlainText(text);
     m_settingText = false;
     m_edit->document()->setModified(false);
-    ++m_generation;
-    emit validationChanged();
     validateNow();
 }
 
@@ -379,16 +383,12 @@ void ConfigEditor::replaceText(const QString& text) {
 void ConfigEditor::setBaseDir(const QString& dir) {
     if (dir == m_baseDir) return;
     m_baseDir = dir;
-    ++m_generation;
-    emit validationChanged();
     validateNow();
 }
 
 void ConfigEditor::setWorldSize(int worldSize) {
     if (worldSize == m_worldSize) return;
     m_worldSize = std::max(1, worldSize);
-    ++m_generation;
-    emit validationChanged();
     validateNow();
 }
 
@@ -414,6 +414,9 @@ void ConfigEditor::onTextChanged() {
 
 void ConfigEditor::validateNow() {
     m_debounce.stop();
+    // A new generation even for the same text: the files it names may have appeared or gone since.
+    ++m_generation;
+    emit validationChanged();
     emit requestValidation(m_generation, m_edit->toPlainText(), m_baseDir, m_worldSize);
 }
 

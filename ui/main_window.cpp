@@ -44,6 +44,7 @@
 #include <cerrno>
 #include <csignal>
 
+#include "core/config/memory_estimate.h"
 #include "ui/compare_view.h"
 #include "ui/config_editor.h"
 #include "ui/config_form.h"
@@ -95,6 +96,13 @@ MainWindow::MainWindow(StudioOptions options, QWidget* parent) : QMainWindow(par
     buildUi();
     buildActions();
 
+    // Compare follows the compared runs that are still training: reloaded at most every kCompareRefreshMs.
+    m_compareRefresh.setSingleShot(true);
+    m_compareRefresh.setInterval(kCompareRefreshMs);
+    connect(&m_compareRefresh, &QTimer::timeout, this, [this] {
+        if (currentPage() == Page::Compare && !m_compareView->runIds().isEmpty())
+            m_compareView->compareRuns(m_options.storePath, m_compareView->runIds());
+    });
     m_pendingTimer.setInterval(kPendingCheckMs);
     connect(&m_pendingTimer, &QTimer::timeout, this, &MainWindow::checkPendingStart);
 
@@ -211,7 +219,9 @@ void MainWindow::buildUi() {
     m_editorFileLabel->setTextInteractionFlags(Qt::TextSelectableByMouse);
     auto* startButton = new QPushButton(style()->standardIcon(QStyle::SP_MediaPlay), tr("Start"), m_editorPage);
     startButton->setObjectName(QStringLiteral("startButton"));
-    connect(startButton, &QPushButton::clicked, this, [this] { startRun(); });
+    connect(startButton, &QPushButton::clicked, this, [this] {
+        if (confirmEstimateFits()) startRun();
+    });
     connect(m_editor, &ConfigEditor::validationChanged, this, [this, startButton] {
         updateActions();
         startButton->setEnabled(m_startAction->isEnabled());
@@ -266,6 +276,8 @@ void MainWindow::buildUi() {
     setCentralWidget(split);
 
     m_storeLabel = new QLabel(this);
+    // A long store path must not widen the window: the label may be cut (its tooltip has the whole path).
+    m_storeLabel->setMinimumWidth(40);
     m_storeLabel->setText(tr("Store: %1").arg(QDir::toNativeSeparators(m_options.storePath)));
     statusBar()->addPermanentWidget(m_storeLabel);
 }
@@ -292,7 +304,9 @@ void MainWindow::buildActions() {
 
     m_startAction = new QAction(s->standardIcon(QStyle::SP_MediaPlay), QString(), this);
     m_startAction->setShortcuts({QKeySequence(Qt::CTRL | Qt::Key_Return), QKeySequence(Qt::CTRL | Qt::Key_Enter)});
-    connect(m_startAction, &QAction::triggered, this, [this] { startRun(); });
+    connect(m_startAction, &QAction::triggered, this, [this] {
+        if (confirmEstimateFits()) startRun();
+    });
 
     m_stopAction = new QAction(s->standardIcon(QStyle::SP_MediaStop), QString(), this);
     connect(m_stopAction, &QAction::triggered, this, &MainWindow::stopSelectedRun);
@@ -405,6 +419,9 @@ void MainWindow::retranslateUi() {
 
 void MainWindow::changeEvent(QEvent* event) {
     if (event->type() == QEvent::LanguageChange && m_fileMenu) retranslateUi();
+    // Back in the window (perhaps after adding the data file the config names): check the paths again.
+    if (event->type() == QEvent::ActivationChange && isActiveWindow() && m_editor && currentPage() == Page::Editor)
+        m_editor->validateNow();
     QMainWindow::changeEvent(event);
 }
 
@@ -724,6 +741,31 @@ std::optional<qint64> MainWindow::startRun(QString* error) {
     return started->pid;
 }
 
+bool MainWindow::confirmEstimateFits() {
+    const auto e = nlohmann::json::parse(m_editor->estimateJson().toStdString(), nullptr, false);
+    if (!e.is_object() || e.value("fits", true) || !e.contains("device_capacity") || !e["device_capacity"].is_number())
+        return true;
+    const auto bytes = [](int64_t b) { return QString::fromStdString(formatBytes(b)); };
+    QStringList ideas;
+    if (e.contains("suggestions") && e["suggestions"].is_array())
+        for (const auto& s : e["suggestions"])
+            if (s.is_object() && s.value("fits", false))
+                ideas << tr("• %1 (%2 per rank)")
+                             .arg(QString::fromStdString(s.value("description", std::string())))
+                             .arg(bytes(s.value("total", int64_t(0))));
+    QMessageBox box(QMessageBox::Warning, tr("The estimate does not fit"),
+                    tr("This config needs about %1 per rank, and a rank has %2. The run will probably run out of "
+                       "memory. Start it anyway?")
+                        .arg(bytes(e["per_rank"].value("total", int64_t(0))))
+                        .arg(bytes(e["device_capacity"].get<int64_t>())),
+                    QMessageBox::Cancel, this);
+    if (!ideas.isEmpty()) box.setInformativeText(tr("Changes that would fit:\n%1").arg(ideas.join(QLatin1Char('\n'))));
+    QPushButton* start = box.addButton(tr("Start anyway"), QMessageBox::AcceptRole);
+    box.setDefaultButton(QMessageBox::Cancel);
+    box.exec();
+    return box.clickedButton() == start;
+}
+
 std::optional<qint64> MainWindow::resumeRun(qint64 runId, QString* error) {
     const auto fail = [&](const QString& why) -> std::optional<qint64> {
         if (error) *error = why;
@@ -841,6 +883,14 @@ void MainWindow::onRunsChanged(const RunList& changed) {
     }
     m_runsModel->updateRuns(changed);
     noteStatuses(changed);
+    if (currentPage() == Page::Compare && !m_compareRefresh.isActive()) {
+        const QList<qint64> compared = m_compareView->runIds();
+        for (const RunRecord& r : changed)
+            if (compared.contains(r.id)) {
+                m_compareRefresh.start();
+                break;
+            }
+    }
     if (choicesStale) refreshFilterChoices();
     for (const RunRecord& r : changed)
         if (r.id == m_selectedRunId) m_runView->updateRun(r);
@@ -1016,7 +1066,7 @@ void MainWindow::onStopRequested(qint64 runId, bool ok, const QString& message) 
 void MainWindow::onStoreState(bool available, const QString& message) {
     const QString path = QDir::toNativeSeparators(m_options.storePath);
     m_storeLabel->setText(available ? tr("Store: %1").arg(path) : tr("Store: %1 (not available)").arg(path));
-    m_storeLabel->setToolTip(message);
+    m_storeLabel->setToolTip(message.isEmpty() ? path : path + QLatin1Char('\n') + message);
     if (!available && !message.isEmpty()) statusBar()->showMessage(message, 10000);
 }
 
@@ -1053,7 +1103,7 @@ QWidget* MainWindow::buildRunsPane() {
         auto* c = new QComboBox(pane);
         c->setObjectName(QString::fromLatin1(name));
         c->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
-        c->setMinimumContentsLength(8);
+        c->setMinimumContentsLength(4);  // the list pane fits beside the editor on a 1024-pixel screen
         return c;
     };
     m_statusFilter = combo("statusFilter");

@@ -81,6 +81,8 @@ public:
     // first request too unless Stop & save already did (the second follows kSecondStopDelayMs later, once the
     // supervisor has taken the first). askFirst: confirm in a dialog.
     static constexpr int kSecondStopDelayMs = 600;
+    // The compare page reloads the compared runs when one of them changed (a live run), at most this often.
+    static constexpr int kCompareRefreshMs = 2000;
     void stopRunNow(qint64 runId, bool askFirst = true);
     // The banner text of the last run that ended or failed while the window watched it.
     QString lastNotification() const { return m_lastNotification; }
@@ -168,6 +170,9 @@ private:
     // Before the editor's text is replaced (New run, Open, Start from this run, closing): unsaved edits are
     // saved, discarded or the action is cancelled (false) as the user answers.
     bool maySetEditorAside();
+    // Before a Start from the toolbar, menu or button: when the estimate exceeds a rank's memory, the user
+    // confirms, seeing the changes that would fit (the estimate's suggestions). True: go ahead.
+    bool confirmEstimateFits();
     bool save();
     bool saveAs();
     void showRunPage(qint64 runId);
@@ -251,6 +256,7 @@ private:
     };
     std::optional<PendingStart> m_pending;
     QTimer m_pendingTimer;
+    QTimer m_compareRefresh;
 };
 
 }  // namespace fts

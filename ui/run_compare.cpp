@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
+#include <iterator>
 #include <map>
 #include <nlohmann/json.hpp>
 
@@ -39,14 +40,26 @@ QString number(double v) { return QString::number(v, 'g', 10); }
 }  // namespace
 
 CompareCurve compareCurve(const CompareRunData& data, const std::string& metric, CompareXAxis axis) {
-    std::map<int64_t, double> tokensAt;
+    std::map<int64_t, double> tokensAt, elapsedAt;
     double firstTime = 0;
     for (const MetricPoint& p : data.metrics) {
         if (axis == CompareXAxis::TokensSeen && p.name == "tokens_seen" && std::isfinite(p.value))
             tokensAt[p.step] = p.value;
+        if (axis == CompareXAxis::WallTime && p.name == "elapsed_s" && std::isfinite(p.value)) elapsedAt[p.step] = p.value;
         if (p.time > 0 && (firstTime == 0 || p.time < firstTime)) firstTime = p.time;
     }
-    const double t0 = data.run.startedAt > 0 ? data.run.startedAt : firstTime;
+    // Runs without elapsed_s (recorded before it existed): seconds since the first point (a resumed run's
+    // startedAt is its last start, which would put its earlier points below zero).
+    const double t0 = data.run.startedAt > 0 && (firstTime == 0 || data.run.startedAt < firstTime) ? data.run.startedAt
+                                                                                                  : firstTime;
+    // The training time at a step: elapsed_s there, else at the last step before it that has one (an eval
+    // at a step the log interval skipped); step 0 (the baseline eval) is 0.
+    const auto elapsedAtStep = [&](int64_t step) -> std::optional<double> {
+        if (step == 0) return 0.0;
+        auto it = elapsedAt.upper_bound(step);
+        if (it == elapsedAt.begin()) return std::nullopt;
+        return std::prev(it)->second;
+    };
 
     std::vector<std::pair<double, double>> pts;
     for (const MetricPoint& p : data.metrics) {
@@ -67,6 +80,12 @@ CompareCurve compareCurve(const CompareRunData& data, const std::string& metric,
                 break;
             }
             case CompareXAxis::WallTime:
+                if (!elapsedAt.empty()) {  // training time: the time a run was stopped is not in it
+                    const auto e = elapsedAtStep(p.step);
+                    if (!e) continue;
+                    x = *e;
+                    break;
+                }
                 if (p.time <= 0) continue;
                 x = p.time - t0;
                 break;

@@ -29,8 +29,10 @@ struct CompareCurve {
 };
 
 // The curve of `metric` against the chosen x axis. TokensSeen uses the run's "tokens_seen" metric at the
-// same step (step 0 is 0 tokens; points of steps without a tokens_seen value are left out). WallTime is
-// seconds since the run started (startedAt, else its first metric's time). Non-finite values are dropped.
+// same step (step 0 is 0 tokens; points of steps without a tokens_seen value are left out). WallTime is the
+// run's training time, its "elapsed_s" metric at that step (a resumed run goes on from where it stopped; the
+// time it was stopped is not counted), or for runs recorded without it the seconds since its first point.
+// Non-finite values are dropped.
 CompareCurve compareCurve(const CompareRunData& data, const std::string& metric, CompareXAxis axis);
 
 // Debiased exponential moving average (weight 0 = raw, 0.99 = heavy): s_i = w s_{i-1} + (1-w) y_i, divided

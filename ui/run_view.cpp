@@ -62,7 +62,7 @@ RunView::RunView(QWidget* parent) : QWidget(parent) {
         if (m_run) emit stopNowClicked(m_run->id);
     });
 
-    // Resume: shown for a run that is not running; MainWindow enables it where a checkpoint and config exist.
+    // Resume: shown for a stopped or failed run; MainWindow enables it where a checkpoint and config exist.
     m_resumeButton = new QPushButton(style()->standardIcon(QStyle::SP_MediaPlay), QString(), this);
     m_resumeButton->setObjectName(QStringLiteral("resumeButton"));
     m_resumeButton->setEnabled(false);
@@ -552,7 +552,7 @@ void RunView::updateLabels() {
     }
     m_stopButton->setEnabled(running && !m_stopPending);
     m_stopNowButton->setEnabled(running);
-    m_resumeButton->setVisible(!running);
+    m_resumeButton->setVisible(r.status == RunStatus::Stopped || r.status == RunStatus::Failed);
     if (r.totalSteps > 0) {
         m_progress->setRange(0, int(std::min<int64_t>(r.totalSteps, INT32_MAX)));
         m_progress->setValue(int(std::min(m_lastStep, r.totalSteps)));

@@ -65,7 +65,7 @@ public:
     QPushButton* stopButton() const { return m_stopButton; }
     // Stop now: a second signal; the supervisor kills the workers (no checkpoint).
     QPushButton* stopNowButton() const { return m_stopNowButton; }
-    // Resume: visible while the run is not running; its owner enables it (MainWindow::canResume).
+    // Resume: visible for a stopped or failed run; its owner enables it (MainWindow::canResume).
     QPushButton* resumeButton() const { return m_resumeButton; }
     QString statusText() const;
     int replotCount() const { return m_replots; }

@@ -29,6 +29,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/config/preflight.h"
 #include "core/config/train_config.h"
 #include "core/launch/deepspeed_env.h"
 #include "core/launch/failure_policy.h"
@@ -153,6 +154,14 @@ int superviseTraining(const SupervisorOptions& o, std::ostream& out) {
 
     RunStore store(o.storePath.empty() ? RunStore::defaultPath() : o.storePath);
     store.reapOrphans();
+    // The paths the ranks open, checked here so a missing model or data file is an error before a run row
+    // exists (as the studio reports it while the config is edited). Remote hosts check theirs in the probe.
+    if (!plan.remote()) {
+        const std::vector<ConfigIssue> missing = preflightPaths(cfg);
+        for (const ConfigIssue& issue : missing)
+            out << "error: " << o.configPath.string() << ": " << issue.keyPath << ": " << issue.message << "\n";
+        if (!missing.empty()) return 2;
+    }
     if (!o.resume) {
         try {
             refuseOutputDirInUse(cfg.training.outputDir, store);

@@ -340,6 +340,8 @@ static TrainOutcome train(const TrainConfig& givenCfg, const TrainOptions& opt, 
                            {"grad_norm", gradNorm},
                            {"tokens_per_s", double(stepTokens) / std::max(stepSeconds, 1e-9)},
                            {"tokens_seen", double(at.tokensSeen)},
+                           // training time so far, over resumes (the compare page's wall-time axis)
+                           {"elapsed_s", at.elapsedBefore + std::chrono::duration<double>(Clock::now() - runStart).count()},
                            {"epoch", double(sampler.state().epoch) +
                                          double(sampler.state().position) / double(data->numTrain())}}}});
             if (leader && ds.fp16.enabled)  // the scale this step's backward used (the GUI plots it)

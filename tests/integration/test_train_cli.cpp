@@ -273,7 +273,7 @@ void TestTrainCli::badInputFailsClearly() {
         fs::create_directories(dir / "m");
         fs::copy_file(kQuickstart / "model" / "config.json", dir / "m" / "config.json");
         std::ofstream(dir / "m" / "tokenizer.json") << "{\"model\": {\"type\": \"BPE\", \"vocab\": ";
-        patch["model"] = {{"path", (dir / "m").string()}};
+        patch["model"] = {{"path", (dir / "m").string()}, {"init", "random"}};  // the tokenizer is the only fault
         cfg = writeConfig(dir, "bad", patch);
     } else if (what == "bad-dataset") {
         std::ofstream(dir / "bad.jsonl") << "{\"text\": \"fine\"}\n{\"text\": oops}\n";

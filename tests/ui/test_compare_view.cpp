@@ -147,6 +147,21 @@ private slots:
         QCOMPARE(c.y.first(), 3.0);
     }
 
+    // A run stopped for a while and resumed: the wall-time axis is its training time (elapsed_s), so the
+    // stopped minutes are not in it and nothing falls below zero; eval points take the time of their step.
+    void wallTimeOfAResumedRun() {
+        CompareRunData d;
+        d.run.startedAt = 1000.0;  // the resume's start; the first segment ran at 100..110
+        d.metrics = {{0, "eval_loss", 5.0, 100.0},   {1, "loss", 4.0, 105.0},   {1, "elapsed_s", 5.0, 105.0},
+                     {2, "loss", 3.0, 110.0},        {2, "elapsed_s", 10.0, 110.0}, {2, "eval_loss", 3.5, 110.5},
+                     {3, "loss", 2.0, 1004.0},       {3, "elapsed_s", 14.0, 1004.0}};
+        QCOMPARE(compareCurve(d, "loss", CompareXAxis::WallTime).x, (QVector<double>{5.0, 10.0, 14.0}));
+        QCOMPARE(compareCurve(d, "eval_loss", CompareXAxis::WallTime).x, (QVector<double>{0.0, 10.0}));
+        // Recorded without elapsed_s: seconds since the first point, never below zero.
+        d.metrics = {{1, "loss", 4.0, 105.0}, {3, "loss", 2.0, 1004.0}};
+        QCOMPARE(compareCurve(d, "loss", CompareXAxis::WallTime).x, (QVector<double>{0.0, 899.0}));
+    }
+
     void comparesTwoStoredRuns() {
         QTemporaryDir dir;
         const QString storePath = dir.filePath(QStringLiteral("runs.sqlite"));

@@ -3,6 +3,8 @@
 #include <QApplication>
 #include <QListWidget>
 #include <QPlainTextEdit>
+#include <QTemporaryDir>
+#include <QFile>
 #include <QTest>
 #include <QTextBlock>
 
@@ -14,6 +16,19 @@ using fts::locateKeyPath;
 namespace {
 
 // A valid config (the parser does not require the files to exist).
+// A folder holding what kConfig names (the model folder with config.json and tokenizer.json, train.jsonl):
+// the editor checks those paths too, so the config is valid only beside them.
+QString folderForConfig(const QTemporaryDir& dir) {
+    const QString model = dir.filePath(QStringLiteral("model"));
+    QDir().mkpath(model);
+    for (const char* f : {"config.json", "tokenizer.json"})
+        QFile::copy(QStringLiteral(FTS_SOURCE_DIR "/resources/quickstart/model/") + QLatin1String(f),
+                    model + QLatin1Char('/') + QLatin1String(f));
+    QFile data(dir.filePath(QStringLiteral("train.jsonl")));
+    if (data.open(QIODevice::WriteOnly)) data.write("{\"text\": \"a story\"}\n");
+    return dir.path();
+}
+
 const char* kConfig = R"({
   "model": { "path": "model", "init": "random" },
   "data": {
@@ -123,7 +138,8 @@ private slots:
         editor.resize(800, 600);
         editor.show();
         QVERIFY(QTest::qWaitForWindowExposed(&editor));
-        editor.setConfigText(QString::fromUtf8(kConfig), QDir::tempPath());
+        QTemporaryDir folder;
+        editor.setConfigText(QString::fromUtf8(kConfig), folderForConfig(folder));
         QTRY_VERIFY(editor.isValidated());
         QCOMPARE(editor.errorCount(), 0);
         QVERIFY(editor.textEdit()->extraSelections().isEmpty());
@@ -158,11 +174,45 @@ private slots:
         QCOMPARE(editor.issueList()->count(), 0);
     }
 
+    // "Valid" means it will start: a missing model folder, tokenizer or data file, or an output folder that
+    // cannot be created, is an error at its key with the loaders' message, before Start.
+    void missingPathsAreErrorsBeforeStart() {
+        ConfigEditor editor;
+        QTemporaryDir folder;
+        editor.setConfigText(QString::fromUtf8(kConfig), folder.path());
+        QTRY_VERIFY(editor.isValidated());
+        QStringList keys;
+        for (const auto& issue : editor.issues()) keys << issue.keyPath + QStringLiteral(": ") + issue.message;
+        const QString all = keys.join(QLatin1Char('\n'));
+        QVERIFY2(all.contains(QStringLiteral("model.path: %1/model: not found (expected a Hugging Face model folder)").arg(folder.path())), qPrintable(all));
+        QVERIFY2(all.contains(QStringLiteral("data.train: %1/train.jsonl: not found").arg(folder.path())), qPrintable(all));
+        QCOMPARE(editor.errorCount(), 2);
+        // The model folder without its tokenizer, and an output folder under a file.
+        QDir().mkpath(folder.filePath(QStringLiteral("model")));
+        QFile::copy(QStringLiteral(FTS_SOURCE_DIR "/resources/quickstart/model/config.json"), folder.filePath(QStringLiteral("model/config.json")));
+        QFile blocker(folder.filePath(QStringLiteral("out")));
+        QVERIFY(blocker.open(QIODevice::WriteOnly));
+        blocker.close();
+        folderForConfig(folder);  // train.jsonl (and the tokenizer: removed again below)
+        QFile::remove(folder.filePath(QStringLiteral("model/tokenizer.json")));
+        editor.validateNow();
+        QTRY_VERIFY(editor.isValidated());
+        keys.clear();
+        for (const auto& issue : editor.issues()) keys << issue.keyPath;
+        QVERIFY2(keys == (QStringList{QStringLiteral("model.tokenizer"), QStringLiteral("training.output_dir")}), qPrintable(keys.join(QLatin1Char(',')) + QLatin1Char(' ') + editor.issues().value(0).message));
+        folderForConfig(folder);
+        QFile::remove(folder.filePath(QStringLiteral("out")));
+        editor.validateNow();
+        QTRY_VERIFY(editor.isValidated());
+        QCOMPARE(editor.errorCount(), 0);
+    }
+
     void typingUnknownKeyWarnsAndBadJsonPointsAtTheLine() {
         ConfigEditor editor;
         editor.show();
         QVERIFY(QTest::qWaitForWindowExposed(&editor));
-        editor.setConfigText(QString::fromUtf8(kConfig), QDir::tempPath());
+        QTemporaryDir folder;
+        editor.setConfigText(QString::fromUtf8(kConfig), folderForConfig(folder));
         QTRY_VERIFY(editor.isValidated());
         QPlainTextEdit* edit = editor.textEdit();
 

@@ -182,6 +182,46 @@ private slots:
         w.configEditor()->setModified(false);  // no save prompt on close
     }
 
+    // A laptop screen: at 1024x640 every page fits (the window's minimum size is no larger), the form and Start
+    // are on screen side by side without overlap, and the run page shows its charts.
+    void fitsA1024x640Screen() {
+        QTemporaryDir dir;
+        const StudioOptions o = pageOptions(dir);
+        {
+            RunStore store(o.storePath.toStdString());
+            writeRun(store, "a-finished-run-with-a-long-name", quickStart(), 0.003, 1.7e9);
+        }
+        MainWindow w(o);
+        const QSize minimum = w.minimumSizeHint().expandedTo(w.minimumSize());
+        QString parts;
+        for (QWidget* c : w.findChildren<QWidget*>())
+            if (c->minimumSizeHint().width() > 300 || c->minimumSizeHint().height() > 250) parts += QStringLiteral(" [%1]").arg(c->objectName()) + QStringLiteral(" %1:%2x%3").arg(c->metaObject()->className()).arg(c->minimumSizeHint().width()).arg(c->minimumSizeHint().height());
+        QVERIFY2(minimum.width() <= 1024 && minimum.height() <= 640,
+                 qPrintable(QStringLiteral("minimum %1x%2;%3").arg(minimum.width()).arg(minimum.height()).arg(parts)));
+        w.resize(1024, 640);
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        QTRY_COMPARE_WITH_TIMEOUT(w.runsModel()->rowCount(), 1, 10000);
+        QVERIFY(w.newRunFromQuickStart());
+        QTRY_VERIFY(w.configEditor()->isValidated());
+        QCOMPARE(w.size(), QSize(1024, 640));
+        auto* start = w.findChild<QPushButton*>(QStringLiteral("startButton"));
+        QVERIFY(start && start->isVisible());
+        const QRect window = w.rect();
+        const QRect startRect(start->mapTo(&w, QPoint()), start->size());
+        QVERIFY2(window.contains(startRect), "Start is cut off");
+        auto* formScroll = w.findChild<QWidget*>(QStringLiteral("configFormScroll"));
+        const QRect formRect(formScroll->mapTo(&w, QPoint()), formScroll->size());
+        QVERIFY2(window.contains(formRect) && formRect.width() >= 250 && formRect.height() >= 250,
+                 qPrintable(QStringLiteral("form %1x%2").arg(formRect.width()).arg(formRect.height())));
+        QVERIFY(!formRect.intersects(startRect));
+        saveScreenshot(&w, QStringLiteral("editor_1024x640"));
+        w.selectRun(w.runsModel()->runs().front().id);
+        QTRY_COMPARE(w.currentPage(), MainWindow::Page::Run);
+        QCOMPARE(w.size(), QSize(1024, 640));
+        saveScreenshot(&w, QStringLiteral("run_1024x640"));
+    }
+
     // A run seen running that fails: a banner with its reason (the tray message too where there is a tray).
     void notifiesWhenARunEnds() {
         QTemporaryDir dir;
@@ -301,6 +341,17 @@ private slots:
         saveScreenshot(&w, QStringLiteral("compare"));
         w.compareView()->tabs()->setCurrentIndex(1);
         saveScreenshot(&w, QStringLiteral("compare_config_diff"));
+
+        // A compared run that is still training: new points show up without a click (live compare).
+        {
+            RunStore store(o.storePath.toStdString());
+            std::vector<MetricPoint> more;
+            for (int64_t step = 201; step <= 210; ++step) more.push_back({step, "loss", 1.5, 1.7e9 + 90.0 + double(step)});
+            store.addMetrics(a, more);
+        }
+        QTRY_COMPARE_WITH_TIMEOUT(w.compareView()->chart()->pointCount(QStringLiteral("run:0")) +
+                                      w.compareView()->chart()->pointCount(QStringLiteral("run:1")),
+                                  410, 10000);
 
         // The page follows a changed selection; a list refresh keeps the multi-selection.
         w.selectRuns({a, c});
