@@ -223,6 +223,10 @@
         <source>Eval F1 (micro)</source>
         <translation type="unfinished"></translation>
     </message>
+    <message>
+        <source>Export</source>
+        <translation type="unfinished"></translation>
+    </message>
 </context>
 <context>
     <name>fts::ConfigEditor</name>
@@ -460,10 +464,6 @@
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>Peak learning rate</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
         <source>Betas</source>
         <translation type="unfinished"></translation>
     </message>
@@ -537,10 +537,6 @@
     </message>
     <message>
         <source>Warm-up peak lr</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Learning rate after warm-up</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
@@ -1227,6 +1223,14 @@
         <source>The label column: integers or strings are classes, numbers with a fraction a regression target, lists multi-label</source>
         <translation type="unfinished"></translation>
     </message>
+    <message>
+        <source>Peak learning rate. WarmupLR and WarmupDecayLR overwrite the optimizer&apos;s lr every step and peak at the scheduler&apos;s warm-up peak lr (DeepSpeed), so editing either here sets both; with WarmupCosineLR this value is the peak.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The peak learning rate, reached after warm-up: this scheduler sets the optimizer&apos;s lr from it every step (editing it here sets Learning rate too)</source>
+        <translation type="unfinished"></translation>
+    </message>
 </context>
 <context>
     <name>fts::ConfigValidatorWorker</name>
@@ -1546,6 +1550,93 @@
     </message>
 </context>
 <context>
+    <name>fts::IssueText</name>
+    <message>
+        <source>a number &gt;= 0</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>a positive integer</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>an integer &gt;= 0</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>a learning rate &gt;= 0</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>true or false</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>a string</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>a non-empty string</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>an object {...}</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>a number of elements &gt;= 0</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>a number of elements &gt; 0</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>a probability in [0, 1)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>a positive number of steps</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>expected a Hugging Face model folder</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>a Hugging Face model folder needs config.json</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>expected the model&apos;s tokenizer.json</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>expected a PEFT LoRA adapter folder</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>expected %1, got %2</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>unknown key &quot;%1&quot; (ignored)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>, did you mean &quot;%1&quot;?</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1: not found</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1: not found (%2)</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
     <name>fts::MainWindow</name>
     <message>
         <source>Finetune Studio</source>
@@ -1704,10 +1795,6 @@
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>Starting the run (supervisor pid %1, config %2)…</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
         <source>The run exited before it appeared in the store. See its log: %1</source>
         <translation type="unfinished"></translation>
     </message>
@@ -1858,10 +1945,6 @@
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>Kill the run&apos;s workers without writing a checkpoint? The steps since the last saved checkpoint are lost. (Stop &amp;&amp; save checkpoints first.)</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
         <source>Stopping run %1 without a checkpoint…</source>
         <translation type="unfinished"></translation>
     </message>
@@ -1886,10 +1969,6 @@
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>Cannot write the hostfile %1: %2</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
         <source>&amp;Measure ZeRO stages…</source>
         <translation type="unfinished"></translation>
     </message>
@@ -1899,6 +1978,59 @@
     </message>
     <message>
         <source>The probe runs on this machine&apos;s ranks only; the SSH hosts are left out.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&amp;Resume</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Continue the selected stopped or failed run from its last checkpoint (Ctrl+Shift+R)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Starting the run &quot;%1&quot; (supervisor pid %2) in %3…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Its config&apos;s folder holds another run, so this run got a folder of its own.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>• %1 (%2 per rank)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The estimate does not fit</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>This config needs about %1 per rank, and a rank has %2. The run will probably run out of memory. Start it anyway?</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Changes that would fit:
+%1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Start anyway</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Run %1 is not in the store.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Resuming run &quot;%1&quot; from its last checkpoint (supervisor pid %2)…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Kill the run&apos;s workers without writing a checkpoint? The steps since the last saved checkpoint are lost. (Stop &amp; save checkpoints first.)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Resume</source>
         <translation type="unfinished"></translation>
     </message>
 </context>
@@ -2098,6 +2230,41 @@
     </message>
     <message>
         <source>failed</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>fts::RunFolder</name>
+    <message>
+        <source>Cannot write %1: %2</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>another run</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>training.output_dir is not set: the run needs a folder for its checkpoints.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>training.output_dir: %1 already holds the checkpoints of %2. A new run there would mix its checkpoints with them; choose another folder, or resume that run.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Cannot create the run&apos;s folder %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Run &quot;%1&quot; cannot be resumed: only a stopped, failed or interrupted run can.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Run &quot;%1&quot; has no checkpoint in %2 to resume from; use &quot;Start from this run&quot; to start it again.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The config file of run &quot;%1&quot; is gone (%2); use &quot;Start from this run&quot; instead.</source>
         <translation type="unfinished"></translation>
     </message>
 </context>
@@ -2340,6 +2507,14 @@
     </message>
     <message>
         <source>Pearson r</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Resume</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Continue this run from its last checkpoint: same run, its curves continue (fts train CONFIG --resume)</source>
         <translation type="unfinished"></translation>
     </message>
 </context>

@@ -220,6 +220,10 @@
         <source>Eval F1 (micro)</source>
         <translation>验证 F1（micro）</translation>
     </message>
+    <message>
+        <source>Export</source>
+        <translation>导出</translation>
+    </message>
 </context>
 <context>
     <name>fts::ConfigEditor</name>
@@ -455,10 +459,6 @@
         <translation>学习率</translation>
     </message>
     <message>
-        <source>Peak learning rate</source>
-        <translation>峰值学习率</translation>
-    </message>
-    <message>
         <source>Betas</source>
         <translation>Betas</translation>
     </message>
@@ -533,10 +533,6 @@
     <message>
         <source>Warm-up peak lr</source>
         <translation>预热峰值学习率</translation>
-    </message>
-    <message>
-        <source>Learning rate after warm-up</source>
-        <translation>预热结束后的学习率</translation>
     </message>
     <message>
         <source>Schedule length</source>
@@ -1222,6 +1218,14 @@
         <source>The label column: integers or strings are classes, numbers with a fraction a regression target, lists multi-label</source>
         <translation>标签列：整数或字符串为类别，带小数的数为回归目标，列表为多标签</translation>
     </message>
+    <message>
+        <source>Peak learning rate. WarmupLR and WarmupDecayLR overwrite the optimizer&apos;s lr every step and peak at the scheduler&apos;s warm-up peak lr (DeepSpeed), so editing either here sets both; with WarmupCosineLR this value is the peak.</source>
+        <translation>峰值学习率。WarmupLR 和 WarmupDecayLR 每一步都会改写优化器的 lr，峰值取调度器的预热峰值 lr（DeepSpeed 的语义），因此在这里修改其中任一项都会同时设置两者；使用 WarmupCosineLR 时，此值就是峰值。</translation>
+    </message>
+    <message>
+        <source>The peak learning rate, reached after warm-up: this scheduler sets the optimizer&apos;s lr from it every step (editing it here sets Learning rate too)</source>
+        <translation>峰值学习率，预热结束时达到：此调度器每一步都据此设置优化器的 lr（在这里修改也会同时设置“学习率”）</translation>
+    </message>
 </context>
 <context>
     <name>fts::ConfigValidatorWorker</name>
@@ -1534,6 +1538,93 @@
     </message>
 </context>
 <context>
+    <name>fts::IssueText</name>
+    <message>
+        <source>a number &gt;= 0</source>
+        <translation>≥ 0 的数</translation>
+    </message>
+    <message>
+        <source>a positive integer</source>
+        <translation>正整数</translation>
+    </message>
+    <message>
+        <source>an integer &gt;= 0</source>
+        <translation>≥ 0 的整数</translation>
+    </message>
+    <message>
+        <source>a learning rate &gt;= 0</source>
+        <translation>≥ 0 的学习率</translation>
+    </message>
+    <message>
+        <source>true or false</source>
+        <translation>true 或 false</translation>
+    </message>
+    <message>
+        <source>a string</source>
+        <translation>字符串</translation>
+    </message>
+    <message>
+        <source>a non-empty string</source>
+        <translation>非空字符串</translation>
+    </message>
+    <message>
+        <source>an object {...}</source>
+        <translation>对象 {...}</translation>
+    </message>
+    <message>
+        <source>a number of elements &gt;= 0</source>
+        <translation>≥ 0 的元素个数</translation>
+    </message>
+    <message>
+        <source>a number of elements &gt; 0</source>
+        <translation>> 0 的元素个数</translation>
+    </message>
+    <message>
+        <source>a probability in [0, 1)</source>
+        <translation>[0, 1) 内的概率</translation>
+    </message>
+    <message>
+        <source>a positive number of steps</source>
+        <translation>正的步数</translation>
+    </message>
+    <message>
+        <source>expected a Hugging Face model folder</source>
+        <translation>应为 Hugging Face 模型文件夹</translation>
+    </message>
+    <message>
+        <source>a Hugging Face model folder needs config.json</source>
+        <translation>Hugging Face 模型文件夹需要 config.json</translation>
+    </message>
+    <message>
+        <source>expected the model&apos;s tokenizer.json</source>
+        <translation>应为模型的 tokenizer.json</translation>
+    </message>
+    <message>
+        <source>expected a PEFT LoRA adapter folder</source>
+        <translation>应为 PEFT LoRA 适配器文件夹</translation>
+    </message>
+    <message>
+        <source>expected %1, got %2</source>
+        <translation>应为%1，实际为 %2</translation>
+    </message>
+    <message>
+        <source>unknown key &quot;%1&quot; (ignored)</source>
+        <translation>未知的键“%1”（已忽略）</translation>
+    </message>
+    <message>
+        <source>, did you mean &quot;%1&quot;?</source>
+        <translation>，是否想写“%1”？</translation>
+    </message>
+    <message>
+        <source>%1: not found</source>
+        <translation>%1：未找到</translation>
+    </message>
+    <message>
+        <source>%1: not found (%2)</source>
+        <translation>%1：未找到（%2）</translation>
+    </message>
+</context>
+<context>
     <name>fts::MainWindow</name>
     <message>
         <source>Finetune Studio</source>
@@ -1692,10 +1783,6 @@
         <translation>配置有错误；请先修正。</translation>
     </message>
     <message>
-        <source>Starting the run (supervisor pid %1, config %2)…</source>
-        <translation>正在启动运行（监管进程 pid %1，配置 %2）…</translation>
-    </message>
-    <message>
         <source>The run exited before it appeared in the store. See its log: %1</source>
         <translation>运行在写入运行库之前就已退出。请查看日志：%1</translation>
     </message>
@@ -1844,10 +1931,6 @@
         <translation>立即停止</translation>
     </message>
     <message>
-        <source>Kill the run&apos;s workers without writing a checkpoint? The steps since the last saved checkpoint are lost. (Stop &amp;&amp; save checkpoints first.)</source>
-        <translation>不写检查点直接终止该运行的工作进程？自上次保存检查点以来的训练步将丢失。（“停止并保存”会先写检查点。）</translation>
-    </message>
-    <message>
         <source>Stopping run %1 without a checkpoint…</source>
         <translation>正在不保存检查点地停止运行 %1…</translation>
     </message>
@@ -1872,10 +1955,6 @@
         <translation>运行“%1”已停止。</translation>
     </message>
     <message>
-        <source>Cannot write the hostfile %1: %2</source>
-        <translation>无法写入 hostfile %1：%2</translation>
-    </message>
-    <message>
         <source>&amp;Measure ZeRO stages…</source>
         <translation>测量 ZeRO 阶段(&amp;M)…</translation>
     </message>
@@ -1886,6 +1965,60 @@
     <message>
         <source>The probe runs on this machine&apos;s ranks only; the SSH hosts are left out.</source>
         <translation>测量只在本机的进程上运行；不使用 SSH 主机。</translation>
+    </message>
+    <message>
+        <source>&amp;Resume</source>
+        <translation>恢复(&amp;R)</translation>
+    </message>
+    <message>
+        <source>Continue the selected stopped or failed run from its last checkpoint (Ctrl+Shift+R)</source>
+        <translation>从最近的检查点继续所选的已停止或失败的运行（Ctrl+Shift+R）</translation>
+    </message>
+    <message>
+        <source>Starting the run &quot;%1&quot; (supervisor pid %2) in %3…</source>
+        <translation>正在启动运行“%1”（监督进程 pid %2），目录 %3…</translation>
+    </message>
+    <message>
+        <source>Its config&apos;s folder holds another run, so this run got a folder of its own.</source>
+        <translation>配置中的输出文件夹已被另一个运行占用，因此此运行使用了自己的文件夹。</translation>
+    </message>
+    <message>
+        <source>• %1 (%2 per rank)</source>
+        <translation>• %1（每进程 %2）</translation>
+    </message>
+    <message>
+        <source>The estimate does not fit</source>
+        <translation>估算超出内存</translation>
+    </message>
+    <message>
+        <source>This config needs about %1 per rank, and a rank has %2. The run will probably run out of memory. Start it anyway?</source>
+        <translation>此配置每个进程约需 %1，而每个进程只有 %2。运行很可能会内存不足。仍要启动吗？</translation>
+    </message>
+    <message>
+        <source>Changes that would fit:
+%1</source>
+        <translation>能放得下的修改：
+%1</translation>
+    </message>
+    <message>
+        <source>Start anyway</source>
+        <translation>仍然启动</translation>
+    </message>
+    <message>
+        <source>Run %1 is not in the store.</source>
+        <translation>存储中没有运行 %1。</translation>
+    </message>
+    <message>
+        <source>Resuming run &quot;%1&quot; from its last checkpoint (supervisor pid %2)…</source>
+        <translation>正在从最近的检查点恢复运行“%1”（监督进程 pid %2）…</translation>
+    </message>
+    <message>
+        <source>Kill the run&apos;s workers without writing a checkpoint? The steps since the last saved checkpoint are lost. (Stop &amp; save checkpoints first.)</source>
+        <translation>不写检查点就终止此运行的工作进程吗？自上次保存检查点以来的训练步将丢失。（“停止并保存”会先写检查点。）</translation>
+    </message>
+    <message>
+        <source>Resume</source>
+        <translation>恢复</translation>
     </message>
 </context>
 <context>
@@ -2083,6 +2216,41 @@
     <message>
         <source>failed</source>
         <translation>失败</translation>
+    </message>
+</context>
+<context>
+    <name>fts::RunFolder</name>
+    <message>
+        <source>Cannot write %1: %2</source>
+        <translation>无法写入 %1：%2</translation>
+    </message>
+    <message>
+        <source>another run</source>
+        <translation>另一个运行</translation>
+    </message>
+    <message>
+        <source>training.output_dir is not set: the run needs a folder for its checkpoints.</source>
+        <translation>training.output_dir 未设置：运行需要一个存放检查点的文件夹。</translation>
+    </message>
+    <message>
+        <source>training.output_dir: %1 already holds the checkpoints of %2. A new run there would mix its checkpoints with them; choose another folder, or resume that run.</source>
+        <translation>training.output_dir：%1 中已有 %2 的检查点。新运行放在这里会与它们混在一起；请选择其他文件夹，或恢复那个运行。</translation>
+    </message>
+    <message>
+        <source>Cannot create the run&apos;s folder %1</source>
+        <translation>无法创建运行的文件夹 %1</translation>
+    </message>
+    <message>
+        <source>Run &quot;%1&quot; cannot be resumed: only a stopped, failed or interrupted run can.</source>
+        <translation>运行“%1”无法恢复：只有已停止、失败或被中断的运行可以恢复。</translation>
+    </message>
+    <message>
+        <source>Run &quot;%1&quot; has no checkpoint in %2 to resume from; use &quot;Start from this run&quot; to start it again.</source>
+        <translation>运行“%1”在 %2 中没有可恢复的检查点；请用“以此运行为起点”重新开始。</translation>
+    </message>
+    <message>
+        <source>The config file of run &quot;%1&quot; is gone (%2); use &quot;Start from this run&quot; instead.</source>
+        <translation>运行“%1”的配置文件已不存在（%2）；请改用“以此运行为起点”。</translation>
     </message>
 </context>
 <context>
@@ -2325,6 +2493,14 @@
     <message>
         <source>Pearson r</source>
         <translation>Pearson r</translation>
+    </message>
+    <message>
+        <source>Resume</source>
+        <translation>恢复</translation>
+    </message>
+    <message>
+        <source>Continue this run from its last checkpoint: same run, its curves continue (fts train CONFIG --resume)</source>
+        <translation>从最近的检查点继续此运行：同一个运行，曲线接着画（fts train CONFIG --resume）</translation>
     </message>
 </context>
 <context>

@@ -19,6 +19,7 @@
 
 #include "core/config/memory_estimate.h"
 #include "core/config/preflight.h"
+#include "ui/issue_text.h"
 #include "core/config/train_config.h"
 #include "ui/memory_bars.h"
 
@@ -274,7 +275,7 @@ void ConfigValidatorWorker::validate(quint64 generation, const QString& text, co
         for (const ConfigIssue& issue : issues) {
             EditorIssue e;
             e.keyPath = QString::fromStdString(issue.keyPath);
-            e.message = QString::fromStdString(issue.message);
+            e.message = issueText(QString::fromStdString(issue.message));  // the studio's language
             e.isError = issue.isError;
             out.push_back(e);
         }
@@ -495,6 +496,12 @@ void ConfigEditor::goToIssue(int index) {
     m_edit->setTextCursor(cursor);
     m_edit->ensureCursorVisible();
     m_edit->setFocus(Qt::OtherFocusReason);
+}
+
+void ConfigEditor::changeEvent(QEvent* event) {
+    // The issues are said in the studio's language (issue_text.h): validate again in the new one.
+    if (event->type() == QEvent::LanguageChange) validateNow();
+    QWidget::changeEvent(event);
 }
 
 bool ConfigEditor::eventFilter(QObject* watched, QEvent* event) {

@@ -2,6 +2,8 @@
 // issue naming the key, the value found and what was expected; nothing here throws on bad input.
 #include "core/config/config_reader.h"
 
+#include "core/config/issue_kinds.h"
+
 #include <algorithm>
 #include <cctype>
 #include <cmath>
@@ -60,6 +62,11 @@ size_t editDistance(std::string_view a, std::string_view b) {
 }  // namespace
 
 std::string didYouMean(std::string_view key, const std::vector<std::string>& candidates) {
+    const std::string name = closestName(key, candidates);
+    return name.empty() ? std::string() : ", did you mean \"" + name + "\"?";
+}
+
+std::string closestName(std::string_view key, const std::vector<std::string>& candidates) {
     const size_t limit = std::max<size_t>(2, key.size() / 3);
     size_t best = limit + 1;
     const std::string* bestName = nullptr;
@@ -70,8 +77,7 @@ std::string didYouMean(std::string_view key, const std::vector<std::string>& can
             bestName = &c;
         }
     }
-    if (!bestName) return {};
-    return ", did you mean \"" + *bestName + "\"?";
+    return bestName ? *bestName : std::string();
 }
 
 std::string joinNames(const std::vector<std::string>& names) {
@@ -106,7 +112,7 @@ std::optional<int64_t> readInt(IssueList& issues, const json& v, const std::stri
             value = static_cast<int64_t>(d);
     }
     if (!value || *value < minValue || *value > maxValue) {
-        issues.error(keyPath, std::string("expected ") + what + ", got " + describeValue(v));
+        issues.error(keyPath, expectedMessage(what, describeValue(v)));
         return std::nullopt;
     }
     return value;
@@ -116,7 +122,7 @@ std::optional<double> readNumber(IssueList& issues, const json& v, const std::st
                                  double maxValue, const char* what) {
     if (!v.is_number() || !std::isfinite(v.get<double>()) || v.get<double>() < minValue ||
         v.get<double>() > maxValue) {
-        issues.error(keyPath, std::string("expected ") + what + ", got " + describeValue(v));
+        issues.error(keyPath, expectedMessage(what, describeValue(v)));
         return std::nullopt;
     }
     return v.get<double>();
@@ -124,7 +130,7 @@ std::optional<double> readNumber(IssueList& issues, const json& v, const std::st
 
 std::optional<bool> readBool(IssueList& issues, const json& v, const std::string& keyPath) {
     if (!v.is_boolean()) {
-        issues.error(keyPath, "expected true or false, got " + describeValue(v));
+        issues.error(keyPath, expectedMessage("true or false", describeValue(v)));
         return std::nullopt;
     }
     return v.get<bool>();
@@ -133,8 +139,7 @@ std::optional<bool> readBool(IssueList& issues, const json& v, const std::string
 std::optional<std::string> readString(IssueList& issues, const json& v, const std::string& keyPath,
                                       bool allowEmpty) {
     if (!v.is_string() || (!allowEmpty && v.get_ref<const std::string&>().empty())) {
-        issues.error(keyPath, std::string("expected ") + (allowEmpty ? "a string" : "a non-empty string") +
-                                  ", got " + describeValue(v));
+        issues.error(keyPath, expectedMessage(allowEmpty ? "a string" : "a non-empty string", describeValue(v)));
         return std::nullopt;
     }
     return v.get<std::string>();
@@ -142,7 +147,7 @@ std::optional<std::string> readString(IssueList& issues, const json& v, const st
 
 bool expectObject(IssueList& issues, const json& v, const std::string& keyPath) {
     if (v.is_object()) return true;
-    issues.error(keyPath, "expected an object {...}, got " + describeValue(v));
+    issues.error(keyPath, expectedMessage("an object {...}", describeValue(v)));
     return false;
 }
 
@@ -151,9 +156,7 @@ void warnUnknownKeys(IssueList& issues, const json& obj, const std::string& keyP
     if (!obj.is_object()) return;
     for (auto it = obj.begin(); it != obj.end(); ++it) {
         if (std::find(known.begin(), known.end(), it.key()) != known.end()) continue;
-        std::string msg = "unknown key \"" + it.key() + "\" (ignored)" + didYouMean(it.key(), known);
-        if (!note.empty()) msg += std::string(msg.back() == '?' ? " " : "; ") + std::string(note);
-        issues.warning(joinKey(keyPath, it.key()), msg);
+        issues.warning(joinKey(keyPath, it.key()), unknownKeyMessage(it.key(), closestName(it.key(), known), note));
     }
 }
 

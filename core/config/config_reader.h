@@ -38,6 +38,8 @@ std::string joinKey(std::string_view parent, std::string_view key);
 std::string describeValue(const json& value);
 // ", did you mean \"x\"?" when a candidate is within a small edit distance, else "".
 std::string didYouMean(std::string_view key, const std::vector<std::string>& candidates);
+// That candidate itself ("" when none is close).
+std::string closestName(std::string_view key, const std::vector<std::string>& candidates);
 // "a, b, c"
 std::string joinNames(const std::vector<std::string>& names);
 

@@ -1,6 +1,8 @@
 // Paths a run needs, checked before it starts (see preflight.h).
 #include "core/config/preflight.h"
 
+#include "core/config/issue_kinds.h"
+
 #include <unistd.h>
 
 #include <filesystem>
@@ -34,7 +36,7 @@ void checkModel(const ModelSection& m, std::vector<ConfigIssue>& out) {
     if (m.path.empty()) return;  // the parser reported it
     std::error_code ec;
     if (!fs::exists(m.path, ec)) {
-        error(out, "model.path", m.path.string() + ": not found (expected a Hugging Face model folder)");
+        error(out, "model.path", notFoundMessage(m.path.string(), "expected a Hugging Face model folder"));
         return;
     }
     if (!fs::is_directory(m.path, ec)) {
@@ -43,7 +45,7 @@ void checkModel(const ModelSection& m, std::vector<ConfigIssue>& out) {
     }
     if (!fs::is_regular_file(m.path / "config.json", ec))
         error(out, "model.path",
-              (m.path / "config.json").string() + ": not found (a Hugging Face model folder needs config.json)");
+              notFoundMessage((m.path / "config.json").string(), "a Hugging Face model folder needs config.json"));
     else if (m.init != "random")
         checkWeights(m.path, out);
     if (!m.tokenizer.empty()) {
@@ -51,18 +53,18 @@ void checkModel(const ModelSection& m, std::vector<ConfigIssue>& out) {
             error(out, "model.tokenizer", m.tokenizer.string() + ": is a directory; expected a tokenizer.json file (" +
                                               (m.tokenizer / "tokenizer.json").string() + "?)");
         else if (!fs::is_regular_file(m.tokenizer, ec))
-            error(out, "model.tokenizer", m.tokenizer.string() + ": not found (expected the model's tokenizer.json)");
+            error(out, "model.tokenizer", notFoundMessage(m.tokenizer.string(), "expected the model's tokenizer.json"));
     }
     if (m.lora.enabled && !m.lora.initFrom.empty() && !fs::is_regular_file(m.lora.initFrom / "adapter_config.json", ec))
         error(out, "model.lora.init_from",
-              (m.lora.initFrom / "adapter_config.json").string() + ": not found (expected a PEFT LoRA adapter folder)");
+              notFoundMessage((m.lora.initFrom / "adapter_config.json").string(), "expected a PEFT LoRA adapter folder"));
 }
 
 void checkDataFile(const fs::path& file, const std::string& key, std::vector<ConfigIssue>& out) {
     if (file.empty()) return;
     std::error_code ec;
     if (!fs::exists(file, ec))
-        error(out, key, file.string() + ": not found");
+        error(out, key, notFoundMessage(file.string(), ""));
     else if (fs::is_directory(file, ec))
         error(out, key, file.string() + ": is a directory; expected a data file (.jsonl, .json, .csv, .tsv or .txt)");
     else if (::access(file.c_str(), R_OK) != 0)

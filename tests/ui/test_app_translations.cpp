@@ -6,6 +6,7 @@
 #include <QXmlStreamReader>
 
 #include "ui/app_translations.h"
+#include "ui/issue_text.h"
 #include "ui/collapsible_section.h"
 #include "ui/config_editor.h"
 #include "ui/config_form.h"
@@ -77,6 +78,21 @@ private slots:
                      box.button(QDialogButtonBox::Discard)->text() != QStringLiteral("Discard"),
                  qPrintable(box.button(QDialogButtonBox::Ok)->text()));
         fts::installStudioTranslations(QStringLiteral("en"));
+    }
+
+    // The core's config messages in the studio's language: known kinds from the catalogue, other messages as
+    // the core wrote them.
+    void zhIssueTexts() {
+        QVERIFY(fts::installStudioTranslations(QStringLiteral("zh_CN")).startsWith(QLatin1String("zh")));
+        QCOMPARE(fts::issueText(QStringLiteral("expected a positive integer, got 0")), QStringLiteral("应为正整数，实际为 0"));
+        QCOMPARE(fts::issueText(QStringLiteral("unknown key \"sed\" (ignored), did you mean \"seed\"?")),
+                 QStringLiteral("未知的键“sed”（已忽略），是否想写“seed”？"));
+        QCOMPARE(fts::issueText(QStringLiteral("/d/t.jsonl: not found")), QStringLiteral("/d/t.jsonl：未找到"));
+        const QString other = QStringLiteral("WarmupLR does not take \"total_num_steps\"");
+        QCOMPARE(fts::issueText(other), other);
+        fts::installStudioTranslations(QStringLiteral("en"));
+        QCOMPARE(fts::issueText(QStringLiteral("expected a positive integer, got 0")),
+                 QStringLiteral("expected a positive integer, got 0"));
     }
 
     void zhLoadsAndReachesWidgets() {
