@@ -1643,14 +1643,6 @@
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>&lt;h2&gt;Finetune Studio&lt;/h2&gt;&lt;p&gt;Select a run on the left to see its charts, or start a new run from the quick-start config.&lt;/p&gt;</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>New run from the quick-start</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
         <source>Open a config…</source>
         <translation type="unfinished"></translation>
     </message>
@@ -2031,6 +2023,50 @@
     </message>
     <message>
         <source>Resume</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Open a model folder</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The documentation is not installed with this build.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&amp;Documentation</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&amp;Keyboard shortcuts</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&lt;h2&gt;Finetune Studio&lt;/h2&gt;&lt;p&gt;Fine-tune a language model on this machine or on your GPU servers. Start with the quick-start (a tiny model that trains in a minute on a CPU), pick a Hugging Face model folder, or open a DeepSpeed or Trainer config you already have.&lt;/p&gt;&lt;p&gt;Runs you start appear on the left; select one to see its charts.&lt;/p&gt;</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&lt;p&gt;&lt;a href=&quot;%1&quot;&gt;Documentation&lt;/a&gt; (configs, data formats, ZeRO and offload, several hosts)&lt;/p&gt;</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Try the quick-start</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>New run with a model folder…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Search the runs</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Keyboard shortcuts</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>A new run with %1: set the training data and check the settings, then Start.</source>
         <translation type="unfinished"></translation>
     </message>
 </context>

@@ -1577,7 +1577,7 @@
     </message>
     <message>
         <source>a number of elements &gt; 0</source>
-        <translation>> 0 的元素个数</translation>
+        <translation>&gt; 0 的元素个数</translation>
     </message>
     <message>
         <source>a probability in [0, 1)</source>
@@ -1629,14 +1629,6 @@
     <message>
         <source>Finetune Studio</source>
         <translation>Finetune Studio</translation>
-    </message>
-    <message>
-        <source>&lt;h2&gt;Finetune Studio&lt;/h2&gt;&lt;p&gt;Select a run on the left to see its charts, or start a new run from the quick-start config.&lt;/p&gt;</source>
-        <translation>&lt;h2&gt;Finetune Studio&lt;/h2&gt;&lt;p&gt;在左侧选择一个运行以查看其图表，或从快速入门配置开始新的运行。&lt;/p&gt;</translation>
-    </message>
-    <message>
-        <source>New run from the quick-start</source>
-        <translation>从快速入门新建运行</translation>
     </message>
     <message>
         <source>Open a config…</source>
@@ -2019,6 +2011,50 @@
     <message>
         <source>Resume</source>
         <translation>恢复</translation>
+    </message>
+    <message>
+        <source>Open a model folder</source>
+        <translation>打开模型文件夹</translation>
+    </message>
+    <message>
+        <source>The documentation is not installed with this build.</source>
+        <translation>此构建没有安装文档。</translation>
+    </message>
+    <message>
+        <source>&amp;Documentation</source>
+        <translation>文档(&amp;D)</translation>
+    </message>
+    <message>
+        <source>&amp;Keyboard shortcuts</source>
+        <translation>键盘快捷键(&amp;K)</translation>
+    </message>
+    <message>
+        <source>&lt;h2&gt;Finetune Studio&lt;/h2&gt;&lt;p&gt;Fine-tune a language model on this machine or on your GPU servers. Start with the quick-start (a tiny model that trains in a minute on a CPU), pick a Hugging Face model folder, or open a DeepSpeed or Trainer config you already have.&lt;/p&gt;&lt;p&gt;Runs you start appear on the left; select one to see its charts.&lt;/p&gt;</source>
+        <translation>&lt;h2&gt;Finetune Studio&lt;/h2&gt;&lt;p&gt;在本机或你的 GPU 服务器上微调语言模型。可以从快速上手开始（一个在 CPU 上一分钟就能训练完的小模型），选择一个 Hugging Face 模型文件夹，或打开你已有的 DeepSpeed 或 Trainer 配置。&lt;/p&gt;&lt;p&gt;启动的运行会出现在左侧；选中一个即可查看其图表。&lt;/p&gt;</translation>
+    </message>
+    <message>
+        <source>&lt;p&gt;&lt;a href=&quot;%1&quot;&gt;Documentation&lt;/a&gt; (configs, data formats, ZeRO and offload, several hosts)&lt;/p&gt;</source>
+        <translation>&lt;p&gt;&lt;a href=&quot;%1&quot;&gt;文档&lt;/a&gt;（配置、数据格式、ZeRO 与卸载、多主机）&lt;/p&gt;</translation>
+    </message>
+    <message>
+        <source>Try the quick-start</source>
+        <translation>试试快速上手</translation>
+    </message>
+    <message>
+        <source>New run with a model folder…</source>
+        <translation>用模型文件夹新建运行…</translation>
+    </message>
+    <message>
+        <source>Search the runs</source>
+        <translation>搜索运行</translation>
+    </message>
+    <message>
+        <source>Keyboard shortcuts</source>
+        <translation>键盘快捷键</translation>
+    </message>
+    <message>
+        <source>A new run with %1: set the training data and check the settings, then Start.</source>
+        <translation>用 %1 新建运行：请设置训练数据并检查各项设置，然后点击开始。</translation>
     </message>
 </context>
 <context>

@@ -201,7 +201,10 @@ void DevicePanel::retranslate() {
 }
 
 void DevicePanel::changeEvent(QEvent* event) {
-    if (event->type() == QEvent::LanguageChange) retranslate();
+    if (event->type() == QEvent::LanguageChange) {
+        retranslate();
+        if (m_queried && !m_thread) refresh();  // the status line was written in the old language
+    }
     QWidget::changeEvent(event);
 }
 

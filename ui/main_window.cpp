@@ -20,6 +20,7 @@
 #include <QLineEdit>
 #include <QMenu>
 #include <QPlainTextEdit>
+#include <QDesktopServices>
 #include <QDialog>
 #include <QDialogButtonBox>
 #include <QFormLayout>
@@ -39,6 +40,7 @@
 #include <QStyle>
 #include <QTableView>
 #include <QToolBar>
+#include <QUrl>
 #include <QVBoxLayout>
 #include <algorithm>
 #include <cerrno>
@@ -189,17 +191,31 @@ void MainWindow::buildUi() {
     auto* hello = m_hello = new QLabel(m_welcome);
     hello->setWordWrap(true);
     hello->setAlignment(Qt::AlignCenter);
-    auto* newButton = m_welcomeNew = new QPushButton(m_welcome);
-    auto* openButton = m_welcomeOpen = new QPushButton(m_welcome);
+    hello->setOpenExternalLinks(true);
+    hello->setTextInteractionFlags(Qt::TextBrowserInteraction);
+    auto* newButton = m_welcomeNew = new QPushButton(style()->standardIcon(QStyle::SP_MediaPlay), QString(), m_welcome);
+    newButton->setObjectName(QStringLiteral("welcomeQuickStart"));
+    auto* modelButton = m_welcomeModel = new QPushButton(style()->standardIcon(QStyle::SP_DirOpenIcon), QString(), m_welcome);
+    modelButton->setObjectName(QStringLiteral("welcomeModelFolder"));
+    auto* openButton = m_welcomeOpen = new QPushButton(style()->standardIcon(QStyle::SP_DialogOpenButton), QString(), m_welcome);
     connect(newButton, &QPushButton::clicked, this, [this] {
         if (maySetEditorAside()) newRunFromQuickStart();
     });
+    connect(modelButton, &QPushButton::clicked, this, [this] {
+        if (!maySetEditorAside()) return;
+        const QString folder = QFileDialog::getExistingDirectory(this, tr("Open a model folder"), QDir::homePath());
+        if (!folder.isEmpty()) newRunForModel(folder);
+    });
     connect(openButton, &QPushButton::clicked, this, &MainWindow::openConfigDialog);
-    auto* buttons = new QHBoxLayout;
-    buttons->addStretch();
-    buttons->addWidget(newButton);
-    buttons->addWidget(openButton);
-    buttons->addStretch();
+    auto* buttons = new QVBoxLayout;
+    for (QPushButton* b : {newButton, modelButton, openButton}) {
+        b->setMinimumWidth(280);
+        auto* row = new QHBoxLayout;
+        row->addStretch();
+        row->addWidget(b);
+        row->addStretch();
+        buttons->addLayout(row);
+    }
     welcomeLayout->addStretch();
     welcomeLayout->addWidget(hello);
     welcomeLayout->addLayout(buttons);
@@ -352,6 +368,16 @@ void MainWindow::buildActions() {
     m_runMenu->addSeparator();
     m_runMenu->addAction(m_compareAction);
     m_helpMenu = menuBar()->addMenu(QString());
+    m_docsAction = m_helpMenu->addAction(QString(), this, [this] {
+        const QString docs = docsFolder();
+        if (docs.isEmpty())
+            showMessage(tr("The documentation is not installed with this build."), true);
+        else
+            QDesktopServices::openUrl(QUrl::fromLocalFile(docs));
+    });
+    m_docsAction->setShortcut(QKeySequence::HelpContents);
+    m_shortcutsAction = m_helpMenu->addAction(QString(), this, [this] { showShortcuts(); });
+    m_helpMenu->addSeparator();
     m_aboutAction = m_helpMenu->addAction(QString(), this, [this] {
         QMessageBox::about(this, tr("About Finetune Studio"),
                            tr("<b>Finetune Studio %1</b><p>Fine-tune language models with DeepSpeed-style configs. "
@@ -396,10 +422,20 @@ void MainWindow::retranslateUi() {
     m_runMenu->setTitle(tr("&Run"));
     m_helpMenu->setTitle(tr("&Help"));
     m_aboutAction->setText(tr("&About Finetune Studio"));
+    m_docsAction->setText(tr("&Documentation"));
+    m_shortcutsAction->setText(tr("&Keyboard shortcuts"));
     m_toolBar->setWindowTitle(tr("Main"));
-    m_hello->setText(tr("<h2>Finetune Studio</h2><p>Select a run on the left to see its charts, or start a "
-                        "new run from the quick-start config.</p>"));
-    m_welcomeNew->setText(tr("New run from the quick-start"));
+    const QString docs = docsFolder();
+    m_hello->setText(tr("<h2>Finetune Studio</h2><p>Fine-tune a language model on this machine or on your GPU "
+                        "servers. Start with the quick-start (a tiny model that trains in a minute on a CPU), "
+                        "pick a Hugging Face model folder, or open a DeepSpeed or Trainer config you already "
+                        "have.</p><p>Runs you start appear on the left; select one to see its charts.</p>") +
+                     (docs.isEmpty() ? QString()
+                                     : tr("<p><a href=\"%1\">Documentation</a> (configs, data formats, ZeRO and "
+                                          "offload, several hosts)</p>")
+                                           .arg(QUrl::fromLocalFile(docs).toString())));
+    m_welcomeNew->setText(tr("Try the quick-start"));
+    m_welcomeModel->setText(tr("New run with a model folder…"));
     m_welcomeOpen->setText(tr("Open a config…"));
     if (auto* b = m_editorPage->findChild<QPushButton*>(QStringLiteral("startButton"))) b->setText(tr("Start"));
     if (m_search) {
@@ -413,6 +449,7 @@ void MainWindow::retranslateUi() {
         m_tagFilter->setItemText(0, tr("All tags"));
         emit m_runsModel->headerDataChanged(Qt::Horizontal, 0, RunsTableModel::ColumnCount - 1);
     }
+    updateRunsCount();
     updateActions();
     updateEditorHeader();
 }
@@ -423,6 +460,25 @@ void MainWindow::changeEvent(QEvent* event) {
     if (event->type() == QEvent::ActivationChange && isActiveWindow() && m_editor && currentPage() == Page::Editor)
         m_editor->validateNow();
     QMainWindow::changeEvent(event);
+}
+
+void MainWindow::showShortcuts() {
+    // Every action with a shortcut, as the menus name it.
+    QStringList rows;
+    for (QAction* a : {m_newAction, m_openAction, m_saveAction, m_saveAsAction, m_startAction, m_resumeAction,
+                       m_compareAction, m_settingsAction, m_docsAction, m_quitAction}) {
+        if (!a || a->shortcut().isEmpty()) continue;
+        QString name = a->text();
+        name.remove(QLatin1Char('&'));
+        rows << QStringLiteral("<tr><td>%1</td><td>&nbsp;&nbsp;<b>%2</b></td></tr>")
+                    .arg(name.toHtmlEscaped(), a->shortcut().toString(QKeySequence::NativeText).toHtmlEscaped());
+    }
+    rows << QStringLiteral("<tr><td>%1</td><td>&nbsp;&nbsp;<b>%2</b></td></tr>")
+                .arg(tr("Search the runs").toHtmlEscaped(), QKeySequence(QKeySequence::Find).toString(QKeySequence::NativeText));
+    QMessageBox box(QMessageBox::Information, tr("Keyboard shortcuts"),
+                    QStringLiteral("<table>%1</table>").arg(rows.join(QString())), QMessageBox::Close, this);
+    box.setTextFormat(Qt::RichText);
+    box.exec();
 }
 
 SettingsDialog* MainWindow::openSettings() {
@@ -536,6 +592,34 @@ bool MainWindow::newRunFromQuickStart(QString* error) {
     m_isQuickStart = true;
     updateEditorHeader();
     return true;
+}
+
+bool MainWindow::newRunForModel(const QString& modelFolder, QString* error) {
+    if (!newRunFromQuickStart(error)) return false;
+    // The quick-start's settings with this model (its own weights and tokenizer); the user edits the rest.
+    m_form->setFieldText(QStringLiteral("model.path"), QDir::cleanPath(modelFolder));
+    m_form->setFieldText(QStringLiteral("model.init"), QStringLiteral("pretrained"));
+    const QString name = QFileInfo(QDir::cleanPath(modelFolder)).fileName();
+    m_form->setFieldText(QStringLiteral("training.run_name"), name);
+    // Its own output folder beside the quick-start's (still given a fresh one at Start if another run holds it).
+    const int slash = int(m_loadedOutputDir.lastIndexOf(QLatin1Char('/')));
+    if (slash > 0) {
+        m_form->setFieldText(QStringLiteral("training.output_dir"), m_loadedOutputDir.left(slash + 1) + name);
+        m_loadedOutputDir = configOutputDir(m_editor->text());
+    }
+    showMessage(tr("A new run with %1: set the training data and check the settings, then Start.")
+                    .arg(QDir::toNativeSeparators(modelFolder)),
+                false);
+    return true;
+}
+
+QString MainWindow::docsFolder() const {
+    // Installed: <resources>/../doc; a build from source: the checkout's docs/ beside resources/.
+    for (const char* rel : {"../doc", "../docs"}) {
+        const QString dir = QDir::cleanPath(QDir(m_options.resourcesDir).absoluteFilePath(QLatin1String(rel)));
+        if (QFileInfo(dir + QStringLiteral("/config.md")).isFile()) return dir;
+    }
+    return {};
 }
 
 bool MainWindow::loadConfigFile(const QString& path, QString* error) {
@@ -909,9 +993,7 @@ void MainWindow::onRunsListed(const RunList& runs) {
     if (m_firstListing) {
         m_firstListing = false;
         if (currentPage() == Page::Welcome) {
-            if (runs.empty()) {
-                newRunFromQuickStart();  // a fresh store: the quick-start is the obvious next step
-            } else {
+            if (!runs.empty()) {  // a fresh store stays on the welcome page and its choices
                 // Re-attach: show the newest running run, if any; else the run shown last time.
                 bool attached = false;
                 for (const RunRecord& r : runs) {

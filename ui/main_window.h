@@ -61,6 +61,11 @@ public:
 
     // The editor page, prefilled with the quick-start config.
     bool newRunFromQuickStart(QString* error = nullptr);
+    // The welcome page's "New run with a model folder": the quick-start's settings with model.path = the folder
+    // (pretrained weights), unsaved.
+    bool newRunForModel(const QString& modelFolder, QString* error = nullptr);
+    // The documentation folder (installed or the checkout's docs/); "" when there is none.
+    QString docsFolder() const;
     // Loads a config file into the editor (a user's file: the one place the UI thread reads files).
     bool loadConfigFile(const QString& path, QString* error = nullptr);
     bool saveConfigTo(const QString& path, QString* error = nullptr);
@@ -150,6 +155,7 @@ private:
     void buildUi();
     void buildActions();
     void retranslateUi();  // texts of the window's own menus, actions, welcome page and filters
+    void showShortcuts();   // Help > Keyboard shortcuts
     void restoreWindowSettings();
     void showPage(Page page);
     void showMessage(const QString& text, bool isError);
@@ -219,6 +225,8 @@ private:
     QAction* m_settingsAction = nullptr;
     QAction* m_quitAction = nullptr;
     QAction* m_aboutAction = nullptr;
+    QAction* m_docsAction = nullptr;
+    QAction* m_shortcutsAction = nullptr;
     QMenu* m_fileMenu = nullptr;
     QMenu* m_runMenu = nullptr;
     QMenu* m_helpMenu = nullptr;
@@ -228,6 +236,7 @@ private:
     QLabel* m_hello = nullptr;
     QPushButton* m_welcomeNew = nullptr;
     QPushButton* m_welcomeOpen = nullptr;
+    QPushButton* m_welcomeModel = nullptr;
     qint64 m_restoreRunId = 0;
 
     QPointer<ModelPicker> m_modelPicker;

@@ -7,6 +7,7 @@
 #include <QDirIterator>
 #include <QFile>
 #include <QListWidget>
+#include <QPushButton>
 #include <QPlainTextEdit>
 #include <QSignalSpy>
 #include <QTemporaryDir>
@@ -106,9 +107,18 @@ private slots:
         if (processAlive(m_supervisorPid)) ::kill(static_cast<pid_t>(m_supervisorPid), SIGKILL);
     }
 
-    void emptyStoreOpensTheQuickStart() {
+    // A fresh store: the welcome page offers the quick-start, a model folder and a config (and the docs);
+    // the quick-start button opens the quick-start config, valid and ready to Start.
+    void emptyStoreWelcomesThenOpensTheQuickStart() {
         auto w = openWindow();
         QVERIFY(QTest::qWaitForWindowExposed(w.get()));
+        QTest::qWait(3 * m_options.pollIntervalMs);  // the first listing (empty) has arrived
+        QCOMPARE(w->currentPage(), MainWindow::Page::Welcome);
+        auto* quick = w->findChild<QPushButton*>(QStringLiteral("welcomeQuickStart"));
+        auto* model = w->findChild<QPushButton*>(QStringLiteral("welcomeModelFolder"));
+        QVERIFY(quick && quick->isVisible() && model && model->isVisible());
+        QVERIFY(saveScreenshot(w.get(), QStringLiteral("welcome")));
+        QTest::mouseClick(quick, Qt::LeftButton);
         QTRY_VERIFY(w->currentPage() == MainWindow::Page::Editor);
         QCOMPARE(w->editorFilePath(), QDir(m_options.resourcesDir).absoluteFilePath("quickstart/quickstart.json"));
         QTRY_VERIFY(w->configEditor()->isValidated());

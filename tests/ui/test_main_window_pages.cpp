@@ -2,6 +2,14 @@
 // multi-select + Compare shows the overlay and the config diff of exactly the selected runs. Writes
 // screenshots of these pages to <build>/screenshots/ (with ui_test_main_window's, the ui_screenshots set).
 #include <QAction>
+#include <functional>
+#include <QFile>
+#include <QRegularExpression>
+#include <QAbstractButton>
+#include <QGroupBox>
+#include <QTabBar>
+#include <QHeaderView>
+#include <QXmlStreamReader>
 #include <QComboBox>
 #include <QElapsedTimer>
 #include <QLabel>
@@ -220,6 +228,131 @@ private slots:
         QTRY_COMPARE(w.currentPage(), MainWindow::Page::Run);
         QCOMPARE(w.size(), QSize(1024, 640));
         saveScreenshot(&w, QStringLiteral("run_1024x640"));
+    }
+
+    // The welcome page's "New run with a model folder": the quick-start's settings with that model's weights,
+    // its name and a folder of its own; a folder without weights is an error before Start.
+    void newRunWithAModelFolder() {
+        QTemporaryDir dir;
+        MainWindow w(pageOptions(dir));
+        QCOMPARE(QDir(w.docsFolder()), QDir(QStringLiteral(FTS_SOURCE_DIR "/docs")));
+        const QString model = QStringLiteral(FTS_SOURCE_DIR "/tests/data/models/gpt2");
+        QVERIFY(w.newRunForModel(model));
+        QTRY_VERIFY(w.configEditor()->isValidated());
+        const auto doc = nlohmann::json::parse(w.configEditor()->text().toStdString());
+        QCOMPARE(QString::fromStdString(doc["model"]["path"].get<std::string>()), QDir::cleanPath(model));
+        QCOMPARE(doc["model"]["init"].get<std::string>(), std::string("pretrained"));
+        QCOMPARE(doc["training"]["run_name"].get<std::string>(), std::string("gpt2"));
+        QVERIFY(QString::fromStdString(doc["training"]["output_dir"].get<std::string>()).endsWith(QLatin1String("/outputs/gpt2")));
+        QVERIFY2(!w.configEditor()->hasErrors(), qPrintable(w.configEditor()->issues().value(0).message));
+        // The quick-start's own model folder has no weights: said at model.path before Start.
+        QVERIFY(w.newRunForModel(QStringLiteral(FTS_SOURCE_DIR "/resources/quickstart/model")));
+        QTRY_VERIFY(w.configEditor()->isValidated());
+        QVERIFY(w.configEditor()->hasErrors());
+        QCOMPARE(w.configEditor()->issues().value(0).keyPath, QStringLiteral("model.path"));
+        QVERIFY(w.configEditor()->issues().value(0).message.contains(QLatin1String("no model.safetensors")));
+        QVERIFY(!w.startAction()->isEnabled());
+        w.configEditor()->setModified(false);
+    }
+
+    // zh_CN leaves no English behind: on every page (welcome, new-run form, a run, compare) each visible text
+    // of the window's own widgets (labels, buttons, tabs, group titles, headers, menus, placeholders) differs
+    // from the English one, unless the catalogue keeps it on purpose (source = translation, e.g. "F1", "MiB").
+    // Texts that are the user's data (run names, paths, numbers) are left out.
+    void zhLeavesNoEnglishOnAnyPage() {
+        QSet<QString> keptOnPurpose;
+        {
+            QFile ts(QStringLiteral(FTS_SOURCE_DIR "/translations/finetune-studio_zh_CN.ts"));
+            QVERIFY(ts.open(QIODevice::ReadOnly));
+            QXmlStreamReader xml(&ts);
+            QString source;
+            while (!xml.atEnd()) {
+                xml.readNext();
+                if (!xml.isStartElement()) continue;
+                if (xml.name() == QLatin1String("source")) source = xml.readElementText();
+                else if (xml.name() == QLatin1String("translation") &&
+                         xml.readElementText(QXmlStreamReader::IncludeChildElements) == source)
+                    keptOnPurpose << source;
+            }
+        }
+        QTemporaryDir dir;
+        const StudioOptions o = pageOptions(dir);
+        int64_t a = 0, b = 0;
+        {
+            RunStore store(o.storePath.toStdString());
+            a = writeRun(store, "run-a", quickStart(), 0.003, 1.7e9);
+            b = writeRun(store, "run-b", quickStart(), 0.001, 1.7e9 + 100);
+        }
+        installStudioTranslations(QStringLiteral("en"));
+        MainWindow w(o);
+        w.resize(1400, 900);
+        w.show();
+        QTRY_COMPARE_WITH_TIMEOUT(w.runsModel()->rowCount(), 2, 10000);
+        // Every text a person reads, by widget and role.
+        const auto texts = [&w]() {
+            QMap<QString, QString> out;
+            const auto put = [&](QObject* o, const QString& role, const QString& text) {
+                if (!text.trimmed().isEmpty()) out.insert(QStringLiteral("%1/%2/%3").arg(quintptr(o)).arg(o->objectName(), role), text);
+            };
+            for (QWidget* x : w.findChildren<QWidget*>()) {
+                if (!x->isVisibleTo(&w)) continue;
+                put(x, QStringLiteral("tooltip"), x->toolTip());
+                if (auto* l = qobject_cast<QLabel*>(x)) put(x, QStringLiteral("label"), l->text());
+                if (auto* bt = qobject_cast<QAbstractButton*>(x)) put(x, QStringLiteral("button"), bt->text());
+                if (auto* g = qobject_cast<QGroupBox*>(x)) put(x, QStringLiteral("group"), g->title());
+                if (auto* e = qobject_cast<QLineEdit*>(x)) put(x, QStringLiteral("placeholder"), e->placeholderText());
+                if (auto* t = qobject_cast<QTabBar*>(x))
+                    for (int i = 0; i < t->count(); ++i) put(x, QStringLiteral("tab%1").arg(i), t->tabText(i));
+                if (auto* h = qobject_cast<QHeaderView*>(x); h && h->model())
+                    for (int i = 0; i < h->count(); ++i)
+                        put(x, QStringLiteral("header%1").arg(i), h->model()->headerData(i, h->orientation()).toString());
+            }
+            for (QAction* act : w.findChildren<QAction*>()) put(act, QStringLiteral("action"), act->text());
+            return out;
+        };
+        // The user's data and what is not a word: run names, paths, numbers and units.
+        const QRegularExpression word(QStringLiteral("[A-Za-z]{3,}"));
+        const auto isData = [](const QString& t) {
+            return t.contains(QLatin1Char('/')) || t.startsWith(QLatin1String("run-")) || t.contains(QLatin1String("quickstart")) ||
+                   t == QLatin1String("model") || t.contains(QLatin1String("sample_stories"));
+        };
+        QStringList english;
+        const auto check = [&](const QString& page, const std::function<void()>& show) {
+            installStudioTranslations(QStringLiteral("en"));
+            show();
+            QCoreApplication::processEvents();
+            const auto en = texts();
+            installStudioTranslations(QStringLiteral("zh_CN"));
+            QCoreApplication::processEvents();
+            show();
+            QCoreApplication::processEvents();
+            const auto zh = texts();
+            for (auto it = en.constBegin(); it != en.constEnd(); ++it) {
+                const QString t = it.value();
+                QString plain = t;
+                plain.remove(QLatin1Char('&'));
+                const bool value = it.key().endsWith(QLatin1String("/placeholder")) && !t.contains(QLatin1Char(' '));
+                if (!zh.contains(it.key()) || zh.value(it.key()) != t || !word.match(t).hasMatch() || isData(t) ||
+                    value || keptOnPurpose.contains(t))
+                    continue;
+                english << page + QStringLiteral(": ") + it.key().section(QLatin1Char('/'), 1) + QStringLiteral(" \"") + t + QLatin1Char('"');
+            }
+        };
+        check(QStringLiteral("welcome"), [&] {});
+        check(QStringLiteral("editor"), [&] {
+            if (w.currentPage() != MainWindow::Page::Editor) QVERIFY(w.newRunFromQuickStart());
+            QTRY_VERIFY(w.configEditor()->isValidated());
+        });
+        check(QStringLiteral("run"), [&] { w.selectRun(a); });
+        check(QStringLiteral("compare"), [&] {
+            w.selectRuns({a, b});
+            w.compareSelectedRuns();
+            QTRY_VERIFY_WITH_TIMEOUT(!w.compareView()->isLoading(), 10000);
+        });
+        installStudioTranslations(QStringLiteral("en"));
+        w.configEditor()->setModified(false);
+        english.removeDuplicates();
+        QVERIFY2(english.isEmpty(), qPrintable(english.join(QLatin1Char('\n'))));
     }
 
     // A run seen running that fails: a banner with its reason (the tray message too where there is a tray).
