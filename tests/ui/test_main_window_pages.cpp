@@ -355,6 +355,57 @@ private slots:
         QVERIFY2(english.isEmpty(), qPrintable(english.join(QLatin1Char('\n'))));
     }
 
+    // Screenshots of every page in English and Chinese at 1024x640 and 1600x1000 (the ui_screenshots target
+    // writes them to <build>/screenshots/pages/): welcome, new run, a run, compare (curves and config diff).
+    void screenshotsOfEveryPage() {
+        QTemporaryDir dir;
+        const StudioOptions o = pageOptions(dir);
+        int64_t a = 0, b = 0;
+        {
+            RunStore store(o.storePath.toStdString());
+            nlohmann::json cfgB = quickStart();
+            cfgB["deepspeed"]["optimizer"]["params"]["lr"] = 0.001;
+            cfgB["deepspeed"]["scheduler"]["params"]["warmup_max_lr"] = 0.001;
+            a = writeRun(store, "lr-3e-3", quickStart(), 0.003, 1.7e9);
+            b = writeRun(store, "lr-1e-3", cfgB, 0.001, 1.7e9 + 100);
+        }
+        const QString out = screenshotDir() + QStringLiteral("/pages");
+        QDir().mkpath(out);
+        for (const QString& lang : {QStringLiteral("en"), QStringLiteral("zh_CN")}) {
+            installStudioTranslations(lang);
+            for (const QSize size : {QSize(1024, 640), QSize(1600, 1000)}) {
+                MainWindow w(o);
+                w.resize(size);
+                w.show();
+                QVERIFY(QTest::qWaitForWindowExposed(&w));
+                QTRY_COMPARE_WITH_TIMEOUT(w.runsModel()->rowCount(), 2, 10000);
+                const QString suffix = QStringLiteral("_%1_%2x%3").arg(lang).arg(size.width()).arg(size.height());
+                const auto shoot = [&](const QString& page) {
+                    QCoreApplication::processEvents();
+                    QVERIFY(w.grab().save(QDir(out).filePath(page + suffix + QStringLiteral(".png"))));
+                };
+                shoot(QStringLiteral("welcome"));
+                QVERIFY(w.newRunFromQuickStart());
+                QTRY_VERIFY(w.configEditor()->isValidated());
+                shoot(QStringLiteral("new_run"));
+                w.configEditor()->setModified(false);
+                w.selectRun(a);
+                QTRY_VERIFY_WITH_TIMEOUT(w.runView()->lossChart()->pointCount(QStringLiteral("loss")) > 0, 10000);
+                shoot(QStringLiteral("run"));
+                w.selectRuns({a, b});
+                QVERIFY(w.compareSelectedRuns());
+                QTRY_VERIFY_WITH_TIMEOUT(!w.compareView()->isLoading() && w.compareView()->runIds().size() == 2, 10000);
+                w.compareView()->tabs()->setCurrentIndex(0);
+                shoot(QStringLiteral("compare"));
+                w.compareView()->tabs()->setCurrentIndex(1);
+                shoot(QStringLiteral("compare_diff"));
+                QCOMPARE(w.size(), size);  // every page fits the window
+            }
+        }
+        installStudioTranslations(QStringLiteral("en"));
+        QCOMPARE(QDir(out).entryList({QStringLiteral("*.png")}).size(), 20);
+    }
+
     // A run seen running that fails: a banner with its reason (the tray message too where there is a tray).
     void notifiesWhenARunEnds() {
         QTemporaryDir dir;
