@@ -1231,6 +1231,18 @@
         <source>The peak learning rate, reached after warm-up: this scheduler sets the optimizer&apos;s lr from it every step (editing it here sets Learning rate too)</source>
         <translation type="unfinished"></translation>
     </message>
+    <message>
+        <source>Learning-rate schedule: shown once the config is valid and sets max steps (with epochs the steps are known at run start).</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Learning-rate schedule of this run (step → lr):</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>lr</source>
+        <translation type="unfinished"></translation>
+    </message>
 </context>
 <context>
     <name>fts::ConfigValidatorWorker</name>

@@ -1226,6 +1226,18 @@
         <source>The peak learning rate, reached after warm-up: this scheduler sets the optimizer&apos;s lr from it every step (editing it here sets Learning rate too)</source>
         <translation>峰值学习率，预热结束时达到：此调度器每一步都据此设置优化器的 lr（在这里修改也会同时设置“学习率”）</translation>
     </message>
+    <message>
+        <source>Learning-rate schedule: shown once the config is valid and sets max steps (with epochs the steps are known at run start).</source>
+        <translation>学习率调度：配置有效并设置了最大步数后显示（按轮数训练时，步数在运行开始时才确定）。</translation>
+    </message>
+    <message>
+        <source>Learning-rate schedule of this run (step → lr):</source>
+        <translation>此运行的学习率调度（步 → 学习率）：</translation>
+    </message>
+    <message>
+        <source>lr</source>
+        <translation>学习率</translation>
+    </message>
 </context>
 <context>
     <name>fts::ConfigValidatorWorker</name>

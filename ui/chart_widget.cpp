@@ -156,7 +156,16 @@ void SeriesChart::mousePressEvent(QMouseEvent* event) {
     QCustomPlot::mousePressEvent(event);
 }
 
+void SeriesChart::setZoomable(bool on) {
+    m_zoomable = on;
+    setInteractions(on ? QCP::Interactions(QCP::iRangeDrag | QCP::iRangeZoom) : QCP::Interactions());
+}
+
 void SeriesChart::wheelEvent(QWheelEvent* event) {
+    if (!m_zoomable) {
+        event->ignore();
+        return;
+    }
     m_autoRange = false;
     QCustomPlot::wheelEvent(event);
 }

@@ -34,6 +34,8 @@ public:
     void setTitle(const QString& title);
     QString title() const;
     void setAxisLabels(const QString& xLabel, const QString& yLabel);
+    // Off: no drag or wheel zoom, and wheel turns pass to the widget around it (a chart inside a scrolled form).
+    void setZoomable(bool on);
 
     // A distinct colour per index (cycles through a colour-blind-friendly palette).
     static QColor seriesColor(int index);
@@ -46,6 +48,7 @@ protected:
 
 private:
     void applyPalette();
+    bool m_zoomable = true;
     QCPTextElement* m_title = nullptr;
     QHash<QString, QCPGraph*> m_graphs;
     struct Synced {

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "core/config/memory_estimate.h"
+#include "core/config/lr_schedule.h"
 #include "core/config/preflight.h"
 #include "ui/issue_text.h"
 #include "core/config/train_config.h"
@@ -231,11 +232,22 @@ int lineFromMessage(const QString& message) {
 void ConfigValidatorWorker::validate(quint64 generation, const QString& text, const QString& baseDir, int worldSize) {
     QVector<EditorIssue> out;
     QString resolved, defaults, estimate, estimateError;
+    QVector<QPointF> lrSchedule;
     try {
         const std::filesystem::path base(baseDir.isEmpty() ? QDir::currentPath().toStdString() : baseDir.toStdString());
         const ConfigParseResult result = parseTrainConfigText(text.toStdString(), base, worldSize);
         if (result.ok()) {
             resolved = QString::fromStdString(configToResolvedJson(*result.config).dump(2));
+            // The schedule the run will follow (as the trainer resolves it), for the form's preview.
+            if (const int64_t total = result.config->training.maxSteps; total > 0) {
+                const SchedulerConfig schedule = resolveScheduleForRun(result.config->deepspeed.scheduler, total);
+                const int64_t n = std::min<int64_t>(total, ConfigEditor::kLrSchedulePoints);
+                for (int64_t i = 0; i < n; ++i) {
+                    const int64_t update = n == 1 ? 0 : i * (total - 1) / (n - 1);  // 0-based optimizer update
+                    lrSchedule.push_back(QPointF(double(update + 1),
+                                                 learningRateAt(schedule, result.config->deepspeed.optimizer.lr, update)));
+                }
+            }
             // The per-rank memory estimate; one rank's capacity is known on CPU only (ranks share the host RAM).
             try {
                 EstimateOptions eo;
@@ -298,7 +310,7 @@ void ConfigValidatorWorker::validate(quint64 generation, const QString& text, co
             e.position = pos;
         }
     }
-    emit validated(generation, out, resolved, defaults, estimate, estimateError);
+    emit validated(generation, out, resolved, defaults, estimate, estimateError, lrSchedule);
 }
 
 ConfigEditor::ConfigEditor(QWidget* parent)
@@ -422,9 +434,11 @@ void ConfigEditor::validateNow() {
 }
 
 void ConfigEditor::onValidated(quint64 generation, const QVector<EditorIssue>& issues, const QString& resolved,
-                               const QString& defaultsResolved, const QString& estimate, const QString& estimateError) {
+                               const QString& defaultsResolved, const QString& estimate, const QString& estimateError,
+                               const QVector<QPointF>& lrSchedule) {
     if (generation != m_generation) return;  // the text changed since: a newer request is on its way
     m_validatedGeneration = generation;
+    m_lrSchedule = lrSchedule;
     m_issues = issues;
     m_resolvedJson = resolved;
     m_estimateJson = estimate;

@@ -2,6 +2,7 @@
 // 250 ms pause on a worker thread (fts::parseTrainConfigText may touch the file system); only the
 // result for the current text is applied. Issues underline their key's line and list "key: message".
 #pragma once
+#include <QPointF>
 #include <QString>
 #include <QTimer>
 #include <QVector>
@@ -62,6 +63,10 @@ public:
     // on CPU, unknown on CUDA); "" with estimateError() when the config has errors or the model can't be read.
     QString estimateJson() const { return m_estimateJson; }
     QString estimateError() const { return m_estimateError; }
+    // The learning rate of every step as the run will use it (sampled at most kLrSchedulePoints times), from
+    // the last validated text; empty while the steps are not known (epochs) or the config has errors.
+    static constexpr int kLrSchedulePoints = 300;
+    const QVector<QPointF>& lrSchedule() const { return m_lrSchedule; }
     // Relative paths in the config resolve against this folder (the config file's folder).
     void setBaseDir(const QString& dir);
     QString baseDir() const { return m_baseDir; }
@@ -93,7 +98,8 @@ protected:
 private:
     void onTextChanged();
     void onValidated(quint64 generation, const QVector<EditorIssue>& issues, const QString& resolved,
-                     const QString& defaultsResolved, const QString& estimate, const QString& estimateError);
+                     const QString& defaultsResolved, const QString& estimate, const QString& estimateError,
+                     const QVector<QPointF>& lrSchedule);
     void applyIssues();
 
     QPlainTextEdit* m_edit;
@@ -108,6 +114,7 @@ private:
     quint64 m_validatedGeneration = 0;
     QVector<EditorIssue> m_issues;
     QString m_resolvedJson, m_lastGoodResolved, m_estimateJson, m_estimateError;
+    QVector<QPointF> m_lrSchedule;
     bool m_settingText = false;
 };
 
@@ -119,8 +126,11 @@ public slots:
 signals:
     // resolved: configToResolvedJson of the text ("" on errors); defaultsResolved: that of a minimal
     // config (sent when resolved is empty, so there are always defaults to show).
+    // lrSchedule: (step, lr) of the run's schedule (learningRateAt), sampled; empty when the steps are known
+    // only at run start (training by epochs) or the config has errors.
     void validated(quint64 generation, const QVector<fts::EditorIssue>& issues, const QString& resolved,
-                   const QString& defaultsResolved, const QString& estimate, const QString& estimateError);
+                   const QString& defaultsResolved, const QString& estimate, const QString& estimateError,
+                   const QVector<QPointF>& lrSchedule);
 };
 
 }  // namespace fts

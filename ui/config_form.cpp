@@ -1,6 +1,8 @@
 // ConfigForm (see config_form.h): widgets from the field table, JSON <-> form sync, inline core issues.
 #include "ui/config_form.h"
 
+#include "ui/chart_widget.h"
+
 #include <QComboBox>
 #include <QCoreApplication>
 #include <QDir>
@@ -96,6 +98,18 @@ ConfigForm::ConfigForm(ConfigEditor* editor, QWidget* parent) : QWidget(parent),
     connect(m_previewData, &QPushButton::clicked, this, &ConfigForm::previewDataRequested);
     forms[int(FieldSection::Data)]->insertRow(1, QString(), m_previewData);
 
+    // The learning rate of every step as the run will use it (the editor computes it with the core's
+    // learningRateAt): what the run page's lr chart will show, before launch.
+    m_lrChart = new SeriesChart(QString(), QString(), QString(), this);
+    m_lrChart->setObjectName(QStringLiteral("lrSchedulePreview"));
+    m_lrChart->setZoomable(false);
+    m_lrChart->setMinimumHeight(140);
+    m_lrChart->legend->setVisible(false);
+    m_lrNote = new QLabel(this);
+    m_lrNote->setWordWrap(true);
+    forms[int(FieldSection::Optimisation)]->addRow(m_lrNote);
+    forms[int(FieldSection::Optimisation)]->addRow(m_lrChart);
+
     m_devices = new DevicePanel(this);
     forms[int(FieldSection::Devices)]->insertRow(0, m_devices);
     m_ranks = new QSpinBox(this);
@@ -131,6 +145,7 @@ ConfigForm::ConfigForm(ConfigEditor* editor, QWidget* parent) : QWidget(parent),
         if (!m_editor->isValidated()) return;
         if (m_refresh.isActive()) refreshFromJson();  // never show issues of a text the form does not show yet
         applyIssues();
+        applyLrSchedule();
     });
     retranslate();
     refreshFromJson();
@@ -436,6 +451,24 @@ void ConfigForm::applyIssues() {
     applyEstimate();
 }
 
+void ConfigForm::applyLrSchedule() {
+    const QVector<QPointF>& points = m_editor->lrSchedule();
+    m_lrChart->setVisible(!points.isEmpty());
+    m_lrNote->setText(points.isEmpty() ? tr("Learning-rate schedule: shown once the config is valid and sets max steps "
+                                            "(with epochs the steps are known at run start).")
+                                       : tr("Learning-rate schedule of this run (step → lr):"));
+    QCPGraph* g = m_lrChart->ensureGraph(QStringLiteral("lr"), tr("lr"), QPen(SeriesChart::seriesColor(0), 1.5));
+    QVector<double> xs, ys;
+    xs.reserve(points.size());
+    ys.reserve(points.size());
+    for (const QPointF& p : points) {
+        xs << p.x();
+        ys << p.y();
+    }
+    g->setData(xs, ys, true);
+    m_lrChart->refresh();
+}
+
 void ConfigForm::applyEstimate() {
     const auto gib = [](int64_t b) { return QString::fromStdString(formatBytes(b)); };
     const nlohmann::json e = nlohmann::json::parse(m_editor->estimateJson().toStdString(), nullptr, false);
@@ -539,6 +572,7 @@ void ConfigForm::browse(const QString& key) {
 
 void ConfigForm::retranslate() {
     for (FieldSection s : allSections()) m_sections[int(s)]->setTitle(sectionTitle(s));
+    if (m_lrChart) applyLrSchedule();
     for (Row& row : m_rows) {
         row.label->setText(trField(row.field->label));
         if (row.field->kind == FieldKind::Block)

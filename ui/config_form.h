@@ -22,6 +22,7 @@ namespace fts {
 
 class CollapsibleSection;
 class MemoryBars;
+class SeriesChart;
 class ConfigEditor;
 class DevicePanel;
 class HostsPanel;
@@ -35,6 +36,7 @@ public:
 
     // The field's input: a QLineEdit (text, paths, numbers) or a QComboBox (booleans, choices).
     QWidget* fieldWidget(const QString& key) const;
+    SeriesChart* lrSchedulePreview() const { return m_lrChart; }
     QLabel* fieldErrorLabel(const QString& key) const;
     QLabel* fieldLabel(const QString& key) const;
     // The field's current text ("" = not set).
@@ -85,6 +87,7 @@ private:
     };
     void buildRow(const ConfigField& field, QFormLayout* form);
     static void linkPeakLearningRate(OrderedJson& doc, const QString& editedKey);
+    void applyLrSchedule();  // the preview chart of the Optimisation section
     void writeField(const QString& key);
     void applyIssues();
     void applyPlaceholders(const nlohmann::json& resolved);
@@ -108,6 +111,8 @@ private:
     QLabel* m_ranksLabel;
     QPushButton* m_pickModel;
     QPushButton* m_previewData;
+    SeriesChart* m_lrChart = nullptr;
+    QLabel* m_lrNote = nullptr;
     QTimer m_refresh;
     bool m_jsonBroken = false;
     bool m_writing = false;

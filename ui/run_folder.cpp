@@ -45,6 +45,13 @@ TakenRuns TakenRuns::fromRuns(const std::vector<RunRecord>& runs) {
     return taken;
 }
 
+QString configOutputDirText(const QString& configText) {
+    const auto doc = nlohmann::json::parse(configText.toStdString(), nullptr, false);
+    if (!doc.is_object()) return {};
+    const QString dir = stringAt(doc, "training", "output_dir");
+    return dir;
+}
+
 QString absoluteUserPath(const QString& path, const QString& baseDir) {
     if (path == QLatin1String("~")) return QDir::homePath();
     if (path.startsWith(QLatin1String("~/"))) return QDir::cleanPath(QDir::homePath() + path.mid(1));

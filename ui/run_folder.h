@@ -22,6 +22,9 @@ struct TakenRuns {
     static TakenRuns fromRuns(const std::vector<RunRecord>& runs);
 };
 
+// training.output_dir as written in a config text ("" when absent or the text is not a JSON object).
+QString configOutputDirText(const QString& configText);
+
 // "~/x" and relative paths (against baseDir) as a cleaned absolute path.
 QString absoluteUserPath(const QString& path, const QString& baseDir);
 

@@ -25,7 +25,7 @@
 #include "core/model/language_model.h"
 #include "core/model/lora.h"
 #include "core/optim/adamw.h"
-#include "core/optim/lr_schedule.h"
+#include "core/config/lr_schedule.h"
 #include "core/train/checkpoint.h"
 #include "core/train/classification_batches.h"
 #include "core/train/classification_metrics.h"

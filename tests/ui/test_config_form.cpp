@@ -2,6 +2,7 @@
 // field removes its key, an invalid value shows the core's own message under its field, placeholders are
 // the core's resolved defaults, scheduler parameters follow the scheduler type; the value helpers.
 #include <QApplication>
+#include <cmath>
 #include <functional>
 #include <QComboBox>
 #include <QHBoxLayout>
@@ -21,6 +22,7 @@
 #include "ui/collapsible_section.h"
 #include "ui/config_editor.h"
 #include "ui/config_field_values.h"
+#include "ui/chart_widget.h"
 #include "ui/config_form.h"
 #include "ui/wheel_guard.h"
 
@@ -477,6 +479,37 @@ private slots:
         QTRY_VERIFY(form.fieldErrorLabel("deepspeed.optimizer.params.lr")->isVisibleTo(&form));
         QVERIFY2(form.fieldErrorLabel("deepspeed.optimizer.params.lr")->text().contains(QStringLiteral("not the peak")),
                  qPrintable(form.fieldErrorLabel("deepspeed.optimizer.params.lr")->text()));
+    }
+
+    // The lr schedule preview: the learning rate of every step before launch (WarmupDecayLR: 0 at the first
+    // step, the peak after warm-up, linear decay to the end); hidden while the steps are unknown (epochs).
+    void lrSchedulePreview() {
+        ConfigEditor editor;
+        ConfigForm form(&editor);
+        editor.setConfigText(QString::fromUtf8(R"({"model": {"path": "../models/gpt2"},
+  "data": {"train": "train.jsonl"}, "training": {"output_dir": "out", "max_steps": 10},
+  "deepspeed": {"train_micro_batch_size_per_gpu": 2,
+    "optimizer": {"type": "AdamW", "params": {"lr": 0.002}},
+    "scheduler": {"type": "WarmupDecayLR", "params": {"warmup_max_lr": 0.002, "warmup_num_steps": 2, "warmup_type": "linear"}}}}
+)"), kDir);
+        QTRY_VERIFY(editor.isValidated());
+        const QVector<QPointF>& lr = editor.lrSchedule();
+        QCOMPARE(lr.size(), 10);
+        QCOMPARE(lr.first(), QPointF(1, 0.0));      // update 0: warmup_min_lr
+        QCOMPARE(lr[1], QPointF(2, 0.0));           // i = 0 of the linear warm-up
+        QCOMPARE(lr[2], QPointF(3, 0.001));         // i = 1: half way
+        QCOMPARE(lr[3].y(), 0.002);                 // i = 2: the peak
+        QVERIFY(std::abs(lr.last().y() - 0.002 * 2.0 / 8.0) < 1e-12);  // i = 8: (T - i) / (T - W)
+        QCOMPARE(form.lrSchedulePreview()->pointCount(QStringLiteral("lr")), 10);
+        QVERIFY(form.lrSchedulePreview()->isVisibleTo(&form));
+        OrderedJson doc = editorJson(editor);
+        doc["training"].erase("max_steps");
+        doc["training"]["epochs"] = 2;
+        doc["deepspeed"]["scheduler"]["params"].erase("warmup_max_lr");
+        editor.setConfigText(QString::fromStdString(doc.dump(2)), kDir);
+        QTRY_VERIFY(editor.isValidated());
+        QVERIFY(editor.lrSchedule().isEmpty());
+        QVERIFY(!form.lrSchedulePreview()->isVisibleTo(&form));
     }
 
     // A wheel turn over an unfocused combo box scrolls the form instead of changing the config (one notch once

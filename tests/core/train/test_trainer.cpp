@@ -1,7 +1,7 @@
 // In-process tests of the training loop: gradient accumulation equals one larger micro-batch, the lr of
 // each step follows the DeepSpeed schedule, bf16 autocast trains, checkpoints rotate and stay complete.
 #include "core/model/safetensors_torch.h"
-#include "core/optim/lr_schedule.h"
+#include "core/config/lr_schedule.h"
 #include "core/train/trainer.h"
 
 #include <QTemporaryDir>

@@ -1,6 +1,6 @@
 // DeepSpeed 0.19.8's LR schedules as pure functions of the optimizer step (see lr_schedule.h for the
 // step convention). Computed in double in DeepSpeed's order of operations so results match to the ulp.
-#include "core/optim/lr_schedule.h"
+#include "core/config/lr_schedule.h"
 
 #include <algorithm>
 #include <cmath>
