@@ -11,6 +11,7 @@
 #include <QDateTime>
 #include <QDir>
 #include <QSaveFile>
+#include <QScreen>
 #include <QFile>
 #include <QFileDialog>
 #include <QFileInfo>
@@ -125,7 +126,10 @@ MainWindow::MainWindow(StudioOptions options, QWidget* parent) : QMainWindow(par
         newRunFromQuickStart();
     else
         showPage(Page::Welcome);
-    resize(1280, 820);
+    // A first start fits the screen (a laptop's 1024x640 too); later starts restore the last geometry.
+    QSize size(1280, 820);
+    if (const QScreen* sc = screen()) size = size.boundedTo(sc->availableGeometry().size());
+    resize(size);
     restoreWindowSettings();
 }
 
