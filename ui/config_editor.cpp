@@ -229,7 +229,8 @@ int lineFromMessage(const QString& message) {
     return line > 0 ? line - 1 : -1;
 }
 
-void ConfigValidatorWorker::validate(quint64 generation, const QString& text, const QString& baseDir, int worldSize) {
+void ConfigValidatorWorker::validate(quint64 generation, const QString& text, const QString& baseDir, int worldSize,
+                                     qint64 gpuCapacity) {
     QVector<EditorIssue> out;
     QString resolved, defaults, estimate, estimateError;
     QVector<QPointF> lrSchedule;
@@ -253,7 +254,10 @@ void ConfigValidatorWorker::validate(quint64 generation, const QString& text, co
                 EstimateOptions eo;
                 eo.worldSize = worldSize;
                 const std::string device = result.config->training.device;
-                if (device.rfind("cuda", 0) != 0) {  // "auto" trains on CPU here as in the estimate
+                if (gpuCapacity > 0 && device != "cpu") {  // GPUs chosen in the form: judged against the smallest
+                    eo.device = EstimateDevice::Cuda;
+                    eo.deviceCapacity = gpuCapacity;
+                } else if (device.rfind("cuda", 0) != 0) {  // "auto" trains on CPU here as in the estimate
                     const auto [used, total] = hostMemory();
                     if (total > 0) eo.deviceCapacity = total / std::max(1, worldSize);
                 }
@@ -399,6 +403,13 @@ void ConfigEditor::setBaseDir(const QString& dir) {
     validateNow();
 }
 
+void ConfigEditor::setGpuCapacity(qint64 bytes) {
+    bytes = bytes > 0 ? bytes : -1;
+    if (bytes == m_gpuCapacity) return;
+    m_gpuCapacity = bytes;
+    validateNow();
+}
+
 void ConfigEditor::setWorldSize(int worldSize) {
     if (worldSize == m_worldSize) return;
     m_worldSize = std::max(1, worldSize);
@@ -430,7 +441,7 @@ void ConfigEditor::validateNow() {
     // A new generation even for the same text: the files it names may have appeared or gone since.
     ++m_generation;
     emit validationChanged();
-    emit requestValidation(m_generation, m_edit->toPlainText(), m_baseDir, m_worldSize);
+    emit requestValidation(m_generation, m_edit->toPlainText(), m_baseDir, m_worldSize, m_gpuCapacity);
 }
 
 void ConfigEditor::onValidated(quint64 generation, const QVector<EditorIssue>& issues, const QString& resolved,

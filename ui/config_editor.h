@@ -71,6 +71,10 @@ public:
     void setBaseDir(const QString& dir);
     QString baseDir() const { return m_baseDir; }
     void setWorldSize(int worldSize);
+    // The memory of one rank's GPU (the smallest of the chosen GPUs; -1: none chosen). With it the estimate is
+    // a CUDA one judged against it (unless training.device is "cpu"); without, CPU runs are judged against the
+    // host RAM per rank and CUDA ones not at all.
+    void setGpuCapacity(qint64 bytes);
     bool isModified() const;
     void setModified(bool modified);
 
@@ -89,7 +93,8 @@ public:
 signals:
     void validationChanged();  // issues replaced, or the text changed (validation pending)
     void modificationChanged(bool modified);
-    void requestValidation(quint64 generation, const QString& text, const QString& baseDir, int worldSize);
+    void requestValidation(quint64 generation, const QString& text, const QString& baseDir, int worldSize,
+                           qint64 gpuCapacity);
 
 protected:
     bool eventFilter(QObject* watched, QEvent* event) override;
@@ -110,6 +115,7 @@ private:
     ConfigValidatorWorker* m_worker;
     QString m_baseDir;
     int m_worldSize = 1;
+    qint64 m_gpuCapacity = -1;
     quint64 m_generation = 1;
     quint64 m_validatedGeneration = 0;
     QVector<EditorIssue> m_issues;
@@ -122,7 +128,7 @@ private:
 class ConfigValidatorWorker : public QObject {
     Q_OBJECT
 public slots:
-    void validate(quint64 generation, const QString& text, const QString& baseDir, int worldSize);
+    void validate(quint64 generation, const QString& text, const QString& baseDir, int worldSize, qint64 gpuCapacity);
 signals:
     // resolved: configToResolvedJson of the text ("" on errors); defaultsResolved: that of a minimal
     // config (sent when resolved is empty, so there are always defaults to show).

@@ -119,10 +119,20 @@ ConfigForm::ConfigForm(ConfigEditor* editor, QWidget* parent) : QWidget(parent),
     forms[int(FieldSection::Devices)]->addRow(m_ranksLabel, m_ranks);
     m_hosts = new HostsPanel(this);
     forms[int(FieldSection::Devices)]->addRow(m_hosts);
-    connect(m_devices, &DevicePanel::selectionChanged, this, [this] {
+    // The estimate is judged against the chosen GPUs' memory (the smallest of them: each rank gets one).
+    const auto gpuCapacity = [this]() -> qint64 {
+        qint64 smallest = -1;
+        for (int index : m_devices->selectedGpus())
+            for (const GpuInfo& g : m_devices->lastResult().gpus)
+                if (g.index == index && g.memoryTotalMiB > 0)
+                    smallest = smallest < 0 ? g.memoryTotalMiB : std::min(smallest, g.memoryTotalMiB);
+        return smallest < 0 ? -1 : smallest * 1024 * 1024;
+    };
+    connect(m_devices, &DevicePanel::selectionChanged, this, [this, gpuCapacity] {
         const QList<int> gpus = m_devices->selectedGpus();
         if (!gpus.isEmpty()) m_ranks->setValue(int(gpus.size()));  // one rank per GPU
         m_ranks->setEnabled(gpus.isEmpty());
+        m_editor->setGpuCapacity(gpuCapacity());
     });
     // The world size the config is resolved with: this machine's ranks plus every chosen SSH host's.
     auto worldSize = [this] {

@@ -9,6 +9,7 @@
 #include <QSpinBox>
 #include <QTemporaryDir>
 #include <QTest>
+#include <nlohmann/json.hpp>
 #include <QTreeWidget>
 
 #include "ui/collapsible_section.h"
@@ -191,8 +192,22 @@ private slots:
         panel->gpuItem(2)->setCheckState(0, Qt::Checked);
         QCOMPARE(form.ranksSpin()->value(), 2);
         QVERIFY(!form.ranksSpin()->isEnabled());
+        // The estimate is a CUDA one, judged against one GPU's memory (the sample's H100s: 81559 MiB).
+        editor.setConfigText(QString::fromUtf8(R"({"model": {"path": "../models/gpt2"}, "data": {"train": "train.jsonl"},
+  "training": {"output_dir": "out", "max_steps": 10}, "deepspeed": {"train_micro_batch_size_per_gpu": 2}})"),
+                             QStringLiteral(FTS_TEST_DATA_DIR "/config"));
+        QTRY_VERIFY(editor.isValidated() && !editor.estimateJson().isEmpty());
+        auto estimate = nlohmann::json::parse(editor.estimateJson().toStdString());
+        QCOMPARE(estimate["device"].get<std::string>(), std::string("cuda"));
+        int64_t smallest = INT64_MAX;
+        for (const GpuInfo& g : panel->lastResult().gpus)
+            if (g.index == 0 || g.index == 2) smallest = std::min<int64_t>(smallest, g.memoryTotalMiB);
+        QCOMPARE(estimate["device_capacity"].get<int64_t>(), smallest << 20);
         panel->cpuItem()->setCheckState(0, Qt::Checked);
         QVERIFY(form.ranksSpin()->isEnabled());
+        QTRY_VERIFY(editor.isValidated() && !editor.estimateJson().isEmpty());
+        estimate = nlohmann::json::parse(editor.estimateJson().toStdString());
+        QCOMPARE(estimate["device"].get<std::string>(), std::string("cpu"));
     }
 
     // The launch argv carries the GPU selection: a stand-in CLI writes the arguments it got.
