@@ -1,71 +1,43 @@
 // MainWindow, the runs list: listing and live updates from the poller, selection, the run and compare pages it
 // opens, filters, notifications of runs that ended, and the history edits (rename, notes and tags, delete).
+#include "ui/compare_view.h"
 #include "ui/main_window.h"
 
 #include <sys/types.h>
 
+#include <QTableView>
+#include <QStatusBar>
 #include <QAction>
-#include <QApplication>
-#include <QCloseEvent>
 #include <QDateTime>
 #include <QDir>
-#include <QSaveFile>
 #include <QFile>
-#include <QFileDialog>
 #include <QFileInfo>
 #include <QHBoxLayout>
-#include <QHeaderView>
 #include <QCheckBox>
 #include <QComboBox>
 #include <QInputDialog>
 #include <QLineEdit>
 #include <QMenu>
 #include <QPlainTextEdit>
-#include <QDesktopServices>
 #include <QDialog>
 #include <QDialogButtonBox>
 #include <QFormLayout>
 #include <QLabel>
-#include <QMenuBar>
 #include <QMessageBox>
 #include <QPushButton>
-#include <QScrollArea>
-#include <QSettings>
-#include <QEvent>
 #include <QSystemTrayIcon>
 #include <nlohmann/json.hpp>
-#include <QSpinBox>
-#include <QSplitter>
-#include <QStackedWidget>
-#include <QStatusBar>
 #include <QStyle>
-#include <QTableView>
-#include <QToolBar>
-#include <QUrl>
 #include <QVBoxLayout>
 #include <algorithm>
 #include <cerrno>
 #include <csignal>
 
-#include "core/config/memory_estimate.h"
-#include "ui/compare_view.h"
-#include "ui/config_editor.h"
-#include "ui/config_form.h"
-#include "ui/device_panel.h"
-#include "ui/hosts_panel.h"
-#include "ui/data_preview.h"
-#include "ui/model_picker.h"
-#include "ui/settings_dialog.h"
-#include "ui/studio_settings.h"
-#include "ui/device_list.h"
-#include "ui/run_folder.h"
 #include "ui/run_launcher.h"
 #include "ui/run_view.h"
 #include "ui/runs_filter_proxy.h"
 #include "ui/runs_table_model.h"
-#include "ui/probe_dialog.h"
 #include "ui/store_writer.h"
-#include "ui/wheel_guard.h"
 
 namespace fts {
 

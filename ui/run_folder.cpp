@@ -47,9 +47,7 @@ TakenRuns TakenRuns::fromRuns(const std::vector<RunRecord>& runs) {
 
 QString configOutputDirText(const QString& configText) {
     const auto doc = nlohmann::json::parse(configText.toStdString(), nullptr, false);
-    if (!doc.is_object()) return {};
-    const QString dir = stringAt(doc, "training", "output_dir");
-    return dir;
+    return doc.is_object() ? stringAt(doc, "training", "output_dir") : QString();
 }
 
 QString absoluteUserPath(const QString& path, const QString& baseDir) {

@@ -63,6 +63,18 @@ nlohmann::json coreResolved(const QString& text, const QString& key) {
     return at ? *at : nlohmann::json();
 }
 
+// A 10-step config of the golden GPT-2: AdamW at `lr`, WarmupDecayLR peaking at `lr` after 2 steps, plus `params`.
+QString warmupDecayConfig(double lr, const nlohmann::json& params) {
+    nlohmann::json doc = nlohmann::json::parse(R"({"model": {"path": "../models/gpt2"},
+      "data": {"train": "train.jsonl"}, "training": {"output_dir": "out", "max_steps": 10},
+      "deepspeed": {"train_micro_batch_size_per_gpu": 2, "optimizer": {"type": "AdamW"},
+                    "scheduler": {"type": "WarmupDecayLR", "params": {"warmup_num_steps": 2}}}})");
+    doc["deepspeed"]["optimizer"]["params"] = {{"lr", lr}};
+    doc["deepspeed"]["scheduler"]["params"]["warmup_max_lr"] = lr;
+    if (params.is_object()) doc["deepspeed"]["scheduler"]["params"].update(params);
+    return QString::fromStdString(doc.dump(2));
+}
+
 }  // namespace
 
 class TestConfigForm : public QObject {
@@ -438,12 +450,7 @@ private slots:
     void learningRateLinksTheSchedulerPeak() {
         ConfigEditor editor;
         ConfigForm form(&editor);
-        editor.setConfigText(QString::fromUtf8(R"({"model": {"path": "../models/gpt2"},
-  "data": {"train": "train.jsonl"}, "training": {"output_dir": "out", "max_steps": 10},
-  "deepspeed": {"train_micro_batch_size_per_gpu": 2,
-    "optimizer": {"type": "AdamW", "params": {"lr": 0.003}},
-    "scheduler": {"type": "WarmupDecayLR", "params": {"warmup_max_lr": 0.003, "warmup_num_steps": 2}}}}
-)"), kDir);
+        editor.setConfigText(warmupDecayConfig(0.003, nlohmann::json::object()), kDir);
         QTRY_VERIFY(editor.isValidated());
         const auto peak = [&] { return editorJson(editor)["deepspeed"]["scheduler"]["params"]["warmup_max_lr"]; };
         const auto lr = [&] { return editorJson(editor)["deepspeed"]["optimizer"]["params"]["lr"]; };
@@ -486,12 +493,7 @@ private slots:
     void lrSchedulePreview() {
         ConfigEditor editor;
         ConfigForm form(&editor);
-        editor.setConfigText(QString::fromUtf8(R"({"model": {"path": "../models/gpt2"},
-  "data": {"train": "train.jsonl"}, "training": {"output_dir": "out", "max_steps": 10},
-  "deepspeed": {"train_micro_batch_size_per_gpu": 2,
-    "optimizer": {"type": "AdamW", "params": {"lr": 0.002}},
-    "scheduler": {"type": "WarmupDecayLR", "params": {"warmup_max_lr": 0.002, "warmup_num_steps": 2, "warmup_type": "linear"}}}}
-)"), kDir);
+        editor.setConfigText(warmupDecayConfig(0.002, {{"warmup_type", "linear"}}), kDir);
         QTRY_VERIFY(editor.isValidated());
         const QVector<QPointF>& lr = editor.lrSchedule();
         QCOMPARE(lr.size(), 10);
