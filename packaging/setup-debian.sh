@@ -19,6 +19,8 @@ debs=(build-essential cmake ninja-build ccache pkg-config git
 # --tests: also what the test suite needs beyond the build: sshd for the multi-node harness (network namespaces,
 # tests/integration/netns_hosts.sh). Debian enables its service on install; the app itself never needs it.
 [ "${1:-}" = "--tests" ] && debs+=(openssh-server)
+# --fuzz: clang with libFuzzer and the sanitizer runtimes, for the `fuzz` preset (docs/fuzzing.md).
+[ "${1:-}" = "--fuzz" ] && debs+=(clang libclang-rt-dev)
 
 missing=()
 for p in "${debs[@]}"; do

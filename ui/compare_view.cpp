@@ -24,6 +24,7 @@
 #include <string_view>
 
 #include "core/store/metric_names.h"
+#include "core/util/json_parse.h"
 #include "ui/chart_widget.h"
 #include "ui/run_view.h"
 #include "ui/runs_table_model.h"
@@ -501,7 +502,7 @@ void loadRuns(const QString& storePath, const QList<qint64>& ids, CompareView::L
     }
     if (!allResolved) {
         for (size_t i = 0; i < out->runs.size(); ++i) {
-            auto doc = nlohmann::json::parse(out->runs[i].run.configJson, nullptr, false);
+            auto doc = parseJsonOrDiscarded(out->runs[i].run.configJson);
             out->configs[i] = doc.is_discarded() ? std::nullopt : std::optional<nlohmann::json>(std::move(doc));
         }
     }

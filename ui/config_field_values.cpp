@@ -3,6 +3,8 @@
 
 #include <QStringList>
 
+#include "core/util/json_parse.h"
+
 namespace fts {
 namespace {
 
@@ -122,7 +124,7 @@ std::optional<OrderedJson> jsonFromFieldText(FieldKind kind, const QString& rawT
             return OrderedJson(text.toStdString());
         case FieldKind::StringList: {
             if (text.startsWith(QLatin1Char('[')) || text.startsWith(QLatin1Char('"'))) {
-                const OrderedJson parsed = OrderedJson::parse(text.toStdString(), nullptr, false);
+                const OrderedJson parsed = parseOrderedJsonOrDiscarded(text.toStdString());
                 if (!parsed.is_discarded()) return parsed;
                 return OrderedJson(text.toStdString());
             }
@@ -135,7 +137,7 @@ std::optional<OrderedJson> jsonFromFieldText(FieldKind kind, const QString& rawT
         case FieldKind::NumberList: {
             QString inner = text;
             if (!inner.startsWith(QLatin1Char('['))) inner = QLatin1Char('[') + inner + QLatin1Char(']');
-            const OrderedJson parsed = OrderedJson::parse(inner.toStdString(), nullptr, false);
+            const OrderedJson parsed = parseOrderedJsonOrDiscarded(inner.toStdString());
             if (!parsed.is_discarded() && parsed.is_array()) return parsed;
             return OrderedJson(text.toStdString());
         }
@@ -143,7 +145,7 @@ std::optional<OrderedJson> jsonFromFieldText(FieldKind kind, const QString& rawT
         case FieldKind::Number:
         case FieldKind::Choice: {
             // A JSON number (or true/false/null) stays typed; anything else is the string as typed.
-            const OrderedJson parsed = OrderedJson::parse(text.toStdString(), nullptr, false);
+            const OrderedJson parsed = parseOrderedJsonOrDiscarded(text.toStdString());
             if (!parsed.is_discarded() && (parsed.is_number() || parsed.is_boolean())) return parsed;
             return OrderedJson(text.toStdString());
         }

@@ -25,6 +25,7 @@
 #include "ui/hosts_panel.h"
 #include "ui/memory_bars.h"
 #include "core/config/memory_estimate.h"
+#include "core/util/json_parse.h"
 
 namespace fts {
 namespace {
@@ -280,7 +281,7 @@ void ConfigForm::writeField(const QString& key) {
     if (it == m_rows.end() || m_jsonBroken) return;
     const QString current = m_editor->text();
     OrderedJson doc = current.trimmed().isEmpty() ? OrderedJson::object()
-                                                  : OrderedJson::parse(current.toStdString(), nullptr, false);
+                                                  : parseOrderedJsonOrDiscarded(current.toStdString());
     if (doc.is_discarded() || !doc.is_object()) return;  // refreshFromJson shows the banner
     const std::optional<OrderedJson> value = jsonFromFieldText(it->field->kind, widgetText(*it));
     if (sameValue(it->field->kind, value, jsonAt(doc, key))) return;
@@ -319,7 +320,7 @@ void ConfigForm::refreshFromJson() {
     m_refresh.stop();
     const QString text = m_editor->text();
     const OrderedJson doc = text.trimmed().isEmpty() ? OrderedJson::object()
-                                                     : OrderedJson::parse(text.toStdString(), nullptr, false);
+                                                     : parseOrderedJsonOrDiscarded(text.toStdString());
     m_jsonBroken = doc.is_discarded() || !doc.is_object();
     m_banner->setVisible(m_jsonBroken);
     for (CollapsibleSection* s : std::as_const(m_sections)) s->body()->setEnabled(!m_jsonBroken);
@@ -346,7 +347,7 @@ void ConfigForm::refreshFromJson() {
     const QString resolvedText = m_editor->lastGoodResolvedJson();
     const nlohmann::json resolved = resolvedText.isEmpty()
                                         ? nlohmann::json::object()
-                                        : nlohmann::json::parse(resolvedText.toStdString(), nullptr, false);
+                                        : parseJsonOrDiscarded(resolvedText.toStdString());
     updateVisibility(doc, resolved.is_discarded() ? nlohmann::json::object() : resolved);
 }
 
@@ -392,12 +393,12 @@ void ConfigForm::applyPlaceholders(const nlohmann::json& resolved) {
 void ConfigForm::applyIssues() {
     const QString resolvedText = m_editor->lastGoodResolvedJson();
     nlohmann::json resolved = resolvedText.isEmpty() ? nlohmann::json::object()
-                                                     : nlohmann::json::parse(resolvedText.toStdString(), nullptr, false);
+                                                     : parseJsonOrDiscarded(resolvedText.toStdString());
     if (resolved.is_discarded()) resolved = nlohmann::json::object();
     applyPlaceholders(resolved);
     OrderedJson doc;
     if (!m_jsonBroken) {
-        doc = OrderedJson::parse(m_editor->text().toStdString(), nullptr, false);
+        doc = parseOrderedJsonOrDiscarded(m_editor->text().toStdString());
         if (!doc.is_discarded() && doc.is_object()) updateVisibility(doc, resolved);
     }
     const bool haveDoc = !m_jsonBroken && !doc.is_discarded() && doc.is_object();
@@ -481,7 +482,7 @@ void ConfigForm::applyLrSchedule() {
 
 void ConfigForm::applyEstimate() {
     const auto gib = [](int64_t b) { return QString::fromStdString(formatBytes(b)); };
-    const nlohmann::json e = nlohmann::json::parse(m_editor->estimateJson().toStdString(), nullptr, false);
+    const nlohmann::json e = parseJsonOrDiscarded(m_editor->estimateJson().toStdString());
     if (e.is_discarded() || !e.is_object()) {
         m_estimateBars->setBars({});
         m_estimateBars->hide();
@@ -512,7 +513,7 @@ void ConfigForm::applyEstimate() {
         n.label = tr("NVMe (offload)");
         n.allocated = nvmeOff;
         // Against the free space of offload_optimizer.nvme_path, shared by the ranks.
-        const nlohmann::json resolved = nlohmann::json::parse(m_editor->resolvedJson().toStdString(), nullptr, false);
+        const nlohmann::json resolved = parseJsonOrDiscarded(m_editor->resolvedJson().toStdString());
         const nlohmann::json* off = resolved.is_object() ? &resolved : nullptr;
         for (const char* k : {"deepspeed", "zero_optimization", "offload_optimizer", "nvme_path"})
             off = off && off->is_object() && off->contains(k) ? &(*off)[k] : nullptr;

@@ -20,6 +20,7 @@
 #include "core/data/classification_dataset.h"
 #include "core/data/sft_dataset.h"
 #include "core/data/tokenizer.h"
+#include "core/util/json_parse.h"
 
 namespace fts {
 namespace {
@@ -38,8 +39,8 @@ QString str(const nlohmann::json& doc, const char* section, const char* key) {
 
 std::optional<DataPreviewRequest> previewRequestFromConfig(const QString& resolvedJson, const QString& rawJson,
                                                            QString* error) {
-    const nlohmann::json resolved = nlohmann::json::parse(resolvedJson.toStdString(), nullptr, false);
-    const nlohmann::json raw = nlohmann::json::parse(rawJson.toStdString(), nullptr, false);
+    const nlohmann::json resolved = parseJsonOrDiscarded(resolvedJson.toStdString());
+    const nlohmann::json raw = parseJsonOrDiscarded(rawJson.toStdString());
     if (resolved.is_discarded() || !resolved.is_object()) {
         if (error) *error = QCoreApplication::translate("fts::DataPreviewDialog", "The config has errors; fix them to preview its data.");
         return std::nullopt;

@@ -17,6 +17,7 @@
 #include <QVBoxLayout>
 
 #include "core/launch/hostfile.h"
+#include "core/util/json_parse.h"
 #include "ui/run_launcher.h"  // defaultCliPath()
 
 namespace fts {
@@ -200,7 +201,7 @@ void HostsPanel::checkHosts() {
         m_process = nullptr;
         m_check->setEnabled(true);
         try {
-            applyReport(nlohmann::json::parse(out.toStdString()));
+            applyReport(parseJson(out.toStdString()));
         } catch (const std::exception&) {
             m_status->setText(tr("The check did not answer: %1").arg(err.isEmpty() ? tr("no output") : err.section(QLatin1Char('\n'), -1)));
         }

@@ -20,6 +20,7 @@
 #include <csignal>
 
 #include "core/config/memory_estimate.h"
+#include "core/util/json_parse.h"
 #include "ui/config_editor.h"
 #include "ui/config_form.h"
 #include "ui/data_preview.h"
@@ -219,7 +220,7 @@ bool MainWindow::maySetEditorAside() {
 }
 
 bool MainWindow::confirmEstimateFits() {
-    const auto e = nlohmann::json::parse(m_editor->estimateJson().toStdString(), nullptr, false);
+    const auto e = parseJsonOrDiscarded(m_editor->estimateJson().toStdString());
     if (!e.is_object() || e.value("fits", true) || !e.contains("device_capacity") || !e["device_capacity"].is_number())
         return true;
     const auto bytes = [](int64_t b) { return QString::fromStdString(formatBytes(b)); };

@@ -24,6 +24,7 @@
 #include "ui/run_view.h"
 #include "ui/runs_table_model.h"
 #include "ui/probe_dialog.h"
+#include "core/util/json_parse.h"
 
 namespace fts {
 
@@ -59,7 +60,7 @@ std::optional<qint64> MainWindow::startRun(QString* error) {
     QString why;
     const auto absolute = absolutizeConfigPaths(m_editor->text(), m_editor->baseDir(), &why);
     if (!absolute) return fail(why);
-    const nlohmann::json config = nlohmann::json::parse(absolute->toStdString());
+    const nlohmann::json config = parseJson(absolute->toStdString());
     const bool inherited = configOutputDirText(m_editor->text()) == m_loadedOutputDir;
     const QString defaultName = m_configPath.isEmpty() ? QStringLiteral("run") : QFileInfo(m_configPath).completeBaseName();
     const auto folder = pickRunFolder(config, defaultName, TakenRuns::fromRuns(m_runsModel->runs()), inherited, &why);

@@ -38,6 +38,7 @@
 #include "ui/runs_filter_proxy.h"
 #include "ui/runs_table_model.h"
 #include "ui/store_writer.h"
+#include "core/util/json_parse.h"
 
 namespace fts {
 
@@ -177,7 +178,7 @@ void MainWindow::notifyRunEnded(const RunRecord& r) {
     bool isError = false;
     switch (r.status) {
         case RunStatus::Completed: {
-            const auto metrics = nlohmann::json::parse(r.finalMetricsJson, nullptr, false);
+            const auto metrics = parseJsonOrDiscarded(r.finalMetricsJson);
             if (metrics.is_object() && metrics.contains("loss") && metrics["loss"].is_number())
                 text = tr("Run \"%1\" completed (final loss %2).").arg(name).arg(metrics["loss"].get<double>(), 0, 'f', 4);
             else

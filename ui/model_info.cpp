@@ -1,42 +1,19 @@
-// ModelInfo: config.json + safetensors headers, folder and HF cache scans (see model_info.h).
+// ModelInfo: config.json + the core's weights reader, folder and HF cache scans (see model_info.h).
 #include "ui/model_info.h"
 
 #include <QDir>
 #include <QFile>
 #include <QFileInfo>
-#include <QHash>
 #include <QSet>
-#include <QtEndian>
 #include <nlohmann/json.hpp>
 
 #include "core/config/hf_cache.h"
+#include "core/util/error.h"
+#include "core/util/json_parse.h"
+#include "core/weights/model_weights.h"
 
 namespace fts {
 namespace {
-
-constexpr qint64 kMaxHeaderBytes = 100 * 1024 * 1024;  // safetensors' own limit on the header
-
-// Adds the tensors of one safetensors file's header: parameter count and element count per dtype.
-bool readSafetensorsHeader(const QString& file, int64_t& params, QHash<QString, int64_t>& perDtype) {
-    QFile f(file);
-    if (!f.open(QIODevice::ReadOnly)) return false;
-    char lenBytes[8];
-    if (f.read(lenBytes, 8) != 8) return false;
-    const quint64 len = qFromLittleEndian<quint64>(lenBytes);
-    if (len == 0 || len > quint64(kMaxHeaderBytes)) return false;
-    const QByteArray header = f.read(qint64(len));
-    if (header.size() != qint64(len)) return false;
-    const nlohmann::json doc = nlohmann::json::parse(header.constData(), header.constData() + header.size(), nullptr, false);
-    if (doc.is_discarded() || !doc.is_object()) return false;
-    for (auto it = doc.begin(); it != doc.end(); ++it) {
-        if (it.key() == "__metadata__" || !it->is_object() || !it->contains("shape")) continue;
-        int64_t n = 1;
-        for (const auto& d : (*it)["shape"]) n *= d.get<int64_t>();
-        params += n;
-        if (it->contains("dtype")) perDtype[QString::fromStdString((*it)["dtype"].get<std::string>())] += n;
-    }
-    return true;
-}
 
 int64_t intOf(const nlohmann::json& c, std::initializer_list<const char*> keys) {
     for (const char* k : keys)
@@ -58,7 +35,7 @@ ModelInfo readModelInfo(const QString& folder) {
         return info;
     }
     const QByteArray bytes = cfgFile.readAll();
-    const nlohmann::json cfg = nlohmann::json::parse(bytes.constData(), bytes.constData() + bytes.size(), nullptr, false);
+    const nlohmann::json cfg = parseJsonOrDiscarded(std::string_view(bytes.constData(), size_t(bytes.size())));
     if (cfg.is_discarded() || !cfg.is_object()) {
         info.error = QStringLiteral("%1: not a JSON object").arg(cfgFile.fileName());
         return info;
@@ -72,33 +49,21 @@ ModelInfo readModelInfo(const QString& folder) {
     info.vocabSize = intOf(cfg, {"vocab_size"});
     info.contextLength = intOf(cfg, {"max_position_embeddings", "n_positions", "n_ctx", "seq_length"});
 
-    // Weights: the sharded index's files, else every *.safetensors but the test fixtures' inputs/outputs.
-    QStringList files;
-    const QDir dir(folder);
-    QFile index(dir.filePath(QStringLiteral("model.safetensors.index.json")));
-    if (index.open(QIODevice::ReadOnly)) {
-        const QByteArray b = index.readAll();
-        const nlohmann::json idx = nlohmann::json::parse(b.constData(), b.constData() + b.size(), nullptr, false);
-        if (!idx.is_discarded() && idx.contains("weight_map") && idx["weight_map"].is_object()) {
-            QSet<QString> shards;
-            for (const auto& v : idx["weight_map"])
-                if (v.is_string()) shards.insert(QString::fromStdString(v.get<std::string>()));
-            for (const QString& s : shards) files << dir.filePath(s);
-        }
+    // Weights: read by the core's own loader (headers only; the data is mapped, never read), so a folder the
+    // picker lists without an error is one a run can open. A folder without weights (initialised from config)
+    // is not an error here; anything else the loader would refuse is shown as the weights' error.
+    try {
+        const ModelWeights weights = openModelWeights(folder.toStdString());
+        info.weightFiles = weights.fileCount;
+        info.parameters = weights.numElements();
+        info.dtype = QString::fromStdString(weights.mainDtypeName());
+    } catch (const IoError& e) {
+        const bool noWeights = !QFileInfo::exists(QDir(folder).filePath(QStringLiteral("model.safetensors"))) &&
+                               !QFileInfo::exists(QDir(folder).filePath(QStringLiteral("model.safetensors.index.json")));
+        if (!noWeights) info.weightsError = QString::fromStdString(e.what());
+    } catch (const Error& e) {
+        info.weightsError = QString::fromStdString(e.what());
     }
-    if (files.isEmpty() && dir.exists(QStringLiteral("model.safetensors")))
-        files << dir.filePath(QStringLiteral("model.safetensors"));
-    int64_t params = 0;
-    QHash<QString, int64_t> perDtype;
-    for (const QString& f : files)
-        if (readSafetensorsHeader(f, params, perDtype)) ++info.weightFiles;
-    if (info.weightFiles > 0) info.parameters = params;
-    int64_t best = -1;
-    for (auto it = perDtype.begin(); it != perDtype.end(); ++it)
-        if (it.value() > best) {
-            best = it.value();
-            info.dtype = it.key();
-        }
     if (info.dtype.isEmpty()) {
         for (const char* k : {"torch_dtype", "dtype"})
             if (cfg.contains(k) && cfg[k].is_string()) {

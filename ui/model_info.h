@@ -1,6 +1,6 @@
 // What the model picker shows about a Hugging Face model folder, read without LibTorch: config.json
-// (architecture, vocab, context length, declared dtype) and the safetensors headers (parameter count and
-// stored dtype; only the JSON header of each file is read, never the weights). Also lists the models in
+// (architecture, vocab, context length, declared dtype) and the weights through the core's openModelWeights
+// (parameter count and stored dtype; headers validated as a run would, the tensor data never read). Also lists the models in
 // local folders and in the HF hub cache. Invariant: read-only; a broken folder gives an entry with `error`.
 #pragma once
 #include <QString>
@@ -16,12 +16,13 @@ struct ModelInfo {
     QString source;        // "folder" or "hf-cache"
     QString architecture;  // architectures[0], else model_type
     QString modelType;
-    int64_t parameters = -1;  // from the safetensors headers; -1 = no weights found
+    int64_t parameters = -1;  // from the safetensors headers; -1 = no weights found (or unreadable)
     QString dtype;            // the most common stored dtype (e.g. "F32", "BF16"), else config's torch_dtype
     int64_t vocabSize = -1;
     int64_t contextLength = -1;  // max_position_embeddings / n_positions / n_ctx / seq_length
     int weightFiles = 0;
     QString error;            // why the folder could not be read (config.json missing or invalid...)
+    QString weightsError;     // why its weights could not be opened (the loader's message); empty when fine or absent
     QString configValue() const { return id.isEmpty() ? path : id; }
 };
 

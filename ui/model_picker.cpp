@@ -96,7 +96,12 @@ void ModelPicker::showModels(const QVector<ModelInfo>& models) {
         const QString name = m.id.isEmpty() ? QFileInfo(m.path).fileName() : m.id;
         cell(NameColumn, name);
         cell(ArchitectureColumn, m.error.isEmpty() ? m.architecture : tr("unreadable"));
-        cell(ParametersColumn, m.parameters < 0 ? tr("no weights") : formatParameterCount(m.parameters), Qt::AlignRight);
+        cell(ParametersColumn,
+             !m.weightsError.isEmpty() ? tr("unreadable weights")
+             : m.parameters < 0        ? tr("no weights")
+                                       : formatParameterCount(m.parameters),
+             Qt::AlignRight);
+        if (!m.weightsError.isEmpty()) m_table->item(r, ParametersColumn)->setToolTip(m.weightsError);
         cell(DtypeColumn, m.dtype);
         cell(VocabColumn, m.vocabSize < 0 ? QString() : QString::number(m.vocabSize), Qt::AlignRight);
         cell(ContextColumn, m.contextLength < 0 ? QString() : QString::number(m.contextLength), Qt::AlignRight);

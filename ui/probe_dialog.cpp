@@ -15,6 +15,7 @@
 #include <QVBoxLayout>
 
 #include "core/config/memory_estimate.h"
+#include "core/util/json_parse.h"
 
 namespace fts {
 
@@ -125,7 +126,7 @@ void ProbeDialog::start() {
         m_process = nullptr;
         m_run->setEnabled(true);
         m_stop->setEnabled(false);
-        const nlohmann::json result = nlohmann::json::parse(m_stdout.toStdString(), nullptr, false);
+        const nlohmann::json result = parseJsonOrDiscarded(m_stdout.toStdString());
         if (status == QProcess::NormalExit && result.is_object() && result.contains("variants")) {
             showResult(result);
             m_status->setText(code == 0 ? tr("Done. Pick the cheapest variant whose measured peak fits your devices.")

@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/config/train_config.h"
+#include "core/util/json_parse.h"
 
 namespace fts {
 namespace {
@@ -150,7 +151,7 @@ std::vector<ConfigDiffRow> configDiff(const std::vector<nlohmann::json>& configs
 std::optional<nlohmann::json> comparableConfig(const RunRecord& run, bool* resolved) {
     if (resolved) *resolved = false;
     // What the run resolved at launch (schema 4), else the stored config resolved again now.
-    if (auto stored = nlohmann::json::parse(run.resolvedConfigJson, nullptr, false);
+    if (auto stored = parseJsonOrDiscarded(run.resolvedConfigJson);
         !run.resolvedConfigJson.empty() && stored.is_object()) {
         if (resolved) *resolved = true;
         return stored;
@@ -166,7 +167,7 @@ std::optional<nlohmann::json> comparableConfig(const RunRecord& run, bool* resol
     } catch (const std::exception&) {
         // fall back to the stored JSON
     }
-    auto doc = nlohmann::json::parse(run.configJson, nullptr, /*allow_exceptions=*/false);
+    auto doc = parseJsonOrDiscarded(run.configJson);
     if (doc.is_discarded()) return std::nullopt;
     return doc;
 }
@@ -209,7 +210,7 @@ RunSummary summarizeRun(const CompareRunData& data) {
         const double peak = double(std::max(d.peak, d.allocated));
         if (!s.peakMemoryBytes || peak > *s.peakMemoryBytes) s.peakMemoryBytes = peak;
     }
-    const auto fin = nlohmann::json::parse(data.run.finalMetricsJson, nullptr, /*allow_exceptions=*/false);
+    const auto fin = parseJsonOrDiscarded(data.run.finalMetricsJson);
     if (fin.is_object()) {
         const auto num = [&](const char* key) -> std::optional<double> {
             const auto it = fin.find(key);

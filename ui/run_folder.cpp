@@ -8,6 +8,7 @@
 
 #include "core/util/checkpoint_dir.h"
 #include "core/util/process.h"
+#include "core/util/json_parse.h"
 
 namespace fts {
 namespace {
@@ -46,7 +47,7 @@ TakenRuns TakenRuns::fromRuns(const std::vector<RunRecord>& runs) {
 }
 
 QString configOutputDirText(const QString& configText) {
-    const auto doc = nlohmann::json::parse(configText.toStdString(), nullptr, false);
+    const auto doc = parseJsonOrDiscarded(configText.toStdString());
     return doc.is_object() ? stringAt(doc, "training", "output_dir") : QString();
 }
 
@@ -146,7 +147,7 @@ std::optional<ResumeLaunch> planResume(const RunRecord& run, bool supervisorAliv
     launch.logPath = files.logPath;
     QFile saved(files.launchPath);
     if (saved.open(QIODevice::ReadOnly)) {
-        const auto doc = nlohmann::json::parse(saved.readAll().toStdString(), nullptr, false);
+        const auto doc = parseJsonOrDiscarded(saved.readAll().toStdString());
         if (doc.is_object() && doc.contains("placement") && doc["placement"].is_array())
             for (const auto& a : doc["placement"])
                 if (a.is_string()) launch.placement << QString::fromStdString(a.get<std::string>());

@@ -18,6 +18,7 @@
 #include <string>
 
 #include "core/store/run_store.h"
+#include "core/util/json_parse.h"
 
 #ifndef FTS_RESOURCES_DIR
 #define FTS_RESOURCES_DIR ""
@@ -94,7 +95,7 @@ QStringList configPathKeys() {
 }
 
 std::optional<QString> absolutizeConfigPaths(const QString& text, const QString& baseDir, QString* error) {
-    nlohmann::json doc = nlohmann::json::parse(text.toStdString(), nullptr, /*allow_exceptions=*/false);
+    nlohmann::json doc = parseJsonOrDiscarded(text.toStdString());
     if (doc.is_discarded() || !doc.is_object()) {
         setError(error, QCoreApplication::translate("fts::RunLauncher", "The config is not a JSON object."));
         return std::nullopt;

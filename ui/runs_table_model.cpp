@@ -8,6 +8,8 @@
 #include <QPalette>
 #include <nlohmann/json.hpp>
 
+#include "core/util/json_parse.h"
+
 namespace fts {
 
 RunsTableModel::RunsTableModel(QObject* parent) : QAbstractTableModel(parent) {}
@@ -84,7 +86,7 @@ QVariant RunsTableModel::sortValue(int row, int column) const {
 
 std::optional<double> RunsTableModel::finalLoss(const RunRecord& r) {
     if (r.finalMetricsJson.empty()) return std::nullopt;
-    const auto doc = nlohmann::json::parse(r.finalMetricsJson, nullptr, /*allow_exceptions=*/false);
+    const auto doc = parseJsonOrDiscarded(r.finalMetricsJson);
     if (!doc.is_object()) return std::nullopt;
     const auto it = doc.find("loss");
     if (it == doc.end() || !it->is_number()) return std::nullopt;
@@ -323,7 +325,7 @@ RunsTableModel::Figures RunsTableModel::figuresOf(const RunRecord& r) {
     Figures f;
     {
         if (!r.finalMetricsJson.empty()) {
-            const auto doc = nlohmann::json::parse(r.finalMetricsJson, nullptr, /*allow_exceptions=*/false);
+            const auto doc = parseJsonOrDiscarded(r.finalMetricsJson);
             if (doc.is_object()) {
                 const auto num = [&](const char* key) -> std::optional<double> {
                     const auto it = doc.find(key);

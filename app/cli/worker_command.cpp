@@ -18,7 +18,9 @@
 #include "core/dist/dist_error.h"
 #include "core/dist/link_check.h"
 #include "core/train/trainer.h"
+#include "core/util/child_process.h"
 #include "core/util/error.h"
+#include "core/util/json_parse.h"
 
 #include <nlohmann/json.hpp>
 
@@ -50,6 +52,7 @@ void addWorkerCommand(CLI::App& app) {
         sigemptyset(&sa.sa_mask);
         ::sigaction(SIGTERM, &sa, nullptr);
         ::sigaction(SIGINT, &sa, nullptr);
+        unblockStopSignals();  // its node starts it with them blocked: a stop sent while it loaded arrives now
         if (!opts->resumeFrom.empty()) opts->resume = true;
         ::prctl(PR_SET_PDEATHSIG, SIGKILL);  // a rank never outlives its supervisor
         auto env = [](const char* name) -> std::string {
@@ -67,7 +70,7 @@ void addWorkerCommand(CLI::App& app) {
             std::string line;
             if (std::getline(std::cin, line)) {
                 try {
-                    opts->runToken = nlohmann::json::parse(line).value("token", "");
+                    opts->runToken = parseJson(line).value("token", "");
                 } catch (const std::exception&) {
                 }
             }

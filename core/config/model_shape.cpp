@@ -5,12 +5,14 @@
 #include "core/config/model_shape.h"
 
 #include <algorithm>
+#include <cmath>
 #include <fstream>
 #include <map>
 #include <optional>
 #include <sstream>
 
 #include "core/util/error.h"
+#include "core/util/json_parse.h"
 
 namespace fts {
 
@@ -21,6 +23,9 @@ using nlohmann::json;
 // Typed reads of config.json with errors naming the file and the key.
 class Reader {
 public:
+    static constexpr int64_t kMaxDimension = int64_t(1) << 24;  // vocab, widths, positions, heads
+    static constexpr int64_t kMaxLayers = int64_t(1) << 14;
+
     Reader(const json& j, std::string source) : m_j(j), m_source(std::move(source)) {}
 
     [[noreturn]] void fail(const std::string& key, const std::string& what) const {
@@ -33,8 +38,11 @@ public:
     bool present(const std::string& key) const { return find(key) != nullptr; }
     bool isNull(const std::string& key) const { return present(key) && find(key)->is_null(); }
 
-    // A positive integer; absent -> fallback; null -> nullFallback (the config class's None rule).
-    int64_t positive(const std::string& key, int64_t fallback, std::optional<int64_t> nullFallback = {}) const {
+    // A positive integer up to `limit`; absent -> fallback; null -> nullFallback (the config class's None rule).
+    // The limit keeps sizes (and their products, the tensors' element counts) far from int64 overflow and a
+    // hostile config from asking for billions of tensors: no real model comes near it.
+    int64_t positive(const std::string& key, int64_t fallback, std::optional<int64_t> nullFallback = {},
+                     int64_t limit = kMaxDimension) const {
         const json* v = find(key);
         if (!v) return fallback;
         if (v->is_null()) {
@@ -42,10 +50,19 @@ public:
             fail(key, "null is not allowed; expected a positive integer");
         }
         int64_t n = 0;
-        if (v->is_number_integer()) n = v->get<int64_t>();
-        else if (v->is_number_float() && v->get<double>() == double(int64_t(v->get<double>()))) n = int64_t(v->get<double>());
-        else fail(key, "expected a positive integer, found " + v->dump());
-        if (n <= 0) fail(key, "expected a positive integer, found " + std::to_string(n));
+        if (v->is_number_unsigned()) {
+            n = v->get<uint64_t>() > uint64_t(limit) ? limit + 1 : int64_t(v->get<uint64_t>());
+        } else if (v->is_number_integer()) {
+            n = v->get<int64_t>();
+        } else if (v->is_number_float()) {
+            const double d = v->get<double>();
+            if (!(d == std::floor(d))) fail(key, "expected a positive integer, found " + v->dump());
+            n = d > double(limit) ? limit + 1 : d < 0 ? -1 : int64_t(d);
+        } else {
+            fail(key, "expected a positive integer, found " + v->dump());
+        }
+        if (n <= 0) fail(key, "expected a positive integer, found " + v->dump());
+        if (n > limit) fail(key, "expected a positive integer up to " + std::to_string(limit) + ", found " + v->dump());
         return n;
     }
     // A null is refused for every key read below (transformers 5.23's strict validation of non-Optional fields).
@@ -120,9 +137,10 @@ void checkHeads(const Reader& r, const ModelShape& s, bool headDimGiven) {
 
 // GPT2Config's attribute_map: the common name (hidden_size, ...) overrides n_embd when both are present; a null
 // in either is refused.
-int64_t gpt2Field(const Reader& r, const std::string& alias, const std::string& key, int64_t fallback) {
+int64_t gpt2Field(const Reader& r, const std::string& alias, const std::string& key, int64_t fallback,
+                  int64_t limit = Reader::kMaxDimension) {
     r.notNull(key, "a positive integer");
-    return r.present(alias) ? r.positive(alias, fallback) : r.positive(key, fallback);
+    return r.present(alias) ? r.positive(alias, fallback, {}, limit) : r.positive(key, fallback, {}, limit);
 }
 
 // Hyperparameters that do not change the shape: only their null rule is checked, as the loader refuses them.
@@ -135,7 +153,7 @@ void readGpt2(const Reader& r, ModelShape& s) {
     s.vocabSize = r.positive("vocab_size", 50257);
     s.maxPositions = gpt2Field(r, "max_position_embeddings", "n_positions", 1024);
     s.hiddenSize = gpt2Field(r, "hidden_size", "n_embd", 768);
-    s.numLayers = gpt2Field(r, "num_hidden_layers", "n_layer", 12);
+    s.numLayers = gpt2Field(r, "num_hidden_layers", "n_layer", 12, Reader::kMaxLayers);
     s.numHeads = s.numKvHeads = gpt2Field(r, "num_attention_heads", "n_head", 12);
     notNullKeys(r, {{"layer_norm_epsilon", "a number"}, {"initializer_range", "a number"}, {"activation_function", "a string"},
                     {"scale_attn_weights", "true or false"}, {"scale_attn_by_inverse_layer_idx", "true or false"},
@@ -171,7 +189,7 @@ void readLlamaFamily(const Reader& r, ModelShape& s) {
     s.vocabSize = r.positive("vocab_size", qwen2 ? 151936 : 32000);
     s.hiddenSize = r.positive("hidden_size", 4096);
     s.intermediateSize = r.positive("intermediate_size", mistral ? 14336 : qwen2 ? 22016 : 11008);
-    s.numLayers = r.positive("num_hidden_layers", 32);
+    s.numLayers = r.positive("num_hidden_layers", 32, {}, Reader::kMaxLayers);
     s.numHeads = r.positive("num_attention_heads", 32);
     // Absent: the class default (llama: None -> num_attention_heads, mistral 8, qwen2 32); null: num_attention_heads.
     // (MistralConfig types it int: null is refused.)
@@ -229,7 +247,7 @@ void readBert(const Reader& r, ModelShape& s) {
     s.lmHead = !classifier;
     s.vocabSize = r.positive("vocab_size", 30522);
     s.hiddenSize = r.positive("hidden_size", 768);
-    s.numLayers = r.positive("num_hidden_layers", 12);
+    s.numLayers = r.positive("num_hidden_layers", 12, {}, Reader::kMaxLayers);
     s.numHeads = s.numKvHeads = r.positive("num_attention_heads", 12);
     s.intermediateSize = r.positive("intermediate_size", 3072);
     s.maxPositions = r.positive("max_position_embeddings", 512);
@@ -329,7 +347,7 @@ ModelShape readModelShape(const std::filesystem::path& configJsonOrDir) {
     ss << in.rdbuf();
     nlohmann::json j;
     try {
-        j = nlohmann::json::parse(ss.str());
+        j = parseJson(ss.str());
     } catch (const nlohmann::json::parse_error& e) {
         throw ConfigError(file.string() + ": not valid JSON (" + e.what() + ")");
     }

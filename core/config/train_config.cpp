@@ -19,6 +19,7 @@
 #include "core/config/model_shape.h"
 #include "core/config/trainer_arguments.h"
 #include "core/util/error.h"
+#include "core/util/json_parse.h"
 
 namespace fts {
 namespace fs = std::filesystem;
@@ -483,6 +484,7 @@ ConfigParseResult parseTrainConfigText(const std::string& text, const fs::path& 
     json doc;
     try {
         DuplicateKeyFinder finder{{}, &issues};
+        checkJsonLimits(text);
         doc = json::parse(text, std::ref(finder));
     } catch (const json::parse_error& e) {
         const size_t at = syntaxErrorOffset(text, e.byte);

@@ -5,6 +5,7 @@
 
 #include "core/util/atomic_file.h"
 #include "core/util/error.h"
+#include "core/util/json_parse.h"
 
 #include <nlohmann/json.hpp>
 
@@ -229,7 +230,7 @@ std::optional<ChatTemplateKind> detectChatTemplate(const std::filesystem::path& 
     const auto readJson = [&](const std::filesystem::path& p) -> nlohmann::json {
         if (!std::filesystem::is_regular_file(p, ec)) return nullptr;
         try {
-            return nlohmann::json::parse(readFile(p));
+            return parseJson(readFile(p));
         } catch (const nlohmann::json::exception& e) {
             throw FormatError(p.string() + ": not valid JSON: " + e.what());
         }

@@ -5,6 +5,7 @@
 
 #include "core/data/unicode_text.h"
 #include "core/util/error.h"
+#include "core/util/json_parse.h"
 
 #include <algorithm>
 #include <cctype>
@@ -95,7 +96,7 @@ RecordReader::Status RecordReader::nextJsonl(Record& record, BadRow& bad) {
             return Status::Bad;
         }
         try {
-            record.value = json::parse(m_buffer);
+            record.value = parseJson(m_buffer);
         } catch (const json::exception& e) {
             bad = makeBad(m_line, std::string("invalid JSON: ") + e.what());
             return Status::Bad;
@@ -180,7 +181,7 @@ RecordReader::Status RecordReader::nextJsonArray(Record& record, BadRow& bad) {
         return Status::Bad;
     }
     try {
-        record.value = json::parse(m_buffer);
+        record.value = parseJson(m_buffer);
     } catch (const json::exception& e) {
         bad = makeBad(start, std::string("invalid JSON: ") + e.what());
         return Status::Bad;

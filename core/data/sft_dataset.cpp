@@ -11,6 +11,7 @@
 #include "core/data/sft_layout.h"
 #include "core/data/tokenizer.h"
 #include "core/util/error.h"
+#include "core/util/json_parse.h"
 
 #include <algorithm>
 #include <cmath>
@@ -236,14 +237,14 @@ namespace {
 // JSON text of a tool field: parsed keeping its key order (the template prints the keys as written).
 nlohmann::ordered_json parseToolJson(const std::string& text, const std::string& where) {
     try {
-        return nlohmann::ordered_json::parse(text);
+        return parseOrderedJson(text);
     } catch (const nlohmann::json::exception&) {
         throw FormatError(where + "expected JSON text, got " + (text.size() > 60 ? text.substr(0, 60) + "..." : text));
     }
 }
 
 // Values the data reader parsed itself (not kept as text) lose their key order: nlohmann's json sorts keys.
-nlohmann::ordered_json ordered(const json& v) { return nlohmann::ordered_json::parse(v.dump()); }
+nlohmann::ordered_json ordered(const json& v) { return parseOrderedJson(v.dump()); }
 
 ToolCall toolCallFrom(const nlohmann::ordered_json& call, const std::string& where) {
     const nlohmann::ordered_json& c = call.contains("function") && call["function"].is_object() ? call["function"] : call;

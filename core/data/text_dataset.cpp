@@ -7,6 +7,7 @@
 #include "core/data/tokenizer.h"
 #include "core/data/unicode_text.h"
 #include "core/util/error.h"
+#include "core/util/json_parse.h"
 
 #include <nlohmann/json.hpp>
 
@@ -162,7 +163,7 @@ bool TextDocumentReader::next(TextDocument& doc) {
             }
             json row;
             try {
-                row = json::parse(m_buffer);
+                row = parseJson(m_buffer);
             } catch (const json::exception& e) {
                 throw FormatError(where + "invalid JSON: " + e.what());
             }

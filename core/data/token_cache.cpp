@@ -6,7 +6,9 @@
 
 #include "core/data/sft_layout.h"
 #include "core/data/tokenizer.h"
+#include "core/util/atomic_file_writer.h"
 #include "core/util/error.h"
+#include "core/util/json_parse.h"
 
 #include <xxhash.h>
 
@@ -18,6 +20,7 @@
 #include <cstdio>
 #include <cstring>
 #include <fstream>
+#include <functional>
 
 namespace fts {
 namespace {
@@ -130,34 +133,16 @@ void writeSftCache(const std::filesystem::path& file, const std::string& key, co
     h.evalSequences = data.eval.size();
     h.evalTokens = static_cast<int64_t>(data.eval.inputIds.size());
     h.statsBytes = static_cast<int64_t>(statsText.size());
-    const std::filesystem::path tmp = file.string() + ".tmp." + std::to_string(::getpid());
-    {
-        std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-        if (!out) throw IoError(tmp.string() + ": cannot write the token cache");
-        char header[128] = {};
-        std::memcpy(header, &h, sizeof(h));
-        out.write(header, sizeof(header));
-        for (const SftSequences* s : {&data.train, &data.eval}) {
-            out.write(reinterpret_cast<const char*>(s->offsets.data()),
-                      static_cast<std::streamsize>(s->offsets.size() * sizeof(int64_t)));
-            for (const auto* v : {&s->inputIds, &s->labels, &s->positionIds})
-                out.write(reinterpret_cast<const char*>(v->data()), static_cast<std::streamsize>(v->size() * 4));
-        }
-        out.write(statsText.data(), static_cast<std::streamsize>(statsText.size()));
-        out.flush();
-        if (!out) throw IoError(tmp.string() + ": write failed (disk full?)");
+    AtomicFileWriter out(file);
+    char header[128] = {};
+    std::memcpy(header, &h, sizeof(h));
+    out.write(header, sizeof(header));
+    for (const SftSequences* seq : {&data.train, &data.eval}) {
+        out.write(seq->offsets.data(), seq->offsets.size() * sizeof(int64_t));
+        for (const auto* v : {&seq->inputIds, &seq->labels, &seq->positionIds}) out.write(v->data(), v->size() * 4);
     }
-    const int fd = ::open(tmp.c_str(), O_RDONLY);
-    if (fd >= 0) {
-        ::fsync(fd);
-        ::close(fd);
-    }
-    std::error_code ec;
-    std::filesystem::rename(tmp, file, ec);
-    if (ec) {
-        std::filesystem::remove(tmp, ec);
-        throw IoError(file.string() + ": cannot move the token cache into place");
-    }
+    out.write(statsText);
+    out.commit();
 }
 
 CachedSftData::~CachedSftData() {
@@ -205,7 +190,7 @@ std::unique_ptr<CachedSftData> CachedSftData::open(const std::filesystem::path& 
     c->m_train = view(h.trainSequences, h.trainTokens);
     c->m_eval = view(h.evalSequences, h.evalTokens);
     try {
-        c->m_stats = statsFromJson(nlohmann::json::parse(std::string(p, static_cast<size_t>(h.statsBytes))));
+        c->m_stats = statsFromJson(parseJson(std::string(p, static_cast<size_t>(h.statsBytes))));
     } catch (const nlohmann::json::exception&) {
         return nullptr;
     }
@@ -217,19 +202,21 @@ namespace {
 // Streams one split into the cache file: offsets, input ids, labels, position ids, as they come.
 class FileSequenceWriter final : public SequenceWriter {
 public:
-    FileSequenceWriter(std::ofstream& out, int64_t& sequences, int64_t& tokens) : m_out(out), m_sequences(sequences), m_tokens(tokens) {}
+    using Bytes = std::function<void(const void*, size_t)>;
+    FileSequenceWriter(Bytes out, int64_t& sequences, int64_t& tokens)
+        : m_out(std::move(out)), m_sequences(sequences), m_tokens(tokens) {}
     void offsets(const std::vector<int64_t>& o) override {
         m_sequences = static_cast<int64_t>(o.size()) - 1;
         m_tokens = o.back();
-        m_out.write(reinterpret_cast<const char*>(o.data()), static_cast<std::streamsize>(o.size() * sizeof(int64_t)));
+        m_out(o.data(), o.size() * sizeof(int64_t));
     }
     void inputIds(const int32_t* p, size_t n) override { put(p, n); }
     void labels(const int32_t* p, size_t n) override { put(p, n); }
     void positionIds(const int32_t* p, size_t n) override { put(p, n); }
 
 private:
-    void put(const int32_t* p, size_t n) { m_out.write(reinterpret_cast<const char*>(p), static_cast<std::streamsize>(n * 4)); }
-    std::ofstream& m_out;
+    void put(const int32_t* p, size_t n) { m_out(p, n * 4); }
+    Bytes m_out;
     int64_t& m_sequences;
     int64_t& m_tokens;
 };
@@ -239,57 +226,42 @@ private:
 void buildSftCacheFile(const SftOptions& options, const Tokenizer& tokenizer, const std::filesystem::path& file,
                        const std::string& key) {
     std::filesystem::create_directories(file.parent_path());
-    const std::filesystem::path tmp = file.string() + ".tmp." + std::to_string(::getpid());
     Header h{};
     std::memcpy(h.magic, kMagic, 8);
     std::memcpy(h.key, key.data(), 32);
     SftStats stats;
-    {
-        std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-        if (!out) throw IoError(tmp.string() + ": cannot write the token cache");
-        char header[128] = {};
-        out.write(header, sizeof(header));  // rewritten at the end, when the counts are known
-        FileSampleStore trainStore(file.parent_path()), evalStore(file.parent_path());
-        FileSequenceWriter train(out, h.trainSequences, h.trainTokens);
-        // The eval split follows the whole train split in the file: buffer its arrays in a second stream.
-        const std::filesystem::path evalTmp = tmp.string() + ".eval";
-        std::ofstream evalOut(evalTmp, std::ios::binary | std::ios::trunc);
-        if (!evalOut) throw IoError(evalTmp.string() + ": cannot write the token cache");
-        FileSequenceWriter eval(evalOut, h.evalSequences, h.evalTokens);
-        try {
-            buildSftSequences(options, tokenizer, trainStore, evalStore, train, eval, stats);
-            evalOut.close();
-            std::ifstream in(evalTmp, std::ios::binary);
-            out << in.rdbuf();
-        } catch (...) {
+    AtomicFileWriter out(file);
+    char header[128] = {};
+    out.write(header, sizeof(header));  // rewritten at the end, when the counts are known
+    FileSampleStore trainStore(file.parent_path()), evalStore(file.parent_path());
+    FileSequenceWriter train([&](const void* p, size_t n) { out.write(p, n); }, h.trainSequences, h.trainTokens);
+    // The eval split follows the whole train split in the file: its arrays wait in a scratch file, removed on
+    // every path out of here.
+    struct ScratchFile {
+        std::filesystem::path path;
+        ~ScratchFile() {
             std::error_code ec;
-            out.close();
-            std::filesystem::remove(tmp, ec);
-            std::filesystem::remove(evalTmp, ec);
-            throw;
+            std::filesystem::remove(path, ec);
         }
-        std::error_code ec;
-        std::filesystem::remove(evalTmp, ec);
-        const std::string statsText = statsToJson(stats).dump();
-        h.statsBytes = static_cast<int64_t>(statsText.size());
-        out.write(statsText.data(), static_cast<std::streamsize>(statsText.size()));
-        out.seekp(0);
-        std::memcpy(header, &h, sizeof(h));
-        out.write(header, sizeof(header));
-        out.flush();
-        if (!out) throw IoError(tmp.string() + ": write failed (disk full?)");
+    } evalScratch{file.string() + ".eval.tmp." + std::to_string(::getpid())};
+    std::ofstream evalOut(evalScratch.path, std::ios::binary | std::ios::trunc);
+    if (!evalOut) throw IoError(evalScratch.path.string() + ": cannot write the token cache");
+    FileSequenceWriter eval([&](const void* p, size_t n) { evalOut.write(static_cast<const char*>(p), std::streamsize(n)); },
+                            h.evalSequences, h.evalTokens);
+    buildSftSequences(options, tokenizer, trainStore, evalStore, train, eval, stats);
+    evalOut.close();
+    if (evalOut.fail()) throw IoError(evalScratch.path.string() + ": write failed (is the disk full?)");
+    {
+        std::ifstream in(evalScratch.path, std::ios::binary);
+        std::vector<char> buf(1 << 20);
+        while (in.read(buf.data(), std::streamsize(buf.size())) || in.gcount() > 0) out.write(buf.data(), size_t(in.gcount()));
     }
-    const int fd = ::open(tmp.c_str(), O_RDONLY);
-    if (fd >= 0) {
-        ::fsync(fd);
-        ::close(fd);
-    }
-    std::error_code ec;
-    std::filesystem::rename(tmp, file, ec);
-    if (ec) {
-        std::filesystem::remove(tmp, ec);
-        throw IoError(file.string() + ": cannot move the token cache into place");
-    }
+    const std::string statsText = statsToJson(stats).dump();
+    h.statsBytes = static_cast<int64_t>(statsText.size());
+    out.write(statsText);
+    std::memcpy(header, &h, sizeof(h));
+    out.writeAt(0, header, sizeof(header));
+    out.commit();
 }
 
 }  // namespace

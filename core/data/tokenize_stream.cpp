@@ -3,6 +3,7 @@
 
 #include "core/data/tokenizer.h"
 #include "core/util/error.h"
+#include "core/util/json_parse.h"
 
 #include <nlohmann/json.hpp>
 
@@ -24,7 +25,7 @@ void tokenizeJsonlStream(std::istream& in, std::ostream& out, const Tokenizer& t
         const std::string where = "stdin:" + std::to_string(lineNumber) + ": ";
         nlohmann::json row;
         try {
-            row = nlohmann::json::parse(line);
+            row = parseJson(line);
         } catch (const nlohmann::json::exception& e) {
             throw FormatError(where + "invalid JSON: " + e.what());
         }

@@ -13,6 +13,7 @@
 #include "core/data/unicode_text.h"
 #include "core/util/atomic_file.h"
 #include "core/util/error.h"
+#include "core/util/json_parse.h"
 
 #include <nlohmann/json.hpp>
 
@@ -69,7 +70,7 @@ std::unique_ptr<Tokenizer> Tokenizer::fromFile(const std::filesystem::path& toke
     const std::string text = readFile(tokenizerJson);
     json doc;
     try {
-        doc = json::parse(text);
+        doc = parseJson(text);
     } catch (const json::exception& e) {
         throw FormatError(file + ": not valid JSON: " + e.what());
     }
@@ -102,7 +103,7 @@ std::unique_ptr<Tokenizer> Tokenizer::fromFile(const std::filesystem::path& toke
         const std::string cfile = configPath.string();
         json config;
         try {
-            config = json::parse(readFile(configPath));
+            config = parseJson(readFile(configPath));
         } catch (const json::exception& e) {
             throw FormatError(cfile + ": not valid JSON: " + e.what());
         }

@@ -13,6 +13,7 @@
 #include "core/launch/node_group.h"
 #include "core/util/error.h"
 #include "core/util/run_token.h"
+#include "core/util/json_parse.h"
 
 namespace fts {
 using nlohmann::json;
@@ -30,7 +31,7 @@ json checkHosts(const HostsCheckOptions& o, std::ostream* progress) {
     bool allReachable = true;
     for (const HostProbe& p : probes) {
         report["hosts"].push_back({{"host", p.host}, {"ok", p.ok}, {"error", p.error}, {"hostname", p.hostname},
-                                   {"fts", p.ftsVersion}, {"gpus", json::parse(p.gpusJson.empty() ? "[]" : p.gpusJson)},
+                                   {"fts", p.ftsVersion}, {"gpus", parseJson(p.gpusJson.empty() ? "[]" : p.gpusJson)},
                                    {"seconds", p.seconds}});
         allReachable = allReachable && p.ok;
         if (!p.ok) report["errors"].push_back(p.error);
@@ -72,7 +73,7 @@ json checkHosts(const HostsCheckOptions& o, std::ostream* progress) {
     h.onLine = [&](const NodePlan& n, const std::string& line) {
         json ev;
         try {
-            ev = json::parse(line);
+            ev = parseJson(line);
         } catch (const std::exception&) {
             return;
         }

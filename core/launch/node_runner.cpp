@@ -18,6 +18,7 @@
 #include "core/store/run_store.h"
 #include "core/util/child_process.h"
 #include "core/util/error.h"
+#include "core/util/json_parse.h"
 
 namespace fts {
 namespace fs = std::filesystem;
@@ -119,7 +120,7 @@ int runNode(const NodeOptions& o, int controlFd, int eventFd) {
     }
     json hello;
     try {
-        hello = json::parse(first);
+        hello = parseJson(first);
     } catch (const std::exception&) {
         emit({{"event", "node_error"}, {"message", "the first control line is not JSON"}});
         return 1;
@@ -155,7 +156,8 @@ int runNode(const NodeOptions& o, int controlFd, int eventFd) {
         if (o.resume) argv.push_back("--resume");
         if (o.check) argv.push_back("--check");
         try {
-            r.proc = spawnChild(argv, SpawnOptions{env, true, false, -1});
+            // SIGTERM blocked until the worker's handler is in place: a stop during its start-up is not a crash.
+            r.proc = spawnChild(argv, SpawnOptions{env, true, false, -1, /*blockStopSignals=*/true});
         } catch (const Error& e) {
             emit({{"event", "rank_exit"}, {"rank", r.globalRank}, {"ok", false}, {"description", e.what()}});
             r.exited = true;
@@ -183,7 +185,7 @@ int runNode(const NodeOptions& o, int controlFd, int eventFd) {
         }
         json ev;
         try {
-            ev = json::parse(line);
+            ev = parseJson(line);
         } catch (const std::exception&) {
             emit({{"event", "log"}, {"rank", r.globalRank}, {"level", "info"}, {"message", line}});
             return;
@@ -235,7 +237,7 @@ int runNode(const NodeOptions& o, int controlFd, int eventFd) {
                 control.feed(buf, size_t(got), [&](const std::string& line) {
                     std::string op;
                     try {
-                        op = json::parse(line).value("op", "");
+                        op = parseJson(line).value("op", "");
                     } catch (const std::exception&) {
                     }
                     if (op == "stop") signalAll(SIGTERM);

@@ -15,6 +15,7 @@
 #include "core/launch/hostfile.h"
 #include "core/launch/net_address.h"
 #include "core/util/error.h"
+#include "core/util/json_parse.h"
 
 namespace fts {
 using nlohmann::json;
@@ -160,7 +161,7 @@ std::vector<HostProbe> probeHosts(const std::vector<std::string>& hosts, const T
             const std::string fts = isLocalHostName(hosts[i]) ? o.localFts.string() : remoteFtsOf(o);
             json line;
             try {
-                line = json::parse(lastLine(p.out));
+                line = parseJson(lastLine(p.out));
             } catch (const std::exception&) {
             }
             if (WIFEXITED(p.status) && WEXITSTATUS(p.status) == 0 && line.is_object() && line.value("event", "") == "probe") {

@@ -1,5 +1,6 @@
 // Events -> store rows, progress and failures (see run_recorder.h).
 #include "core/launch/run_recorder.h"
+#include "core/util/json_parse.h"
 
 #include <unistd.h>
 
@@ -74,7 +75,7 @@ bool RunRecorder::nodeStarted(const std::string& host) const {
 void RunRecorder::onNodeLine(const std::string& host, const std::string& line) {
     json ev;
     try {
-        ev = json::parse(line);
+        ev = parseJson(line);
     } catch (const std::exception&) {
         log(-1, "info", host + ": " + line);
         return;

@@ -60,6 +60,42 @@ void onSignal(int sig) {
     [[maybe_unused]] ssize_t n = ::write(g_signalPipe[1], &b, 1);
 }
 
+// SIGINT and SIGTERM as bytes on a self-pipe, from the supervisor's first instruction to its last: a stop at any
+// moment is seen (before the nodes start: the run ends stopped without starting them; after: they are asked to
+// checkpoint and stop). The destructor restores the previous handlers on every return path.
+class StopSignals {
+public:
+    StopSignals() {
+        if (::pipe2(g_signalPipe, O_CLOEXEC | O_NONBLOCK) != 0) throw IoError("cannot create the signal pipe");
+        struct sigaction sa {};
+        sa.sa_handler = onSignal;
+        sigemptyset(&sa.sa_mask);
+        ::sigaction(SIGINT, &sa, &m_oldInt);
+        ::sigaction(SIGTERM, &sa, &m_oldTerm);
+        m_oldPipe = ::signal(SIGPIPE, SIG_IGN);
+    }
+    ~StopSignals() {
+        ::sigaction(SIGINT, &m_oldInt, nullptr);
+        ::sigaction(SIGTERM, &m_oldTerm, nullptr);
+        ::signal(SIGPIPE, m_oldPipe);
+        ::close(g_signalPipe[0]);
+        ::close(g_signalPipe[1]);
+        g_signalPipe[0] = g_signalPipe[1] = -1;
+    }
+    StopSignals(const StopSignals&) = delete;
+    StopSignals& operator=(const StopSignals&) = delete;
+    int fd() const { return g_signalPipe[0]; }
+    // A signal is waiting in the pipe (not consumed: the poll loop still sees it).
+    bool pending() const {
+        pollfd p{g_signalPipe[0], POLLIN, 0};
+        return ::poll(&p, 1, 0) > 0 && (p.revents & POLLIN);
+    }
+
+private:
+    struct sigaction m_oldInt {}, m_oldTerm {};
+    void (*m_oldPipe)(int) = SIG_DFL;
+};
+
 double nowSeconds() {
     using namespace std::chrono;
     return duration<double>(system_clock::now().time_since_epoch()).count();
@@ -129,6 +165,7 @@ json hostsJson(const LaunchPlan& plan) {
 }  // namespace
 
 int superviseTraining(const SupervisorOptions& o, std::ostream& out) {
+    const StopSignals stopSignals;
     // ---- config and plan: errors here never create a run row -------------------------------------
     TrainConfig cfg;
     LaunchPlan plan;
@@ -237,15 +274,14 @@ int superviseTraining(const SupervisorOptions& o, std::ostream& out) {
         failures.launchFailed(e.what());
     }
 
-    // ---- signals: a self-pipe read by the poll loop ---------------------------------------------
-    if (::pipe2(g_signalPipe, O_CLOEXEC | O_NONBLOCK) != 0) throw IoError("cannot create the signal pipe");
-    struct sigaction sa {};
-    sa.sa_handler = onSignal;
-    sigemptyset(&sa.sa_mask);
-    struct sigaction oldInt {}, oldTerm {};
-    ::sigaction(SIGINT, &sa, &oldInt);
-    ::sigaction(SIGTERM, &sa, &oldTerm);
-    ::signal(SIGPIPE, SIG_IGN);
+    // ---- a stop that came during set-up: nothing started, nothing to save ---------------------------
+    if (!failures.failed() && stopSignals.pending()) {
+        recorder.log(-1, "info", "stop requested before the ranks started: nothing to checkpoint");
+        recorder.flush();
+        store.finishRun(runId, RunStatus::Stopped, nowSeconds(), recorder.finalMetrics().dump(), "");
+        out << "run " << runId << " stopped before its ranks started\n";
+        return 0;
+    }
 
     // ---- one `fts node` per host; the token and exported variables go on its stdin ------------------
     const NodeCommand command{fs::absolute(o.configPath), runId, world, masterAddr, port, o.collectiveTimeoutMs, o.resume, false};
@@ -284,9 +320,9 @@ int superviseTraining(const SupervisorOptions& o, std::ostream& out) {
     std::optional<std::chrono::steady_clock::time_point> hardKillAt;  // ssh clients that outlive the kill
     char buf[256];
     while (nodes.anyAlive()) {
-        if (nodes.poll(100, g_signalPipe[0], handlers)) {
+        if (nodes.poll(100, stopSignals.fd(), handlers)) {
             int got = 0;
-            while (::read(g_signalPipe[0], buf, sizeof buf) > 0) ++got;
+            while (::read(stopSignals.fd(), buf, sizeof buf) > 0) ++got;
             if (got > 0) {
                 // First request: every host's ranks checkpoint and stop together. Any later one: kill them.
                 const bool first = signalsSeen++ == 0;
@@ -328,10 +364,6 @@ int superviseTraining(const SupervisorOptions& o, std::ostream& out) {
     const json finalMetrics = recorder.finalMetrics();
     store.finishRun(runId, final, nowSeconds(), finalMetrics.dump(), failure);
 
-    ::sigaction(SIGINT, &oldInt, nullptr);
-    ::sigaction(SIGTERM, &oldTerm, nullptr);
-    ::close(g_signalPipe[0]);
-    ::close(g_signalPipe[1]);
 
     if (final == RunStatus::Failed) {
         out << "error: run " << runId << " failed: " << failure << "\n";

@@ -5,6 +5,7 @@
 
 #include "core/util/atomic_file.h"
 #include "core/util/error.h"
+#include "core/util/json_parse.h"
 
 namespace fts {
 
@@ -15,7 +16,7 @@ HfConfig HfConfig::load(const std::filesystem::path& configJson) {
     const std::string text = readFile(configJson);
     nlohmann::json j;
     try {
-        j = nlohmann::json::parse(text);
+        j = parseJson(text);
     } catch (const nlohmann::json::exception& e) {
         throw FormatError(configJson.string() + ": not valid JSON: " + e.what());
     }

@@ -17,6 +17,7 @@
 #include "core/model/safetensors_torch.h"
 #include "core/util/atomic_file.h"
 #include "core/util/error.h"
+#include "core/util/json_parse.h"
 
 namespace fts {
 namespace fs = std::filesystem;
@@ -292,7 +293,7 @@ LoraOptions readLoraAdapterConfig(const fs::path& adapterDir) {
     if (!fs::is_regular_file(file, ec)) throw IoError(file.string() + ": not found (expected a PEFT LoRA adapter folder)");
     nlohmann::json j;
     try {
-        j = nlohmann::json::parse(readFile(file));
+        j = parseJson(readFile(file));
     } catch (const nlohmann::json::exception& e) {
         throw FormatError(file.string() + ": not valid JSON: " + e.what());
     }

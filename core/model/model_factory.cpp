@@ -12,6 +12,7 @@
 #include "core/model/hf_model.h"
 #include "core/model/lora.h"
 #include "core/model/safetensors_torch.h"
+#include "core/weights/model_weights.h"
 #include "core/util/atomic_file.h"
 #include "core/util/error.h"
 
@@ -104,77 +105,7 @@ void HfModel::setParameters(std::vector<torch::Tensor> tensors, bool partitioned
     bindParameters();
 }
 
-// ---- checkpoint discovery --------------------------------------------------------------------------------
-
 namespace {
-
-struct CheckpointTensor {
-    std::shared_ptr<SafetensorsFile> file;
-    const TensorEntry* entry = nullptr;
-};
-
-// Every tensor of a folder's weights by name, from model.safetensors or model.safetensors.index.json.
-struct Checkpoint {
-    std::map<std::string, CheckpointTensor> tensors;
-    std::string description;  // the file(s), for messages
-};
-
-Checkpoint openCheckpoint(const fs::path& dir) {
-    Checkpoint ck;
-    std::error_code ec;
-    const fs::path single = dir / "model.safetensors";
-    const fs::path index = dir / "model.safetensors.index.json";
-    if (fs::is_regular_file(single, ec)) {
-        auto file = SafetensorsFile::open(single);
-        for (const auto& e : file->tensors()) ck.tensors[e.name] = {file, &e};
-        ck.description = single.string();
-        return ck;
-    }
-    if (fs::is_regular_file(index, ec)) {
-        nlohmann::json j;
-        try {
-            j = nlohmann::json::parse(readFile(index));
-        } catch (const nlohmann::json::exception& e) {
-            throw FormatError(index.string() + ": not valid JSON: " + e.what());
-        }
-        if (!j.is_object() || !j.contains("weight_map") || !j["weight_map"].is_object())
-            throw FormatError(index.string() + ": key \"weight_map\": expected an object {tensor name: shard file}");
-        std::map<std::string, std::shared_ptr<SafetensorsFile>> shards;
-        for (auto it = j["weight_map"].begin(); it != j["weight_map"].end(); ++it) {
-            if (!it->is_string())
-                throw FormatError(index.string() + ": weight_map[\"" + it.key() + "\"]: expected a shard file name, found " + it->dump());
-            const std::string shardName = it->get<std::string>();
-            if (shardName.empty() || fs::path(shardName).is_absolute() || shardName.find("..") != std::string::npos)
-                throw FormatError(index.string() + ": weight_map[\"" + it.key() + "\"]: shard \"" + shardName +
-                                  "\" must be a file name inside the model folder");
-            auto& shard = shards[shardName];
-            if (!shard) {
-                const fs::path shardPath = dir / shardName;
-                if (!fs::is_regular_file(shardPath, ec))
-                    throw IoError(index.string() + ": shard \"" + shardName + "\" (holding tensor '" + it.key() +
-                                  "') is missing: " + shardPath.string() + " not found");
-                shard = SafetensorsFile::open(shardPath);
-            }
-            const TensorEntry* e = shard->find(it.key());
-            if (!e)
-                throw FormatError(index.string() + ": weight_map puts tensor '" + it.key() + "' in " + shardName +
-                                  ", but that shard does not contain it");
-            ck.tensors[it.key()] = {shard, e};
-        }
-        // Tensors a shard holds but the index forgot still count as checkpoint content (reported as unexpected).
-        for (const auto& [name, shard] : shards)
-            for (const auto& e : shard->tensors())
-                if (!ck.tensors.count(e.name)) ck.tensors[e.name] = {shard, &e};
-        ck.description = index.string() + " (" + std::to_string(shards.size()) + " shards)";
-        return ck;
-    }
-    for (const char* other : {"pytorch_model.bin", "pytorch_model.bin.index.json", "tf_model.h5", "model.ckpt.index"})
-        if (fs::exists(dir / other, ec))
-            throw FormatError(dir.string() + ": has " + other +
-                              " but only safetensors weights are supported (model.safetensors or "
-                              "model.safetensors.index.json); convert the checkpoint to safetensors first");
-    throw IoError(dir.string() + ": no model.safetensors or model.safetensors.index.json found");
-}
 
 // A float32 CPU tensor drawn by the spec's init rule on `gen`.
 torch::Tensor initTensor(const ParamSpec& spec, at::Generator& gen) {
@@ -216,14 +147,14 @@ std::unique_ptr<LanguageModel> loadPretrainedModel(const fs::path& dir, const Mo
     if (!fs::is_directory(dir, ec)) throw IoError(dir.string() + ": not a directory (expected a Hugging Face model folder)");
     const HfConfig config = loadPatchedConfig(dir / "config.json", opts);
     std::unique_ptr<HfModel> model = buildModelFromConfig(config, opts);
-    const Checkpoint ck = openCheckpoint(dir);
+    const ModelWeights ck = openModelWeights(dir);
 
     // Match every parameter spec to a checkpoint tensor; collect all problems before failing.
     std::vector<std::string> problems;
-    std::vector<const CheckpointTensor*> sources;
+    std::vector<const WeightTensor*> sources;
     std::set<std::string> used;
     for (const ParamSpec& spec : model->parameterSpecs()) {
-        const CheckpointTensor* found = nullptr;
+        const WeightTensor* found = nullptr;
         std::string foundName;
         std::vector<std::string> candidates{spec.name};
         candidates.insert(candidates.end(), spec.aliases.begin(), spec.aliases.end());
@@ -274,7 +205,7 @@ std::unique_ptr<LanguageModel> loadPretrainedModel(const fs::path& dir, const Mo
         torch::NoGradGuard noGrad;
         auto gen = at::make_generator<at::CPUGeneratorImpl>(opts.initSeed);
         for (size_t i = 0; i < sources.size(); ++i) {
-            const CheckpointTensor* src = sources[i];
+            const WeightTensor* src = sources[i];
             // Converted chunk by chunk; the mapped source pages leave the resident set as they are copied.
             torch::Tensor t = src ? loadTensorReleasing(src->file, *src->entry, opts.dtype, opts.device)
                                   : initTensor(model->parameterSpecs()[i], gen).to(torch::TensorOptions().dtype(opts.dtype).device(opts.device));

@@ -101,7 +101,7 @@ std::map<std::string, torch::Tensor> loadSafetensors(const std::filesystem::path
     return out;
 }
 
-void saveSafetensors(const std::filesystem::path& path, const std::vector<NamedTensor>& tensors,
+uint64_t saveSafetensors(const std::filesystem::path& path, const std::vector<NamedTensor>& tensors,
                      const std::map<std::string, std::string>& metadata, std::optional<torch::Dtype> dtype) {
     std::vector<TensorView> views;
     views.reserve(tensors.size());
@@ -124,7 +124,7 @@ void saveSafetensors(const std::filesystem::path& path, const std::vector<NamedT
         }
         views.push_back(std::move(v));
     }
-    writeSafetensors(path, views, metadata);
+    return writeSafetensors(path, views, metadata);
 }
 
 }  // namespace fts

@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "core/model/language_model.h"
-#include "core/model/safetensors.h"
+#include "core/weights/safetensors.h"
 
 namespace fts {
 
@@ -35,8 +35,8 @@ torch::Tensor loadTensorReleasing(const std::shared_ptr<SafetensorsFile>& file, 
 std::map<std::string, torch::Tensor> loadSafetensors(const std::filesystem::path& path);
 
 // Write tensors (any device, any layout) atomically; each is converted to `dtype` when given, one tensor at a
-// time while streaming. Names must be unique.
-void saveSafetensors(const std::filesystem::path& path, const std::vector<NamedTensor>& tensors,
+// time while streaming. Names must be unique. Returns the file's xxh3-64 (writeSafetensors).
+uint64_t saveSafetensors(const std::filesystem::path& path, const std::vector<NamedTensor>& tensors,
                      const std::map<std::string, std::string>& metadata = {{"format", "pt"}},
                      std::optional<torch::Dtype> dtype = std::nullopt);
 

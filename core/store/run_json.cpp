@@ -1,6 +1,7 @@
 // Run records as JSON and as aligned plain text. Column widths are measured in terminal cells
 // (UTF-8 decoded, East Asian wide characters count 2), so non-ASCII run names keep the table straight.
 #include "core/store/run_json.h"
+#include "core/util/json_parse.h"
 
 #include <algorithm>
 #include <chrono>
@@ -22,7 +23,7 @@ double currentTime(double now) {
 // The stored JSON text as a value: null when empty, the raw string when it does not parse.
 json parsedOrRaw(const std::string& text) {
     if (text.empty()) return nullptr;
-    json j = json::parse(text, nullptr, /*allow_exceptions=*/false);
+    json j = parseJsonOrDiscarded(text);
     if (j.is_discarded()) return text;
     return j;
 }

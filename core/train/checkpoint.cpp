@@ -13,17 +13,19 @@
 #include "core/train/zero3_checkpoint.h"
 #include "core/train/trainer.h"
 #include "core/util/atomic_file.h"
+#include "core/util/checkpoint_checksums.h"
 #include "core/util/checkpoint_dir.h"
 #include "core/util/error.h"
+#include "core/util/json_parse.h"
 
 namespace fts {
 namespace fs = std::filesystem;
 
-void writeTensorFile(const fs::path& file, const TensorList& tensors) {
+uint64_t writeTensorFile(const fs::path& file, const TensorList& tensors) {
     std::vector<NamedTensor> named;
     named.reserve(tensors.size());
     for (const auto& [name, t] : tensors) named.push_back({name, t});
-    saveSafetensors(file, named);
+    return saveSafetensors(file, named);
 }
 
 TensorList readTensorFile(const fs::path& file) {
@@ -37,7 +39,7 @@ nlohmann::json readTrainerState(const fs::path& dir) {
     const fs::path file = dir / "trainer_state.json";
     if (!fs::exists(file)) throw IoError(file.string() + ": missing; the checkpoint is incomplete");
     try {
-        auto st = nlohmann::json::parse(readFile(file));
+        auto st = parseJson(readFile(file));
         for (const char* key : {"step", "optimizer_step", "train_blocks", "sampler"})
             if (!st.contains(key)) throw FormatError(file.string() + ": key \"" + key + "\" is missing");
         return st;
@@ -55,17 +57,21 @@ fs::path saveCheckpoint(const fs::path& outputDir, int64_t step, const Checkpoin
     const fs::path tmp = root / checkpointTempName(name, runId, std::random_device{}());
     fs::create_directories(tmp);
     try {
+        // The large files' checksums come from their writers; the small ones are hashed when the manifest is made.
+        std::map<std::string, uint64_t> sums = c.movedInChecksums;
         writeFileAtomic(tmp / "config.json", c.hfConfig.dump(2) + "\n");
-        if (!c.modelTensors.empty()) writeTensorFile(tmp / "model.safetensors", c.modelTensors);
+        if (!c.modelTensors.empty()) sums["model.safetensors"] = writeTensorFile(tmp / "model.safetensors", c.modelTensors);
         if (c.writeExtra) c.writeExtra(tmp);
-        if (!c.optimizerTensors.empty() || c.movedIn.empty()) writeTensorFile(tmp / "optimizer.safetensors", c.optimizerTensors);
+        if (!c.optimizerTensors.empty() || c.movedIn.empty())
+            sums["optimizer.safetensors"] = writeTensorFile(tmp / "optimizer.safetensors", c.optimizerTensors);
         for (const auto& f : c.movedIn) {
             if (!fs::exists(f)) throw IoError(f.string() + ": missing (a rank did not write its optimizer shard)");
             fs::rename(f, tmp / f.filename());
         }
-        writeTensorFile(tmp / "rng.safetensors", c.rngTensors);
+        sums["rng.safetensors"] = writeTensorFile(tmp / "rng.safetensors", c.rngTensors);
         for (const auto& f : c.tokenizerFiles) writeFileAtomic(tmp / f.filename(), readFile(f));
         writeFileAtomic(tmp / "trainer_state.json", c.trainerState.dump(2) + "\n");
+        writeCheckpointChecksums(tmp, sums);
         renameDirAtomic(tmp, target);
     } catch (...) {
         std::error_code ec;
@@ -99,6 +105,11 @@ void exportCheckpoint(const fs::path& checkpointDir, const fs::path& outDir, con
                       : dtype == "float16" || dtype == "fp16"  ? torch::kFloat16
                                                                : throw ConfigError("--dtype: \"" + dtype +
                                                                                    "\"; expected float32, bfloat16 or float16");
+    if (const std::vector<std::string> damage = checkpointDamage(checkpointDir); !damage.empty()) {
+        std::string text;
+        for (const std::string& d : damage) text += "\n  - " + d;
+        throw FormatError(checkpointDir.string() + ": the checkpoint is damaged (its files do not match checksums.json):" + text);
+    }
     if (lora) return exportLoraCheckpoint(checkpointDir, outDir, dt);
     if (zero3) return exportZero3Checkpoint(checkpointDir, outDir, dt);
     ModelLoadOptions o;

@@ -10,6 +10,7 @@
 
 #include <filesystem>
 #include <functional>
+#include <map>
 #include <string>
 #include <utility>
 #include <vector>
@@ -28,9 +29,12 @@ struct CheckpointContents {
     std::vector<std::filesystem::path> tokenizerFiles;  // copied alongside
     // Complete files (ZeRO: every rank's optimizer shard) renamed into the folder before it is committed.
     std::vector<std::filesystem::path> movedIn;
+    // The xxh3-64 of moved-in files whose writers computed it (by file name); any other file is hashed once.
+    std::map<std::string, uint64_t> movedInChecksums;
 };
 
-// Writes outputDir/checkpoints/step-<step>/ atomically and points checkpoints/latest at it; keeps the
+// Writes outputDir/checkpoints/step-<step>/ atomically, with checksums.json covering every file
+// (checkpoint_checksums.h), and points checkpoints/latest at it; keeps the
 // newest `keep` checkpoints of this run (0 = all), the run being trainerState["run_id"]. Returns the folder.
 std::filesystem::path saveCheckpoint(const std::filesystem::path& outputDir, int64_t step,
                                      const CheckpointContents& contents, int64_t keep);
@@ -43,6 +47,6 @@ void pruneOwnCheckpoints(const std::filesystem::path& outputDir, int64_t runId, 
 // through loadPretrainedModel, since the folder is an HF model folder). Errors name the file.
 nlohmann::json readTrainerState(const std::filesystem::path& checkpointDir);
 TensorList readTensorFile(const std::filesystem::path& file);
-void writeTensorFile(const std::filesystem::path& file, const TensorList& tensors);
+uint64_t writeTensorFile(const std::filesystem::path& file, const TensorList& tensors);  // returns the xxh3-64
 
 }  // namespace fts

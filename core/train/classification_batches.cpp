@@ -9,6 +9,7 @@
 #include "core/data/tokenizer.h"
 #include "core/train/events.h"
 #include "core/util/error.h"
+#include "core/util/json_parse.h"
 
 namespace fts {
 namespace fs = std::filesystem;
@@ -79,7 +80,7 @@ std::vector<std::string> modelLabelOrder(const fs::path& modelDir) {
     std::vector<std::string> names;
     std::ifstream in(modelDir / "config.json");
     if (!in) return names;
-    const nlohmann::json j = nlohmann::json::parse(in, nullptr, false);
+    const nlohmann::json j = parseJsonOrDiscarded(std::string(std::istreambuf_iterator<char>(in), {}));
     if (!j.is_object() || !j.contains("id2label") || !j["id2label"].is_object()) return names;
     const nlohmann::json& m = j["id2label"];
     names.resize(m.size());

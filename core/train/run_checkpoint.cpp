@@ -7,6 +7,8 @@
 #include "core/train/checkpoint.h"
 #include "core/train/run_model.h"
 #include "core/train/training_data.h"
+#include "core/util/checkpoint_checksums.h"
+#include "core/util/checkpoint_dir.h"
 #include "core/util/error.h"
 #include "core/zero/step_engine.h"
 
@@ -82,10 +84,13 @@ fs::path saveRunCheckpoint(const RunParts& run, const BlockSampler& sampler, con
     }
     // ZeRO: every rank writes its own optimizer shard (atomically) where rank 0 moves it into the checkpoint.
     const fs::path shardDir = cfg.training.outputDir / "checkpoints" / (checkpointDirName(atStep) + ".tmp-shards");
+    // Each shard's xxh3-64, computed as it was written, reaches rank 0 for the checkpoint's checksums.json.
+    auto shardSums = torch::zeros({opt.worldSize}, torch::kInt64);
     if (engine.sharded()) {
         fs::create_directories(shardDir);
-        writeTensorFile(shardDir / optimizerShardName(opt.rank), engine.stateTensors());
-        comm.barrier();
+        const uint64_t sum = writeTensorFile(shardDir / optimizerShardName(opt.rank), engine.stateTensors());
+        auto mine = torch::tensor({static_cast<int64_t>(sum)}, torch::kInt64);
+        comm.allGather(shardSums, mine);
     }
     if (opt.rank != 0) {
         comm.barrier();  // rank 0 has written the checkpoint
@@ -101,7 +106,10 @@ fs::path saveRunCheckpoint(const RunParts& run, const BlockSampler& sampler, con
         partition["model_type"] = run.model.info().modelType;
     }
     if (engine.sharded()) {
-        for (int r = 0; r < opt.worldSize; ++r) c.movedIn.push_back(shardDir / optimizerShardName(r));
+        for (int r = 0; r < opt.worldSize; ++r) {
+            c.movedIn.push_back(shardDir / optimizerShardName(r));
+            c.movedInChecksums[optimizerShardName(r)] = static_cast<uint64_t>(shardSums[r].item<int64_t>());
+        }
     } else {
         c.optimizerTensors = engine.stateTensors();
     }
@@ -171,13 +179,27 @@ LoopCounters resumeRun(const RunParts& run, const fs::path& resumeDir, BlockSamp
     return out;
 }
 
-fs::path resumeFolder(const TrainConfig& cfg, const TrainOptions& opt) {
+fs::path resumeFolder(const TrainConfig& cfg, const TrainOptions& opt,
+                      const std::function<void(const fs::path&, const std::string&)>& skippedDamaged) {
     fs::path dir = opt.resumeFrom;
-    if (opt.resume && dir.empty()) {
-        dir = latestCheckpoint(cfg.training.outputDir);
-        if (dir.empty())
-            throw IoError(cfg.training.outputDir.string() + "/checkpoints: --resume given but there is no checkpoint to resume from");
+    if (!dir.empty()) {  // the folder the user named: damaged is an error, not a reason to pick another
+        if (const std::vector<std::string> damage = checkpointDamage(dir); !damage.empty()) {
+            std::string text;
+            for (const std::string& d : damage) text += "\n  - " + d;
+            throw FormatError(dir.string() + ": the checkpoint is damaged (its files do not match checksums.json):" + text);
+        }
+        return dir;
     }
+    if (!opt.resume) return dir;
+    if (latestCheckpoint(cfg.training.outputDir).empty())
+        throw IoError(cfg.training.outputDir.string() + "/checkpoints: --resume given but there is no checkpoint to resume from");
+    std::string damaged;
+    dir = newestIntactCheckpoint(cfg.training.outputDir, [&](const fs::path& d, const std::string& why) {
+        damaged += "\n  - " + d.string() + ": " + why;
+        if (skippedDamaged) skippedDamaged(d, why);
+    });
+    if (dir.empty())
+        throw FormatError(cfg.training.outputDir.string() + "/checkpoints: every checkpoint is damaged:" + damaged);
     return dir;
 }
 

@@ -7,6 +7,8 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <functional>
+#include <string>
 
 #include "core/config/train_config.h"
 #include "core/data/block_sampler.h"
@@ -45,8 +47,11 @@ std::filesystem::path saveRunCheckpoint(const RunParts& run, const BlockSampler&
 // Restores a checkpoint folder into the run; FormatError naming trainer_state.json when it does not fit this run.
 LoopCounters resumeRun(const RunParts& run, const std::filesystem::path& dir, BlockSampler& sampler);
 
-// The checkpoint folder a run resumes from: opt.resumeFrom, or with opt.resume the latest in output_dir (IoError
-// when there is none); empty without resume.
-std::filesystem::path resumeFolder(const TrainConfig& cfg, const TrainOptions& opt);
+// The checkpoint folder a run resumes from: opt.resumeFrom (FormatError when its files do not match its
+// checksums), or with opt.resume the newest intact one in output_dir: a damaged newer one is passed to
+// `skippedDamaged` (folder, what is wrong) and the previous one taken (IoError when there is none, FormatError
+// when all are damaged); empty without resume.
+std::filesystem::path resumeFolder(const TrainConfig& cfg, const TrainOptions& opt,
+                                   const std::function<void(const std::filesystem::path&, const std::string&)>& skippedDamaged = {});
 
 }  // namespace fts

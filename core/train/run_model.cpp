@@ -8,6 +8,7 @@
 #include "core/train/zero3_checkpoint.h"
 #include "core/util/atomic_file.h"
 #include "core/util/error.h"
+#include "core/util/json_parse.h"
 
 namespace fts {
 namespace fs = std::filesystem;
@@ -30,7 +31,7 @@ nlohmann::json storedTrainConfig(const fs::path& checkpointDir) {
     std::error_code ec;
     if (!fs::is_regular_file(checkpointDir / "trainer_state.json", ec)) return nullptr;
     try {
-        auto st = nlohmann::json::parse(readFile(checkpointDir / "trainer_state.json"));
+        auto st = parseJson(readFile(checkpointDir / "trainer_state.json"));
         return st.contains("train_config") ? st["train_config"] : nlohmann::json(nullptr);
     } catch (const nlohmann::json::exception&) {
         return nullptr;
@@ -83,7 +84,7 @@ void addModelToCheckpoint(LanguageModel& model, const TrainConfig& cfg, Checkpoi
 
 void exportLoraCheckpoint(const fs::path& checkpointDir, const fs::path& outDir, torch::Dtype dtype) {
     readLoraAdapterConfig(checkpointDir);  // validates the adapter before anything is written
-    const nlohmann::json cfg = nlohmann::json::parse(readFile(checkpointDir / "adapter_config.json"));
+    const nlohmann::json cfg = parseJson(readFile(checkpointDir / "adapter_config.json"));
     const std::string base = cfg.value("base_model_name_or_path", nlohmann::json(nullptr)).is_string()
                                  ? cfg["base_model_name_or_path"].get<std::string>() : std::string();
     bool merge = true;

@@ -144,7 +144,9 @@ static TrainOutcome train(const TrainConfig& givenCfg, const TrainOptions& opt, 
     const SchedulerConfig schedule = resolveScheduleForRun(ds.scheduler, totalSteps);  // "auto" step counts
 
     // ---- model (run_model.h) -----------------------------------------------------------------
-    const fs::path resumeDir = resumeFolder(cfg, opt);
+    const fs::path resumeDir = resumeFolder(cfg, opt, [&](const fs::path& damaged, const std::string& why) {
+        if (leader) events.log("warn", damaged.string() + " is damaged (" + why + "): resuming from the checkpoint before it");
+    });
     const ClassificationData* labelled = data->classification();  // classification rows: labels for config and eval
     RunModel loaded = prepareRunModel(cfg, resumeDir, device, *comm, tokenizer->vocabSize(), tokenizerPath,
                                       labelled ? classificationConfigPatch(*labelled) : nlohmann::json(nullptr));

@@ -7,12 +7,13 @@
 
 #include <algorithm>
 
-#include "core/model/safetensors.h"
+#include "core/weights/safetensors.h"
 #include "core/model/safetensors_torch.h"
 #include "core/train/checkpoint.h"
 #include "core/zero/step_engine.h"
 #include "core/util/atomic_file.h"
 #include "core/util/error.h"
+#include "core/util/json_parse.h"
 
 namespace fts {
 namespace fs = std::filesystem;
@@ -21,7 +22,7 @@ bool isZero3Checkpoint(const fs::path& dir) {
     std::error_code ec;
     if (!fs::is_regular_file(dir / "trainer_state.json", ec) || fs::exists(dir / "model.safetensors", ec)) return false;
     try {
-        return nlohmann::json::parse(readFile(dir / "trainer_state.json")).contains("zero3_partition");
+        return parseJson(readFile(dir / "trainer_state.json")).contains("zero3_partition");
     } catch (const nlohmann::json::exception&) {
         return false;
     }
@@ -72,7 +73,7 @@ void exportZero3Checkpoint(const fs::path& dir, const fs::path& outDir, torch::D
     std::error_code ec;
     fs::create_directories(outDir, ec);
     if (!fs::is_directory(outDir, ec)) throw IoError(outDir.string() + ": cannot create the output folder");
-    nlohmann::json config = nlohmann::json::parse(readFile(dir / "config.json"));
+    nlohmann::json config = parseJson(readFile(dir / "config.json"));
     const std::string dtypeName = dtype == torch::kFloat32 ? "float32" : dtype == torch::kBFloat16 ? "bfloat16" : "float16";
     config["torch_dtype"] = dtypeName;
     if (config.contains("dtype")) config["dtype"] = dtypeName;

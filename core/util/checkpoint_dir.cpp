@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/util/atomic_file.h"
+#include "core/util/json_parse.h"
 
 namespace fts {
 namespace fs = std::filesystem;
@@ -56,7 +57,7 @@ std::vector<fs::path> listCheckpoints(const fs::path& outputDir) {
 
 int64_t checkpointRunId(const fs::path& checkpointDir) {
     try {
-        const auto state = nlohmann::json::parse(readFile(checkpointDir / "trainer_state.json"));
+        const auto state = parseJson(readFile(checkpointDir / "trainer_state.json"));
         const auto it = state.find("run_id");
         return it != state.end() && it->is_number_integer() ? it->get<int64_t>() : -1;
     } catch (const std::exception&) {

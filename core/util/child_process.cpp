@@ -36,11 +36,15 @@ ChildProcess spawnChild(const std::vector<std::string>& argv, const SpawnOptions
         flags |= POSIX_SPAWN_SETPGROUP;
         posix_spawnattr_setpgroup(&attr, 0);
     }
-    sigset_t all, none;
+    sigset_t all, mask;
     sigfillset(&all);
-    sigemptyset(&none);
+    sigemptyset(&mask);
+    if (o.blockStopSignals) {
+        sigaddset(&mask, SIGTERM);
+        sigaddset(&mask, SIGINT);
+    }
     posix_spawnattr_setsigdefault(&attr, &all);  // handlers and SIG_IGN (e.g. SIGPIPE) back to default
-    posix_spawnattr_setsigmask(&attr, &none);
+    posix_spawnattr_setsigmask(&attr, &mask);
     posix_spawnattr_setflags(&attr, flags);
     std::vector<char*> envp;
     for (const auto& e : o.env) envp.push_back(const_cast<char*>(e.c_str()));
@@ -65,6 +69,14 @@ ChildProcess spawnChild(const std::vector<std::string>& argv, const SpawnOptions
     c.outFd = outPipe[0];
     c.errFd = errPipe[0];
     return c;
+}
+
+void unblockStopSignals() {
+    sigset_t stop;
+    sigemptyset(&stop);
+    sigaddset(&stop, SIGTERM);
+    sigaddset(&stop, SIGINT);
+    ::pthread_sigmask(SIG_UNBLOCK, &stop, nullptr);
 }
 
 std::vector<std::string> environmentWith(const std::vector<std::string>& drop, const std::vector<std::string>& add) {

@@ -118,6 +118,38 @@ private slots:
         QCOMPARE(QDir(picker.selectedValue()), QDir(kModels + QStringLiteral("/gpt2")));
     }
 
+    // The picker reads weights with the core's loader: a truncated file shows as unreadable with the loader's
+    // message (naming the file), a folder with only config.json as "no weights" without an error.
+    void brokenWeightsShowTheLoadersMessage() {
+        QTemporaryDir root;
+        const QString broken = root.filePath(QStringLiteral("broken")), bare = root.filePath(QStringLiteral("bare"));
+        QVERIFY(QDir().mkpath(broken) && QDir().mkpath(bare));
+        for (const QString& d : {broken, bare})
+            QVERIFY(QFile::copy(kModels + QStringLiteral("/gpt2/config.json"), d + QStringLiteral("/config.json")));
+        QVERIFY(QFile::copy(kModels + QStringLiteral("/gpt2/model.safetensors"), broken + QStringLiteral("/model.safetensors")));
+        QFile weights(broken + QStringLiteral("/model.safetensors"));
+        QVERIFY(weights.setPermissions(weights.permissions() | QFileDevice::WriteOwner));
+        QVERIFY(weights.resize(weights.size() - 16));
+
+        const ModelInfo bad = readModelInfo(broken);
+        QVERIFY(bad.error.isEmpty());
+        QVERIFY2(bad.weightsError.contains(weights.fileName()), qPrintable(bad.weightsError));
+        QCOMPARE(bad.parameters, int64_t(-1));
+        const ModelInfo none = readModelInfo(bare);
+        QVERIFY2(none.weightsError.isEmpty(), qPrintable(none.weightsError));
+        QCOMPARE(none.parameters, int64_t(-1));
+
+        ModelPicker picker({root.path()}, {});
+        picker.show();
+        QTRY_VERIFY_WITH_TIMEOUT(!picker.isScanning(), 20000);
+        QTableWidget* t = picker.table();
+        const int b = rowOf(t, QStringLiteral("broken")), n = rowOf(t, QStringLiteral("bare"));
+        QVERIFY(b >= 0 && n >= 0);
+        QCOMPARE(t->item(b, ModelPicker::ParametersColumn)->text(), ModelPicker::tr("unreadable weights"));
+        QCOMPARE(t->item(b, ModelPicker::ParametersColumn)->toolTip(), bad.weightsError);
+        QCOMPARE(t->item(n, ModelPicker::ParametersColumn)->text(), ModelPicker::tr("no weights"));
+    }
+
     void parameterCountFormat_data() {
         QTest::addColumn<qint64>("n");
         QTest::addColumn<QString>("text");

@@ -924,6 +924,12 @@ void TestTrainConfig::jsonSyntaxError_data() {
     QTest::newRow("unexpected string with escaped quote") << "{\"x\": 1 \"a\\\"b\": 2}" << 1 << 9;
     QTest::newRow("unterminated") << "{\"model\": {\"path\": \"m" << 1 << 22;
     QTest::newRow("empty") << "" << 1 << 1;
+    // Deep nesting is an error at the bracket past the limit (512 levels, counting the outer object), not a stack
+    // overflow: 100,000 levels crashed `fts train` before the limit.
+    // A number beyond a double's range: nlohmann throws out_of_range 406 for it, which crashed the parse (found by
+    // fuzz_train_config); now a syntax error at the number.
+    QTest::newRow("number out of range") << "{\"training\": {\"max_steps\": 1e99999}}" << 1 << 28;
+    QTest::newRow("nested 100000 deep") << QStringLiteral("{\n\"x\": ") + QString(100000, QLatin1Char('[')) << 2 << 517;
 }
 
 void TestTrainConfig::jsonSyntaxError() {

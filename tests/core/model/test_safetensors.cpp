@@ -7,7 +7,7 @@
 #include <cstring>
 #include <fstream>
 
-#include "core/model/safetensors.h"
+#include "core/weights/safetensors.h"
 #include "core/model/safetensors_torch.h"
 #include "core/util/error.h"
 

@@ -90,8 +90,9 @@ struct TensorView {
 std::string safetensorsHeader(const std::vector<TensorView>& tensors,
                               const std::map<std::string, std::string>& metadata);
 
-// Write atomically (temporary sibling, fsync, rename, fsync of the folder). Tensor bytes are streamed.
-void writeSafetensors(const std::filesystem::path& path, const std::vector<TensorView>& tensors,
+// Write atomically (temporary sibling, fsync, rename, fsync of the folder; AtomicFileWriter). Tensor bytes are
+// streamed. Returns the xxh3-64 of the file's bytes, computed as they were written.
+uint64_t writeSafetensors(const std::filesystem::path& path, const std::vector<TensorView>& tensors,
                       const std::map<std::string, std::string>& metadata = {});
 
 }  // namespace fts

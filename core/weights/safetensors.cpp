@@ -1,6 +1,6 @@
 // The safetensors format (see safetensors.h): strict validation on read, reference-identical header on write.
 // Layout: u64 little-endian N | N bytes of JSON header | data buffer covered exactly by the tensors' offsets.
-#include "core/model/safetensors.h"
+#include "core/weights/safetensors.h"
 
 #include <fcntl.h>
 #include <sys/mman.h>
@@ -17,8 +17,9 @@
 #include <random>
 #include <set>
 
-#include "core/util/atomic_file.h"
+#include "core/util/atomic_file_writer.h"
 #include "core/util/error.h"
+#include "core/util/json_parse.h"
 
 static_assert(std::endian::native == std::endian::little, "safetensors data is little-endian; big-endian hosts are unsupported");
 
@@ -205,6 +206,7 @@ std::shared_ptr<SafetensorsFile> SafetensorsFile::open(const fs::path& path) {
     std::vector<std::string> duplicates;
     nlohmann::json header;
     try {
+        checkJsonLimits(headerText);
         header = nlohmann::json::parse(
             headerText.begin(), headerText.end(),
             [&](int depth, nlohmann::json::parse_event_t event, nlohmann::json& parsed) {
@@ -329,97 +331,33 @@ std::string safetensorsHeader(const std::vector<TensorView>& tensors, const std:
     return h;
 }
 
-namespace {
-
-// Buffered writes to a file descriptor; large chunks bypass the buffer.
-class FdWriter {
-public:
-    FdWriter(int fd, std::string path) : m_fd(fd), m_path(std::move(path)) { m_buf.reserve(kBuf); }
-    void write(const void* p, size_t size) {
-        if (m_buf.size() + size > kBuf) flush();
-        if (size >= kBuf) {
-            raw(static_cast<const char*>(p), size);
-        } else {
-            m_buf.append(static_cast<const char*>(p), size);
-        }
-    }
-    void flush() {
-        raw(m_buf.data(), m_buf.size());
-        m_buf.clear();
-    }
-
-private:
-    static constexpr size_t kBuf = 1 << 20;
-    void raw(const char* p, size_t left) {
-        while (left > 0) {
-            ssize_t n = ::write(m_fd, p, left);
-            if (n < 0) {
-                if (errno == EINTR) continue;
-                throw IoError(m_path + ": write failed: " + std::strerror(errno));
-            }
-            p += n;
-            left -= size_t(n);
-        }
-    }
-    int m_fd;
-    std::string m_path;
-    std::string m_buf;
-};
-
-}  // namespace
-
-void writeSafetensors(const fs::path& path, const std::vector<TensorView>& tensors,
-                      const std::map<std::string, std::string>& metadata) {
+uint64_t writeSafetensors(const fs::path& path, const std::vector<TensorView>& tensors,
+                          const std::map<std::string, std::string>& metadata) {
     const std::string header = safetensorsHeader(tensors, metadata);
-    fs::path dir = path.parent_path().empty() ? fs::path(".") : path.parent_path();
-    std::error_code ec;
-    fs::create_directories(dir, ec);
-    std::random_device rd;
-    fs::path tmp = dir / ("." + path.filename().string() + ".tmp" + std::to_string(rd()));
-    int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-    if (fd < 0) throw IoError(tmp.string() + ": cannot create: " + std::strerror(errno));
-    try {
-        FdWriter out(fd, tmp.string());
-        const uint64_t n = header.size();
-        out.write(&n, 8);
-        out.write(header.data(), header.size());
-        for (const TensorView* t : writeOrder(tensors)) {
-            const uint64_t want = t->nbytes();
-            if (t->data || want == 0) {
-                if (want) out.write(t->data, size_t(want));
-                continue;
-            }
-            if (!t->fill) throw FormatError(path.string() + ": tensor " + nameQuoted(t->name) + " has neither data nor a fill function");
-            uint64_t got = 0;
-            t->fill([&](const void* p, size_t size) {
-                got += size;
-                if (got > want)
-                    throw FormatError(path.string() + ": tensor " + nameQuoted(t->name) + " produced more than its " +
-                                      std::to_string(want) + " bytes");
-                out.write(p, size);
-            });
-            if (got != want)
-                throw FormatError(path.string() + ": tensor " + nameQuoted(t->name) + " produced " + std::to_string(got) +
-                                  " bytes, expected " + std::to_string(want));
+    AtomicFileWriter out(path);
+    const uint64_t n = header.size();
+    out.write(&n, 8);
+    out.write(header);
+    for (const TensorView* t : writeOrder(tensors)) {
+        const uint64_t want = t->nbytes();
+        if (t->data || want == 0) {
+            if (want) out.write(t->data, size_t(want));
+            continue;
         }
-        out.flush();
-        if (::fsync(fd) != 0) throw IoError(tmp.string() + ": fsync failed: " + std::strerror(errno));
-    } catch (...) {
-        ::close(fd);
-        fs::remove(tmp, ec);
-        throw;
+        if (!t->fill) throw FormatError(path.string() + ": tensor " + nameQuoted(t->name) + " has neither data nor a fill function");
+        uint64_t got = 0;
+        t->fill([&](const void* p, size_t size) {
+            got += size;
+            if (got > want)
+                throw FormatError(path.string() + ": tensor " + nameQuoted(t->name) + " produced more than its " +
+                                  std::to_string(want) + " bytes");
+            out.write(p, size);
+        });
+        if (got != want)
+            throw FormatError(path.string() + ": tensor " + nameQuoted(t->name) + " produced " + std::to_string(got) +
+                              " bytes, expected " + std::to_string(want));
     }
-    if (::close(fd) != 0) {
-        int err = errno;
-        fs::remove(tmp, ec);
-        throw IoError(tmp.string() + ": close failed: " + std::strerror(err));
-    }
-    if (::rename(tmp.c_str(), path.c_str()) != 0) {
-        int err = errno;
-        fs::remove(tmp, ec);
-        throw IoError(path.string() + ": rename failed: " + std::strerror(err));
-    }
-    fsyncPath(dir);
+    return out.commit();
 }
 
 }  // namespace fts
