@@ -14,7 +14,8 @@ debs=(build-essential cmake ninja-build ccache pkg-config git
       iproute2 procps
       libgloo-dev
       python3 python3-venv python3-dev
-      xvfb xauth)
+      xvfb xauth
+      fonts-wqy-microhei)  # the studio's Chinese UI needs a CJK font (a bare Debian has none: every glyph a box)
 
 # --tests: also what the test suite needs beyond the build: sshd for the multi-node harness (network namespaces,
 # tests/integration/netns_hosts.sh). Debian enables its service on install; the app itself never needs it.

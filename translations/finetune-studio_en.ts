@@ -2155,6 +2155,10 @@
         <translation type="unfinished"></translation>
     </message>
     <message>
+        <source>unreadable weights</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
         <source>HF cache</source>
         <translation type="unfinished"></translation>
     </message>

@@ -2141,6 +2141,10 @@
         <translation>无权重</translation>
     </message>
     <message>
+        <source>unreadable weights</source>
+        <translation>权重无法读取</translation>
+    </message>
+    <message>
         <source>HF cache</source>
         <translation>HF 缓存</translation>
     </message>
