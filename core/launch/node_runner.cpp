@@ -250,7 +250,8 @@ int runNode(const NodeOptions& o, int controlFd, int eventFd) {
                 (stream == 0 ? r.outOpen : r.errOpen) = false;
                 continue;
             }
-            (stream == 0 ? r.out : r.err).feed(buf, size_t(got), [&](const std::string& l) { onRankLine(r, l, stream == 1); });
+            const bool isStderr = stream == 1;  // not the binding itself: clang 14 cannot capture structured bindings
+            (stream == 0 ? r.out : r.err).feed(buf, size_t(got), [&](const std::string& l) { onRankLine(r, l, isStderr); });
         }
         for (Rank& r : ranks) {
             if (r.proc.pid <= 0 || r.exited) continue;

@@ -115,9 +115,25 @@ static_assert(kMigrations.size() == RunStore::kSchemaVersion,
 // ---------------------------------------------------------------------------------------------
 // Checked SQLite calls.
 
+// std::source_location where the standard library has it; clang 14 (the `fuzz` preset's compiler) lacks the builtin
+// libstdc++ 12 needs for it, so there the same two fields come from __builtin_FILE / __builtin_LINE.
+#if defined(__cpp_lib_source_location)
+using SourceLocation = std::source_location;
+#else
+struct SourceLocation {
+    const char* file = "";
+    unsigned lineNumber = 0;
+    static constexpr SourceLocation current(const char* f = __builtin_FILE(), unsigned l = __builtin_LINE()) noexcept {
+        return {f, l};
+    }
+    constexpr const char* file_name() const noexcept { return file; }
+    constexpr unsigned line() const noexcept { return lineNumber; }
+};
+#endif
+
 // `where` is the caller's line (a default argument), so a failure points at the query that failed.
 [[noreturn]] void throwStore(sqlite3* db, const fs::path& file, std::string_view operation, int rc,
-                             const std::source_location& where) {
+                             const SourceLocation& where) {
     std::string msg = "run store " + file.string() + ": " + std::string(operation) + " failed: ";
     msg += db ? sqlite3_errmsg(db) : sqlite3_errstr(rc);
     msg += " (sqlite code " + std::to_string(rc) + ", " + fs::path(where.file_name()).filename().string() + ":" +
@@ -127,7 +143,7 @@ static_assert(kMigrations.size() == RunStore::kSchemaVersion,
 
 // Every sqlite3 call returning a status goes through this.
 void checkOk(int rc, sqlite3* db, const fs::path& file, std::string_view operation,
-             const std::source_location& where = std::source_location::current()) {
+             const SourceLocation& where = SourceLocation::current()) {
     if (rc != SQLITE_OK) throwStore(db, file, operation, rc, where);
 }
 
@@ -136,7 +152,7 @@ void checkOk(int rc, sqlite3* db, const fs::path& file, std::string_view operati
 class Statement {
 public:
     Statement(sqlite3* db, const fs::path& file, std::string_view sql, std::string operation,
-              const std::source_location& where = std::source_location::current())
+              const SourceLocation& where = SourceLocation::current())
         : m_db(db), m_file(file), m_operation(std::move(operation)), m_where(where) {
         check(sqlite3_prepare_v2(m_db, sql.data(), static_cast<int>(sql.size()), &m_stmt, nullptr), "prepare ");
     }
@@ -203,12 +219,12 @@ private:
     sqlite3* m_db;
     const fs::path& m_file;
     std::string m_operation;
-    std::source_location m_where;
+    SourceLocation m_where;
     sqlite3_stmt* m_stmt = nullptr;
 };
 
 void execSql(sqlite3* db, const fs::path& file, const char* sql, std::string_view operation,
-             const std::source_location& where = std::source_location::current()) {
+             const SourceLocation& where = SourceLocation::current()) {
     checkOk(sqlite3_exec(db, sql, nullptr, nullptr, nullptr), db, file, operation, where);
 }
 
@@ -216,7 +232,7 @@ void execSql(sqlite3* db, const fs::path& file, const char* sql, std::string_vie
 class Transaction {
 public:
     Transaction(sqlite3* db, const fs::path& file, std::string operation,
-                const std::source_location& where = std::source_location::current())
+                const SourceLocation& where = SourceLocation::current())
         : m_db(db), m_file(file), m_operation(std::move(operation)), m_where(where) {
         execSql(m_db, m_file, "BEGIN IMMEDIATE", "begin transaction for " + m_operation, m_where);
     }
@@ -234,7 +250,7 @@ private:
     sqlite3* m_db;
     const fs::path& m_file;
     std::string m_operation;
-    std::source_location m_where;
+    SourceLocation m_where;
     bool m_done = false;
 };
 
