@@ -1,7 +1,9 @@
 // A stop (SIGTERM to `fts train`, as the studio's Stop sends it) at any moment of a run: during the supervisor's
 // set-up, while the ranks load LibTorch, build the data, evaluate, train or write a checkpoint. Every outcome is
 // `stopped` or `completed`, never `failed`; every stopped run with a checkpoint resumes to completion. One rank
-// and two ranks at ZeRO stage 3. The delays are when the signal is sent (the moment under test), not waits.
+// and two ranks at ZeRO stage 3. And kill -9 of the supervisor at 20 random moments, each followed by --resume:
+// the run completes with the bit-identical final weights of an uninterrupted one. The delays are when the signal
+// is sent (the moment under test), not waits.
 #include <QProcess>
 #include <QTemporaryDir>
 #include <QtTest>
@@ -10,8 +12,10 @@
 #include <sys/wait.h>
 
 #include <chrono>
+#include <random>
 #include <thread>
 
+#include "core/util/atomic_file.h"
 #include "core/util/checkpoint_dir.h"
 #include "tests/integration/fts_cli_support.h"
 
@@ -77,6 +81,58 @@ private slots:
         QCOMPARE(after.size(), size_t(1));
         QCOMPARE(after[0].status, fts::RunStatus::Completed);
         QCOMPARE(after[0].lastStep, int64_t(8));
+    }
+
+    void killAtRandomMomentsThenResumeEqualsUninterrupted() {
+        QTemporaryDir tmp;
+        const fs::path dir = tmp.path().toStdString();
+        // Long enough (about 25 s uninterrupted) that 20 kills land before the end; a checkpoint every 2 steps.
+        const json patch = {{"training", {{"max_steps", 400}, {"eval_interval", 0}, {"save_interval", 2}, {"keep_checkpoints", 3}}},
+                            {"deepspeed", {{"train_micro_batch_size_per_gpu", 4}, {"gradient_accumulation_steps", 1},
+                                           {"scheduler", {{"params", {{"total_num_steps", 400}}}}}}}};
+        const QString store = QString::fromStdString((dir / "runs.sqlite").string());
+        const CliResult straight = runFts({"train", QString::fromStdString(writeConfig(dir, "straight", patch).string()), "--store", store, "--quiet"});
+        QVERIFY2(straight.exitCode == 0, qPrintable(straight.err));
+
+        const fs::path cfg = writeConfig(dir, "killed", patch);
+        std::mt19937 rng(11);
+        int kills = 0;
+        for (int attempt = 0; attempt < 60; ++attempt) {
+            QStringList args{"train", QString::fromStdString(cfg.string()), "--store", store, "--quiet"};
+            if (!fts::latestCheckpoint(dir / "killed-out").empty()) args << "--resume";
+            QProcess p;
+            p.start(QString::fromUtf8(FTS_CLI_PATH), args);
+            QVERIFY(p.waitForStarted());
+            if (kills < 20) {  // the moment of the kill: start-up, a step, a checkpoint being written
+                std::this_thread::sleep_for(std::chrono::milliseconds(200 + rng() % 1600));
+                if (p.state() == QProcess::Running) {
+                    ::kill(pid_t(p.processId()), SIGKILL);
+                    ++kills;
+                }
+            }
+            QVERIFY(p.waitForFinished(300000));
+            if (p.exitStatus() == QProcess::NormalExit) {
+                QVERIFY2(p.exitCode() == 0, qPrintable(QString::fromUtf8(p.readAllStandardOutput() + p.readAllStandardError())));
+                if (fs::exists(dir / "killed-out" / "final" / "model.safetensors")) break;
+            }
+            // The node sees its supervisor gone and kills its rank: wait for that before starting again.
+            const auto leftovers = [&] {
+                QProcess pgrep;
+                pgrep.setStandardOutputFile(QProcess::nullDevice());
+                pgrep.start("pgrep", {"-f", QString::fromStdString(cfg.string())});
+                pgrep.waitForFinished();
+                return pgrep.exitCode() == 0;
+            };
+            QTRY_VERIFY_WITH_TIMEOUT(!leftovers(), 30000);
+        }
+        QCOMPARE(kills, 20);
+        const fs::path a = dir / "straight-out" / "final" / "model.safetensors", b = dir / "killed-out" / "final" / "model.safetensors";
+        QVERIFY(fs::exists(b));
+        QVERIFY2(fts::readFile(a) == fts::readFile(b), "the final weights differ from the uninterrupted run's");
+        const auto runs = fts::RunStore((dir / "runs.sqlite"), true).listRuns();
+        bool completed = false;
+        for (const auto& r : runs) completed |= r.configPath.find("killed") != std::string::npos && r.status == fts::RunStatus::Completed && r.lastStep == 400;
+        QVERIFY(completed);
     }
 };
 
