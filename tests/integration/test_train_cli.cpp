@@ -10,6 +10,7 @@
 #include <QtTest>
 
 #include <signal.h>
+#include <sys/mount.h>
 
 #include <cmath>
 #include <fstream>
@@ -20,6 +21,8 @@
 #include "core/data/tokenizer.h"
 #include "core/store/run_store.h"
 #include "core/util/atomic_file.h"
+#include "core/util/checkpoint_checksums.h"
+#include "core/util/checkpoint_dir.h"
 #include "tests/integration/fts_cli_support.h"
 
 using nlohmann::json;
@@ -45,6 +48,7 @@ private slots:
     void resumeEqualsUninterrupted();
     void stopCheckpointsAndResumeCompletes();
     void damagedNewestCheckpointResumesFromThePrevious();
+    void fullDiskFailsTheRunAndKeepsThePreviousCheckpoint();
     void badInputFailsClearly_data();
     void badInputFailsClearly();
 };
@@ -296,6 +300,42 @@ void TestTrainCli::damagedNewestCheckpointResumesFromThePrevious() {
     auto wb = fts::loadSafetensors(dir / "split-out" / "final" / "model.safetensors");
     QCOMPARE(wa.size(), wb.size());
     for (const auto& [name, t] : wa) QVERIFY2(torch::equal(t, wb.at(name)), name.c_str());
+}
+
+// The output folder on a 16 MiB tmpfs: the first checkpoint (about 11 MB) fits, the second does not. The run fails
+// naming the file and the free space, no temporary folder is left, and the first checkpoint stays whole and is
+// still `latest`. Needs root to mount (CI runs as root).
+void TestTrainCli::fullDiskFailsTheRunAndKeepsThePreviousCheckpoint() {
+    QTemporaryDir tmp;
+    const fs::path dir = tmp.path().toStdString();
+    const fs::path small = dir / "small";
+    fs::create_directories(small);
+    if (::mount("tmpfs", small.c_str(), "tmpfs", 0, "size=16m") != 0) QSKIP("needs root to mount a 16 MiB tmpfs");
+    struct Unmount {
+        fs::path p;
+        ~Unmount() { ::umount2(p.c_str(), MNT_DETACH); }
+    } unmount{small};
+    json patch = kSmall;
+    patch["training"]["max_steps"] = 4;
+    patch["training"]["save_interval"] = 1;
+    patch["training"]["eval_interval"] = 0;
+    patch["training"]["output_dir"] = (small / "out").string();
+    const fs::path cfg = writeConfig(dir, "full", patch);
+    const CliResult r = runFts({"train", QString::fromStdString(cfg.string()), "--store", QString::fromStdString((dir / "runs.sqlite").string())});
+    QCOMPARE(r.exitCode, 1);
+    const QString said = r.out + r.err;
+    QVERIFY2(said.contains("optimizer.safetensors: the disk is full after writing") &&
+                 said.contains("free on " + QString::fromStdString((small / "out" / "checkpoints").string())),
+             qPrintable(said));
+    fts::RunStore s((dir / "runs.sqlite"), true);
+    const auto run = s.listRuns().at(0);
+    QCOMPARE(run.status, fts::RunStatus::Failed);
+    QVERIFY2(run.failureReason.find("the disk is full") != std::string::npos, run.failureReason.c_str());
+    const fs::path latest = fts::latestCheckpoint(small / "out");
+    QCOMPARE(latest.filename().string(), std::string("step-00000001"));
+    QVERIFY(fts::checkpointDamage(latest).empty());
+    for (const auto& e : fs::directory_iterator(small / "out" / "checkpoints"))  // no temporary folder or file left
+        QVERIFY2(e.path().filename().string().find("tmp") == std::string::npos, e.path().c_str());
 }
 
 void TestTrainCli::badInputFailsClearly_data() {
