@@ -52,17 +52,16 @@ ModelInfo readModelInfo(const QString& folder) {
     // Weights: read by the core's own loader (headers only; the data is mapped, never read), so a folder the
     // picker lists without an error is one a run can open. A folder without weights (initialised from config)
     // is not an error here; anything else the loader would refuse is shown as the weights' error.
-    try {
-        const ModelWeights weights = openModelWeights(folder.toStdString());
-        info.weightFiles = weights.fileCount;
-        info.parameters = weights.numElements();
-        info.dtype = QString::fromStdString(weights.mainDtypeName());
-    } catch (const IoError& e) {
-        const bool noWeights = !QFileInfo::exists(QDir(folder).filePath(QStringLiteral("model.safetensors"))) &&
-                               !QFileInfo::exists(QDir(folder).filePath(QStringLiteral("model.safetensors.index.json")));
-        if (!noWeights) info.weightsError = QString::fromStdString(e.what());
-    } catch (const Error& e) {
-        info.weightsError = QString::fromStdString(e.what());
+    const std::filesystem::path dir = folder.toStdString();
+    if (hasSafetensorsWeights(dir)) {
+        try {
+            const ModelWeights weights = openModelWeights(dir);
+            info.weightFiles = weights.fileCount;
+            info.parameters = weights.numElements();
+            info.dtype = QString::fromStdString(weights.mainDtypeName());
+        } catch (const Error& e) {
+            info.weightsError = QString::fromStdString(e.what());
+        }
     }
     if (info.dtype.isEmpty()) {
         for (const char* k : {"torch_dtype", "dtype"})

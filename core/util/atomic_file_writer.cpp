@@ -71,16 +71,18 @@ void AtomicFileWriter::fail(const std::string& what, int err, size_t wanted) {
     throw IoError(msg);
 }
 
-void AtomicFileWriter::writeRaw(const char* p, size_t size) {
+// at < 0: append at the end (write); else at that offset (pwrite, bytes already counted in m_onDisk).
+void AtomicFileWriter::writeRaw(const char* p, size_t size, int64_t at) {
     while (size > 0) {
-        const ssize_t n = ::write(m_fd, p, size);
+        const ssize_t n = at < 0 ? ::write(m_fd, p, size) : ::pwrite(m_fd, p, size, off_t(at));
         if (n < 0) {
             if (errno == EINTR) continue;
             fail("write failed", errno, size);
         }
         p += n;
         size -= size_t(n);
-        m_onDisk += uint64_t(n);
+        if (at < 0) m_onDisk += uint64_t(n);
+        else at += n;
     }
 }
 
@@ -105,17 +107,7 @@ void AtomicFileWriter::write(const void* data, size_t size) {
 void AtomicFileWriter::writeAt(uint64_t offset, const void* data, size_t size) {
     if (offset + size > m_written) throw IoError(m_target.string() + ": writeAt past the bytes written");
     flushBuffer();
-    const char* p = static_cast<const char*>(data);
-    while (size > 0) {
-        const ssize_t n = ::pwrite(m_fd, p, size, off_t(offset));
-        if (n < 0) {
-            if (errno == EINTR) continue;
-            fail("write failed", errno, size);
-        }
-        p += n;
-        size -= size_t(n);
-        offset += uint64_t(n);
-    }
+    writeRaw(static_cast<const char*>(data), size, int64_t(offset));
     m_hashValid = false;
 }
 

@@ -41,7 +41,7 @@ public:
 
 private:
     void flushBuffer();
-    void writeRaw(const char* p, size_t size);
+    void writeRaw(const char* p, size_t size, int64_t at = -1);
     [[noreturn]] void fail(const std::string& what, int err, size_t wanted);
 
     std::filesystem::path m_target, m_tmp;

@@ -67,32 +67,32 @@ void checkJsonLimits(std::string_view text, int maxDepth) {
     }
 }
 
-nlohmann::json parseJson(std::string_view text) {
+namespace {
+
+// The four entry points are these two, for nlohmann::json and nlohmann::ordered_json.
+template <class Json>
+Json parseChecked(std::string_view text) {
     checkJsonLimits(text);
-    return nlohmann::json::parse(text);
+    return Json::parse(text);
 }
 
-nlohmann::ordered_json parseOrderedJson(std::string_view text) {
-    checkJsonLimits(text);
-    return nlohmann::ordered_json::parse(text);
-}
-
-nlohmann::json parseJsonOrDiscarded(std::string_view text) {
+template <class Json>
+Json parseOrDiscarded(std::string_view text) {
     try {
         checkJsonLimits(text);
     } catch (const nlohmann::json::parse_error&) {
-        return nlohmann::json::value_t::discarded;
+        return Json::value_t::discarded;
     }
-    return nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
+    return Json::parse(text, nullptr, /*allow_exceptions=*/false);
 }
 
+}  // namespace
+
+nlohmann::json parseJson(std::string_view text) { return parseChecked<nlohmann::json>(text); }
+nlohmann::ordered_json parseOrderedJson(std::string_view text) { return parseChecked<nlohmann::ordered_json>(text); }
+nlohmann::json parseJsonOrDiscarded(std::string_view text) { return parseOrDiscarded<nlohmann::json>(text); }
 nlohmann::ordered_json parseOrderedJsonOrDiscarded(std::string_view text) {
-    try {
-        checkJsonLimits(text);
-    } catch (const nlohmann::json::parse_error&) {
-        return nlohmann::ordered_json::value_t::discarded;
-    }
-    return nlohmann::ordered_json::parse(text, nullptr, /*allow_exceptions=*/false);
+    return parseOrDiscarded<nlohmann::ordered_json>(text);
 }
 
 }  // namespace fts

@@ -75,6 +75,11 @@ ModelWeights openIndex(const fs::path& dir, const fs::path& index) {
 
 }  // namespace
 
+bool hasSafetensorsWeights(const fs::path& dir) {
+    std::error_code ec;
+    return fs::is_regular_file(dir / "model.safetensors", ec) || fs::is_regular_file(dir / "model.safetensors.index.json", ec);
+}
+
 ModelWeights openModelWeights(const fs::path& dir) {
     std::error_code ec;
     const fs::path single = dir / "model.safetensors";

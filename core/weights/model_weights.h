@@ -28,6 +28,10 @@ struct ModelWeights {
     std::string mainDtypeName() const;
 };
 
+// Whether `dir` has safetensors weights at all (model.safetensors or the index): a folder without them is one to
+// initialise from its config.json, not a broken one.
+bool hasSafetensorsWeights(const std::filesystem::path& dir);
+
 // Opens `<dir>/model.safetensors`, else `<dir>/model.safetensors.index.json` and its shards. IoError when no
 // weights are there (naming pytorch_model.bin & co. when only those are) or a shard is missing; FormatError
 // naming the file (and the tensor) for a malformed index or safetensors file.

@@ -7,18 +7,14 @@
 #include "tests/fuzz/fuzz_support.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-    nlohmann::json record;
-    try {
-        record = fts::parseJson(fts::fuzz::bytes(data, size));
-    } catch (const nlohmann::json::parse_error&) {
-        return 0;
-    }
+    const auto record = fts::fuzz::jsonOf(data, size);
+    if (!record) return 0;
     using F = fts::SampleFormat;
     using K = fts::ChatTemplateKind;
     for (F format : {F::Auto, F::Text, F::Alpaca, F::ShareGpt, F::Messages}) {
         std::vector<fts::ChatMessage> messages;
         try {
-            messages = fts::recordMessages(record, format, "text");
+            messages = fts::recordMessages(*record, format, "text");
         } catch (const fts::Error&) {
             continue;
         }

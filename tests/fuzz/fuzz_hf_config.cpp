@@ -6,14 +6,10 @@
 #include "tests/fuzz/fuzz_support.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-    nlohmann::json doc;
+    const auto doc = fts::fuzz::jsonOf(data, size);
+    if (!doc) return 0;
     try {
-        doc = fts::parseJson(fts::fuzz::bytes(data, size));
-    } catch (const nlohmann::json::parse_error&) {
-        return 0;
-    }
-    try {
-        const fts::ModelShape shape = fts::modelShapeFromJson(doc, "config.json");
+        const fts::ModelShape shape = fts::modelShapeFromJson(*doc, "config.json");
         (void)shape.numParameters();
         (void)shape.largestLayerParameters();
         (void)shape.largestModuleParameters();

@@ -5,8 +5,11 @@
 #include <cstdint>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <string>
 #include <string_view>
+
+#include "core/util/json_parse.h"
 
 namespace fts::fuzz {
 
@@ -37,5 +40,14 @@ inline std::filesystem::path writeScratch(const std::string& name, std::string_v
 }
 
 inline const std::filesystem::path kTestData = FTS_TEST_DATA_DIR;
+
+// The input as JSON (bounded, as every reader parses it), or nothing when it is not JSON.
+inline std::optional<nlohmann::json> jsonOf(const uint8_t* data, size_t size) {
+    try {
+        return fts::parseJson(bytes(data, size));
+    } catch (const nlohmann::json::parse_error&) {
+        return std::nullopt;
+    }
+}
 
 }  // namespace fts::fuzz
