@@ -15,9 +15,12 @@ enum class DType { Float32, BFloat16, Float16 };
 
 inline const char* dtypeName(DType t) {
     switch (t) {
-        case DType::Float32: return "float32";
-        case DType::BFloat16: return "bfloat16";
-        case DType::Float16: return "float16";
+        case DType::Float32:
+            return "float32";
+        case DType::BFloat16:
+            return "bfloat16";
+        case DType::Float16:
+            return "float16";
     }
     return "?";
 }
@@ -58,16 +61,16 @@ struct GradTensor {
 // The float32 constants of one AdamW update, derived once from AdamWHyper in double and rounded to float the
 // way LibTorch rounds a double scalar applied to a float tensor (core/optim/adamw.cpp's arithmetic).
 struct AdamWScalars {
-    float decay;        // 1 - lr*wd (decoupled)
-    float l2;           // wd (Adam L2)
-    float lerpWeight;   // 1 - beta1
+    float decay;       // 1 - lr*wd (decoupled)
+    float l2;          // wd (Adam L2)
+    float lerpWeight;  // 1 - beta1
     float beta2;
     float oneMinusBeta2;
-    float bc2Sqrt;      // sqrt(1 - beta2^step)
+    float bc2Sqrt;  // sqrt(1 - beta2^step)
     float eps;
     float negStepSize;  // -lr / (1 - beta1^step)
     bool decoupled;
-    bool weightDecay;   // wd != 0
+    bool weightDecay;  // wd != 0
 };
 AdamWScalars adamwScalars(const AdamWHyper& h);
 

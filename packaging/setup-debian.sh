@@ -18,8 +18,9 @@ debs=(build-essential cmake ninja-build ccache pkg-config git
       fonts-wqy-microhei)  # the studio's Chinese UI needs a CJK font (a bare Debian has none: every glyph a box)
 
 # --tests: also what the test suite needs beyond the build: sshd for the multi-node harness (network namespaces,
-# tests/integration/netns_hosts.sh). Debian enables its service on install; the app itself never needs it.
-[ "${1:-}" = "--tests" ] && debs+=(openssh-server)
+# tests/integration/netns_hosts.sh; Debian enables its service on install; the app itself never needs it), and
+# clang-format for the layout check CI runs (packaging/check-format.sh).
+[ "${1:-}" = "--tests" ] && debs+=(openssh-server clang-format)
 # --fuzz: clang with libFuzzer and the sanitizer runtimes, for the `fuzz` preset (docs/fuzzing.md).
 [ "${1:-}" = "--fuzz" ] && debs+=(clang libclang-rt-dev)
 

@@ -109,7 +109,10 @@ void SeriesChart::refresh() {
             bool found = false;
             const QCPRange r = graph(i)->getValueRange(found, logAxis ? QCP::sdPositive : QCP::sdBoth);
             if (!found) continue;
-            if (!any) y = r; else y.expand(r);
+            if (!any)
+                y = r;
+            else
+                y.expand(r);
             any = true;
         }
         if (yAxis->scaleType() == QCPAxis::stLogarithmic) {

@@ -157,20 +157,20 @@ CompareView::CompareView(QWidget* parent) : QWidget(parent) {
     connect(m_logScale, &QCheckBox::toggled, this, redraw);
     connect(m_diffOnly, &QCheckBox::toggled, this, [this] { rebuildDiff(); });
     connect(m_exportPng, &QAction::triggered, this, [this] {
-        const QString path =
-            QFileDialog::getSaveFileName(this, tr("Export chart"), QStringLiteral("compare.png"), tr("PNG images (*.png)"));
+        const QString path = QFileDialog::getSaveFileName(this, tr("Export chart"), QStringLiteral("compare.png"),
+                                                          tr("PNG images (*.png)"));
         QString why;
         if (!path.isEmpty() && !exportPng(path, &why)) m_header->setText(why);
     });
     connect(m_exportPdf, &QAction::triggered, this, [this] {
-        const QString path =
-            QFileDialog::getSaveFileName(this, tr("Export chart"), QStringLiteral("compare.pdf"), tr("PDF files (*.pdf)"));
+        const QString path = QFileDialog::getSaveFileName(this, tr("Export chart"), QStringLiteral("compare.pdf"),
+                                                          tr("PDF files (*.pdf)"));
         QString why;
         if (!path.isEmpty() && !exportPdf(path, &why)) m_header->setText(why);
     });
     connect(m_exportCsv, &QAction::triggered, this, [this] {
-        const QString path =
-            QFileDialog::getSaveFileName(this, tr("Export data"), QStringLiteral("compare.csv"), tr("CSV files (*.csv)"));
+        const QString path = QFileDialog::getSaveFileName(this, tr("Export data"), QStringLiteral("compare.csv"),
+                                                          tr("CSV files (*.csv)"));
         QString why;
         if (!path.isEmpty() && !exportCsv(path, &why)) m_header->setText(why);
     });
@@ -190,7 +190,8 @@ QString CompareView::evalMetricTitle(const QString& key) {
 void CompareView::retranslateControls() {
     const QString metrics[] = {tr("Loss"), tr("Eval loss"), tr("Learning rate"), tr("Grad norm"), tr("Tokens/s")};
     for (int i = 0; i < m_metric->count(); ++i)
-        m_metric->setItemText(i, i < int(std::size(metrics)) ? metrics[i] : evalMetricTitle(m_metric->itemData(i).toString()));
+        m_metric->setItemText(
+            i, i < int(std::size(metrics)) ? metrics[i] : evalMetricTitle(m_metric->itemData(i).toString()));
     const QString axes[] = {tr("Step"), tr("Tokens seen"), tr("Wall time (s)")};
     for (int i = 0; i < m_xAxis->count(); ++i) m_xAxis->setItemText(i, axes[i]);
     m_smoothing->setToolTip(tr("EMA smoothing weight (0 = raw values)"));
@@ -291,8 +292,9 @@ QList<qint64> CompareView::runIds() const {
 QStringList CompareView::runNames() const {
     QStringList names;
     for (const CompareRunData& d : m_runs)
-        names << (d.run.name.empty() ? tr("run %1").arg(d.run.id)
-                                     : QStringLiteral("%1 (#%2)").arg(QString::fromStdString(d.run.name)).arg(d.run.id));
+        names << (d.run.name.empty()
+                      ? tr("run %1").arg(d.run.id)
+                      : QStringLiteral("%1 (#%2)").arg(QString::fromStdString(d.run.name)).arg(d.run.id));
     return names;
 }
 
@@ -378,7 +380,8 @@ void CompareView::rebuildSummary() {
                 evalHeaders << evalMetricTitle(QString::fromLatin1(key));
                 break;
             }
-    QStringList headers = {tr("Run"), tr("Status"), tr("Steps"), tr("Final loss"), tr("Final eval loss"), tr("Best eval loss")};
+    QStringList headers = {tr("Run"),        tr("Status"),          tr("Steps"),
+                           tr("Final loss"), tr("Final eval loss"), tr("Best eval loss")};
     headers << evalHeaders;
     headers << QStringList{tr("Tokens/s"), tr("Tokens seen"), tr("Peak memory"), tr("Duration")};
     m_summaryTable->clear();
@@ -401,15 +404,16 @@ void CompareView::rebuildSummary() {
         int col = 6;
         for (const std::string& key : shownEval) {
             const auto it = s.finalEvalMetrics.find(key);
-            m_summaryTable->setItem(row, col++, new QTableWidgetItem(formatOptional(
-                                                    it == s.finalEvalMetrics.end() ? std::nullopt : std::optional<double>(it->second))));
+            m_summaryTable->setItem(
+                row, col++,
+                new QTableWidgetItem(
+                    formatOptional(it == s.finalEvalMetrics.end() ? std::nullopt : std::optional<double>(it->second))));
         }
         m_summaryTable->setItem(row, col++, new QTableWidgetItem(formatOptional(s.meanTokensPerS, 0)));
         m_summaryTable->setItem(row, col++, new QTableWidgetItem(formatOptional(s.tokensSeen, 0)));
         m_summaryTable->setItem(row, col++, new QTableWidgetItem(formatBytes(s.peakMemoryBytes)));
-        m_summaryTable->setItem(row, col,
-                                new QTableWidgetItem(s.durationS ? RunView::formatDuration(*s.durationS)
-                                                                 : QStringLiteral("—")));
+        m_summaryTable->setItem(
+            row, col, new QTableWidgetItem(s.durationS ? RunView::formatDuration(*s.durationS) : QStringLiteral("—")));
     }
     m_summaryTable->resizeColumnsToContents();
 }

@@ -245,8 +245,8 @@ void ConfigValidatorWorker::validate(quint64 generation, const QString& text, co
                 const int64_t n = std::min<int64_t>(total, ConfigEditor::kLrSchedulePoints);
                 for (int64_t i = 0; i < n; ++i) {
                     const int64_t update = n == 1 ? 0 : i * (total - 1) / (n - 1);  // 0-based optimizer update
-                    lrSchedule.push_back(QPointF(double(update + 1),
-                                                 learningRateAt(schedule, result.config->deepspeed.optimizer.lr, update)));
+                    lrSchedule.push_back(QPointF(
+                        double(update + 1), learningRateAt(schedule, result.config->deepspeed.optimizer.lr, update)));
                 }
             }
             // The per-rank memory estimate; one rank's capacity is known on CPU only (ranks share the host RAM).

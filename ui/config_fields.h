@@ -23,11 +23,11 @@ enum class FieldKind {
 };
 
 struct ConfigField {
-    QString key;           // "deepspeed.optimizer.params.lr"
+    QString key;  // "deepspeed.optimizer.params.lr"
     FieldSection section;
     FieldKind kind;
-    const char* label;     // QT_TRANSLATE_NOOP("fts::ConfigForm", ...)
-    const char* help;      // tooltip, same context
+    const char* label;  // QT_TRANSLATE_NOOP("fts::ConfigForm", ...)
+    const char* help;   // tooltip, same context
     QStringList choices = {};
     bool editable = false;        // Choice: free text allowed too (e.g. "cuda:1")
     QString whenKey = {};         // shown only when this key's value (as text) is one of whenValues;

@@ -138,7 +138,8 @@ ConfigForm::ConfigForm(ConfigEditor* editor, QWidget* parent) : QWidget(parent),
     // The world size the config is resolved with: this machine's ranks plus every chosen SSH host's.
     auto worldSize = [this] {
         int n = m_ranks->value();
-        for (const RemoteHostChoice& h : m_hosts->selectedHosts()) n += h.gpus.isEmpty() ? h.cpuRanks : int(h.gpus.size());
+        for (const RemoteHostChoice& h : m_hosts->selectedHosts())
+            n += h.gpus.isEmpty() ? h.cpuRanks : int(h.gpus.size());
         return n;
     };
     connect(m_ranks, &QSpinBox::valueChanged, this, [this, worldSize] {
@@ -280,8 +281,8 @@ void ConfigForm::writeField(const QString& key) {
     const auto it = m_rows.find(key);
     if (it == m_rows.end() || m_jsonBroken) return;
     const QString current = m_editor->text();
-    OrderedJson doc = current.trimmed().isEmpty() ? OrderedJson::object()
-                                                  : parseOrderedJsonOrDiscarded(current.toStdString());
+    OrderedJson doc =
+        current.trimmed().isEmpty() ? OrderedJson::object() : parseOrderedJsonOrDiscarded(current.toStdString());
     if (doc.is_discarded() || !doc.is_object()) return;  // refreshFromJson shows the banner
     const std::optional<OrderedJson> value = jsonFromFieldText(it->field->kind, widgetText(*it));
     if (sameValue(it->field->kind, value, jsonAt(doc, key))) return;
@@ -319,8 +320,8 @@ void ConfigForm::linkPeakLearningRate(OrderedJson& doc, const QString& editedKey
 void ConfigForm::refreshFromJson() {
     m_refresh.stop();
     const QString text = m_editor->text();
-    const OrderedJson doc = text.trimmed().isEmpty() ? OrderedJson::object()
-                                                     : parseOrderedJsonOrDiscarded(text.toStdString());
+    const OrderedJson doc =
+        text.trimmed().isEmpty() ? OrderedJson::object() : parseOrderedJsonOrDiscarded(text.toStdString());
     m_jsonBroken = doc.is_discarded() || !doc.is_object();
     m_banner->setVisible(m_jsonBroken);
     for (CollapsibleSection* s : std::as_const(m_sections)) s->body()->setEnabled(!m_jsonBroken);
@@ -345,9 +346,8 @@ void ConfigForm::refreshFromJson() {
         }
     }
     const QString resolvedText = m_editor->lastGoodResolvedJson();
-    const nlohmann::json resolved = resolvedText.isEmpty()
-                                        ? nlohmann::json::object()
-                                        : parseJsonOrDiscarded(resolvedText.toStdString());
+    const nlohmann::json resolved =
+        resolvedText.isEmpty() ? nlohmann::json::object() : parseJsonOrDiscarded(resolvedText.toStdString());
     updateVisibility(doc, resolved.is_discarded() ? nlohmann::json::object() : resolved);
 }
 
@@ -392,8 +392,8 @@ void ConfigForm::applyPlaceholders(const nlohmann::json& resolved) {
 
 void ConfigForm::applyIssues() {
     const QString resolvedText = m_editor->lastGoodResolvedJson();
-    nlohmann::json resolved = resolvedText.isEmpty() ? nlohmann::json::object()
-                                                     : parseJsonOrDiscarded(resolvedText.toStdString());
+    nlohmann::json resolved =
+        resolvedText.isEmpty() ? nlohmann::json::object() : parseJsonOrDiscarded(resolvedText.toStdString());
     if (resolved.is_discarded()) resolved = nlohmann::json::object();
     applyPlaceholders(resolved);
     OrderedJson doc;
@@ -431,8 +431,9 @@ void ConfigForm::applyIssues() {
             const nlohmann::json* value = jsonAt(resolved, row.field->key);
             if (given && given->is_string() && given->get<std::string>() == "auto" && value) {
                 const bool atRunStart = value->is_string() && value->get<std::string>() == "auto";
-                row.error->setText(atRunStart ? tr("\"auto\": decided at run start (bf16 where the device supports it)")
-                                              : tr("\"auto\" resolves to %1").arg(fieldTextFromJson(row.field->kind, *value)));
+                row.error->setText(atRunStart
+                                       ? tr("\"auto\": decided at run start (bf16 where the device supports it)")
+                                       : tr("\"auto\" resolves to %1").arg(fieldTextFromJson(row.field->kind, *value)));
                 row.error->setStyleSheet(QLatin1String(kHintStyle));
                 row.error->show();
                 continue;
@@ -529,9 +530,11 @@ void ConfigForm::applyEstimate() {
     QStringList lines;
     lines << tr("Parameters %1 · gradients %2 · optimizer %3 · activations %4 · buckets and workspace %5 · "
                 "runtime %6 (%7 ranks, ZeRO %8, %9)")
-                 .arg(gib(r.value("parameters", int64_t(0))), gib(r.value("gradients", int64_t(0)) + r.value("master_gradients", int64_t(0))),
+                 .arg(gib(r.value("parameters", int64_t(0))),
+                      gib(r.value("gradients", int64_t(0)) + r.value("master_gradients", int64_t(0))),
                       gib(r.value("optimizer_states", int64_t(0))), gib(r.value("activations", int64_t(0))),
-                      gib(r.value("buckets", int64_t(0)) + r.value("workspace", int64_t(0)) + r.value("allocator_slack", int64_t(0))),
+                      gib(r.value("buckets", int64_t(0)) + r.value("workspace", int64_t(0)) +
+                          r.value("allocator_slack", int64_t(0))),
                       gib(r.value("runtime", int64_t(0))))
                  .arg(e.value("world_size", 1))
                  .arg(e.value("zero_stage", 0))
@@ -539,8 +542,9 @@ void ConfigForm::applyEstimate() {
     const QString offOpt = QString::fromStdString(e.value("offload_optimizer", std::string("none")));
     const QString offParam = QString::fromStdString(e.value("offload_param", std::string("none")));
     if ((hostOff > 0 || nvmeOff > 0) && offParam == QLatin1String("none"))
-        lines << tr("Optimizer state offloaded (%1): %2 in host memory, %3 on NVMe; the optimizer step runs on the CPU.")
-                     .arg(offOpt, gib(hostOff), gib(nvmeOff));
+        lines
+            << tr("Optimizer state offloaded (%1): %2 in host memory, %3 on NVMe; the optimizer step runs on the CPU.")
+                   .arg(offOpt, gib(hostOff), gib(nvmeOff));
     else if (hostOff > 0 || nvmeOff > 0)
         lines << tr("Offloaded (optimizer state: %1, parameter shards: %2): %3 in host memory, %4 on NVMe.")
                      .arg(offOpt, offParam, gib(hostOff), gib(nvmeOff));
@@ -575,9 +579,8 @@ void ConfigForm::browse(const QString& key) {
     QString start = it->edit->text();
     if (start.isEmpty() || QDir::isRelativePath(start)) start = QDir(m_editor->baseDir()).absoluteFilePath(start);
     const QString label = trField(it->field->label);
-    const QString path = it->field->kind == FieldKind::DirPath
-                             ? QFileDialog::getExistingDirectory(this, label, start)
-                             : QFileDialog::getOpenFileName(this, label, start);
+    const QString path = it->field->kind == FieldKind::DirPath ? QFileDialog::getExistingDirectory(this, label, start)
+                                                               : QFileDialog::getOpenFileName(this, label, start);
     if (!path.isEmpty()) setFieldText(key, path);
 }
 
@@ -587,19 +590,22 @@ void ConfigForm::retranslate() {
     for (Row& row : m_rows) {
         row.label->setText(trField(row.field->label));
         if (row.field->kind == FieldKind::Block)
-            for (int i = 0; i < 2; ++i) row.combo->setItemText(i, trField(row.field->choices.value(i).toUtf8().constData()));
+            for (int i = 0; i < 2; ++i)
+                row.combo->setItemText(i, trField(row.field->choices.value(i).toUtf8().constData()));
         QWidget* input = row.edit ? static_cast<QWidget*>(row.edit) : row.combo;
         if (row.error->isHidden()) input->setToolTip(trField(row.field->help));
     }
     m_banner->setText(tr("The JSON has a syntax error: fix it in the JSON editor; the form follows once it parses."));
-    m_methodNote->setText(tr("Full fine-tuning trains every weight; LoRA trains small adapters next to the frozen "
-                             "weights (model.lora). The run stops by steps when max steps > 0, else by epochs."));
+    m_methodNote->setText(
+        tr("Full fine-tuning trains every weight; LoRA trains small adapters next to the frozen "
+           "weights (model.lora). The run stops by steps when max steps > 0, else by epochs."));
     m_pickModel->setText(tr("Pick a model…"));
     m_previewData->setText(tr("Preview the data…"));
     m_ranksLabel->setText(tr("Ranks (processes)"));
     m_estimateTitle->setText(tr("Memory per rank (estimate)"));
-    m_ranks->setToolTip(tr("Local processes to launch (fts train --nproc); the batch sizes are validated for this "
-                           "world size"));
+    m_ranks->setToolTip(
+        tr("Local processes to launch (fts train --nproc); the batch sizes are validated for this "
+           "world size"));
     if (m_editor->isValidated()) applyIssues();
 }
 

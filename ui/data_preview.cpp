@@ -42,13 +42,17 @@ std::optional<DataPreviewRequest> previewRequestFromConfig(const QString& resolv
     const nlohmann::json resolved = parseJsonOrDiscarded(resolvedJson.toStdString());
     const nlohmann::json raw = parseJsonOrDiscarded(rawJson.toStdString());
     if (resolved.is_discarded() || !resolved.is_object()) {
-        if (error) *error = QCoreApplication::translate("fts::DataPreviewDialog", "The config has errors; fix them to preview its data.");
+        if (error)
+            *error = QCoreApplication::translate("fts::DataPreviewDialog",
+                                                 "The config has errors; fix them to preview its data.");
         return std::nullopt;
     }
     DataPreviewRequest r;
     r.train = str(resolved, "data", "train");
     if (r.train.isEmpty()) {
-        if (error) *error = QCoreApplication::translate("fts::DataPreviewDialog", "The config names no training data (data.train).");
+        if (error)
+            *error = QCoreApplication::translate("fts::DataPreviewDialog",
+                                                 "The config names no training data (data.train).");
         return std::nullopt;
     }
     if (const QString f = str(resolved, "data", "text_field"); !f.isEmpty()) r.textField = f;
@@ -65,7 +69,8 @@ std::optional<DataPreviewRequest> previewRequestFromConfig(const QString& resolv
         if (doc->contains("data") && (*doc)["data"].is_object() && (*doc)["data"].contains("columns") &&
             (*doc)["data"]["columns"].is_object())
             for (const auto& [role, name] : (*doc)["data"]["columns"].items())
-                if (name.is_string()) r.columns[QString::fromStdString(role)] = QString::fromStdString(name.get<std::string>());
+                if (name.is_string())
+                    r.columns[QString::fromStdString(role)] = QString::fromStdString(name.get<std::string>());
     }
     return r;
 }
@@ -90,15 +95,18 @@ void previewClassification(const DataPreviewRequest& request, const Tokenizer& t
     out.meanTokens = t.size() > 0 ? double(t.inputIds.size()) / double(t.size()) : 0.0;
     QString html;
     if (d.kind != LabelKind::Regression) {
-        html += QStringLiteral("<h4>%1</h4><table cellspacing=\"4\">").arg(QCoreApplication::translate("fts::DataPreviewDialog", "Labels in the training data").toHtmlEscaped());
+        html += QStringLiteral("<h4>%1</h4><table cellspacing=\"4\">")
+                    .arg(QCoreApplication::translate("fts::DataPreviewDialog", "Labels in the training data")
+                             .toHtmlEscaped());
         const double total = double(std::max<int64_t>(1, t.size()));
         for (size_t k = 0; k < d.labelNames.size(); ++k) {
             const QString name = QString::fromStdString(d.labelNames[k]);
             out.labelNames << name;
             out.labelCounts << d.trainLabelCounts[k];
             const int width = int(std::lround(240.0 * double(d.trainLabelCounts[k]) / total));
-            html += QStringLiteral("<tr><td>%1 · %2</td><td><table cellspacing=\"0\" cellpadding=\"0\"><tr><td width=\"%3\" "
-                                   "style=\"background:#3584e4\">&nbsp;</td></tr></table></td><td>%4 (%5%)</td></tr>")
+            html += QStringLiteral(
+                        "<tr><td>%1 · %2</td><td><table cellspacing=\"0\" cellpadding=\"0\"><tr><td width=\"%3\" "
+                        "style=\"background:#3584e4\">&nbsp;</td></tr></table></td><td>%4 (%5%)</td></tr>")
                         .arg(k)
                         .arg(name.toHtmlEscaped())
                         .arg(std::max(1, width))
@@ -113,9 +121,12 @@ void previewClassification(const DataPreviewRequest& request, const Tokenizer& t
         QStringList labels;
         for (int64_t k = 0; k < width; ++k) {
             const float v = t.targets[size_t(i * width + k)];
-            if (d.kind == LabelKind::Regression) labels << QString::number(v);
-            else if (d.kind == LabelKind::SingleLabel) labels << QString::fromStdString(d.labelNames[size_t(v)]);
-            else if (v > 0.5f) labels << QString::fromStdString(d.labelNames[size_t(k)]);
+            if (d.kind == LabelKind::Regression)
+                labels << QString::number(v);
+            else if (d.kind == LabelKind::SingleLabel)
+                labels << QString::fromStdString(d.labelNames[size_t(v)]);
+            else if (v > 0.5f)
+                labels << QString::fromStdString(d.labelNames[size_t(k)]);
         }
         std::vector<int32_t> a, b;
         for (int64_t p = t.offsets[size_t(i)]; p < t.offsets[size_t(i) + 1]; ++p)
@@ -125,7 +136,11 @@ void previewClassification(const DataPreviewRequest& request, const Tokenizer& t
             text += QStringLiteral(" <span style=\"color:#3584e4\">‖</span> ") +
                     QString::fromStdString(tokenizer.decode(b, true)).toHtmlEscaped();
         html += QStringLiteral("<h4>%1</h4><p>%2</p>")
-                    .arg(QCoreApplication::translate("fts::DataPreviewDialog", "Line %1 · label %2 · %3 tokens").arg(t.lines[size_t(i)]).arg(labels.join(QStringLiteral(", "))).arg(t.length(i)).toHtmlEscaped(),
+                    .arg(QCoreApplication::translate("fts::DataPreviewDialog", "Line %1 · label %2 · %3 tokens")
+                             .arg(t.lines[size_t(i)])
+                             .arg(labels.join(QStringLiteral(", ")))
+                             .arg(t.length(i))
+                             .toHtmlEscaped(),
                          text);
     }
     out.html = html;
@@ -136,8 +151,13 @@ void previewClassification(const DataPreviewRequest& request, const Tokenizer& t
                  .arg(QString::fromLatin1(problemTypeName(d.kind)))
                  .arg(d.numLabels())
                  .arg(d.pairs ? QCoreApplication::translate("fts::DataPreviewDialog", ", sentence pairs") : QString());
-    lines << QCoreApplication::translate("fts::DataPreviewDialog", "Tokens per row: mean %1, max %2").arg(out.meanTokens, 0, 'f', 1).arg(out.maxTokens);
-    lines << QCoreApplication::translate("fts::DataPreviewDialog", "Truncated to %1 tokens: %2 · bad rows: %3").arg(o.maxLength).arg(d.truncated).arg(d.badRows);
+    lines << QCoreApplication::translate("fts::DataPreviewDialog", "Tokens per row: mean %1, max %2")
+                 .arg(out.meanTokens, 0, 'f', 1)
+                 .arg(out.maxTokens);
+    lines << QCoreApplication::translate("fts::DataPreviewDialog", "Truncated to %1 tokens: %2 · bad rows: %3")
+                 .arg(o.maxLength)
+                 .arg(d.truncated)
+                 .arg(d.badRows);
     for (const std::string& m : d.badRowMessages) lines << QString::fromStdString(m);
     out.statsText = lines.join(QLatin1Char('\n'));
     out.ok = true;
@@ -152,7 +172,8 @@ DataPreviewResult runDataPreview(const DataPreviewRequest& request) {
         if (!modelDir.empty() && !std::filesystem::is_directory(modelDir) && looksLikeHfModelId(modelDir.string()))
             modelDir = resolveHfCachedModel(modelDir.string());
         std::filesystem::path tokenizerPath = request.tokenizer.toStdString();
-        if (tokenizerPath.empty() || !std::filesystem::exists(tokenizerPath)) tokenizerPath = modelDir / "tokenizer.json";
+        if (tokenizerPath.empty() || !std::filesystem::exists(tokenizerPath))
+            tokenizerPath = modelDir / "tokenizer.json";
         const auto tokenizer = Tokenizer::fromFile(tokenizerPath);
         if (request.format == QLatin1String("classification")) {
             previewClassification(request, *tokenizer, out);
@@ -178,13 +199,19 @@ DataPreviewResult runDataPreview(const DataPreviewRequest& request) {
         out.p50Tokens = s.p50Tokens;
         out.p95Tokens = s.p95Tokens;
         out.shown = int(p.samples.size());
-        QString html = QStringLiteral("<p><span style=\"background:#dde1e6;color:#555\">%1</span> &nbsp; "
-                                      "<span style=\"background:#dff3dc\">%2</span></p>")
-                           .arg(QCoreApplication::translate("fts::DataPreviewDialog", "prompt: no loss").toHtmlEscaped(), QCoreApplication::translate("fts::DataPreviewDialog", "trained on").toHtmlEscaped());
+        QString html =
+            QStringLiteral(
+                "<p><span style=\"background:#dde1e6;color:#555\">%1</span> &nbsp; "
+                "<span style=\"background:#dff3dc\">%2</span></p>")
+                .arg(QCoreApplication::translate("fts::DataPreviewDialog", "prompt: no loss").toHtmlEscaped(),
+                     QCoreApplication::translate("fts::DataPreviewDialog", "trained on").toHtmlEscaped());
         for (const PreviewSample& sample : p.samples) {
             html += QStringLiteral("<h4>%1</h4><pre style=\"white-space:pre-wrap\">")
-                        .arg((QCoreApplication::translate("fts::DataPreviewDialog", "Line %1 · %2 tokens").arg(sample.line).arg(sample.tokens) +
-                              (sample.truncated ? QCoreApplication::translate("fts::DataPreviewDialog", " · truncated") : QString()))
+                        .arg((QCoreApplication::translate("fts::DataPreviewDialog", "Line %1 · %2 tokens")
+                                  .arg(sample.line)
+                                  .arg(sample.tokens) +
+                              (sample.truncated ? QCoreApplication::translate("fts::DataPreviewDialog", " · truncated")
+                                                : QString()))
                                  .toHtmlEscaped());
             for (const RenderedSegment& seg : sample.segments) {
                 const QString text = QString::fromStdString(seg.text).toHtmlEscaped();
@@ -202,12 +229,15 @@ DataPreviewResult runDataPreview(const DataPreviewRequest& request) {
         lines << QCoreApplication::translate("fts::DataPreviewDialog", "Samples: %1 (format %2, template %3)")
                      .arg(s.samples)
                      .arg(QString::fromStdString(s.format), QString::fromStdString(s.chatTemplate));
-        lines << QCoreApplication::translate("fts::DataPreviewDialog", "Tokens per sample: mean %1, p50 %2, p95 %3, max %4")
+        lines << QCoreApplication::translate("fts::DataPreviewDialog",
+                                             "Tokens per sample: mean %1, p50 %2, p95 %3, max %4")
                      .arg(s.meanTokens, 0, 'f', 1)
                      .arg(s.p50Tokens, 0, 'f', 0)
                      .arg(s.p95Tokens, 0, 'f', 0)
                      .arg(s.maxTokens);
-        lines << QCoreApplication::translate("fts::DataPreviewDialog", "Truncated to %1 tokens: %2 · dropped (nothing left to train on): %3 · bad rows: %4")
+        lines << QCoreApplication::translate(
+                     "fts::DataPreviewDialog",
+                     "Truncated to %1 tokens: %2 · dropped (nothing left to train on): %3 · bad rows: %4")
                      .arg(o.maxLength)
                      .arg(s.truncated)
                      .arg(s.dropped)
@@ -247,7 +277,12 @@ DataPreviewDialog::DataPreviewDialog(const DataPreviewRequest& request, QWidget*
     QPointer<DataPreviewDialog> self(this);
     m_thread = QThread::create([self, request] {
         DataPreviewResult r = runDataPreview(request);
-        QMetaObject::invokeMethod(qApp, [self, r] { if (self) self->showResult(r); }, Qt::QueuedConnection);
+        QMetaObject::invokeMethod(
+            qApp,
+            [self, r] {
+                if (self) self->showResult(r);
+            },
+            Qt::QueuedConnection);
     });
     m_thread->start();
 }

@@ -20,11 +20,11 @@ namespace fts {
 struct DataPreviewRequest {
     QString train;
     QString textField = QStringLiteral("text");
-    qint64 maxLength = 0;   // 0: the core's SftOptions default
-    QString tokenizer;      // tokenizer.json
-    QString modelDir;       // for the template's auto-detection
-    QString format;         // "" = auto
-    QString chatTemplate;   // "" = auto
+    qint64 maxLength = 0;  // 0: the core's SftOptions default
+    QString tokenizer;     // tokenizer.json
+    QString modelDir;      // for the template's auto-detection
+    QString format;        // "" = auto
+    QString chatTemplate;  // "" = auto
     bool trainOnPrompt = false;
     std::map<QString, QString> columns;  // data.columns (classification: text, text_pair, label)
     int samples = 8;

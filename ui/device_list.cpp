@@ -46,7 +46,8 @@ std::vector<GpuInfo> parseNvidiaSmiGpuCsv(const QByteArray& output, int* skipped
             continue;
         }
         const qsizetype n = fields.size();
-        const auto total = numberField(fields[n - 3]), used = numberField(fields[n - 2]), util = numberField(fields[n - 1]);
+        const auto total = numberField(fields[n - 3]), used = numberField(fields[n - 2]),
+                   util = numberField(fields[n - 1]);
         if (!total || !used || !util) {
             ++skipped;
             continue;
@@ -71,25 +72,34 @@ GpuQueryResult queryGpus(const QString& program, int timeoutMs) {
     process.setProcessChannelMode(QProcess::MergedChannels);
     process.start();
     if (!process.waitForStarted(timeoutMs)) {
-        result.message = QCoreApplication::translate("fts::DevicePanel", "No NVIDIA GPU found (%1 could not be started: %2).").arg(program, process.errorString());
+        result.message =
+            QCoreApplication::translate("fts::DevicePanel", "No NVIDIA GPU found (%1 could not be started: %2).")
+                .arg(program, process.errorString());
         return result;
     }
     if (!process.waitForFinished(timeoutMs)) {
         process.kill();
         process.waitForFinished(1000);
-        result.message = QCoreApplication::translate("fts::DevicePanel", "No NVIDIA GPU found (%1 did not answer within %2 s).").arg(program).arg(timeoutMs / 1000.0);
+        result.message =
+            QCoreApplication::translate("fts::DevicePanel", "No NVIDIA GPU found (%1 did not answer within %2 s).")
+                .arg(program)
+                .arg(timeoutMs / 1000.0);
         return result;
     }
     const QByteArray out = process.readAll();
     if (process.exitStatus() != QProcess::NormalExit || process.exitCode() != 0) {
         QString first = QString::fromUtf8(out).trimmed().section(QLatin1Char('\n'), 0, 0).trimmed();
-        if (first.isEmpty()) first = QCoreApplication::translate("fts::DevicePanel", "exit code %1").arg(process.exitCode());
-        result.message = QCoreApplication::translate("fts::DevicePanel", "No NVIDIA GPU found (%1: %2).").arg(program, first);
+        if (first.isEmpty())
+            first = QCoreApplication::translate("fts::DevicePanel", "exit code %1").arg(process.exitCode());
+        result.message =
+            QCoreApplication::translate("fts::DevicePanel", "No NVIDIA GPU found (%1: %2).").arg(program, first);
         return result;
     }
     result.gpus = parseNvidiaSmiGpuCsv(out, &result.skippedLines);
     result.found = !result.gpus.empty();
-    if (!result.found) result.message = QCoreApplication::translate("fts::DevicePanel", "No NVIDIA GPU found (%1 listed none).").arg(program);
+    if (!result.found)
+        result.message =
+            QCoreApplication::translate("fts::DevicePanel", "No NVIDIA GPU found (%1 listed none).").arg(program);
     return result;
 }
 

@@ -11,18 +11,18 @@
 namespace fts {
 
 struct GpuInfo {
-    int index = -1;                // nvidia-smi's index (what --include localhost:i names)
+    int index = -1;  // nvidia-smi's index (what --include localhost:i names)
     QString name;
-    qint64 memoryTotalMiB = -1;    // -1: not reported
+    qint64 memoryTotalMiB = -1;  // -1: not reported
     qint64 memoryUsedMiB = -1;
     int utilizationPercent = -1;
 };
 
 struct GpuQueryResult {
-    bool found = false;            // nvidia-smi ran, exited 0 and listed at least one GPU
-    QString message;               // why none were found (empty when found)
+    bool found = false;  // nvidia-smi ran, exited 0 and listed at least one GPU
+    QString message;     // why none were found (empty when found)
     std::vector<GpuInfo> gpus;
-    int skippedLines = 0;          // lines that did not parse
+    int skippedLines = 0;  // lines that did not parse
 };
 
 // nvidia-smi --query-gpu=index,name,memory.total,memory.used,utilization.gpu --format=csv,noheader,nounits

@@ -79,7 +79,12 @@ void DevicePanel::refresh() {
     const QString program = m_program;
     m_thread = QThread::create([self, program] {
         const GpuQueryResult r = queryGpus(program);
-        QMetaObject::invokeMethod(qApp, [self, r] { if (self) self->showResult(r); }, Qt::QueuedConnection);
+        QMetaObject::invokeMethod(
+            qApp,
+            [self, r] {
+                if (self) self->showResult(r);
+            },
+            Qt::QueuedConnection);
     });
     m_thread->setObjectName(QStringLiteral("fts-device-query"));
     m_thread->start();
@@ -134,8 +139,8 @@ void DevicePanel::selectGpus(const QList<int>& gpus) {
     const QList<int> before = selectedGpus();
     m_updating = true;
     for (QTreeWidgetItem* item : std::as_const(m_gpus))
-        item->setCheckState(DeviceColumn,
-                            gpus.contains(item->data(DeviceColumn, kGpuIndexRole).toInt()) ? Qt::Checked : Qt::Unchecked);
+        item->setCheckState(
+            DeviceColumn, gpus.contains(item->data(DeviceColumn, kGpuIndexRole).toInt()) ? Qt::Checked : Qt::Unchecked);
     m_cpu->setCheckState(DeviceColumn, selectedGpus().isEmpty() ? Qt::Checked : Qt::Unchecked);
     m_updating = false;
     if (selectedGpus() != before) emit selectionChanged();
@@ -173,7 +178,8 @@ void DevicePanel::updateStatus() {
     QString text = tr("%n NVIDIA GPU(s) found. Checked GPUs get one rank each (fts train --include localhost:…).",
                       nullptr, int(m_result.gpus.size()));
     if (m_result.skippedLines > 0)
-        text += QLatin1Char(' ') + tr("%n line(s) of nvidia-smi's output could not be read.", nullptr, m_result.skippedLines);
+        text += QLatin1Char(' ') +
+                tr("%n line(s) of nvidia-smi's output could not be read.", nullptr, m_result.skippedLines);
     m_status->setText(text);
 }
 
@@ -181,8 +187,9 @@ void DevicePanel::retranslate() {
     m_tree->setHeaderLabels({tr("Device"), tr("Memory in use"), tr("Use")});
     const auto [used, total] = hostMemory();
     m_cpu->setText(DeviceColumn, tr("CPU (%n thread(s))", nullptr, QThread::idealThreadCount()));
-    m_cpu->setText(MemoryColumn, total > 0 ? tr("%1 / %2 GiB").arg(gib(double(used) / 1048576.0), gib(double(total) / 1048576.0))
-                                           : QString());
+    m_cpu->setText(
+        MemoryColumn,
+        total > 0 ? tr("%1 / %2 GiB").arg(gib(double(used) / 1048576.0), gib(double(total) / 1048576.0)) : QString());
     m_cpu->setToolTip(DeviceColumn, tr("Train on the CPU; the ranks (processes) are set below"));
     for (QTreeWidgetItem* item : std::as_const(m_gpus)) {
         const int index = item->data(DeviceColumn, kGpuIndexRole).toInt();
@@ -190,9 +197,10 @@ void DevicePanel::retranslate() {
                                      [index](const GpuInfo& g) { return g.index == index; });
         if (it == m_result.gpus.end()) continue;
         item->setText(DeviceColumn, tr("GPU %1 · %2").arg(it->index).arg(it->name));
-        item->setText(MemoryColumn, it->memoryTotalMiB >= 0 && it->memoryUsedMiB >= 0
-                                        ? tr("%1 / %2 GiB").arg(gib(double(it->memoryUsedMiB)), gib(double(it->memoryTotalMiB)))
-                                        : tr("unknown"));
+        item->setText(MemoryColumn,
+                      it->memoryTotalMiB >= 0 && it->memoryUsedMiB >= 0
+                          ? tr("%1 / %2 GiB").arg(gib(double(it->memoryUsedMiB)), gib(double(it->memoryTotalMiB)))
+                          : tr("unknown"));
         item->setText(UseColumn, it->utilizationPercent >= 0 ? tr("%1 %").arg(it->utilizationPercent) : tr("unknown"));
     }
     m_refresh->setText(tr("Refresh"));

@@ -135,7 +135,8 @@ QList<RemoteHostChoice> HostsPanel::selectedHosts() const {
         RemoteHostChoice c;
         c.host = item->text(HostColumn);
         for (int g = 0; g < item->childCount(); ++g)
-            if (item->child(g)->checkState(HostColumn) == Qt::Checked) c.gpus << item->child(g)->data(HostColumn, kGpuRole).toInt();
+            if (item->child(g)->checkState(HostColumn) == Qt::Checked)
+                c.gpus << item->child(g)->data(HostColumn, kGpuRole).toInt();
         c.cpuRanks = std::max(1, item->text(SlotsColumn).toInt());
         if (item->childCount() > 0 && c.gpus.isEmpty()) continue;  // a GPU host with no GPU picked takes no part
         out << c;
@@ -153,7 +154,8 @@ void HostsPanel::askForHost() {
                                                QLineEdit::Normal, QString(), &ok);
     if (!ok || name.trimmed().isEmpty()) return;
     QString why;
-    if (!addHost(name, &why)) QMessageBox::warning(this, tr("Add an SSH host"), tr("\"%1\" cannot be used: %2").arg(name, why));
+    if (!addHost(name, &why))
+        QMessageBox::warning(this, tr("Add an SSH host"), tr("\"%1\" cannot be used: %2").arg(name, why));
 }
 
 void HostsPanel::addFromSshConfig() {
@@ -179,7 +181,8 @@ void HostsPanel::checkHosts() {
     if (m_process) return;
     QStringList chosen;
     for (int i = 0; i < m_tree->topLevelItemCount(); ++i)
-        if (m_tree->topLevelItem(i)->checkState(HostColumn) == Qt::Checked) chosen << m_tree->topLevelItem(i)->text(HostColumn);
+        if (m_tree->topLevelItem(i)->checkState(HostColumn) == Qt::Checked)
+            chosen << m_tree->topLevelItem(i)->text(HostColumn);
     if (chosen.isEmpty()) chosen = hosts();
     if (chosen.isEmpty()) {
         m_status->setText(tr("Add a host first."));
@@ -203,7 +206,8 @@ void HostsPanel::checkHosts() {
         try {
             applyReport(parseJson(out.toStdString()));
         } catch (const std::exception&) {
-            m_status->setText(tr("The check did not answer: %1").arg(err.isEmpty() ? tr("no output") : err.section(QLatin1Char('\n'), -1)));
+            m_status->setText(tr("The check did not answer: %1")
+                                  .arg(err.isEmpty() ? tr("no output") : err.section(QLatin1Char('\n'), -1)));
         }
         emit checked();
     });
@@ -216,7 +220,8 @@ void HostsPanel::checkHosts() {
         emit checked();
     });
     m_check->setEnabled(false);
-    m_status->setText(tr("Checking %n host(s): ssh, fts, GPUs, then collectives and links…", nullptr, int(chosen.size())));
+    m_status->setText(
+        tr("Checking %n host(s): ssh, fts, GPUs, then collectives and links…", nullptr, int(chosen.size())));
     m_process->start(m_cli, {QStringLiteral("hosts"), QStringLiteral("check"), QStringLiteral("--json"),
                              QStringLiteral("--hostfile"), m_hostfile->fileName()});
 }
@@ -234,7 +239,8 @@ void HostsPanel::applyReport(const nlohmann::json& report) {
         const auto gpus = h.value("gpus", nlohmann::json::array());
         QList<int> before;
         for (int g = 0; g < item->childCount(); ++g)
-            if (item->child(g)->checkState(HostColumn) == Qt::Checked) before << item->child(g)->data(HostColumn, kGpuRole).toInt();
+            if (item->child(g)->checkState(HostColumn) == Qt::Checked)
+                before << item->child(g)->data(HostColumn, kGpuRole).toInt();
         qDeleteAll(item->takeChildren());
         for (const auto& g : gpus) {
             auto* child = new QTreeWidgetItem(item);
@@ -248,27 +254,34 @@ void HostsPanel::applyReport(const nlohmann::json& report) {
             child->setCheckState(HostColumn, before.isEmpty() || before.contains(id) ? Qt::Checked : Qt::Unchecked);
         }
         item->setFlags(gpus.empty() ? item->flags() | Qt::ItemIsEditable : item->flags() & ~Qt::ItemIsEditable);
-        if (!gpus.empty()) item->setText(SlotsColumn, tr("%n GPU(s)", nullptr, int(gpus.size())));
-        else if (item->text(SlotsColumn).toInt() < 1) item->setText(SlotsColumn, QStringLiteral("1"));
-        item->setText(StatusColumn, tr("reachable (%1), fts %2, %3")
-                                        .arg(QString::fromStdString(h.value("hostname", "")),
-                                             QString::fromStdString(h.value("fts", "")),
-                                             gpus.empty() ? tr("no GPU: CPU ranks") : tr("%n GPU(s)", nullptr, int(gpus.size()))));
+        if (!gpus.empty())
+            item->setText(SlotsColumn, tr("%n GPU(s)", nullptr, int(gpus.size())));
+        else if (item->text(SlotsColumn).toInt() < 1)
+            item->setText(SlotsColumn, QStringLiteral("1"));
+        item->setText(
+            StatusColumn,
+            tr("reachable (%1), fts %2, %3")
+                .arg(QString::fromStdString(h.value("hostname", "")), QString::fromStdString(h.value("fts", "")),
+                     gpus.empty() ? tr("no GPU: CPU ranks") : tr("%n GPU(s)", nullptr, int(gpus.size()))));
         item->setToolTip(StatusColumn, item->text(StatusColumn));
         item->setExpanded(true);
     }
     m_loading = false;
     QStringList lines;
     for (const auto& c : report.value("checks", nlohmann::json::array())) {
-        const QString what = c.value("test", "") == "link"
-                                 ? tr("link %1 ↔ %2").arg(QString::fromStdString(c.value("from", "")), QString::fromStdString(c.value("to", "")))
-                                 : QString::fromStdString(c.value("backend", "") + " " + c.value("test", ""));
+        const QString what =
+            c.value("test", "") == "link"
+                ? tr("link %1 ↔ %2")
+                      .arg(QString::fromStdString(c.value("from", "")), QString::fromStdString(c.value("to", "")))
+                : QString::fromStdString(c.value("backend", "") + " " + c.value("test", ""));
         lines << (c.value("ok", false) ? tr("%1: %2 Gbit/s").arg(what).arg(c.value("gbps", 0.0), 0, 'f', 2)
                                        : tr("%1 failed: %2").arg(what, QString::fromStdString(c.value("message", ""))));
     }
-    for (const auto& e : report.value("errors", nlohmann::json::array())) lines << QString::fromStdString(e.get<std::string>());
-    m_status->setText((report.value("ok", false) ? tr("All checks passed.") : tr("The hosts are not ready for training.")) +
-                      (lines.isEmpty() ? QString() : QStringLiteral("\n") + lines.join(QStringLiteral("; "))));
+    for (const auto& e : report.value("errors", nlohmann::json::array()))
+        lines << QString::fromStdString(e.get<std::string>());
+    m_status->setText(
+        (report.value("ok", false) ? tr("All checks passed.") : tr("The hosts are not ready for training.")) +
+        (lines.isEmpty() ? QString() : QStringLiteral("\n") + lines.join(QStringLiteral("; "))));
     emit selectionChanged();
 }
 
@@ -283,10 +296,12 @@ void HostsPanel::retranslate() {
     m_import->setText(tr("From ~/.ssh/config"));
     m_remove->setText(tr("Remove"));
     m_check->setText(tr("Check hosts"));
-    m_check->setToolTip(tr("fts hosts check: reach each host over ssh in BatchMode, compare fts versions, list GPUs, "
-                           "then run broadcast, all-reduce and a transfer per pair of hosts"));
-    m_tree->setToolTip(tr("Checked hosts train with this machine: their GPUs (or CPU ranks), one rank each. The same "
-                          "fts, config, model and data paths must exist on every host (docs/multinode.md)."));
+    m_check->setToolTip(
+        tr("fts hosts check: reach each host over ssh in BatchMode, compare fts versions, list GPUs, "
+           "then run broadcast, all-reduce and a transfer per pair of hosts"));
+    m_tree->setToolTip(
+        tr("Checked hosts train with this machine: their GPUs (or CPU ranks), one rank each. The same "
+           "fts, config, model and data paths must exist on every host (docs/multinode.md)."));
 }
 
 }  // namespace fts

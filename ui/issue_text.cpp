@@ -51,8 +51,9 @@ QString issueText(const QString& coreMessage) {
             return text;
         }
         case IssueKind::NotFound:
-            return a[1].empty() ? QCoreApplication::translate("fts::IssueText", "%1: not found").arg(q(a[0]))
-                                : QCoreApplication::translate("fts::IssueText", "%1: not found (%2)").arg(q(a[0]), phrase(a[1]));
+            return a[1].empty()
+                       ? QCoreApplication::translate("fts::IssueText", "%1: not found").arg(q(a[0]))
+                       : QCoreApplication::translate("fts::IssueText", "%1: not found (%2)").arg(q(a[0]), phrase(a[1]));
         case IssueKind::Other:
             break;
     }

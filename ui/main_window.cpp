@@ -181,9 +181,11 @@ void MainWindow::buildUi() {
     hello->setTextInteractionFlags(Qt::TextBrowserInteraction);
     auto* newButton = m_welcomeNew = new QPushButton(style()->standardIcon(QStyle::SP_MediaPlay), QString(), m_welcome);
     newButton->setObjectName(QStringLiteral("welcomeQuickStart"));
-    auto* modelButton = m_welcomeModel = new QPushButton(style()->standardIcon(QStyle::SP_DirOpenIcon), QString(), m_welcome);
+    auto* modelButton = m_welcomeModel =
+        new QPushButton(style()->standardIcon(QStyle::SP_DirOpenIcon), QString(), m_welcome);
     modelButton->setObjectName(QStringLiteral("welcomeModelFolder"));
-    auto* openButton = m_welcomeOpen = new QPushButton(style()->standardIcon(QStyle::SP_DialogOpenButton), QString(), m_welcome);
+    auto* openButton = m_welcomeOpen =
+        new QPushButton(style()->standardIcon(QStyle::SP_DialogOpenButton), QString(), m_welcome);
     connect(newButton, &QPushButton::clicked, this, [this] {
         if (maySetEditorAside()) newRunFromQuickStart();
     });
@@ -397,9 +399,11 @@ void MainWindow::retranslateUi() {
     m_stopAction->setText(tr("St&op"));
     m_stopAction->setToolTip(tr("Ask the selected run to checkpoint and stop"));
     m_resumeAction->setText(tr("&Resume"));
-    m_resumeAction->setToolTip(tr("Continue the selected stopped or failed run from its last checkpoint (Ctrl+Shift+R)"));
+    m_resumeAction->setToolTip(
+        tr("Continue the selected stopped or failed run from its last checkpoint (Ctrl+Shift+R)"));
     m_probeAction->setText(tr("&Measure ZeRO stages…"));
-    m_probeAction->setToolTip(tr("Run a few steps of this config at each ZeRO stage and compare peak memory and speed"));
+    m_probeAction->setToolTip(
+        tr("Run a few steps of this config at each ZeRO stage and compare peak memory and speed"));
     m_compareAction->setText(tr("&Compare runs"));
     m_compareAction->setToolTip(tr("Overlay the curves and diff the configs of the selected runs (Ctrl+Shift+C)"));
     m_settingsAction->setText(tr("Se&ttings…"));
@@ -425,7 +429,7 @@ void MainWindow::retranslateUi() {
     m_welcomeOpen->setText(tr("Open a config…"));
     if (auto* b = m_editorPage->findChild<QPushButton*>(QStringLiteral("startButton"))) b->setText(tr("Start"));
     if (m_search) {
-            m_statusFilter->setItemText(0, tr("All statuses"));
+        m_statusFilter->setItemText(0, tr("All statuses"));
         for (int i = 1; i < m_statusFilter->count(); ++i)
             m_statusFilter->setItemText(i, RunsTableModel::statusText(RunStatus(m_statusFilter->itemData(i).toInt())));
         const QStringList dates{tr("Any time"), tr("Today"), tr("Last 7 days"), tr("Last 30 days")};
@@ -460,7 +464,8 @@ void MainWindow::showShortcuts() {
                     .arg(name.toHtmlEscaped(), a->shortcut().toString(QKeySequence::NativeText).toHtmlEscaped());
     }
     rows << QStringLiteral("<tr><td>%1</td><td>&nbsp;&nbsp;<b>%2</b></td></tr>")
-                .arg(tr("Search the runs").toHtmlEscaped(), QKeySequence(QKeySequence::Find).toString(QKeySequence::NativeText));
+                .arg(tr("Search the runs").toHtmlEscaped(),
+                     QKeySequence(QKeySequence::Find).toString(QKeySequence::NativeText));
     QMessageBox box(QMessageBox::Information, tr("Keyboard shortcuts"),
                     QStringLiteral("<table>%1</table>").arg(rows.join(QString())), QMessageBox::Close, this);
     box.setTextFormat(Qt::RichText);

@@ -143,9 +143,9 @@ public:
 
 signals:
     void runLaunched(qint64 pid, const QString& configPath);
-    void runAttached(qint64 runId);  // a launched run appeared in the store and is shown
+    void runAttached(qint64 runId);                       // a launched run appeared in the store and is shown
     void runEnded(qint64 runId, const QString& message);  // a run seen running completed, failed or stopped
-    void storeEdited(bool ok, const QString& message);  // a history edit finished (rename, notes, tags, delete)
+    void storeEdited(bool ok, const QString& message);    // a history edit finished (rename, notes, tags, delete)
 
 protected:
     void closeEvent(QCloseEvent* event) override;
@@ -155,7 +155,7 @@ private:
     void buildUi();
     void buildActions();
     void retranslateUi();  // texts of the window's own menus, actions, welcome page and filters
-    void showShortcuts();   // Help > Keyboard shortcuts
+    void showShortcuts();  // Help > Keyboard shortcuts
     void restoreWindowSettings();
     void showPage(Page page);
     void showMessage(const QString& text, bool isError);

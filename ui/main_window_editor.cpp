@@ -137,8 +137,8 @@ bool MainWindow::newRunFromRun(qint64 runId, QString* error) {
         showMessage(why, true);
         return false;
     }
-    const QString baseDir = r->configPath.empty() ? m_options.dataDir
-                                                  : QFileInfo(QString::fromStdString(r->configPath)).absolutePath();
+    const QString baseDir =
+        r->configPath.empty() ? m_options.dataDir : QFileInfo(QString::fromStdString(r->configPath)).absolutePath();
     m_configPath.clear();
     m_isQuickStart = false;
     m_editor->setConfigText(QString::fromStdString(r->configJson), baseDir);

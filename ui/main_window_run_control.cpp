@@ -62,7 +62,8 @@ std::optional<qint64> MainWindow::startRun(QString* error) {
     if (!absolute) return fail(why);
     const nlohmann::json config = parseJson(absolute->toStdString());
     const bool inherited = configOutputDirText(m_editor->text()) == m_loadedOutputDir;
-    const QString defaultName = m_configPath.isEmpty() ? QStringLiteral("run") : QFileInfo(m_configPath).completeBaseName();
+    const QString defaultName =
+        m_configPath.isEmpty() ? QStringLiteral("run") : QFileInfo(m_configPath).completeBaseName();
     const auto folder = pickRunFolder(config, defaultName, TakenRuns::fromRuns(m_runsModel->runs()), inherited, &why);
     if (!folder) return fail(why);
 
@@ -148,8 +149,9 @@ ProbeDialog* MainWindow::openProbeDialog() {
     }
     if (!m_form->hostsPanel()->selectedHosts().isEmpty())
         showMessage(tr("The probe runs on this machine's ranks only; the SSH hosts are left out."), false);
-    auto* dialog = new ProbeDialog(m_options.cliPath, *configPath, m_options.storePath,
-                                   placementArguments(m_form->ranksSpin()->value(), m_form->devicePanel()->selectedGpus()), this);
+    auto* dialog =
+        new ProbeDialog(m_options.cliPath, *configPath, m_options.storePath,
+                        placementArguments(m_form->ranksSpin()->value(), m_form->devicePanel()->selectedGpus()), this);
     dialog->setAttribute(Qt::WA_DeleteOnClose);
     connect(dialog, &ProbeDialog::finishedProbe, this, [this] { m_poller->pollNow(); });
     dialog->show();
@@ -181,8 +183,9 @@ void MainWindow::attachPendingStart(const RunList& runs) {
     if (!m_pending) return;
     for (const RunRecord& r : runs) {
         const bool samePid = r.pid == m_pending->pid;
-        const bool sameConfig = !m_pending->resume && !r.configPath.empty() &&
-                                QFileInfo(QString::fromStdString(r.configPath)).absoluteFilePath() == m_pending->configPath;
+        const bool sameConfig =
+            !m_pending->resume && !r.configPath.empty() &&
+            QFileInfo(QString::fromStdString(r.configPath)).absoluteFilePath() == m_pending->configPath;
         if (samePid || sameConfig) {
             m_pending.reset();
             m_pendingTimer.stop();

@@ -58,7 +58,8 @@ void MainWindow::onRunsChanged(const RunList& changed) {
     bool choicesStale = false;
     for (const RunRecord& r : changed) {
         const RunRecord* old = m_runsModel->runById(r.id);
-        choicesStale = choicesStale || !old || old->model != r.model || old->dataset != r.dataset || old->tags != r.tags;
+        choicesStale =
+            choicesStale || !old || old->model != r.model || old->dataset != r.dataset || old->tags != r.tags;
     }
     m_runsModel->updateRuns(changed);
     noteStatuses(changed);
@@ -180,15 +181,17 @@ void MainWindow::notifyRunEnded(const RunRecord& r) {
         case RunStatus::Completed: {
             const auto metrics = parseJsonOrDiscarded(r.finalMetricsJson);
             if (metrics.is_object() && metrics.contains("loss") && metrics["loss"].is_number())
-                text = tr("Run \"%1\" completed (final loss %2).").arg(name).arg(metrics["loss"].get<double>(), 0, 'f', 4);
+                text =
+                    tr("Run \"%1\" completed (final loss %2).").arg(name).arg(metrics["loss"].get<double>(), 0, 'f', 4);
             else
                 text = tr("Run \"%1\" completed.").arg(name);
             break;
         }
         case RunStatus::Failed:
             isError = true;
-            text = r.failureReason.empty() ? tr("Run \"%1\" failed.").arg(name)
-                                           : tr("Run \"%1\" failed: %2").arg(name, QString::fromStdString(r.failureReason));
+            text = r.failureReason.empty()
+                       ? tr("Run \"%1\" failed.").arg(name)
+                       : tr("Run \"%1\" failed: %2").arg(name, QString::fromStdString(r.failureReason));
             break;
         case RunStatus::Stopped:
             text = tr("Run \"%1\" stopped.").arg(name);
@@ -200,7 +203,8 @@ void MainWindow::notifyRunEnded(const RunRecord& r) {
     showMessage(text, isError);
     if (QSystemTrayIcon::isSystemTrayAvailable()) {
         if (!m_tray) {
-            m_tray = new QSystemTrayIcon(windowIcon().isNull() ? style()->standardIcon(QStyle::SP_ComputerIcon) : windowIcon(), this);
+            m_tray = new QSystemTrayIcon(
+                windowIcon().isNull() ? style()->standardIcon(QStyle::SP_ComputerIcon) : windowIcon(), this);
             m_tray->show();
         }
         m_tray->showMessage(tr("Finetune Studio"), text,
@@ -225,7 +229,10 @@ QWidget* MainWindow::buildRunsPane() {
     m_search->setClearButtonEnabled(true);
     auto* find = new QAction(this);
     find->setShortcut(QKeySequence::Find);
-    connect(find, &QAction::triggered, this, [this] { m_search->setFocus(); m_search->selectAll(); });
+    connect(find, &QAction::triggered, this, [this] {
+        m_search->setFocus();
+        m_search->selectAll();
+    });
     addAction(find);
 
     const auto combo = [pane](const char* name) {
@@ -237,8 +244,8 @@ QWidget* MainWindow::buildRunsPane() {
     };
     m_statusFilter = combo("statusFilter");
     m_statusFilter->addItem(tr("All statuses"), -1);
-    for (RunStatus st : {RunStatus::Running, RunStatus::Completed, RunStatus::Failed, RunStatus::Stopped,
-                         RunStatus::Pending})
+    for (RunStatus st :
+         {RunStatus::Running, RunStatus::Completed, RunStatus::Failed, RunStatus::Stopped, RunStatus::Pending})
         m_statusFilter->addItem(RunsTableModel::statusText(st), int(st));
     m_modelFilter = combo("modelFilter");
     m_datasetFilter = combo("datasetFilter");
@@ -327,7 +334,8 @@ void MainWindow::showRunsContextMenu(const QPoint& pos) {
     if (ids.isEmpty()) return;
     QMenu menu(this);
     if (ids.size() >= 2) menu.addAction(m_compareAction);
-    QAction* resume = menu.addAction(m_resumeAction->icon(), tr("Resume"), this, [this, ids] { resumeRun(ids.first()); });
+    QAction* resume =
+        menu.addAction(m_resumeAction->icon(), tr("Resume"), this, [this, ids] { resumeRun(ids.first()); });
     resume->setEnabled(ids.size() == 1 && canResume(ids.first()));
     QAction* startFrom = menu.addAction(tr("Start from this run"), this, [this, ids] {
         if (maySetEditorAside()) newRunFromRun(ids.first());
@@ -399,13 +407,14 @@ void MainWindow::deleteSelectedRunsDialog() {
         }
     }
     folders.removeDuplicates();
-    QMessageBox box(QMessageBox::Warning, tr("Delete runs"),
-                    tr("Delete %n run(s) from the history? Their metrics and logs are removed.", nullptr,
-                       int(ids.size())),
-                    QMessageBox::Cancel, this);
+    QMessageBox box(
+        QMessageBox::Warning, tr("Delete runs"),
+        tr("Delete %n run(s) from the history? Their metrics and logs are removed.", nullptr, int(ids.size())),
+        QMessageBox::Cancel, this);
     box.setInformativeText(names.join(QLatin1Char('\n')));
     QPushButton* del = box.addButton(tr("Delete"), QMessageBox::DestructiveRole);
-    auto* withFiles = new QCheckBox(tr("Also delete checkpoints and outputs:\n%1").arg(folders.join(QLatin1Char('\n'))), &box);
+    auto* withFiles =
+        new QCheckBox(tr("Also delete checkpoints and outputs:\n%1").arg(folders.join(QLatin1Char('\n'))), &box);
     withFiles->setVisible(!folders.isEmpty());
     box.setCheckBox(withFiles);
     box.setDefaultButton(QMessageBox::Cancel);

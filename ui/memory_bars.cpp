@@ -28,8 +28,8 @@ void MemoryBars::setBars(const QVector<MemoryBar>& bars) {
 }
 
 QString MemoryBars::barText(const MemoryBar& b) {
-    QString text = b.capacity > 0 ? tr("%1 / %2 GiB").arg(gib(b.allocated), gib(b.capacity))
-                                  : tr("%1 GiB").arg(gib(b.allocated));
+    QString text =
+        b.capacity > 0 ? tr("%1 / %2 GiB").arg(gib(b.allocated), gib(b.capacity)) : tr("%1 GiB").arg(gib(b.allocated));
     QStringList extra;
     if (b.reserved > 0) extra << tr("reserved %1").arg(gib(b.reserved));
     if (b.peak > 0) extra << tr("peak %1").arg(gib(b.peak));
@@ -49,11 +49,14 @@ void MemoryBars::paintEvent(QPaintEvent*) {
         const MemoryBar& b = m_bars[i];
         const QRect row(0, 2 + i * kRowHeight, width(), kRowHeight - 4);
         p.setPen(palette().color(QPalette::WindowText));
-        p.drawText(QRect(row.left(), row.top(), labelWidth - 6, row.height()), Qt::AlignVCenter | Qt::AlignLeft, b.label);
+        p.drawText(QRect(row.left(), row.top(), labelWidth - 6, row.height()), Qt::AlignVCenter | Qt::AlignLeft,
+                   b.label);
         const QRect bar(labelWidth, row.top(), width() - labelWidth - 2, row.height());
         p.fillRect(bar, palette().color(QPalette::AlternateBase));
         const int64_t scale = b.capacity > 0 ? b.capacity : std::max({b.allocated, b.reserved, b.peak, int64_t(1)});
-        const auto w = [&](int64_t v) { return int(double(bar.width()) * std::clamp(double(v) / double(scale), 0.0, 1.0)); };
+        const auto w = [&](int64_t v) {
+            return int(double(bar.width()) * std::clamp(double(v) / double(scale), 0.0, 1.0));
+        };
         if (b.reserved > 0) p.fillRect(QRect(bar.left(), bar.top(), w(b.reserved), bar.height()), reserved);
         QColor a = alloc;
         if (b.capacity > 0 && double(b.allocated) / double(b.capacity) > 0.9) a = QColor(0xc0, 0x1c, 0x28);
@@ -76,8 +79,10 @@ std::pair<int64_t, int64_t> hostMemory() {
     int64_t total = -1, available = -1;
     for (const QByteArray& line : f.readAll().split('\n')) {
         const auto value = [&] { return line.simplified().split(' ').value(1).toLongLong() * 1024; };
-        if (line.startsWith("MemTotal:")) total = value();
-        else if (line.startsWith("MemAvailable:")) available = value();
+        if (line.startsWith("MemTotal:"))
+            total = value();
+        else if (line.startsWith("MemAvailable:"))
+            available = value();
     }
     if (total <= 0 || available < 0) return {0, 0};
     return {total - available, total};

@@ -9,7 +9,7 @@
 namespace fts {
 
 struct MemoryBar {
-    QString label;        // "rank 0 · cuda:0", "host RAM"
+    QString label;                                                // "rank 0 · cuda:0", "host RAM"
     int64_t allocated = 0, reserved = 0, peak = 0, capacity = 0;  // bytes; capacity 0 = unknown
 };
 

@@ -122,7 +122,8 @@ QVector<ModelInfo> scanModels(const QStringList& roots, const QStringList& hubDi
                         break;
                     }
             }
-            if (snapshot.isEmpty() || !QFileInfo::exists(QDir(snapshot).filePath(QStringLiteral("config.json")))) continue;
+            if (snapshot.isEmpty() || !QFileInfo::exists(QDir(snapshot).filePath(QStringLiteral("config.json"))))
+                continue;
             ModelInfo info = readModelInfo(snapshot);
             info.id = id;
             info.source = QStringLiteral("hf-cache");

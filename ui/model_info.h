@@ -21,8 +21,8 @@ struct ModelInfo {
     int64_t vocabSize = -1;
     int64_t contextLength = -1;  // max_position_embeddings / n_positions / n_ctx / seq_length
     int weightFiles = 0;
-    QString error;            // why the folder could not be read (config.json missing or invalid...)
-    QString weightsError;     // why its weights could not be opened (the loader's message); empty when fine or absent
+    QString error;         // why the folder could not be read (config.json missing or invalid...)
+    QString weightsError;  // why its weights could not be opened (the loader's message); empty when fine or absent
     QString configValue() const { return id.isEmpty() ? path : id; }
 };
 

@@ -24,8 +24,8 @@ ModelPicker::ModelPicker(const QStringList& roots, const QStringList& hubDirs, Q
     setObjectName(QStringLiteral("modelPicker"));
     m_table = new QTableWidget(0, ColumnCount, this);
     m_table->setObjectName(QStringLiteral("modelTable"));
-    m_table->setHorizontalHeaderLabels({tr("Model"), tr("Architecture"), tr("Parameters"), tr("Dtype"), tr("Vocab"),
-                                        tr("Context"), tr("Source")});
+    m_table->setHorizontalHeaderLabels(
+        {tr("Model"), tr("Architecture"), tr("Parameters"), tr("Dtype"), tr("Vocab"), tr("Context"), tr("Source")});
     m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
     m_table->setSelectionMode(QAbstractItemView::SingleSelection);
     m_table->setEditTriggers(QAbstractItemView::NoEditTriggers);
@@ -76,7 +76,11 @@ void ModelPicker::rescan() {
     m_thread = QThread::create([self, roots, hubs] {
         QVector<ModelInfo> models = scanModels(roots, hubs);
         QMetaObject::invokeMethod(
-            qApp, [self, models] { if (self) self->showModels(models); }, Qt::QueuedConnection);
+            qApp,
+            [self, models] {
+                if (self) self->showModels(models);
+            },
+            Qt::QueuedConnection);
     });
     m_thread->start();
 }

@@ -17,8 +17,16 @@ namespace fts {
 class ModelPicker : public QDialog {
     Q_OBJECT
 public:
-    enum Column { NameColumn, ArchitectureColumn, ParametersColumn, DtypeColumn, VocabColumn, ContextColumn,
-                  SourceColumn, ColumnCount };
+    enum Column {
+        NameColumn,
+        ArchitectureColumn,
+        ParametersColumn,
+        DtypeColumn,
+        VocabColumn,
+        ContextColumn,
+        SourceColumn,
+        ColumnCount
+    };
 
     ModelPicker(const QStringList& roots, const QStringList& hubDirs, QWidget* parent = nullptr);
     ~ModelPicker() override;

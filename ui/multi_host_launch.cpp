@@ -35,13 +35,16 @@ MultiHostLaunch multiHostLaunch(const QList<int>& localGpus, int localRanks, con
 
 QStringList sshConfigHosts(const QString& configText) {
     QStringList hosts;
-    static const QRegularExpression hostLine(QStringLiteral("^\\s*Host\\s+(.+)$"), QRegularExpression::CaseInsensitiveOption);
+    static const QRegularExpression hostLine(QStringLiteral("^\\s*Host\\s+(.+)$"),
+                                             QRegularExpression::CaseInsensitiveOption);
     for (const QString& line : configText.split(QLatin1Char('\n'))) {
         const auto m = hostLine.match(line);
         if (!m.hasMatch()) continue;
-        for (const QString& name : m.captured(1).split(QRegularExpression(QStringLiteral("\\s+")), Qt::SkipEmptyParts)) {
+        for (const QString& name :
+             m.captured(1).split(QRegularExpression(QStringLiteral("\\s+")), Qt::SkipEmptyParts)) {
             if (name.startsWith(QLatin1Char('#'))) break;
-            if (name.contains(QLatin1Char('*')) || name.contains(QLatin1Char('?')) || name.contains(QLatin1Char('!'))) continue;
+            if (name.contains(QLatin1Char('*')) || name.contains(QLatin1Char('?')) || name.contains(QLatin1Char('!')))
+                continue;
             if (!hosts.contains(name)) hosts << name;
         }
     }

@@ -9,9 +9,9 @@
 namespace fts {
 
 struct RemoteHostChoice {
-    QString host;       // an ssh destination (a name, an alias from ~/.ssh/config or an address)
-    QList<int> gpus;    // the GPU ids chosen there; empty: CPU ranks
-    int cpuRanks = 1;   // ranks when there are no GPUs
+    QString host;      // an ssh destination (a name, an alias from ~/.ssh/config or an address)
+    QList<int> gpus;   // the GPU ids chosen there; empty: CPU ranks
+    int cpuRanks = 1;  // ranks when there are no GPUs
 };
 
 struct MultiHostLaunch {

@@ -95,19 +95,27 @@ void ProbeDialog::start() {
         return;
     }
     m_variants = int(stages.size());
-    if (m_offload->isChecked()) m_variants += int(stages.size()) - (stages.contains(QStringLiteral("0")) ? 1 : 0) +
-                                              (stages.contains(QStringLiteral("3")) ? 1 : 0);
+    if (m_offload->isChecked())
+        m_variants += int(stages.size()) - (stages.contains(QStringLiteral("0")) ? 1 : 0) +
+                      (stages.contains(QStringLiteral("3")) ? 1 : 0);
     m_done = 0;
     m_stdout.clear();
     m_stderrTail.clear();
     m_table->setRowCount(0);
-    QStringList args{QStringLiteral("probe"), m_config, QStringLiteral("--stages"), stages.join(QLatin1Char(',')),
-                     QStringLiteral("--steps"), QString::number(m_steps->value()), QStringLiteral("--json"),
-                     QStringLiteral("--store"), m_store};
+    QStringList args{QStringLiteral("probe"),
+                     m_config,
+                     QStringLiteral("--stages"),
+                     stages.join(QLatin1Char(',')),
+                     QStringLiteral("--steps"),
+                     QString::number(m_steps->value()),
+                     QStringLiteral("--json"),
+                     QStringLiteral("--store"),
+                     m_store};
     if (m_offload->isChecked()) args << QStringLiteral("--offload");
     args << m_placement;
     m_process = new QProcess(this);
-    connect(m_process, &QProcess::readyReadStandardOutput, this, [this] { m_stdout += m_process->readAllStandardOutput(); });
+    connect(m_process, &QProcess::readyReadStandardOutput, this,
+            [this] { m_stdout += m_process->readAllStandardOutput(); });
     connect(m_process, &QProcess::readyReadStandardError, this, [this] {
         const QByteArray chunk = m_process->readAllStandardError();
         m_stderrTail = (m_stderrTail + chunk).right(4000);

@@ -22,8 +22,8 @@ class ProbeDialog : public QDialog {
     Q_OBJECT
 public:
     // placement: the rank arguments of a launch on this machine (placementArguments: --nproc N / --include ...).
-    ProbeDialog(const QString& cliPath, const QString& configPath, const QString& storePath, const QStringList& placement,
-                QWidget* parent = nullptr);
+    ProbeDialog(const QString& cliPath, const QString& configPath, const QString& storePath,
+                const QStringList& placement, QWidget* parent = nullptr);
     ~ProbeDialog() override;
 
     void start();  // runs the probe with the chosen stages (ignored while one runs)

@@ -46,13 +46,14 @@ CompareCurve compareCurve(const CompareRunData& data, const std::string& metric,
     for (const MetricPoint& p : data.metrics) {
         if (axis == CompareXAxis::TokensSeen && p.name == "tokens_seen" && std::isfinite(p.value))
             tokensAt[p.step] = p.value;
-        if (axis == CompareXAxis::WallTime && p.name == "elapsed_s" && std::isfinite(p.value)) elapsedAt[p.step] = p.value;
+        if (axis == CompareXAxis::WallTime && p.name == "elapsed_s" && std::isfinite(p.value))
+            elapsedAt[p.step] = p.value;
         if (p.time > 0 && (firstTime == 0 || p.time < firstTime)) firstTime = p.time;
     }
     // Runs without elapsed_s (recorded before it existed): seconds since the first point (a resumed run's
     // startedAt is its last start, which would put its earlier points below zero).
-    const double t0 = data.run.startedAt > 0 && (firstTime == 0 || data.run.startedAt < firstTime) ? data.run.startedAt
-                                                                                                  : firstTime;
+    const double t0 =
+        data.run.startedAt > 0 && (firstTime == 0 || data.run.startedAt < firstTime) ? data.run.startedAt : firstTime;
     // The training time at a step: elapsed_s there, else at the last step before it that has one (an eval
     // at a step the log interval skipped); step 0 (the baseline eval) is 0.
     const auto elapsedAtStep = [&](int64_t step) -> std::optional<double> {
@@ -231,7 +232,8 @@ RunSummary summarizeRun(const CompareRunData& data) {
 QString curvesToCsv(const QStringList& runNames, const std::vector<CompareCurve>& curves,
                     const std::vector<QVector<double>>& smoothed, const QString& xName) {
     const bool withSmoothed = !smoothed.empty();
-    QString out = QStringLiteral("run,%1,value%2\n").arg(csvField(xName), withSmoothed ? QStringLiteral(",smoothed") : QString());
+    QString out =
+        QStringLiteral("run,%1,value%2\n").arg(csvField(xName), withSmoothed ? QStringLiteral(",smoothed") : QString());
     for (size_t i = 0; i < curves.size(); ++i) {
         const QString name = csvField(i < size_t(runNames.size()) ? runNames[qsizetype(i)] : QString());
         const CompareCurve& c = curves[i];

@@ -59,11 +59,11 @@ std::optional<nlohmann::json> comparableConfig(const RunRecord& run, bool* resol
 
 struct RunSummary {
     std::optional<double> finalLoss, finalEvalLoss, bestEvalLoss;
-    std::optional<double> meanTokensPerS;   // mean of the run's tokens_per_s points
-    std::optional<double> peakMemoryBytes;  // largest peak over all ranks and devices
-    std::optional<double> durationS;        // endedAt (or last metric time) - startedAt
-    std::optional<double> tokensSeen;       // last tokens_seen point
-    int64_t steps = 0;                      // last step with metrics
+    std::optional<double> meanTokensPerS;            // mean of the run's tokens_per_s points
+    std::optional<double> peakMemoryBytes;           // largest peak over all ranks and devices
+    std::optional<double> durationS;                 // endedAt (or last metric time) - startedAt
+    std::optional<double> tokensSeen;                // last tokens_seen point
+    int64_t steps = 0;                               // last step with metrics
     std::map<std::string, double> finalEvalMetrics;  // classification: last eval_accuracy, eval_f1, eval_mse, ...
 };
 // From the metric points (the stored final metrics fill in what the points lack).

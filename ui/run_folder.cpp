@@ -21,7 +21,8 @@ bool fail(QString* error, const QString& message) {
 bool writeFile(const QString& path, const QByteArray& bytes, QString* error) {
     QSaveFile file(path);
     if (!file.open(QIODevice::WriteOnly) || file.write(bytes) < 0 || !file.commit())
-        return fail(error, QCoreApplication::translate("fts::RunFolder", "Cannot write %1: %2").arg(QDir::toNativeSeparators(path), file.errorString()));
+        return fail(error, QCoreApplication::translate("fts::RunFolder", "Cannot write %1: %2")
+                               .arg(QDir::toNativeSeparators(path), file.errorString()));
     return true;
 }
 
@@ -64,14 +65,17 @@ QString outputDirHolder(const QString& dir, const TakenRuns& taken) {
     const auto held = listCheckpoints(clean.toStdString());
     if (held.empty()) return {};
     const int64_t owner = checkpointRunId(held.back());
-    return owner > 0 ? QStringLiteral("run %1").arg(owner) : QCoreApplication::translate("fts::RunFolder", "another run");
+    return owner > 0 ? QStringLiteral("run %1").arg(owner)
+                     : QCoreApplication::translate("fts::RunFolder", "another run");
 }
 
 std::optional<NewRunFolder> pickRunFolder(const nlohmann::json& config, const QString& defaultName,
                                           const TakenRuns& taken, bool mayDerive, QString* error) {
     const QString written = stringAt(config, "training", "output_dir");
     if (written.isEmpty()) {
-        fail(error, QCoreApplication::translate("fts::RunFolder", "training.output_dir is not set: the run needs a folder for its checkpoints."));
+        fail(error,
+             QCoreApplication::translate(
+                 "fts::RunFolder", "training.output_dir is not set: the run needs a folder for its checkpoints."));
         return std::nullopt;
     }
     NewRunFolder folder;
@@ -81,8 +85,10 @@ std::optional<NewRunFolder> pickRunFolder(const nlohmann::json& config, const QS
     const QString holder = outputDirHolder(folder.outputDir, taken);
     if (holder.isEmpty()) return folder;
     if (!mayDerive) {
-        fail(error, QCoreApplication::translate("fts::RunFolder", "training.output_dir: %1 already holds the checkpoints of %2. A new run there would mix its "
-                       "checkpoints with them; choose another folder, or resume that run.")
+        fail(error, QCoreApplication::translate(
+                        "fts::RunFolder",
+                        "training.output_dir: %1 already holds the checkpoints of %2. A new run there would mix its "
+                        "checkpoints with them; choose another folder, or resume that run.")
                         .arg(QDir::toNativeSeparators(folder.outputDir), holder));
         return std::nullopt;
     }
@@ -96,14 +102,16 @@ std::optional<NewRunFolder> pickRunFolder(const nlohmann::json& config, const QS
 
 RunLaunchFiles runLaunchFiles(const QString& outputDir) {
     const QDir dir(outputDir);
-    return {dir.absoluteFilePath(QStringLiteral("train_config.json")), dir.absoluteFilePath(QStringLiteral("train.log")),
-            dir.absoluteFilePath(QStringLiteral("hostfile")), dir.absoluteFilePath(QStringLiteral("launch.json"))};
+    return {dir.absoluteFilePath(QStringLiteral("train_config.json")),
+            dir.absoluteFilePath(QStringLiteral("train.log")), dir.absoluteFilePath(QStringLiteral("hostfile")),
+            dir.absoluteFilePath(QStringLiteral("launch.json"))};
 }
 
 bool writeRunLaunch(const NewRunFolder& folder, nlohmann::json config, const QStringList& placement,
                     const QString& hostfileText, RunLaunchFiles* files, QString* error) {
     if (!QDir().mkpath(folder.outputDir))
-        return fail(error, QCoreApplication::translate("fts::RunFolder", "Cannot create the run's folder %1").arg(QDir::toNativeSeparators(folder.outputDir)));
+        return fail(error, QCoreApplication::translate("fts::RunFolder", "Cannot create the run's folder %1")
+                               .arg(QDir::toNativeSeparators(folder.outputDir)));
     const RunLaunchFiles f = runLaunchFiles(folder.outputDir);
     if (!config["training"].is_object()) config["training"] = nlohmann::json::object();
     config["training"]["run_name"] = folder.runName.toStdString();
@@ -126,21 +134,28 @@ bool runIsResumable(const RunRecord& run, bool supervisorAlive) {
 std::optional<ResumeLaunch> planResume(const RunRecord& run, bool supervisorAlive, QString* error) {
     const QString name = QString::fromStdString(run.name);
     if (!runIsResumable(run, supervisorAlive)) {
-        fail(error, QCoreApplication::translate("fts::RunFolder", "Run \"%1\" cannot be resumed: only a stopped, failed or interrupted run can.").arg(name));
+        fail(error,
+             QCoreApplication::translate("fts::RunFolder",
+                                         "Run \"%1\" cannot be resumed: only a stopped, failed or interrupted run can.")
+                 .arg(name));
         return std::nullopt;
     }
     const QString outputDir = QString::fromStdString(run.outputDir);
     if (latestCheckpoint(outputDir.toStdString()).empty()) {
-        fail(error, QCoreApplication::translate("fts::RunFolder", "Run \"%1\" has no checkpoint in %2 to resume from; use \"Start from this run\" to start it "
-                       "again.")
+        fail(error, QCoreApplication::translate(
+                        "fts::RunFolder",
+                        "Run \"%1\" has no checkpoint in %2 to resume from; use \"Start from this run\" to start it "
+                        "again.")
                         .arg(name, QDir::toNativeSeparators(outputDir)));
         return std::nullopt;
     }
     ResumeLaunch launch;
     launch.configPath = QString::fromStdString(run.configPath);
     if (launch.configPath.isEmpty() || !QFileInfo(launch.configPath).isFile()) {
-        fail(error, QCoreApplication::translate("fts::RunFolder", "The config file of run \"%1\" is gone (%2); use \"Start from this run\" instead.")
-                        .arg(name, QDir::toNativeSeparators(launch.configPath)));
+        fail(error,
+             QCoreApplication::translate(
+                 "fts::RunFolder", "The config file of run \"%1\" is gone (%2); use \"Start from this run\" instead.")
+                 .arg(name, QDir::toNativeSeparators(launch.configPath)));
         return std::nullopt;
     }
     const RunLaunchFiles files = runLaunchFiles(outputDir);

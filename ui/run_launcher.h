@@ -62,5 +62,4 @@ struct TrainLaunch {
 // Returns the supervisor pid.
 std::optional<StartedProcess> startTrainDetached(const TrainLaunch& launch, QString* error = nullptr);
 
-
 }  // namespace fts

@@ -190,14 +190,17 @@ RunView::~RunView() { m_tabs->disconnect(this); }
 
 void RunView::retranslate() {
     m_stopButton->setText(tr("Stop && save"));
-    m_stopButton->setToolTip(tr("The ranks finish the current step, write a checkpoint and stop; the run can be "
-                                "resumed (fts train --resume)"));
+    m_stopButton->setToolTip(
+        tr("The ranks finish the current step, write a checkpoint and stop; the run can be "
+           "resumed (fts train --resume)"));
     m_resumeButton->setText(tr("Resume"));
-    m_resumeButton->setToolTip(tr("Continue this run from its last checkpoint: same run, its curves continue "
-                                  "(fts train CONFIG --resume)"));
+    m_resumeButton->setToolTip(
+        tr("Continue this run from its last checkpoint: same run, its curves continue "
+           "(fts train CONFIG --resume)"));
     m_stopNowButton->setText(tr("Stop now"));
-    m_stopNowButton->setToolTip(tr("Kill the workers without a checkpoint (after confirmation): the steps since the "
-                                   "last saved checkpoint are lost"));
+    m_stopNowButton->setToolTip(
+        tr("Kill the workers without a checkpoint (after confirmation): the steps since the "
+           "last saved checkpoint are lost"));
     const QString names[kFactCount] = {tr("Status"), tr("Step"), tr("Loss"), tr("Tokens/s"), tr("ETA")};
     for (int col = 0; col < kFactCount; ++col) m_factNames[col]->setText(names[col]);
 
@@ -218,19 +221,21 @@ void RunView::retranslate() {
     metric(m_gradNormChart, QStringLiteral("grad_norm"), tr("Gradient norm"), tr("norm"));
     metric(m_lossScaleChart, QStringLiteral("loss_scale"), tr("Loss scale (fp16)"), tr("scale"));
     metric(m_tokensChart, QStringLiteral("tokens_per_s"), tr("Throughput"), tr("tokens/s"));
-    const std::pair<QWidget*, QString> tabs[] = {{m_lrChart, tr("Learning rate")}, {m_gradNormChart, tr("Grad norm")},
-                                                 {m_lossScaleChart, tr("Loss scale")}, {m_tokensChart, tr("Tokens/s")},
-                                                 {m_memoryChart, tr("Memory history")}, {m_evalMetricsChart, tr("Eval metrics")}};
+    const std::pair<QWidget*, QString> tabs[] = {
+        {m_lrChart, tr("Learning rate")},      {m_gradNormChart, tr("Grad norm")},
+        {m_lossScaleChart, tr("Loss scale")},  {m_tokensChart, tr("Tokens/s")},
+        {m_memoryChart, tr("Memory history")}, {m_evalMetricsChart, tr("Eval metrics")}};
     for (const auto& [widget, text] : tabs)
         if (const int i = m_tabs->indexOf(widget); i >= 0) m_tabs->setTabText(i, text);
     m_evalMetricsChart->setTitle(tr("Eval metrics"));
     m_evalMetricsChart->setAxisLabels(step, tr("value"));
     for (const auto& [key, series] : m_evalMetrics) {
         (void)series;
-        static const std::map<QString, const char*> names{
-            {QStringLiteral("eval_accuracy"), QT_TR_NOOP("accuracy")}, {QStringLiteral("eval_f1"), QT_TR_NOOP("F1")},
-            {QStringLiteral("eval_f1_micro"), QT_TR_NOOP("F1 (micro)")}, {QStringLiteral("eval_mse"), QT_TR_NOOP("MSE")},
-            {QStringLiteral("eval_pearson"), QT_TR_NOOP("Pearson r")}};
+        static const std::map<QString, const char*> names{{QStringLiteral("eval_accuracy"), QT_TR_NOOP("accuracy")},
+                                                          {QStringLiteral("eval_f1"), QT_TR_NOOP("F1")},
+                                                          {QStringLiteral("eval_f1_micro"), QT_TR_NOOP("F1 (micro)")},
+                                                          {QStringLiteral("eval_mse"), QT_TR_NOOP("MSE")},
+                                                          {QStringLiteral("eval_pearson"), QT_TR_NOOP("Pearson r")}};
         const auto it = names.find(key);
         if (QCPGraph* g = m_evalMetricsChart->graphByKey(key)) g->setName(it == names.end() ? key : tr(it->second));
     }
@@ -264,8 +269,9 @@ void RunView::nameMemoryGraphs() {
         const QString who = deviceName(key);
         const auto cap = m_capacityMiB.find(key);
         if (QCPGraph* g = m_memoryChart->graphByKey(memKey("alloc", key.first, key.second)))
-            g->setName(cap == m_capacityMiB.end() ? tr("%1 allocated").arg(who)
-                                                  : tr("%1 allocated (of %2 MiB)").arg(who).arg(cap->second, 0, 'f', 0));
+            g->setName(cap == m_capacityMiB.end()
+                           ? tr("%1 allocated").arg(who)
+                           : tr("%1 allocated (of %2 MiB)").arg(who).arg(cap->second, 0, 'f', 0));
         if (QCPGraph* g = m_memoryChart->graphByKey(memKey("peak", key.first, key.second)))
             g->setName(tr("%1 peak").arg(who));
     }
@@ -299,7 +305,8 @@ void RunView::clear() {
     m_gradNormChart->sync(QStringLiteral("grad_norm"), m_gradNorm);
     m_lossScaleChart->sync(QStringLiteral("loss_scale"), m_lossScale);
     m_tokensChart->sync(QStringLiteral("tokens_per_s"), m_tokensPerS);
-    for (SeriesChart* c : {m_lossChart, m_lrChart, m_gradNormChart, m_lossScaleChart, m_tokensChart}) c->setAutoRange(true);
+    for (SeriesChart* c : {m_lossChart, m_lrChart, m_gradNormChart, m_lossScaleChart, m_tokensChart})
+        c->setAutoRange(true);
     m_logs->clear();
     updateLabels();
     m_lossChart->replot();
@@ -358,7 +365,8 @@ void RunView::applyBatch(const RunDataBatch& batch) {
                     key, QString(), QPen(SeriesChart::seriesColor(int(m_evalMetrics.size()) + 1), 2.0));
                 g->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCircle, 5));
                 showEvalMetricsTab(true);
-                if (m_evalMetrics.empty()) m_tabs->setCurrentWidget(m_evalMetricsChart);  // what a classifier run is about
+                if (m_evalMetrics.empty())
+                    m_tabs->setCurrentWidget(m_evalMetricsChart);  // what a classifier run is about
                 m_evalNamesStale = true;
             }
             m_evalMetrics[key].append(x, p.value);

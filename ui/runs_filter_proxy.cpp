@@ -98,7 +98,8 @@ QStringList distinct(const RunsTableModel* m, F field) {
 }  // namespace
 
 QStringList RunsFilterProxy::distinctModels() const {
-    return distinct(m_runs, [](const RunRecord& r, std::set<QString>& v) { v.insert(QString::fromStdString(r.model)); });
+    return distinct(m_runs,
+                    [](const RunRecord& r, std::set<QString>& v) { v.insert(QString::fromStdString(r.model)); });
 }
 QStringList RunsFilterProxy::distinctDatasets() const {
     return distinct(m_runs,

@@ -125,7 +125,10 @@ QVariant RunsTableModel::data(const QModelIndex& index, int role) const {
             case DurationColumn: {
                 if (!f.duration) return QString();
                 const qint64 s = qint64(*f.duration + 0.5);
-                return s >= 3600 ? QStringLiteral("%1:%2:%3").arg(s / 3600).arg(s / 60 % 60, 2, 10, QLatin1Char('0')).arg(s % 60, 2, 10, QLatin1Char('0'))
+                return s >= 3600 ? QStringLiteral("%1:%2:%3")
+                                       .arg(s / 3600)
+                                       .arg(s / 60 % 60, 2, 10, QLatin1Char('0'))
+                                       .arg(s % 60, 2, 10, QLatin1Char('0'))
                                  : QStringLiteral("%1:%2").arg(s / 60).arg(s % 60, 2, 10, QLatin1Char('0'));
             }
             case WorldSizeColumn:

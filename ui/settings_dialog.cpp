@@ -31,8 +31,9 @@ SettingsDialog::SettingsDialog(const QStringList& defaultModelFolders, QWidget* 
     auto* browse = new QToolButton(this);
     browse->setText(QStringLiteral("…"));
     connect(browse, &QToolButton::clicked, this, [this] {
-        const QString f = QFileDialog::getSaveFileName(this, tr("Run store"), m_store->text(), tr("SQLite files (*.sqlite)"),
-                                                       nullptr, QFileDialog::DontConfirmOverwrite);
+        const QString f =
+            QFileDialog::getSaveFileName(this, tr("Run store"), m_store->text(), tr("SQLite files (*.sqlite)"), nullptr,
+                                         QFileDialog::DontConfirmOverwrite);
         if (!f.isEmpty()) m_store->setText(f);
     });
     auto* storeRow = new QHBoxLayout;
@@ -64,7 +65,8 @@ SettingsDialog::SettingsDialog(const QStringList& defaultModelFolders, QWidget* 
     m_language->addItem(tr("System language"), QString());
     m_language->addItem(QStringLiteral("English"), QStringLiteral("en"));
     m_language->addItem(QStringLiteral("中文（简体）"), QStringLiteral("zh_CN"));
-    m_language->setCurrentIndex(std::max(0, m_language->findData(s.value(QLatin1String(settings_keys::kLanguage)).toString())));
+    m_language->setCurrentIndex(
+        std::max(0, m_language->findData(s.value(QLatin1String(settings_keys::kLanguage)).toString())));
     m_theme = new QComboBox(this);
     m_theme->setObjectName(QStringLiteral("settingsTheme"));
     m_theme->addItem(tr("System"), QString());
@@ -74,7 +76,8 @@ SettingsDialog::SettingsDialog(const QStringList& defaultModelFolders, QWidget* 
 
     auto* form = new QFormLayout;
     form->addRow(tr("Run store"), storeRow);
-    auto* storeNote = new QLabel(tr("A new store location is used from the next start (empty: $FTS_STORE or the default)."), this);
+    auto* storeNote =
+        new QLabel(tr("A new store location is used from the next start (empty: $FTS_STORE or the default)."), this);
     storeNote->setWordWrap(true);
     form->addRow(QString(), storeNote);
     form->addRow(tr("Model folders"), folderRow);

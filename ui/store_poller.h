@@ -99,7 +99,7 @@ private:
     std::map<std::string, int64_t> m_metricLast;  // name -> last step delivered
     int64_t m_maxSampleStep = -1;
     std::map<std::pair<int, std::string>, int64_t> m_sampleLast;  // (rank, device) -> last step
-    int64_t m_lastLogId = -1;  // -1: send the tail (after watchRun)
+    int64_t m_lastLogId = -1;                                     // -1: send the tail (after watchRun)
 };
 
 // Owns a worker thread running one StorePoller; destruction stops polling and joins the thread.

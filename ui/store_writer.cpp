@@ -34,7 +34,8 @@ void StoreWriter::renameRun(qint64 runId, const QString& name) {
         store().setRunName(runId, clean.toStdString());
         emit done(Op::Rename, runId, true, tr("Run %1 renamed to \"%2\".").arg(runId).arg(clean));
     } catch (const std::exception& e) {
-        emit done(Op::Rename, runId, false, tr("Cannot rename run %1: %2").arg(runId).arg(QString::fromStdString(e.what())));
+        emit done(Op::Rename, runId, false,
+                  tr("Cannot rename run %1: %2").arg(runId).arg(QString::fromStdString(e.what())));
     }
 }
 
@@ -77,13 +78,16 @@ void StoreWriter::deleteRun(qint64 runId, bool deleteFiles) {
             const QString shown = QString::fromStdString(run->outputDir);
             std::error_code ec;
             if (shared) {
-                message += QLatin1Char(' ') + tr("Its output folder %1 was kept: other runs write there too.").arg(shown);
+                message +=
+                    QLatin1Char(' ') + tr("Its output folder %1 was kept: other runs write there too.").arg(shown);
             } else if (!dir.is_absolute() || dir == dir.root_path() || !fs::is_directory(dir, ec)) {
-                message += QLatin1Char(' ') + tr("Its output folder %1 was not removed (missing or not a folder).").arg(shown);
+                message +=
+                    QLatin1Char(' ') + tr("Its output folder %1 was not removed (missing or not a folder).").arg(shown);
             } else {
                 fs::remove_all(dir, ec);
-                message += QLatin1Char(' ') + (ec ? tr("Removing %1 failed: %2").arg(shown, QString::fromStdString(ec.message()))
-                                                  : tr("Removed its checkpoints and outputs in %1.").arg(shown));
+                message += QLatin1Char(' ') +
+                           (ec ? tr("Removing %1 failed: %2").arg(shown, QString::fromStdString(ec.message()))
+                               : tr("Removed its checkpoints and outputs in %1.").arg(shown));
             }
         }
         emit done(Op::Delete, runId, true, message);
@@ -108,13 +112,16 @@ StoreWriterThread::~StoreWriterThread() {
 }
 
 void StoreWriterThread::renameRun(qint64 runId, const QString& name) {
-    QMetaObject::invokeMethod(m_writer, [w = m_writer, runId, name] { w->renameRun(runId, name); }, Qt::QueuedConnection);
+    QMetaObject::invokeMethod(
+        m_writer, [w = m_writer, runId, name] { w->renameRun(runId, name); }, Qt::QueuedConnection);
 }
 void StoreWriterThread::setNotes(qint64 runId, const QString& notes) {
-    QMetaObject::invokeMethod(m_writer, [w = m_writer, runId, notes] { w->setNotes(runId, notes); }, Qt::QueuedConnection);
+    QMetaObject::invokeMethod(
+        m_writer, [w = m_writer, runId, notes] { w->setNotes(runId, notes); }, Qt::QueuedConnection);
 }
 void StoreWriterThread::setTags(qint64 runId, const QStringList& tags) {
-    QMetaObject::invokeMethod(m_writer, [w = m_writer, runId, tags] { w->setTags(runId, tags); }, Qt::QueuedConnection);
+    QMetaObject::invokeMethod(
+        m_writer, [w = m_writer, runId, tags] { w->setTags(runId, tags); }, Qt::QueuedConnection);
 }
 void StoreWriterThread::deleteRun(qint64 runId, bool deleteFiles) {
     QMetaObject::invokeMethod(

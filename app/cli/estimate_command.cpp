@@ -26,12 +26,18 @@ int64_t parseByteSize(const std::string& text) {
     std::string unit = text.substr(pos);
     for (auto& ch : unit) ch = char(std::toupper(static_cast<unsigned char>(ch)));
     double mult = 1;
-    if (unit.empty() || unit == "B") mult = 1;
-    else if (unit == "K" || unit == "KB" || unit == "KIB") mult = 1024.0;
-    else if (unit == "M" || unit == "MB" || unit == "MIB") mult = 1024.0 * 1024;
-    else if (unit == "G" || unit == "GB" || unit == "GIB") mult = 1024.0 * 1024 * 1024;
-    else if (unit == "T" || unit == "TB" || unit == "TIB") mult = 1024.0 * 1024 * 1024 * 1024;
-    else throw ConfigError("--device-memory: unknown unit \"" + text.substr(pos) + "\" (use B, KiB, MiB, GiB, TiB)");
+    if (unit.empty() || unit == "B")
+        mult = 1;
+    else if (unit == "K" || unit == "KB" || unit == "KIB")
+        mult = 1024.0;
+    else if (unit == "M" || unit == "MB" || unit == "MIB")
+        mult = 1024.0 * 1024;
+    else if (unit == "G" || unit == "GB" || unit == "GIB")
+        mult = 1024.0 * 1024 * 1024;
+    else if (unit == "T" || unit == "TB" || unit == "TIB")
+        mult = 1024.0 * 1024 * 1024 * 1024;
+    else
+        throw ConfigError("--device-memory: unknown unit \"" + text.substr(pos) + "\" (use B, KiB, MiB, GiB, TiB)");
     if (!(v > 0)) throw ConfigError("--device-memory: must be positive, got \"" + text + "\"");
     return int64_t(v * mult);
 }
@@ -65,14 +71,18 @@ void addEstimateCommand(CLI::App& app) {
     cmd->add_option("--nproc", a->nproc, "Ranks (data parallel; default 1)");
     cmd->add_option("--num_gpus,--num-gpus", a->numGpus, "Ranks, one per GPU (implies --device cuda)");
     cmd->add_option("--device", a->device, "cpu or cuda (default: from training.device; auto = cpu)");
-    cmd->add_option("--device-memory", a->deviceMemory,
-                    "Memory one rank may use, e.g. 80GiB (default on cpu: the host's memory / ranks; on cuda: not judged)");
+    cmd->add_option(
+        "--device-memory", a->deviceMemory,
+        "Memory one rank may use, e.g. 80GiB (default on cpu: the host's memory / ranks; on cuda: not judged)");
     cmd->add_option("--zero-stage", a->zeroStage, "Estimate as if zero_optimization.stage were this (0-3)");
     cmd->add_option("--micro-batch", a->microBatch, "Estimate as if train_micro_batch_size_per_gpu were this");
-    cmd->add_option("--activation-checkpointing", a->checkpointing, "on or off (default: model.activation_checkpointing)");
-    cmd->add_option("--offload-optimizer", a->offload, "none, cpu or nvme (default: zero_optimization.offload_optimizer)");
+    cmd->add_option("--activation-checkpointing", a->checkpointing,
+                    "on or off (default: model.activation_checkpointing)");
+    cmd->add_option("--offload-optimizer", a->offload,
+                    "none, cpu or nvme (default: zero_optimization.offload_optimizer)");
     cmd->add_option("--lora", a->lora, "Estimate as if LoRA with this rank trained every linear layer of the blocks");
-    cmd->add_option("--runtime-bytes", a->runtimeBytes, "The per-process fixed cost (default: the measured LibTorch baseline)");
+    cmd->add_option("--runtime-bytes", a->runtimeBytes,
+                    "The per-process fixed cost (default: the measured LibTorch baseline)");
     cmd->callback([a] {
         if (a->nproc > 0 && a->numGpus > 0 && a->nproc != a->numGpus)
             throw ConfigError("--nproc " + std::to_string(a->nproc) + " and --num_gpus " + std::to_string(a->numGpus) +
@@ -83,9 +93,12 @@ void addEstimateCommand(CLI::App& app) {
         o.worldSize = world;
         if (a->numGpus > 0) o.device = EstimateDevice::Cuda;
         if (!a->device.empty()) {
-            if (a->device == "cpu") o.device = EstimateDevice::Cpu;
-            else if (a->device.rfind("cuda", 0) == 0) o.device = EstimateDevice::Cuda;
-            else throw ConfigError("--device: expected cpu or cuda, got \"" + a->device + "\"");
+            if (a->device == "cpu")
+                o.device = EstimateDevice::Cpu;
+            else if (a->device.rfind("cuda", 0) == 0)
+                o.device = EstimateDevice::Cuda;
+            else
+                throw ConfigError("--device: expected cpu or cuda, got \"" + a->device + "\"");
         }
         if (a->zeroStage >= 0) o.zeroStage = a->zeroStage;
         if (a->microBatch > 0) o.microBatch = a->microBatch;
@@ -101,13 +114,18 @@ void addEstimateCommand(CLI::App& app) {
         }
         if (a->lora > 0) o.loraRank = a->lora;
         if (a->runtimeBytes >= 0) o.runtimeBytes = a->runtimeBytes;
-        const bool cuda = o.device.value_or(config.training.device.rfind("cuda", 0) == 0 ? EstimateDevice::Cuda
-                                                                                          : EstimateDevice::Cpu) == EstimateDevice::Cuda;
-        if (!a->deviceMemory.empty()) o.deviceCapacity = parseByteSize(a->deviceMemory);
-        else if (!cuda) o.deviceCapacity = hostMemoryBytes() / world;  // CPU ranks share the host's memory
+        const bool cuda = o.device.value_or(config.training.device.rfind("cuda", 0) == 0
+                                                ? EstimateDevice::Cuda
+                                                : EstimateDevice::Cpu) == EstimateDevice::Cuda;
+        if (!a->deviceMemory.empty())
+            o.deviceCapacity = parseByteSize(a->deviceMemory);
+        else if (!cuda)
+            o.deviceCapacity = hostMemoryBytes() / world;  // CPU ranks share the host's memory
         const MemoryEstimate e = estimateMemory(config, o);
-        if (a->json) std::cout << toJson(e).dump(2) << "\n";
-        else std::cout << formatEstimate(e);
+        if (a->json)
+            std::cout << toJson(e).dump(2) << "\n";
+        else
+            std::cout << formatEstimate(e);
     });
 }
 

@@ -13,16 +13,19 @@ void addExportCommand(CLI::App& app) {
     auto src = std::make_shared<std::filesystem::path>();
     auto out = std::make_shared<std::filesystem::path>();
     auto dtype = std::make_shared<std::string>("float32");
-    cmd->add_option("checkpoint", *src, "Checkpoint folder, or a training output_dir (its latest checkpoint)")->required();
+    cmd->add_option("checkpoint", *src, "Checkpoint folder, or a training output_dir (its latest checkpoint)")
+        ->required();
     cmd->add_option("--out", *out, "Destination folder")->required();
     cmd->add_option("--dtype", *dtype, "float32, bfloat16 or float16")->capture_default_str();
     cmd->callback([src, out, dtype] {
         std::filesystem::path ckpt = *src;
         // A checkpoint folder: model weights, a LoRA adapter, or (ZeRO stage 3) only the ranks' shards + trainer state.
-        if (!std::filesystem::exists(ckpt / "model.safetensors") && !std::filesystem::exists(ckpt / "adapter_config.json") &&
+        if (!std::filesystem::exists(ckpt / "model.safetensors") &&
+            !std::filesystem::exists(ckpt / "adapter_config.json") &&
             !std::filesystem::exists(ckpt / "trainer_state.json")) {
             ckpt = latestCheckpoint(*src);
-            if (ckpt.empty()) throw IoError(src->string() + ": neither a checkpoint folder nor an output dir with checkpoints");
+            if (ckpt.empty())
+                throw IoError(src->string() + ": neither a checkpoint folder nor an output dir with checkpoints");
         }
         exportCheckpoint(ckpt, *out, *dtype);
         std::cout << "exported " << ckpt.string() << " to " << out->string() << "\n";

@@ -9,7 +9,8 @@ namespace fts::cli {
 void addHostsCommand(CLI::App& app) {
     auto* hosts = app.add_subcommand("hosts", "Hosts of a hostfile: check they are ready for multi-node training");
     hosts->require_subcommand(1);
-    auto* check = hosts->add_subcommand("check", "Probe every host, then run broadcast, all-reduce and per-link transfers");
+    auto* check =
+        hosts->add_subcommand("check", "Probe every host, then run broadcast, all-reduce and per-link transfers");
     auto o = std::make_shared<HostsCheckOptions>();
     auto asJson = std::make_shared<bool>(false);
     check->add_option("-H,--hostfile", o->hostfile, "DeepSpeed hostfile")->required()->check(CLI::ExistingFile);
@@ -28,8 +29,10 @@ void addHostsCommand(CLI::App& app) {
         o->localFts = selfExecutable();
         o->hostStore = hostRendezvousStore;
         const nlohmann::json report = checkHosts(*o, *asJson ? nullptr : &std::cerr);
-        if (*asJson) std::cout << report.dump(2) << "\n";
-        else std::cout << formatHostsReport(report);
+        if (*asJson)
+            std::cout << report.dump(2) << "\n";
+        else
+            std::cout << formatHostsReport(report);
         exitCode() = report.value("ok", false) ? 0 : 1;
     });
 }

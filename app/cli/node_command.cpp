@@ -10,7 +10,8 @@
 namespace fts::cli {
 
 void addNodeCommand(CLI::App& app) {
-    auto* cmd = app.add_subcommand("node", "One host's ranks of a run (started by `fts train`; control on stdin, events on stdout)");
+    auto* cmd = app.add_subcommand(
+        "node", "One host's ranks of a run (started by `fts train`; control on stdin, events on stdout)");
     auto o = std::make_shared<NodeOptions>();
     auto probe = std::make_shared<bool>(false);
     auto gpus = std::make_shared<std::string>();
@@ -36,7 +37,8 @@ void addNodeCommand(CLI::App& app) {
             return;
         }
         if ((o->configPath.empty() && !o->check) || o->ranks < 1 || o->worldSize < o->firstRank + o->ranks)
-            throw CLI::ValidationError("fts node", "needs --config (or --check), --ranks >= 1 and --world-size >= --first-rank + --ranks");
+            throw CLI::ValidationError(
+                "fts node", "needs --config (or --check), --ranks >= 1 and --world-size >= --first-rank + --ranks");
         std::string id;
         for (char c : *gpus + ",") {
             if (c != ',') {

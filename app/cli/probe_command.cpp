@@ -36,8 +36,8 @@ struct Variant {
 struct Row {
     Variant variant;
     int64_t runId = 0;
-    int64_t estimate = 0;       // per rank, on the training device
-    int64_t peak = 0;           // the most any rank recorded (device_samples.peak)
+    int64_t estimate = 0;  // per rank, on the training device
+    int64_t peak = 0;      // the most any rank recorded (device_samples.peak)
     double tokensPerS = 0, stepsPerS = 0;
     std::string failure;
 };
@@ -81,11 +81,13 @@ void measure(const RunStore& store, Row& row) {
 std::string table(const std::vector<Row>& rows) {
     std::string out;
     char line[256];
-    std::snprintf(line, sizeof line, "%-52s %14s %16s %12s %9s\n", "variant", "estimate/rank", "measured peak", "tokens/s", "steps/s");
+    std::snprintf(line, sizeof line, "%-52s %14s %16s %12s %9s\n", "variant", "estimate/rank", "measured peak",
+                  "tokens/s", "steps/s");
     out += line;
     for (const Row& r : rows) {
         if (!r.failure.empty()) {
-            std::snprintf(line, sizeof line, "%-52s %14s  failed: ", r.variant.label().c_str(), formatBytes(r.estimate).c_str());
+            std::snprintf(line, sizeof line, "%-52s %14s  failed: ", r.variant.label().c_str(),
+                          formatBytes(r.estimate).c_str());
             out += line + r.failure + "\n";
             continue;
         }
@@ -99,7 +101,8 @@ std::string table(const std::vector<Row>& rows) {
 }  // namespace
 
 void addProbeCommand(CLI::App& app) {
-    auto* cmd = app.add_subcommand("probe", "Run a few steps of a config at each ZeRO stage and compare peak memory and speed");
+    auto* cmd =
+        app.add_subcommand("probe", "Run a few steps of a config at each ZeRO stage and compare peak memory and speed");
     struct Args {
         std::filesystem::path config, store;
         std::string stages = "0,1,2,3";
@@ -108,10 +111,14 @@ void addProbeCommand(CLI::App& app) {
         int nproc = 0, numGpus = 0;
     };
     auto a = std::make_shared<Args>();
-    cmd->add_option("config", a->config, "Training config (JSON with a deepspeed block)")->required()->check(CLI::ExistingFile);
+    cmd->add_option("config", a->config, "Training config (JSON with a deepspeed block)")
+        ->required()
+        ->check(CLI::ExistingFile);
     cmd->add_option("--stages", a->stages, "ZeRO stages to try, e.g. 0,1,2,3 (default)");
-    cmd->add_flag("--offload", a->offload, "Also try offload_optimizer cpu at stages 1-3 and offload_param cpu at stage 3");
-    cmd->add_option("--steps", a->steps, "Optimizer steps per variant (default 4; the first is not timed)")->check(CLI::Range(2, 1000));
+    cmd->add_flag("--offload", a->offload,
+                  "Also try offload_optimizer cpu at stages 1-3 and offload_param cpu at stage 3");
+    cmd->add_option("--steps", a->steps, "Optimizer steps per variant (default 4; the first is not timed)")
+        ->check(CLI::Range(2, 1000));
     cmd->add_option("--nproc", a->nproc, "Ranks to start on this machine (default 1)");
     cmd->add_option("--num_gpus,--num-gpus", a->numGpus, "One rank per GPU on the first N visible GPUs");
     cmd->add_option("--store", a->store, "Run store file (default: $XDG_DATA_HOME/finetune-studio/runs.sqlite)");
@@ -127,8 +134,8 @@ void addProbeCommand(CLI::App& app) {
         }
         // The resolved config (absolute paths, "auto" filled) is the base of every variant.
         const nlohmann::json resolved = configToResolvedJson(given);
-        const std::filesystem::path scratch = std::filesystem::temp_directory_path() /
-                                              ("fts-probe-" + std::to_string(::getpid()));
+        const std::filesystem::path scratch =
+            std::filesystem::temp_directory_path() / ("fts-probe-" + std::to_string(::getpid()));
         std::filesystem::create_directories(scratch);
         const std::filesystem::path storePath = a->store.empty() ? RunStore::defaultPath() : a->store;
         std::vector<Row> rows;
@@ -174,15 +181,16 @@ void addProbeCommand(CLI::App& app) {
             so.progress = false;
             so.workerExecutable = selfExecutable();
             so.hostStore = hostRendezvousStore;
-            std::cerr << "probe: " << v.label() << " (" << a->steps << " steps on " << world << (world == 1 ? " rank" : " ranks")
-                      << ")\n";
+            std::cerr << "probe: " << v.label() << " (" << a->steps << " steps on " << world
+                      << (world == 1 ? " rank" : " ranks") << ")\n";
             std::ostringstream log;
             const int rc = superviseTraining(so, log);
             RunStore store(storePath, true);
             for (const RunRecord& r : store.listRuns(50))
                 if (r.configPath == file.string() || std::filesystem::path(r.configPath) == file) {
                     row.runId = r.id;
-                    if (r.status != RunStatus::Completed) row.failure = r.failureReason.empty() ? toString(r.status) : r.failureReason;
+                    if (r.status != RunStatus::Completed)
+                        row.failure = r.failureReason.empty() ? toString(r.status) : r.failureReason;
                     break;
                 }
             if (row.runId == 0) row.failure = rc == 0 ? "no run recorded" : log.str();

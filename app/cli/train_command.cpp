@@ -28,18 +28,23 @@ void addTrainCommand(CLI::App& app) {
     cmd->add_flag("--resume", opts->resume, "Continue from the latest checkpoint in training.output_dir");
     cmd->add_option("--name", opts->runName, "Run name (default: training.run_name or the config file name)");
     cmd->add_option("--nproc", opts->nproc, "Ranks to start on this machine (data parallel; default 1)");
-    cmd->add_option("--num_gpus,--num-gpus", opts->numGpus, "One rank per GPU on the first N visible GPUs (DeepSpeed's)");
+    cmd->add_option("--num_gpus,--num-gpus", opts->numGpus,
+                    "One rank per GPU on the first N visible GPUs (DeepSpeed's)");
     cmd->add_option("--include", opts->include, "Hosts and GPUs to use, DeepSpeed syntax: host1:0,2@host2");
     cmd->add_option("--exclude", opts->exclude, "Hosts and GPUs to leave out, DeepSpeed syntax: host1:1");
-    cmd->add_option("-H,--hostfile", opts->hostfile, "DeepSpeed hostfile: one \"HOST slots=N\" per line; ranks start over ssh")
+    cmd->add_option("-H,--hostfile", opts->hostfile,
+                    "DeepSpeed hostfile: one \"HOST slots=N\" per line; ranks start over ssh")
         ->check(CLI::ExistingFile);
     cmd->add_option("--num_nodes,--num-nodes", opts->numNodes, "Use the first N hosts of the hostfile");
-    cmd->add_option("--master_addr,--master-addr", opts->masterAddr,
-                    "Address of this machine the ranks reach the rendezvous at (default: as the first remote host sees it)");
-    cmd->add_option("--master_port,--master-port", opts->masterPort, "Rendezvous port (default 29500 with remote hosts)");
+    cmd->add_option(
+        "--master_addr,--master-addr", opts->masterAddr,
+        "Address of this machine the ranks reach the rendezvous at (default: as the first remote host sees it)");
+    cmd->add_option("--master_port,--master-port", opts->masterPort,
+                    "Rendezvous port (default 29500 with remote hosts)");
     cmd->add_option("--ssh_port,--ssh-port", opts->sshPort, "ssh port of the remote hosts (default: ssh's own)");
     cmd->add_option("--ssh-config", opts->sshConfig, "ssh client config file (ssh -F; default: ~/.ssh/config)");
-    cmd->add_option("--remote-fts", opts->remoteFts, "Path of fts on the remote hosts (default: the same path as here)");
+    cmd->add_option("--remote-fts", opts->remoteFts,
+                    "Path of fts on the remote hosts (default: the same path as here)");
     cmd->add_option("--collective-timeout", opts->collectiveTimeoutMs,
                     "Milliseconds a rank waits in a collective or the rendezvous before failing (default 30000)");
     auto quiet = std::make_shared<bool>(false);

@@ -102,7 +102,10 @@ void addWorkerCommand(CLI::App& app) {
             runTraining(cfg, *opts, events, g_stop);
             exitCode() = 0;
         } catch (const DistError& e) {  // a collective failed: often because a peer died (the supervisor decides)
-            events.publish({{"event", "error"}, {"rank", opts->rank}, {"message", e.what()}, {"collective", true},
+            events.publish({{"event", "error"},
+                            {"rank", opts->rank},
+                            {"message", e.what()},
+                            {"collective", true},
                             {"time", unixNow()}});
             exitCode() = 1;
         } catch (const std::exception& e) {

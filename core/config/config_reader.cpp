@@ -120,8 +120,7 @@ std::optional<int64_t> readInt(IssueList& issues, const json& v, const std::stri
 
 std::optional<double> readNumber(IssueList& issues, const json& v, const std::string& keyPath, double minValue,
                                  double maxValue, const char* what) {
-    if (!v.is_number() || !std::isfinite(v.get<double>()) || v.get<double>() < minValue ||
-        v.get<double>() > maxValue) {
+    if (!v.is_number() || !std::isfinite(v.get<double>()) || v.get<double>() < minValue || v.get<double>() > maxValue) {
         issues.error(keyPath, expectedMessage(what, describeValue(v)));
         return std::nullopt;
     }
@@ -136,8 +135,7 @@ std::optional<bool> readBool(IssueList& issues, const json& v, const std::string
     return v.get<bool>();
 }
 
-std::optional<std::string> readString(IssueList& issues, const json& v, const std::string& keyPath,
-                                      bool allowEmpty) {
+std::optional<std::string> readString(IssueList& issues, const json& v, const std::string& keyPath, bool allowEmpty) {
     if (!v.is_string() || (!allowEmpty && v.get_ref<const std::string&>().empty())) {
         issues.error(keyPath, expectedMessage(allowEmpty ? "a string" : "a non-empty string", describeValue(v)));
         return std::nullopt;

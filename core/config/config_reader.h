@@ -52,10 +52,10 @@ const json* findField(const json& obj, const char* key, bool autoMeansAbsent = f
 // Integer reads: accept JSON integers and floats with an integral value (8.0); record a type error
 // ("expected <what>, got <value>") or a range error (value < minValue / > maxValue) otherwise.
 // Return the value when it is usable.
-std::optional<int64_t> readInt(IssueList& issues, const json& v, const std::string& keyPath,
-                               int64_t minValue, int64_t maxValue, const char* what);
-std::optional<double> readNumber(IssueList& issues, const json& v, const std::string& keyPath,
-                                 double minValue, double maxValue, const char* what);
+std::optional<int64_t> readInt(IssueList& issues, const json& v, const std::string& keyPath, int64_t minValue,
+                               int64_t maxValue, const char* what);
+std::optional<double> readNumber(IssueList& issues, const json& v, const std::string& keyPath, double minValue,
+                                 double maxValue, const char* what);
 std::optional<bool> readBool(IssueList& issues, const json& v, const std::string& keyPath);
 std::optional<std::string> readString(IssueList& issues, const json& v, const std::string& keyPath,
                                       bool allowEmpty = false);

@@ -41,21 +41,58 @@ int64_t floorDiv(int64_t a, int64_t b) {
 }
 
 // Top-level DeepSpeed keys Finetune Studio reads.
-const std::vector<std::string> kUsedTopKeys = {
-    "train_batch_size", "train_micro_batch_size_per_gpu", "gradient_accumulation_steps", "gradient_clipping",
-    "fp16", "bf16", "bfloat16", "optimizer", "scheduler", "zero_optimization", "steps_per_print", "aio"};
+const std::vector<std::string> kUsedTopKeys = {"train_batch_size",
+                                               "train_micro_batch_size_per_gpu",
+                                               "gradient_accumulation_steps",
+                                               "gradient_clipping",
+                                               "fp16",
+                                               "bf16",
+                                               "bfloat16",
+                                               "optimizer",
+                                               "scheduler",
+                                               "zero_optimization",
+                                               "steps_per_print",
+                                               "aio"};
 
 // Valid DeepSpeed 0.19.8 top-level keys that Finetune Studio accepts but does not act on (yet).
-const std::vector<std::string> kIgnoredTopKeys = {
-    "wall_clock_breakdown", "memory_breakdown", "flops_profiler", "tensorboard", "wandb", "csv_monitor",
-    "comet", "comms_logger", "activation_checkpointing", "zero_allow_untested_optimizer",
-    "zero_force_ds_cpu_optimizer", "prescale_gradients", "gradient_predivide_factor",
-    "communication_data_type", "seq_parallel_communication_data_type", "gradient_allreduce_op",
-    "disable_allgather", "dump_state", "disable_python_gc", "vocabulary_size", "dataloader_drop_last",
-    "checkpoint", "data_types", "autotuning", "compile", "timers", "tensor_parallel",
-    "expert_parallel", "hybrid_engine", "pipeline", "data_efficiency", "weight_quantization",
-    "torch_autocast", "use_data_before_expert_parallelism", "log_level", "managed_gradient_accumulation",
-    "sequence_parallel_size", "datastates_ckpt"};
+const std::vector<std::string> kIgnoredTopKeys = {"wall_clock_breakdown",
+                                                  "memory_breakdown",
+                                                  "flops_profiler",
+                                                  "tensorboard",
+                                                  "wandb",
+                                                  "csv_monitor",
+                                                  "comet",
+                                                  "comms_logger",
+                                                  "activation_checkpointing",
+                                                  "zero_allow_untested_optimizer",
+                                                  "zero_force_ds_cpu_optimizer",
+                                                  "prescale_gradients",
+                                                  "gradient_predivide_factor",
+                                                  "communication_data_type",
+                                                  "seq_parallel_communication_data_type",
+                                                  "gradient_allreduce_op",
+                                                  "disable_allgather",
+                                                  "dump_state",
+                                                  "disable_python_gc",
+                                                  "vocabulary_size",
+                                                  "dataloader_drop_last",
+                                                  "checkpoint",
+                                                  "data_types",
+                                                  "autotuning",
+                                                  "compile",
+                                                  "timers",
+                                                  "tensor_parallel",
+                                                  "expert_parallel",
+                                                  "hybrid_engine",
+                                                  "pipeline",
+                                                  "data_efficiency",
+                                                  "weight_quantization",
+                                                  "torch_autocast",
+                                                  "use_data_before_expert_parallelism",
+                                                  "log_level",
+                                                  "managed_gradient_accumulation",
+                                                  "sequence_parallel_size",
+                                                  "datastates_ckpt"};
 
 // Keys DeepSpeed 0.19.8 itself rejects (runtime/config.py _REMOVED_TOP_LEVEL_CONFIG_KEYS).
 const std::map<std::string, std::string> kRemovedTopKeys = {
@@ -77,22 +114,58 @@ const std::map<std::string, std::string> kRemovedTopKeys = {
 };
 
 // DeepSpeedZeroConfig's fields and aliases (zero/config.py, 0.19.8).
-const std::vector<std::string> kZeroKeys = {
-    "stage", "contiguous_gradients", "reduce_scatter", "reduce_bucket_size", "use_multi_rank_bucket_allreduce",
-    "allgather_partitions", "allgather_bucket_size", "overlap_comm", "compute_grad_norm",
-    "load_from_fp32_weights", "elastic_checkpoint", "offload_param", "offload_optimizer", "zenflow",
-    "sub_group_size", "cpu_offload_param", "cpu_offload_use_pin_memory", "cpu_offload", "prefetch_bucket_size",
-    "stage3_prefetch_bucket_size", "param_persistence_threshold", "stage3_param_persistence_threshold",
-    "model_persistence_threshold", "stage3_model_persistence_threshold", "max_live_parameters",
-    "stage3_max_live_parameters", "max_reuse_distance", "stage3_max_reuse_distance",
-    "gather_16bit_weights_on_model_save", "stage3_gather_16bit_weights_on_model_save",
-    "module_granularity_threshold", "stage3_module_granularity_threshold", "use_all_reduce_for_fetch_params",
-    "stage3_use_all_reduce_for_fetch_params", "allgather_sequential", "stage3_allgather_sequential",
-    "stage3_gather_fp16_weights_on_model_save", "ignore_unused_parameters", "legacy_stage1",
-    "round_robin_gradients", "parameter_alignment", "zero_hpz_partition_size", "zero_quantized_weights",
-    "zero_quantized_nontrainable_weights", "zero_quantized_gradients", "memory_efficient_linear",
-    "pipeline_loading_checkpoint", "override_module_apply", "log_trace_cache_warnings", "enable_sanity_checks",
-    "save_muon_momentum_buffer_in_memory", "leaf_module"};
+const std::vector<std::string> kZeroKeys = {"stage",
+                                            "contiguous_gradients",
+                                            "reduce_scatter",
+                                            "reduce_bucket_size",
+                                            "use_multi_rank_bucket_allreduce",
+                                            "allgather_partitions",
+                                            "allgather_bucket_size",
+                                            "overlap_comm",
+                                            "compute_grad_norm",
+                                            "load_from_fp32_weights",
+                                            "elastic_checkpoint",
+                                            "offload_param",
+                                            "offload_optimizer",
+                                            "zenflow",
+                                            "sub_group_size",
+                                            "cpu_offload_param",
+                                            "cpu_offload_use_pin_memory",
+                                            "cpu_offload",
+                                            "prefetch_bucket_size",
+                                            "stage3_prefetch_bucket_size",
+                                            "param_persistence_threshold",
+                                            "stage3_param_persistence_threshold",
+                                            "model_persistence_threshold",
+                                            "stage3_model_persistence_threshold",
+                                            "max_live_parameters",
+                                            "stage3_max_live_parameters",
+                                            "max_reuse_distance",
+                                            "stage3_max_reuse_distance",
+                                            "gather_16bit_weights_on_model_save",
+                                            "stage3_gather_16bit_weights_on_model_save",
+                                            "module_granularity_threshold",
+                                            "stage3_module_granularity_threshold",
+                                            "use_all_reduce_for_fetch_params",
+                                            "stage3_use_all_reduce_for_fetch_params",
+                                            "allgather_sequential",
+                                            "stage3_allgather_sequential",
+                                            "stage3_gather_fp16_weights_on_model_save",
+                                            "ignore_unused_parameters",
+                                            "legacy_stage1",
+                                            "round_robin_gradients",
+                                            "parameter_alignment",
+                                            "zero_hpz_partition_size",
+                                            "zero_quantized_weights",
+                                            "zero_quantized_nontrainable_weights",
+                                            "zero_quantized_gradients",
+                                            "memory_efficient_linear",
+                                            "pipeline_loading_checkpoint",
+                                            "override_module_apply",
+                                            "log_trace_cache_warnings",
+                                            "enable_sanity_checks",
+                                            "save_muon_momentum_buffer_in_memory",
+                                            "leaf_module"};
 const std::map<std::string, std::string> kRemovedZeroKeys = {
     {"mics_shard_size", "MiCS ZeRO-3 sharding was removed from DeepSpeed"},
     {"mics_hierarchical_params_gather", "MiCS ZeRO-3 sharding was removed from DeepSpeed"},
@@ -157,43 +230,48 @@ void resolveBatch(const json& block, int worldSize, IssueList& issues, DeepSpeed
         if (*mb == 0) return zeroDivisor(kMb, "Micro batch size per gpu");
         gas = floorDiv(floorDiv(*tb, *mb), ws);
         gasDerived = true;
-        derived = "gradient_accumulation_steps derived as train_batch_size // train_micro_batch_size_per_gpu // "
-                  "world_size = " + std::to_string(*tb) + " // " + std::to_string(*mb) + " // " + wsText +
-                  " = " + std::to_string(*gas);
+        derived =
+            "gradient_accumulation_steps derived as train_batch_size // train_micro_batch_size_per_gpu // "
+            "world_size = " +
+            std::to_string(*tb) + " // " + std::to_string(*mb) + " // " + wsText + " = " + std::to_string(*gas);
     } else if (tb && gas) {
         if (*gas == 0) return zeroDivisor(kGas, "Gradient accumulation steps");
         mb = floorDiv(floorDiv(*tb, ws), *gas);
         mbDerived = true;
-        derived = "train_micro_batch_size_per_gpu derived as train_batch_size // world_size // "
-                  "gradient_accumulation_steps = " + std::to_string(*tb) + " // " + wsText + " // " +
-                  std::to_string(*gas) + " = " + std::to_string(*mb);
+        derived =
+            "train_micro_batch_size_per_gpu derived as train_batch_size // world_size // "
+            "gradient_accumulation_steps = " +
+            std::to_string(*tb) + " // " + wsText + " // " + std::to_string(*gas) + " = " + std::to_string(*mb);
     } else if (mb && gas) {
         tb = checkedProduct(*mb, *gas, ws);
         if (!tb) {
-            issues.error(joinKey(kDs, kTb), "train_micro_batch_size_per_gpu * gradient_accumulation_steps * "
-                                            "world_size does not fit a 64-bit integer");
+            issues.error(joinKey(kDs, kTb),
+                         "train_micro_batch_size_per_gpu * gradient_accumulation_steps * "
+                         "world_size does not fit a 64-bit integer");
             return;
         }
         tbDerived = true;
-        derived = "train_batch_size derived as train_micro_batch_size_per_gpu * gradient_accumulation_steps * "
-                  "world_size = " + std::to_string(*mb) + " * " + std::to_string(*gas) + " * " + wsText;
+        derived =
+            "train_batch_size derived as train_micro_batch_size_per_gpu * gradient_accumulation_steps * "
+            "world_size = " +
+            std::to_string(*mb) + " * " + std::to_string(*gas) + " * " + wsText;
     } else if (tb) {
         gas = 1;
         mb = floorDiv(*tb, ws);
         mbDerived = gasDerived = true;
-        derived = "train_micro_batch_size_per_gpu derived as train_batch_size // world_size = " +
-                  std::to_string(*tb) + " // " + wsText + " = " + std::to_string(*mb) +
-                  ", gradient_accumulation_steps = 1";
+        derived = "train_micro_batch_size_per_gpu derived as train_batch_size // world_size = " + std::to_string(*tb) +
+                  " // " + wsText + " = " + std::to_string(*mb) + ", gradient_accumulation_steps = 1";
     } else if (mb) {
         tb = checkedProduct(*mb, 1, ws);
         if (!tb) {
-            issues.error(joinKey(kDs, kTb), "train_micro_batch_size_per_gpu * world_size does not fit a 64-bit integer");
+            issues.error(joinKey(kDs, kTb),
+                         "train_micro_batch_size_per_gpu * world_size does not fit a 64-bit integer");
             return;
         }
         gas = 1;
         tbDerived = gasDerived = true;
-        derived = "train_batch_size derived as train_micro_batch_size_per_gpu * world_size = " +
-                  std::to_string(*mb) + " * " + wsText + ", gradient_accumulation_steps = 1";
+        derived = "train_batch_size derived as train_micro_batch_size_per_gpu * world_size = " + std::to_string(*mb) +
+                  " * " + wsText + ", gradient_accumulation_steps = 1";
     } else {
         issues.error(joinKey(kDs, kTb),
                      "Either train_batch_size or train_micro_batch_size_per_gpu needs to be provided "
@@ -207,8 +285,8 @@ void resolveBatch(const json& block, int worldSize, IssueList& issues, DeepSpeed
     bool ok = true;
     auto positive = [&](int64_t v, bool wasDerived, const std::string& key, const char* label) {
         if (v > 0) return;
-        issues.error(joinKey(kDs, key),
-                     std::string(label) + ": " + std::to_string(v) + " has to be greater than 0" + (wasDerived ? note : ""));
+        issues.error(joinKey(kDs, key), std::string(label) + ": " + std::to_string(v) + " has to be greater than 0" +
+                                            (wasDerived ? note : ""));
         ok = false;
     };
     positive(*tb, tbDerived, kTb, "Train batch size");
@@ -218,8 +296,9 @@ void resolveBatch(const json& block, int worldSize, IssueList& issues, DeepSpeed
         if (checkedProduct(*mb, *gas, ws) != tb) {
             issues.error(joinKey(kDs, kTb),
                          "Check batch related parameters. train_batch_size is not equal to micro_batch_per_gpu * "
-                         "gradient_acc_step * world_size " + std::to_string(*tb) + " != " + std::to_string(*mb) +
-                             " * " + std::to_string(*gas) + " * " + wsText + note);
+                         "gradient_acc_step * world_size " +
+                             std::to_string(*tb) + " != " + std::to_string(*mb) + " * " + std::to_string(*gas) + " * " +
+                             wsText + note);
         }
     }
     out.trainBatchSize = *tb;
@@ -265,11 +344,15 @@ void parseFp16(const json& block, IssueList& issues, Fp16Config& fp) {
     // precision_config.py: window and floor only matter (and are only checked) with dynamic scaling on.
     if (fp.enabled && fp.lossScale == 0.0) {
         if (window && *window <= 0)
-            issues.error(key("loss_scale_window"), "fp16.loss_scale_window must be > 0 when dynamic loss scaling "
-                                                   "is enabled (loss_scale=0), got " + std::to_string(*window));
+            issues.error(key("loss_scale_window"),
+                         "fp16.loss_scale_window must be > 0 when dynamic loss scaling "
+                         "is enabled (loss_scale=0), got " +
+                             std::to_string(*window));
         if (minScale && *minScale <= 0)
-            issues.error(key("min_loss_scale"), "fp16.min_loss_scale must be > 0 when dynamic loss scaling is "
-                                                "enabled (loss_scale=0), got " + describeValue(o["min_loss_scale"]));
+            issues.error(key("min_loss_scale"),
+                         "fp16.min_loss_scale must be > 0 when dynamic loss scaling is "
+                         "enabled (loss_scale=0), got " +
+                             describeValue(o["min_loss_scale"]));
     }
     if (auto f = findField(o, "fp16_master_weights_and_grads"))
         if (auto b = readBool(issues, *f, key("fp16_master_weights_and_grads")); b && *b)
@@ -374,8 +457,8 @@ void parseOptimizer(const json& block, IssueList& issues, OptimizerConfig& opt) 
             opt.eps = *n;
     std::optional<double> weightDecay;
     if (auto f = findField(p, "weight_decay", true))
-        weightDecay = readNumber(issues, *f, key("weight_decay"), 0.0, std::numeric_limits<double>::max(),
-                                 "a number >= 0");
+        weightDecay =
+            readNumber(issues, *f, key("weight_decay"), 0.0, std::numeric_limits<double>::max(), "a number >= 0");
     std::optional<bool> adamWMode;
     if (auto f = findField(p, "adam_w_mode", true)) adamWMode = readBool(issues, *f, key("adam_w_mode"));
     bool torchAdam = false;
@@ -388,20 +471,24 @@ void parseOptimizer(const json& block, IssueList& issues, OptimizerConfig& opt) 
         }
     if (auto f = findField(p, "bias_correction"))
         if (auto b = readBool(issues, *f, key("bias_correction")); b && !*b)
-            issues.error(key("bias_correction"), "false is not supported: Finetune Studio's Adam always applies "
-                                                 "bias correction; expected true");
+            issues.error(key("bias_correction"),
+                         "false is not supported: Finetune Studio's Adam always applies "
+                         "bias correction; expected true");
     if (auto f = findField(p, "amsgrad"))
         if (auto b = readBool(issues, *f, key("amsgrad")); b && *b)
-            issues.error(key("amsgrad"), "true is not supported (DeepSpeed's FusedAdam rejects the AMSGrad variant "
-                                         "too); expected false");
+            issues.error(key("amsgrad"),
+                         "true is not supported (DeepSpeed's FusedAdam rejects the AMSGrad variant "
+                         "too); expected false");
     if (findField(p, "max_grad_norm"))
-        issues.error(key("max_grad_norm"), "'max_grad_norm' is not supported as an optimizer parameter, please "
-                                           "switch to using the deepspeed parameter 'gradient_clipping'");
+        issues.error(key("max_grad_norm"),
+                     "'max_grad_norm' is not supported as an optimizer parameter, please "
+                     "switch to using the deepspeed parameter 'gradient_clipping'");
     for (const char* k : {"fp32_optimizer_states", "foreach", "set_grad_none"})
         if (const json* f = findField(p, k); f && !f->is_null()) issues.warning(key(k), kNotUsedYet);
-    const std::vector<std::string> known = {"lr", "betas", "eps", "weight_decay", "adam_w_mode", "torch_adam",
-                                            "bias_correction", "amsgrad", "max_grad_norm", "fp32_optimizer_states",
-                                            "foreach", "set_grad_none"};
+    const std::vector<std::string> known = {
+        "lr",         "betas",           "eps",     "weight_decay",  "adam_w_mode",
+        "torch_adam", "bias_correction", "amsgrad", "max_grad_norm", "fp32_optimizer_states",
+        "foreach",    "set_grad_none"};
     for (auto it = p.begin(); it != p.end(); ++it) {
         if (std::find(known.begin(), known.end(), it.key()) != known.end()) continue;
         issues.error(key(it.key().c_str()),
@@ -414,14 +501,16 @@ void parseOptimizer(const json& block, IssueList& issues, OptimizerConfig& opt) 
     if (typeOk) {
         opt.adamWMode = opt.type == "AdamW" || adamWMode.value_or(true);
         if (opt.type == "AdamW" && adamWMode && !*adamWMode)
-            issues.warning(key("adam_w_mode"), "ignored: type AdamW always uses decoupled weight decay (DeepSpeed: "
-                                               "AdamW forces adam_w_mode); use type Adam for L2-style decay");
+            issues.warning(key("adam_w_mode"),
+                           "ignored: type AdamW always uses decoupled weight decay (DeepSpeed: "
+                           "AdamW forces adam_w_mode); use type Adam for L2-style decay");
     }
     // Default weight decay: FusedAdam's 0.0; with torch_adam DeepSpeed builds torch.optim.AdamW (0.01) or
     // torch.optim.Adam (0.0).
     opt.weightDecay = weightDecay.value_or(torchAdam && opt.adamWMode ? 0.01 : 0.0);
 
-    if (auto f = findField(o, "legacy_fusion"); f && !isOffValue(*f)) issues.warning(joinKey(path, "legacy_fusion"), kNotUsedYet);
+    if (auto f = findField(o, "legacy_fusion"); f && !isOffValue(*f))
+        issues.warning(joinKey(path, "legacy_fusion"), kNotUsedYet);
     warnUnknownKeys(issues, o, path, {"type", "params", "legacy_fusion"});
 }
 
@@ -464,14 +553,14 @@ void warnOptimizerLrNotThePeak(const json& block, const SchedulerSpec& spec, con
     if (given == peak) return;
     const std::string maxKey = joinKey(kDs, "scheduler.params.warmup_max_lr");
     issues.warning(joinKey(kDs, "optimizer.params.lr"),
-                   json(given).dump() + " is not the peak learning rate: " + spec.name + " sets the optimizer's lr "
-                   "every step and peaks at " + maxKey + " = " + json(peak).dump() +
-                   (rawMaxLr ? std::string() : " (DeepSpeed's default)") +
-                   "; give both the same value (or \"auto\" for warmup_max_lr)");
+                   json(given).dump() + " is not the peak learning rate: " + spec.name +
+                       " sets the optimizer's lr "
+                       "every step and peaks at " +
+                       maxKey + " = " + json(peak).dump() + (rawMaxLr ? std::string() : " (DeepSpeed's default)") +
+                       "; give both the same value (or \"auto\" for warmup_max_lr)");
 }
 
-void parseScheduler(const json& block, int64_t maxSteps, double optimizerLr, IssueList& issues,
-                    SchedulerConfig& sch) {
+void parseScheduler(const json& block, int64_t maxSteps, double optimizerLr, IssueList& issues, SchedulerConfig& sch) {
     const json* v = findField(block, "scheduler");
     if (!v || v->is_null()) return;
     const std::string path = joinKey(kDs, "scheduler");
@@ -494,8 +583,8 @@ void parseScheduler(const json& block, int64_t maxSteps, double optimizerLr, Iss
         std::string msg = "scheduler type \"" + *name + "\" is not supported by Finetune Studio yet; " + supported;
         for (const auto& s : schedulerSpecs())
             if (lower(*name) == lower(s.name))
-                msg = "unknown scheduler type \"" + *name + "\" (DeepSpeed's names are case-sensitive), did you mean \"" +
-                      s.name + "\"? " + supported;
+                msg = "unknown scheduler type \"" + *name +
+                      "\" (DeepSpeed's names are case-sensitive), did you mean \"" + s.name + "\"? " + supported;
         issues.error(typePath, msg);
         return;
     }
@@ -510,8 +599,8 @@ void parseScheduler(const json& block, int64_t maxSteps, double optimizerLr, Iss
     auto key = [&](const std::string& k) { return joinKey(pp, k); };
 
     // Keyword arguments the class does not take make DeepSpeed fail with a TypeError.
-    const std::vector<std::string> allParams = {"warmup_min_lr", "warmup_max_lr", "warmup_num_steps",
-                                                "warmup_type",   "total_num_steps", "warmup_min_ratio",
+    const std::vector<std::string> allParams = {"warmup_min_lr", "warmup_max_lr",       "warmup_num_steps",
+                                                "warmup_type",   "total_num_steps",     "warmup_min_ratio",
                                                 "cos_min_ratio", "last_batch_iteration"};
     for (auto it = p.begin(); it != p.end(); ++it) {
         if (std::find(spec->params.begin(), spec->params.end(), it.key()) != spec->params.end()) continue;
@@ -519,7 +608,8 @@ void parseScheduler(const json& block, int64_t maxSteps, double optimizerLr, Iss
         issues.error(key(it.key()), std::string(spec->name) + " does not take \"" + it.key() + "\"" +
                                         (otherScheduler ? "" : didYouMean(it.key(), spec->params)) +
                                         " (DeepSpeed would fail with an unexpected keyword argument); its "
-                                        "parameters are: " + joinNames(spec->params));
+                                        "parameters are: " +
+                                        joinNames(spec->params));
     }
     auto takes = [&](const char* k) {
         return std::find(spec->params.begin(), spec->params.end(), k) != spec->params.end();
@@ -529,7 +619,8 @@ void parseScheduler(const json& block, int64_t maxSteps, double optimizerLr, Iss
     if (takes("warmup_min_lr")) {
         sch.warmupMinLr = 0.0;
         if (auto f = findField(p, "warmup_min_lr", true))
-            if (auto n = readNumber(issues, *f, key("warmup_min_lr"), 0.0, kMaxD, "a number >= 0")) sch.warmupMinLr = *n;
+            if (auto n = readNumber(issues, *f, key("warmup_min_lr"), 0.0, kMaxD, "a number >= 0"))
+                sch.warmupMinLr = *n;
     }
     if (takes("warmup_max_lr")) {
         // DeepSpeed: WarmupLR's default is the optimizer's lr, WarmupDecayLR's is 0.001. "auto" is what HF
@@ -541,7 +632,8 @@ void parseScheduler(const json& block, int64_t maxSteps, double optimizerLr, Iss
             if (auto n = readNumber(issues, *raw, key("warmup_max_lr"), 0.0, kMaxD, "a number >= 0"))
                 sch.warmupMaxLr = *n;
     }
-    if (takes("warmup_max_lr")) warnOptimizerLrNotThePeak(block, *spec, findField(p, "warmup_max_lr"), sch.warmupMaxLr, issues);
+    if (takes("warmup_max_lr"))
+        warnOptimizerLrNotThePeak(block, *spec, findField(p, "warmup_max_lr"), sch.warmupMaxLr, issues);
     if (auto f = findField(p, "warmup_num_steps", true))
         if (auto n = readInt(issues, *f, key("warmup_num_steps"), 1, kMaxInt, "a positive integer"))
             sch.warmupNumSteps = *n;
@@ -587,15 +679,16 @@ void parseScheduler(const json& block, int64_t maxSteps, double optimizerLr, Iss
 
 // ---- ZeRO -----------------------------------------------------------------------------------------------
 
-void parseZero(const json& block, const std::filesystem::path& baseDir, IssueList& issues, int& stage, ZeroConfig& zero) {
+void parseZero(const json& block, const std::filesystem::path& baseDir, IssueList& issues, int& stage,
+               ZeroConfig& zero) {
     const json* v = findField(block, "zero_optimization");
     if (!v) return;
     const std::string path = joinKey(kDs, "zero_optimization");
     if (v->is_boolean()) {  // DeepSpeed's deprecated form: true = stage 1, false = stage 0
         stage = v->get<bool>() ? 1 : 0;
         issues.warning(path, std::string("deprecated form (DeepSpeed reads ") + (stage ? "true" : "false") +
-                                 " as {\"stage\": " + std::to_string(stage) + "}); write {\"stage\": " +
-                                 std::to_string(stage) + "}");
+                                 " as {\"stage\": " + std::to_string(stage) +
+                                 "}); write {\"stage\": " + std::to_string(stage) + "}");
         return;
     }
     if (!expectObject(issues, *v, path)) return;
@@ -614,9 +707,10 @@ void parseZero(const json& block, const std::filesystem::path& baseDir, IssueLis
         if (auto b = readBool(issues, *f, joinKey(path, "overlap_comm"))) {
             zero.overlapComm = *b;
             if (*b)
-                issues.warning(joinKey(path, "overlap_comm"),
-                               "no effect in this version: each bucket is reduced when it fills, on the training thread "
-                               "(docs/zero.md)");
+                issues.warning(
+                    joinKey(path, "overlap_comm"),
+                    "no effect in this version: each bucket is reduced when it fills, on the training thread "
+                    "(docs/zero.md)");
         }
     if (auto f = findField(o, "contiguous_gradients", true))
         if (auto b = readBool(issues, *f, joinKey(path, "contiguous_gradients"))) zero.contiguousGradients = *b;
@@ -635,8 +729,7 @@ void parseZero(const json& block, const std::filesystem::path& baseDir, IssueLis
     parseZeroOffload(o, path, stage, baseDir, issues, zero);  // offload_optimizer, offload_param, sub_group_size
     warnUnusedZeroKeys(o, path, issues);
     for (const auto& [k, why] : kRemovedZeroKeys)
-        if (o.contains(k))
-            issues.error(joinKey(path, k), why + "; DeepSpeed 0.19 rejects this key, remove it");
+        if (o.contains(k)) issues.error(joinKey(path, k), why + "; DeepSpeed 0.19 rejects this key, remove it");
     std::vector<std::string> known = kZeroKeys;
     for (const auto& [k, why] : kRemovedZeroKeys) known.push_back(k);
     warnUnknownKeys(issues, o, path, known, "DeepSpeed rejects unknown zero_optimization keys");
@@ -646,10 +739,14 @@ void parseZero(const json& block, const std::filesystem::path& baseDir, IssueLis
 
 const char* schedulerTypeName(SchedulerType type) {
     switch (type) {
-        case SchedulerType::WarmupLR: return "WarmupLR";
-        case SchedulerType::WarmupDecayLR: return "WarmupDecayLR";
-        case SchedulerType::WarmupCosineLR: return "WarmupCosineLR";
-        case SchedulerType::None: break;
+        case SchedulerType::WarmupLR:
+            return "WarmupLR";
+        case SchedulerType::WarmupDecayLR:
+            return "WarmupDecayLR";
+        case SchedulerType::WarmupCosineLR:
+            return "WarmupCosineLR";
+        case SchedulerType::None:
+            break;
     }
     return "";
 }
@@ -683,8 +780,8 @@ DeepSpeedConfig parseDeepSpeedBlock(const json& block, int worldSize, int64_t ma
     }
 
     if (auto f = findField(block, "gradient_clipping", true))
-        if (auto n = readNumber(issues, *f, joinKey(kDs, "gradient_clipping"), 0.0,
-                                std::numeric_limits<double>::max(), "a number >= 0 (0 turns clipping off)"))
+        if (auto n = readNumber(issues, *f, joinKey(kDs, "gradient_clipping"), 0.0, std::numeric_limits<double>::max(),
+                                "a number >= 0 (0 turns clipping off)"))
             out.gradientClipping = *n;
     if (auto f = findField(block, "steps_per_print", true)) {
         if (f->is_null())
@@ -699,8 +796,9 @@ DeepSpeedConfig parseDeepSpeedBlock(const json& block, int worldSize, int64_t ma
     const std::string bf16Path = parseBf16(block, issues, bf16);
     out.bf16 = bf16;
     if (out.fp16.enabled && out.bf16)
-        issues.error(joinKey(bf16Path, "enabled"), "bfloat16 and fp16 modes cannot be simultaneously enabled; "
-                                                   "expected at most one of fp16.enabled and bf16.enabled");
+        issues.error(joinKey(bf16Path, "enabled"),
+                     "bfloat16 and fp16 modes cannot be simultaneously enabled; "
+                     "expected at most one of fp16.enabled and bf16.enabled");
 
     parseOptimizer(block, issues, out.optimizer);
     parseScheduler(block, maxSteps, out.optimizer.lr, issues, out.scheduler);
@@ -743,7 +841,8 @@ json deepSpeedToJson(const DeepSpeedConfig& ds) {
         // "auto" where the run's step count decides (training by epochs, a warm-up fraction)
         p["warmup_num_steps"] = s.warmupRatio >= 0 ? json("auto") : json(s.warmupNumSteps);
         p["warmup_type"] = s.warmupType;
-        if (s.type != SchedulerType::WarmupLR) p["total_num_steps"] = s.totalNumSteps > 0 ? json(s.totalNumSteps) : json("auto");
+        if (s.type != SchedulerType::WarmupLR)
+            p["total_num_steps"] = s.totalNumSteps > 0 ? json(s.totalNumSteps) : json("auto");
         if (s.type == SchedulerType::WarmupCosineLR) {
             p["warmup_min_ratio"] = s.warmupMinRatio;
             p["cos_min_ratio"] = s.cosMinRatio;
@@ -762,7 +861,8 @@ json deepSpeedToJson(const DeepSpeedConfig& ds) {
                                 {"sub_group_size", ds.zero.subGroupSize}};
     if (ds.zero.offloadOptimizer.enabled())
         out["zero_optimization"]["offload_optimizer"] = offloadOptimizerToJson(ds.zero.offloadOptimizer);
-    if (ds.zero.offloadParam.enabled()) out["zero_optimization"]["offload_param"] = offloadParamToJson(ds.zero.offloadParam);
+    if (ds.zero.offloadParam.enabled())
+        out["zero_optimization"]["offload_param"] = offloadParamToJson(ds.zero.offloadParam);
     out["aio"] = aioToJson(ds.aio);
     return out;
 }

@@ -48,13 +48,16 @@ std::vector<fs::path> hfHubCacheDirs(const std::map<std::string, std::string>* e
     add(envValue(env, "HF_HUB_CACHE"));
     add(envValue(env, "HUGGINGFACE_HUB_CACHE"));
     if (const std::string home = envValue(env, "HF_HOME"); !home.empty()) add(fs::path(home) / "hub");
-    if (const std::string xdg = envValue(env, "XDG_CACHE_HOME"); !xdg.empty()) add(fs::path(xdg) / "huggingface" / "hub");
-    else if (const std::string home = envValue(env, "HOME"); !home.empty()) add(fs::path(home) / ".cache" / "huggingface" / "hub");
+    if (const std::string xdg = envValue(env, "XDG_CACHE_HOME"); !xdg.empty())
+        add(fs::path(xdg) / "huggingface" / "hub");
+    else if (const std::string home = envValue(env, "HOME"); !home.empty())
+        add(fs::path(home) / ".cache" / "huggingface" / "hub");
     return dirs;
 }
 
 fs::path resolveHfCachedModel(const std::string& id, const std::map<std::string, std::string>* env) {
-    if (!looksLikeHfModelId(id)) throw ConfigError("\"" + id + "\" is not a Hugging Face model id (expected org/name[@revision])");
+    if (!looksLikeHfModelId(id))
+        throw ConfigError("\"" + id + "\" is not a Hugging Face model id (expected org/name[@revision])");
     const size_t at = id.find('@');
     const std::string repo = id.substr(0, at);
     const std::string revision = at == std::string::npos ? "main" : id.substr(at + 1);
@@ -84,12 +87,15 @@ fs::path resolveHfCachedModel(const std::string& id, const std::map<std::string,
             continue;
         }
         std::string present;
-        for (const auto& e : fs::directory_iterator(repoDir / "snapshots", ec)) present += (present.empty() ? "" : ", ") + e.path().filename().string();
-        looked.push_back(repoDir.string() + " has no refs/" + revision + " and no snapshot named so (snapshots: " +
-                         (present.empty() ? "none" : present) + ")");
+        for (const auto& e : fs::directory_iterator(repoDir / "snapshots", ec))
+            present += (present.empty() ? "" : ", ") + e.path().filename().string();
+        looked.push_back(repoDir.string() + " has no refs/" + revision +
+                         " and no snapshot named so (snapshots: " + (present.empty() ? "none" : present) + ")");
     }
-    std::string msg = "model \"" + id + "\" is not in the local Hugging Face cache (nothing is downloaded; run "
-                      "`huggingface-cli download " + repo + "` first or give a model folder). Looked in:";
+    std::string msg = "model \"" + id +
+                      "\" is not in the local Hugging Face cache (nothing is downloaded; run "
+                      "`huggingface-cli download " +
+                      repo + "` first or give a model folder). Looked in:";
     if (looked.empty()) msg += "\n  - no cache folder (HF_HUB_CACHE, HF_HOME and HOME are all unset)";
     for (const auto& l : looked) msg += "\n  - " + l;
     throw IoError(msg);

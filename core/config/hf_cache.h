@@ -20,6 +20,7 @@ std::vector<std::filesystem::path> hfHubCacheDirs(const std::map<std::string, st
 
 // The snapshot folder for `id` ("org/name[@revision]", revision default "main": a ref name or a commit hash).
 // Throws IoError listing every place it looked (and the snapshots present) when the model is not cached.
-std::filesystem::path resolveHfCachedModel(const std::string& id, const std::map<std::string, std::string>* env = nullptr);
+std::filesystem::path resolveHfCachedModel(const std::string& id,
+                                           const std::map<std::string, std::string>* env = nullptr);
 
 }  // namespace fts

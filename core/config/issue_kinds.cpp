@@ -24,7 +24,8 @@ std::string notFoundMessage(std::string_view path, std::string_view expectation)
 
 IssueParts splitIssueMessage(const std::string& message) {
     static const std::regex expected(R"(^expected (.+?), got (.+)$)");
-    static const std::regex unknownKey(R"re(^unknown key "(.*?)" \(ignored\)(?:, did you mean "(.*?)"\?)?(?:(?:; | )(.*))?$)re");
+    static const std::regex unknownKey(
+        R"re(^unknown key "(.*?)" \(ignored\)(?:, did you mean "(.*?)"\?)?(?:(?:; | )(.*))?$)re");
     static const std::regex notFound(R"(^(.+): not found(?: \((.*)\))?$)");
     std::smatch m;
     if (std::regex_match(message, m, expected)) return {IssueKind::Expected, {m[1].str(), m[2].str()}};

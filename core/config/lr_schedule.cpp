@@ -25,11 +25,14 @@ double trainerLambda(const SchedulerConfig& s, double lrInit, int64_t k) {
     if (k < w) return double(k) / double(std::max<int64_t>(1, w));
     const double progress = double(k - w) / double(std::max<int64_t>(1, total - w));
     switch (s.type) {
-        case SchedulerType::HfConstantWithWarmup: return 1.0;
-        case SchedulerType::HfLinear: return std::max(0.0, double(total - k) / double(std::max<int64_t>(1, total - w)));
+        case SchedulerType::HfConstantWithWarmup:
+            return 1.0;
+        case SchedulerType::HfLinear:
+            return std::max(0.0, double(total - k) / double(std::max<int64_t>(1, total - w)));
         case SchedulerType::HfCosine:
         case SchedulerType::HfCosineWithMinLr: {
-            const double minRate = s.type == SchedulerType::HfCosine ? 0.0 : (s.minLr >= 0 ? s.minLr / lrInit : s.minLrRate);
+            const double minRate =
+                s.type == SchedulerType::HfCosine ? 0.0 : (s.minLr >= 0 ? s.minLr / lrInit : s.minLrRate);
             double factor = 0.5 * (1.0 + std::cos(std::numbers::pi * s.numCycles * 2.0 * progress));
             factor = factor * (1 - minRate) + minRate;
             return std::max(0.0, factor);
@@ -49,7 +52,8 @@ double trainerLambda(const SchedulerConfig& s, double lrInit, int64_t k) {
             const int64_t shift = timescale - w;
             return 1.0 / std::sqrt(double(k + shift) / double(timescale));
         }
-        default: break;
+        default:
+            break;
     }
     return 1.0;
 }

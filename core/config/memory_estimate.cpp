@@ -20,20 +20,20 @@ using nlohmann::json;
 // The zero_optimization and model.lora keys the estimate needs, read from the config as written with
 // DeepSpeed 0.19.8's defaults (the config parser validates them; a bad value here falls back to the default).
 struct ZeroKnobs {
-    double reduceBucketSize = 5e8;            // elements
-    double allgatherBucketSize = 5e8;         // elements
-    bool overlapComm = false;                 // stage 3: DeepSpeed turns it on by default
+    double reduceBucketSize = 5e8;     // elements
+    double allgatherBucketSize = 5e8;  // elements
+    bool overlapComm = false;          // stage 3: DeepSpeed turns it on by default
     bool contiguousGradients = true;
-    double prefetchBucketSize = 5e7;          // stage3_prefetch_bucket_size, elements
-    double paramPersistenceThreshold = 1e5;   // stage3_param_persistence_threshold, elements
-    double maxLiveParameters = 1e9;           // stage3_max_live_parameters, elements
+    double prefetchBucketSize = 5e7;         // stage3_prefetch_bucket_size, elements
+    double paramPersistenceThreshold = 1e5;  // stage3_param_persistence_threshold, elements
+    double maxLiveParameters = 1e9;          // stage3_max_live_parameters, elements
     std::string offloadOptimizer = "none";
     std::string offloadParam = "none";
-    double subGroupSize = 1e9;                // sub_group_size, elements
-    double offloadBufferCount = 4;            // offload_optimizer.buffer_count (NVMe host buffers)
-    double paramBufferCount = 5;              // offload_param.buffer_count (NVMe read-ahead buffers)
-    double paramBufferSize = 1e8;             // offload_param.buffer_size, elements
-    double paramMaxInCpu = 1e9;               // offload_param.max_in_cpu, elements
+    double subGroupSize = 1e9;      // sub_group_size, elements
+    double offloadBufferCount = 4;  // offload_optimizer.buffer_count (NVMe host buffers)
+    double paramBufferCount = 5;    // offload_param.buffer_count (NVMe read-ahead buffers)
+    double paramBufferSize = 1e8;   // offload_param.buffer_size, elements
+    double paramMaxInCpu = 1e9;     // offload_param.max_in_cpu, elements
 };
 
 double numberOr(const json& o, const char* key, double fallback) {
@@ -201,9 +201,10 @@ Result compute(const ModelShape& shape, const Inputs& in) {
                 if (tensor.layer >= 0) blockElems[tensor.layer] += tensor.numel;
             int64_t largestBlock = 0;
             for (const auto& [layer, n] : blockElems) largestBlock = std::max(largestBlock, ceilDiv(n, N));
-            const int64_t aheadBuffers = largestBlock <= int64_t(in.zero.paramBufferSize)
-                                             ? std::min<int64_t>({2, int64_t(in.zero.paramBufferCount), int64_t(blockElems.size())})
-                                             : 0;
+            const int64_t aheadBuffers =
+                largestBlock <= int64_t(in.zero.paramBufferSize)
+                    ? std::min<int64_t>({2, int64_t(in.zero.paramBufferCount), int64_t(blockElems.size())})
+                    : 0;
             const int64_t fileBytes = ceilDiv(swapped, 4096) * 4096;
             b.nvmeOffload += swapped;
             // Plus the two 8 MiB write buffers and the span a step writes into (8 MiB), the buffer for reads no
@@ -211,13 +212,15 @@ Result compute(const ModelShape& shape, const Inputs& in) {
             const int64_t rangeBuffer = ceilDiv(largestBlock * paramBytes, 4096) * 4096 + 4096;
             const int64_t span =  // what a step writes into: a sub-group, at most one write buffer
                 std::min<int64_t>({(8 << 20) / paramBytes, int64_t(in.zero.subGroupSize), shardElems}) * paramBytes;
-            b.hostOffload += 2 * std::min<int64_t>(8 << 20, fileBytes) + span + rangeBuffer + largestBlock * paramBytes +
-                             aheadBuffers * rangeBuffer;
+            b.hostOffload += 2 * std::min<int64_t>(8 << 20, fileBytes) + span + rangeBuffer +
+                             largestBlock * paramBytes + aheadBuffers * rangeBuffer;
         }
         if (in.device == EstimateDevice::Cuda || swapped > 0) {
             b.parameters -= shardBytes;
-            if (in.device == EstimateDevice::Cuda) b.hostOffload += resident;
-            else b.parameters += resident;
+            if (in.device == EstimateDevice::Cuda)
+                b.hostOffload += resident;
+            else
+                b.parameters += resident;
         }
     }
 
@@ -263,8 +266,9 @@ Result compute(const ModelShape& shape, const Inputs& in) {
         for (const auto& [layer, n] : blockAll) blockFull = std::max(blockFull, n);
         int64_t liveBlocks = 0;
         if (block > 0) {
-            const int64_t prefetched = std::min({int64_t(blockGathered.size()) - 1, int64_t(in.zero.prefetchBucketSize / double(block)),
-                                                 std::max<int64_t>(0, int64_t(in.zero.maxLiveParameters / double(block)) - 1)});
+            const int64_t prefetched =
+                std::min({int64_t(blockGathered.size()) - 1, int64_t(in.zero.prefetchBucketSize / double(block)),
+                          std::max<int64_t>(0, int64_t(in.zero.maxLiveParameters / double(block)) - 1)});
             liveBlocks = 1 + prefetched;
         }
         b.buckets = (persistent + outsideGathered + liveBlocks * block + block) * paramBytes;
@@ -275,7 +279,9 @@ Result compute(const ModelShape& shape, const Inputs& in) {
         // buffer (LibTorch 2.11: the peak rises by the input + the output, measured; docs/estimate.md).
         const int64_t reduceElems = int64_t(std::min(in.zero.reduceBucketSize, t));
         const int64_t glooCopy = in.device == EstimateDevice::Cpu && N > 1 ? reduceElems : 0;
-        b.buckets += (outsideAll + std::max(reduceElems, blockFull) + reduceElems + glooCopy + ceilDiv(reduceElems, N)) * gradBytes;
+        b.buckets +=
+            (outsideAll + std::max(reduceElems, blockFull) + reduceElems + glooCopy + ceilDiv(reduceElems, N)) *
+            gradBytes;
     }
 
     // ---- activations and workspace ----------------------------------------------------------------------
@@ -292,10 +298,11 @@ Result compute(const ModelShape& shape, const Inputs& in) {
     } else {
         b.workspace = in.micro * shape.numLabels * 4 * 3;
     }
-    if (in.device == EstimateDevice::Cpu) b.allocatorSlack = int64_t(kCpuAllocatorSlack * double(b.activations + b.workspace));
+    if (in.device == EstimateDevice::Cpu)
+        b.allocatorSlack = int64_t(kCpuAllocatorSlack * double(b.activations + b.workspace));
     b.runtime = in.runtime;
-    b.total = b.parameters + b.gradients + b.optimizerStates + b.masterGradients + b.activations + b.buckets + b.workspace +
-              b.allocatorSlack + b.runtime;
+    b.total = b.parameters + b.gradients + b.optimizerStates + b.masterGradients + b.activations + b.buckets +
+              b.workspace + b.allocatorSlack + b.runtime;
     return res;
 }
 
@@ -304,13 +311,15 @@ Inputs resolveInputs(const TrainConfig& config, const EstimateOptions& o) {
     const DeepSpeedConfig& ds = config.deepspeed;
     in.world = std::max(1, o.worldSize.value_or(ds.worldSize));
     in.stage = o.zeroStage.value_or(ds.zeroStage);
-    if (in.stage < 0 || in.stage > 3) throw ConfigError("estimate: ZeRO stage must be 0-3, got " + std::to_string(in.stage));
+    if (in.stage < 0 || in.stage > 3)
+        throw ConfigError("estimate: ZeRO stage must be 0-3, got " + std::to_string(in.stage));
     in.precision = precisionOf(ds);
     in.micro = o.microBatch.value_or(ds.microBatchPerGpu > 0 ? ds.microBatchPerGpu : 1);
     if (in.micro <= 0) throw ConfigError("estimate: micro-batch must be positive, got " + std::to_string(in.micro));
     in.seq = config.data.maxLength;
     in.checkpointing = o.activationCheckpointing.value_or(config.model.activationCheckpointing);
-    in.device = o.device.value_or(config.training.device.rfind("cuda", 0) == 0 ? EstimateDevice::Cuda : EstimateDevice::Cpu);
+    in.device =
+        o.device.value_or(config.training.device.rfind("cuda", 0) == 0 ? EstimateDevice::Cuda : EstimateDevice::Cpu);
     in.zero = readZeroKnobs(config.raw, in.stage);
     if (o.offloadOptimizer) in.zero.offloadOptimizer = *o.offloadOptimizer;
     in.lora = readLora(config.raw);
@@ -337,14 +346,15 @@ ActivationDetail estimateActivations(const ModelShape& s, int64_t B, int64_t T, 
     // probabilities (3 x (B, H, T, T)), the scaled q and k, and a contiguous copy of the output.
     d.flashAttention = !(device == EstimateDevice::Cpu && s.attentionDropout > 0);
     const int64_t attention = d.flashAttention ? c * BTQ + f * B * H * T : c * BTQ * 4 + 3 * c * B * H * T * T;
-    const int64_t ids = 8 * BT;       // int64 token ids the embedding keeps
+    const int64_t ids = 8 * BT;  // int64 token ids the embedding keeps
 
     int64_t perLayer = 0, outside = ids, blockInput = r * BTC;
     if (s.modelType == "gpt2") {
         // ln_1 in (residual) + mean/rstd, ln_1 out (c_attn input), qkv (3C; SDPA keeps q, k, v views), attention,
         // residual after attention (ln_2 in) + mean/rstd, ln_2 out (c_fc input), c_fc out (gelu input), gelu out
         // (c_proj input); resid dropout x2.
-        perLayer = r * BTC + 2 * f * BT + c * BTC + 3 * c * BTC + attention + r * BTC + 2 * f * BT + c * BTC + 2 * c * BTI;
+        perLayer =
+            r * BTC + 2 * f * BT + c * BTC + 3 * c * BTC + attention + r * BTC + 2 * f * BT + c * BTC + 2 * c * BTI;
         if (s.hiddenDropout > 0) perLayer += 2 * dropBytes * BTC;
         outside += r * BTC + 2 * f * BT + c * BTC;  // ln_f in, mean/rstd, ln_f out (lm_head input)
         if (s.embeddingDropout > 0) outside += dropBytes * BTC;
@@ -353,15 +363,17 @@ ActivationDetail estimateActivations(const ModelShape& s, int64_t B, int64_t T, 
         // out (gelu input), gelu out (output input), LayerNorm 2 in + mean/rstd; hidden dropout x2.
         // (Under autocast each of the q, k, v linears keeps its own bit16 cast of the input: autocast caches only
         // casts of leaf weights.)
-        perLayer = (mixed ? 3 : 1) * c * BTC + 3 * c * BTC + attention + r * BTC + 2 * f * BT + c * BTC + 2 * c * BTI + r * BTC +
-                   2 * f * BT;
+        perLayer = (mixed ? 3 : 1) * c * BTC + 3 * c * BTC + attention + r * BTC + 2 * f * BT + c * BTC + 2 * c * BTI +
+                   r * BTC + 2 * f * BT;
         if (s.hiddenDropout > 0) perLayer += 2 * dropBytes * BTC;
         blockInput = c * BTC;
         outside += r * BTC + 2 * f * BT;  // embeddings LayerNorm in, mean/rstd
         if (s.hiddenDropout > 0) outside += dropBytes * BTC;
-        if (s.lmHead) outside += (3 * c + f) * BTC + 2 * f * BT;  // transform in, gelu in, LayerNorm in, decoder in
-        else outside += 4 * f * B * C;                          // pooler: first token, tanh, dropout, classifier in
-    } else {  // llama, mistral, qwen2
+        if (s.lmHead)
+            outside += (3 * c + f) * BTC + 2 * f * BT;  // transform in, gelu in, LayerNorm in, decoder in
+        else
+            outside += 4 * f * B * C;  // pooler: first token, tanh, dropout, classifier in
+    } else {                           // llama, mistral, qwen2
         // RMSNorm keeps its input (residual), rsqrt (B, T), the normalised fp32 tensor and its output (the
         // projections' input); RoPE keeps nothing (cos/sin are constants); SDPA keeps rotated q, k and v
         // (repeated to H heads under grouped-query attention); the gated MLP keeps gate out, silu out, up out
@@ -374,14 +386,14 @@ ActivationDetail estimateActivations(const ModelShape& s, int64_t B, int64_t T, 
         perLayer = r * BTC + rmsStats + (mixed ? 3 : 1) * c * BTC + 3 * c * BTQ + attention + r * BTC + rmsStats +
                    (mixed ? 2 : 1) * c * BTC + 4 * c * BTI + (mixed ? 4 * T * D * c : 0);
         outside += r * BTC + rmsStats + c * BTC + (mixed ? 0 : 2 * T * D * 4);  // final norm; fp32 cos/sin
-        if (s.slidingWindow > 0) outside += c * T * T;                // the additive window bias, shared by the layers
+        if (s.slidingWindow > 0) outside += c * T * T;  // the additive window bias, shared by the layers
     }
     d.perLayer = perLayer;
     // Backward of one block: the gradients of its saved tensors are in flight together with them (an upper
     // bound: PyTorch frees most of them as soon as the next op has consumed them).
     if (checkpointing) {
-        d.stored = L * blockInput + outside;          // each block keeps only its input
-        d.backwardWorking = 2 * perLayer;             // the block being recomputed + its gradients
+        d.stored = L * blockInput + outside;  // each block keeps only its input
+        d.backwardWorking = 2 * perLayer;     // the block being recomputed + its gradients
     } else {
         d.stored = L * perLayer + outside;
         d.backwardWorking = perLayer;
@@ -416,15 +428,18 @@ MemoryEstimate estimateMemory(const TrainConfig& config, const ModelShape& shape
     e.fits = !e.deviceCapacity || e.perRank.total <= *e.deviceCapacity;
 
     if (in.precision != "fp32" && in.stage == 0)
-        e.notes.push_back("stage 0 with " + in.precision + ": this version keeps fp32 weights and gradients (4+4+8 bytes per "
+        e.notes.push_back("stage 0 with " + in.precision +
+                          ": this version keeps fp32 weights and gradients (4+4+8 bytes per "
                           "parameter, the same 16 in total) plus autocast's bit16 weight copies during the step");
     if (in.lora && in.lora->rank > 0)
         e.notes.push_back("LoRA: activations are counted as for full fine-tuning (frozen layers keep slightly less)");
     if (in.stage >= 3 && !in.checkpointing)
-        e.notes.push_back("stage 3 recomputes every block in backward (it gathers the block's parameters again), so the "
-                          "activations are those of activation checkpointing");
+        e.notes.push_back(
+            "stage 3 recomputes every block in backward (it gathers the block's parameters again), so the "
+            "activations are those of activation checkpointing");
     if (in.device == EstimateDevice::Cuda)
-        e.notes.push_back("CUDA: the runtime term (CUDA context, library workspaces) is a typical figure, not measured");
+        e.notes.push_back(
+            "CUDA: the runtime term (CUDA context, library workspaces) is a typical figure, not measured");
     if (in.zero.offloadOptimizer != "none" && in.stage == 0)
         e.notes.push_back("offload_optimizer needs ZeRO stage 1 or higher; ignored at stage 0");
 
@@ -449,7 +464,8 @@ MemoryEstimate estimateMemory(const TrainConfig& config, const ModelShape& shape
             x.stage = std::max(x.stage, 2);
             x.zero.offloadOptimizer = "cpu";
             attempt("offload_optimizer",
-                    "zero_optimization.stage = " + std::to_string(x.stage) + " with offload_optimizer.device = \"cpu\"", x);
+                    "zero_optimization.stage = " + std::to_string(x.stage) + " with offload_optimizer.device = \"cpu\"",
+                    x);
         }
         if (!in.checkpointing) {
             Inputs x = in;
@@ -487,10 +503,18 @@ MemoryEstimate estimateMemory(const TrainConfig& config, const ModelShape& shape
 }
 
 nlohmann::json toJson(const MemoryBreakdown& b) {
-    return {{"parameters", b.parameters},   {"gradients", b.gradients},     {"optimizer_states", b.optimizerStates},
-            {"master_gradients", b.masterGradients}, {"activations", b.activations}, {"buckets", b.buckets},
-            {"workspace", b.workspace},     {"allocator_slack", b.allocatorSlack}, {"runtime", b.runtime},         {"total", b.total},
-            {"host_offload", b.hostOffload}, {"nvme_offload", b.nvmeOffload}};
+    return {{"parameters", b.parameters},
+            {"gradients", b.gradients},
+            {"optimizer_states", b.optimizerStates},
+            {"master_gradients", b.masterGradients},
+            {"activations", b.activations},
+            {"buckets", b.buckets},
+            {"workspace", b.workspace},
+            {"allocator_slack", b.allocatorSlack},
+            {"runtime", b.runtime},
+            {"total", b.total},
+            {"host_offload", b.hostOffload},
+            {"nvme_offload", b.nvmeOffload}};
 }
 
 nlohmann::json toJson(const MemoryEstimate& e) {
@@ -509,8 +533,11 @@ nlohmann::json toJson(const MemoryEstimate& e) {
                   {"tied_embeddings", e.shape.tiedEmbeddings}};
     json suggestions = json::array();
     for (const auto& s : e.suggestions)
-        suggestions.push_back({{"change", s.change}, {"description", s.description}, {"total", s.perRank.total},
-                               {"fits", s.fits}, {"per_rank", toJson(s.perRank)}});
+        suggestions.push_back({{"change", s.change},
+                               {"description", s.description},
+                               {"total", s.perRank.total},
+                               {"fits", s.fits},
+                               {"per_rank", toJson(s.perRank)}});
     json j = {{"model", shape},
               {"world_size", e.worldSize},
               {"zero_stage", e.zeroStage},
@@ -538,20 +565,27 @@ nlohmann::json toJson(const MemoryEstimate& e) {
 std::string formatBytes(int64_t bytes) {
     char buf[64];
     const double v = double(bytes);
-    if (std::llabs(bytes) >= (int64_t(1) << 30)) std::snprintf(buf, sizeof buf, "%.2f GiB", v / double(1 << 30));
-    else if (std::llabs(bytes) >= (int64_t(1) << 20)) std::snprintf(buf, sizeof buf, "%.1f MiB", v / double(1 << 20));
-    else if (std::llabs(bytes) >= 1024) std::snprintf(buf, sizeof buf, "%.1f KiB", v / 1024.0);
-    else std::snprintf(buf, sizeof buf, "%lld B", static_cast<long long>(bytes));
+    if (std::llabs(bytes) >= (int64_t(1) << 30))
+        std::snprintf(buf, sizeof buf, "%.2f GiB", v / double(1 << 30));
+    else if (std::llabs(bytes) >= (int64_t(1) << 20))
+        std::snprintf(buf, sizeof buf, "%.1f MiB", v / double(1 << 20));
+    else if (std::llabs(bytes) >= 1024)
+        std::snprintf(buf, sizeof buf, "%.1f KiB", v / 1024.0);
+    else
+        std::snprintf(buf, sizeof buf, "%lld B", static_cast<long long>(bytes));
     return buf;
 }
 
 std::string formatEstimate(const MemoryEstimate& e) {
     std::ostringstream out;
     out << e.shape.architecture << ": " << e.totalParameters << " parameters";
-    if (e.trainableParameters != e.totalParameters) out << " (" << e.trainableParameters << " trainable, LoRA r=" << e.loraRank.value_or(0) << ")";
-    out << "\n" << e.worldSize << (e.worldSize == 1 ? " rank" : " ranks") << " on " << (e.device == EstimateDevice::Cuda ? "cuda" : "cpu")
-        << ", ZeRO stage " << e.zeroStage << ", " << e.precision << ", micro-batch " << e.microBatch << " x " << e.sequenceLength
-        << " tokens, activation checkpointing " << (e.activationCheckpointing ? "on" : "off");
+    if (e.trainableParameters != e.totalParameters)
+        out << " (" << e.trainableParameters << " trainable, LoRA r=" << e.loraRank.value_or(0) << ")";
+    out << "\n"
+        << e.worldSize << (e.worldSize == 1 ? " rank" : " ranks") << " on "
+        << (e.device == EstimateDevice::Cuda ? "cuda" : "cpu") << ", ZeRO stage " << e.zeroStage << ", " << e.precision
+        << ", micro-batch " << e.microBatch << " x " << e.sequenceLength << " tokens, activation checkpointing "
+        << (e.activationCheckpointing ? "on" : "off");
     if (e.offloadOptimizer != "none") out << ", optimizer offloaded to " << e.offloadOptimizer;
     if (e.offloadParam != "none") out << ", parameters offloaded to " << e.offloadParam;
     out << "\n\nper rank:\n";
@@ -571,14 +605,16 @@ std::string formatEstimate(const MemoryEstimate& e) {
     row("allocator slack", b.allocatorSlack);
     row("runtime", b.runtime);
     row("total", b.total);
-    if (b.hostOffload > 0) row(e.device == EstimateDevice::Cuda ? "host (offloaded)" : "offloaded (host)", b.hostOffload);
+    if (b.hostOffload > 0)
+        row(e.device == EstimateDevice::Cuda ? "host (offloaded)" : "offloaded (host)", b.hostOffload);
     if (b.nvmeOffload > 0) row("NVMe (offloaded)", b.nvmeOffload);
     if (e.deviceCapacity)
         out << "\n" << (e.fits ? "fits" : "does NOT fit") << " in " << formatBytes(*e.deviceCapacity) << " per rank\n";
     if (!e.suggestions.empty()) {
         out << "\nsuggestions:\n";
         for (const auto& s : e.suggestions)
-            out << "  " << s.description << ": " << formatBytes(s.perRank.total) << (s.fits ? " (fits)" : " (still too large)") << "\n";
+            out << "  " << s.description << ": " << formatBytes(s.perRank.total)
+                << (s.fits ? " (fits)" : " (still too large)") << "\n";
     }
     for (const auto& n : e.notes) out << "\nnote: " << n;
     if (!e.notes.empty()) out << "\n";

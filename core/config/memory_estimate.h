@@ -19,16 +19,16 @@ enum class EstimateDevice { Cpu, Cuda };
 
 // What the estimate may override in the config (unset: the config's value).
 struct EstimateOptions {
-    std::optional<int> worldSize;                  // ranks (default: the world size the config was parsed for)
-    std::optional<int> zeroStage;                  // 0-3
-    std::optional<int64_t> microBatch;             // train_micro_batch_size_per_gpu
-    std::optional<bool> activationCheckpointing;   // model.activation_checkpointing
-    std::optional<std::string> offloadOptimizer;   // "none", "cpu", "nvme" (zero_optimization.offload_optimizer.device)
-    std::optional<int> loraRank;                   // as if model.lora = {r, target_modules: all linear layers of the blocks}
-    std::optional<EstimateDevice> device;          // default: training.device ("cuda..." -> Cuda, else Cpu)
-    std::optional<int64_t> deviceCapacity;         // bytes one rank may use; unset: not judged (fits = true)
-    std::optional<int64_t> runtimeBytes;           // the per-process fixed cost (default: kCpuRuntimeBytes / kCudaRuntimeBytes)
-    bool suggest = true;                           // compute suggestions when it does not fit
+    std::optional<int> worldSize;                 // ranks (default: the world size the config was parsed for)
+    std::optional<int> zeroStage;                 // 0-3
+    std::optional<int64_t> microBatch;            // train_micro_batch_size_per_gpu
+    std::optional<bool> activationCheckpointing;  // model.activation_checkpointing
+    std::optional<std::string> offloadOptimizer;  // "none", "cpu", "nvme" (zero_optimization.offload_optimizer.device)
+    std::optional<int> loraRank;            // as if model.lora = {r, target_modules: all linear layers of the blocks}
+    std::optional<EstimateDevice> device;   // default: training.device ("cuda..." -> Cuda, else Cpu)
+    std::optional<int64_t> deviceCapacity;  // bytes one rank may use; unset: not judged (fits = true)
+    std::optional<int64_t> runtimeBytes;  // the per-process fixed cost (default: kCpuRuntimeBytes / kCudaRuntimeBytes)
+    bool suggest = true;                  // compute suggestions when it does not fit
 };
 
 // Per rank, bytes. total = parameters + gradients + masterGradients + optimizerStates + activations + buckets
@@ -45,23 +45,24 @@ struct MemoryBreakdown {
                                   // activations + workspace); CUDA: 0 (the telemetry reports allocated bytes)
     int64_t runtime = 0;          // fixed per-process cost: LibTorch's code and heap (CPU) or CUDA context
     int64_t total = 0;
-    int64_t hostOffload = 0;      // optimizer offload: host memory (states, NVMe buffers, CUDA staging); not in total
-    int64_t nvmeOffload = 0;      // optimizer offload to NVMe: the swap file's bytes; not in total
+    int64_t hostOffload = 0;  // optimizer offload: host memory (states, NVMe buffers, CUDA staging); not in total
+    int64_t nvmeOffload = 0;  // optimizer offload to NVMe: the swap file's bytes; not in total
     int64_t modelStates() const { return parameters + gradients + optimizerStates + masterGradients; }
 };
 
 // How the activation term was derived (for the GUI's tooltip and --json).
 struct ActivationDetail {
-    int64_t perLayer = 0;        // bytes one block keeps for backward (without checkpointing)
-    int64_t stored = 0;          // all blocks + embeddings + final norm (with checkpointing: block inputs only)
-    int64_t backwardWorking = 0; // one block's gradients in flight (+ its recomputation with checkpointing)
-    bool flashAttention = true;  // false: SDPA's math path keeps (B, H, T, T) attention probabilities
+    int64_t perLayer = 0;         // bytes one block keeps for backward (without checkpointing)
+    int64_t stored = 0;           // all blocks + embeddings + final norm (with checkpointing: block inputs only)
+    int64_t backwardWorking = 0;  // one block's gradients in flight (+ its recomputation with checkpointing)
+    bool flashAttention = true;   // false: SDPA's math path keeps (B, H, T, T) attention probabilities
 };
 
 struct Suggestion {
-    std::string change;          // short key: "zero_stage", "offload_optimizer", "micro_batch", "activation_checkpointing", "lora", "combined"
-    std::string description;     // what to set, e.g. "zero_optimization.stage = 2"
-    MemoryBreakdown perRank;     // the estimate with that change
+    std::string
+        change;  // short key: "zero_stage", "offload_optimizer", "micro_batch", "activation_checkpointing", "lora", "combined"
+    std::string description;  // what to set, e.g. "zero_optimization.stage = 2"
+    MemoryBreakdown perRank;  // the estimate with that change
     bool fits = false;
 };
 
@@ -71,7 +72,7 @@ struct MemoryEstimate {
     int64_t trainableParameters = 0;  // Ψ, or the LoRA adapters' parameters
     int worldSize = 1;
     int zeroStage = 0;
-    std::string precision;            // "fp32", "bf16", "fp16"
+    std::string precision;  // "fp32", "bf16", "fp16"
     EstimateDevice device = EstimateDevice::Cpu;
     int64_t microBatch = 1;
     int64_t sequenceLength = 0;
@@ -84,7 +85,7 @@ struct MemoryEstimate {
     std::optional<int64_t> deviceCapacity;
     bool fits = true;
     std::vector<Suggestion> suggestions;
-    std::vector<std::string> notes;   // assumptions that matter for this config
+    std::vector<std::string> notes;  // assumptions that matter for this config
 };
 
 // Measured on this build (LibTorch 2.11 CUDA wheel, Debian 12): the resident memory of `fts worker` once
@@ -102,12 +103,12 @@ MemoryEstimate estimateMemory(const TrainConfig& config, const EstimateOptions& 
 MemoryEstimate estimateMemory(const TrainConfig& config, const ModelShape& shape, const EstimateOptions& options = {});
 
 // The activation term alone (bytes), as the estimate uses it.
-ActivationDetail estimateActivations(const ModelShape& shape, int64_t microBatch, int64_t seqLen, const std::string& precision,
-                                     EstimateDevice device, bool checkpointing);
+ActivationDetail estimateActivations(const ModelShape& shape, int64_t microBatch, int64_t seqLen,
+                                     const std::string& precision, EstimateDevice device, bool checkpointing);
 
 nlohmann::json toJson(const MemoryEstimate& estimate);
 nlohmann::json toJson(const MemoryBreakdown& breakdown);
-std::string formatBytes(int64_t bytes);      // "1.25 GiB", "312.0 MiB", "4.0 KiB", "12 B"
+std::string formatBytes(int64_t bytes);                      // "1.25 GiB", "312.0 MiB", "4.0 KiB", "12 B"
 std::string formatEstimate(const MemoryEstimate& estimate);  // the text `fts estimate` prints
 
 }  // namespace fts

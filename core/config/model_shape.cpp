@@ -109,7 +109,9 @@ private:
 class TensorList {
 public:
     explicit TensorList(ModelShape& s) : m_s(s) {}
-    void add(const std::string& name, int64_t numel, int layer = -1) { m_s.tensors.push_back({name, numel, layer, "", 0, 0}); }
+    void add(const std::string& name, int64_t numel, int layer = -1) {
+        m_s.tensors.push_back({name, numel, layer, "", 0, 0});
+    }
     // A linear layer: weight (out x in) and, when `bias`, a bias (out).
     void linear(const std::string& prefix, int64_t in, int64_t out, bool bias, int layer = -1) {
         const auto dot = prefix.rfind('.');
@@ -131,8 +133,8 @@ void checkHeads(const Reader& r, const ModelShape& s, bool headDimGiven) {
         r.fail("num_attention_heads", "hidden size " + std::to_string(s.hiddenSize) + " must be divisible by " +
                                           std::to_string(s.numHeads) + " heads");
     if (s.numHeads % s.numKvHeads != 0)
-        r.fail("num_key_value_heads", "num_attention_heads (" + std::to_string(s.numHeads) + ") must be a multiple of " +
-                                          std::to_string(s.numKvHeads));
+        r.fail("num_key_value_heads", "num_attention_heads (" + std::to_string(s.numHeads) +
+                                          ") must be a multiple of " + std::to_string(s.numKvHeads));
 }
 
 // GPT2Config's attribute_map: the common name (hidden_size, ...) overrides n_embd when both are present; a null
@@ -155,9 +157,13 @@ void readGpt2(const Reader& r, ModelShape& s) {
     s.hiddenSize = gpt2Field(r, "hidden_size", "n_embd", 768);
     s.numLayers = gpt2Field(r, "num_hidden_layers", "n_layer", 12, Reader::kMaxLayers);
     s.numHeads = s.numKvHeads = gpt2Field(r, "num_attention_heads", "n_head", 12);
-    notNullKeys(r, {{"layer_norm_epsilon", "a number"}, {"initializer_range", "a number"}, {"activation_function", "a string"},
-                    {"scale_attn_weights", "true or false"}, {"scale_attn_by_inverse_layer_idx", "true or false"},
-                    {"reorder_and_upcast_attn", "true or false"}, {"add_cross_attention", "true or false"}});
+    notNullKeys(r, {{"layer_norm_epsilon", "a number"},
+                    {"initializer_range", "a number"},
+                    {"activation_function", "a string"},
+                    {"scale_attn_weights", "true or false"},
+                    {"scale_attn_by_inverse_layer_idx", "true or false"},
+                    {"reorder_and_upcast_attn", "true or false"},
+                    {"add_cross_attention", "true or false"}});
     s.intermediateSize = r.positive("n_inner", 4 * s.hiddenSize, 4 * s.hiddenSize);  // null -> 4 * n_embd
     s.headDim = s.hiddenSize / s.numHeads;
     checkHeads(r, s, false);
@@ -198,8 +204,11 @@ void readLlamaFamily(const Reader& r, ModelShape& s) {
     s.maxPositions = r.positive("max_position_embeddings", mistral ? 4096 * 32 : qwen2 ? 32768 : 2048);
     if (qwen2) r.notNull("head_dim", "a positive integer");  // not a Qwen2Config field: null fails in its attention
     if (mistral && r.present("layer_types"))
-        r.fail("layer_types", "a mistral config with layer_types is loaded by transformers as Ministral, which is not supported");
-    notNullKeys(r, {{"rms_norm_eps", "a number"}, {"initializer_range", "a number"}, {"hidden_act", "a string"},
+        r.fail("layer_types",
+               "a mistral config with layer_types is loaded by transformers as Ministral, which is not supported");
+    notNullKeys(r, {{"rms_norm_eps", "a number"},
+                    {"initializer_range", "a number"},
+                    {"hidden_act", "a string"},
                     {"rope_theta", "a number"}});
     const bool headDimGiven = r.present("head_dim") && !r.isNull("head_dim");
     s.headDim = r.positive("head_dim", s.hiddenSize / s.numHeads, s.hiddenSize / s.numHeads);
@@ -215,7 +224,8 @@ void readLlamaFamily(const Reader& r, ModelShape& s) {
     if (mistral && !r.isNull("sliding_window")) s.slidingWindow = r.positive("sliding_window", 4096);
     if (qwen2) {
         r.notNull("max_window_layers", "an integer");  // the loader reads it; only the window size matters here
-        if (r.boolean("use_sliding_window", false) && !r.isNull("sliding_window")) s.slidingWindow = r.positive("sliding_window", 4096);
+        if (r.boolean("use_sliding_window", false) && !r.isNull("sliding_window"))
+            s.slidingWindow = r.positive("sliding_window", 4096);
     }
     const int64_t C = s.hiddenSize, I = s.intermediateSize, Q = s.numHeads * s.headDim, KV = s.numKvHeads * s.headDim;
     TensorList t(s);
@@ -239,9 +249,11 @@ void readLlamaFamily(const Reader& r, ModelShape& s) {
 void readBert(const Reader& r, ModelShape& s) {
     const std::string arch = r.firstArchitecture();
     const bool classifier = arch == "BertForSequenceClassification";
-    if (!arch.empty() && !classifier && arch != "BertForMaskedLM" && arch != "BertForPreTraining" && arch != "BertModel" &&
-        arch != "BertLMHeadModel")
-        r.fail("architectures", "\"" + arch + "\" is not supported for bert (supported: BertForSequenceClassification, BertForMaskedLM)");
+    if (!arch.empty() && !classifier && arch != "BertForMaskedLM" && arch != "BertForPreTraining" &&
+        arch != "BertModel" && arch != "BertLMHeadModel")
+        r.fail(
+            "architectures",
+            "\"" + arch + "\" is not supported for bert (supported: BertForSequenceClassification, BertForMaskedLM)");
     s.architecture = classifier ? "BertForSequenceClassification" : "BertForMaskedLM";
     s.causalLm = false;
     s.lmHead = !classifier;
@@ -252,8 +264,11 @@ void readBert(const Reader& r, ModelShape& s) {
     s.intermediateSize = r.positive("intermediate_size", 3072);
     s.maxPositions = r.positive("max_position_embeddings", 512);
     const int64_t typeVocab = r.positive("type_vocab_size", 2);
-    notNullKeys(r, {{"layer_norm_eps", "a number"}, {"initializer_range", "a number"}, {"hidden_act", "a string"},
-                    {"is_decoder", "true or false"}, {"add_cross_attention", "true or false"}});
+    notNullKeys(r, {{"layer_norm_eps", "a number"},
+                    {"initializer_range", "a number"},
+                    {"hidden_act", "a string"},
+                    {"is_decoder", "true or false"},
+                    {"add_cross_attention", "true or false"}});
     s.headDim = s.hiddenSize / s.numHeads;
     checkHeads(r, s, false);
     s.tiedEmbeddings = !classifier && r.boolean("tie_word_embeddings", true);
@@ -331,10 +346,15 @@ ModelShape modelShapeFromJson(const nlohmann::json& config, const std::string& s
     ModelShape s;
     if (!r.present("model_type")) r.fail("model_type", "missing (supported: gpt2, llama, mistral, qwen2, bert)");
     s.modelType = r.string("model_type", "");
-    if (s.modelType == "gpt2") readGpt2(r, s);
-    else if (s.modelType == "llama" || s.modelType == "mistral" || s.modelType == "qwen2") readLlamaFamily(r, s);
-    else if (s.modelType == "bert") readBert(r, s);
-    else r.fail("model_type", "unsupported model type \"" + s.modelType + "\" (supported: gpt2, llama, mistral, qwen2, bert)");
+    if (s.modelType == "gpt2")
+        readGpt2(r, s);
+    else if (s.modelType == "llama" || s.modelType == "mistral" || s.modelType == "qwen2")
+        readLlamaFamily(r, s);
+    else if (s.modelType == "bert")
+        readBert(r, s);
+    else
+        r.fail("model_type",
+               "unsupported model type \"" + s.modelType + "\" (supported: gpt2, llama, mistral, qwen2, bert)");
     return s;
 }
 

@@ -15,10 +15,10 @@ namespace fts {
 // Linear weights also record their module name (last path component, e.g. "q_proj", "c_attn") and their
 // input/output features, which LoRA's target_modules select.
 struct ParamTensor {
-    std::string name;      // as in the checkpoint, e.g. "model.layers.0.self_attn.q_proj.weight"
+    std::string name;  // as in the checkpoint, e.g. "model.layers.0.self_attn.q_proj.weight"
     int64_t numel = 0;
     int layer = -1;
-    std::string module;    // linear weights only: "q_proj", "c_attn", "query", ...; empty otherwise
+    std::string module;                       // linear weights only: "q_proj", "c_attn", "query", ...; empty otherwise
     int64_t inFeatures = 0, outFeatures = 0;  // linear weights only
 };
 
@@ -31,13 +31,13 @@ struct ModelShape {
     int64_t hiddenSize = 0;
     int64_t numLayers = 0;
     int64_t numHeads = 0;
-    int64_t numKvHeads = 0;    // = numHeads without grouped-query attention
+    int64_t numKvHeads = 0;  // = numHeads without grouped-query attention
     int64_t headDim = 0;
     int64_t intermediateSize = 0;
     int64_t maxPositions = 0;
-    int64_t numLabels = 0;     // sequence classification only
+    int64_t numLabels = 0;  // sequence classification only
     bool tiedEmbeddings = false;
-    int64_t slidingWindow = 0; // largest attention window of any layer; 0 = full causal attention everywhere
+    int64_t slidingWindow = 0;  // largest attention window of any layer; 0 = full causal attention everywhere
     double attentionDropout = 0.0;
     double hiddenDropout = 0.0;     // GPT-2 resid_pdrop, BERT hidden_dropout_prob; 0 for llama-family
     double embeddingDropout = 0.0;  // GPT-2 embd_pdrop

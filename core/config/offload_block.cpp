@@ -29,8 +29,8 @@ void rejectUnknown(IssueList& issues, const json& o, const std::string& path, co
         bool ok = false;
         for (const auto& k : known) ok = ok || k == it.key();
         if (!ok)
-            issues.error(joinKey(path, it.key()), "unknown key (DeepSpeed rejects it; expected one of " + joinNames(known) +
-                                                      ")" + didYouMean(it.key(), known));
+            issues.error(joinKey(path, it.key()), "unknown key (DeepSpeed rejects it; expected one of " +
+                                                      joinNames(known) + ")" + didYouMean(it.key(), known));
     }
 }
 
@@ -39,8 +39,9 @@ void readNvmePath(IssueList& issues, const json& o, const std::string& path, Off
     if (const json* f = findField(o, "nvme_path"); f && !f->is_null())
         if (auto s = readString(issues, *f, joinKey(path, "nvme_path"))) out = resolvePath(*s, baseDir);
     if (device == OffloadDevice::Nvme && out.empty())
-        issues.error(joinKey(path, "nvme_path"), "\"nvme_path\" cannot be empty when device is \"nvme\": expected "
-                                                 "the folder (on a local SSD) for the swap files");
+        issues.error(joinKey(path, "nvme_path"),
+                     "\"nvme_path\" cannot be empty when device is \"nvme\": expected "
+                     "the folder (on a local SSD) for the swap files");
 }
 
 void parseOffloadOptimizer(const json& v, const std::string& path, int stage, const std::filesystem::path& baseDir,
@@ -56,8 +57,9 @@ void parseOffloadOptimizer(const json& v, const std::string& path, int stage, co
         if (auto n = readInt(issues, *f, joinKey(path, "buffer_count"), 0, 1 << 20, "an integer >= 0"))
             out.bufferCount = *n;
     if (out.device == OffloadDevice::Nvme && out.bufferCount < 1)
-        issues.error(joinKey(path, "buffer_count"), "0 host buffers cannot swap anything: expected >= 1 (each holds one "
-                                                    "sub-group's fp32 master and Adam moments)");
+        issues.error(joinKey(path, "buffer_count"),
+                     "0 host buffers cannot swap anything: expected >= 1 (each holds one "
+                     "sub-group's fp32 master and Adam moments)");
     if (auto f = findField(v, "pin_memory", true))
         if (auto b = readBool(issues, *f, joinKey(path, "pin_memory"))) out.pinMemory = *b;
     if (auto f = findField(v, "pipeline_read", true))
@@ -65,32 +67,37 @@ void parseOffloadOptimizer(const json& v, const std::string& path, int stage, co
     if (auto f = findField(v, "pipeline_write", true))
         if (auto b = readBool(issues, *f, joinKey(path, "pipeline_write"))) out.pipelineWrite = *b;
     if (findField(v, "pipeline"))
-        issues.warning(joinKey(path, "pipeline"), "not a DeepSpeed input (it derives it from pipeline_read and "
-                                                  "pipeline_write); ignored");
+        issues.warning(joinKey(path, "pipeline"),
+                       "not a DeepSpeed input (it derives it from pipeline_read and "
+                       "pipeline_write); ignored");
     if (auto f = findField(v, "fast_init", true))
         if (auto b = readBool(issues, *f, joinKey(path, "fast_init")); b && *b)
-            issues.warning(joinKey(path, "fast_init"), "no effect: Finetune Studio always initializes the swap files "
-                                                       "in one pass, as fast_init does");
+            issues.warning(joinKey(path, "fast_init"),
+                           "no effect: Finetune Studio always initializes the swap files "
+                           "in one pass, as fast_init does");
     if (auto f = findField(v, "ratio", true))
-        if (auto r = readNumber(issues, *f, joinKey(path, "ratio"), 0.0, 1.0, "a fraction from 0 to 1"))
-            out.ratio = *r;
+        if (auto r = readNumber(issues, *f, joinKey(path, "ratio"), 0.0, 1.0, "a fraction from 0 to 1")) out.ratio = *r;
     if (out.ratio < 1.0) {
         if (stage != 3)
             issues.error(joinKey(path, "ratio"), "Partial offloading only supported for ZeRO Stage 3 (stage is " +
                                                      std::to_string(stage) + "); expected 1.0");
         else
-            issues.warning(joinKey(path, "ratio"), "partial offload is not implemented: the whole optimizer state of "
-                                                   "the partition is offloaded (ratio 1.0)");
+            issues.warning(joinKey(path, "ratio"),
+                           "partial offload is not implemented: the whole optimizer state of "
+                           "the partition is offloaded (ratio 1.0)");
     }
     if (auto f = findField(v, "super_offload", true))
         if (auto b = readBool(issues, *f, joinKey(path, "super_offload")); b && *b)
-            issues.warning(joinKey(path, "super_offload"), "not implemented (Superchip offload): ordinary offload runs");
+            issues.warning(joinKey(path, "super_offload"),
+                           "not implemented (Superchip offload): ordinary offload runs");
     if (findField(v, "cpuadam_cores_perc"))
-        issues.warning(joinKey(path, "cpuadam_cores_perc"), "only used with super_offload; CPU-Adam runs on the "
-                                                            "training process's threads (OMP_NUM_THREADS)");
+        issues.warning(joinKey(path, "cpuadam_cores_perc"),
+                       "only used with super_offload; CPU-Adam runs on the "
+                       "training process's threads (OMP_NUM_THREADS)");
     if (out.enabled() && stage == 0)
-        issues.error(joinKey(path, "device"), "optimizer offload needs ZeRO stage 1, 2 or 3 (zero_optimization.stage is "
-                                              "0): the optimizer state is partitioned first, then offloaded");
+        issues.error(joinKey(path, "device"),
+                     "optimizer offload needs ZeRO stage 1, 2 or 3 (zero_optimization.stage is "
+                     "0): the optimizer state is partitioned first, then offloaded");
 }
 
 void parseOffloadParam(const json& v, const std::string& path, int stage, const std::filesystem::path& baseDir,
@@ -115,14 +122,18 @@ void parseOffloadParam(const json& v, const std::string& path, int stage, const 
     if (out.device == OffloadDevice::Cpu)
         for (const char* k : {"buffer_count", "buffer_size", "max_in_cpu"})
             if (const json* f = findField(v, k, true); f && !f->is_null())
-                issues.warning(joinKey(path, k), "no effect with device \"cpu\": the parameter shards rest in host memory "
-                                                 "whole; the buffers and max_in_cpu apply to \"nvme\"");
+                issues.warning(joinKey(path, k),
+                               "no effect with device \"cpu\": the parameter shards rest in host memory "
+                               "whole; the buffers and max_in_cpu apply to \"nvme\"");
     if (stage != 3)
-        issues.error(joinKey(path, "device"), "parameter offload is valid only with ZeRO stage 3 (zero_optimization.stage "
-                                              "is " + std::to_string(stage) + "); use offload_optimizer at stages 1-2");
+        issues.error(joinKey(path, "device"),
+                     "parameter offload is valid only with ZeRO stage 3 (zero_optimization.stage "
+                     "is " +
+                         std::to_string(stage) + "); use offload_optimizer at stages 1-2");
     else if (out.device == OffloadDevice::Nvme && out.bufferCount < 1)
-        issues.error(joinKey(path, "buffer_count"), "expected at least 1 with device \"nvme\" (the buffers that read "
-                                                    "parameters ahead)");
+        issues.error(joinKey(path, "buffer_count"),
+                     "expected at least 1 with device \"nvme\" (the buffers that read "
+                     "parameters ahead)");
 }
 
 }  // namespace
@@ -135,25 +146,30 @@ void parseZeroOffload(const json& zero, const std::string& path, int stage, cons
             out.subGroupSize = *n;
     const json* opt = findField(zero, "offload_optimizer");
     const json* par = findField(zero, "offload_param");
-    if (opt) parseOffloadOptimizer(*opt, joinKey(path, "offload_optimizer"), stage, baseDir, issues, out.offloadOptimizer);
+    if (opt)
+        parseOffloadOptimizer(*opt, joinKey(path, "offload_optimizer"), stage, baseDir, issues, out.offloadOptimizer);
     if (par) parseOffloadParam(*par, joinKey(path, "offload_param"), stage, baseDir, issues, out.offloadParam);
     // Deprecated booleans (DeepSpeed maps them onto the new keys unless those are given).
     if (const json* f = findField(zero, "cpu_offload"); f && !f->is_null()) {
         if (auto b = readBool(issues, *f, joinKey(path, "cpu_offload"))) {
-            issues.warning(joinKey(path, "cpu_offload"), "deprecated; write \"offload_optimizer\": {\"device\": \"cpu\"}");
+            issues.warning(joinKey(path, "cpu_offload"),
+                           "deprecated; write \"offload_optimizer\": {\"device\": \"cpu\"}");
             if (*b && !opt) {
                 out.offloadOptimizer.device = OffloadDevice::Cpu;
-                if (stage == 0) issues.error(joinKey(path, "cpu_offload"), "optimizer offload needs ZeRO stage 1, 2 or 3");
+                if (stage == 0)
+                    issues.error(joinKey(path, "cpu_offload"), "optimizer offload needs ZeRO stage 1, 2 or 3");
             }
         }
     }
     if (const json* f = findField(zero, "cpu_offload_param"); f && !f->is_null()) {
         if (auto b = readBool(issues, *f, joinKey(path, "cpu_offload_param"))) {
-            issues.warning(joinKey(path, "cpu_offload_param"), "deprecated; write \"offload_param\": {\"device\": \"cpu\"}");
+            issues.warning(joinKey(path, "cpu_offload_param"),
+                           "deprecated; write \"offload_param\": {\"device\": \"cpu\"}");
             if (*b && !par) {
                 out.offloadParam.device = OffloadDevice::Cpu;
                 if (stage != 3)
-                    issues.error(joinKey(path, "cpu_offload_param"), "parameter offload is valid only with ZeRO stage 3");
+                    issues.error(joinKey(path, "cpu_offload_param"),
+                                 "parameter offload is valid only with ZeRO stage 3");
             }
         }
     }
@@ -208,8 +224,9 @@ void warnUnusedZeroKeys(const json& zero, const std::string& path, IssueList& is
         std::string why = "accepted but not used by Finetune Studio";
         if (key.find("16bit_weights_on_model_save") != std::string::npos ||
             key.find("fp16_weights_on_model_save") != std::string::npos)
-            why += ": the export (training.output_dir/final, fts export) always consolidates the stage-3 shards into "
-                   "whole weights";
+            why +=
+                ": the export (training.output_dir/final, fts export) always consolidates the stage-3 shards into "
+                "whole weights";
         else if (!def.is_null())
             why += " (this engine behaves as DeepSpeed's default " + def.dump() + ")";
         issues.warning(joinKey(path, key), why);
@@ -225,8 +242,10 @@ void parseAio(const json& block, IssueList& issues, AioConfig& out) {
     if (auto f = findField(o, "block_size", true))
         if (auto n = readInt(issues, *f, joinKey(path, "block_size"), 1, int64_t(1) << 30, "a number of bytes > 0")) {
             if (*n % 4096 != 0)
-                issues.error(joinKey(path, "block_size"), "O_DIRECT I/O needs whole 4096-byte blocks: expected a multiple "
-                                                          "of 4096, got " + std::to_string(*n));
+                issues.error(joinKey(path, "block_size"),
+                             "O_DIRECT I/O needs whole 4096-byte blocks: expected a multiple "
+                             "of 4096, got " +
+                                 std::to_string(*n));
             else
                 out.blockSize = *n;
         }
@@ -235,17 +254,20 @@ void parseAio(const json& block, IssueList& issues, AioConfig& out) {
             out.queueDepth = *n;
     for (const char* k : {"intra_op_parallelism", "thread_count"})
         if (auto f = findField(o, k, true))
-            if (auto n = readInt(issues, *f, joinKey(path, k), 1, 64, "an integer from 1 to 64")) out.intraOpParallelism = *n;
+            if (auto n = readInt(issues, *f, joinKey(path, k), 1, 64, "an integer from 1 to 64"))
+                out.intraOpParallelism = *n;
     if (findField(o, "thread_count"))
-        issues.warning(joinKey(path, "thread_count"), "older name of intra_op_parallelism (DeepSpeed 0.19.8 reads only "
-                                                      "intra_op_parallelism); used as the number of I/O threads");
+        issues.warning(joinKey(path, "thread_count"),
+                       "older name of intra_op_parallelism (DeepSpeed 0.19.8 reads only "
+                       "intra_op_parallelism); used as the number of I/O threads");
     if (auto f = findField(o, "single_submit", true))
         if (auto b = readBool(issues, *f, joinKey(path, "single_submit"))) out.singleSubmit = *b;
     if (auto f = findField(o, "overlap_events", true))
         if (auto b = readBool(issues, *f, joinKey(path, "overlap_events"))) out.overlapEvents = *b;
     if (auto f = findField(o, "use_gds", true))
         if (auto b = readBool(issues, *f, joinKey(path, "use_gds")); b && *b)
-            issues.warning(joinKey(path, "use_gds"), "GPUDirect Storage is not implemented: swaps go through host memory");
+            issues.warning(joinKey(path, "use_gds"),
+                           "GPUDirect Storage is not implemented: swaps go through host memory");
     warnUnknownKeys(issues, o, path,
                     {"block_size", "queue_depth", "intra_op_parallelism", "thread_count", "single_submit",
                      "overlap_events", "use_gds"},
@@ -253,22 +275,29 @@ void parseAio(const json& block, IssueList& issues, AioConfig& out) {
 }
 
 json offloadOptimizerToJson(const OffloadOptimizerConfig& o) {
-    json j = {{"device", offloadDeviceName(o.device)}, {"pin_memory", o.pinMemory}, {"buffer_count", o.bufferCount},
-              {"pipeline_read", o.pipelineRead}, {"pipeline_write", o.pipelineWrite}, {"ratio", o.ratio}};
+    json j = {{"device", offloadDeviceName(o.device)}, {"pin_memory", o.pinMemory},
+              {"buffer_count", o.bufferCount},         {"pipeline_read", o.pipelineRead},
+              {"pipeline_write", o.pipelineWrite},     {"ratio", o.ratio}};
     if (!o.nvmePath.empty()) j["nvme_path"] = o.nvmePath.string();
     return j;
 }
 
 json offloadParamToJson(const OffloadParamConfig& o) {
-    json j = {{"device", offloadDeviceName(o.device)}, {"pin_memory", o.pinMemory}, {"buffer_count", o.bufferCount},
-              {"buffer_size", o.bufferSize}, {"max_in_cpu", o.maxInCpu}};
+    json j = {{"device", offloadDeviceName(o.device)},
+              {"pin_memory", o.pinMemory},
+              {"buffer_count", o.bufferCount},
+              {"buffer_size", o.bufferSize},
+              {"max_in_cpu", o.maxInCpu}};
     if (!o.nvmePath.empty()) j["nvme_path"] = o.nvmePath.string();
     return j;
 }
 
 json aioToJson(const AioConfig& a) {
-    return {{"block_size", a.blockSize}, {"queue_depth", a.queueDepth}, {"intra_op_parallelism", a.intraOpParallelism},
-            {"single_submit", a.singleSubmit}, {"overlap_events", a.overlapEvents}};
+    return {{"block_size", a.blockSize},
+            {"queue_depth", a.queueDepth},
+            {"intra_op_parallelism", a.intraOpParallelism},
+            {"single_submit", a.singleSubmit},
+            {"overlap_events", a.overlapEvents}};
 }
 
 }  // namespace fts::config_detail

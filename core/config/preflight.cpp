@@ -23,13 +23,15 @@ void checkWeights(const fs::path& dir, std::vector<ConfigIssue>& out) {
     for (const char* other : {"pytorch_model.bin", "pytorch_model.bin.index.json", "tf_model.h5", "model.ckpt.index"})
         if (fs::exists(dir / other, ec)) {
             error(out, "model.path",
-                  dir.string() + ": has " + other + " but only safetensors weights are supported (model.safetensors or "
-                  "model.safetensors.index.json); convert the checkpoint to safetensors first");
+                  dir.string() + ": has " + other +
+                      " but only safetensors weights are supported (model.safetensors or "
+                      "model.safetensors.index.json); convert the checkpoint to safetensors first");
             return;
         }
     error(out, "model.path",
-          dir.string() + ": no model.safetensors or model.safetensors.index.json found (or set model.init to "
-                         "\"random\" to train from a fresh initialisation)");
+          dir.string() +
+              ": no model.safetensors or model.safetensors.index.json found (or set model.init to "
+              "\"random\" to train from a fresh initialisation)");
 }
 
 void checkModel(const ModelSection& m, std::vector<ConfigIssue>& out) {
@@ -50,14 +52,16 @@ void checkModel(const ModelSection& m, std::vector<ConfigIssue>& out) {
         checkWeights(m.path, out);
     if (!m.tokenizer.empty()) {
         if (fs::is_directory(m.tokenizer, ec))
-            error(out, "model.tokenizer", m.tokenizer.string() + ": is a directory; expected a tokenizer.json file (" +
-                                              (m.tokenizer / "tokenizer.json").string() + "?)");
+            error(out, "model.tokenizer",
+                  m.tokenizer.string() + ": is a directory; expected a tokenizer.json file (" +
+                      (m.tokenizer / "tokenizer.json").string() + "?)");
         else if (!fs::is_regular_file(m.tokenizer, ec))
             error(out, "model.tokenizer", notFoundMessage(m.tokenizer.string(), "expected the model's tokenizer.json"));
     }
     if (m.lora.enabled && !m.lora.initFrom.empty() && !fs::is_regular_file(m.lora.initFrom / "adapter_config.json", ec))
-        error(out, "model.lora.init_from",
-              notFoundMessage((m.lora.initFrom / "adapter_config.json").string(), "expected a PEFT LoRA adapter folder"));
+        error(
+            out, "model.lora.init_from",
+            notFoundMessage((m.lora.initFrom / "adapter_config.json").string(), "expected a PEFT LoRA adapter folder"));
 }
 
 void checkDataFile(const fs::path& file, const std::string& key, std::vector<ConfigIssue>& out) {
@@ -78,8 +82,8 @@ void checkOutputDir(const fs::path& dir, std::vector<ConfigIssue>& out) {
     fs::path at = fs::absolute(dir, ec);
     while (!at.empty() && !fs::exists(at, ec) && at.has_parent_path() && at.parent_path() != at) at = at.parent_path();
     if (!fs::is_directory(at, ec)) {
-        error(out, "training.output_dir", at.string() + ": not a directory; the output folder " + dir.string() +
-                                              " cannot be created there");
+        error(out, "training.output_dir",
+              at.string() + ": not a directory; the output folder " + dir.string() + " cannot be created there");
         return;
     }
     if (::access(at.c_str(), W_OK | X_OK) != 0)

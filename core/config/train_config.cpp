@@ -60,24 +60,32 @@ void parseLora(const json& v, const fs::path& baseDir, ModelSection& m, IssueLis
     if (!l.initFrom.empty()) {
         for (const char* key : {"r", "lora_alpha", "target_modules", "use_rslora"})
             if (findField(v, key))
-                issues.error(joinKey("model.lora", key), "given together with model.lora.init_from, whose "
-                                                         "adapter_config.json defines it; remove one of them");
+                issues.error(joinKey("model.lora", key),
+                             "given together with model.lora.init_from, whose "
+                             "adapter_config.json defines it; remove one of them");
         std::error_code ec;
         if (!fs::is_regular_file(l.initFrom / "adapter_config.json", ec))
-            issues.error("model.lora.init_from", l.initFrom.string() + " has no adapter_config.json; expected a PEFT "
-                                                 "LoRA adapter folder (adapter_config.json + adapter_model.safetensors)");
+            issues.error("model.lora.init_from",
+                         l.initFrom.string() +
+                             " has no adapter_config.json; expected a PEFT "
+                             "LoRA adapter folder (adapter_config.json + adapter_model.safetensors)");
     }
     if (const json* f = findField(v, "r"))
         if (auto n = readInt(issues, *f, "model.lora.r", 1, kMaxInt, "a positive integer (the adapter rank)")) l.r = *n;
     if (const json* f = findField(v, "lora_alpha"))
-        if (auto n = readNumber(issues, *f, "model.lora.lora_alpha", 0.0, std::numeric_limits<double>::max(), "a number > 0")) {
-            if (*n > 0) l.alpha = *n;
-            else issues.error("model.lora.lora_alpha", "expected a number > 0, got " + describeValue(*f));
+        if (auto n = readNumber(issues, *f, "model.lora.lora_alpha", 0.0, std::numeric_limits<double>::max(),
+                                "a number > 0")) {
+            if (*n > 0)
+                l.alpha = *n;
+            else
+                issues.error("model.lora.lora_alpha", "expected a number > 0, got " + describeValue(*f));
         }
     if (const json* f = findField(v, "lora_dropout"))
         if (auto n = readNumber(issues, *f, "model.lora.lora_dropout", 0.0, 1.0, "a probability in [0, 1)")) {
-            if (*n < 1.0) l.dropout = *n;
-            else issues.error("model.lora.lora_dropout", "expected a probability in [0, 1), got " + describeValue(*f));
+            if (*n < 1.0)
+                l.dropout = *n;
+            else
+                issues.error("model.lora.lora_dropout", "expected a probability in [0, 1), got " + describeValue(*f));
         }
     if (const json* f = findField(v, "target_modules"); f && !f->is_null()) {
         if (f->is_string()) {
@@ -86,8 +94,8 @@ void parseLora(const json& v, const fs::path& baseDir, ModelSection& m, IssueLis
             try {
                 std::regex check(l.targetRegex, std::regex::ECMAScript);
             } catch (const std::regex_error& e) {
-                issues.error("model.lora.target_modules", "\"" + l.targetRegex + "\" is not a valid regular expression (" +
-                                                              e.what() + ")");
+                issues.error("model.lora.target_modules",
+                             "\"" + l.targetRegex + "\" is not a valid regular expression (" + e.what() + ")");
             }
         } else if (f->is_array() && !f->empty()) {
             for (size_t i = 0; i < f->size(); ++i) {
@@ -99,17 +107,20 @@ void parseLora(const json& v, const fs::path& baseDir, ModelSection& m, IssueLis
                                  "expected a module name (e.g. \"q_proj\"), got " + describeValue(n));
             }
         } else {
-            issues.error("model.lora.target_modules", "expected a non-empty list of module names (matched exactly or as "
-                                                      "the last dotted parts) or a regular expression string, got " +
-                                                          describeValue(*f));
+            issues.error("model.lora.target_modules",
+                         "expected a non-empty list of module names (matched exactly or as "
+                         "the last dotted parts) or a regular expression string, got " +
+                             describeValue(*f));
         }
     }
     if (const json* f = findField(v, "bias"))
         if (auto s = readString(issues, *f, "model.lora.bias")) {
             l.bias = *s;
             if (*s != "none")
-                issues.error("model.lora.bias", "only \"none\" is supported (PEFT's \"all\" and \"lora_only\" train "
-                                                "biases too; not available here), got " + describeValue(*f));
+                issues.error("model.lora.bias",
+                             "only \"none\" is supported (PEFT's \"all\" and \"lora_only\" train "
+                             "biases too; not available here), got " +
+                                 describeValue(*f));
         }
     if (const json* f = findField(v, "use_rslora"))
         if (auto b = readBool(issues, *f, "model.lora.use_rslora")) l.useRslora = *b;
@@ -117,9 +128,9 @@ void parseLora(const json& v, const fs::path& baseDir, ModelSection& m, IssueLis
         if (auto b = readBool(issues, *f, "model.lora.merge_on_export")) l.mergeOnExport = *b;
     if (m.init == "random")
         issues.error("model.lora", "LoRA adapts pretrained weights, but model.init is \"random\"; use \"pretrained\"");
-    warnUnknownKeys(issues, v, "model.lora",
-                    {"r", "lora_alpha", "lora_dropout", "target_modules", "bias", "use_rslora", "init_from",
-                     "merge_on_export"});
+    warnUnknownKeys(
+        issues, v, "model.lora",
+        {"r", "lora_alpha", "lora_dropout", "target_modules", "bias", "use_rslora", "init_from", "merge_on_export"});
 }
 
 void parseModel(const json& doc, const fs::path& baseDir, IssueList& issues, ModelSection& m) {
@@ -136,8 +147,8 @@ void parseModel(const json& doc, const fs::path& baseDir, IssueList& issues, Mod
             try {
                 m.path = resolveHfCachedModel(raw);
             } catch (const IoError& e) {  // neither a folder nor cached: say every place that was searched
-                issues.error("model.path", "\"" + raw + "\" is not a folder (" + m.path.string() + " does not exist) and " +
-                                               e.what());
+                issues.error("model.path", "\"" + raw + "\" is not a folder (" + m.path.string() +
+                                               " does not exist) and " + e.what());
             }
         }
     }
@@ -173,8 +184,8 @@ void parseData(const json& doc, const fs::path& baseDir, IssueList& issues, Data
                 issues.error("data.eval_fraction", "expected a number in [0, 1), got " + describeValue(*v));
         }
     if (const json* v = findField(*o, "max_length"))
-        if (auto n = readInt(issues, *v, "data.max_length", 2, kMaxInt,
-                             "an integer >= 2 (tokens per training sequence)"))
+        if (auto n =
+                readInt(issues, *v, "data.max_length", 2, kMaxInt, "an integer >= 2 (tokens per training sequence)"))
             d.maxLength = *n;
     auto oneOf = [&](const char* key, const std::vector<std::string>& allowed, std::string& out) {
         const json* v = findField(*o, key);
@@ -189,7 +200,8 @@ void parseData(const json& doc, const fs::path& baseDir, IssueList& issues, Data
         return true;
     };
     oneOf("format", {"lm", "auto", "text", "alpaca", "sharegpt", "messages", "classification"}, d.format);
-    oneOf("template", {"auto", "chatml", "qwen", "qwen3", "qwen2.5", "qwen2", "llama3", "mistral", "llama2", "alpaca", "none"},
+    oneOf("template",
+          {"auto", "chatml", "qwen", "qwen3", "qwen2.5", "qwen2", "llama3", "mistral", "llama2", "alpaca", "none"},
           d.chatTemplate);
     if (oneOf("on_bad_row", {"skip", "continue", "stop"}, d.onBadRow) && d.onBadRow == "continue") d.onBadRow = "skip";
     auto boolField = [&](const char* key, bool& out) {
@@ -202,13 +214,15 @@ void parseData(const json& doc, const fs::path& baseDir, IssueList& issues, Data
     if (const json* v = findField(*o, "seed"); v && !v->is_null()) {
         if (v->is_number_unsigned())
             d.seed = v->get<uint64_t>();
-        else if (auto n = readInt(issues, *v, "data.seed", 0, kMaxInt, "a non-negative integer (default: training.seed)"))
+        else if (auto n =
+                     readInt(issues, *v, "data.seed", 0, kMaxInt, "a non-negative integer (default: training.seed)"))
             d.seed = static_cast<uint64_t>(*n);
     }
     if (const json* v = findField(*o, "columns"); v && expectObject(issues, *v, "data.columns")) {
         const std::vector<std::string> known =
-            d.classification() ? std::vector<std::string>{"text", "text_pair", "label"}
-                               : std::vector<std::string>{"instruction", "input", "output", "system", "messages", "role", "content"};
+            d.classification()
+                ? std::vector<std::string>{"text", "text_pair", "label"}
+                : std::vector<std::string>{"instruction", "input", "output", "system", "messages", "role", "content"};
         for (const auto& [key, value] : v->items()) {
             const std::string path = "data.columns." + key;
             if (std::find(known.begin(), known.end(), key) == known.end()) {
@@ -234,16 +248,19 @@ void parseData(const json& doc, const fs::path& baseDir, IssueList& issues, Data
     if (d.format == "lm")
         for (const char* key : {"template", "train_on_prompt", "packing", "shuffle", "columns", "on_bad_row"})
             if (findField(*o, key))
-                issues.warning(joinKey("data", key), "applies to the instruction formats only; data.format is \"lm\" "
-                                                     "(documents concatenated into blocks), so it is ignored");
+                issues.warning(joinKey("data", key),
+                               "applies to the instruction formats only; data.format is \"lm\" "
+                               "(documents concatenated into blocks), so it is ignored");
     if (d.classification()) {
         for (const char* key : {"template", "train_on_prompt", "shuffle"})
             if (findField(*o, key))
-                issues.warning(joinKey("data", key), std::string("does not apply to data.format \"classification\" (") +
+                issues.warning(joinKey("data", key),
+                               std::string("does not apply to data.format \"classification\" (") +
                                    (std::string(key) == "shuffle" ? "rows are drawn in a seeded random order each epoch"
                                                                   : "rows are not rendered with a chat template") +
                                    "), so it is ignored");
-        if (d.packing) issues.error("data.packing", "a classification row is one sequence with one label; set \"packing\": false");
+        if (d.packing)
+            issues.error("data.packing", "a classification row is one sequence with one label; set \"packing\": false");
         if (findField(*o, "text_field") && d.columns.count("text"))
             issues.warning("data.text_field", "ignored: data.columns.text names the text column");
         // One file column cannot be two roles (the text cannot be its own label).
@@ -251,10 +268,11 @@ void parseData(const json& doc, const fs::path& baseDir, IssueList& issues, Data
         const std::string text = d.columns.count("text") ? d.columns.at("text") : d.textField;
         const std::string pair = d.columns.count("text_pair") ? d.columns.at("text_pair") : "text_pair";
         const std::string label = d.columns.count("label") ? d.columns.at("label") : "label";
-        for (const auto& [role, column] : {std::pair<std::string, std::string>{"text", text}, {"text_pair", pair}, {"label", label}})
+        for (const auto& [role, column] :
+             {std::pair<std::string, std::string>{"text", text}, {"text_pair", pair}, {"label", label}})
             if (auto [it, fresh] = roleOf.emplace(column, role); !fresh)
-                issues.error("data.columns." + role, "names the column '" + column + "', which is already data.columns." +
-                                                         it->second);
+                issues.error("data.columns." + role,
+                             "names the column '" + column + "', which is already data.columns." + it->second);
     }
     warnUnknownKeys(issues, *o, "data",
                     {"train", "eval", "text_field", "eval_fraction", "max_length", "format", "columns", "template",
@@ -288,8 +306,9 @@ void parseTraining(const json& doc, const fs::path& baseDir, IssueList& issues, 
         if (n) t.epochs = *n;
     }
     if (stepsOk && epochsOk && t.maxSteps == 0 && t.epochs <= 0.0)
-        issues.error("training.max_steps", "max_steps is 0 and epochs is 0: nothing to train; expected max_steps > 0 "
-                                           "or epochs > 0");
+        issues.error("training.max_steps",
+                     "max_steps is 0 and epochs is 0: nothing to train; expected max_steps > 0 "
+                     "or epochs > 0");
     intField("eval_interval", 0, "a non-negative integer (0 = only at the end)", t.evalInterval);
     intField("eval_batches", 0, "a non-negative integer (0 = the whole eval split)", t.evalBatches);
     intField("save_interval", 0, "a non-negative integer (0 = only at the end)", t.saveInterval);
@@ -310,14 +329,15 @@ void parseTraining(const json& doc, const fs::path& baseDir, IssueList& issues, 
             if (validDevice(*s))
                 t.device = *s;
             else
-                issues.error("training.device",
-                             "expected \"auto\", \"cpu\", \"cuda\" or \"cuda:N\" (N a device index), got " +
-                                 describeValue(*v));
+                issues.error(
+                    "training.device",
+                    "expected \"auto\", \"cpu\", \"cuda\" or \"cuda:N\" (N a device index), got " + describeValue(*v));
         }
     }
     parseTrainerArguments(*o, issues, t.trainer);
-    std::vector<std::string> known = {"max_steps", "epochs", "eval_interval", "eval_batches", "save_interval",
-                                      "log_interval", "output_dir", "seed", "run_name", "device", "keep_checkpoints"};
+    std::vector<std::string> known = {"max_steps",     "epochs",       "eval_interval",   "eval_batches",
+                                      "save_interval", "log_interval", "output_dir",      "seed",
+                                      "run_name",      "device",       "keep_checkpoints"};
     known.insert(known.end(), trainerArgumentKeys().begin(), trainerArgumentKeys().end());
     warnUnknownKeys(issues, *o, "training", known);
 }
@@ -340,8 +360,12 @@ struct DuplicateKeyFinder {
     }
     bool operator()(int /*depth*/, json::parse_event_t event, json& parsed) {
         switch (event) {
-            case json::parse_event_t::object_start: stack.push_back({true, {}, {}}); break;
-            case json::parse_event_t::array_start: stack.push_back({false, {}, {}}); break;
+            case json::parse_event_t::object_start:
+                stack.push_back({true, {}, {}});
+                break;
+            case json::parse_event_t::array_start:
+                stack.push_back({false, {}, {}});
+                break;
             case json::parse_event_t::object_end:
             case json::parse_event_t::array_end:
                 if (!stack.empty()) stack.pop_back();
@@ -361,7 +385,8 @@ struct DuplicateKeyFinder {
                 f.currentKey = key;
                 break;
             }
-            case json::parse_event_t::value: break;
+            case json::parse_event_t::value:
+                break;
         }
         return true;
     }
@@ -408,8 +433,10 @@ ConfigParseResult parseDocument(const json& doc, const fs::path& baseDir, int wo
     TrainConfig cfg;
     cfg.raw = doc;
     if (!doc.is_object()) {
-        issues.error("", "expected the config to be a JSON object with sections \"model\", \"data\", \"training\" "
-                         "and \"deepspeed\", got " + describeValue(doc));
+        issues.error("",
+                     "expected the config to be a JSON object with sections \"model\", \"data\", \"training\" "
+                     "and \"deepspeed\", got " +
+                         describeValue(doc));
         return finish(std::move(cfg), issues);
     }
     warnUnknownKeys(issues, doc, "", {"model", "data", "training", "deepspeed"});
@@ -436,8 +463,9 @@ ConfigParseResult parseDocument(const json& doc, const fs::path& baseDir, int wo
         cfg.deepspeed = parseDeepSpeedBlock(fill.block, worldSize, maxSteps, issues, baseDir);
         applyTrainerArguments(*ds, cfg.training.trainer, fill, maxSteps, issues, cfg.deepspeed);
     } else
-        issues.error("deepspeed", "missing; expected the DeepSpeed config object (at least "
-                                  "train_micro_batch_size_per_gpu or train_batch_size)");
+        issues.error("deepspeed",
+                     "missing; expected the DeepSpeed config object (at least "
+                     "train_micro_batch_size_per_gpu or train_batch_size)");
     return finish(std::move(cfg), issues);
 }
 
@@ -457,9 +485,12 @@ SchedulerConfig resolveScheduleForRun(SchedulerConfig s, int64_t totalSteps) {
 
 const char* offloadDeviceName(OffloadDevice d) {
     switch (d) {
-        case OffloadDevice::Cpu: return "cpu";
-        case OffloadDevice::Nvme: return "nvme";
-        case OffloadDevice::None: break;
+        case OffloadDevice::Cpu:
+            return "cpu";
+        case OffloadDevice::Nvme:
+            return "nvme";
+        case OffloadDevice::None:
+            break;
     }
     return "none";
 }
@@ -500,9 +531,10 @@ ConfigParseResult parseTrainConfigText(const std::string& text, const fs::path& 
         std::string detail = e.what();
         if (auto pos = detail.find(": "); pos != std::string::npos) detail = detail.substr(pos + 2);
         ConfigParseResult r;
-        r.issues.push_back({"", "JSON syntax error at line " + std::to_string(line) + ", column " +
-                                    std::to_string(column) + ": " + detail,
-                            true});
+        r.issues.push_back(
+            {"",
+             "JSON syntax error at line " + std::to_string(line) + ", column " + std::to_string(column) + ": " + detail,
+             true});
         return r;
     }
     return parseDocument(doc, baseDir, worldSize, issues);
@@ -546,8 +578,10 @@ nlohmann::json configToResolvedJson(const TrainConfig& c) {
             lora["r"] = l.r;
             lora["lora_alpha"] = l.alpha;
             lora["use_rslora"] = l.useRslora;
-            if (l.targetIsRegex) lora["target_modules"] = l.targetRegex;
-            else if (!l.targetModules.empty()) lora["target_modules"] = l.targetModules;
+            if (l.targetIsRegex)
+                lora["target_modules"] = l.targetRegex;
+            else if (!l.targetModules.empty())
+                lora["target_modules"] = l.targetModules;
         } else {
             lora["init_from"] = l.initFrom.generic_string();
         }
@@ -574,11 +608,15 @@ nlohmann::json configToResolvedJson(const TrainConfig& c) {
     if (d.seed) data["seed"] = *d.seed;
     if (!d.eval.empty()) data["eval"] = d.eval.generic_string();
     const TrainingSection& t = c.training;
-    json training = {{"max_steps", t.maxSteps},         {"epochs", t.epochs},
-                     {"eval_interval", t.evalInterval}, {"eval_batches", t.evalBatches},
-                     {"save_interval", t.saveInterval}, {"log_interval", t.logInterval},
+    json training = {{"max_steps", t.maxSteps},
+                     {"epochs", t.epochs},
+                     {"eval_interval", t.evalInterval},
+                     {"eval_batches", t.evalBatches},
+                     {"save_interval", t.saveInterval},
+                     {"log_interval", t.logInterval},
                      {"output_dir", t.outputDir.generic_string()},
-                     {"seed", t.seed},                  {"device", t.device},
+                     {"seed", t.seed},
+                     {"device", t.device},
                      {"keep_checkpoints", t.keepCheckpoints}};
     if (!t.runName.empty()) training["run_name"] = t.runName;
     trainerArgumentsToJson(t.trainer, training);

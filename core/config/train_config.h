@@ -24,35 +24,38 @@ struct ConfigIssue {
 // DeepSpeed's fp16 block (dynamic loss scaling when loss_scale == 0).
 struct Fp16Config {
     bool enabled = false;
-    double lossScale = 0.0;          // 0 = dynamic
-    int initialScalePower = 16;      // initial dynamic scale 2^power
-    int lossScaleWindow = 1000;      // steps without overflow before the scale doubles
-    int hysteresis = 2;              // overflows tolerated before the scale shrinks
+    double lossScale = 0.0;      // 0 = dynamic
+    int initialScalePower = 16;  // initial dynamic scale 2^power
+    int lossScaleWindow = 1000;  // steps without overflow before the scale doubles
+    int hysteresis = 2;          // overflows tolerated before the scale shrinks
     bool consecutiveHysteresis = false;
     double minLossScale = 1.0;
 };
 
 struct OptimizerConfig {
-    std::string type = "AdamW";      // "Adam" or "AdamW" (DeepSpeed names, case-insensitive on input)
+    std::string type = "AdamW";  // "Adam" or "AdamW" (DeepSpeed names, case-insensitive on input)
     double lr = 1e-3;
     double beta1 = 0.9, beta2 = 0.999;
     double eps = 1e-8;
     double weightDecay = 0.0;
-    bool adamWMode = true;           // DeepSpeed: Adam with adam_w_mode=true is AdamW (decoupled decay)
+    bool adamWMode = true;  // DeepSpeed: Adam with adam_w_mode=true is AdamW (decoupled decay)
 };
 
 // DeepSpeed's schedulers (the deepspeed.scheduler block), and the Hugging Face Trainer's (training.lr_scheduler_type,
 // used when the deepspeed block has no scheduler: transformers' get_scheduler names in the comments).
 enum class SchedulerType {
-    None, WarmupLR, WarmupDecayLR, WarmupCosineLR,
-    HfLinear,               // "linear"
-    HfCosine,               // "cosine"
-    HfCosineWithRestarts,   // "cosine_with_restarts"
-    HfPolynomial,           // "polynomial"
-    HfConstant,             // "constant"
-    HfConstantWithWarmup,   // "constant_with_warmup"
-    HfInverseSqrt,          // "inverse_sqrt"
-    HfCosineWithMinLr,      // "cosine_with_min_lr"
+    None,
+    WarmupLR,
+    WarmupDecayLR,
+    WarmupCosineLR,
+    HfLinear,              // "linear"
+    HfCosine,              // "cosine"
+    HfCosineWithRestarts,  // "cosine_with_restarts"
+    HfPolynomial,          // "polynomial"
+    HfConstant,            // "constant"
+    HfConstantWithWarmup,  // "constant_with_warmup"
+    HfInverseSqrt,         // "inverse_sqrt"
+    HfCosineWithMinLr,     // "cosine_with_min_lr"
 };
 bool isTrainerScheduler(SchedulerType t);  // one of the Hf* types
 
@@ -76,7 +79,7 @@ struct SchedulerConfig {
     double numCycles = 0.5;
     double lrEnd = 1e-7;
     double power = 1.0;
-    double minLr = -1.0;      // < 0: use minLrRate
+    double minLr = -1.0;  // < 0: use minLrRate
     double minLrRate = 0.0;
     int64_t timescale = 0;
 };
@@ -126,56 +129,56 @@ struct AioConfig {
 
 // DeepSpeed's zero_optimization keys the engine honours (stages 0-3; sizes in elements, DeepSpeed's defaults).
 struct ZeroConfig {
-    int64_t reduceBucketSize = 500000000;     // reduce_bucket_size
-    int64_t allgatherBucketSize = 500000000;  // allgather_bucket_size
-    bool overlapComm = false;                 // overlap_comm (DeepSpeed: true only for stage 3 by default)
-    bool contiguousGradients = true;          // contiguous_gradients
-    bool reduceScatter = true;                // reduce_scatter (false: all-reduce each bucket)
-    int64_t prefetchBucketSize = 50000000;    // stage3_prefetch_bucket_size: parameters gathered ahead of use
+    int64_t reduceBucketSize = 500000000;        // reduce_bucket_size
+    int64_t allgatherBucketSize = 500000000;     // allgather_bucket_size
+    bool overlapComm = false;                    // overlap_comm (DeepSpeed: true only for stage 3 by default)
+    bool contiguousGradients = true;             // contiguous_gradients
+    bool reduceScatter = true;                   // reduce_scatter (false: all-reduce each bucket)
+    int64_t prefetchBucketSize = 50000000;       // stage3_prefetch_bucket_size: parameters gathered ahead of use
     int64_t paramPersistenceThreshold = 100000;  // stage3_param_persistence_threshold: smaller stay whole
-    int64_t maxLiveParameters = 1000000000;   // stage3_max_live_parameters: bound on gathered parameters
-    int64_t subGroupSize = 1000000000;        // sub_group_size: elements per optimizer step piece (offload, swap)
-    OffloadOptimizerConfig offloadOptimizer;  // offload_optimizer
-    OffloadParamConfig offloadParam;          // offload_param
+    int64_t maxLiveParameters = 1000000000;      // stage3_max_live_parameters: bound on gathered parameters
+    int64_t subGroupSize = 1000000000;           // sub_group_size: elements per optimizer step piece (offload, swap)
+    OffloadOptimizerConfig offloadOptimizer;     // offload_optimizer
+    OffloadParamConfig offloadParam;             // offload_param
 };
 
 struct DeepSpeedConfig {
-    int64_t trainBatchSize = 0;           // resolved: micro * accumulation * world size
-    int64_t microBatchPerGpu = 0;         // resolved
-    int64_t gradientAccumulationSteps = 0;// resolved
-    double gradientClipping = 1.0;        // 0 = off; 1.0 is DeepSpeed 0.19.8's default
+    int64_t trainBatchSize = 0;             // resolved: micro * accumulation * world size
+    int64_t microBatchPerGpu = 0;           // resolved
+    int64_t gradientAccumulationSteps = 0;  // resolved
+    double gradientClipping = 1.0;          // 0 = off; 1.0 is DeepSpeed 0.19.8's default
     Fp16Config fp16;
     bool bf16 = false;
-    bool bf16Auto = false;                // training.bf16 "auto": bf16 is decided at run start, where the device
-                                          // supports it (CUDA, compute capability >= 8.0), else fp32
+    bool bf16Auto = false;  // training.bf16 "auto": bf16 is decided at run start, where the device
+                            // supports it (CUDA, compute capability >= 8.0), else fp32
     OptimizerConfig optimizer;
     SchedulerConfig scheduler;
     int zeroStage = 0;
     ZeroConfig zero;
-    AioConfig aio;                        // "aio": the NVMe swapper's I/O
-    int steps_per_print = 10;             // 0 = never (null in the file)
-    int worldSize = 1;                    // the data-parallel world size the batch triple was resolved for
+    AioConfig aio;             // "aio": the NVMe swapper's I/O
+    int steps_per_print = 10;  // 0 = never (null in the file)
+    int worldSize = 1;         // the data-parallel world size the batch triple was resolved for
 };
 
 // model.lora: LoRA adapters with PEFT's LoraConfig semantics (docs/config.md, docs/models.md).
 struct LoraSection {
-    bool enabled = false;                    // the section is present (and not null)
+    bool enabled = false;  // the section is present (and not null)
     int64_t r = 8;
     double alpha = 8.0;                      // lora_alpha
     double dropout = 0.0;                    // lora_dropout: on the input of A only
     std::vector<std::string> targetModules;  // exact names or ".name" suffixes; empty and no regex: PEFT's default
     std::string targetRegex;                 // target_modules given as a string: full-match regex, or "all-linear"
     bool targetIsRegex = false;
-    std::string bias = "none";               // only "none"
-    bool useRslora = false;                  // scaling alpha / sqrt(r)
-    std::filesystem::path initFrom;          // a PEFT adapter folder to start from (its r/alpha/targets apply)
-    bool mergeOnExport = true;               // the final export is the merged model (+ the adapter in adapter/)
+    std::string bias = "none";       // only "none"
+    bool useRslora = false;          // scaling alpha / sqrt(r)
+    std::filesystem::path initFrom;  // a PEFT adapter folder to start from (its r/alpha/targets apply)
+    bool mergeOnExport = true;       // the final export is the merged model (+ the adapter in adapter/)
 };
 
 struct ModelSection {
-    std::filesystem::path path;      // HF model folder (config.json + weights, or config.json only with init=random)
-    std::string init = "pretrained"; // "pretrained" (load weights) or "random" (seeded init from config.json)
-    std::filesystem::path tokenizer; // tokenizer.json; default: <path>/tokenizer.json
+    std::filesystem::path path;       // HF model folder (config.json + weights, or config.json only with init=random)
+    std::string init = "pretrained";  // "pretrained" (load weights) or "random" (seeded init from config.json)
+    std::filesystem::path tokenizer;  // tokenizer.json; default: <path>/tokenizer.json
     bool activationCheckpointing = false;  // model.activation_checkpointing: recompute each block in backward
     LoraSection lora;
 };
@@ -185,7 +188,7 @@ struct DataSection {
     std::filesystem::path eval;      // optional; when empty, eval_fraction of train is held out
     std::string textField = "text";  // JSONL field holding the text
     double evalFraction = 0.05;
-    int64_t maxLength = 128;         // tokens per training sequence
+    int64_t maxLength = 128;  // tokens per training sequence
     // "lm": plain-text pre-training blocks (documents concatenated and cut, as HF run_clm); the others
     // select the instruction pipeline (docs/data.md): "auto", "text", "alpaca", "sharegpt", "messages";
     // "classification": text / text_pair / label rows for a sequence-classification model.
@@ -193,12 +196,12 @@ struct DataSection {
     // field renames: instruction input output system messages role content; classification: text text_pair label
     std::map<std::string, std::string> columns;
     std::string chatTemplate = "auto";  // key "template": auto chatml qwen llama3 mistral llama2 alpaca none
-    bool trainOnPrompt = false;      // false: labels -100 on everything but the responses
-    bool packing = false;            // several samples per sequence, attention kept within each sample
-    bool shuffle = true;             // seeded shuffle of the training samples before packing / batching
-    std::optional<uint64_t> seed;    // split and shuffle; default training.seed
-    std::string onBadRow = "skip";   // "skip" (report and go on) or "stop"
-    std::filesystem::path cacheDir;  // token cache; default $XDG_CACHE_HOME/finetune-studio/token_cache
+    bool trainOnPrompt = false;         // false: labels -100 on everything but the responses
+    bool packing = false;               // several samples per sequence, attention kept within each sample
+    bool shuffle = true;                // seeded shuffle of the training samples before packing / batching
+    std::optional<uint64_t> seed;       // split and shuffle; default training.seed
+    std::string onBadRow = "skip";      // "skip" (report and go on) or "stop"
+    std::filesystem::path cacheDir;     // token cache; default $XDG_CACHE_HOME/finetune-studio/token_cache
 
     bool classification() const { return format == "classification"; }
     bool instructionFormat() const { return format != "lm" && !classification(); }
@@ -208,34 +211,34 @@ struct DataSection {
 // fill the deepspeed block's "auto" values as transformers' HfTrainerDeepSpeedConfig does, and set the optimizer and
 // scheduler when the block has none. Unset: not written in the file (the Trainer's defaults fill "auto").
 struct TrainerArguments {
-    std::optional<int64_t> perDeviceTrainBatchSize;   // per_device_train_batch_size (Trainer default 8)
-    std::optional<int64_t> gradientAccumulationSteps; // gradient_accumulation_steps (1)
-    std::optional<double> learningRate;               // learning_rate (5e-5)
-    std::optional<double> weightDecay;                // weight_decay (0)
-    std::optional<double> adamBeta1, adamBeta2;       // adam_beta1, adam_beta2 (0.9, 0.999)
-    std::optional<double> adamEpsilon;                // adam_epsilon (1e-8)
-    std::optional<double> maxGradNorm;                // max_grad_norm (1.0)
-    std::optional<double> warmupSteps;                // warmup_steps: >= 1 steps, or a fraction < 1 of the total
-    std::optional<double> warmupRatio;                // warmup_ratio (older name of the fraction)
-    std::optional<std::string> lrSchedulerType;       // lr_scheduler_type ("linear" in the Trainer)
+    std::optional<int64_t> perDeviceTrainBatchSize;    // per_device_train_batch_size (Trainer default 8)
+    std::optional<int64_t> gradientAccumulationSteps;  // gradient_accumulation_steps (1)
+    std::optional<double> learningRate;                // learning_rate (5e-5)
+    std::optional<double> weightDecay;                 // weight_decay (0)
+    std::optional<double> adamBeta1, adamBeta2;        // adam_beta1, adam_beta2 (0.9, 0.999)
+    std::optional<double> adamEpsilon;                 // adam_epsilon (1e-8)
+    std::optional<double> maxGradNorm;                 // max_grad_norm (1.0)
+    std::optional<double> warmupSteps;                 // warmup_steps: >= 1 steps, or a fraction < 1 of the total
+    std::optional<double> warmupRatio;                 // warmup_ratio (older name of the fraction)
+    std::optional<std::string> lrSchedulerType;        // lr_scheduler_type ("linear" in the Trainer)
     nlohmann::json lrSchedulerKwargs = nlohmann::json::object();  // lr_scheduler_kwargs
-    std::optional<std::string> bf16;                  // bf16: "true", "false" or "auto"
-    std::optional<bool> fp16;                         // fp16
+    std::optional<std::string> bf16;                              // bf16: "true", "false" or "auto"
+    std::optional<bool> fp16;                                     // fp16
 };
 
 struct TrainingSection {
-    int64_t maxSteps = 0;            // optimizer steps; 0 = use epochs
+    int64_t maxSteps = 0;  // optimizer steps; 0 = use epochs
     double epochs = 1.0;
-    int64_t evalInterval = 0;        // 0 = only at the end
-    int64_t evalBatches = 0;         // 0 = whole eval split
-    int64_t saveInterval = 0;        // 0 = only at the end
+    int64_t evalInterval = 0;  // 0 = only at the end
+    int64_t evalBatches = 0;   // 0 = whole eval split
+    int64_t saveInterval = 0;  // 0 = only at the end
     int64_t logInterval = 1;
-    std::filesystem::path outputDir; // checkpoints/, export/ go here
+    std::filesystem::path outputDir;  // checkpoints/, export/ go here
     uint64_t seed = 42;
-    std::string runName;             // default: derived from the config file name
-    std::string device = "auto";     // "auto", "cpu", "cuda", "cuda:N"
-    int64_t keepCheckpoints = 2;     // most recent checkpoints kept (0 = all)
-    TrainerArguments trainer;        // the Trainer's names (per_device_train_batch_size, learning_rate, ...)
+    std::string runName;          // default: derived from the config file name
+    std::string device = "auto";  // "auto", "cpu", "cuda", "cuda:N"
+    int64_t keepCheckpoints = 2;  // most recent checkpoints kept (0 = all)
+    TrainerArguments trainer;     // the Trainer's names (per_device_train_batch_size, learning_rate, ...)
 };
 
 struct TrainConfig {
@@ -243,20 +246,19 @@ struct TrainConfig {
     ModelSection model;
     DataSection data;
     TrainingSection training;
-    nlohmann::json raw;              // the file as written (stored with the run)
+    nlohmann::json raw;  // the file as written (stored with the run)
     std::filesystem::path sourceFile;
 };
 
 struct ConfigParseResult {
-    std::optional<TrainConfig> config;   // set when there are no errors
-    std::vector<ConfigIssue> issues;     // errors and warnings, in key order
+    std::optional<TrainConfig> config;  // set when there are no errors
+    std::vector<ConfigIssue> issues;    // errors and warnings, in key order
     bool ok() const { return config.has_value(); }
-    std::string errorText() const;       // all errors, one per line: "key: message"
+    std::string errorText() const;  // all errors, one per line: "key: message"
 };
 
 // Parse and validate. Relative paths resolve against baseDir. worldSize feeds DeepSpeed's batch triple.
-ConfigParseResult parseTrainConfig(const nlohmann::json& doc, const std::filesystem::path& baseDir,
-                                   int worldSize = 1);
+ConfigParseResult parseTrainConfig(const nlohmann::json& doc, const std::filesystem::path& baseDir, int worldSize = 1);
 // Parse text (JSON syntax errors become one issue naming line and column).
 ConfigParseResult parseTrainConfigText(const std::string& text, const std::filesystem::path& baseDir,
                                        int worldSize = 1);

@@ -154,7 +154,8 @@ void parseSchedulerKwargs(const json& kwargs, const SchedulerName& spec, double 
         }
         if (it.key() == "num_cycles") {
             if (spec.type == SchedulerType::HfCosineWithRestarts) {
-                if (auto n = readInt(issues, *it, key, 1, kMaxInt, "a whole number of cycles >= 1")) s.numCycles = double(*n);
+                if (auto n = readInt(issues, *it, key, 1, kMaxInt, "a whole number of cycles >= 1"))
+                    s.numCycles = double(*n);
             } else if (auto n = readNumber(issues, *it, key, 0.0, kMaxD, "a number of waves > 0")) {
                 s.numCycles = *n;
             }
@@ -171,8 +172,10 @@ void parseSchedulerKwargs(const json& kwargs, const SchedulerName& spec, double 
         }
     }
     if (spec.type == SchedulerType::HfPolynomial && !(lr > s.lrEnd))
-        issues.error(joinKey(path, "lr_end"), "lr_end (" + std::to_string(s.lrEnd) + ") must be smaller than the "
-                                              "learning rate (" + std::to_string(lr) + ")");
+        issues.error(joinKey(path, "lr_end"), "lr_end (" + std::to_string(s.lrEnd) +
+                                                  ") must be smaller than the "
+                                                  "learning rate (" +
+                                                  std::to_string(lr) + ")");
     if (spec.type == SchedulerType::HfCosineWithMinLr) {
         if (minLr && minLrRate)
             issues.error(path, "give only one of min_lr and min_lr_rate");
@@ -188,16 +191,27 @@ void parseSchedulerKwargs(const json& kwargs, const SchedulerName& spec, double 
 }  // namespace
 
 const std::vector<std::string>& trainerArgumentKeys() {
-    static const std::vector<std::string> keys = {
-        "per_device_train_batch_size", "gradient_accumulation_steps", "learning_rate", "weight_decay", "adam_beta1",
-        "adam_beta2", "adam_epsilon", "max_grad_norm", "warmup_steps", "warmup_ratio", "lr_scheduler_type",
-        "lr_scheduler_kwargs", "bf16", "fp16"};
+    static const std::vector<std::string> keys = {"per_device_train_batch_size",
+                                                  "gradient_accumulation_steps",
+                                                  "learning_rate",
+                                                  "weight_decay",
+                                                  "adam_beta1",
+                                                  "adam_beta2",
+                                                  "adam_epsilon",
+                                                  "max_grad_norm",
+                                                  "warmup_steps",
+                                                  "warmup_ratio",
+                                                  "lr_scheduler_type",
+                                                  "lr_scheduler_kwargs",
+                                                  "bf16",
+                                                  "fp16"};
     return keys;
 }
 
 void parseTrainerArguments(const json& o, IssueList& issues, TrainerArguments& a) {
     auto positiveInt = [&](const char* k, std::optional<int64_t>& out) {
-        if (const json* v = findField(o, k)) out = readInt(issues, *v, trainingKey(k), 1, kMaxInt, "a positive integer");
+        if (const json* v = findField(o, k))
+            out = readInt(issues, *v, trainingKey(k), 1, kMaxInt, "a positive integer");
     };
     auto number = [&](const char* k, double lo, double hi, const char* what, std::optional<double>& out) {
         if (const json* v = findField(o, k)) out = readNumber(issues, *v, trainingKey(k), lo, hi, what);
@@ -213,8 +227,9 @@ void parseTrainerArguments(const json& o, IssueList& issues, TrainerArguments& a
     number("warmup_steps", 0.0, kMaxD, "a number of steps >= 1, or a fraction of the total steps below 1",
            a.warmupSteps);
     if (a.warmupSteps && *a.warmupSteps >= 1.0 && *a.warmupSteps != std::floor(*a.warmupSteps))
-        issues.error(trainingKey("warmup_steps"), "expected a whole number of steps (>= 1) or a fraction below 1, got " +
-                                                      describeValue(o.at("warmup_steps")));
+        issues.error(trainingKey("warmup_steps"),
+                     "expected a whole number of steps (>= 1) or a fraction below 1, got " +
+                         describeValue(o.at("warmup_steps")));
     number("warmup_ratio", 0.0, 1.0, "a fraction of the total steps in [0, 1]", a.warmupRatio);
     if (a.warmupRatio && a.warmupSteps && *a.warmupSteps > 0)
         issues.error(trainingKey("warmup_ratio"), "given together with training.warmup_steps; keep one of them");
@@ -224,9 +239,9 @@ void parseTrainerArguments(const json& o, IssueList& issues, TrainerArguments& a
             if (std::none_of(names.begin(), names.end(), [&](const SchedulerName& n) { return *s == n.name; })) {
                 std::vector<std::string> known;
                 for (const auto& n : names) known.push_back(n.name);
-                issues.error(trainingKey("lr_scheduler_type"),
-                             "\"" + *s + "\" is not supported" + didYouMean(*s, known) + "; expected one of " +
-                                 joinNames(known) + " (the Trainer's names)");
+                issues.error(trainingKey("lr_scheduler_type"), "\"" + *s + "\" is not supported" +
+                                                                   didYouMean(*s, known) + "; expected one of " +
+                                                                   joinNames(known) + " (the Trainer's names)");
             } else {
                 a.lrSchedulerType = *s;
             }
@@ -239,8 +254,10 @@ void parseTrainerArguments(const json& o, IssueList& issues, TrainerArguments& a
         else if (v->is_boolean())
             a.bf16 = v->get<bool>() ? "true" : "false";
         else
-            issues.error(trainingKey("bf16"), "expected true, false or \"auto\" (bf16 where the device supports it), "
-                                              "got " + describeValue(*v));
+            issues.error(trainingKey("bf16"),
+                         "expected true, false or \"auto\" (bf16 where the device supports it), "
+                         "got " +
+                             describeValue(*v));
     }
     if (const json* v = findField(o, "fp16")) a.fp16 = readBool(issues, *v, trainingKey("fp16"));
     if (a.fp16 && *a.fp16 && a.bf16 == std::optional<std::string>("true"))
@@ -267,7 +284,8 @@ TrainerFill fillTrainerAutos(const json& block, const TrainerArguments& a, int w
     // meaning "not given" while the block has an explicit train_batch_size or micro batch (DeepSpeed derives the
     // rest); with neither, the Trainer's default micro batch (8) applies.
     const bool batchNamed = a.perDeviceTrainBatchSize || a.gradientAccumulationSteps;
-    const auto tbGiven = explicitInt(b, "train_batch_size"), microGiven = explicitInt(b, "train_micro_batch_size_per_gpu");
+    const auto tbGiven = explicitInt(b, "train_batch_size"),
+               microGiven = explicitInt(b, "train_micro_batch_size_per_gpu");
     if (batchNamed || (!tbGiven && !microGiven)) {
         const int64_t micro = a.perDeviceTrainBatchSize.value_or(microGiven.value_or(kDefaultMicroBatch));
         const int64_t gas =
@@ -281,7 +299,8 @@ TrainerFill fillTrainerAutos(const json& block, const TrainerArguments& a, int w
                           : "");
     }
     auto named = [](const auto& opt, const char* k) { return opt ? trainingKey(k) : std::string(); };
-    f.fill("gradient_clipping", a.maxGradNorm.value_or(kDefaultMaxGradNorm), named(a.maxGradNorm, "max_grad_norm"), true);
+    f.fill("gradient_clipping", a.maxGradNorm.value_or(kDefaultMaxGradNorm), named(a.maxGradNorm, "max_grad_norm"),
+           true);
 
     // The learning rate warmup_max_lr "auto" takes: training.learning_rate, else the block's explicit optimizer lr
     // (the Trainer would call that a mismatch with its default), else the Trainer's default.
@@ -290,9 +309,11 @@ TrainerFill fillTrainerAutos(const json& block, const TrainerArguments& a, int w
         if (auto p = o->find("params"); p != o->end() && p->is_object())
             if (auto l = p->find("lr"); l != p->end() && l->is_number()) blockLr = l->get<double>();
     const double lr = a.learningRate.value_or(blockLr.value_or(kDefaultLr));
-    if (auto o = b.find("optimizer"); o != b.end() && o->is_object() && !o->contains("params")) (*o)["params"] = json::object();
+    if (auto o = b.find("optimizer"); o != b.end() && o->is_object() && !o->contains("params"))
+        (*o)["params"] = json::object();
     f.fill("optimizer.params.lr", lr, named(a.learningRate, "learning_rate"), true);
-    f.fill("optimizer.params.betas", json::array({a.adamBeta1.value_or(kDefaultBeta1), a.adamBeta2.value_or(kDefaultBeta2)}),
+    f.fill("optimizer.params.betas",
+           json::array({a.adamBeta1.value_or(kDefaultBeta1), a.adamBeta2.value_or(kDefaultBeta2)}),
            (a.adamBeta1 || a.adamBeta2) ? "[training.adam_beta1, training.adam_beta2]" : "", true);
     f.fill("optimizer.params.eps", a.adamEpsilon.value_or(kDefaultEps), named(a.adamEpsilon, "adam_epsilon"), true);
     f.fill("optimizer.params.weight_decay", a.weightDecay.value_or(0.0), named(a.weightDecay, "weight_decay"), true);
@@ -370,24 +391,28 @@ void applyTrainerArguments(const json& block, const TrainerArguments& a, const T
     const bool warmupNamed = (a.warmupSteps && *a.warmupSteps > 0) || (a.warmupRatio && *a.warmupRatio > 0);
     if (hasScheduler) {
         if (a.lrSchedulerType)
-            issues.warning(trainingKey("lr_scheduler_type"), "ignored: deepspeed.scheduler sets the schedule (the "
-                                                             "Trainer also lets DeepSpeed's scheduler win)");
+            issues.warning(trainingKey("lr_scheduler_type"),
+                           "ignored: deepspeed.scheduler sets the schedule (the "
+                           "Trainer also lets DeepSpeed's scheduler win)");
         if (!a.lrSchedulerKwargs.empty())
-            issues.warning(trainingKey("lr_scheduler_kwargs"), "ignored: deepspeed.scheduler sets the schedule; give "
-                                                               "its arguments in deepspeed.scheduler.params");
+            issues.warning(trainingKey("lr_scheduler_kwargs"),
+                           "ignored: deepspeed.scheduler sets the schedule; give "
+                           "its arguments in deepspeed.scheduler.params");
         // The warm-up reaches a DeepSpeed scheduler only through a warmup_num_steps key ("auto" or equal): without
         // one, DeepSpeed's default applies (as in the Trainer, which fills only keys present).
         const json* params = scheduler->is_object() ? findField(*scheduler, "params") : nullptr;
         const json* type = scheduler->is_object() ? findField(*scheduler, "type") : nullptr;
-        const bool hasWarmup = type && type->is_string() &&
-                               (*type == "WarmupLR" || *type == "WarmupDecayLR" || *type == "WarmupCosineLR");
+        const bool hasWarmup =
+            type && type->is_string() && (*type == "WarmupLR" || *type == "WarmupDecayLR" || *type == "WarmupCosineLR");
         if (warmupNamed && !hasWarmup)
-            issues.warning(a.warmupSteps && *a.warmupSteps > 0 ? trainingKey("warmup_steps") : trainingKey("warmup_ratio"),
-                           "ignored: deepspeed.scheduler is not a warm-up schedule (WarmupLR, WarmupDecayLR, WarmupCosineLR)");
+            issues.warning(
+                a.warmupSteps && *a.warmupSteps > 0 ? trainingKey("warmup_steps") : trainingKey("warmup_ratio"),
+                "ignored: deepspeed.scheduler is not a warm-up schedule (WarmupLR, WarmupDecayLR, WarmupCosineLR)");
         else if (warmupNamed && !(params && params->is_object() && params->contains("warmup_num_steps")))
-            issues.warning(a.warmupSteps && *a.warmupSteps > 0 ? trainingKey("warmup_steps") : trainingKey("warmup_ratio"),
-                           "ignored: deepspeed.scheduler.params has no warmup_num_steps, so DeepSpeed's default "
-                           "warm-up applies; set \"warmup_num_steps\": \"auto\" there to take this value");
+            issues.warning(
+                a.warmupSteps && *a.warmupSteps > 0 ? trainingKey("warmup_steps") : trainingKey("warmup_ratio"),
+                "ignored: deepspeed.scheduler.params has no warmup_num_steps, so DeepSpeed's default "
+                "warm-up applies; set \"warmup_num_steps\": \"auto\" there to take this value");
         return;
     }
     if (!a.lrSchedulerType && !warmupNamed) {
@@ -403,8 +428,10 @@ void applyTrainerArguments(const json& block, const TrainerArguments& a, const T
     s = SchedulerConfig();
     s.type = spec->type;
     s.totalNumSteps = maxSteps;  // 0: the run's total, known at run start
-    if (auto w = warmupStepsFor(a, maxSteps)) s.warmupNumSteps = *w;
-    else s.warmupRatio = *warmupFraction(a);
+    if (auto w = warmupStepsFor(a, maxSteps))
+        s.warmupNumSteps = *w;
+    else
+        s.warmupRatio = *warmupFraction(a);
     parseSchedulerKwargs(a.lrSchedulerKwargs, *spec, ds.optimizer.lr, issues, s);
 }
 

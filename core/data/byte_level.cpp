@@ -51,9 +51,7 @@ std::string_view byteLevelChar(uint8_t b) {
     return {t.utf8[b].data(), t.utf8Len[b]};
 }
 
-int byteLevelByte(char32_t cp) {
-    return cp < 512 ? tables().byteOf[cp] : -1;
-}
+int byteLevelByte(char32_t cp) { return cp < 512 ? tables().byteOf[cp] : -1; }
 
 ByteLevelOptions ByteLevelOptions::fromJson(const nlohmann::json& spec, const JsonContext& ctx) {
     ByteLevelOptions o;

@@ -22,13 +22,9 @@ char additionCategory(char32_t c) {
     return 0;
 }
 
-bool isWhitespaceChar(char32_t c) {
-    return unicode::isWhitespace(c);
-}
+bool isWhitespaceChar(char32_t c) { return unicode::isWhitespace(c); }
 
-bool isPunctuationChar(char32_t c) {
-    return (U_GET_GC_MASK(static_cast<UChar32>(c)) & U_GC_P_MASK) != 0;
-}
+bool isPunctuationChar(char32_t c) { return (U_GET_GC_MASK(static_cast<UChar32>(c)) & U_GC_P_MASK) != 0; }
 
 SplitBehavior behaviorFromJson(const nlohmann::json& spec, const JsonContext& ctx, SplitBehavior fallback) {
     const std::string b = ctx.getString(spec, "behavior", "");
@@ -46,8 +42,7 @@ void charMatches(std::string_view sv, CharClassPreTokenizer::Predicate pred, std
     size_t pos = 0;
     while (pos < sv.size()) {
         const size_t start = pos;
-        if (pred(unicode::decodeAt(sv, pos)))
-            out.push_back({static_cast<uint32_t>(start), static_cast<uint32_t>(pos)});
+        if (pred(unicode::decodeAt(sv, pos))) out.push_back({static_cast<uint32_t>(start), static_cast<uint32_t>(pos)});
     }
 }
 
@@ -81,8 +76,9 @@ void MetaspacePreTokenizer::preTokenize(PreTokenized& pt) const {
                 rewritten.push_back(c);
         }
         const bool startsWithRep = rewritten.compare(0, m_replacement.size(), m_replacement) == 0;
-        const bool prepend = !startsWithRep && (m_scheme == PrependScheme::Always ||
-                                                (m_scheme == PrependScheme::First && pt.atInputStart && piece.begin == 0));
+        const bool prepend =
+            !startsWithRep && (m_scheme == PrependScheme::Always ||
+                               (m_scheme == PrependScheme::First && pt.atInputStart && piece.begin == 0));
         if (prepend) out += m_replacement;
         out += rewritten;
         const auto end = static_cast<uint32_t>(out.size());
@@ -116,13 +112,15 @@ void WhitespacePreTokenizer::preTokenize(PreTokenized& pt) const {
             const int kind = unicode::isWordCharacter(c) ? 1 : unicode::isWhitespace(c) ? 0 : 2;
             if (kind != runKind) {
                 if (runKind != 0)
-                    out.push_back({piece.begin + static_cast<uint32_t>(runStart), piece.begin + static_cast<uint32_t>(start)});
+                    out.push_back(
+                        {piece.begin + static_cast<uint32_t>(runStart), piece.begin + static_cast<uint32_t>(start)});
                 runKind = kind;
                 runStart = start;
             }
         }
         if (runKind != 0)
-            out.push_back({piece.begin + static_cast<uint32_t>(runStart), piece.begin + static_cast<uint32_t>(sv.size())});
+            out.push_back(
+                {piece.begin + static_cast<uint32_t>(runStart), piece.begin + static_cast<uint32_t>(sv.size())});
     }
     pt.pieces.swap(out);
 }
@@ -144,7 +142,8 @@ void CharClassPreTokenizer::preTokenize(PreTokenized& pt) const {
 
 PrependScheme parsePrependScheme(const nlohmann::json& spec, const JsonContext& ctx) {
     const std::string scheme = ctx.getString(spec, "prepend_scheme", "");
-    if (scheme.empty()) return ctx.getBool(spec, "add_prefix_space", true) ? PrependScheme::Always : PrependScheme::Never;
+    if (scheme.empty())
+        return ctx.getBool(spec, "add_prefix_space", true) ? PrependScheme::Always : PrependScheme::Never;
     if (scheme == "always") return PrependScheme::Always;
     if (scheme == "never") return PrependScheme::Never;
     if (scheme == "first") return PrependScheme::First;
@@ -154,7 +153,8 @@ PrependScheme parsePrependScheme(const nlohmann::json& spec, const JsonContext& 
 std::string parseReplacement(const nlohmann::json& spec, const JsonContext& ctx) {
     const std::string rep = ctx.getString(spec, "replacement", "\xE2\x96\x81");
     size_t pos = 0;
-    if (rep.empty() || unicode::findInvalidUtf8(rep) != unicode::kValid || (unicode::decodeAt(rep, pos), pos) != rep.size())
+    if (rep.empty() || unicode::findInvalidUtf8(rep) != unicode::kValid ||
+        (unicode::decodeAt(rep, pos), pos) != rep.size())
         ctx.child("replacement").fail("expected exactly one character, found '" + rep + "'");
     return rep;
 }

@@ -72,16 +72,20 @@ void renderQwenChatML(ChatTemplateKind kind, const std::vector<ChatMessage>& all
     std::string tools;
     std::vector<ChatMessage> messages;
     for (const ChatMessage& m : all) {
-        if (m.role == "tools") tools += m.content.empty() ? "" : (tools.empty() ? "" : "\n") + m.content;
-        else messages.push_back(m);
+        if (m.role == "tools")
+            tools += m.content.empty() ? "" : (tools.empty() ? "" : "\n") + m.content;
+        else
+            messages.push_back(m);
     }
     const bool firstIsSystem = !messages.empty() && messages[0].role == "system";
     const bool qwen25 = kind == ChatTemplateKind::Qwen25;
     size_t start = 0;
     if (!tools.empty()) {
         std::string system = "<|im_start|>system\n";
-        if (firstIsSystem) system += messages[0].content + "\n\n";
-        else if (qwen25) system += std::string(kQwen25DefaultSystem) + "\n\n";
+        if (firstIsSystem)
+            system += messages[0].content + "\n\n";
+        else if (qwen25)
+            system += std::string(kQwen25DefaultSystem) + "\n\n";
         std::string list;
         size_t from = 0;
         for (size_t nl; from <= tools.size(); from = nl + 1) {  // one tool per line
@@ -99,8 +103,9 @@ void renderQwenChatML(ChatTemplateKind kind, const std::vector<ChatMessage>& all
         if (m.role == "tool") {
             const bool opens = i == 0 || messages[i - 1].role != "tool";
             const bool closes = i + 1 == messages.size() || messages[i + 1].role != "tool";
-            add(segs, std::string(opens ? "<|im_start|>user" : "") + "\n<tool_response>\n" + m.content +
-                          "\n</tool_response>" + (closes ? "<|im_end|>\n" : ""),
+            add(segs,
+                std::string(opens ? "<|im_start|>user" : "") + "\n<tool_response>\n" + m.content +
+                    "\n</tool_response>" + (closes ? "<|im_end|>\n" : ""),
                 false);
             continue;
         }
@@ -129,7 +134,9 @@ std::vector<RenderedSegment> render(ChatTemplateKind kind, const std::vector<Cha
         for (const ChatMessage& m : raw)
             if (m.role == "tool" || m.role == "tools" || !m.toolCalls.empty())
                 throw FormatError("chat: the " + chatTemplateName(kind) + " template cannot render " +
-                                  (m.role == "tools" ? "tool definitions" : m.role == "tool" ? "tool results" : "tool calls") +
+                                  (m.role == "tools"  ? "tool definitions"
+                                   : m.role == "tool" ? "tool results"
+                                                      : "tool calls") +
                                   " (the Qwen ChatML templates can: data.template \"chatml\" or \"qwen2.5\")");
     if (kind == ChatTemplateKind::Alpaca) {
         std::string instruction, input, system;
@@ -143,7 +150,8 @@ std::vector<RenderedSegment> render(ChatTemplateKind kind, const std::vector<Cha
             } else if (m.role == "input") {
                 input = m.content;
             } else if (m.role == "assistant") {
-                std::string prompt = system.empty() ? (input.empty() ? kAlpacaPrompt : kAlpacaPromptInput) : system + "\n\n";
+                std::string prompt =
+                    system.empty() ? (input.empty() ? kAlpacaPrompt : kAlpacaPromptInput) : system + "\n\n";
                 prompt += "### Instruction:\n" + instruction + "\n\n";
                 if (!input.empty()) prompt += "### Input:\n" + input + "\n\n";
                 prompt += "### Response:\n";
@@ -154,7 +162,8 @@ std::vector<RenderedSegment> render(ChatTemplateKind kind, const std::vector<Cha
             }
         }
         if (generation) {
-            std::string prompt = system.empty() ? (input.empty() ? kAlpacaPrompt : kAlpacaPromptInput) : system + "\n\n";
+            std::string prompt =
+                system.empty() ? (input.empty() ? kAlpacaPrompt : kAlpacaPromptInput) : system + "\n\n";
             prompt += "### Instruction:\n" + instruction + "\n\n";
             if (!input.empty()) prompt += "### Input:\n" + input + "\n\n";
             add(segs, prompt + "### Response:\n", false);
@@ -164,7 +173,9 @@ std::vector<RenderedSegment> render(ChatTemplateKind kind, const std::vector<Cha
     const std::vector<ChatMessage> messages = normalizeMessages(raw);
     switch (kind) {
         case ChatTemplateKind::ChatML:
-        case ChatTemplateKind::Qwen25: renderQwenChatML(kind, messages, generation, segs); break;
+        case ChatTemplateKind::Qwen25:
+            renderQwenChatML(kind, messages, generation, segs);
+            break;
         case ChatTemplateKind::Llama3:
             add(segs, "<|begin_of_text|>", false);
             for (const ChatMessage& m : messages) {
@@ -195,7 +206,8 @@ std::vector<RenderedSegment> render(ChatTemplateKind kind, const std::vector<Cha
         case ChatTemplateKind::None:
             for (const ChatMessage& m : messages) add(segs, m.content, m.role == "assistant");
             break;
-        case ChatTemplateKind::Alpaca: break;
+        case ChatTemplateKind::Alpaca:
+            break;
     }
     return segs;
 }
@@ -215,12 +227,18 @@ ChatTemplateKind chatTemplateFromName(const std::string& name) {
 
 std::string chatTemplateName(ChatTemplateKind kind) {
     switch (kind) {
-        case ChatTemplateKind::ChatML: return "chatml";
-        case ChatTemplateKind::Llama3: return "llama3";
-        case ChatTemplateKind::Mistral: return "mistral";
-        case ChatTemplateKind::Alpaca: return "alpaca";
-        case ChatTemplateKind::None: return "none";
-        case ChatTemplateKind::Qwen25: return "qwen2.5";
+        case ChatTemplateKind::ChatML:
+            return "chatml";
+        case ChatTemplateKind::Llama3:
+            return "llama3";
+        case ChatTemplateKind::Mistral:
+            return "mistral";
+        case ChatTemplateKind::Alpaca:
+            return "alpaca";
+        case ChatTemplateKind::None:
+            return "none";
+        case ChatTemplateKind::Qwen25:
+            return "qwen2.5";
     }
     return "?";
 }

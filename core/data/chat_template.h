@@ -14,8 +14,8 @@ namespace fts {
 // A function call of an assistant turn, as the Qwen templates print it: {"name": NAME, "arguments": ARGUMENTS}.
 struct ToolCall {
     std::string name;
-    std::string argumentsJson;    // the arguments as the template's tojson prints them (python_json.h)
-    bool argumentsIsText = false; // given as a JSON string: Qwen3-style ChatML prints argumentsText as it is
+    std::string argumentsJson;     // the arguments as the template's tojson prints them (python_json.h)
+    bool argumentsIsText = false;  // given as a JSON string: Qwen3-style ChatML prints argumentsText as it is
     std::string argumentsText;
 };
 

@@ -51,10 +51,14 @@ bool parseDouble(const std::string& t, double& out) {
 
 const char* kindName(RawKind k) {
     switch (k) {
-        case RawKind::Int: return "an integer";
-        case RawKind::Float: return "a number";
-        case RawKind::String: return "a string";
-        case RawKind::List: return "a list";
+        case RawKind::Int:
+            return "an integer";
+        case RawKind::Float:
+            return "a number";
+        case RawKind::String:
+            return "a string";
+        case RawKind::List:
+            return "a list";
     }
     return "?";
 }
@@ -178,13 +182,15 @@ public:
             const char* role;
             const std::string& column;
             const char* why;
-        } required[] = {{!sawText, "text", c.text, "data.columns.text names it"},
-                        {!sawLabel, "label", c.label, "data.columns.label names it"},
-                        {(m_o.textPairNamed || m_d.pairs) && !sawPair, "text_pair", c.textPair,
-                         m_o.textPairNamed ? "data.columns.text_pair names it" : "the training rows are sentence pairs"}};
+        } required[] = {
+            {!sawText, "text", c.text, "data.columns.text names it"},
+            {!sawLabel, "label", c.label, "data.columns.label names it"},
+            {(m_o.textPairNamed || m_d.pairs) && !sawPair, "text_pair", c.textPair,
+             m_o.textPairNamed ? "data.columns.text_pair names it" : "the training rows are sentence pairs"}};
         for (const auto& r : required)
             if (count > 0 && r.missing)
-                throw FormatError(file.string() + ": no record has the " + r.role + " column '" + r.column + "' (" + r.why + ")");
+                throw FormatError(file.string() + ": no record has the " + r.role + " column '" + r.column + "' (" +
+                                  r.why + ")");
         m_sawPair = sawPair;
         return rows;
     }
@@ -215,7 +221,8 @@ LabelKind decideKind(std::vector<RawRow>& rows, const std::filesystem::path& fil
     auto mixed = [&](const RawRow* a, const RawRow* b) {
         throw FormatError(file.string() + ": the label column '" + column + "' mixes kinds: line " +
                           std::to_string(a->line) + " has " + kindName(a->kind) + ", line " + std::to_string(b->line) +
-                          " " + kindName(b->kind) + " (integers or strings are classes, numbers with a fraction a "
+                          " " + kindName(b->kind) +
+                          " (integers or strings are classes, numbers with a fraction a "
                           "regression target, lists multi-label)");
     };
     const RawRow* number = ints ? ints : floats;
@@ -251,8 +258,9 @@ void checkRoomForText(const Tokenizer& tokenizer, bool pairs, const Classificati
     try {
         tokenizer.encodeTruncated("a", pairs ? std::optional<std::string_view>("b") : std::nullopt, o.maxLength);
     } catch (const FormatError& e) {
-        throw ConfigError(std::string("data.max_length / the tokenizer: ") + e.what() +
-                          (pairs ? " (the rows are sentence pairs: column '" + o.columns.textPair + "')" : std::string()));
+        throw ConfigError(
+            std::string("data.max_length / the tokenizer: ") + e.what() +
+            (pairs ? " (the rows are sentence pairs: column '" + o.columns.textPair + "')" : std::string()));
     }
 }
 
@@ -261,7 +269,8 @@ constexpr size_t kMaxLabels = 100000;
 void checkLabelCount(const ClassificationData& d, const ClassificationOptions& o) {
     const std::string where = o.trainPath.string() + ": the label column '" + o.columns.label + "' ";
     if (d.kind == LabelKind::SingleLabel && d.labelNames.size() < 2)
-        throw FormatError(where + "holds one class ('" + d.labelNames.front() + "'); a classifier needs two or more "
+        throw FormatError(where + "holds one class ('" + d.labelNames.front() +
+                          "'); a classifier needs two or more "
                           "(numbers with a fraction make a regression target)");
     if (d.kind == LabelKind::MultiLabel && d.labelNames.empty())
         throw FormatError(where + "holds only empty lists; a multi-label classifier needs at least one label");
@@ -294,8 +303,8 @@ std::vector<std::string> inModelOrder(const std::vector<std::string>& names, con
 
 }  // namespace
 
-ClassificationColumns classificationColumns(const std::string& textField, const std::map<std::string, std::string>& columns,
-                                            bool& textPairNamed) {
+ClassificationColumns classificationColumns(const std::string& textField,
+                                            const std::map<std::string, std::string>& columns, bool& textPairNamed) {
     ClassificationColumns c;
     c.text = textField;
     const auto role = [&](const char* name, std::string& to) {
@@ -310,9 +319,12 @@ ClassificationColumns classificationColumns(const std::string& textField, const 
 
 const char* problemTypeName(LabelKind kind) {
     switch (kind) {
-        case LabelKind::SingleLabel: return "single_label_classification";
-        case LabelKind::MultiLabel: return "multi_label_classification";
-        case LabelKind::Regression: return "regression";
+        case LabelKind::SingleLabel:
+            return "single_label_classification";
+        case LabelKind::MultiLabel:
+            return "multi_label_classification";
+        case LabelKind::Regression:
+            return "regression";
     }
     return "single_label_classification";
 }
@@ -345,7 +357,8 @@ ClassificationData buildClassificationData(const ClassificationOptions& o, const
         std::vector<float> target(size_t(d.targetWidth), 0.0f);
         if (d.kind == LabelKind::Regression) {
             if (r.kind != RawKind::Int && r.kind != RawKind::Float)
-                return reader.bad(where + "expected a number as the regression label, found " + kindName(r.kind)), false;
+                return reader.bad(where + "expected a number as the regression label, found " + kindName(r.kind)),
+                       false;
             target[0] = float(r.kind == RawKind::Int ? double(r.i) : r.f);
         } else if (d.kind == LabelKind::MultiLabel) {
             if (r.kind != RawKind::List)
@@ -358,13 +371,17 @@ ClassificationData buildClassificationData(const ClassificationOptions& o, const
             }
         } else {
             if (r.kind != RawKind::Int && r.kind != RawKind::String)
-                return reader.bad(where + "expected a class label (integer or string), found " + kindName(r.kind)), false;
+                return reader.bad(where + "expected a class label (integer or string), found " + kindName(r.kind)),
+                       false;
             auto it = idOf.find(labelName(r, stringClasses));
             if (it == idOf.end())
-                return reader.bad(where + "label '" + labelName(r, stringClasses) + "' is not among the training labels"), false;
+                return reader.bad(where + "label '" + labelName(r, stringClasses) +
+                                  "' is not among the training labels"),
+                       false;
             target[0] = float(it->second);
         }
-        if (d.pairs && !r.pair) return reader.bad(where + "no '" + o.columns.textPair + "' field (the sentence pair)"), false;
+        if (d.pairs && !r.pair)
+            return reader.bad(where + "no '" + o.columns.textPair + "' field (the sentence pair)"), false;
         std::optional<std::string_view> pair;
         if (r.pair && d.pairs) pair = *r.pair;
         Tokenizer::Encoded e;
@@ -396,7 +413,8 @@ ClassificationData buildClassificationData(const ClassificationOptions& o, const
         std::vector<uint8_t> isEval(size_t(n), 0);
         if (o.evalFraction > 0.0) {
             if (n < 2)
-                throw FormatError(o.trainPath.string() + ": 1 labelled row: at least 2 are needed to hold out an eval "
+                throw FormatError(o.trainPath.string() +
+                                  ": 1 labelled row: at least 2 are needed to hold out an eval "
                                   "split; give data.eval or more rows");
             const int64_t wanted = std::clamp<int64_t>(std::llround(o.evalFraction * double(n)), 1, n - 1);
             const auto order = seededPermutation<int64_t>(size_t(n), deriveSeed(o.seed, kClassificationSplitStream));

@@ -30,15 +30,15 @@ struct ClassificationColumns {
 
 // data.columns' roles text, text_pair and label over the defaults, the text column defaulting to textField
 // (data.text_field); textPairNamed tells whether text_pair was named (the column is then required).
-ClassificationColumns classificationColumns(const std::string& textField, const std::map<std::string, std::string>& columns,
-                                            bool& textPairNamed);
+ClassificationColumns classificationColumns(const std::string& textField,
+                                            const std::map<std::string, std::string>& columns, bool& textPairNamed);
 
 struct ClassificationOptions {
     std::filesystem::path trainPath;
     std::filesystem::path evalPath;  // empty: hold out evalFraction of the training rows
     ClassificationColumns columns;
-    bool textPairNamed = false;      // data.columns named text_pair: the column must exist
-    int64_t maxLength = 128;         // tokens per row, special tokens included (truncation=True, max_length)
+    bool textPairNamed = false;  // data.columns named text_pair: the column must exist
+    int64_t maxLength = 128;     // tokens per row, special tokens included (truncation=True, max_length)
     double evalFraction = 0.0;
     uint64_t seed = 42;
     BadRowPolicy badRows = BadRowPolicy::Skip;
@@ -68,7 +68,7 @@ struct ClassificationData {
     int64_t targetWidth = 1;              // K for multi-label, else 1
     ClassificationSplit train, eval;
     int64_t records = 0, badRows = 0, truncated = 0;
-    std::vector<std::string> badRowMessages;  // the first maxBadRowsShown, "file:line: problem"
+    std::vector<std::string> badRowMessages;                 // the first maxBadRowsShown, "file:line: problem"
     std::vector<int64_t> trainLabelCounts, evalLabelCounts;  // rows carrying each label id (not for regression)
 
     int64_t numLabels() const { return kind == LabelKind::Regression ? 1 : int64_t(labelNames.size()); }

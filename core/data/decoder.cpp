@@ -28,8 +28,7 @@ std::unique_ptr<Decoder> makeDecoder(const nlohmann::json& spec, const JsonConte
         }
         return std::make_unique<SequenceDecoder>(std::move(steps));
     }
-    ctx.unsupported("decoder", type,
-                    "ByteLevel, Replace, ByteFallback, Fuse, Strip, WordPiece, Metaspace, Sequence");
+    ctx.unsupported("decoder", type, "ByteLevel, Replace, ByteFallback, Fuse, Strip, WordPiece, Metaspace, Sequence");
 }
 
 }  // namespace fts::tok

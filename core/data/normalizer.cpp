@@ -21,10 +21,18 @@ const icu::Normalizer2* icuInstance(UnicodeForm form) {
     UErrorCode status = U_ZERO_ERROR;
     const icu::Normalizer2* n = nullptr;
     switch (form) {
-        case UnicodeForm::NFC: n = icu::Normalizer2::getNFCInstance(status); break;
-        case UnicodeForm::NFD: n = icu::Normalizer2::getNFDInstance(status); break;
-        case UnicodeForm::NFKC: n = icu::Normalizer2::getNFKCInstance(status); break;
-        case UnicodeForm::NFKD: n = icu::Normalizer2::getNFKDInstance(status); break;
+        case UnicodeForm::NFC:
+            n = icu::Normalizer2::getNFCInstance(status);
+            break;
+        case UnicodeForm::NFD:
+            n = icu::Normalizer2::getNFDInstance(status);
+            break;
+        case UnicodeForm::NFKC:
+            n = icu::Normalizer2::getNFKCInstance(status);
+            break;
+        case UnicodeForm::NFKD:
+            n = icu::Normalizer2::getNFKDInstance(status);
+            break;
     }
     if (U_FAILURE(status) || !n) throw Error(std::string("ICU normalizer unavailable: ") + u_errorName(status));
     return n;
@@ -77,9 +85,7 @@ bool isChineseChar(char32_t c) {
            (c >= 0xF900 && c <= 0xFAFF) || (c >= 0x2F800 && c <= 0x2FA1F);
 }
 
-uint32_t categoryMask(char32_t c) {
-    return U_GET_GC_MASK(static_cast<UChar32>(c));
-}
+uint32_t categoryMask(char32_t c) { return U_GET_GC_MASK(static_cast<UChar32>(c)); }
 
 }  // namespace
 
@@ -89,9 +95,7 @@ void UnicodeNormalizer::normalize(std::string& text) const {
     runIcu(static_cast<const icu::Normalizer2*>(m_icu), text);
 }
 
-void LowercaseNormalizer::normalize(std::string& text) const {
-    lowercase(text);
-}
+void LowercaseNormalizer::normalize(std::string& text) const { lowercase(text); }
 
 void StripAccentsNormalizer::normalize(std::string& text) const {
     if (isAscii(text)) return;
@@ -133,7 +137,8 @@ void BertNormalizer::normalize(std::string& text) const {
     }
     if (m_stripAccents && !isAscii(text)) {
         runIcu(icuInstance(UnicodeForm::NFD), text);
-        filterChars(text, [](char32_t c) { return (categoryMask(c) & U_GC_MN_MASK) == 0 || !unicode::assignedBy(c, 8); });
+        filterChars(text,
+                    [](char32_t c) { return (categoryMask(c) & U_GC_MN_MASK) == 0 || !unicode::assignedBy(c, 8); });
     }
     if (m_lowercase) lowercase(text);
 }

@@ -45,7 +45,10 @@ public:
 class BertNormalizer final : public Normalizer {
 public:
     BertNormalizer(bool cleanText, bool handleChinese, bool stripAccents, bool lowercase)
-        : m_cleanText(cleanText), m_handleChinese(handleChinese), m_stripAccents(stripAccents), m_lowercase(lowercase) {}
+        : m_cleanText(cleanText),
+          m_handleChinese(handleChinese),
+          m_stripAccents(stripAccents),
+          m_lowercase(lowercase) {}
     void normalize(std::string& text) const override;
 
 private:

@@ -36,8 +36,9 @@ void TemplatePostProcessor::process(std::vector<int32_t>& ids, bool addSpecialTo
 void TemplatePostProcessor::processPair(const std::vector<int32_t>& a, const std::vector<int32_t>& b,
                                         std::vector<int32_t>& ids, std::vector<int8_t>& typeIds) const {
     if (m_pair.empty())
-        throw FormatError("the tokenizer's TemplateProcessing post-processor has no \"pair\" template, so it cannot encode "
-                          "a sentence pair");
+        throw FormatError(
+            "the tokenizer's TemplateProcessing post-processor has no \"pair\" template, so it cannot encode "
+            "a sentence pair");
     ids.clear();
     typeIds.clear();
     for (const Item& item : m_pair) {
@@ -63,8 +64,9 @@ const PostProcessor* SequencePostProcessor::pairStep() const {
     for (const auto& step : m_steps) {
         if (!step->addsTokens()) continue;
         if (found)
-            throw FormatError("the tokenizer's Sequence post-processor has several steps that add special tokens; "
-                              "sentence pairs are not supported with it");
+            throw FormatError(
+                "the tokenizer's Sequence post-processor has several steps that add special tokens; "
+                "sentence pairs are not supported with it");
         found = step.get();
     }
     return found;
@@ -153,7 +155,8 @@ TemplatePostProcessor::Item parseStringPiece(std::string piece, const SpecialMap
 int8_t readTypeId(const nlohmann::json& piece, const JsonContext& ctx) {
     auto it = piece.find("type_id");
     if (it == piece.end()) return 0;
-    if (!it->is_number_unsigned() || it->get<uint64_t>() > 127) ctx.child("type_id").fail("expected a small non-negative integer");
+    if (!it->is_number_unsigned() || it->get<uint64_t>() > 127)
+        ctx.child("type_id").fail("expected a small non-negative integer");
     return static_cast<int8_t>(it->get<uint64_t>());
 }
 
@@ -201,7 +204,8 @@ std::vector<TemplatePostProcessor::Item> parseTemplate(const nlohmann::json& tpl
 
 std::unique_ptr<PostProcessor> makeTemplate(const nlohmann::json& spec, const JsonContext& ctx) {
     const SpecialMap specials = parseSpecialTokens(spec, ctx);
-    std::vector<TemplatePostProcessor::Item> single = parseTemplate(ctx.require(spec, "single"), specials, ctx.child("single"));
+    std::vector<TemplatePostProcessor::Item> single =
+        parseTemplate(ctx.require(spec, "single"), specials, ctx.child("single"));
     for (const auto& item : single)
         if (item.sequence == 2) ctx.child("single").fail("the single-sequence template refers to sequence B");
     std::vector<TemplatePostProcessor::Item> pair;

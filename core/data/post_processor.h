@@ -22,7 +22,10 @@ public:
     virtual void processPair(const std::vector<int32_t>& a, const std::vector<int32_t>& b, std::vector<int32_t>& ids,
                              std::vector<int8_t>& typeIds) const;
     // Special tokens process (pair = false) or processPair (true) adds: HF's added_tokens(is_pair).
-    virtual size_t addedTokens(bool pair) const { (void)pair; return 0; }
+    virtual size_t addedTokens(bool pair) const {
+        (void)pair;
+        return 0;
+    }
     // False for post-processors that leave ids alone (ByteLevel): a Sequence hands pairs to the one that does not.
     virtual bool addsTokens() const { return true; }
 };

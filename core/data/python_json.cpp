@@ -13,13 +13,27 @@ void dumpString(const std::string& s, std::string& out) {
     out += '"';
     for (unsigned char c : s) {
         switch (c) {
-            case '"': out += "\\\""; break;
-            case '\\': out += "\\\\"; break;
-            case '\n': out += "\\n"; break;
-            case '\r': out += "\\r"; break;
-            case '\t': out += "\\t"; break;
-            case '\b': out += "\\b"; break;
-            case '\f': out += "\\f"; break;
+            case '"':
+                out += "\\\"";
+                break;
+            case '\\':
+                out += "\\\\";
+                break;
+            case '\n':
+                out += "\\n";
+                break;
+            case '\r':
+                out += "\\r";
+                break;
+            case '\t':
+                out += "\\t";
+                break;
+            case '\b':
+                out += "\\b";
+                break;
+            case '\f':
+                out += "\\f";
+                break;
             default:
                 if (c < 0x20) {
                     char buf[8];
@@ -59,7 +73,8 @@ std::string floatRepr(double d) {
         return out + e;
     }
     if (exp < 0) return out + "0." + std::string(size_t(-exp - 1), '0') + digits;
-    if (int(digits.size()) <= exp + 1) return out + digits + std::string(size_t(exp + 1 - int(digits.size())), '0') + ".0";
+    if (int(digits.size()) <= exp + 1)
+        return out + digits + std::string(size_t(exp + 1 - int(digits.size())), '0') + ".0";
     return out + digits.substr(0, size_t(exp + 1)) + "." + digits.substr(size_t(exp + 1));
 }
 
@@ -87,12 +102,22 @@ void dump(const nlohmann::ordered_json& v, std::string& out) {
             out += ']';
             break;
         }
-        case nlohmann::ordered_json::value_t::string: dumpString(v.get_ref<const std::string&>(), out); break;
-        case nlohmann::ordered_json::value_t::boolean: out += v.get<bool>() ? "true" : "false"; break;
-        case nlohmann::ordered_json::value_t::number_float: out += floatRepr(v.get<double>()); break;
+        case nlohmann::ordered_json::value_t::string:
+            dumpString(v.get_ref<const std::string&>(), out);
+            break;
+        case nlohmann::ordered_json::value_t::boolean:
+            out += v.get<bool>() ? "true" : "false";
+            break;
+        case nlohmann::ordered_json::value_t::number_float:
+            out += floatRepr(v.get<double>());
+            break;
         case nlohmann::ordered_json::value_t::null:
-        case nlohmann::ordered_json::value_t::discarded: out += "null"; break;
-        default: out += v.dump(); break;  // integers
+        case nlohmann::ordered_json::value_t::discarded:
+            out += "null";
+            break;
+        default:
+            out += v.dump();
+            break;  // integers
     }
 }
 

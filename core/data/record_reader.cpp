@@ -41,16 +41,16 @@ RecordReader::RecordReader(const std::filesystem::path& file)
         int c;
         while ((c = getChar()) != -1 && std::isspace(c)) {
         }
-        if (c != '[') throw FormatError(file.string() + ":" + std::to_string(m_line) +
-                                        ": expected a JSON array of objects ('[' at the start of a .json file)");
+        if (c != '[')
+            throw FormatError(file.string() + ":" + std::to_string(m_line) +
+                              ": expected a JSON array of objects ('[' at the start of a .json file)");
     }
     if (m_format == RecordFileFormat::Csv || m_format == RecordFileFormat::Tsv) {
         std::vector<std::string> header;
         int64_t start = 0;
         bool unterminated = false;
         if (!parseCsvRow(header, start, unterminated) || unterminated)
-            throw FormatError(file.string() + ": a " + delimitedName() +
-                              " file needs a header row naming its columns");
+            throw FormatError(file.string() + ": a " + delimitedName() + " file needs a header row naming its columns");
         m_header = std::move(header);
     }
 }
@@ -78,11 +78,15 @@ bool RecordReader::readLine(std::string& line) {
 RecordReader::Status RecordReader::next(Record& record, BadRow& bad) {
     if (m_done) return Status::End;
     switch (m_format) {
-        case RecordFileFormat::Jsonl: return nextJsonl(record, bad);
-        case RecordFileFormat::JsonArray: return nextJsonArray(record, bad);
+        case RecordFileFormat::Jsonl:
+            return nextJsonl(record, bad);
+        case RecordFileFormat::JsonArray:
+            return nextJsonArray(record, bad);
         case RecordFileFormat::Csv:
-        case RecordFileFormat::Tsv: return nextCsv(record, bad);
-        case RecordFileFormat::Txt: return nextTxt(record, bad);
+        case RecordFileFormat::Tsv:
+            return nextCsv(record, bad);
+        case RecordFileFormat::Txt:
+            return nextTxt(record, bad);
     }
     return Status::End;
 }
@@ -131,7 +135,7 @@ RecordReader::Status RecordReader::nextJsonArray(Record& record, BadRow& bad) {
     int c;
     while ((c = getChar()) != -1 && (std::isspace(c) || c == ',')) {
     }
-    if (c == ']' ) {
+    if (c == ']') {
         m_done = true;
         return Status::End;
     }
@@ -258,8 +262,7 @@ RecordReader::Status RecordReader::nextCsv(Record& record, BadRow& bad) {
     }
     if (fields.size() != m_header.size()) {
         bad = makeBad(start, "expected " + std::to_string(m_header.size()) + " " + delimitedName() +
-                                 " fields (the header's), found " +
-                                 std::to_string(fields.size()));
+                                 " fields (the header's), found " + std::to_string(fields.size()));
         return Status::Bad;
     }
     json obj = json::object();

@@ -35,11 +35,16 @@ const std::string& requireString(const json& obj, const char* key, const std::st
 
 std::string formatName(SampleFormat f) {
     switch (f) {
-        case SampleFormat::Auto: return "auto";
-        case SampleFormat::Text: return "text";
-        case SampleFormat::Alpaca: return "alpaca";
-        case SampleFormat::ShareGpt: return "sharegpt";
-        case SampleFormat::Messages: return "messages";
+        case SampleFormat::Auto:
+            return "auto";
+        case SampleFormat::Text:
+            return "text";
+        case SampleFormat::Alpaca:
+            return "alpaca";
+        case SampleFormat::ShareGpt:
+            return "sharegpt";
+        case SampleFormat::Messages:
+            return "messages";
     }
     return "?";
 }
@@ -128,8 +133,8 @@ struct Builder {
     template <class F>
     void readFile(const std::filesystem::path& file, bool wantSegments, F onSample) {
         RecordReader reader(file);
-        const int threads = opt.threads > 0 ? opt.threads
-                                            : std::clamp(static_cast<int>(std::thread::hardware_concurrency()), 1, 8);
+        const int threads =
+            opt.threads > 0 ? opt.threads : std::clamp(static_cast<int>(std::thread::hardware_concurrency()), 1, 8);
         constexpr size_t kBatch = 4096;
         std::vector<Record> records;
         std::vector<BadRow> readErrors;  // parallel to records; line 0 = none
@@ -247,7 +252,8 @@ nlohmann::ordered_json parseToolJson(const std::string& text, const std::string&
 nlohmann::ordered_json ordered(const json& v) { return parseOrderedJson(v.dump()); }
 
 ToolCall toolCallFrom(const nlohmann::ordered_json& call, const std::string& where) {
-    const nlohmann::ordered_json& c = call.contains("function") && call["function"].is_object() ? call["function"] : call;
+    const nlohmann::ordered_json& c =
+        call.contains("function") && call["function"].is_object() ? call["function"] : call;
     if (!c.is_object() || !c.contains("name") || !c["name"].is_string())
         throw FormatError(where + "a function call needs a \"name\" (and \"arguments\"), got " + call.dump());
     ToolCall t;
@@ -285,7 +291,8 @@ std::vector<ToolCall> toolCallsFrom(const json& v, const std::string& where) {
 // the template prints it, one per line. Bare definitions ({"name", "description", "parameters"}) are wrapped as
 // {"type": "function", "function": ...}, the form transformers' apply_chat_template(tools=...) takes.
 std::string toolDefinitions(const json& field) {
-    const nlohmann::ordered_json list = field.is_string() ? parseToolJson(field.get<std::string>(), "tools: ") : ordered(field);
+    const nlohmann::ordered_json list =
+        field.is_string() ? parseToolJson(field.get<std::string>(), "tools: ") : ordered(field);
     if (!list.is_array()) throw FormatError("tools: expected a list of function definitions, got " + list.dump());
     std::string out;
     for (const auto& tool : list) {
@@ -315,8 +322,8 @@ std::vector<ChatMessage> recordMessages(const json& record, SampleFormat format,
             // A renamed list is "messages" when its turns carry the messages role key, else ShareGPT.
             const json& list = record[f.messages.empty() ? "messages" : f.messages];
             const std::string roleKey = f.role.empty() ? "role" : f.role;
-            format = f.messages.empty() || (list.is_array() && !list.empty() && list[0].is_object() &&
-                                            list[0].contains(roleKey))
+            format = f.messages.empty() ||
+                             (list.is_array() && !list.empty() && list[0].is_object() && list[0].contains(roleKey))
                          ? SampleFormat::Messages
                          : SampleFormat::ShareGpt;
         } else if (f.messages.empty() && record.contains("conversations")) {
@@ -326,14 +333,17 @@ std::vector<ChatMessage> recordMessages(const json& record, SampleFormat format,
         } else if (record.contains(textField)) {
             format = SampleFormat::Text;
         } else {
-            throw FormatError("no field '" + (f.messages.empty() ? std::string("messages', 'conversations") : f.messages) +
-                              "', '" + f.instruction + "' or '" + textField + "' (cannot tell the sample format)");
+            throw FormatError("no field '" +
+                              (f.messages.empty() ? std::string("messages', 'conversations") : f.messages) + "', '" +
+                              f.instruction + "' or '" + textField + "' (cannot tell the sample format)");
         }
     }
     if (resolved) *resolved = format;
     std::vector<ChatMessage> out;
     switch (format) {
-        case SampleFormat::Text: out.push_back({"text", requireString(record, textField.c_str(), "")}); break;
+        case SampleFormat::Text:
+            out.push_back({"text", requireString(record, textField.c_str(), "")});
+            break;
         case SampleFormat::Alpaca: {
             if (record.contains(f.system) && record[f.system].is_string())
                 out.push_back({"system", record[f.system].get<std::string>()});
@@ -355,7 +365,8 @@ std::vector<ChatMessage> recordMessages(const json& record, SampleFormat format,
             if (it == record.end()) throw FormatError("missing field '" + listKey + "'");
             if (!it->is_array()) throw FormatError("field '" + listKey + "' must be an array");
             // A system prompt beside the list (LLaMA-Factory's "system" column) opens the conversation.
-            if (share && record.contains(f.system) && record[f.system].is_string() && !record[f.system].get<std::string>().empty())
+            if (share && record.contains(f.system) && record[f.system].is_string() &&
+                !record[f.system].get<std::string>().empty())
                 out.push_back({"system", record[f.system].get<std::string>()});
             for (size_t i = 0; i < it->size(); ++i) {
                 const json& m = (*it)[i];
@@ -385,17 +396,21 @@ std::vector<ChatMessage> recordMessages(const json& record, SampleFormat format,
                 }
                 ChatMessage msg{role, content, {}};
                 if (hasCalls) {
-                    if (role != "assistant") throw FormatError(where + "tool_calls on a " + role + " message (only assistant messages call tools)");
+                    if (role != "assistant")
+                        throw FormatError(where + "tool_calls on a " + role +
+                                          " message (only assistant messages call tools)");
                     msg.toolCalls = toolCallsFrom(m["tool_calls"], where + "tool_calls: ");
                 }
                 out.push_back(std::move(msg));
             }
             if (out.empty()) throw FormatError("field '" + listKey + "' is empty");
             if (auto tools = record.find("tools"); tools != record.end() && !tools->is_null())
-                if (std::string list = toolDefinitions(*tools); !list.empty()) out.insert(out.begin(), {"tools", list, {}});
+                if (std::string list = toolDefinitions(*tools); !list.empty())
+                    out.insert(out.begin(), {"tools", list, {}});
             break;
         }
-        case SampleFormat::Auto: break;
+        case SampleFormat::Auto:
+            break;
     }
     return out;
 }
@@ -452,7 +467,8 @@ void buildSftSequences(const SftOptions& options, const Tokenizer& tokenizer, Sa
     const auto [tokens, trainable] = writeSequences(trainStore, plan.train, options.maxLength, options.packing, train);
     stats.trainTokens = tokens;
     stats.trainTrainableTokens = trainable;
-    writeSequences(plan.evalFromTrainStore ? trainStore : evalStore, plan.eval, options.maxLength, options.packing, eval);
+    writeSequences(plan.evalFromTrainStore ? trainStore : evalStore, plan.eval, options.maxLength, options.packing,
+                   eval);
     finishStats(stats, b.lengths);
 }
 

@@ -47,8 +47,8 @@ struct SftOptions {
     std::filesystem::path trainPath;
     std::filesystem::path evalPath;  // empty: hold out evalFraction of the training samples
     SampleFormat format = SampleFormat::Auto;
-    std::string textField = "text";  // the text format's field (SampleFields::text is ignored; this wins)
-    SampleFields fields;             // names of the other fields
+    std::string textField = "text";     // the text format's field (SampleFields::text is ignored; this wins)
+    SampleFields fields;                // names of the other fields
     std::string chatTemplate = "auto";  // auto: from modelDir (tokenizer_config.json / config.json), else chatml
     std::filesystem::path modelDir;     // for auto template detection; may be empty
     int64_t maxLength = 512;
@@ -83,12 +83,12 @@ struct SftSequences {
 };
 
 struct SftStats {
-    int64_t records = 0;       // records read (good and bad)
-    int64_t samples = 0;       // samples kept
+    int64_t records = 0;  // records read (good and bad)
+    int64_t samples = 0;  // samples kept
     int64_t badRows = 0;
     std::vector<std::string> badRowMessages;  // the first maxBadRowsShown, "<file>:<line>: ..."
-    int64_t truncated = 0;     // samples cut to maxLength
-    int64_t dropped = 0;       // samples with no trainable token left after truncation
+    int64_t truncated = 0;                    // samples cut to maxLength
+    int64_t dropped = 0;                      // samples with no trainable token left after truncation
     int64_t trainTokens = 0, trainTrainableTokens = 0;
     double meanTokens = 0, p50Tokens = 0, p95Tokens = 0;
     int64_t maxTokens = 0;

@@ -23,7 +23,9 @@ void writeAll(int fd, const void* data, size_t bytes, const std::filesystem::pat
     while (bytes > 0) {
         const ssize_t n = ::write(fd, p, bytes);
         if (n < 0 && errno == EINTR) continue;
-        if (n <= 0) throw IoError(dir.string() + ": cannot write the tokenized-sample spill file (" + std::strerror(errno) + ")");
+        if (n <= 0)
+            throw IoError(dir.string() + ": cannot write the tokenized-sample spill file (" + std::strerror(errno) +
+                          ")");
         p += n;
         bytes -= static_cast<size_t>(n);
     }
@@ -34,7 +36,8 @@ void readAll(int fd, void* data, size_t bytes, int64_t offset) {
     while (bytes > 0) {
         const ssize_t n = ::pread(fd, p, bytes, static_cast<off_t>(offset));
         if (n < 0 && errno == EINTR) continue;
-        if (n <= 0) throw IoError(std::string("tokenized-sample spill file: read failed (") + std::strerror(errno) + ")");
+        if (n <= 0)
+            throw IoError(std::string("tokenized-sample spill file: read failed (") + std::strerror(errno) + ")");
         p += n;
         offset += n;
         bytes -= static_cast<size_t>(n);
@@ -58,7 +61,9 @@ FileSampleStore::FileSampleStore(const std::filesystem::path& dir) : m_dir(dir) 
     std::filesystem::create_directories(dir);
     std::string name = (dir / "spill-XXXXXX").string();
     m_fd = ::mkstemp(name.data());
-    if (m_fd < 0) throw IoError(dir.string() + ": cannot create a spill file for tokenized samples (" + std::strerror(errno) + ")");
+    if (m_fd < 0)
+        throw IoError(dir.string() + ": cannot create a spill file for tokenized samples (" + std::strerror(errno) +
+                      ")");
     ::unlink(name.c_str());
 }
 
@@ -110,8 +115,8 @@ SftPlan planSftSplit(const SftOptions& options, int64_t numSamples, int64_t numE
     return plan;
 }
 
-std::pair<int64_t, int64_t> writeSequences(const SampleStore& store, const std::vector<int64_t>& order, int64_t maxLength,
-                                           bool packing, SequenceWriter& writer) {
+std::pair<int64_t, int64_t> writeSequences(const SampleStore& store, const std::vector<int64_t>& order,
+                                           int64_t maxLength, bool packing, SequenceWriter& writer) {
     // Greedy in-order packing (samples never split), decided from lengths alone.
     std::vector<int64_t> offsets{0};
     std::vector<char> continues(order.size(), 0);  // 1: the sample follows another in its sequence

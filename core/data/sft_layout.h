@@ -74,8 +74,8 @@ public:
 // Lays the samples `order` of `store` out (packed greedily in order into maxLength when packing, else one per
 // sequence) and writes them. Returns {tokens, trainable tokens (labels != -100 before packing masks the first
 // label of each later sample)}.
-std::pair<int64_t, int64_t> writeSequences(const SampleStore& store, const std::vector<int64_t>& order, int64_t maxLength,
-                                           bool packing, SequenceWriter& writer);
+std::pair<int64_t, int64_t> writeSequences(const SampleStore& store, const std::vector<int64_t>& order,
+                                           int64_t maxLength, bool packing, SequenceWriter& writer);
 
 // A writer that fills SftSequences.
 class MemorySequenceWriter final : public SequenceWriter {
@@ -84,7 +84,9 @@ public:
     void offsets(const std::vector<int64_t>& o) override { m_out.offsets = o; }
     void inputIds(const int32_t* p, size_t n) override { m_out.inputIds.insert(m_out.inputIds.end(), p, p + n); }
     void labels(const int32_t* p, size_t n) override { m_out.labels.insert(m_out.labels.end(), p, p + n); }
-    void positionIds(const int32_t* p, size_t n) override { m_out.positionIds.insert(m_out.positionIds.end(), p, p + n); }
+    void positionIds(const int32_t* p, size_t n) override {
+        m_out.positionIds.insert(m_out.positionIds.end(), p, p + n);
+    }
 
 private:
     SftSequences& m_out;

@@ -162,7 +162,8 @@ std::unique_ptr<Decoder> makeTextDecoder(const std::string& type, const nlohmann
         return std::make_unique<StripDecoder>(c, count("start"), count("stop"));
     }
     if (type == "WordPiece")
-        return std::make_unique<WordPieceDecoder>(ctx.getString(spec, "prefix", "##"), ctx.getBool(spec, "cleanup", true));
+        return std::make_unique<WordPieceDecoder>(ctx.getString(spec, "prefix", "##"),
+                                                  ctx.getBool(spec, "cleanup", true));
     if (type == "Metaspace")
         return std::make_unique<MetaspaceDecoder>(parseReplacement(spec, ctx), parsePrependScheme(spec, ctx));
     return nullptr;

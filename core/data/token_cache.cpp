@@ -50,12 +50,20 @@ void hashString(XXH3_state_t* state, const std::string& s) {
 }
 
 nlohmann::json statsToJson(const SftStats& s) {
-    return {{"records", s.records},        {"samples", s.samples},         {"bad_rows", s.badRows},
+    return {{"records", s.records},
+            {"samples", s.samples},
+            {"bad_rows", s.badRows},
             {"bad_row_messages", s.badRowMessages},
-            {"truncated", s.truncated},    {"dropped", s.dropped},         {"train_tokens", s.trainTokens},
+            {"truncated", s.truncated},
+            {"dropped", s.dropped},
+            {"train_tokens", s.trainTokens},
             {"train_trainable_tokens", s.trainTrainableTokens},
-            {"mean_tokens", s.meanTokens}, {"p50_tokens", s.p50Tokens},    {"p95_tokens", s.p95Tokens},
-            {"max_tokens", s.maxTokens},   {"chat_template", s.chatTemplate}, {"format", s.format}};
+            {"mean_tokens", s.meanTokens},
+            {"p50_tokens", s.p50Tokens},
+            {"p95_tokens", s.p95Tokens},
+            {"max_tokens", s.maxTokens},
+            {"chat_template", s.chatTemplate},
+            {"format", s.format}};
 }
 
 SftStats statsFromJson(const nlohmann::json& j) {
@@ -246,15 +254,17 @@ void buildSftCacheFile(const SftOptions& options, const Tokenizer& tokenizer, co
     } evalScratch{file.string() + ".eval.tmp." + std::to_string(::getpid())};
     std::ofstream evalOut(evalScratch.path, std::ios::binary | std::ios::trunc);
     if (!evalOut) throw IoError(evalScratch.path.string() + ": cannot write the token cache");
-    FileSequenceWriter eval([&](const void* p, size_t n) { evalOut.write(static_cast<const char*>(p), std::streamsize(n)); },
-                            h.evalSequences, h.evalTokens);
+    FileSequenceWriter eval(
+        [&](const void* p, size_t n) { evalOut.write(static_cast<const char*>(p), std::streamsize(n)); },
+        h.evalSequences, h.evalTokens);
     buildSftSequences(options, tokenizer, trainStore, evalStore, train, eval, stats);
     evalOut.close();
     if (evalOut.fail()) throw IoError(evalScratch.path.string() + ": write failed (is the disk full?)");
     {
         std::ifstream in(evalScratch.path, std::ios::binary);
         std::vector<char> buf(1 << 20);
-        while (in.read(buf.data(), std::streamsize(buf.size())) || in.gcount() > 0) out.write(buf.data(), size_t(in.gcount()));
+        while (in.read(buf.data(), std::streamsize(buf.size())) || in.gcount() > 0)
+            out.write(buf.data(), size_t(in.gcount()));
     }
     const std::string statsText = statsToJson(stats).dump();
     h.statsBytes = static_cast<int64_t>(statsText.size());

@@ -270,9 +270,7 @@ std::string Tokenizer::decode(const std::vector<int32_t>& ids, bool skipSpecialT
     return out;
 }
 
-int32_t Tokenizer::vocabSize() const {
-    return m_vocabSize;
-}
+int32_t Tokenizer::vocabSize() const { return m_vocabSize; }
 
 std::optional<int32_t> Tokenizer::tokenToId(std::string_view token) const {
     if (auto id = m_added->tokenToId(token)) return id;

@@ -47,7 +47,8 @@ public:
         std::vector<int8_t> typeIds;
         bool truncated = false;
     };
-    Encoded encodeTruncated(std::string_view text, const std::optional<std::string_view>& textPair, int64_t maxLength) const;
+    Encoded encodeTruncated(std::string_view text, const std::optional<std::string_view>& textPair,
+                            int64_t maxLength) const;
 
     // HF's decode(ids, skip_special_tokens): ids without a token are skipped; invalid UTF-8 produced by
     // byte-level tokens becomes U+FFFD.

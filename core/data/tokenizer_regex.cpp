@@ -244,9 +244,7 @@ std::unique_ptr<TokenizerRegex> TokenizerRegex::literal(std::string_view text, c
     return compile(escaped, ctx);
 }
 
-TokenizerRegex::~TokenizerRegex() {
-    pcre2_code_free(m_code);
-}
+TokenizerRegex::~TokenizerRegex() { pcre2_code_free(m_code); }
 
 void TokenizerRegex::findAll(std::string_view text, std::vector<RegexMatch>& out) const {
     ThreadMatchState& st = threadState();

@@ -103,9 +103,7 @@ std::string fromUtf8Lossy(std::string_view bytes) {
     return out;
 }
 
-bool isWhitespace(char32_t cp) {
-    return u_hasBinaryProperty(static_cast<UChar32>(cp), UCHAR_WHITE_SPACE);
-}
+bool isWhitespace(char32_t cp) { return u_hasBinaryProperty(static_cast<UChar32>(cp), UCHAR_WHITE_SPACE); }
 
 bool isWordCharacter(char32_t cp) {
     const auto c = static_cast<UChar32>(cp);

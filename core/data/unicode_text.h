@@ -40,9 +40,7 @@ inline char32_t decodeAt(std::string_view text, size_t& pos) {
 }
 
 // Length in bytes of the UTF-8 sequence introduced by a lead byte (1 for ASCII and stray bytes).
-inline size_t sequenceLength(unsigned char lead) {
-    return lead < 0xC0 ? 1 : lead < 0xE0 ? 2 : lead < 0xF0 ? 3 : 4;
-}
+inline size_t sequenceLength(unsigned char lead) { return lead < 0xC0 ? 1 : lead < 0xE0 ? 2 : lead < 0xF0 ? 3 : 4; }
 
 void appendUtf8(std::string& out, char32_t cp);
 

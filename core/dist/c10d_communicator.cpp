@@ -55,8 +55,8 @@ void requireTakes(const Communicator& comm, const char* op, const torch::Tensor&
 template <class F>
 void C10dCommunicator::run(const char* op, const torch::Tensor* tensor, F&& start) {
     auto fail = [&](const std::string& cause) {
-        throw DistError("rank " + std::to_string(m_rank) + " of " + std::to_string(m_worldSize) + ": " + m_name + " " + op +
-                        (tensor ? " of " + shapeOf(*tensor) : std::string()) + " failed: " + cause);
+        throw DistError("rank " + std::to_string(m_rank) + " of " + std::to_string(m_worldSize) + ": " + m_name + " " +
+                        op + (tensor ? " of " + shapeOf(*tensor) : std::string()) + " failed: " + cause);
     };
     if (tensor) requireTakes(*this, op, *tensor);
     try {
@@ -163,14 +163,16 @@ std::unique_ptr<Communicator> connectRanks(const DistOptions& o) {
     if (o.backend == DistBackend::Nccl) {
         auto ncclStore = c10::make_intrusive<c10d::PrefixStore>("nccl/", store);
         auto glooStore = c10::make_intrusive<c10d::PrefixStore>("gloo/", store);
-        auto device = std::make_unique<C10dCommunicator>(makeNcclBackend(ncclStore, o), o, "nccl", c10::DeviceType::CUDA);
+        auto device =
+            std::make_unique<C10dCommunicator>(makeNcclBackend(ncclStore, o), o, "nccl", c10::DeviceType::CUDA);
         auto host = std::make_unique<C10dCommunicator>(makeGlooBackend(glooStore, o), o, "gloo");
         return std::make_unique<RoutedCommunicator>(std::move(device), std::move(host));
     }
     return std::make_unique<C10dCommunicator>(makeGlooBackend(store, o), o, "gloo");
 }
 
-DistBackend backendForDevice(const torch::Device& device) { return device.is_cuda() ? DistBackend::Nccl : DistBackend::Gloo; }
-
+DistBackend backendForDevice(const torch::Device& device) {
+    return device.is_cuda() ? DistBackend::Nccl : DistBackend::Gloo;
+}
 
 }  // namespace fts

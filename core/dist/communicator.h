@@ -53,5 +53,4 @@ std::unique_ptr<Communicator> connectRanks(const DistOptions& options);
 // Picks the backend for a device: NCCL for CUDA, Gloo otherwise.
 DistBackend backendForDevice(const torch::Device& device);
 
-
 }  // namespace fts

@@ -11,14 +11,14 @@ enum class ReduceKind { Sum, Max };
 
 // Where and how the ranks of a run meet (see rendezvous.h for the token scheme).
 struct DistOptions {
-    std::string host = "127.0.0.1";  // the TCP store's address (rank 0 or the launcher hosts it)
-    int port = 0;                    // the TCP store's port (must be known to every rank)
-    int listenFd = -1;               // rank 0 only: an already bound+listening socket to host the store on
+    std::string host = "127.0.0.1";     // the TCP store's address (rank 0 or the launcher hosts it)
+    int port = 0;                       // the TCP store's port (must be known to every rank)
+    int listenFd = -1;                  // rank 0 only: an already bound+listening socket to host the store on
     bool storeHostedElsewhere = false;  // the launcher hosts the store (StoreServer): rank 0 connects as a client
-    std::string localAddr;           // this rank's address for Gloo's sockets (empty: the store's host)
+    std::string localAddr;              // this rank's address for Gloo's sockets (empty: the store's host)
     int rank = 0;
     int worldSize = 1;
-    std::string token;               // per-run random token; every rank must present the same one
+    std::string token;                         // per-run random token; every rank must present the same one
     std::chrono::milliseconds timeout{30000};  // per collective and for the rendezvous
     DistBackend backend = DistBackend::Gloo;
 };

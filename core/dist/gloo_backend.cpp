@@ -12,7 +12,8 @@ c10::intrusive_ptr<c10d::Backend> makeGlooBackend(const c10::intrusive_ptr<c10d:
 #ifdef FTS_HAVE_GLOO_HEADERS
     try {
         auto opts = c10d::ProcessGroupGloo::Options::create(o.timeout);
-        opts->devices.push_back(c10d::ProcessGroupGloo::createDeviceForHostname(o.localAddr.empty() ? o.host : o.localAddr));
+        opts->devices.push_back(
+            c10d::ProcessGroupGloo::createDeviceForHostname(o.localAddr.empty() ? o.host : o.localAddr));
         opts->threads = 2;
         return c10::make_intrusive<c10d::ProcessGroupGloo>(store, o.rank, o.worldSize, opts);
     } catch (const c10::Error& e) {
@@ -21,7 +22,8 @@ c10::intrusive_ptr<c10d::Backend> makeGlooBackend(const c10::intrusive_ptr<c10d:
     }
 #else
     (void)store;
-    throw DistError("rank " + std::to_string(o.rank) + ": this build has no Gloo backend (the gloo headers were "
+    throw DistError("rank " + std::to_string(o.rank) +
+                    ": this build has no Gloo backend (the gloo headers were "
                     "missing at build time: apt install libgloo-dev and rebuild)");
 #endif
 }

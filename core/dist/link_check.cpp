@@ -24,7 +24,8 @@ std::vector<std::string> hostsOfRanks(Communicator& comm, const std::string& hos
     auto all = torch::zeros({kLen * comm.worldSize()}, torch::kUInt8);
     comm.allGather(all, mine);
     std::vector<std::string> out;
-    for (int r = 0; r < comm.worldSize(); ++r) out.emplace_back(reinterpret_cast<const char*>(all.data_ptr<uint8_t>() + r * kLen));
+    for (int r = 0; r < comm.worldSize(); ++r)
+        out.emplace_back(reinterpret_cast<const char*>(all.data_ptr<uint8_t>() + r * kLen));
     return out;
 }
 
@@ -49,8 +50,13 @@ void collectiveTest(Communicator& comm, const char* test, const char* backend, i
     }
     const bool all = bad.item<float>() == 0.0f && ok;
     if (comm.rank() == 0 || !message.empty())
-        emit({{"event", "check"}, {"test", test}, {"backend", backend}, {"ok", all}, {"seconds", seconds},
-              {"bytes", bytes}, {"gbps", all ? busFactor * double(bytes) * 8 / seconds / 1e9 : 0.0},
+        emit({{"event", "check"},
+              {"test", test},
+              {"backend", backend},
+              {"ok", all},
+              {"seconds", seconds},
+              {"bytes", bytes},
+              {"gbps", all ? busFactor * double(bytes) * 8 / seconds / 1e9 : 0.0},
               {"message", message.empty() && !all ? "a rank got a wrong result" : message}});
 }
 
@@ -60,16 +66,22 @@ void checkBackend(Communicator& comm, const LinkCheckOptions& o, torch::Device d
     const int64_t n = o.bytes / 4;
     auto opts = torch::TensorOptions().dtype(torch::kFloat32).device(device);
     auto pattern = torch::arange(n, opts).remainder(251.0);
-    collectiveTest(comm, "broadcast", backend, o.bytes, o.repeats, [&] {
-        auto t = rank == 0 ? pattern.clone() : torch::zeros({n}, opts);
-        comm.broadcast(t, 0);
-        return torch::equal(t, pattern);
-    }, emit, 1.0);
-    collectiveTest(comm, "all_reduce", backend, o.bytes, o.repeats, [&] {
-        auto t = torch::full({n}, float(rank + 1), opts);
-        comm.allReduce(t);
-        return torch::equal(t, torch::full({n}, float(world * (world + 1) / 2), opts));
-    }, emit, 2.0 * (world - 1) / std::max(1, world));  // bus bandwidth, as nccl-tests reports it
+    collectiveTest(
+        comm, "broadcast", backend, o.bytes, o.repeats,
+        [&] {
+            auto t = rank == 0 ? pattern.clone() : torch::zeros({n}, opts);
+            comm.broadcast(t, 0);
+            return torch::equal(t, pattern);
+        },
+        emit, 1.0);
+    collectiveTest(
+        comm, "all_reduce", backend, o.bytes, o.repeats,
+        [&] {
+            auto t = torch::full({n}, float(rank + 1), opts);
+            comm.allReduce(t);
+            return torch::equal(t, torch::full({n}, float(world * (world + 1) / 2), opts));
+        },
+        emit, 2.0 * (world - 1) / std::max(1, world));  // bus bandwidth, as nccl-tests reports it
 }
 
 // Ping-pong between the first ranks of every pair of hosts, pairs in one global order (no deadlock).
@@ -112,8 +124,14 @@ void checkLinks(Communicator& comm, const LinkCheckOptions& o, const std::vector
             }
             const double seconds = secondsSince(t0) / o.repeats;
             if (comm.rank() == a)
-                emit({{"event", "check"}, {"test", "link"}, {"backend", "gloo"}, {"from", leaders[i].first},
-                      {"to", leaders[j].first}, {"ok", ok}, {"seconds", seconds}, {"bytes", o.bytes},
+                emit({{"event", "check"},
+                      {"test", "link"},
+                      {"backend", "gloo"},
+                      {"from", leaders[i].first},
+                      {"to", leaders[j].first},
+                      {"ok", ok},
+                      {"seconds", seconds},
+                      {"bytes", o.bytes},
                       {"gbps", ok ? double(o.bytes) * 8 / seconds / 1e9 : 0.0},
                       {"message", message.empty() && !ok ? "wrong data arrived" : message}});
         }
@@ -128,7 +146,9 @@ void runLinkCheck(const LinkCheckOptions& o, const std::function<void(const json
     std::unique_ptr<Communicator> comm = connectRanks(d);
     const auto hosts = hostsOfRanks(*comm, o.host);
     checkBackend(*comm, o, torch::kCPU, "gloo", emit);
-    if (cuda) checkBackend(*comm, o, torch::Device(torch::kCUDA, o.localRank % int(torch::cuda::device_count())), "nccl", emit);
+    if (cuda)
+        checkBackend(*comm, o, torch::Device(torch::kCUDA, o.localRank % int(torch::cuda::device_count())), "nccl",
+                     emit);
     checkLinks(*comm, o, hosts, emit);
     comm->barrier();
 }

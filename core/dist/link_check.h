@@ -13,10 +13,10 @@
 namespace fts {
 
 struct LinkCheckOptions {
-    DistOptions dist;            // backend: Gloo; NCCL is tried too when CUDA is there
-    std::string host;            // this rank's host, as the hostfile names it
-    int localRank = 0;           // picks the CUDA device
-    int64_t bytes = 32 << 20;    // message size of the timed collectives and link transfers
+    DistOptions dist;          // backend: Gloo; NCCL is tried too when CUDA is there
+    std::string host;          // this rank's host, as the hostfile names it
+    int localRank = 0;         // picks the CUDA device
+    int64_t bytes = 32 << 20;  // message size of the timed collectives and link transfers
     int repeats = 3;
 };
 

@@ -30,7 +30,8 @@ int listenOn(const std::string& host, int port, const std::string& who) {
     if (fd < 0 || ::bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) != 0 || ::listen(fd, 128) != 0) {
         const std::string cause = std::strerror(errno);
         if (fd >= 0) ::close(fd);
-        throw DistError(who + ": cannot listen on " + host + ":" + std::to_string(port) + " for the rendezvous: " + cause);
+        throw DistError(who + ": cannot listen on " + host + ":" + std::to_string(port) +
+                        " for the rendezvous: " + cause);
     }
     return fd;
 }
@@ -41,7 +42,8 @@ c10::intrusive_ptr<c10d::Store> rendezvous(const DistOptions& o) {
     const std::string who = "rank " + std::to_string(o.rank) + " of " + std::to_string(o.worldSize);
     if (o.token.size() < 16)
         throw DistError(who + ": rendezvous needs the run's token (from the launcher, at least 16 characters)");
-    if (o.port <= 0 || o.port > 65535) throw DistError(who + ": rendezvous port " + std::to_string(o.port) + " is invalid");
+    if (o.port <= 0 || o.port > 65535)
+        throw DistError(who + ": rendezvous port " + std::to_string(o.port) + " is invalid");
     c10d::TCPStoreOptions so;
     so.port = static_cast<std::uint16_t>(o.port);
     const bool hosting = o.rank == 0 && !o.storeHostedElsewhere;
@@ -54,9 +56,8 @@ c10::intrusive_ptr<c10d::Store> rendezvous(const DistOptions& o) {
     try {
         tcp = c10::make_intrusive<c10d::TCPStore>(o.host, so);
     } catch (const std::exception& e) {
-        const std::string cause = dynamic_cast<const c10::Error*>(&e)
-                                      ? static_cast<const c10::Error&>(e).what_without_backtrace()
-                                      : e.what();
+        const std::string cause =
+            dynamic_cast<const c10::Error*>(&e) ? static_cast<const c10::Error&>(e).what_without_backtrace() : e.what();
         throw DistError(who + ": cannot " + (hosting ? "host" : "reach") + " the rendezvous store at " + o.host + ":" +
                         std::to_string(o.port) + ": " + cause);
     }
@@ -70,9 +71,9 @@ c10::intrusive_ptr<c10d::Store> rendezvous(const DistOptions& o) {
             const auto deadline = std::chrono::steady_clock::now() + o.timeout;
             while (store->add("joined", 0) < o.worldSize) {
                 if (std::chrono::steady_clock::now() > deadline)
-                    throw DistError(who + ": rendezvous timed out after " + std::to_string(o.timeout.count()) + " ms: only " +
-                                    std::to_string(store->add("joined", 0)) + " of " + std::to_string(o.worldSize) +
-                                    " ranks joined with this run's token");
+                    throw DistError(who + ": rendezvous timed out after " + std::to_string(o.timeout.count()) +
+                                    " ms: only " + std::to_string(store->add("joined", 0)) + " of " +
+                                    std::to_string(o.worldSize) + " ranks joined with this run's token");
                 std::this_thread::sleep_for(std::chrono::milliseconds(20));
             }
             store->set("ready", std::vector<uint8_t>{'1'});

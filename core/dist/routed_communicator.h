@@ -19,7 +19,9 @@ public:
     c10::DeviceType tensorDevice() const override { return m_device->tensorDevice(); }
     bool takes(const torch::Tensor& t) const override { return m_device->takes(t) || m_host->takes(t); }
     void allReduce(torch::Tensor& tensor, ReduceKind op) override { route(tensor).allReduce(tensor, op); }
-    void reduceScatter(torch::Tensor& output, torch::Tensor& input) override { route(input).reduceScatter(output, input); }
+    void reduceScatter(torch::Tensor& output, torch::Tensor& input) override {
+        route(input).reduceScatter(output, input);
+    }
     void allGather(torch::Tensor& output, torch::Tensor& input) override { route(input).allGather(output, input); }
     void broadcast(torch::Tensor& tensor, int root) override { route(tensor).broadcast(tensor, root); }
     void send(torch::Tensor& tensor, int peer) override { route(tensor).send(tensor, peer); }

@@ -14,7 +14,8 @@ struct StoreServer::Impl {
     c10::intrusive_ptr<c10d::TCPStore> store;
 };
 
-StoreServer::StoreServer(int listenFd, const std::string& host, int port, const std::string& token) : m(std::make_unique<Impl>()) {
+StoreServer::StoreServer(int listenFd, const std::string& host, int port, const std::string& token)
+    : m(std::make_unique<Impl>()) {
     c10d::TCPStoreOptions so;
     so.port = static_cast<std::uint16_t>(port);
     so.isServer = true;

@@ -38,7 +38,8 @@ EnvList parseDeepspeedEnv(const std::string& text, const std::string& fileName) 
         if (name.rfind("export ", 0) == 0) name = name.substr(7);
         while (!name.empty() && (name.front() == ' ' || name.front() == '\t')) name.erase(0, 1);
         if (!validName(name))
-            throw ConfigError(where + "\"" + name + "\" is not a variable name (letters, digits and '_', not starting with a digit)");
+            throw ConfigError(where + "\"" + name +
+                              "\" is not a variable name (letters, digits and '_', not starting with a digit)");
         out.emplace_back(name, line.substr(eq + 1));
     }
     return out;

@@ -18,11 +18,14 @@
 namespace fts {
 using nlohmann::json;
 
-
 json checkHosts(const HostsCheckOptions& o, std::ostream* progress) {
     const LaunchPlan plan = planLaunch(readHostfile(o.hostfile), o.include, o.exclude, o.numNodes, o.numGpus);
-    json report{{"ok", false}, {"hosts", json::array()}, {"checks", json::array()}, {"errors", json::array()},
-                {"world_size", plan.worldSize}, {"plan", describePlan(plan)}};
+    json report{{"ok", false},
+                {"hosts", json::array()},
+                {"checks", json::array()},
+                {"errors", json::array()},
+                {"world_size", plan.worldSize},
+                {"plan", describePlan(plan)}};
     TransportOptions transport{o.localFts, o.remoteFts, SshOptions{o.sshPort, o.sshConfig, 5}};
     std::vector<std::string> names;
     for (const NodePlan& n : plan.nodes) names.push_back(n.host);
@@ -30,8 +33,12 @@ json checkHosts(const HostsCheckOptions& o, std::ostream* progress) {
     const std::vector<HostProbe> probes = probeHosts(names, transport, o.probeTimeoutMs);
     bool allReachable = true;
     for (const HostProbe& p : probes) {
-        report["hosts"].push_back({{"host", p.host}, {"ok", p.ok}, {"error", p.error}, {"hostname", p.hostname},
-                                   {"fts", p.ftsVersion}, {"gpus", parseJson(p.gpusJson.empty() ? "[]" : p.gpusJson)},
+        report["hosts"].push_back({{"host", p.host},
+                                   {"ok", p.ok},
+                                   {"error", p.error},
+                                   {"hostname", p.hostname},
+                                   {"fts", p.ftsVersion},
+                                   {"gpus", parseJson(p.gpusJson.empty() ? "[]" : p.gpusJson)},
                                    {"seconds", p.seconds}});
         allReachable = allReachable && p.ok;
         if (!p.ok) report["errors"].push_back(p.error);
@@ -50,7 +57,8 @@ json checkHosts(const HostsCheckOptions& o, std::ostream* progress) {
         report["errors"].push_back(e.what());
         return report;
     }
-    if (progress) *progress << "starting " << plan.worldSize << " rank(s): " << describePlan(plan) << "\n" << std::flush;
+    if (progress)
+        *progress << "starting " << plan.worldSize << " rank(s): " << describePlan(plan) << "\n" << std::flush;
     NodeCommand command;
     command.worldSize = plan.worldSize;
     command.masterAddr = addr;
@@ -99,7 +107,8 @@ json checkHosts(const HostsCheckOptions& o, std::ostream* progress) {
     while (nodes.anyAlive()) {
         nodes.poll(100, -1, h);
         if (std::chrono::steady_clock::now() > deadline) {
-            report["errors"].push_back("the check did not end within " + std::to_string((3 * o.timeoutMs + 10000) / 1000) + " s");
+            report["errors"].push_back("the check did not end within " +
+                                       std::to_string((3 * o.timeoutMs + 10000) / 1000) + " s");
             nodes.closeControl();
             nodes.killAll();
             break;
@@ -120,7 +129,8 @@ std::string formatHostsReport(const json& r) {
             ss << "reachable (" << h.value("hostname", "") << "), fts " << h.value("fts", "") << ", "
                << h["gpus"].size() << " GPU" << (h["gpus"].size() == 1 ? "" : "s");
             for (const auto& g : h["gpus"])
-                ss << "; " << g.value("index", 0) << ": " << g.value("name", "") << " " << g.value("memory_total_mib", 0) << " MiB";
+                ss << "; " << g.value("index", 0) << ": " << g.value("name", "") << " "
+                   << g.value("memory_total_mib", 0) << " MiB";
             ss << std::setprecision(2) << "  [" << h.value("seconds", 0.0) << " s]\n";
         } else {
             ss << "FAILED: " << h.value("error", "") << "\n";
@@ -128,12 +138,17 @@ std::string formatHostsReport(const json& r) {
     }
     for (const auto& c : r["checks"]) {
         const std::string test = c.value("test", "");
-        if (test == "link") ss << "link " << c.value("from", "") << " <-> " << c.value("to", "") << " (" << c.value("backend", "") << ")";
-        else ss << c.value("backend", "") << " " << test << " over " << r.value("world_size", 0) << " ranks";
+        if (test == "link")
+            ss << "link " << c.value("from", "") << " <-> " << c.value("to", "") << " (" << c.value("backend", "")
+               << ")";
+        else
+            ss << c.value("backend", "") << " " << test << " over " << r.value("world_size", 0) << " ranks";
         if (c.value("ok", false))
-            ss << ": ok, " << std::setprecision(4) << c.value("seconds", 0.0) << " s per " << (c.value("bytes", int64_t(0)) >> 20)
-               << " MiB, " << std::setprecision(2) << c.value("gbps", 0.0) << " Gbit/s\n";
-        else ss << ": FAILED: " << c.value("message", "") << "\n";
+            ss << ": ok, " << std::setprecision(4) << c.value("seconds", 0.0) << " s per "
+               << (c.value("bytes", int64_t(0)) >> 20) << " MiB, " << std::setprecision(2) << c.value("gbps", 0.0)
+               << " Gbit/s\n";
+        else
+            ss << ": FAILED: " << c.value("message", "") << "\n";
     }
     for (const auto& e : r["errors"]) ss << "error: " << e.get<std::string>() << "\n";
     ss << (r.value("ok", false) ? "all checks passed\n" : "the hosts are not ready for training\n");

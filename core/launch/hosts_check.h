@@ -19,14 +19,15 @@ struct HostsCheckOptions {
     std::string include, exclude;
     int numNodes = 0, numGpus = 0;
     std::string masterAddr;
-    int masterPort = 0;               // 0: a free port
+    int masterPort = 0;  // 0: a free port
     int sshPort = 0;
     std::string sshConfig;
     std::string remoteFts;
-    std::filesystem::path localFts;   // this `fts`
-    int timeoutMs = 30000;            // each collective, and the rendezvous
+    std::filesystem::path localFts;  // this `fts`
+    int timeoutMs = 30000;           // each collective, and the rendezvous
     int probeTimeoutMs = 10000;
-    std::function<std::shared_ptr<void>(int listenFd, const std::string& host, int port, const std::string& token)> hostStore;
+    std::function<std::shared_ptr<void>(int listenFd, const std::string& host, int port, const std::string& token)>
+        hostStore;
 };
 
 // The report: {"ok": b, "hosts": [{host, ok, error, hostname, fts, gpus, seconds}], "checks": [check events],

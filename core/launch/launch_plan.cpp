@@ -35,8 +35,8 @@ std::vector<NodeSpec> parseSpec(const std::string& text, const std::string& opti
         if (part.empty()) throw ConfigError(option + " \"" + text + "\": an empty host between '@' separators");
         NodeSpec spec;
         const size_t colon = part.rfind(':');
-        const bool hasSlots = colon != std::string::npos &&
-                              part.find_first_not_of("0123456789,", colon + 1) == std::string::npos;
+        const bool hasSlots =
+            colon != std::string::npos && part.find_first_not_of("0123456789,", colon + 1) == std::string::npos;
         spec.host = hasSlots ? part.substr(0, colon) : part;
         if (hasSlots) {
             spec.allSlots = false;
@@ -65,7 +65,8 @@ std::vector<int> parseIdList(const std::string& text, const std::string& option)
         } catch (const std::exception&) {
         }
         if (v < 0 || used != item.size())
-            throw ConfigError(option + ": \"" + item + "\" is not a GPU id (expected non-negative integers, e.g. localhost:0,1)");
+            throw ConfigError(option + ": \"" + item +
+                              "\" is not a GPU id (expected non-negative integers, e.g. localhost:0,1)");
         ids.push_back(v);
     }
     return ids;
@@ -109,15 +110,18 @@ LocalLaunch resolveLocalLaunch(int nproc, int numGpus, const std::string& includ
         bool all = false;
         out.gpus = parseHostSlots(include, "--include", all);
         if (all) {
-            if (!visibleKnown) throw ConfigError("--include localhost: which GPUs exist is unknown; list them (localhost:0,1)");
+            if (!visibleKnown)
+                throw ConfigError("--include localhost: which GPUs exist is unknown; list them (localhost:0,1)");
             out.gpus = visible;
         }
         if (visibleKnown)
             for (int id : out.gpus)
                 if (std::find(visible.begin(), visible.end(), id) == visible.end())
-                    throw ConfigError("--include: GPU " + std::to_string(id) + " is not in CUDA_VISIBLE_DEVICES=" + cudaVisible);
+                    throw ConfigError("--include: GPU " + std::to_string(id) +
+                                      " is not in CUDA_VISIBLE_DEVICES=" + cudaVisible);
     } else if (!exclude.empty()) {
-        if (!visibleKnown) throw ConfigError("--exclude: set CUDA_VISIBLE_DEVICES so the GPUs to exclude from are known");
+        if (!visibleKnown)
+            throw ConfigError("--exclude: set CUDA_VISIBLE_DEVICES so the GPUs to exclude from are known");
         bool all = false;
         std::vector<int> gone = parseHostSlots(exclude, "--exclude", all);
         for (int id : visible)
@@ -133,8 +137,8 @@ LocalLaunch resolveLocalLaunch(int nproc, int numGpus, const std::string& includ
     if (!include.empty() || !exclude.empty() || numGpus > 0) {
         if (out.gpus.empty()) throw ConfigError("--include/--exclude: no GPU is left to train on");
         if (nproc > 0 && nproc != int(out.gpus.size()))
-            throw ConfigError("--nproc " + std::to_string(nproc) + " contradicts the " + std::to_string(out.gpus.size()) +
-                              " GPUs selected (one rank per GPU)");
+            throw ConfigError("--nproc " + std::to_string(nproc) + " contradicts the " +
+                              std::to_string(out.gpus.size()) + " GPUs selected (one rank per GPU)");
         out.worldSize = int(out.gpus.size());
     } else {
         out.worldSize = nproc > 0 ? nproc : 1;
@@ -151,7 +155,8 @@ LaunchPlan planLaunch(const std::vector<HostSlots>& hosts, const std::string& in
     if (!include.empty() && !exclude.empty())
         throw ConfigError("--include and --exclude: give one or the other (as DeepSpeed's launcher)");
     if ((numNodes > 0 || numGpus > 0) && (!include.empty() || !exclude.empty()))
-        throw ConfigError("--num_nodes/--num_gpus cannot be combined with --include/--exclude (as DeepSpeed's launcher)");
+        throw ConfigError(
+            "--num_nodes/--num_gpus cannot be combined with --include/--exclude (as DeepSpeed's launcher)");
     std::map<std::string, std::set<int>> pool;  // host -> slots available
     for (const HostSlots& h : hosts)
         for (int s = 0; s < h.slotCount; ++s) pool[h.host].insert(s);
@@ -166,13 +171,15 @@ LaunchPlan planLaunch(const std::vector<HostSlots>& hosts, const std::string& in
             if (it == pool.end()) throw ConfigError(option + ": host \"" + spec.host + "\" is not in the hostfile");
             for (int s : spec.slots)
                 if (!it->second.count(s))
-                    throw ConfigError(option + ": host " + spec.host + " has no slot " + std::to_string(s) + " (it has " +
-                                      std::to_string(it->second.size()) + " slots: 0.." +
+                    throw ConfigError(option + ": host " + spec.host + " has no slot " + std::to_string(s) +
+                                      " (it has " + std::to_string(it->second.size()) + " slots: 0.." +
                                       std::to_string(it->second.size() - 1) + ")");
             if (!include.empty()) {
                 std::set<int>& mine = chosen[spec.host];
-                if (spec.allSlots) mine = it->second;
-                else mine.insert(spec.slots.begin(), spec.slots.end());
+                if (spec.allSlots)
+                    mine = it->second;
+                else
+                    mine.insert(spec.slots.begin(), spec.slots.end());
             } else if (spec.allSlots) {
                 chosen[spec.host].clear();
             } else {

@@ -11,17 +11,17 @@
 namespace fts {
 
 struct NodePlan {
-    std::string host;        // as written in the hostfile (an ssh destination)
-    std::vector<int> slotIds;  // ascending; local rank i uses slotIds[i] (GPU ids where there are GPUs)
-    int firstRank = 0;       // global rank of local rank 0
-    bool local = false;      // localhost / 127.0.0.1: started without ssh
+    std::string host;               // as written in the hostfile (an ssh destination)
+    std::vector<int> slotIds;       // ascending; local rank i uses slotIds[i] (GPU ids where there are GPUs)
+    int firstRank = 0;              // global rank of local rank 0
+    bool local = false;             // localhost / 127.0.0.1: started without ssh
     bool setVisibleDevices = true;  // CUDA_VISIBLE_DEVICES=slotIds there (DeepSpeed does; not for plain --nproc)
 };
 
 struct LaunchPlan {
     std::vector<NodePlan> nodes;
     int worldSize = 0;
-    bool remote() const;     // any node reached over ssh
+    bool remote() const;  // any node reached over ssh
 };
 
 // DeepSpeed's rules: include and exclude are exclusive; neither combines with num_nodes/num_gpus; a host or

@@ -64,8 +64,10 @@ bool NodeGroup::poll(int timeoutMs, int extraFd, const Handlers& h) {
             ::close(fds[k].fd);
             continue;
         }
-        if (who[k].second == 0) node.out.feed(buf, size_t(got), [&](const std::string& l) { h.onLine(*node.plan, l); });
-        else node.err.feed(buf, size_t(got), [&](const std::string& l) { h.onStderr(*node.plan, l); });
+        if (who[k].second == 0)
+            node.out.feed(buf, size_t(got), [&](const std::string& l) { h.onLine(*node.plan, l); });
+        else
+            node.err.feed(buf, size_t(got), [&](const std::string& l) { h.onStderr(*node.plan, l); });
     }
     for (Node& node : m_nodes) {
         if (node.proc.pid <= 0 || node.exited || node.outOpen || node.errOpen) continue;

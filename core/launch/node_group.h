@@ -26,8 +26,8 @@ public:
     NodeGroup& operator=(const NodeGroup&) = delete;
 
     // Starts node i and writes `firstLine` (the token line) to its stdin. Throws IoError.
-    void start(size_t i, const NodeCommand& command, const TransportOptions& transport, const std::vector<std::string>& env,
-               const std::string& firstLine);
+    void start(size_t i, const NodeCommand& command, const TransportOptions& transport,
+               const std::vector<std::string>& env, const std::string& firstLine);
     size_t size() const { return m_nodes.size(); }
     bool anyAlive() const;
 

@@ -58,9 +58,9 @@ std::string probeLine(const std::vector<std::string>& requiredPaths) {
     json gpus = json::array();
     std::string smi = "not found";
     try {
-        ChildProcess p = spawnChild({"nvidia-smi", "--query-gpu=index,name,memory.total,memory.used",
-                                     "--format=csv,noheader,nounits"},
-                                    SpawnOptions{environmentWith({}, {}), false, false, -1});
+        ChildProcess p = spawnChild(
+            {"nvidia-smi", "--query-gpu=index,name,memory.total,memory.used", "--format=csv,noheader,nounits"},
+            SpawnOptions{environmentWith({}, {}), false, false, -1});
         std::string text;
         char buf[4096];
         ssize_t n;
@@ -85,7 +85,9 @@ std::string probeLine(const std::vector<std::string>& requiredPaths) {
             }
             if (f.size() < 4) continue;
             try {
-                gpus.push_back({{"index", std::stoi(f[0])}, {"name", f[1]}, {"memory_total_mib", std::stoll(f[2])},
+                gpus.push_back({{"index", std::stoi(f[0])},
+                                {"name", f[1]},
+                                {"memory_total_mib", std::stoll(f[2])},
                                 {"memory_used_mib", std::stoll(f[3])}});
             } catch (const std::exception&) {
             }
@@ -99,8 +101,9 @@ std::string probeLine(const std::vector<std::string>& requiredPaths) {
         if (!fs::exists(path, ec)) missing.push_back(path);
     }
     const char* conn = std::getenv("SSH_CONNECTION");  // "client_ip client_port server_ip server_port"
-    return json{{"event", "probe"}, {"fts", FTS_VERSION}, {"hostname", RunStore::localHostName()}, {"gpus", gpus},
-                {"nvidia_smi", smi}, {"ssh_connection", conn ? conn : ""}, {"missing", missing}}
+    return json{{"event", "probe"},  {"fts", FTS_VERSION}, {"hostname", RunStore::localHostName()},
+                {"gpus", gpus},      {"nvidia_smi", smi},  {"ssh_connection", conn ? conn : ""},
+                {"missing", missing}}
         .dump();
 }
 
@@ -143,15 +146,27 @@ int runNode(const NodeOptions& o, int controlFd, int eventFd) {
     const std::vector<std::string> env =
         environmentWith({"FTS_RUN_TOKEN", "FTS_STORE_FD", "FTS_MASTER_ADDR", "FTS_MASTER_PORT"}, add);
 
-    emit({{"event", "node_started"}, {"pid", int64_t(::getpid())}, {"fts", FTS_VERSION}, {"hostname", RunStore::localHostName()}});
+    emit({{"event", "node_started"},
+          {"pid", int64_t(::getpid())},
+          {"fts", FTS_VERSION},
+          {"hostname", RunStore::localHostName()}});
     std::vector<Rank> ranks(size_t(o.ranks));
     bool startFailed = false;
     for (int i = 0; i < o.ranks; ++i) {
         Rank& r = ranks[size_t(i)];
         r.globalRank = o.firstRank + i;
-        std::vector<std::string> argv{o.workerExecutable.string(), "worker", "--run-id", std::to_string(o.runId), "--rank",
-                                      std::to_string(r.globalRank), "--local-rank", std::to_string(i), "--world-size",
-                                      std::to_string(o.worldSize), "--host", o.host};
+        std::vector<std::string> argv{o.workerExecutable.string(),
+                                      "worker",
+                                      "--run-id",
+                                      std::to_string(o.runId),
+                                      "--rank",
+                                      std::to_string(r.globalRank),
+                                      "--local-rank",
+                                      std::to_string(i),
+                                      "--world-size",
+                                      std::to_string(o.worldSize),
+                                      "--host",
+                                      o.host};
         if (!o.configPath.empty()) argv.insert(argv.end(), {"--config", o.configPath.string()});
         if (o.resume) argv.push_back("--resume");
         if (o.check) argv.push_back("--check");
@@ -202,7 +217,9 @@ int runNode(const NodeOptions& o, int controlFd, int eventFd) {
             ::fcntl(fd, F_SETFL, O_NONBLOCK);
             ssize_t got;
             while ((got = ::read(fd, buf, sizeof buf)) > 0)
-                (stream == 0 ? r.out : r.err).feed(buf, size_t(got), [&](const std::string& l) { onRankLine(r, l, stream == 1); });
+                (stream == 0 ? r.out : r.err).feed(buf, size_t(got), [&](const std::string& l) {
+                    onRankLine(r, l, stream == 1);
+                });
         }
         if (!r.out.pending.empty()) onRankLine(r, r.out.pending, false);
         if (!r.err.pending.empty()) onRankLine(r, r.err.pending, true);
@@ -240,8 +257,10 @@ int runNode(const NodeOptions& o, int controlFd, int eventFd) {
                         op = parseJson(line).value("op", "");
                     } catch (const std::exception&) {
                     }
-                    if (op == "stop") signalAll(SIGTERM);
-                    else if (op == "kill") signalAll(SIGKILL);
+                    if (op == "stop")
+                        signalAll(SIGTERM);
+                    else if (op == "kill")
+                        signalAll(SIGKILL);
                 });
                 continue;
             }
@@ -251,7 +270,9 @@ int runNode(const NodeOptions& o, int controlFd, int eventFd) {
                 continue;
             }
             const bool isStderr = stream == 1;  // not the binding itself: clang 14 cannot capture structured bindings
-            (stream == 0 ? r.out : r.err).feed(buf, size_t(got), [&](const std::string& l) { onRankLine(r, l, isStderr); });
+            (stream == 0 ? r.out : r.err).feed(buf, size_t(got), [&](const std::string& l) {
+                onRankLine(r, l, isStderr);
+            });
         }
         for (Rank& r : ranks) {
             if (r.proc.pid <= 0 || r.exited) continue;
@@ -265,8 +286,11 @@ int runNode(const NodeOptions& o, int controlFd, int eventFd) {
             r.exited = true;
             const bool ok = WIFEXITED(status) && WEXITSTATUS(status) == 0;
             allOk = allOk && ok;
-            emit({{"event", "rank_exit"}, {"rank", r.globalRank}, {"ok", ok},
-                  {"signal", WIFSIGNALED(status) ? WTERMSIG(status) : 0}, {"description", describeExitStatus(status)}});
+            emit({{"event", "rank_exit"},
+                  {"rank", r.globalRank},
+                  {"ok", ok},
+                  {"signal", WIFSIGNALED(status) ? WTERMSIG(status) : 0},
+                  {"description", describeExitStatus(status)}});
         }
     }
     return allOk ? 0 : 1;

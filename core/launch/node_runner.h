@@ -19,17 +19,17 @@ namespace fts {
 struct NodeOptions {
     std::filesystem::path workerExecutable;  // this `fts`
     std::filesystem::path configPath;
-    std::string host;               // the name the hostfile gives this host (tags the events)
+    std::string host;  // the name the hostfile gives this host (tags the events)
     int64_t runId = 0;
     int worldSize = 1;
     int firstRank = 0;
-    int ranks = 1;                  // ranks on this host (local ranks 0..ranks-1)
-    std::vector<int> gpus;          // CUDA_VISIBLE_DEVICES for the ranks (empty: left as it is)
-    std::string masterAddr;         // the supervisor's rendezvous store
+    int ranks = 1;           // ranks on this host (local ranks 0..ranks-1)
+    std::vector<int> gpus;   // CUDA_VISIBLE_DEVICES for the ranks (empty: left as it is)
+    std::string masterAddr;  // the supervisor's rendezvous store
     int masterPort = 0;
     int collectiveTimeoutMs = 30000;
     bool resume = false;
-    bool check = false;             // `fts hosts check`: the ranks run the link check instead of training
+    bool check = false;  // `fts hosts check`: the ranks run the link check instead of training
 };
 
 // Runs the node until its ranks end; reads control from controlFd, writes events to eventFd.

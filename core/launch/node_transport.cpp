@@ -48,7 +48,8 @@ std::string explainProbeFailure(const std::string& host, const std::string& fts,
     const std::string said = lastLine(err);
     const std::string tail = said.empty() ? "" : " (" + said + ")";
     if (WIFEXITED(status) && WEXITSTATUS(status) == 255) {
-        if (err.find("Permission denied") != std::string::npos || err.find("Host key verification failed") != std::string::npos)
+        if (err.find("Permission denied") != std::string::npos ||
+            err.find("Host key verification failed") != std::string::npos)
             return "host " + host + ": ssh refused the login in BatchMode: set up a key for it (ssh-copy-id " + host +
                    ") and accept its host key once with a plain ssh" + tail;
         if (err.find("Could not resolve") != std::string::npos)
@@ -65,11 +66,23 @@ std::string explainProbeFailure(const std::string& host, const std::string& fts,
 }  // namespace
 
 std::vector<std::string> nodeArgv(const NodePlan& node, const NodeCommand& c, const TransportOptions& o) {
-    std::vector<std::string> args{"node", "--host", node.host, "--run-id",
-                                  std::to_string(c.runId), "--world-size", std::to_string(c.worldSize), "--first-rank",
-                                  std::to_string(node.firstRank), "--ranks", std::to_string(node.slotIds.size()),
-                                  "--master-addr", c.masterAddr, "--master-port", std::to_string(c.masterPort),
-                                  "--collective-timeout", std::to_string(c.collectiveTimeoutMs)};
+    std::vector<std::string> args{"node",
+                                  "--host",
+                                  node.host,
+                                  "--run-id",
+                                  std::to_string(c.runId),
+                                  "--world-size",
+                                  std::to_string(c.worldSize),
+                                  "--first-rank",
+                                  std::to_string(node.firstRank),
+                                  "--ranks",
+                                  std::to_string(node.slotIds.size()),
+                                  "--master-addr",
+                                  c.masterAddr,
+                                  "--master-port",
+                                  std::to_string(c.masterPort),
+                                  "--collective-timeout",
+                                  std::to_string(c.collectiveTimeoutMs)};
     if (node.setVisibleDevices) {
         std::string ids;
         for (int s : node.slotIds) ids += (ids.empty() ? "" : ",") + std::to_string(s);
@@ -90,9 +103,10 @@ std::string chooseMasterAddr(const std::string& given, const LaunchPlan& plan, c
     if (!given.empty()) {
         const std::string ip = resolveIPv4(given, "--master_addr");
         if (!isLocalAddress(ip))
-            throw ConfigError("--master_addr " + given + " (" + ip +
-                              ") is not an address of this machine: the launcher hosts the rendezvous where it runs; run it "
-                              "on that host or leave --master_addr out");
+            throw ConfigError(
+                "--master_addr " + given + " (" + ip +
+                ") is not an address of this machine: the launcher hosts the rendezvous where it runs; run it "
+                "on that host or leave --master_addr out");
         return ip;
     }
     if (!plan.remote()) return "127.0.0.1";
@@ -164,7 +178,8 @@ std::vector<HostProbe> probeHosts(const std::vector<std::string>& hosts, const T
                 line = parseJson(lastLine(p.out));
             } catch (const std::exception&) {
             }
-            if (WIFEXITED(p.status) && WEXITSTATUS(p.status) == 0 && line.is_object() && line.value("event", "") == "probe") {
+            if (WIFEXITED(p.status) && WEXITSTATUS(p.status) == 0 && line.is_object() &&
+                line.value("event", "") == "probe") {
                 probes[i].ftsVersion = line.value("fts", "");
                 probes[i].hostname = line.value("hostname", "");
                 probes[i].gpusJson = line.value("gpus", json::array()).dump();
@@ -174,15 +189,17 @@ std::vector<HostProbe> probeHosts(const std::vector<std::string>& hosts, const T
                 for (const auto& m : line.value("missing", json::array()))
                     missing += (missing.empty() ? "" : ", ") + m.get<std::string>();
                 if (probes[i].ftsVersion != FTS_VERSION)
-                    probes[i].error = "host " + hosts[i] + ": fts there is version " + probes[i].ftsVersion + ", this one is " +
-                                      FTS_VERSION + " (every host must run the same version)";
+                    probes[i].error = "host " + hosts[i] + ": fts there is version " + probes[i].ftsVersion +
+                                      ", this one is " + FTS_VERSION + " (every host must run the same version)";
                 else if (!missing.empty())
                     probes[i].error = "host " + hosts[i] + ": missing " + missing +
                                       " (every host opens the config, the model and the data at the same paths)";
-                else probes[i].ok = true;
+                else
+                    probes[i].ok = true;
             } else if (WIFEXITED(p.status) && WEXITSTATUS(p.status) == 0) {
-                probes[i].error = "host " + hosts[i] + ": \"" + fts + " node --probe\" did not answer as fts does (is \"" +
-                                  fts + "\" Finetune Studio's fts?)";
+                probes[i].error = "host " + hosts[i] + ": \"" + fts +
+                                  " node --probe\" did not answer as fts does (is \"" + fts +
+                                  "\" Finetune Studio's fts?)";
             } else {
                 probes[i].error = explainProbeFailure(hosts[i], fts, p.status, p.err);
             }

@@ -14,8 +14,8 @@
 namespace fts {
 
 struct TransportOptions {
-    std::filesystem::path localFts;   // this `fts`
-    std::string remoteFts;            // `fts` on the remote hosts (empty: the same path as localFts)
+    std::filesystem::path localFts;  // this `fts`
+    std::string remoteFts;           // `fts` on the remote hosts (empty: the same path as localFts)
     SshOptions ssh;
 };
 
@@ -27,7 +27,7 @@ struct NodeCommand {
     int masterPort = 0;
     int collectiveTimeoutMs = 30000;
     bool resume = false;
-    bool check = false;                // `fts hosts check` instead of training (configPath may be empty)
+    bool check = false;  // `fts hosts check` instead of training (configPath may be empty)
 };
 
 // The argv that starts `node` (for a remote node: the ssh client's argv).
@@ -38,11 +38,11 @@ ChildProcess startNode(const NodePlan& node, const NodeCommand& command, const T
 struct HostProbe {
     std::string host;
     bool ok = false;
-    std::string error;          // why not, naming the host (empty when ok)
+    std::string error;  // why not, naming the host (empty when ok)
     std::string ftsVersion;
-    std::string hostname;       // the remote machine's own name
-    std::string clientAddr;     // this machine's address as the remote host saw it (SSH_CONNECTION)
-    std::string gpusJson;       // [{"index","name","memory_total_mib","memory_used_mib"}], "[]" without nvidia-smi
+    std::string hostname;    // the remote machine's own name
+    std::string clientAddr;  // this machine's address as the remote host saw it (SSH_CONNECTION)
+    std::string gpusJson;    // [{"index","name","memory_total_mib","memory_used_mib"}], "[]" without nvidia-smi
     double seconds = 0;
 };
 

@@ -11,7 +11,6 @@
 #include <ostream>
 #include <sstream>
 
-
 namespace fts {
 using nlohmann::json;
 
@@ -26,8 +25,10 @@ std::string formatEta(double seconds) {
     if (!std::isfinite(seconds) || seconds < 0) return "?";
     long s = std::lround(seconds);
     char buf[32];
-    if (s >= 3600) std::snprintf(buf, sizeof buf, "%ld:%02ld:%02ld", s / 3600, (s / 60) % 60, s % 60);
-    else std::snprintf(buf, sizeof buf, "%ld:%02ld", s / 60, s % 60);
+    if (s >= 3600)
+        std::snprintf(buf, sizeof buf, "%ld:%02ld:%02ld", s / 3600, (s / 60) % 60, s % 60);
+    else
+        std::snprintf(buf, sizeof buf, "%ld:%02ld", s / 60, s % 60);
     return buf;
 }
 
@@ -43,8 +44,15 @@ std::string progressLine(int64_t step, int64_t total, double loss, double tokens
 
 RunRecorder::RunRecorder(RunStore& store, int64_t runId, int worldSize, bool progress, std::ostream& out,
                          FailurePolicy& failures)
-    : m_store(store), m_runId(runId), m_world(worldSize), m_progress(progress), m_tty(::isatty(2) == 1), m_out(out),
-      m_failures(failures), m_lastFlush(std::chrono::steady_clock::now()), m_reportedError(size_t(worldSize), false),
+    : m_store(store),
+      m_runId(runId),
+      m_world(worldSize),
+      m_progress(progress),
+      m_tty(::isatty(2) == 1),
+      m_out(out),
+      m_failures(failures),
+      m_lastFlush(std::chrono::steady_clock::now()),
+      m_reportedError(size_t(worldSize), false),
       m_stderrTail(size_t(worldSize)) {}
 
 void RunRecorder::log(int rank, const std::string& level, const std::string& message) {
@@ -111,10 +119,17 @@ void RunRecorder::onEvent(const std::string& nodeHost, const json& ev) {
             }
         }
         if (values.contains("eval_loss") && m_progress)
-            m_out << (m_tty ? "\n" : "") << "eval loss " << values["eval_loss"].get<double>() << " at step " << step << "\n";
+            m_out << (m_tty ? "\n" : "") << "eval loss " << values["eval_loss"].get<double>() << " at step " << step
+                  << "\n";
     } else if (kind == "memory") {
-        DeviceSample s{ev.value("step", int64_t(0)), time, rank, ev.value("device", "cpu"), ev.value("allocated", int64_t(0)),
-                       ev.value("reserved", int64_t(0)), ev.value("peak", int64_t(0)), ev.value("capacity", int64_t(0))};
+        DeviceSample s{ev.value("step", int64_t(0)),
+                       time,
+                       rank,
+                       ev.value("device", "cpu"),
+                       ev.value("allocated", int64_t(0)),
+                       ev.value("reserved", int64_t(0)),
+                       ev.value("peak", int64_t(0)),
+                       ev.value("capacity", int64_t(0))};
         s.host = host;
         m_memory.push_back(s);
     } else if (kind == "log") {
@@ -135,14 +150,16 @@ void RunRecorder::onEvent(const std::string& nodeHost, const json& ev) {
         if (ev.contains("versions") && ev["versions"].is_object()) m_store.setVersions(m_runId, ev["versions"].dump());
         std::ostringstream msg;
         if (m_world > 1) msg << m_world << " ranks, ";
-        msg << "training on " << ev.value("device", "?") << ": " << ev.value("parameters", int64_t(0)) << " parameters, "
-            << ev.value("train_sequences", int64_t(0)) << " train / " << ev.value("eval_sequences", int64_t(0))
-            << " eval sequences, steps " << m_startStep << " -> " << m_totalSteps;
+        msg << "training on " << ev.value("device", "?") << ": " << ev.value("parameters", int64_t(0))
+            << " parameters, " << ev.value("train_sequences", int64_t(0)) << " train / "
+            << ev.value("eval_sequences", int64_t(0)) << " eval sequences, steps " << m_startStep << " -> "
+            << m_totalSteps;
         m_logs.push_back({time, 0, "info", msg.str()});
         if (m_progress) m_out << "run " << m_runId << ": " << msg.str() << "\n";
     } else if (kind == "checkpoint") {
-        m_logs.push_back({time, 0, "info",
-                          "checkpoint at step " + std::to_string(ev.value("step", int64_t(0))) + ": " + ev.value("path", "")});
+        m_logs.push_back(
+            {time, 0, "info",
+             "checkpoint at step " + std::to_string(ev.value("step", int64_t(0))) + ": " + ev.value("path", "")});
     } else if (kind == "end") {
         if (rank == 0) {
             m_endStatus = ev.value("status", "");
@@ -153,7 +170,8 @@ void RunRecorder::onEvent(const std::string& nodeHost, const json& ev) {
         m_logs.push_back({time, rank, "error", message});
         if (rankKnown) m_reportedError[size_t(rank)] = true;
         const bool remote = !host.empty() && host != "localhost" && host != "127.0.0.1";
-        m_failures.rankFailed(rank, (remote ? "on " + host + ": " : std::string()) + message, ev.value("collective", false));
+        m_failures.rankFailed(rank, (remote ? "on " + host + ": " : std::string()) + message,
+                              ev.value("collective", false));
     } else if (kind == "node_started") {
         m_startedNodes.push_back(host);
         m_logs.push_back({time, -1, "info",
@@ -161,8 +179,8 @@ void RunRecorder::onEvent(const std::string& nodeHost, const json& ev) {
                               std::to_string(ev.value("pid", int64_t(0)))});
     } else if (kind == "rank_started") {
         m_logs.push_back({time, rank, "info",
-                          "worker rank " + std::to_string(rank) + " of " + std::to_string(m_world) + " started on " + host +
-                              " (pid " + std::to_string(ev.value("pid", int64_t(0))) + ")"});
+                          "worker rank " + std::to_string(rank) + " of " + std::to_string(m_world) + " started on " +
+                              host + " (pid " + std::to_string(ev.value("pid", int64_t(0))) + ")"});
     } else if (kind == "rank_exit") {
         onRankExit(host, ev);
     } else if (kind == "node_error") {
@@ -182,8 +200,10 @@ void RunRecorder::onRankExit(const std::string& host, const json& ev) {
         for (const auto& l : m_stderrTail[size_t(rank)]) why += "\n  " + l;
     }
     // an exit after the rank's own error event: that event already says why
-    if (sig != 0 || !rankKnown || !m_reportedError[size_t(rank)]) m_failures.rankFailed(rank, why, false);
-    else m_failures.rankFailed(rank, why, true);
+    if (sig != 0 || !rankKnown || !m_reportedError[size_t(rank)])
+        m_failures.rankFailed(rank, why, false);
+    else
+        m_failures.rankFailed(rank, why, true);
 }
 
 void RunRecorder::flushIfDue() {

@@ -17,12 +17,13 @@
 namespace fts {
 
 // Progress text (pure, tested).
-std::string formatEta(double seconds);        // progress-bar style: "1:02:03" / "4:05"; "?" when unknown
+std::string formatEta(double seconds);  // progress-bar style: "1:02:03" / "4:05"; "?" when unknown
 std::string progressLine(int64_t step, int64_t total, double loss, double tokensPerS, double etaSeconds, int width);
 
 class RunRecorder {
 public:
-    RunRecorder(RunStore& store, int64_t runId, int worldSize, bool progress, std::ostream& out, FailurePolicy& failures);
+    RunRecorder(RunStore& store, int64_t runId, int worldSize, bool progress, std::ostream& out,
+                FailurePolicy& failures);
 
     // One line a node wrote (JSON; anything else is kept as a log line of that host).
     void onNodeLine(const std::string& host, const std::string& line);
@@ -61,7 +62,7 @@ private:
     std::string m_endStatus;
     nlohmann::json m_final = nlohmann::json::object();
     std::vector<bool> m_reportedError;
-    std::vector<std::vector<std::string>> m_stderrTail;  // per rank, the last lines
+    std::vector<std::vector<std::string>> m_stderrTail;             // per rank, the last lines
     std::vector<std::pair<std::string, std::string>> m_nodeStderr;  // host -> last line
     std::vector<std::string> m_startedNodes;
     bool m_killedByUs = false;

@@ -9,8 +9,10 @@ namespace fts {
 std::string shellQuote(const std::string& word) {
     std::string out = "'";
     for (char c : word) {
-        if (c == '\'') out += "'\\''";
-        else out += c;
+        if (c == '\'')
+            out += "'\\''";
+        else
+            out += c;
     }
     out += '\'';
     return out;
@@ -25,12 +27,14 @@ std::string remoteCommandLine(const std::vector<std::string>& argv) {
     return line;
 }
 
-std::vector<std::string> sshArgv(const std::string& host, const SshOptions& o, const std::vector<std::string>& remoteArgv) {
-    if (const std::string why = hostNameProblem(host); !why.empty())
-        throw ConfigError("host \"" + host + "\": " + why);
-    std::vector<std::string> argv{"ssh", "-T", "-o", "BatchMode=yes", "-o",
-                                  "ConnectTimeout=" + std::to_string(o.connectTimeoutSeconds),
-                                  "-o", "ServerAliveInterval=5", "-o", "ServerAliveCountMax=2"};
+std::vector<std::string> sshArgv(const std::string& host, const SshOptions& o,
+                                 const std::vector<std::string>& remoteArgv) {
+    if (const std::string why = hostNameProblem(host); !why.empty()) throw ConfigError("host \"" + host + "\": " + why);
+    std::vector<std::string> argv{"ssh", "-T",
+                                  "-o",  "BatchMode=yes",
+                                  "-o",  "ConnectTimeout=" + std::to_string(o.connectTimeoutSeconds),
+                                  "-o",  "ServerAliveInterval=5",
+                                  "-o",  "ServerAliveCountMax=2"};
     if (!o.configFile.empty()) argv.insert(argv.end(), {"-F", o.configFile});
     if (o.port > 0) argv.insert(argv.end(), {"-p", std::to_string(o.port)});
     argv.push_back("--");

@@ -13,9 +13,9 @@ std::string shellQuote(const std::string& word);
 std::string remoteCommandLine(const std::vector<std::string>& argv);
 
 struct SshOptions {
-    int port = 0;                     // --ssh_port (0: ssh's default or the user's config)
-    std::string configFile;           // --ssh-config: ssh -F FILE (empty: the user's ~/.ssh/config)
-    int connectTimeoutSeconds = 5;    // ConnectTimeout: an unreachable host fails fast
+    int port = 0;                   // --ssh_port (0: ssh's default or the user's config)
+    std::string configFile;         // --ssh-config: ssh -F FILE (empty: the user's ~/.ssh/config)
+    int connectTimeoutSeconds = 5;  // ConnectTimeout: an unreachable host fails fast
 };
 
 // argv for the local ssh client: ssh -T -o BatchMode=yes -o ConnectTimeout=N [-F file] [-p port]

@@ -46,7 +46,6 @@
 #include "core/util/error.h"
 #include "core/util/run_token.h"
 
-
 namespace fts {
 namespace fs = std::filesystem;
 using nlohmann::json;
@@ -92,7 +91,8 @@ public:
     }
 
 private:
-    struct sigaction m_oldInt {}, m_oldTerm {};
+    struct sigaction m_oldInt {
+    }, m_oldTerm{};
     void (*m_oldPipe)(int) = SIG_DFL;
 };
 
@@ -100,7 +100,6 @@ double nowSeconds() {
     using namespace std::chrono;
     return duration<double>(system_clock::now().time_since_epoch()).count();
 }
-
 
 // A new run never shares its output folder with another run's checkpoints: its rotation and `latest` would mix
 // with theirs (and an export would overwrite theirs). `--resume` continues the run that wrote them instead.
@@ -122,11 +121,14 @@ void refuseOutputDirInUse(const fs::path& outputDir, RunStore& store) {
 // The plan: a hostfile (DeepSpeed's launcher rules) or ranks on this machine only.
 LaunchPlan planFor(const SupervisorOptions& o) {
     if (!o.hostfile.empty()) {
-        if (o.nproc > 0) throw ConfigError("--nproc cannot be combined with --hostfile (the hostfile's slots say how many ranks)");
+        if (o.nproc > 0)
+            throw ConfigError("--nproc cannot be combined with --hostfile (the hostfile's slots say how many ranks)");
         return planLaunch(readHostfile(o.hostfile), o.include, o.exclude, o.numNodes, o.numGpus);
     }
-    if (o.numNodes > 1) throw ConfigError("--num_nodes " + std::to_string(o.numNodes) + " needs a --hostfile listing the nodes");
-    const LocalLaunch local = resolveLocalLaunch(o.nproc, o.numGpus, o.include, o.exclude, std::getenv("CUDA_VISIBLE_DEVICES"));
+    if (o.numNodes > 1)
+        throw ConfigError("--num_nodes " + std::to_string(o.numNodes) + " needs a --hostfile listing the nodes");
+    const LocalLaunch local =
+        resolveLocalLaunch(o.nproc, o.numGpus, o.include, o.exclude, std::getenv("CUDA_VISIBLE_DEVICES"));
     NodePlan node;
     node.host = "localhost";
     node.local = true;
@@ -146,10 +148,13 @@ std::vector<std::string> pathsEveryHostNeeds(const TrainConfig& cfg, const fs::p
     std::vector<std::string> paths{fs::absolute(configPath).string()};
     const json model = cfg.raw.value("model", json::object());
     const std::string written = model.is_object() && model.contains("path") && model["path"].is_string()
-                                    ? model["path"].get<std::string>() : std::string();
+                                    ? model["path"].get<std::string>()
+                                    : std::string();
     std::error_code ec;  // a path as written that exists here (a hub id does not)
-    const bool modelIsFolder = !written.empty() && (fs::exists(written, ec) || fs::exists(configPath.parent_path() / written, ec));
-    for (const fs::path& p : {modelIsFolder ? cfg.model.path : fs::path(), cfg.model.tokenizer, cfg.data.train, cfg.data.eval}) {
+    const bool modelIsFolder =
+        !written.empty() && (fs::exists(written, ec) || fs::exists(configPath.parent_path() / written, ec));
+    for (const fs::path& p :
+         {modelIsFolder ? cfg.model.path : fs::path(), cfg.model.tokenizer, cfg.data.train, cfg.data.eval}) {
         std::error_code ec;
         if (!p.empty() && fs::exists(p, ec)) paths.push_back(fs::absolute(p).string());
     }
@@ -158,7 +163,8 @@ std::vector<std::string> pathsEveryHostNeeds(const TrainConfig& cfg, const fs::p
 
 json hostsJson(const LaunchPlan& plan) {
     json hosts = json::array();
-    for (const NodePlan& n : plan.nodes) hosts.push_back({{"host", n.host}, {"first_rank", n.firstRank}, {"slots", n.slotIds}});
+    for (const NodePlan& n : plan.nodes)
+        hosts.push_back({{"host", n.host}, {"first_rank", n.firstRank}, {"slots", n.slotIds}});
     return hosts;
 }
 
@@ -187,7 +193,8 @@ int superviseTraining(const SupervisorOptions& o, std::ostream& out) {
     const int world = plan.worldSize;
     ConfigParseResult again = parseTrainConfig(cfg.raw, o.configPath.parent_path(), world);
     for (const auto& issue : again.issues)
-        if (!issue.isError) out << "warning: " << o.configPath.string() << ": " << issue.keyPath << ": " << issue.message << "\n";
+        if (!issue.isError)
+            out << "warning: " << o.configPath.string() << ": " << issue.keyPath << ": " << issue.message << "\n";
 
     RunStore store(o.storePath.empty() ? RunStore::defaultPath() : o.storePath);
     store.reapOrphans();
@@ -218,7 +225,7 @@ int superviseTraining(const SupervisorOptions& o, std::ostream& out) {
     const double t0 = nowSeconds();
     if (runId == 0) {
         RunRecord r;
-        r.name = !o.runName.empty() ? o.runName
+        r.name = !o.runName.empty()              ? o.runName
                  : !cfg.training.runName.empty() ? cfg.training.runName
                                                  : o.configPath.stem().string();
         r.status = RunStatus::Pending;
@@ -239,7 +246,8 @@ int superviseTraining(const SupervisorOptions& o, std::ostream& out) {
     FailurePolicy failures(world);
     RunRecorder recorder(store, runId, world, o.progress, out, failures);
     if (plan.nodes.size() > 1 || plan.remote()) recorder.log(-1, "info", "launch plan: " + describePlan(plan));
-    for (const auto& f : envSources) recorder.log(-1, "info", "exporting the variables of " + f.string() + " on every node");
+    for (const auto& f : envSources)
+        recorder.log(-1, "info", "exporting the variables of " + f.string() + " on every node");
 
     // ---- the remote hosts answer before anything starts: reachable, fts there, the same version ----
     TransportOptions transport{o.workerExecutable, o.remoteFts, SshOptions{o.sshPort, o.sshConfig, 5}};
@@ -257,8 +265,12 @@ int superviseTraining(const SupervisorOptions& o, std::ostream& out) {
             probes = probeHosts(remoteHosts, transport, o.probeTimeoutMs, pathsEveryHostNeeds(cfg, o.configPath));
             std::string problems;
             for (const HostProbe& p : probes) {
-                if (!p.ok) problems += (problems.empty() ? "" : "\n") + p.error;
-                else recorder.log(-1, "info", "host " + p.host + " (" + p.hostname + "): fts " + p.ftsVersion + ", GPUs " + p.gpusJson);
+                if (!p.ok)
+                    problems += (problems.empty() ? "" : "\n") + p.error;
+                else
+                    recorder.log(
+                        -1, "info",
+                        "host " + p.host + " (" + p.hostname + "): fts " + p.ftsVersion + ", GPUs " + p.gpusJson);
             }
             if (!problems.empty()) throw ConfigError(problems);
         }
@@ -284,7 +296,8 @@ int superviseTraining(const SupervisorOptions& o, std::ostream& out) {
     }
 
     // ---- one `fts node` per host; the token and exported variables go on its stdin ------------------
-    const NodeCommand command{fs::absolute(o.configPath), runId, world, masterAddr, port, o.collectiveTimeoutMs, o.resume, false};
+    const NodeCommand command{fs::absolute(o.configPath), runId,    world, masterAddr, port,
+                              o.collectiveTimeoutMs,      o.resume, false};
     json hello{{"token", token}, {"env", json::object()}};
     for (const auto& [k, v] : exported) hello["env"][k] = v;
     const std::vector<std::string> nodeEnv = environmentWith({"FTS_RUN_TOKEN"}, {});
@@ -310,8 +323,8 @@ int superviseTraining(const SupervisorOptions& o, std::ostream& out) {
         if (ok) return;
         const std::string said = recorder.lastStderr(n.host);
         if (!recorder.nodeStarted(n.host))
-            failures.launchFailed("host " + n.host + ": the node " + describeExitStatus(status) + " before starting its ranks" +
-                                  (said.empty() ? "" : " (" + said + ")"));
+            failures.launchFailed("host " + n.host + ": the node " + describeExitStatus(status) +
+                                  " before starting its ranks" + (said.empty() ? "" : " (" + said + ")"));
         else if (!failures.failed())
             failures.launchFailed("host " + n.host + ": the node " + describeExitStatus(status) +
                                   (n.local ? "" : " (the ssh session ended)") + (said.empty() ? "" : ": " + said));
@@ -327,9 +340,12 @@ int superviseTraining(const SupervisorOptions& o, std::ostream& out) {
                 // First request: every host's ranks checkpoint and stop together. Any later one: kill them.
                 const bool first = signalsSeen++ == 0;
                 nodes.sendAll(first ? "stop" : "kill");
-                recorder.log(-1, "info", first ? "stop requested: the workers checkpoint and stop" : "second stop request: killing the workers");
+                recorder.log(-1, "info",
+                             first ? "stop requested: the workers checkpoint and stop"
+                                   : "second stop request: killing the workers");
                 if (o.progress)
-                    out << "\n" << (first ? "stopping after the current step (checkpointing)...\n" : "killing the workers\n");
+                    out << "\n"
+                        << (first ? "stopping after the current step (checkpointing)...\n" : "killing the workers\n");
                 if (!first) {
                     recorder.setKilledByUs();
                     nodes.closeControl();
@@ -355,8 +371,10 @@ int superviseTraining(const SupervisorOptions& o, std::ostream& out) {
     RunStatus final = RunStatus::Failed;
     std::string failure = failures.failure();
     if (failure.empty()) {
-        if (recorder.endStatus().empty()) failure = "worker rank 0 ended without reporting the end of training";
-        else final = recorder.endStatus() == "stopped" ? RunStatus::Stopped : RunStatus::Completed;
+        if (recorder.endStatus().empty())
+            failure = "worker rank 0 ended without reporting the end of training";
+        else
+            final = recorder.endStatus() == "stopped" ? RunStatus::Stopped : RunStatus::Completed;
     }
     if (recorder.firstStepTime() > 0)
         recorder.log(-1, "info", "first step " + std::to_string(recorder.firstStepTime() - t0) + " s after the start");
@@ -364,17 +382,18 @@ int superviseTraining(const SupervisorOptions& o, std::ostream& out) {
     const json finalMetrics = recorder.finalMetrics();
     store.finishRun(runId, final, nowSeconds(), finalMetrics.dump(), failure);
 
-
     if (final == RunStatus::Failed) {
         out << "error: run " << runId << " failed: " << failure << "\n";
         return 1;
     }
-    out << "run " << runId << " " << toString(final) << " after " << finalMetrics.value("steps", int64_t(0)) << " steps";
+    out << "run " << runId << " " << toString(final) << " after " << finalMetrics.value("steps", int64_t(0))
+        << " steps";
     if (finalMetrics.contains("eval_loss")) out << ", eval loss " << finalMetrics["eval_loss"].get<double>();
     for (const char* key : kClassificationEvalMetrics)  // classification
         if (finalMetrics.contains(key) && finalMetrics[key].is_number())
             out << ", " << (key + 5) << " " << finalMetrics[key].get<double>();
-    if (finalMetrics.contains("export_dir")) out << "; model exported to " << finalMetrics["export_dir"].get<std::string>();
+    if (finalMetrics.contains("export_dir"))
+        out << "; model exported to " << finalMetrics["export_dir"].get<std::string>();
     out << "\n";
     return 0;
 }

@@ -20,16 +20,16 @@ namespace fts {
 
 struct SupervisorOptions {
     std::filesystem::path configPath;
-    std::filesystem::path storePath;          // empty: RunStore::defaultPath()
-    std::filesystem::path workerExecutable;   // the `fts` binary (it runs `fts worker ...`)
+    std::filesystem::path storePath;         // empty: RunStore::defaultPath()
+    std::filesystem::path workerExecutable;  // the `fts` binary (it runs `fts worker ...`)
     bool resume = false;
-    std::string runName;                      // overrides training.run_name
-    bool progress = true;                     // progress bar / lines on the error stream
+    std::string runName;   // overrides training.run_name
+    bool progress = true;  // progress bar / lines on the error stream
     // Local multi-rank launch (see resolveLocalLaunch): 0 = not given.
     int nproc = 0;
     int numGpus = 0;
-    std::string include, exclude;              // DeepSpeed's syntax, localhost only: "localhost:0,2"
-    int collectiveTimeoutMs = 30000;           // each rank's collective/rendezvous timeout
+    std::string include, exclude;     // DeepSpeed's syntax, localhost only: "localhost:0,2"
+    int collectiveTimeoutMs = 30000;  // each rank's collective/rendezvous timeout
     // Multi-host (DeepSpeed's launcher options): a hostfile, --num_nodes, the rendezvous address and port
     // (default: this machine's address as the first remote host sees it, port 29500), ssh's port and config
     // file, and the path of `fts` on the remote hosts (default: the same path as here).
@@ -40,10 +40,11 @@ struct SupervisorOptions {
     int sshPort = 0;
     std::string sshConfig;
     std::string remoteFts;
-    int probeTimeoutMs = 10000;                // every remote host must answer the probe within this
+    int probeTimeoutMs = 10000;  // every remote host must answer the probe within this
     // Hosts the rendezvous store on an already listening socket (core/dist/store_server.h, given by the CLI so
     // this library needs no LibTorch). Returns an owner that keeps it alive for the run.
-    std::function<std::shared_ptr<void>(int listenFd, const std::string& host, int port, const std::string& token)> hostStore;
+    std::function<std::shared_ptr<void>(int listenFd, const std::string& host, int port, const std::string& token)>
+        hostStore;
 };
 
 // Exit codes: 0 completed or stopped cleanly, 1 the run failed (recorded in the store), 2 bad config/usage.

@@ -21,7 +21,9 @@ struct BlockHolder : torch::CustomClassHolder {
 class AutocastScope {
 public:
     AutocastScope(c10::DeviceType type, bool enabled, at::ScalarType dtype)
-        : m_type(type), m_wasEnabled(at::autocast::is_autocast_enabled(type)), m_wasDtype(at::autocast::get_autocast_dtype(type)) {
+        : m_type(type),
+          m_wasEnabled(at::autocast::is_autocast_enabled(type)),
+          m_wasDtype(at::autocast::get_autocast_dtype(type)) {
         at::autocast::set_autocast_enabled(type, enabled);
         at::autocast::set_autocast_dtype(type, dtype);
     }
@@ -47,7 +49,8 @@ struct CheckpointFunction : torch::autograd::Function<CheckpointFunction> {
         return holder->fn(x);
     }
 
-    static torch::autograd::variable_list backward(torch::autograd::AutogradContext* ctx, torch::autograd::variable_list gradOut) {
+    static torch::autograd::variable_list backward(torch::autograd::AutogradContext* ctx,
+                                                   torch::autograd::variable_list gradOut) {
         auto holder = c10::static_intrusive_pointer_cast<BlockHolder>(ctx->saved_data["block"].toCapsule());
         const auto saved = ctx->get_saved_variables();
         torch::Tensor x = saved[0].detach().requires_grad_(saved[0].requires_grad());
@@ -57,8 +60,9 @@ struct CheckpointFunction : torch::autograd::Function<CheckpointFunction> {
         for (size_t i = 1; i < saved.size(); ++i)
             if (saved[i].requires_grad()) wrt.push_back(saved[i]), where.push_back(i);
         torch::Tensor out = holder->replay.rerun(holder->fn, x);
-        std::vector<torch::Tensor> grads =
-            wrt.empty() ? std::vector<torch::Tensor>{} : torch::autograd::grad({out}, wrt, {gradOut[0]}, false, false, true);
+        std::vector<torch::Tensor> grads = wrt.empty()
+                                               ? std::vector<torch::Tensor>{}
+                                               : torch::autograd::grad({out}, wrt, {gradOut[0]}, false, false, true);
         torch::autograd::variable_list result(saved.size() + 1);  // [holder, x, params...]
         for (size_t k = 0; k < where.size(); ++k) result[where[k] + 1] = grads[k];
         return result;
@@ -103,7 +107,8 @@ torch::Tensor ForwardReplay::rerun(const BlockFn& fn, const torch::Tensor& x) {
     return out;
 }
 
-torch::Tensor checkpointedBlock(const BlockFn& block, const torch::Tensor& x, const std::vector<torch::Tensor>& params) {
+torch::Tensor checkpointedBlock(const BlockFn& block, const torch::Tensor& x,
+                                const std::vector<torch::Tensor>& params) {
     bool needsGrad = x.requires_grad();
     for (const auto& p : params) needsGrad = needsGrad || p.requires_grad();
     if (!torch::GradMode::is_enabled() || !needsGrad) return block(x);

@@ -25,7 +25,9 @@ std::atomic<bool>& fusedFlag() {
     return on;
 }
 
-bool fusable(const torch::Tensor& t) { return t.defined() && t.device().is_cpu() && t.scalar_type() == torch::kFloat32; }
+bool fusable(const torch::Tensor& t) {
+    return t.defined() && t.device().is_cpu() && t.scalar_type() == torch::kFloat32;
+}
 
 constexpr int64_t kGrainElements = 32768;  // rows per task: at least this many elements
 
@@ -58,13 +60,15 @@ struct RmsNormFunction : torch::autograd::Function<RmsNormFunction> {
         // The weight's gradient sums over rows: one partial row per chunk, added at the end.
         const int64_t chunks = std::max<int64_t>(1, std::min<int64_t>(at::get_num_threads(), rows / grainRows(n)));
         torch::Tensor partial = needW ? torch::zeros({chunks, n}, x.options()) : torch::Tensor();
-        const float *dyp = dy.data_ptr<float>(), *xp = x.data_ptr<float>(), *wp = w.data_ptr<float>(), *rp = rstd.data_ptr<float>();
+        const float *dyp = dy.data_ptr<float>(), *xp = x.data_ptr<float>(), *wp = w.data_ptr<float>(),
+                    *rp = rstd.data_ptr<float>();
         float* dxp = dx.data_ptr<float>();
         float* pp = needW ? partial.data_ptr<float>() : nullptr;
         at::parallel_for(0, chunks, 1, [&](int64_t cb, int64_t ce) {
             for (int64_t c = cb; c < ce; ++c) {
                 const int64_t b = rows * c / chunks, e = rows * (c + 1) / chunks;
-                kernels::rmsNormBackwardRows(dyp + b * n, xp + b * n, wp, rp + b, e - b, n, dxp + b * n, pp ? pp + c * n : nullptr);
+                kernels::rmsNormBackwardRows(dyp + b * n, xp + b * n, wp, rp + b, e - b, n, dxp + b * n,
+                                             pp ? pp + c * n : nullptr);
             }
         });
         return {needX ? dx : torch::Tensor(), needW ? partial.sum(0) : torch::Tensor(), torch::Tensor()};
@@ -81,7 +85,8 @@ void forEachRow(const torch::Tensor& t, F&& f) {
 }
 
 struct RopeFunction : torch::autograd::Function<RopeFunction> {
-    static torch::Tensor forward(AutogradContext* ctx, const torch::Tensor& xIn, const torch::Tensor& cosIn, const torch::Tensor& sinIn) {
+    static torch::Tensor forward(AutogradContext* ctx, const torch::Tensor& xIn, const torch::Tensor& cosIn,
+                                 const torch::Tensor& sinIn) {
         const torch::Tensor x = xIn.stride(-1) == 1 ? xIn : xIn.contiguous();
         const torch::Tensor c = cosIn.contiguous(), s = sinIn.contiguous();
         torch::Tensor y = torch::empty_like(x);  // x's layout (a transposed projection stays transposed)
@@ -99,7 +104,8 @@ struct RopeFunction : torch::autograd::Function<RopeFunction> {
     }
 
     // cos/sin (T, D) are shared by the batch; (B, 1, T, D) hold each sequence's own positions (packing).
-    static void run(const torch::Tensor& in, const torch::Tensor& c, const torch::Tensor& s, torch::Tensor& out, bool backward) {
+    static void run(const torch::Tensor& in, const torch::Tensor& c, const torch::Tensor& s, torch::Tensor& out,
+                    bool backward) {
         const int64_t T = in.size(2), D = in.size(3);
         const bool perSequence = c.dim() == 4;
         const float* ip = in.data_ptr<float>();
@@ -110,8 +116,10 @@ struct RopeFunction : torch::autograd::Function<RopeFunction> {
             const int64_t table = (perSequence ? b * T + t : t) * D;
             const float* x = ip + b * is[0] + h * is[1] + t * is[2];
             float* y = op + b * os[0] + h * os[1] + t * os[2];
-            if (backward) kernels::ropeBackwardRow(x, cp + table, sp + table, D, y);
-            else kernels::ropeForwardRow(x, cp + table, sp + table, D, y);
+            if (backward)
+                kernels::ropeBackwardRow(x, cp + table, sp + table, D, y);
+            else
+                kernels::ropeForwardRow(x, cp + table, sp + table, D, y);
         });
     }
 };
@@ -133,9 +141,10 @@ torch::Tensor rmsNorm(const torch::Tensor& x, const torch::Tensor& weight, doubl
 
 torch::Tensor applyRope(const torch::Tensor& x, const torch::Tensor& cos, const torch::Tensor& sin) {
     const int64_t D = x.dim() == 4 ? x.size(3) : -1;
-    const bool tablesFit = cos.sizes() == sin.sizes() && cos.size(-1) == D &&
-                           ((cos.dim() == 2 && cos.size(0) == x.size(2)) ||
-                            (cos.dim() == 4 && cos.size(0) == x.size(0) && cos.size(1) == 1 && cos.size(2) == x.size(2)));
+    const bool tablesFit =
+        cos.sizes() == sin.sizes() && cos.size(-1) == D &&
+        ((cos.dim() == 2 && cos.size(0) == x.size(2)) ||
+         (cos.dim() == 4 && cos.size(0) == x.size(0) && cos.size(1) == 1 && cos.size(2) == x.size(2)));
     if (fusedBlockOpsEnabled() && fusable(x) && fusable(cos) && fusable(sin) && D > 0 && D % 2 == 0 && tablesFit &&
         !cos.requires_grad() && !sin.requires_grad())
         return RopeFunction::apply(x, cos, sin);

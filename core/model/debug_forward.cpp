@@ -16,13 +16,15 @@ torch::Tensor readBatchTensor(const std::shared_ptr<SafetensorsFile>& file, cons
                               bool allowRows = false) {
     const TensorEntry* e = file->find(name);
     if (!e) {
-        if (required) throw FormatError(file->path().string() + ": tensor '" + name + "' is missing (expected int64 (batch, seq))");
+        if (required)
+            throw FormatError(file->path().string() + ": tensor '" + name +
+                              "' is missing (expected int64 (batch, seq))");
         return {};
     }
     const torch::Dtype dt = toTorchDtype(e->dtype);
     if (!c10::isIntegralType(dt, /*includeBool=*/true))
-        throw FormatError(file->path().string() + ": tensor '" + name + "' has dtype " + std::string(dtypeName(e->dtype)) +
-                          ", expected an integer type (I64)");
+        throw FormatError(file->path().string() + ": tensor '" + name + "' has dtype " +
+                          std::string(dtypeName(e->dtype)) + ", expected an integer type (I64)");
     if (e->shape.size() != 2 && !(allowRows && e->shape.size() == 1))
         throw FormatError(file->path().string() + ": tensor '" + name + "' must be 2-D (batch, seq)" +
                           (allowRows ? " or 1-D (batch) class ids" : "") + ", found " +
@@ -77,8 +79,8 @@ nlohmann::json debugForward(const std::filesystem::path& modelDir, const std::fi
     const torch::Tensor labels = readBatchTensor(batchFile, "labels", true, /*allowRows=*/true);
     const torch::Tensor attentionMask = readBatchTensor(batchFile, "attention_mask", false);
     if (labels.dim() == 2 && !labels.sizes().equals(inputIds.sizes()))
-        throw FormatError(inputs.string() + ": 'labels' shape " + c10::str(labels.sizes()) + " differs from 'input_ids' " +
-                          c10::str(inputIds.sizes()));
+        throw FormatError(inputs.string() + ": 'labels' shape " + c10::str(labels.sizes()) +
+                          " differs from 'input_ids' " + c10::str(inputIds.sizes()));
     if (attentionMask.defined() && !attentionMask.sizes().equals(inputIds.sizes()))
         throw FormatError(inputs.string() + ": 'attention_mask' shape " + c10::str(attentionMask.sizes()) +
                           " differs from 'input_ids' " + c10::str(inputIds.sizes()));
@@ -94,7 +96,8 @@ nlohmann::json debugForward(const std::filesystem::path& modelDir, const std::fi
     outputs.push_back({"logits", logits.detach().to(torch::kFloat32)});
     for (auto& p : params) {
         torch::Tensor g = p.tensor.grad();
-        outputs.push_back({"grad." + p.name, g.defined() ? g.to(torch::kFloat32) : torch::zeros_like(p.tensor, torch::kFloat32)});
+        outputs.push_back(
+            {"grad." + p.name, g.defined() ? g.to(torch::kFloat32) : torch::zeros_like(p.tensor, torch::kFloat32)});
     }
     saveSafetensors(out, outputs, {{"format", "pt"}});
 

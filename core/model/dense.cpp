@@ -11,7 +11,8 @@
 // LibTorch's oneDNN matmul (aten/src/ATen/native/mkldnn/Matmul.h, exported by libtorch_cpu in the pinned 2.11 wheel
 // but not installed as a header): result = beta * result + alpha * mat1 @ mat2, strided 2-D operands.
 namespace at::native {
-TORCH_API void mkldnn_matmul(const at::Tensor& mat1, const at::Tensor& mat2, const at::Tensor& result, float beta, float alpha);
+TORCH_API void mkldnn_matmul(const at::Tensor& mat1, const at::Tensor& mat2, const at::Tensor& result, float beta,
+                             float alpha);
 }
 
 namespace fts {
@@ -29,7 +30,9 @@ std::atomic<bool>& oneDnnFlag() {
     return on;
 }
 
-bool cpuFloat(const torch::Tensor& t) { return t.device().is_cpu() && t.scalar_type() == torch::kFloat32 && t.layout() == torch::kStrided; }
+bool cpuFloat(const torch::Tensor& t) {
+    return t.device().is_cpu() && t.scalar_type() == torch::kFloat32 && t.layout() == torch::kStrided;
+}
 
 // mat1 (M, K) @ mat2 (K, N) into a new contiguous (M, N).
 torch::Tensor product(const torch::Tensor& mat1, const torch::Tensor& mat2) {
@@ -40,7 +43,8 @@ torch::Tensor product(const torch::Tensor& mat1, const torch::Tensor& mat2) {
 
 // weightInOut: weight is (in, out) (Conv1D), else (out, in) (nn.Linear).
 struct OneDnnDenseFunction : torch::autograd::Function<OneDnnDenseFunction> {
-    static torch::Tensor forward(AutogradContext* ctx, const torch::Tensor& x, const torch::Tensor& weight, bool weightInOut) {
+    static torch::Tensor forward(AutogradContext* ctx, const torch::Tensor& x, const torch::Tensor& weight,
+                                 bool weightInOut) {
         const torch::Tensor x2 = x.reshape({-1, x.size(-1)});
         torch::Tensor y = product(x2, weightInOut ? weight : weight.t());
         ctx->save_for_backward({x2, weight});
@@ -57,16 +61,17 @@ struct OneDnnDenseFunction : torch::autograd::Function<OneDnnDenseFunction> {
         const bool inOut = ctx->saved_data["in_out"].toBool();
         const torch::Tensor dy = grads[0].reshape({-1, grads[0].size(-1)});
         torch::Tensor dx, dw;
-        if (ctx->needs_input_grad(0)) dx = product(dy, inOut ? weight.t() : weight).view(ctx->saved_data["x_sizes"].toIntVector());
+        if (ctx->needs_input_grad(0))
+            dx = product(dy, inOut ? weight.t() : weight).view(ctx->saved_data["x_sizes"].toIntVector());
         if (ctx->needs_input_grad(1)) dw = inOut ? product(x2.t(), dy) : product(dy.t(), x2);
         return {dx, dw, torch::Tensor()};
     }
 };
 
 bool useOneDnn(const torch::Tensor& x, const torch::Tensor& weight, const torch::Tensor& bias) {
-    return oneDnnGemmEnabled() && cpuFloat(x) && cpuFloat(weight) && (!bias.defined() || (cpuFloat(bias) && bias.dim() == 1)) &&
-           x.dim() >= 1 && weight.dim() == 2 && x.numel() > 0 && weight.numel() > 0 &&
-           !at::autocast::is_autocast_enabled(torch::kCPU);
+    return oneDnnGemmEnabled() && cpuFloat(x) && cpuFloat(weight) &&
+           (!bias.defined() || (cpuFloat(bias) && bias.dim() == 1)) && x.dim() >= 1 && weight.dim() == 2 &&
+           x.numel() > 0 && weight.numel() > 0 && !at::autocast::is_autocast_enabled(torch::kCPU);
 }
 
 // The bias outside the autograd function (LibTorch's custom functions take no undefined inputs); its gradient is
@@ -96,13 +101,15 @@ bool oneDnnGemmEnabled() { return oneDnnFlag().load(); }
 void setOneDnnGemmEnabled(bool on) { oneDnnFlag().store(on && oneDnnGemmAvailable()); }
 
 torch::Tensor denseLinear(const torch::Tensor& x, const torch::Tensor& weight, const torch::Tensor& bias) {
-    if (useOneDnn(x, weight, bias) && x.size(-1) == weight.size(1) && (!bias.defined() || bias.size(0) == weight.size(0)))
+    if (useOneDnn(x, weight, bias) && x.size(-1) == weight.size(1) &&
+        (!bias.defined() || bias.size(0) == weight.size(0)))
         return withBias(OneDnnDenseFunction::apply(x, weight, false), bias);
     return bias.defined() ? torch::linear(x, weight, bias) : torch::linear(x, weight);
 }
 
 torch::Tensor denseConv1d(const torch::Tensor& x, const torch::Tensor& weight, const torch::Tensor& bias) {
-    if (useOneDnn(x, weight, bias) && x.size(-1) == weight.size(0) && (!bias.defined() || bias.size(0) == weight.size(1)))
+    if (useOneDnn(x, weight, bias) && x.size(-1) == weight.size(0) &&
+        (!bias.defined() || bias.size(0) == weight.size(1)))
         return withBias(OneDnnDenseFunction::apply(x, weight, true), bias);
     auto sizes = x.sizes().vec();
     sizes.back() = weight.size(1);

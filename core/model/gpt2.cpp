@@ -97,24 +97,29 @@ public:
 private:
     // positionIdsIn defined: a packed forward (wpe at the given positions, block-diagonal causal attention,
     // no attention mask). Undefined: positions 0..T-1 with the optional padding mask.
-    torch::Tensor run(const torch::Tensor& inputIdsIn, const torch::Tensor& attentionMaskIn, const torch::Tensor& positionIdsIn) {
+    torch::Tensor run(const torch::Tensor& inputIdsIn, const torch::Tensor& attentionMaskIn,
+                      const torch::Tensor& positionIdsIn) {
         const torch::Tensor& wte = param(kWte);
         const auto device = wte.device();
-        if (inputIdsIn.dim() != 2) throw Error("GPT-2 forward: input_ids must be (batch, seq), found " + c10::str(inputIdsIn.sizes()));
+        if (inputIdsIn.dim() != 2)
+            throw Error("GPT-2 forward: input_ids must be (batch, seq), found " + c10::str(inputIdsIn.sizes()));
         const torch::Tensor inputIds = inputIdsIn.to(device, torch::kInt64);
         const int64_t B = inputIds.size(0), T = inputIds.size(1), C = m_cfg.nEmbd, H = m_cfg.nHead, D = C / H;
         if (T > m_cfg.nPositions)
-            throw Error("GPT-2 forward: sequence of " + std::to_string(T) + " tokens exceeds n_positions = " +
-                        std::to_string(m_cfg.nPositions));
+            throw Error("GPT-2 forward: sequence of " + std::to_string(T) +
+                        " tokens exceeds n_positions = " + std::to_string(m_cfg.nPositions));
         torch::Tensor attentionMask = attentionMaskIn.defined() ? attentionMaskIn.to(device) : attentionMaskIn;
         const bool packed = positionIdsIn.defined();
         const torch::Tensor positions =
             packed ? checkedPositionIds(positionIdsIn, inputIds, m_cfg.nPositions, "GPT-2 forward")
                    : torch::arange(T, torch::TensorOptions().dtype(torch::kInt64).device(device));
-        const torch::Tensor bias = packed ? packedCausalBias(positions, 0, computeDtype(wte))
-                                          : causalPaddingBias(attentionMask, T, computeDtype(wte));  // (B,1,T,T) or undefined
+        const torch::Tensor bias =
+            packed ? packedCausalBias(positions, 0, computeDtype(wte))
+                   : causalPaddingBias(attentionMask, T, computeDtype(wte));  // (B,1,T,T) or undefined
         const bool train = isTraining();
-        auto dropout = [&](const torch::Tensor& x, double p) { return (train && p > 0) ? torch::dropout(x, p, true) : x; };
+        auto dropout = [&](const torch::Tensor& x, double p) {
+            return (train && p > 0) ? torch::dropout(x, p, true) : x;
+        };
 
         torch::Tensor h = torch::embedding(wte, inputIds) + torch::embedding(param(kWpe), positions);  // (B, T, C)
         h = dropout(h, m_cfg.embdPdrop);
@@ -122,14 +127,18 @@ private:
         for (int64_t i = 0; i < m_cfg.nLayer; ++i) {
             // Captures by value: with activation checkpointing the block runs again during backward.
             auto blockFn = [this, i, B, T, C, H, D, bias, train](const torch::Tensor& hIn) {
-                auto dropout = [&](const torch::Tensor& x, double p) { return (train && p > 0) ? torch::dropout(x, p, true) : x; };
+                auto dropout = [&](const torch::Tensor& x, double p) {
+                    return (train && p > 0) ? torch::dropout(x, p, true) : x;
+                };
                 const size_t b = blockBase(i);
                 auto w = [&](BlockParam which) -> const torch::Tensor& { return param(b + size_t(which)); };
                 torch::Tensor h = hIn;
                 torch::Tensor x = torch::layer_norm(h, {C}, w(Ln1W), w(Ln1B), m_cfg.layerNormEpsilon);
                 torch::Tensor qkv = conv1dAt(b + AttnW, x, w(AttnB));  // (B, T, 3C)
                 auto parts = qkv.split(C, 2);
-                auto heads = [&](const torch::Tensor& t) { return t.view({B, T, H, D}).transpose(1, 2); };  // (B, H, T, D)
+                auto heads = [&](const torch::Tensor& t) {
+                    return t.view({B, T, H, D}).transpose(1, 2);
+                };  // (B, H, T, D)
                 double scale = m_cfg.scaleAttnWeights ? 1.0 / std::sqrt(double(D)) : 1.0;
                 if (m_cfg.scaleAttnByInverseLayerIdx) scale /= double(i + 1);
                 torch::Tensor a = causalSelfAttention(heads(parts[0]), heads(parts[1]), heads(parts[2]), bias,
@@ -146,12 +155,27 @@ private:
         }
         const size_t f = blockBase(m_cfg.nLayer);  // ln_f.weight, ln_f.bias, [lm_head.weight]
         h = torch::layer_norm(h, {C}, param(f), param(f + 1), m_cfg.layerNormEpsilon);
-        return m_cfg.tieWordEmbeddings ? denseLinear(h, param(kWte)) : linearAt(f + 2, h, torch::Tensor());  // (B, T, V)
+        return m_cfg.tieWordEmbeddings ? denseLinear(h, param(kWte))
+                                       : linearAt(f + 2, h, torch::Tensor());  // (B, T, V)
     }
 
     // Parameter layout (spec order): wte, wpe, then 12 per block, then ln_f.weight, ln_f.bias, [lm_head.weight].
     // forward() reads parameters() by index on every call, so replacing a tensor in parameters() takes effect.
-    enum BlockParam { Ln1W, Ln1B, AttnW, AttnB, AttnProjW, AttnProjB, Ln2W, Ln2B, FcW, FcB, MlpProjW, MlpProjB, kPerBlock };
+    enum BlockParam {
+        Ln1W,
+        Ln1B,
+        AttnW,
+        AttnB,
+        AttnProjW,
+        AttnProjB,
+        Ln2W,
+        Ln2B,
+        FcW,
+        FcB,
+        MlpProjW,
+        MlpProjB,
+        kPerBlock
+    };
     static constexpr size_t kWte = 0, kWpe = 1;
     static size_t blockBase(int64_t layer) { return 2 + size_t(layer) * kPerBlock; }
 
@@ -177,7 +201,8 @@ private:
             const std::string p = "h." + std::to_string(i) + ".";
             add(p + "ln_1.weight", {C}, ParamInit::Ones, 0, "n_embd");
             add(p + "ln_1.bias", {C}, ParamInit::Zeros, 0, "n_embd");
-            add(p + "attn.c_attn.weight", {C, 3 * C}, ParamInit::Normal, initStd, "n_embd x 3*n_embd", LayerKind::Conv1D);
+            add(p + "attn.c_attn.weight", {C, 3 * C}, ParamInit::Normal, initStd, "n_embd x 3*n_embd",
+                LayerKind::Conv1D);
             add(p + "attn.c_attn.bias", {3 * C}, ParamInit::Zeros, 0, "3*n_embd");
             add(p + "attn.c_proj.weight", {C, C}, ParamInit::Normal, projStd, "n_embd x n_embd", LayerKind::Conv1D);
             add(p + "attn.c_proj.bias", {C}, ParamInit::Zeros, 0, "n_embd");
@@ -205,7 +230,8 @@ private:
     void bindParameters() override {
         const size_t expected = blockBase(m_cfg.nLayer) + (m_cfg.tieWordEmbeddings ? 2 : 3);
         if (m_params.size() != expected)
-            throw Error("GPT-2: expected " + std::to_string(expected) + " parameters, got " + std::to_string(m_params.size()));
+            throw Error("GPT-2: expected " + std::to_string(expected) + " parameters, got " +
+                        std::to_string(m_params.size()));
     }
 
     Gpt2Config m_cfg;

@@ -31,7 +31,7 @@ void HfConfig::fail(std::string_view key, const std::string& what) const {
 }
 
 const nlohmann::json* HfConfig::lookup(std::initializer_list<std::string_view> keys, std::string_view* foundKey,
-                                      std::string_view expected) const {
+                                       std::string_view expected) const {
     if (!expected.empty())
         for (std::string_view k : keys)
             if (isNull(k)) fail(k, "null is not allowed; expected " + std::string(expected));

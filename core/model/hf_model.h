@@ -25,15 +25,15 @@ struct LoraLayer;  // lora.h
 struct LoraOptions;
 
 struct ParamSpec {
-    std::string name;                   // HF state_dict name
+    std::string name;  // HF state_dict name
     std::vector<int64_t> shape;
     ParamInit init = ParamInit::Normal;
-    double stddev = 0.0;                // ParamInit::Normal: N(0, stddev^2)
-    std::string shapeFrom;              // the config keys behind the shape, for errors: "vocab_size x n_embd"
-    std::vector<std::string> aliases;   // other names the tensor may carry in a checkpoint (base-model layout)
-    bool initIfMissing = false;         // a task head a base checkpoint lacks: initialised fresh (with a load warning)
-    LayerKind layer = LayerKind::Other; // set on the ".weight" spec of Linear / Conv1D layers
-    bool outputHead = false;            // the output layer PEFT's "all-linear" leaves out (lm_head, classifier)
+    double stddev = 0.0;                 // ParamInit::Normal: N(0, stddev^2)
+    std::string shapeFrom;               // the config keys behind the shape, for errors: "vocab_size x n_embd"
+    std::vector<std::string> aliases;    // other names the tensor may carry in a checkpoint (base-model layout)
+    bool initIfMissing = false;          // a task head a base checkpoint lacks: initialised fresh (with a load warning)
+    LayerKind layer = LayerKind::Other;  // set on the ".weight" spec of Linear / Conv1D layers
+    bool outputHead = false;             // the output layer PEFT's "all-linear" leaves out (lm_head, classifier)
 };
 
 class HfModel : public LanguageModel {
@@ -91,14 +91,26 @@ std::vector<std::string> supportedModelTypes();
 // ---- layers shared by architectures (layers.cpp) ----------------------------------------------------------
 
 // transformers' ACT2FN entries that matter here.
-enum class Activation { GeluTanh, GeluErf, QuickGelu, Relu, Relu2, Relu6, LeakyRelu, Silu, Mish, Tanh, Sigmoid, Identity };
+enum class Activation {
+    GeluTanh,
+    GeluErf,
+    QuickGelu,
+    Relu,
+    Relu2,
+    Relu6,
+    LeakyRelu,
+    Silu,
+    Mish,
+    Tanh,
+    Sigmoid,
+    Identity
+};
 // Parses the activation name at `key`; FormatError naming the key and listing supported names otherwise.
 Activation parseActivation(const HfConfig& config, std::string_view key, const std::string& fallback);
 torch::Tensor applyActivation(Activation act, const torch::Tensor& x);
 
 // The dtype matmuls produce for parameters like `param`: the autocast dtype when autocast is on for its device.
 torch::ScalarType computeDtype(const torch::Tensor& param);
-
 
 // Additive attention bias (B, 1, T, T) in `dtype` reproducing transformers' eager masking exactly: 0 where a
 // query may attend, dtype-min at future keys and at padding keys (-inf where both), so that rows whose keys

@@ -19,30 +19,30 @@
 namespace fts {
 
 struct NamedTensor {
-    std::string name;     // HF state_dict name, e.g. "transformer.h.0.attn.c_attn.weight"
-    torch::Tensor tensor; // leaf tensor; requires_grad when trainable
+    std::string name;      // HF state_dict name, e.g. "transformer.h.0.attn.c_attn.weight"
+    torch::Tensor tensor;  // leaf tensor; requires_grad when trainable
 };
 
 enum class ModelTask { CausalLM, MaskedLM, SequenceClassification };
 
 struct ModelInfo {
-    std::string modelType;        // config.json "model_type": "gpt2", ...
-    std::string architecture;     // "GPT2LMHeadModel", ...
+    std::string modelType;     // config.json "model_type": "gpt2", ...
+    std::string architecture;  // "GPT2LMHeadModel", ...
     ModelTask task = ModelTask::CausalLM;
     int64_t vocabSize = 0, hiddenSize = 0, numLayers = 0, numHeads = 0, maxPositions = 0;
-    int64_t numParameters = 0;    // unique parameters (tied weights counted once)
+    int64_t numParameters = 0;  // unique parameters (tied weights counted once)
     bool tiedEmbeddings = false;
-    nlohmann::json hfConfig;      // config.json as read (written back on export)
+    nlohmann::json hfConfig;                // config.json as read (written back on export)
     std::vector<std::string> loadWarnings;  // checkpoint tensors the model does not use (HF warns, loads anyway)
 };
 
 struct ModelLoadOptions {
-    torch::Dtype dtype = torch::kFloat32;     // parameter dtype in memory
+    torch::Dtype dtype = torch::kFloat32;  // parameter dtype in memory
     torch::Device device = torch::kCPU;
-    bool disableDropout = false;  // every dropout probability forced to 0 (parity/debug runs)
-    bool strict = false;          // unexpected checkpoint tensors are an error instead of a loadWarnings entry
+    bool disableDropout = false;    // every dropout probability forced to 0 (parity/debug runs)
+    bool strict = false;            // unexpected checkpoint tensors are an error instead of a loadWarnings entry
     std::optional<ModelTask> task;  // head to build where the model type has several (bert); default: config.json's
-    uint64_t initSeed = 0;        // seed for parameters a checkpoint may lack (a fresh classifier head)
+    uint64_t initSeed = 0;          // seed for parameters a checkpoint may lack (a fresh classifier head)
     // Top-level keys that replace config.json's before the model is built (null removes a key), e.g. the labels of
     // classification data: id2label, label2id, problem_type, "num_labels": null. The model's hfConfig keeps them.
     nlohmann::json configPatch;
@@ -77,7 +77,8 @@ public:
     virtual torch::Tensor forwardPacked(const torch::Tensor& inputIds, const torch::Tensor& positionIds) {
         (void)inputIds;
         (void)positionIds;
-        throw std::runtime_error(info().architecture + " cannot consume packed sequences (per-sample position ids "
+        throw std::runtime_error(info().architecture +
+                                 " cannot consume packed sequences (per-sample position ids "
                                  "with block-diagonal attention)");
     }
     // The loss transformers computes from these logits and labels (causal LM: shift by one, ignore -100, mean).
@@ -92,7 +93,8 @@ public:
     // block's parameters (parameters()[first, first + count)) before it and frees them after. The ranges are
     // listed in forward order; parameters outside every range (embeddings, final norm, heads) are not blocks.
     using BlockFn = std::function<torch::Tensor(const torch::Tensor&)>;
-    using BlockRunner = std::function<torch::Tensor(const BlockFn& block, const torch::Tensor& h, size_t first, size_t count)>;
+    using BlockRunner =
+        std::function<torch::Tensor(const BlockFn& block, const torch::Tensor& h, size_t first, size_t count)>;
     virtual std::vector<std::pair<size_t, size_t>> blockParameterRanges() const { return {}; }
     // A null runner restores the plain block call (or activation checkpointing).
     virtual void setBlockRunner(BlockRunner runner) {

@@ -18,23 +18,35 @@ struct ActivationName {
 };
 // Names as transformers' ACT2FN spells them.
 constexpr ActivationName kActivations[] = {
-    {"gelu_new", Activation::GeluTanh},      {"gelu_pytorch_tanh", Activation::GeluTanh},
-    {"gelu_fast", Activation::GeluTanh},     {"gelu_accurate", Activation::GeluTanh},
-    {"gelu", Activation::GeluErf},           {"gelu_python", Activation::GeluErf},
-    {"quick_gelu", Activation::QuickGelu},   {"relu", Activation::Relu},
-    {"relu2", Activation::Relu2},            {"relu6", Activation::Relu6},
-    {"leaky_relu", Activation::LeakyRelu},   {"silu", Activation::Silu},
-    {"swish", Activation::Silu},             {"mish", Activation::Mish},
-    {"tanh", Activation::Tanh},              {"sigmoid", Activation::Sigmoid},
+    {"gelu_new", Activation::GeluTanh},
+    {"gelu_pytorch_tanh", Activation::GeluTanh},
+    {"gelu_fast", Activation::GeluTanh},
+    {"gelu_accurate", Activation::GeluTanh},
+    {"gelu", Activation::GeluErf},
+    {"gelu_python", Activation::GeluErf},
+    {"quick_gelu", Activation::QuickGelu},
+    {"relu", Activation::Relu},
+    {"relu2", Activation::Relu2},
+    {"relu6", Activation::Relu6},
+    {"leaky_relu", Activation::LeakyRelu},
+    {"silu", Activation::Silu},
+    {"swish", Activation::Silu},
+    {"mish", Activation::Mish},
+    {"tanh", Activation::Tanh},
+    {"sigmoid", Activation::Sigmoid},
     {"linear", Activation::Identity},
 };
 
 double lowestOf(torch::ScalarType dtype) {
     switch (dtype) {
-        case torch::kFloat64: return std::numeric_limits<double>::lowest();
-        case torch::kFloat16: return double(std::numeric_limits<c10::Half>::lowest());
-        case torch::kBFloat16: return double(std::numeric_limits<c10::BFloat16>::lowest());
-        default: return double(std::numeric_limits<float>::lowest());
+        case torch::kFloat64:
+            return std::numeric_limits<double>::lowest();
+        case torch::kFloat16:
+            return double(std::numeric_limits<c10::Half>::lowest());
+        case torch::kBFloat16:
+            return double(std::numeric_limits<c10::BFloat16>::lowest());
+        default:
+            return double(std::numeric_limits<float>::lowest());
     }
 }
 
@@ -51,18 +63,30 @@ Activation parseActivation(const HfConfig& config, std::string_view key, const s
 
 torch::Tensor applyActivation(Activation act, const torch::Tensor& x) {
     switch (act) {
-        case Activation::GeluTanh: return at::gelu(x, "tanh");
-        case Activation::GeluErf: return at::gelu(x);
-        case Activation::QuickGelu: return x * torch::sigmoid(1.702 * x);
-        case Activation::Relu: return torch::relu(x);
-        case Activation::Relu2: return torch::relu(x).square();
-        case Activation::Relu6: return torch::hardtanh(x, 0.0, 6.0);
-        case Activation::LeakyRelu: return torch::leaky_relu(x, 0.01);
-        case Activation::Silu: return torch::silu(x);
-        case Activation::Mish: return torch::mish(x);
-        case Activation::Tanh: return torch::tanh(x);
-        case Activation::Sigmoid: return torch::sigmoid(x);
-        case Activation::Identity: return x;
+        case Activation::GeluTanh:
+            return at::gelu(x, "tanh");
+        case Activation::GeluErf:
+            return at::gelu(x);
+        case Activation::QuickGelu:
+            return x * torch::sigmoid(1.702 * x);
+        case Activation::Relu:
+            return torch::relu(x);
+        case Activation::Relu2:
+            return torch::relu(x).square();
+        case Activation::Relu6:
+            return torch::hardtanh(x, 0.0, 6.0);
+        case Activation::LeakyRelu:
+            return torch::leaky_relu(x, 0.01);
+        case Activation::Silu:
+            return torch::silu(x);
+        case Activation::Mish:
+            return torch::mish(x);
+        case Activation::Tanh:
+            return torch::tanh(x);
+        case Activation::Sigmoid:
+            return torch::sigmoid(x);
+        case Activation::Identity:
+            return x;
     }
     return x;
 }
@@ -124,7 +148,8 @@ torch::Tensor causalSelfAttention(const torch::Tensor& q, const torch::Tensor& k
                                   const torch::Tensor& bias, double dropout, double scale, bool upcast) {
     const int64_t H = q.size(1), K = kIn.size(1);
     if (K != H && (K <= 0 || H % K != 0))
-        throw Error("attention: " + std::to_string(H) + " query heads cannot share " + std::to_string(K) + " key/value heads");
+        throw Error("attention: " + std::to_string(H) + " query heads cannot share " + std::to_string(K) +
+                    " key/value heads");
     const bool grouped = K != H;
     const bool gqaKernel = grouped && !bias.defined() && !upcast;
     torch::Tensor k = kIn, v = vIn;
@@ -151,10 +176,11 @@ torch::Tensor causalSelfAttention(const torch::Tensor& q, const torch::Tensor& k
 }
 
 torch::Tensor causalLmLoss(const torch::Tensor& logits, const torch::Tensor& labels) {
-    if (logits.dim() != 3) throw Error("causal LM loss: logits must be (batch, seq, vocab), found " + c10::str(logits.sizes()));
+    if (logits.dim() != 3)
+        throw Error("causal LM loss: logits must be (batch, seq, vocab), found " + c10::str(logits.sizes()));
     if (labels.dim() != 2 || labels.size(0) != logits.size(0) || labels.size(1) != logits.size(1))
-        throw Error("causal LM loss: labels must be (batch, seq) = " + c10::str(logits.sizes().slice(0, 2)) + ", found " +
-                    c10::str(labels.sizes()));
+        throw Error("causal LM loss: labels must be (batch, seq) = " + c10::str(logits.sizes().slice(0, 2)) +
+                    ", found " + c10::str(labels.sizes()));
     const int64_t T = logits.size(1);
     if (T < 2) throw Error("causal LM loss needs sequences of at least 2 tokens");
     return tokenCrossEntropy(logits, nextTokenTargets(labels), TokenLossReduction::Mean);

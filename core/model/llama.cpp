@@ -14,9 +14,12 @@ namespace fts {
 namespace {
 const char* variantName(LlamaVariant v) {
     switch (v) {
-        case LlamaVariant::Llama: return "llama";
-        case LlamaVariant::Mistral: return "mistral";
-        case LlamaVariant::Qwen2: return "qwen2";
+        case LlamaVariant::Llama:
+            return "llama";
+        case LlamaVariant::Mistral:
+            return "mistral";
+        case LlamaVariant::Qwen2:
+            return "qwen2";
     }
     return "llama";
 }
@@ -36,9 +39,11 @@ LlamaConfig parseLlamaConfig(const HfConfig& config, LlamaVariant variant) {
     // null: the number of heads (every class's None rule).
     const int64_t kvDefault = variant == LlamaVariant::Mistral ? 8 : variant == LlamaVariant::Qwen2 ? 32 : c.numHeads;
     if (variant == LlamaVariant::Mistral && config.isNull("num_key_value_heads"))
-        config.fail("num_key_value_heads", "null is not accepted for mistral (transformers' MistralConfig needs an integer; "
-                                           "leave the key out for its default, 8)");
-    c.numKvHeads = config.isNull("num_key_value_heads") ? c.numHeads : config.getInt({"num_key_value_heads"}, kvDefault);
+        config.fail("num_key_value_heads",
+                    "null is not accepted for mistral (transformers' MistralConfig needs an integer; "
+                    "leave the key out for its default, 8)");
+    c.numKvHeads =
+        config.isNull("num_key_value_heads") ? c.numHeads : config.getInt({"num_key_value_heads"}, kvDefault);
     c.maxPositions = config.getInt({"max_position_embeddings"}, c.maxPositions);
     auto positive = [&](std::string_view key, int64_t v) {
         if (v <= 0) config.fail(key, "must be a positive integer, found " + std::to_string(v));
@@ -52,25 +57,30 @@ LlamaConfig parseLlamaConfig(const HfConfig& config, LlamaVariant variant) {
     positive("max_position_embeddings", c.maxPositions);
     if (c.numHeads % c.numKvHeads != 0)
         config.fail("num_key_value_heads", "num_attention_heads (" + std::to_string(c.numHeads) +
-                                               ") must be a multiple of num_key_value_heads (" + std::to_string(c.numKvHeads) + ")");
+                                               ") must be a multiple of num_key_value_heads (" +
+                                               std::to_string(c.numKvHeads) + ")");
     // head_dim is `int | None` in LlamaConfig and MistralConfig (null: hidden / heads); Qwen2Config has no such
     // field, and its attention reads a null head_dim as None and fails: refused.
     if (variant == LlamaVariant::Qwen2 && config.isNull("head_dim"))
-        config.fail("head_dim", "null is not allowed for qwen2; expected an integer (leave the key out for hidden_size / "
-                                "num_attention_heads)");
+        config.fail("head_dim",
+                    "null is not allowed for qwen2; expected an integer (leave the key out for hidden_size / "
+                    "num_attention_heads)");
     const auto headDim = config.getOptionalInt({"head_dim"});
     if (!headDim && c.hiddenSize % c.numHeads != 0)
-        config.fail("num_attention_heads", "hidden_size (" + std::to_string(c.hiddenSize) + ") must be divisible by num_attention_heads (" +
+        config.fail("num_attention_heads", "hidden_size (" + std::to_string(c.hiddenSize) +
+                                               ") must be divisible by num_attention_heads (" +
                                                std::to_string(c.numHeads) + ") when head_dim is not given");
     c.headDim = headDim.value_or(c.hiddenSize / c.numHeads);
     positive("head_dim", c.headDim);
-    if (c.headDim % 2 != 0) config.fail("head_dim", "must be even for rotary embeddings, found " + std::to_string(c.headDim));
+    if (c.headDim % 2 != 0)
+        config.fail("head_dim", "must be even for rotary embeddings, found " + std::to_string(c.headDim));
     c.padTokenId = config.getOptionalInt({"pad_token_id"});
     if (c.padTokenId && (*c.padTokenId < 0 || *c.padTokenId >= c.vocabSize)) c.padTokenId.reset();
     c.rmsNormEps = config.getDouble({"rms_norm_eps"}, c.rmsNormEps);
     if (!(c.rmsNormEps > 0)) config.fail("rms_norm_eps", "must be > 0");
     c.initializerRange = config.getDouble({"initializer_range"}, c.initializerRange);
-    c.attentionDropout = config.getDouble({"attention_dropout"}, 0.0);  // LlamaConfig types it Optional, yet null fails there
+    c.attentionDropout =
+        config.getDouble({"attention_dropout"}, 0.0);  // LlamaConfig types it Optional, yet null fails there
     if (!(c.attentionDropout >= 0 && c.attentionDropout < 1)) config.fail("attention_dropout", "must be in [0, 1)");
     if (variant == LlamaVariant::Qwen2) {
         c.qkvBias = true;
@@ -87,12 +97,14 @@ LlamaConfig parseLlamaConfig(const HfConfig& config, LlamaVariant variant) {
     // Sliding-window attention per layer, with transformers' semantics (a query sees keys q-k < window).
     c.slidingWindow.assign(size_t(c.numLayers), 0);
     // MistralConfig and Qwen2Config default sliding_window to 4096 when absent; null means no window.
-    const auto window = config.isNull("sliding_window") ? std::nullopt
-                                                         : std::optional<int64_t>(config.getInt({"sliding_window"}, 4096));
+    const auto window = config.isNull("sliding_window")
+                            ? std::nullopt
+                            : std::optional<int64_t>(config.getInt({"sliding_window"}, 4096));
     const nlohmann::json& j = config.json();
     if (variant == LlamaVariant::Mistral && j.contains("layer_types"))
-        config.fail("layer_types", "a mistral config with layer_types is loaded by transformers as Ministral "
-                                   "(MinistralForCausalLM), which is not supported");
+        config.fail("layer_types",
+                    "a mistral config with layer_types is loaded by transformers as Ministral "
+                    "(MinistralForCausalLM), which is not supported");
     // Qwen2Config's use_sliding_window (bool) and max_window_layers (int) are read (and refused when null) even
     // when no layer ends up windowed, as transformers validates them.
     const bool useSlidingWindow = variant == LlamaVariant::Qwen2 && config.getBool({"use_sliding_window"}, false);
@@ -113,12 +125,12 @@ LlamaConfig parseLlamaConfig(const HfConfig& config, LlamaVariant variant) {
         if (w < 0) config.fail("sliding_window", "must be a positive integer");
     if (variant == LlamaVariant::Llama && j.contains("layer_types") && j["layer_types"].is_array())
         for (const auto& t : j["layer_types"])
-            if (t != "full_attention") config.fail("layer_types", "only \"full_attention\" layers are supported for llama, found " + t.dump());
+            if (t != "full_attention")
+                config.fail("layer_types", "only \"full_attention\" layers are supported for llama, found " + t.dump());
     return c;
 }
 
 namespace {
-
 
 class LlamaForCausalLM final : public HfModel {
 public:
@@ -126,7 +138,7 @@ public:
         : m_cfg(parseLlamaConfig(config, variant)) {
         if (opts.disableDropout) m_cfg.attentionDropout = 0.0;
         m_info.modelType = variantName(variant);
-        m_info.architecture = variant == LlamaVariant::Llama    ? "LlamaForCausalLM"
+        m_info.architecture = variant == LlamaVariant::Llama     ? "LlamaForCausalLM"
                               : variant == LlamaVariant::Mistral ? "MistralForCausalLM"
                                                                  : "Qwen2ForCausalLM";
         m_info.task = ModelTask::CausalLM;
@@ -138,7 +150,8 @@ public:
         m_info.tiedEmbeddings = m_cfg.tieWordEmbeddings;
         m_info.hfConfig = config.json();
         declareParameters();
-        for (size_t i = 0; i + 1 < m_blockBase.size(); ++i) m_blockRanges.emplace_back(m_blockBase[i], m_blockBase[i + 1] - m_blockBase[i]);
+        for (size_t i = 0; i + 1 < m_blockBase.size(); ++i)
+            m_blockRanges.emplace_back(m_blockBase[i], m_blockBase[i + 1] - m_blockBase[i]);
     }
 
     bool isIgnoredCheckpointTensor(const std::string& name) const override {
@@ -162,23 +175,30 @@ public:
 private:
     // positionIdsIn defined: a packed forward (no attention mask; block-diagonal causal attention, RoPE at the
     // given positions). Undefined: positions 0..T-1 with the optional padding mask.
-    torch::Tensor run(const torch::Tensor& inputIdsIn, const torch::Tensor& attentionMaskIn, const torch::Tensor& positionIdsIn) {
+    torch::Tensor run(const torch::Tensor& inputIdsIn, const torch::Tensor& attentionMaskIn,
+                      const torch::Tensor& positionIdsIn) {
         const torch::Tensor& embed = m_params[0].tensor;
         const auto device = embed.device();
         const std::string arch = m_info.architecture;
-        if (inputIdsIn.dim() != 2) throw Error(arch + " forward: input_ids must be (batch, seq), found " + c10::str(inputIdsIn.sizes()));
+        if (inputIdsIn.dim() != 2)
+            throw Error(arch + " forward: input_ids must be (batch, seq), found " + c10::str(inputIdsIn.sizes()));
         const torch::Tensor inputIds = inputIdsIn.to(device, torch::kInt64);
-        const int64_t B = inputIds.size(0), T = inputIds.size(1), H = m_cfg.numHeads, K = m_cfg.numKvHeads, D = m_cfg.headDim;
+        const int64_t B = inputIds.size(0), T = inputIds.size(1), H = m_cfg.numHeads, K = m_cfg.numKvHeads,
+                      D = m_cfg.headDim;
         torch::Tensor mask = attentionMaskIn.defined() ? attentionMaskIn.to(device) : attentionMaskIn;
         if (mask.defined() && (mask.dim() != 2 || mask.size(0) != B || mask.size(1) != T))
-            throw Error(arch + " forward: attention_mask must have shape " + c10::str(inputIds.sizes()) + ", found " + c10::str(mask.sizes()));
+            throw Error(arch + " forward: attention_mask must have shape " + c10::str(inputIds.sizes()) + ", found " +
+                        c10::str(mask.sizes()));
         const auto dtype = computeDtype(embed);
         const bool packed = positionIdsIn.defined();
-        const torch::Tensor positionIds = packed ? checkedPositionIds(positionIdsIn, inputIds, 0, arch + " forward") : torch::Tensor();
+        const torch::Tensor positionIds =
+            packed ? checkedPositionIds(positionIdsIn, inputIds, 0, arch + " forward") : torch::Tensor();
         // One additive bias per distinct window size (0 = plain causal): undefined means is_causal.
         std::map<int64_t, torch::Tensor> biases;
         for (int64_t w : m_cfg.slidingWindow)
-            if (!biases.count(w)) biases[w] = packed ? packedCausalBias(positionIds, w, dtype) : attentionBias(mask, B, T, w, dtype, device);
+            if (!biases.count(w))
+                biases[w] =
+                    packed ? packedCausalBias(positionIds, w, dtype) : attentionBias(mask, B, T, w, dtype, device);
         // RoPE tables up to the largest position (transformers' dynamic rope also keys on max(position_ids) + 1).
         const int64_t ropeLength = packed && T > 0 ? positionIds.max().item<int64_t>() + 1 : T;
         const auto rope = ropeCosSin(m_cfg.rope, ropeLength, device);
@@ -190,7 +210,8 @@ private:
         const bool train = isTraining();
         const double scale = 1.0 / std::sqrt(double(D));
 
-        torch::Tensor h = m_cfg.padTokenId ? torch::embedding(embed, inputIds, *m_cfg.padTokenId) : torch::embedding(embed, inputIds);
+        torch::Tensor h =
+            m_cfg.padTokenId ? torch::embedding(embed, inputIds, *m_cfg.padTokenId) : torch::embedding(embed, inputIds);
         for (int64_t i = 0; i < m_cfg.numLayers; ++i) {
             const torch::Tensor layerBias = biases.at(m_cfg.slidingWindow[size_t(i)]);
             // Captures by value: with activation checkpointing the block runs again during backward.
@@ -201,13 +222,20 @@ private:
                 auto next = [&]() -> const torch::Tensor& { return m_params[k++].tensor; };
                 auto optional = [&](bool present) { return present ? next() : torch::Tensor(); };
                 // Each projection: the index of its weight (linearAt adds a LoRA adapter there), then its bias.
-                const size_t qW = k++; const torch::Tensor qB = optional(m_cfg.qkvBias);
-                const size_t kW = k++; const torch::Tensor kB = optional(m_cfg.qkvBias);
-                const size_t vW = k++; const torch::Tensor vB = optional(m_cfg.qkvBias);
-                const size_t oW = k++; const torch::Tensor oB = optional(m_cfg.oBias);
-                const size_t gW = k++; const torch::Tensor gB = optional(m_cfg.mlpBias);
-                const size_t uW = k++; const torch::Tensor uB = optional(m_cfg.mlpBias);
-                const size_t dW = k++; const torch::Tensor dB = optional(m_cfg.mlpBias);
+                const size_t qW = k++;
+                const torch::Tensor qB = optional(m_cfg.qkvBias);
+                const size_t kW = k++;
+                const torch::Tensor kB = optional(m_cfg.qkvBias);
+                const size_t vW = k++;
+                const torch::Tensor vB = optional(m_cfg.qkvBias);
+                const size_t oW = k++;
+                const torch::Tensor oB = optional(m_cfg.oBias);
+                const size_t gW = k++;
+                const torch::Tensor gB = optional(m_cfg.mlpBias);
+                const size_t uW = k++;
+                const torch::Tensor uB = optional(m_cfg.mlpBias);
+                const size_t dW = k++;
+                const torch::Tensor dB = optional(m_cfg.mlpBias);
                 const torch::Tensor& ln1 = next();
                 const torch::Tensor& ln2 = next();
 
@@ -217,8 +245,8 @@ private:
                 torch::Tensor v = linearAt(vW, x, vB).view({B, T, K, D}).transpose(1, 2);
                 q = applyRope(q, cos, sin);
                 kk = applyRope(kk, cos, sin);
-                torch::Tensor a = causalSelfAttention(q, kk, v, layerBias,
-                                                      train ? m_cfg.attentionDropout : 0.0, scale, false);
+                torch::Tensor a =
+                    causalSelfAttention(q, kk, v, layerBias, train ? m_cfg.attentionDropout : 0.0, scale, false);
                 a = a.transpose(1, 2).reshape({B, T, H * D});
                 h = h + linearAt(oW, a, oB);
                 x = rmsNorm(h, ln2, m_cfg.rmsNormEps);
@@ -234,8 +262,8 @@ private:
 
     // Additive (B, 1, T, T) bias: 0 where allowed (causal, key not padding, inside the window), dtype-min elsewhere,
     // as transformers' eager masks. Undefined when plain causal attention is exact (no padding, no window in reach).
-    static torch::Tensor attentionBias(const torch::Tensor& mask, int64_t B, int64_t T, int64_t window, torch::ScalarType dtype,
-                                       const torch::Device& device) {
+    static torch::Tensor attentionBias(const torch::Tensor& mask, int64_t B, int64_t T, int64_t window,
+                                       torch::ScalarType dtype, const torch::Device& device) {
         const bool padding = mask.defined() && !mask.ne(0).all().item<bool>();
         const bool windowed = window > 0 && T > window;
         if (!padding && !windowed) return {};
@@ -243,13 +271,16 @@ private:
         torch::Tensor allowed = idx.view({T, 1}).ge(idx.view({1, T}));  // q >= k
         if (windowed) allowed = allowed.logical_and(idx.view({1, T}).gt(idx.view({T, 1}) - window));
         allowed = allowed.view({1, 1, T, T});
-        if (padding) allowed = allowed.logical_and(mask.ne(0).view({B, 1, 1, T}));
-        else allowed = allowed.expand({B, 1, T, T});
-        const double lo = dtype == torch::kBFloat16 ? double(std::numeric_limits<c10::BFloat16>::lowest())
+        if (padding)
+            allowed = allowed.logical_and(mask.ne(0).view({B, 1, 1, T}));
+        else
+            allowed = allowed.expand({B, 1, T, T});
+        const double lo = dtype == torch::kBFloat16  ? double(std::numeric_limits<c10::BFloat16>::lowest())
                           : dtype == torch::kFloat16 ? double(std::numeric_limits<c10::Half>::lowest())
                           : dtype == torch::kFloat64 ? std::numeric_limits<double>::lowest()
                                                      : double(std::numeric_limits<float>::lowest());
-        return torch::zeros({B, 1, T, T}, torch::TensorOptions().dtype(dtype).device(device)).masked_fill(allowed.logical_not(), lo);
+        return torch::zeros({B, 1, T, T}, torch::TensorOptions().dtype(dtype).device(device))
+            .masked_fill(allowed.logical_not(), lo);
     }
 
     void declareParameters() {
@@ -269,7 +300,8 @@ private:
             if (name.starts_with("model.")) s.aliases = {name.substr(6)};  // base-model checkpoints (LlamaModel)
             m_specs.push_back(std::move(s));
         };
-        auto proj = [&](const std::string& name, int64_t out, int64_t in, bool bias, const std::string& outFrom, const std::string& inFrom) {
+        auto proj = [&](const std::string& name, int64_t out, int64_t in, bool bias, const std::string& outFrom,
+                        const std::string& inFrom) {
             add(name + ".weight", {out, in}, ParamInit::Normal, outFrom + " x " + inFrom, LayerKind::Linear);
             if (bias) add(name + ".bias", {out}, ParamInit::Zeros, outFrom);
         };
@@ -289,7 +321,8 @@ private:
         }
         m_blockBase.push_back(m_specs.size());
         add("model.norm.weight", {C}, ParamInit::Ones, "hidden_size");
-        if (!m_cfg.tieWordEmbeddings) add("lm_head.weight", {V, C}, ParamInit::Normal, "vocab_size x hidden_size", LayerKind::Linear);
+        if (!m_cfg.tieWordEmbeddings)
+            add("lm_head.weight", {V, C}, ParamInit::Normal, "vocab_size x hidden_size", LayerKind::Linear);
     }
 
     void bindParameters() override {

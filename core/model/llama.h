@@ -14,7 +14,8 @@ enum class LlamaVariant { Llama, Mistral, Qwen2 };
 
 struct LlamaConfig {
     LlamaVariant variant = LlamaVariant::Llama;
-    int64_t vocabSize = 32000, hiddenSize = 4096, intermediateSize = 11008, numLayers = 32, numHeads = 32, numKvHeads = 32;
+    int64_t vocabSize = 32000, hiddenSize = 4096, intermediateSize = 11008, numLayers = 32, numHeads = 32,
+            numKvHeads = 32;
     int64_t headDim = 128, maxPositions = 2048;
     std::optional<int64_t> padTokenId;
     double rmsNormEps = 1e-6, initializerRange = 0.02, attentionDropout = 0.0;

@@ -53,7 +53,8 @@ bool endsWithDotted(const std::string& key, const std::string& name) {
 // PEFT: a module belongs to modules_to_save when re.match(r"(^|.*\.)m($|\..*)", key).
 bool inModulesToSave(const std::string& key, const std::vector<std::string>& modulesToSave) {
     for (const auto& m : modulesToSave) {
-        if (key == m || endsWithDotted(key, m) || key.starts_with(m + ".") || key.find("." + m + ".") != std::string::npos)
+        if (key == m || endsWithDotted(key, m) || key.starts_with(m + ".") ||
+            key.find("." + m + ".") != std::string::npos)
             return true;
     }
     return false;
@@ -74,8 +75,8 @@ std::string joined(const std::vector<std::string>& items) {
 }
 
 struct ModuleTable {
-    std::vector<std::string> all;           // every module that holds parameters, and their parents
-    std::map<std::string, size_t> weightOf; // Linear/Conv1D module -> index of its weight parameter
+    std::vector<std::string> all;            // every module that holds parameters, and their parents
+    std::map<std::string, size_t> weightOf;  // Linear/Conv1D module -> index of its weight parameter
     std::set<std::string> outputHeads;
 };
 
@@ -154,12 +155,14 @@ std::vector<std::string> matchLoraTargets(LanguageModel& model, const LoraOption
             try {
                 re.emplace(*opts.targetRegex, std::regex::ECMAScript);
             } catch (const std::regex_error& e) {
-                throw ConfigError(key + ": \"" + *opts.targetRegex + "\" is not a valid regular expression (" + e.what() + ")");
+                throw ConfigError(key + ": \"" + *opts.targetRegex + "\" is not a valid regular expression (" +
+                                  e.what() + ")");
             }
         } else if (names.empty()) {
             auto it = kDefaultTargets.find(hf.info().modelType);
             if (it == kDefaultTargets.end())
-                throw ConfigError(key + ": no default target modules for model_type \"" + hf.info().modelType + "\"; list them");
+                throw ConfigError(key + ": no default target modules for model_type \"" + hf.info().modelType +
+                                  "\"; list them");
             names = it->second;
         }
         for (const auto& m : table.all) {
@@ -172,19 +175,21 @@ std::vector<std::string> matchLoraTargets(LanguageModel& model, const LoraOption
             }
             if (!hit) continue;
             if (!table.weightOf.count(m))
-                throw ConfigError(key + ": module \"" + m + "\" of " + hf.info().architecture +
-                                  " matches, but it is not a Linear or Conv1D layer (embeddings, norms and whole blocks "
-                                  "cannot take a LoRA adapter here); name the projections inside it instead");
+                throw ConfigError(
+                    key + ": module \"" + m + "\" of " + hf.info().architecture +
+                    " matches, but it is not a Linear or Conv1D layer (embeddings, norms and whole blocks "
+                    "cannot take a LoRA adapter here); name the projections inside it instead");
             matched.push_back(m);
         }
     }
     if (matched.empty()) {
         std::set<std::string> leaves;
         for (const auto& [m, i] : table.weightOf) leaves.insert(m.substr(m.rfind('.') + 1));
-        throw ConfigError(key + ": no module of " + hf.info().architecture + " matches " +
-                          (opts.targetRegex ? "\"" + *opts.targetRegex + "\"" : "[" + joined(opts.targetModules) + "]") +
-                          " (its Linear/Conv1D layers are named: " + joined({leaves.begin(), leaves.end()}) +
-                          "; a tied output head is not a layer of its own)");
+        throw ConfigError(
+            key + ": no module of " + hf.info().architecture + " matches " +
+            (opts.targetRegex ? "\"" + *opts.targetRegex + "\"" : "[" + joined(opts.targetModules) + "]") +
+            " (its Linear/Conv1D layers are named: " + joined({leaves.begin(), leaves.end()}) +
+            "; a tied output head is not a layer of its own)");
     }
     return matched;
 }
@@ -222,7 +227,8 @@ void attachLora(LanguageModel& model, const LoraOptions& optsIn, uint64_t seed, 
         // nn.init.kaiming_uniform_(a=sqrt(5)) on (r, in): gain sqrt(2 / (1 + 5)), bound = gain * sqrt(3 / in) = 1 / sqrt(in).
         const double bound = 1.0 / std::sqrt(double(in));
         const auto options = torch::TensorOptions().dtype(torch::kFloat32).device(w.device());
-        layer->a = torch::empty({opts->r, in}, torch::kFloat32).uniform_(-bound, bound, gen).to(options).requires_grad_(true);
+        layer->a =
+            torch::empty({opts->r, in}, torch::kFloat32).uniform_(-bound, bound, gen).to(options).requires_grad_(true);
         layer->b = torch::zeros({out, opts->r}, options).requires_grad_(true);
         byParam[wi] = std::move(layer);
     }
@@ -290,7 +296,8 @@ void mergeLora(LanguageModel& model) {
 LoraOptions readLoraAdapterConfig(const fs::path& adapterDir) {
     const fs::path file = adapterDir / "adapter_config.json";
     std::error_code ec;
-    if (!fs::is_regular_file(file, ec)) throw IoError(file.string() + ": not found (expected a PEFT LoRA adapter folder)");
+    if (!fs::is_regular_file(file, ec))
+        throw IoError(file.string() + ": not found (expected a PEFT LoRA adapter folder)");
     nlohmann::json j;
     try {
         j = parseJson(readFile(file));
@@ -303,9 +310,11 @@ LoraOptions readLoraAdapterConfig(const fs::path& adapterDir) {
     if (!j.is_object()) throw FormatError(file.string() + ": expected a JSON object");
     auto present = [&](const char* key) { return j.contains(key) && !j[key].is_null(); };
     if (j.value("peft_type", std::string()) != "LORA")
-        fail("peft_type", "expected \"LORA\", found " + (j.contains("peft_type") ? j["peft_type"].dump() : std::string("nothing")));
+        fail("peft_type",
+             "expected \"LORA\", found " + (j.contains("peft_type") ? j["peft_type"].dump() : std::string("nothing")));
     LoraOptions o;
-    if (!j.contains("r") || !j["r"].is_number_integer() || j["r"].get<int64_t>() <= 0) fail("r", "expected a positive integer");
+    if (!j.contains("r") || !j["r"].is_number_integer() || j["r"].get<int64_t>() <= 0)
+        fail("r", "expected a positive integer");
     o.r = j["r"].get<int64_t>();
     if (present("lora_alpha")) {
         if (!j["lora_alpha"].is_number()) fail("lora_alpha", "expected a number");
@@ -318,7 +327,8 @@ LoraOptions readLoraAdapterConfig(const fs::path& adapterDir) {
     if (present("use_rslora")) o.useRslora = j["use_rslora"].get<bool>();
     if (present("target_modules")) {
         const auto& t = j["target_modules"];
-        if (t.is_string()) o.targetRegex = t.get<std::string>();
+        if (t.is_string())
+            o.targetRegex = t.get<std::string>();
         else if (t.is_array()) {
             for (const auto& n : t) {
                 if (!n.is_string()) fail("target_modules", "expected module names (strings)");
@@ -340,7 +350,8 @@ LoraOptions readLoraAdapterConfig(const fs::path& adapterDir) {
         if (present(key) && !j[key].empty()) fail(key, "per-module ranks/alphas are not supported (expected {})");
     for (const char* key : {"layers_to_transform", "layers_pattern", "layer_replication", "target_parameters",
                             "exclude_modules", "trainable_token_indices", "alora_invocation_tokens"})
-        if (present(key) && !(j[key].is_array() && j[key].empty()) && !(j[key].is_string() && j[key].get<std::string>().empty()))
+        if (present(key) && !(j[key].is_array() && j[key].empty()) &&
+            !(j[key].is_string() && j[key].get<std::string>().empty()))
             fail(key, "is set (" + j[key].dump() + "), which is not supported (expected null)");
     return o;
 }
@@ -352,7 +363,8 @@ void loadLoraAdapter(LanguageModel& model, const fs::path& adapterDir, std::opti
     std::error_code ec;
     if (!fs::is_regular_file(weights, ec)) {
         if (fs::exists(adapterDir / "adapter_model.bin", ec))
-            throw FormatError(adapterDir.string() + ": has adapter_model.bin but only adapter_model.safetensors is supported");
+            throw FormatError(adapterDir.string() +
+                              ": has adapter_model.bin but only adapter_model.safetensors is supported");
         throw IoError(weights.string() + ": not found");
     }
     attachLora(model, opts, 0, (adapterDir / "adapter_config.json").string() + ": lora");
@@ -362,7 +374,8 @@ void loadLoraAdapter(LanguageModel& model, const fs::path& adapterDir, std::opti
     for (NamedTensor& t : loraStateTensors(model)) {
         auto it = stored.find(t.name);
         if (it == stored.end()) {
-            problems.push_back("tensor '" + t.name + "' is missing (expected shape " + c10::str(t.tensor.sizes()) + ")");
+            problems.push_back("tensor '" + t.name + "' is missing (expected shape " + c10::str(t.tensor.sizes()) +
+                               ")");
             continue;
         }
         if (!it->second.sizes().equals(t.tensor.sizes()))
@@ -374,7 +387,8 @@ void loadLoraAdapter(LanguageModel& model, const fs::path& adapterDir, std::opti
             t.tensor.copy_(it->second);
         stored.erase(it);
     }
-    for (const auto& [name, t] : stored) problems.push_back("tensor '" + name + "' does not belong to any adapted module");
+    for (const auto& [name, t] : stored)
+        problems.push_back("tensor '" + name + "' does not belong to any adapted module");
     if (!problems.empty()) {
         std::string msg = weights.string() + ": the adapter does not fit " + model.info().architecture + ":";
         for (const auto& p : problems) msg += "\n  - " + p;
@@ -409,9 +423,11 @@ void saveLoraAdapter(LanguageModel& model, const fs::path& dir, const std::strin
     const ModelTask task = hf.info().task;
     nlohmann::json config = {
         {"peft_type", "LORA"},
-        {"task_type", task == ModelTask::CausalLM ? nlohmann::json("CAUSAL_LM")
-                      : task == ModelTask::SequenceClassification ? nlohmann::json("SEQ_CLS") : nlohmann::json(nullptr)},
-        {"base_model_name_or_path", baseModelNameOrPath.empty() ? nlohmann::json(nullptr) : nlohmann::json(baseModelNameOrPath)},
+        {"task_type", task == ModelTask::CausalLM                 ? nlohmann::json("CAUSAL_LM")
+                      : task == ModelTask::SequenceClassification ? nlohmann::json("SEQ_CLS")
+                                                                  : nlohmann::json(nullptr)},
+        {"base_model_name_or_path",
+         baseModelNameOrPath.empty() ? nlohmann::json(nullptr) : nlohmann::json(baseModelNameOrPath)},
         {"revision", nullptr},
         {"inference_mode", true},
         {"r", o->r},

@@ -16,20 +16,21 @@ namespace fts {
 // What an adapter is: the fields of PEFT's LoraConfig we implement.
 struct LoraOptions {
     int64_t r = 8;
-    double alpha = 8.0;                     // lora_alpha
-    double dropout = 0.0;                   // lora_dropout, on the input of A only
-    std::vector<std::string> targetModules; // exact module names or suffixes ".name"; empty + no regex: PEFT's default
-    std::optional<std::string> targetRegex; // a string target_modules: full-match regex ("all-linear" is PEFT's shorthand)
-    bool useRslora = false;                 // scaling alpha / sqrt(r) instead of alpha / r
-    std::vector<std::string> modulesToSave; // trained and saved whole (PEFT adds "classifier", "score" for SEQ_CLS)
+    double alpha = 8.0;                      // lora_alpha
+    double dropout = 0.0;                    // lora_dropout, on the input of A only
+    std::vector<std::string> targetModules;  // exact module names or suffixes ".name"; empty + no regex: PEFT's default
+    std::optional<std::string>
+        targetRegex;         // a string target_modules: full-match regex ("all-linear" is PEFT's shorthand)
+    bool useRslora = false;  // scaling alpha / sqrt(r) instead of alpha / r
+    std::vector<std::string> modulesToSave;  // trained and saved whole (PEFT adds "classifier", "score" for SEQ_CLS)
     double scaling() const;
 };
 
 // One adapted layer. a (r, in), b (out, r), float32 leaves that require grad.
 struct LoraLayer {
-    std::string module;       // HF module path, e.g. "transformer.h.0.attn.c_attn"
-    size_t weightIndex = 0;   // index of the base weight in parameters()
-    bool fanInFanOut = false; // HF Conv1D: base weight stored (in, out)
+    std::string module;        // HF module path, e.g. "transformer.h.0.attn.c_attn"
+    size_t weightIndex = 0;    // index of the base weight in parameters()
+    bool fanInFanOut = false;  // HF Conv1D: base weight stored (in, out)
     double scaling = 1.0;
     double dropout = 0.0;
     torch::Tensor a, b;
@@ -44,7 +45,8 @@ struct LoraLayer {
 std::vector<std::string> matchLoraTargets(LanguageModel& model, const LoraOptions& opts, const std::string& keyPath);
 
 // Freezes the base model and attaches fresh adapters (A from a generator seeded with `seed`, B = 0).
-void attachLora(LanguageModel& model, const LoraOptions& opts, uint64_t seed, const std::string& keyPath = "model.lora");
+void attachLora(LanguageModel& model, const LoraOptions& opts, uint64_t seed,
+                const std::string& keyPath = "model.lora");
 
 // Reads adapter_config.json of a PEFT adapter folder. FormatError naming the file and key for anything we do
 // not implement (bias other than "none", DoRA, rank/alpha patterns, layers_to_transform, ...).

@@ -29,11 +29,8 @@ struct ArchitectureEntry {
 };
 // One line per architecture (model_type as config.json spells it).
 constexpr ArchitectureEntry kArchitectures[] = {
-    {"gpt2", &buildGpt2},
-    {"llama", &buildLlama},
-    {"mistral", &buildMistral},
-    {"qwen2", &buildQwen2},
-    {"bert", &buildBert},
+    {"gpt2", &buildGpt2},   {"llama", &buildLlama}, {"mistral", &buildMistral},
+    {"qwen2", &buildQwen2}, {"bert", &buildBert},
 };
 
 std::string shapeText(c10::IntArrayRef shape) {
@@ -76,7 +73,8 @@ torch::Tensor HfModel::runBlock(const std::function<torch::Tensor(const torch::T
     std::vector<torch::Tensor> params;
     for (size_t k = firstParam; k < firstParam + count && k < m_params.size(); ++k) {
         params.push_back(m_params[k].tensor);
-        if (k < m_lora.size() && m_lora[k]) {  // adapters are read by the block too: their gradients come from the replay
+        if (k < m_lora.size() &&
+            m_lora[k]) {  // adapters are read by the block too: their gradients come from the replay
             params.push_back(m_lora[k]->a);
             params.push_back(m_lora[k]->b);
         }
@@ -94,7 +92,8 @@ void HfModel::setParameters(std::vector<torch::Tensor> tensors, bool partitioned
     for (size_t i = 0; i < tensors.size(); ++i) {
         torch::Tensor t = tensors[i].detach();
         if (!partitioned && !t.sizes().equals(m_specs[i].shape))
-            throw Error(m_specs[i].name + ": expected shape " + shapeText(m_specs[i].shape) + ", got " + shapeText(t.sizes()));
+            throw Error(m_specs[i].name + ": expected shape " + shapeText(m_specs[i].shape) + ", got " +
+                        shapeText(t.sizes()));
         t.requires_grad_(true);
         int64_t numel = 1;
         for (int64_t d : m_specs[i].shape) numel *= d;
@@ -111,9 +110,15 @@ namespace {
 torch::Tensor initTensor(const ParamSpec& spec, at::Generator& gen) {
     torch::Tensor t = torch::empty(spec.shape, torch::kFloat32);
     switch (spec.init) {
-        case ParamInit::Normal: t.normal_(0.0, spec.stddev, gen); break;
-        case ParamInit::Zeros: t.zero_(); break;
-        case ParamInit::Ones: t.fill_(1.0); break;
+        case ParamInit::Normal:
+            t.normal_(0.0, spec.stddev, gen);
+            break;
+        case ParamInit::Zeros:
+            t.zero_();
+            break;
+        case ParamInit::Ones:
+            t.fill_(1.0);
+            break;
     }
     return t;
 }
@@ -123,7 +128,8 @@ HfConfig loadPatchedConfig(const fs::path& configJson, const ModelLoadOptions& o
     HfConfig config = HfConfig::load(configJson);
     if (opts.configPatch.is_null() || opts.configPatch.empty()) return config;
     nlohmann::json j = config.json();
-    for (const auto& [key, value] : opts.configPatch.items()) {  // top-level keys replaced whole (id2label is not merged)
+    for (const auto& [key, value] :
+         opts.configPatch.items()) {  // top-level keys replaced whole (id2label is not merged)
         if (value.is_null())
             j.erase(key);
         else
@@ -144,7 +150,8 @@ void checkLoadOptions(const ModelLoadOptions& opts) {
 std::unique_ptr<LanguageModel> loadPretrainedModel(const fs::path& dir, const ModelLoadOptions& opts) {
     checkLoadOptions(opts);
     std::error_code ec;
-    if (!fs::is_directory(dir, ec)) throw IoError(dir.string() + ": not a directory (expected a Hugging Face model folder)");
+    if (!fs::is_directory(dir, ec))
+        throw IoError(dir.string() + ": not a directory (expected a Hugging Face model folder)");
     const HfConfig config = loadPatchedConfig(dir / "config.json", opts);
     std::unique_ptr<HfModel> model = buildModelFromConfig(config, opts);
     const ModelWeights ck = openModelWeights(dir);
@@ -168,27 +175,30 @@ std::unique_ptr<LanguageModel> loadPretrainedModel(const fs::path& dir, const Mo
         }
         sources.push_back(found);
         if (!found && spec.initIfMissing) {
-            model->mutableInfo().loadWarnings.push_back("tensor '" + spec.name + "' is not in the checkpoint: newly initialised");
+            model->mutableInfo().loadWarnings.push_back("tensor '" + spec.name +
+                                                        "' is not in the checkpoint: newly initialised");
             continue;
         }
         if (!found) {
-            problems.push_back("tensor '" + spec.name + "' is missing (expected shape " + shapeText(spec.shape) + " = " +
-                               spec.shapeFrom + ")");
+            problems.push_back("tensor '" + spec.name + "' is missing (expected shape " + shapeText(spec.shape) +
+                               " = " + spec.shapeFrom + ")");
             continue;
         }
         used.insert(foundName);
         const TensorEntry& e = *found->entry;
         if (e.shape != spec.shape)
-            problems.push_back("tensor '" + foundName + "': expected shape " + shapeText(spec.shape) + " (" + spec.shapeFrom +
-                               " from config.json), found " + shapeText(e.shape) + " in " + found->file->path().string());
+            problems.push_back("tensor '" + foundName + "': expected shape " + shapeText(spec.shape) + " (" +
+                               spec.shapeFrom + " from config.json), found " + shapeText(e.shape) + " in " +
+                               found->file->path().string());
         else if (!c10::isFloatingType(toTorchDtype(e.dtype)))
-            problems.push_back("tensor '" + foundName + "': dtype " + std::string(dtypeName(e.dtype)) +
-                               " in " + found->file->path().string() + " is not a floating-point type");
+            problems.push_back("tensor '" + foundName + "': dtype " + std::string(dtypeName(e.dtype)) + " in " +
+                               found->file->path().string() + " is not a floating-point type");
     }
     ModelInfo& info = model->mutableInfo();
     for (const auto& [name, t] : ck.tensors) {
         if (used.count(name) || model->isIgnoredCheckpointTensor(name)) continue;
-        std::string msg = "tensor '" + name + "' in " + t.file->path().string() + " is not used by " + info.architecture;
+        std::string msg =
+            "tensor '" + name + "' in " + t.file->path().string() + " is not used by " + info.architecture;
         if (opts.strict)
             problems.push_back(msg);
         else
@@ -208,7 +218,8 @@ std::unique_ptr<LanguageModel> loadPretrainedModel(const fs::path& dir, const Mo
             const WeightTensor* src = sources[i];
             // Converted chunk by chunk; the mapped source pages leave the resident set as they are copied.
             torch::Tensor t = src ? loadTensorReleasing(src->file, *src->entry, opts.dtype, opts.device)
-                                  : initTensor(model->parameterSpecs()[i], gen).to(torch::TensorOptions().dtype(opts.dtype).device(opts.device));
+                                  : initTensor(model->parameterSpecs()[i], gen)
+                                        .to(torch::TensorOptions().dtype(opts.dtype).device(opts.device));
             tensors.push_back(opts.partition ? opts.partition(i, t) : t);  // stage 3: only this rank's part is kept
         }
     }
@@ -216,7 +227,8 @@ std::unique_ptr<LanguageModel> loadPretrainedModel(const fs::path& dir, const Mo
     return model;
 }
 
-std::unique_ptr<LanguageModel> initModelFromConfig(const fs::path& configJson, uint64_t seed, const ModelLoadOptions& opts) {
+std::unique_ptr<LanguageModel> initModelFromConfig(const fs::path& configJson, uint64_t seed,
+                                                   const ModelLoadOptions& opts) {
     checkLoadOptions(opts);
     const HfConfig config = loadPatchedConfig(configJson, opts);
     std::unique_ptr<HfModel> model = buildModelFromConfig(config, opts);
@@ -235,11 +247,17 @@ std::unique_ptr<LanguageModel> initModelFromConfig(const fs::path& configJson, u
 namespace {
 std::string torchDtypeConfigName(torch::Dtype dtype) {
     switch (dtype) {
-        case torch::kFloat32: return "float32";
-        case torch::kFloat16: return "float16";
-        case torch::kBFloat16: return "bfloat16";
-        case torch::kFloat64: return "float64";
-        default: throw Error(std::string("saveHfModel: unsupported dtype ") + c10::toString(dtype) + " (use float32, float16 or bfloat16)");
+        case torch::kFloat32:
+            return "float32";
+        case torch::kFloat16:
+            return "float16";
+        case torch::kBFloat16:
+            return "bfloat16";
+        case torch::kFloat64:
+            return "float64";
+        default:
+            throw Error(std::string("saveHfModel: unsupported dtype ") + c10::toString(dtype) +
+                        " (use float32, float16 or bfloat16)");
     }
 }
 }  // namespace

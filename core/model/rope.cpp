@@ -31,10 +31,13 @@ RopeConfig parseRopeConfig(const HfConfig& config, int64_t headDim, int64_t maxP
     // "rope_scaling" replaces the whole of "rope_parameters" (its rope_theta included) when both are present.
     std::string key = "rope_scaling";
     const nlohmann::json* p = nullptr;
-    if (j.contains("rope_scaling") && truthy(j["rope_scaling"])) p = &j["rope_scaling"];
-    else if (j.contains("rope_parameters") && !j["rope_parameters"].is_null()) p = &j["rope_parameters"], key = "rope_parameters";
+    if (j.contains("rope_scaling") && truthy(j["rope_scaling"]))
+        p = &j["rope_scaling"];
+    else if (j.contains("rope_parameters") && !j["rope_parameters"].is_null())
+        p = &j["rope_parameters"], key = "rope_parameters";
     // partial_rotary_factor at the top level: null is ignored as transformers does (`if ... is not None`).
-    const double topPartial = config.isNull("partial_rotary_factor") ? 1.0 : config.getDouble({"partial_rotary_factor"}, 1.0);
+    const double topPartial =
+        config.isNull("partial_rotary_factor") ? 1.0 : config.getDouble({"partial_rotary_factor"}, 1.0);
     if (!p) {
         if (topPartial != 1.0) config.fail("partial_rotary_factor", "partial_rotary_factor != 1 is not supported");
         return r;
@@ -50,7 +53,8 @@ RopeConfig parseRopeConfig(const HfConfig& config, int64_t headDim, int64_t maxP
     auto num = [&](const char* name, double fallback, bool required) {
         const nlohmann::json* v = value(name);
         if (!v) {
-            if (required) config.fail(key, std::string("\"") + name + "\" is required for rope type \"" + r.type + "\"");
+            if (required)
+                config.fail(key, std::string("\"") + name + "\" is required for rope type \"" + r.type + "\"");
             return fallback;
         }
         if (!v->is_number()) config.fail(key, std::string("\"") + name + "\": expected a number, found " + v->dump());
@@ -61,7 +65,8 @@ RopeConfig parseRopeConfig(const HfConfig& config, int64_t headDim, int64_t maxP
     if (typeKey) {
         const nlohmann::json& t = (*p)[typeKey];
         if (!t.is_string())
-            config.fail(key, std::string("\"") + typeKey + "\": expected a rope type name (default, linear, dynamic, llama3), found " + t.dump());
+            config.fail(key, std::string("\"") + typeKey +
+                                 "\": expected a rope type name (default, linear, dynamic, llama3), found " + t.dump());
         r.type = t.get<std::string>();
     }
     r.theta = num("rope_theta", r.theta, false);
@@ -87,7 +92,8 @@ RopeConfig parseRopeConfig(const HfConfig& config, int64_t headDim, int64_t maxP
 
 torch::Tensor ropeInverseFrequencies(const RopeConfig& rope, int64_t seqLen, const torch::Device& device) {
     const auto f32 = torch::TensorOptions().dtype(torch::kFloat32).device(device);
-    const torch::Tensor exponent = torch::arange(0, rope.dim, 2, f32.dtype(torch::kInt64)).to(torch::kFloat32) / double(rope.dim);
+    const torch::Tensor exponent =
+        torch::arange(0, rope.dim, 2, f32.dtype(torch::kInt64)).to(torch::kFloat32) / double(rope.dim);
     torch::Tensor base = torch::full({}, rope.theta, f32);
     if (rope.type == "dynamic" && seqLen > rope.maxPositions) {
         // base * ((factor * seq_len / max_pos) - (factor - 1)) ** (dim / (dim - 2)), float32 as transformers' tensor math
@@ -110,15 +116,16 @@ torch::Tensor ropeInverseFrequencies(const RopeConfig& rope, int64_t seqLen, con
     return invFreq;
 }
 
-std::pair<torch::Tensor, torch::Tensor> ropeCosSin(const RopeConfig& rope, int64_t seqLen, const torch::Device& device) {
+std::pair<torch::Tensor, torch::Tensor> ropeCosSin(const RopeConfig& rope, int64_t seqLen,
+                                                   const torch::Device& device) {
     c10::impl::ExcludeDispatchKeyGuard noAutocast(c10::autocast_dispatch_keyset);
     torch::NoGradGuard noGrad;
     const torch::Tensor invFreq = ropeInverseFrequencies(rope, seqLen, device);
-    const torch::Tensor pos = torch::arange(seqLen, torch::TensorOptions().dtype(torch::kInt64).device(device)).to(torch::kFloat32);
+    const torch::Tensor pos =
+        torch::arange(seqLen, torch::TensorOptions().dtype(torch::kInt64).device(device)).to(torch::kFloat32);
     const torch::Tensor freqs = pos.unsqueeze(1) * invFreq.unsqueeze(0);  // (T, dim/2): the outer product of the matmul
     const torch::Tensor emb = torch::cat({freqs, freqs}, -1);
     return {emb.cos(), emb.sin()};
 }
-
 
 }  // namespace fts

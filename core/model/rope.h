@@ -14,9 +14,9 @@ struct RopeConfig {
     double theta = 10000.0;
     double factor = 1.0;
     double lowFreqFactor = 1.0, highFreqFactor = 4.0;  // llama3
-    int64_t originalMaxPositions = 0;                   // llama3
-    int64_t maxPositions = 0;                           // max_position_embeddings (dynamic)
-    int64_t dim = 0;                                    // rotary dimension = head_dim
+    int64_t originalMaxPositions = 0;                  // llama3
+    int64_t maxPositions = 0;                          // max_position_embeddings (dynamic)
+    int64_t dim = 0;                                   // rotary dimension = head_dim
 };
 
 // Parses rope_scaling / rope_parameters / rope_theta. FormatError naming the key and listing supported types; a

@@ -10,43 +10,74 @@ namespace fts {
 
 torch::Dtype toTorchDtype(SafetensorsDtype dtype) {
     switch (dtype) {
-        case SafetensorsDtype::Bool: return torch::kBool;
-        case SafetensorsDtype::U8: return torch::kUInt8;
-        case SafetensorsDtype::I8: return torch::kInt8;
-        case SafetensorsDtype::F8E5M2: return torch::kFloat8_e5m2;
-        case SafetensorsDtype::F8E4M3: return torch::kFloat8_e4m3fn;
-        case SafetensorsDtype::I16: return torch::kInt16;
-        case SafetensorsDtype::U16: return torch::kUInt16;
-        case SafetensorsDtype::F16: return torch::kFloat16;
-        case SafetensorsDtype::BF16: return torch::kBFloat16;
-        case SafetensorsDtype::I32: return torch::kInt32;
-        case SafetensorsDtype::U32: return torch::kUInt32;
-        case SafetensorsDtype::F32: return torch::kFloat32;
-        case SafetensorsDtype::F64: return torch::kFloat64;
-        case SafetensorsDtype::I64: return torch::kInt64;
-        case SafetensorsDtype::U64: return torch::kUInt64;
+        case SafetensorsDtype::Bool:
+            return torch::kBool;
+        case SafetensorsDtype::U8:
+            return torch::kUInt8;
+        case SafetensorsDtype::I8:
+            return torch::kInt8;
+        case SafetensorsDtype::F8E5M2:
+            return torch::kFloat8_e5m2;
+        case SafetensorsDtype::F8E4M3:
+            return torch::kFloat8_e4m3fn;
+        case SafetensorsDtype::I16:
+            return torch::kInt16;
+        case SafetensorsDtype::U16:
+            return torch::kUInt16;
+        case SafetensorsDtype::F16:
+            return torch::kFloat16;
+        case SafetensorsDtype::BF16:
+            return torch::kBFloat16;
+        case SafetensorsDtype::I32:
+            return torch::kInt32;
+        case SafetensorsDtype::U32:
+            return torch::kUInt32;
+        case SafetensorsDtype::F32:
+            return torch::kFloat32;
+        case SafetensorsDtype::F64:
+            return torch::kFloat64;
+        case SafetensorsDtype::I64:
+            return torch::kInt64;
+        case SafetensorsDtype::U64:
+            return torch::kUInt64;
     }
     throw FormatError("safetensors: unhandled dtype");
 }
 
 SafetensorsDtype toSafetensorsDtype(torch::Dtype dtype) {
     switch (dtype) {
-        case torch::kBool: return SafetensorsDtype::Bool;
-        case torch::kUInt8: return SafetensorsDtype::U8;
-        case torch::kInt8: return SafetensorsDtype::I8;
-        case torch::kFloat8_e5m2: return SafetensorsDtype::F8E5M2;
-        case torch::kFloat8_e4m3fn: return SafetensorsDtype::F8E4M3;
-        case torch::kInt16: return SafetensorsDtype::I16;
-        case torch::kUInt16: return SafetensorsDtype::U16;
-        case torch::kFloat16: return SafetensorsDtype::F16;
-        case torch::kBFloat16: return SafetensorsDtype::BF16;
-        case torch::kInt32: return SafetensorsDtype::I32;
-        case torch::kUInt32: return SafetensorsDtype::U32;
-        case torch::kFloat32: return SafetensorsDtype::F32;
-        case torch::kFloat64: return SafetensorsDtype::F64;
-        case torch::kInt64: return SafetensorsDtype::I64;
-        case torch::kUInt64: return SafetensorsDtype::U64;
-        default: break;
+        case torch::kBool:
+            return SafetensorsDtype::Bool;
+        case torch::kUInt8:
+            return SafetensorsDtype::U8;
+        case torch::kInt8:
+            return SafetensorsDtype::I8;
+        case torch::kFloat8_e5m2:
+            return SafetensorsDtype::F8E5M2;
+        case torch::kFloat8_e4m3fn:
+            return SafetensorsDtype::F8E4M3;
+        case torch::kInt16:
+            return SafetensorsDtype::I16;
+        case torch::kUInt16:
+            return SafetensorsDtype::U16;
+        case torch::kFloat16:
+            return SafetensorsDtype::F16;
+        case torch::kBFloat16:
+            return SafetensorsDtype::BF16;
+        case torch::kInt32:
+            return SafetensorsDtype::I32;
+        case torch::kUInt32:
+            return SafetensorsDtype::U32;
+        case torch::kFloat32:
+            return SafetensorsDtype::F32;
+        case torch::kFloat64:
+            return SafetensorsDtype::F64;
+        case torch::kInt64:
+            return SafetensorsDtype::I64;
+        case torch::kUInt64:
+            return SafetensorsDtype::U64;
+        default:
+            break;
     }
     throw FormatError(std::string("safetensors cannot store torch dtype ") + c10::toString(dtype));
 }
@@ -62,17 +93,19 @@ torch::Tensor tensorView(const std::shared_ptr<SafetensorsFile>& file, const Ten
         return t;
     }
     std::shared_ptr<SafetensorsFile> keep = file;
-    return torch::from_blob(p, entry.shape, [keep](void*) mutable { keep.reset(); }, options);
+    return torch::from_blob(
+        p, entry.shape, [keep](void*) mutable { keep.reset(); }, options);
 }
 
 torch::Tensor loadTensor(const std::shared_ptr<SafetensorsFile>& file, const TensorEntry& entry, torch::Dtype dtype,
                          const torch::Device& device) {
-    return tensorView(file, entry).to(torch::TensorOptions().dtype(dtype).device(device), /*non_blocking=*/false,
-                                      /*copy=*/true);
+    return tensorView(file, entry)
+        .to(torch::TensorOptions().dtype(dtype).device(device), /*non_blocking=*/false,
+            /*copy=*/true);
 }
 
-torch::Tensor loadTensorReleasing(const std::shared_ptr<SafetensorsFile>& file, const TensorEntry& entry, torch::Dtype dtype,
-                                  const torch::Device& device) {
+torch::Tensor loadTensorReleasing(const std::shared_ptr<SafetensorsFile>& file, const TensorEntry& entry,
+                                  torch::Dtype dtype, const torch::Device& device) {
     const size_t elem = dtypeSize(entry.dtype);
     const bool aligned = reinterpret_cast<uintptr_t>(file->data(entry)) % elem == 0;
     if (!device.is_cpu() || !aligned || entry.nbytes() == 0) {
@@ -102,7 +135,7 @@ std::map<std::string, torch::Tensor> loadSafetensors(const std::filesystem::path
 }
 
 uint64_t saveSafetensors(const std::filesystem::path& path, const std::vector<NamedTensor>& tensors,
-                     const std::map<std::string, std::string>& metadata, std::optional<torch::Dtype> dtype) {
+                         const std::map<std::string, std::string>& metadata, std::optional<torch::Dtype> dtype) {
     std::vector<TensorView> views;
     views.reserve(tensors.size());
     for (const auto& nt : tensors) {

@@ -28,8 +28,8 @@ torch::Tensor loadTensor(const std::shared_ptr<SafetensorsFile>& file, const Ten
 // loadTensor for a loader that will not read the entry again: on CPU it converts in chunks of about 16 MB and drops
 // each chunk's mapped pages once copied (SafetensorsFile::releaseRange), so loading costs the destination tensor
 // plus one chunk, not the destination plus the whole mapped source.
-torch::Tensor loadTensorReleasing(const std::shared_ptr<SafetensorsFile>& file, const TensorEntry& entry, torch::Dtype dtype,
-                                  const torch::Device& device = torch::kCPU);
+torch::Tensor loadTensorReleasing(const std::shared_ptr<SafetensorsFile>& file, const TensorEntry& entry,
+                                  torch::Dtype dtype, const torch::Device& device = torch::kCPU);
 
 // Every tensor of a file as owned CPU tensors of their stored dtype, by name.
 std::map<std::string, torch::Tensor> loadSafetensors(const std::filesystem::path& path);
@@ -37,7 +37,7 @@ std::map<std::string, torch::Tensor> loadSafetensors(const std::filesystem::path
 // Write tensors (any device, any layout) atomically; each is converted to `dtype` when given, one tensor at a
 // time while streaming. Names must be unique. Returns the file's xxh3-64 (writeSafetensors).
 uint64_t saveSafetensors(const std::filesystem::path& path, const std::vector<NamedTensor>& tensors,
-                     const std::map<std::string, std::string>& metadata = {{"format", "pt"}},
-                     std::optional<torch::Dtype> dtype = std::nullopt);
+                         const std::map<std::string, std::string>& metadata = {{"format", "pt"}},
+                         std::optional<torch::Dtype> dtype = std::nullopt);
 
 }  // namespace fts

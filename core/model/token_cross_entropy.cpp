@@ -95,10 +95,11 @@ public:
 
 }  // namespace
 
-torch::Tensor tokenCrossEntropy(const torch::Tensor& logits, const torch::Tensor& targets, TokenLossReduction reduction) {
+torch::Tensor tokenCrossEntropy(const torch::Tensor& logits, const torch::Tensor& targets,
+                                TokenLossReduction reduction) {
     if (logits.dim() < 1 || !logits.is_floating_point())
-        throw Error("cross entropy: logits must be a floating tensor (..., vocab), found " + c10::str(logits.sizes()) + " " +
-                    std::string(c10::toString(logits.scalar_type())));
+        throw Error("cross entropy: logits must be a floating tensor (..., vocab), found " + c10::str(logits.sizes()) +
+                    " " + std::string(c10::toString(logits.scalar_type())));
     if (!targets.sizes().equals(logits.sizes().slice(0, logits.dim() - 1)))
         throw Error("cross entropy: targets must have shape " + c10::str(logits.sizes().slice(0, logits.dim() - 1)) +
                     " (the logits without the vocabulary), found " + c10::str(targets.sizes()));

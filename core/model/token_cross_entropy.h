@@ -13,7 +13,8 @@ enum class TokenLossReduction { Sum, Mean };
 // is computed in float32 (float64 logits: float64) row block by row block; backward writes softmax - one-hot,
 // times the incoming gradient, straight into a gradient of the logits' dtype. Mean over zero counted targets is NaN,
 // as in torch. Throws fts::Error on shape mismatch or a target outside [0, V).
-torch::Tensor tokenCrossEntropy(const torch::Tensor& logits, const torch::Tensor& targets, TokenLossReduction reduction);
+torch::Tensor tokenCrossEntropy(const torch::Tensor& logits, const torch::Tensor& targets,
+                                TokenLossReduction reduction);
 
 // Next-token targets of a causal LM: targets[:, t] = labels[:, t + 1], and the last position ignored, as
 // transformers 5 shifts the labels (not the logits) in ForCausalLMLoss.

@@ -17,9 +17,12 @@ namespace fts {
 
 const char* statePlacementName(StatePlacement p) {
     switch (p) {
-        case StatePlacement::Host: return "host";
-        case StatePlacement::Nvme: return "nvme";
-        case StatePlacement::Device: break;
+        case StatePlacement::Host:
+            return "host";
+        case StatePlacement::Nvme:
+            return "nvme";
+        case StatePlacement::Device:
+            break;
     }
     return "device";
 }
@@ -53,10 +56,15 @@ namespace {
 
 kernels::DType kernelType(torch::ScalarType t, const char* what) {
     switch (t) {
-        case torch::kFloat32: return kernels::DType::Float32;
-        case torch::kBFloat16: return kernels::DType::BFloat16;
-        case torch::kFloat16: return kernels::DType::Float16;
-        default: throw Error(std::string("optimizer offload: ") + what + " of dtype " + c10::toString(t) + " is not supported");
+        case torch::kFloat32:
+            return kernels::DType::Float32;
+        case torch::kBFloat16:
+            return kernels::DType::BFloat16;
+        case torch::kFloat16:
+            return kernels::DType::Float16;
+        default:
+            throw Error(std::string("optimizer offload: ") + what + " of dtype " + c10::toString(t) +
+                        " is not supported");
     }
 }
 
@@ -89,8 +97,8 @@ struct OptimizerPartition::Swap {
     bool createdDir = false;
     int64_t groupElems = 0;  // elements per sub-group (the last may be shorter)
     int64_t groups = 0;
-    int64_t segElems = 0;    // elements per padded segment (master, exp_avg, exp_avg_sq)
-    int64_t slotBytes = 0;   // one sub-group in the file and in a buffer
+    int64_t segElems = 0;   // elements per padded segment (master, exp_avg, exp_avg_sq)
+    int64_t slotBytes = 0;  // one sub-group in the file and in a buffer
     std::unique_ptr<SwapFile> file;
     std::vector<AlignedHostBuffer> buffers;
 
@@ -99,7 +107,7 @@ struct OptimizerPartition::Swap {
         file.reset();  // removes the swap file
         std::error_code ec;
         if (createdDir) {
-            std::filesystem::remove(dir, ec);               // rank<r>, when empty
+            std::filesystem::remove(dir, ec);                // rank<r>, when empty
             std::filesystem::remove(dir.parent_path(), ec);  // the run's folder, when no other rank uses it
         }
     }
@@ -125,7 +133,8 @@ OptimizerPartition::OptimizerPartition(const torch::Tensor& initial, const Optim
             m_expAvgSq = torch::zeros({m_elements}, opts);
             return;
         }
-        case StatePlacement::Nvme: break;
+        case StatePlacement::Nvme:
+            break;
     }
     // NVMe: the folder, the file (size reserved), the buffers, then every sub-group written once.
     auto s = std::make_unique<Swap>();
@@ -134,7 +143,8 @@ OptimizerPartition::OptimizerPartition(const torch::Tensor& initial, const Optim
     const std::filesystem::path root = s->dir.parent_path().parent_path();
     std::error_code ec;
     if (!std::filesystem::is_directory(root, ec))
-        throw ConfigError(key + ": " + root.string() + " does not exist or is not a folder; expected a folder on a local SSD");
+        throw ConfigError(key + ": " + root.string() +
+                          " does not exist or is not a folder; expected a folder on a local SSD");
     // <nvme_path>/<run>/rank<r> is this run's by its name (a folder left by a killed start of the same run is reused
     // and removed at the end like a fresh one).
     s->createdDir = true;
@@ -147,8 +157,10 @@ OptimizerPartition::OptimizerPartition(const torch::Tensor& initial, const Optim
     const int64_t fileBytes = s->groups * s->slotBytes;
     const auto space = std::filesystem::space(root, ec);
     if (!ec && int64_t(space.available) < fileBytes)
-        throw ConfigError(key + ": " + root.string() + " has " + std::to_string(space.available) + " bytes free but this "
-                          "rank's optimizer state needs " + std::to_string(fileBytes) + " bytes");
+        throw ConfigError(key + ": " + root.string() + " has " + std::to_string(space.available) +
+                          " bytes free but this "
+                          "rank's optimizer state needs " +
+                          std::to_string(fileBytes) + " bytes");
     try {
         s->file = std::make_unique<SwapFile>(s->dir / "optimizer_states.swp", fileBytes, m_place.io);
     } catch (const IoError& e) {
@@ -253,9 +265,11 @@ void OptimizerPartition::forEachSwapGroup(bool readFirst, bool writeBack,
     }
 }
 
-void OptimizerPartition::stepOffloaded(const torch::Tensor& grad, double gradScale, double lr, const torch::Tensor& paramOut) {
+void OptimizerPartition::stepOffloaded(const torch::Tensor& grad, double gradScale, double lr,
+                                       const torch::Tensor& paramOut) {
     if (!paramOut.defined()) return stepOffloaded(grad, gradScale, lr, static_cast<ParamSink*>(nullptr));
-    if (paramOut.is_cpu() && !paramOut.is_contiguous()) throw Error("optimizer partition: the parameter copy must be contiguous");
+    if (paramOut.is_cpu() && !paramOut.is_contiguous())
+        throw Error("optimizer partition: the parameter copy must be contiguous");
     TensorSink sink(paramOut);
     stepOffloaded(grad, gradScale, lr, &sink);
 }
@@ -266,7 +280,8 @@ void OptimizerPartition::stepOffloaded(const torch::Tensor& grad, double gradSca
     if (grad.numel() != m_elements || (out && out->elements() != m_elements))
         throw Error("optimizer partition: gradient or parameter copy of the wrong size");
     ++m_step;
-    const kernels::CpuAdamScalars scalars = kernels::cpuAdamScalars(hyper(m_cfg, lr, m_step, gradScale));  // once per step
+    const kernels::CpuAdamScalars scalars =
+        kernels::cpuAdamScalars(hyper(m_cfg, lr, m_step, gradScale));  // once per step
     const kernels::DType gType = kernelType(grad.scalar_type(), "a gradient");
     const kernels::DType outType = out ? kernelType(out->dtype(), "a parameter") : kernels::DType::Float32;
     const bool pin = m_place.pinMemory && m_device.is_cuda();
@@ -365,7 +380,8 @@ std::vector<std::pair<std::string, torch::Tensor>> OptimizerPartition::stateTens
         }
         case StatePlacement::Host:
             return {{"master", m_master}, {"exp_avg.0", m_expAvg}, {"exp_avg_sq.0", m_expAvgSq}};
-        case StatePlacement::Nvme: break;
+        case StatePlacement::Nvme:
+            break;
     }
     // Read back into host tensors (the checkpoint writer needs them whole).
     torch::Tensor master = torch::empty({m_elements}, torch::kFloat32), m = torch::empty_like(master),
@@ -385,12 +401,16 @@ void OptimizerPartition::loadState(const std::vector<std::pair<std::string, torc
     torch::Tensor master, m, v;
     for (const auto& [name, t] : tensors) {
         if (t.numel() != m_elements)
-            throw FormatError(what + ": tensor '" + name + "' has " + std::to_string(t.numel()) + " elements, expected " +
-                              std::to_string(m_elements) + " (" + partition + ")");
-        if (name == "master") master = t;
-        else if (name == "exp_avg.0") m = t;
-        else if (name == "exp_avg_sq.0") v = t;
-        else throw FormatError(what + ": unexpected tensor '" + name + "' in an optimizer partition");
+            throw FormatError(what + ": tensor '" + name + "' has " + std::to_string(t.numel()) +
+                              " elements, expected " + std::to_string(m_elements) + " (" + partition + ")");
+        if (name == "master")
+            master = t;
+        else if (name == "exp_avg.0")
+            m = t;
+        else if (name == "exp_avg_sq.0")
+            v = t;
+        else
+            throw FormatError(what + ": unexpected tensor '" + name + "' in an optimizer partition");
     }
     if (!master.defined()) throw FormatError(what + ": tensor 'master' is missing");
     if (!m.defined() || !v.defined()) throw FormatError(what + ": tensors 'exp_avg.0' and 'exp_avg_sq.0' are required");
@@ -409,7 +429,8 @@ void OptimizerPartition::loadState(const std::vector<std::pair<std::string, torc
             m_expAvg.copy_(m.reshape({-1}));
             m_expAvgSq.copy_(v.reshape({-1}));
             return;
-        case StatePlacement::Nvme: break;
+        case StatePlacement::Nvme:
+            break;
     }
     const torch::Tensor hm = master.reshape({-1}).to(torch::kCPU, torch::kFloat32).contiguous(),
                         he = m.reshape({-1}).to(torch::kCPU, torch::kFloat32).contiguous(),
@@ -425,8 +446,12 @@ void OptimizerPartition::loadState(const std::vector<std::pair<std::string, torc
 PartitionBytes OptimizerPartition::bytes() const {
     PartitionBytes b;
     switch (m_place.where) {
-        case StatePlacement::Device: b.device = m_master.nbytes() + m_adam->stateBytes(); break;
-        case StatePlacement::Host: b.host = m_master.nbytes() + m_expAvg.nbytes() + m_expAvgSq.nbytes(); break;
+        case StatePlacement::Device:
+            b.device = m_master.nbytes() + m_adam->stateBytes();
+            break;
+        case StatePlacement::Host:
+            b.host = m_master.nbytes() + m_expAvg.nbytes() + m_expAvgSq.nbytes();
+            break;
         case StatePlacement::Nvme:
             b.nvme = m_swap->file->size();
             for (const auto& buf : m_swap->buffers) b.host += buf.bytes();

@@ -35,7 +35,7 @@ struct PartitionPlacement {
     bool pipelineWrite = true;           // nvme: write back behind the next sub-group's step
     std::filesystem::path swapDir;       // nvme: this rank's folder (created, removed at the end when empty)
     SwapIoOptions io;
-    int cpuThreads = 0;                  // CPU-Adam threads (0: LibTorch's intra-op thread count)
+    int cpuThreads = 0;  // CPU-Adam threads (0: LibTorch's intra-op thread count)
 };
 
 // The top-level "aio" block as the swapper's I/O options.

@@ -30,8 +30,8 @@ ParamStorePlacement paramStorePlacement(const DeepSpeedConfig& ds, const std::st
     return p;
 }
 
-ParamShardStore::ParamShardStore(const torch::Tensor& initial, const ParamStorePlacement& placement, int64_t largestChunk,
-                                 const std::string& largestName)
+ParamShardStore::ParamShardStore(const torch::Tensor& initial, const ParamStorePlacement& placement,
+                                 int64_t largestChunk, const std::string& largestName)
     : m_place(placement),
       m_device(initial.device()),
       m_dtype(initial.scalar_type()),
@@ -40,7 +40,8 @@ ParamShardStore::ParamShardStore(const torch::Tensor& initial, const ParamStoreP
     torch::NoGradGuard ng;
     const torch::Tensor flat = initial.detach().reshape({-1});
     const bool toHost = m_place.where != StatePlacement::Device && !m_device.is_cpu();
-    const auto hostOpts = torch::TensorOptions().dtype(m_dtype).device(torch::kCPU).pinned_memory(m_place.pinMemory && toHost);
+    const auto hostOpts =
+        torch::TensorOptions().dtype(m_dtype).device(torch::kCPU).pinned_memory(m_place.pinMemory && toHost);
     if (m_place.where != StatePlacement::Nvme) {
         m_residentElems = m_elements;
         m_resident = toHost ? torch::empty({m_elements}, hostOpts).copy_(flat) : flat;
@@ -51,7 +52,8 @@ ParamShardStore::ParamShardStore(const torch::Tensor& initial, const ParamStoreP
     if (m_place.bufferElems < largestChunk)
         throw ConfigError(std::string(kKey) + ".buffer_size: " + std::to_string(m_place.bufferElems) +
                           " elements is smaller than this rank's largest parameter partition ('" + largestName + "', " +
-                          std::to_string(largestChunk) + " elements); expected at least " + std::to_string(largestChunk));
+                          std::to_string(largestChunk) + " elements); expected at least " +
+                          std::to_string(largestChunk));
     if (m_place.maxInCpu < 0) throw ConfigError(std::string(kKey) + ".max_in_cpu: expected >= 0");
     m_residentElems = std::min(m_elements, m_place.maxInCpu);
     m_swapped = m_elements - m_residentElems;
@@ -65,14 +67,17 @@ ParamShardStore::ParamShardStore(const torch::Tensor& initial, const ParamStoreP
     const std::filesystem::path root = m_dir.parent_path().parent_path();
     std::error_code ec;
     if (!std::filesystem::is_directory(root, ec))
-        throw ConfigError(key + ": " + root.string() + " does not exist or is not a folder; expected a folder on a local SSD");
+        throw ConfigError(key + ": " + root.string() +
+                          " does not exist or is not a folder; expected a folder on a local SSD");
     std::filesystem::create_directories(m_dir, ec);
     if (ec) throw ConfigError(key + ": cannot create " + m_dir.string() + ": " + ec.message());
     const int64_t fileBytes = alignUp(m_swapped * m_esz, kSwapAlign);
     const auto space = std::filesystem::space(root, ec);
     if (!ec && int64_t(space.available) < fileBytes)
-        throw ConfigError(key + ": " + root.string() + " has " + std::to_string(space.available) + " bytes free but this "
-                          "rank's parameter partition needs " + std::to_string(fileBytes) + " bytes");
+        throw ConfigError(key + ": " + root.string() + " has " + std::to_string(space.available) +
+                          " bytes free but this "
+                          "rank's parameter partition needs " +
+                          std::to_string(fileBytes) + " bytes");
     try {
         m_file = std::make_unique<SwapFile>(m_dir / "parameters.swp", fileBytes, m_place.io);
     } catch (const IoError& e) {
@@ -108,7 +113,9 @@ void ParamShardStore::dropReadAhead() {
         if (a.ticket) m_file->wait(a.ticket);
 }
 
-int64_t ParamShardStore::rangeBufferBytes(int64_t elems) const { return alignUp(elems * m_esz, kSwapAlign) + kSwapAlign; }
+int64_t ParamShardStore::rangeBufferBytes(int64_t elems) const {
+    return alignUp(elems * m_esz, kSwapAlign) + kSwapAlign;
+}
 
 void ParamShardStore::makePool() {
     if (m_poolMade || m_aheadElems <= 0) return;
@@ -122,7 +129,9 @@ int ParamShardStore::readAheadRanges() const {
     return std::min(m_aheadRanges, m_place.bufferCount);
 }
 
-int64_t ParamShardStore::maxSpan() const { return m_file ? std::max<int64_t>(1, kWriteBufferBytes / m_esz) : INT64_MAX; }
+int64_t ParamShardStore::maxSpan() const {
+    return m_file ? std::max<int64_t>(1, kWriteBufferBytes / m_esz) : INT64_MAX;
+}
 
 void ParamShardStore::readSwapped(int64_t offset, int64_t len, void* dst) {
     const int64_t b0 = (offset - m_residentElems) * m_esz, b1 = b0 + len * m_esz;
@@ -138,7 +147,8 @@ void ParamShardStore::readSwapped(int64_t offset, int64_t len, void* dst) {
                     throw;
                 }
             }
-            std::memcpy(dst, static_cast<const char*>(m_pool[it->buffer].data()) + (b0 - it->bufferStart), size_t(len * m_esz));
+            std::memcpy(dst, static_cast<const char*>(m_pool[it->buffer].data()) + (b0 - it->bufferStart),
+                        size_t(len * m_esz));
             return;
         }
     makePool();
@@ -258,7 +268,9 @@ void ParamShardStore::finish() {
     m_passNext = 0;
 }
 
-int64_t ParamShardStore::deviceBytes() const { return m_resident.device() == m_device ? int64_t(m_resident.nbytes()) : 0; }
+int64_t ParamShardStore::deviceBytes() const {
+    return m_resident.device() == m_device ? int64_t(m_resident.nbytes()) : 0;
+}
 
 int64_t ParamShardStore::hostBytes() const {
     int64_t b = m_resident.device() == m_device ? 0 : int64_t(m_resident.nbytes());
@@ -266,7 +278,8 @@ int64_t ParamShardStore::hostBytes() const {
     // The two write buffers and the span a step writes into, the read buffer and the copy a read hands on, and the
     // read-ahead buffers.
     b += 2 * m_writeBuf[0].bytes() + std::min({maxSpan(), m_spanBound, m_elements}) * m_esz;
-    b += rangeBufferBytes(m_aheadElems) + m_aheadElems * m_esz + int64_t(readAheadRanges()) * rangeBufferBytes(m_aheadElems);
+    b += rangeBufferBytes(m_aheadElems) + m_aheadElems * m_esz +
+         int64_t(readAheadRanges()) * rangeBufferBytes(m_aheadElems);
     return b;
 }
 

@@ -24,11 +24,11 @@ namespace fts {
 
 struct ParamStorePlacement {
     StatePlacement where = StatePlacement::Device;
-    bool pinMemory = true;             // host memory page-locked (only when training on CUDA)
-    int64_t maxInCpu = 1000000000;     // nvme: elements kept in host memory (a prefix of the shard)
-    int bufferCount = 5;               // nvme: ranges read ahead at once
-    int64_t bufferElems = 100000000;   // nvme: elements per buffer (every parameter's chunk must fit one)
-    std::filesystem::path swapDir;     // nvme: this rank's folder
+    bool pinMemory = true;            // host memory page-locked (only when training on CUDA)
+    int64_t maxInCpu = 1000000000;    // nvme: elements kept in host memory (a prefix of the shard)
+    int bufferCount = 5;              // nvme: ranges read ahead at once
+    int64_t bufferElems = 100000000;  // nvme: elements per buffer (every parameter's chunk must fit one)
+    std::filesystem::path swapDir;    // nvme: this rank's folder
     SwapIoOptions io;
 };
 

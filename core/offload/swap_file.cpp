@@ -80,7 +80,8 @@ struct SwapFile::Impl {
             if (quit && w.inFlight == 0) return;
             // Submit while there is room (overlap_events off: only when nothing is in flight).
             int prepared = 0;
-            while (!w.queue.empty() && w.inFlight < io.queueDepth && (io.overlapEvents || flying.empty() || prepared > 0)) {
+            while (!w.queue.empty() && w.inFlight < io.queueDepth &&
+                   (io.overlapEvents || flying.empty() || prepared > 0)) {
                 io_uring_sqe* sqe = io_uring_get_sqe(&w.ring);
                 if (!sqe) break;
                 Piece p = w.queue.front();
@@ -146,8 +147,7 @@ struct SwapFile::Impl {
                     int64_t size) {
         if (offset % kSwapAlign || bytes % kSwapAlign || reinterpret_cast<uintptr_t>(buffer) % kSwapAlign)
             throw Error(path.string() + ": swap I/O must be aligned to " + std::to_string(kSwapAlign) + " bytes");
-        if (offset < 0 || offset + bytes > size)
-            throw Error(path.string() + ": swap I/O beyond the end of the file");
+        if (offset < 0 || offset + bytes > size) throw Error(path.string() + ": swap I/O beyond the end of the file");
         std::lock_guard<std::mutex> lock(mutex);
         const uint64_t id = next++;
         Request& r = requests[id];
@@ -164,7 +164,9 @@ struct SwapFile::Impl {
 };
 
 SwapFile::SwapFile(std::filesystem::path path, int64_t bytes, const SwapIoOptions& io)
-    : m_path(std::move(path)), m_bytes(alignUp(std::max<int64_t>(bytes, 0), kSwapAlign)), m_impl(std::make_unique<Impl>()) {
+    : m_path(std::move(path)),
+      m_bytes(alignUp(std::max<int64_t>(bytes, 0), kSwapAlign)),
+      m_impl(std::make_unique<Impl>()) {
     Impl& d = *m_impl;
     d.io = io;
     d.io.blockSize = std::max<int64_t>(kSwapAlign, alignUp(io.blockSize, kSwapAlign));
@@ -173,8 +175,9 @@ SwapFile::SwapFile(std::filesystem::path path, int64_t bytes, const SwapIoOption
     if (d.fd < 0) {
         const int err = errno;
         if (err == EINVAL)
-            throw IoError(m_path.string() + ": the filesystem does not support O_DIRECT (NVMe offload needs a local "
-                                            "filesystem such as ext4 or xfs)");
+            throw IoError(m_path.string() +
+                          ": the filesystem does not support O_DIRECT (NVMe offload needs a local "
+                          "filesystem such as ext4 or xfs)");
         throw IoError(m_path.string() + ": cannot create the swap file: " + sysError(err));
     }
     if (m_bytes > 0) {
@@ -182,8 +185,8 @@ SwapFile::SwapFile(std::filesystem::path path, int64_t bytes, const SwapIoOption
         if (rc != 0) {
             ::close(d.fd);
             ::unlink(m_path.c_str());
-            throw IoError(m_path.string() + ": cannot reserve " + std::to_string(m_bytes) + " bytes for the swap file: " +
-                          sysError(rc));
+            throw IoError(m_path.string() + ": cannot reserve " + std::to_string(m_bytes) +
+                          " bytes for the swap file: " + sysError(rc));
         }
     }
     const int threads = std::max(1, io.threads);
@@ -192,7 +195,10 @@ SwapFile::SwapFile(std::filesystem::path path, int64_t bytes, const SwapIoOption
         const int rc = io_uring_queue_init(unsigned(d.io.queueDepth), &w->ring, 0);
         if (rc < 0) {
             for (auto& prev : d.workers) {
-                { std::lock_guard<std::mutex> lock(d.mutex); d.quit = true; }
+                {
+                    std::lock_guard<std::mutex> lock(d.mutex);
+                    d.quit = true;
+                }
                 prev->wake.notify_all();
                 prev->thread.join();
                 io_uring_queue_exit(&prev->ring);

@@ -11,8 +11,7 @@
 
 namespace fts {
 
-AdamW::AdamW(std::vector<torch::Tensor> params, const OptimizerConfig& cfg)
-    : m_params(std::move(params)), m_cfg(cfg) {
+AdamW::AdamW(std::vector<torch::Tensor> params, const OptimizerConfig& cfg) : m_params(std::move(params)), m_cfg(cfg) {
     torch::NoGradGuard noGrad;
     for (const auto& p : m_params) {
         auto opts = p.options().dtype(torch::kFloat32);

@@ -46,15 +46,23 @@ bool fusedAdamWStepCuda(const std::vector<torch::Tensor>& params, std::vector<to
         if (g.device() != p.device()) return false;
         device = p.device();
         gradType = g.scalar_type();
-        list.push_back({p.data_ptr<float>(), g.data_ptr(), expAvg[i].data_ptr<float>(), expAvgSq[i].data_ptr<float>(), p.numel()});
+        list.push_back(
+            {p.data_ptr<float>(), g.data_ptr(), expAvg[i].data_ptr<float>(), expAvgSq[i].data_ptr<float>(), p.numel()});
     }
     if (list.empty()) return false;
     kernels::DType gt;
     switch (*gradType) {
-        case torch::kFloat32: gt = kernels::DType::Float32; break;
-        case torch::kBFloat16: gt = kernels::DType::BFloat16; break;
-        case torch::kFloat16: gt = kernels::DType::Float16; break;
-        default: return false;
+        case torch::kFloat32:
+            gt = kernels::DType::Float32;
+            break;
+        case torch::kBFloat16:
+            gt = kernels::DType::BFloat16;
+            break;
+        case torch::kFloat16:
+            gt = kernels::DType::Float16;
+            break;
+        default:
+            return false;
     }
     kernels::AdamWHyper h;
     h.lr = lr;
@@ -68,7 +76,8 @@ bool fusedAdamWStepCuda(const std::vector<torch::Tensor>& params, std::vector<to
     try {
         kernels::adamwCuda(list.data(), list.size(), gt, h, c10::cuda::getCurrentCUDAStream(device->index()).stream());
     } catch (const kernels::KernelError& e) {
-        throw Error(std::string("AdamW on ") + device->str() + " (" + std::to_string(list.size()) + " tensors): " + e.what());
+        throw Error(std::string("AdamW on ") + device->str() + " (" + std::to_string(list.size()) +
+                    " tensors): " + e.what());
     }
     return true;
 #endif

@@ -26,10 +26,17 @@ std::optional<bool> unscaleCudaFused(const std::vector<torch::Tensor>& grads, do
         if (!g.is_cuda() || !g.is_contiguous() || (device && *device != g.device())) return std::nullopt;
         kernels::DType t;
         switch (g.scalar_type()) {
-            case torch::kFloat32: t = kernels::DType::Float32; break;
-            case torch::kBFloat16: t = kernels::DType::BFloat16; break;
-            case torch::kFloat16: t = kernels::DType::Float16; break;
-            default: return std::nullopt;
+            case torch::kFloat32:
+                t = kernels::DType::Float32;
+                break;
+            case torch::kBFloat16:
+                t = kernels::DType::BFloat16;
+                break;
+            case torch::kFloat16:
+                t = kernels::DType::Float16;
+                break;
+            default:
+                return std::nullopt;
         }
         device = g.device();
         list.push_back({g.data_ptr(), g.numel(), t});

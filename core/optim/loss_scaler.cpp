@@ -28,7 +28,8 @@ void LossScaler::update(bool overflow) {
         if (m_delayedShift == 1 || m_curHysteresis == 1) {
             if (m_scale == m_minScale)
                 throw LossScaleError("fp16: the gradients overflowed with the loss scale already at its minimum (" +
-                                     std::to_string(m_minScale) + ", deepspeed.fp16.min_loss_scale) at optimizer step " +
+                                     std::to_string(m_minScale) +
+                                     ", deepspeed.fp16.min_loss_scale) at optimizer step " +
                                      std::to_string(m_curIter + 1) +
                                      "; the run cannot continue in fp16: lower the learning rate, enable gradient "
                                      "clipping, or train in bf16");
@@ -49,7 +50,9 @@ void LossScaler::update(bool overflow) {
 }
 
 nlohmann::json LossScaler::state() const {
-    return {{"scale", m_scale}, {"cur_iter", m_curIter}, {"last_overflow_iter", m_lastOverflowIter},
+    return {{"scale", m_scale},
+            {"cur_iter", m_curIter},
+            {"last_overflow_iter", m_lastOverflowIter},
             {"cur_hysteresis", m_curHysteresis}};
 }
 

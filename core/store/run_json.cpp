@@ -69,15 +69,14 @@ size_t decodeUtf8(const std::string& s, size_t i, char32_t& cp) {
 }
 
 int cellWidth(char32_t cp) {
-    if (cp < 0x20 || (cp >= 0x7F && cp < 0xA0)) return 0;               // control characters
+    if (cp < 0x20 || (cp >= 0x7F && cp < 0xA0)) return 0;                            // control characters
     if ((cp >= 0x0300 && cp <= 0x036F) || (cp >= 0x200B && cp <= 0x200F)) return 0;  // combining, zero-width
-    const bool wide = (cp >= 0x1100 && cp <= 0x115F) || (cp >= 0x2E80 && cp <= 0x303E) ||
-                      (cp >= 0x3041 && cp <= 0x33FF) || (cp >= 0x3400 && cp <= 0x4DBF) ||
-                      (cp >= 0x4E00 && cp <= 0x9FFF) || (cp >= 0xA000 && cp <= 0xA4CF) ||
-                      (cp >= 0xAC00 && cp <= 0xD7A3) || (cp >= 0xF900 && cp <= 0xFAFF) ||
-                      (cp >= 0xFE30 && cp <= 0xFE4F) || (cp >= 0xFF00 && cp <= 0xFF60) ||
-                      (cp >= 0xFFE0 && cp <= 0xFFE6) || (cp >= 0x1F300 && cp <= 0x1F64F) ||
-                      (cp >= 0x1F900 && cp <= 0x1F9FF) || (cp >= 0x20000 && cp <= 0x3FFFD);
+    const bool wide =
+        (cp >= 0x1100 && cp <= 0x115F) || (cp >= 0x2E80 && cp <= 0x303E) || (cp >= 0x3041 && cp <= 0x33FF) ||
+        (cp >= 0x3400 && cp <= 0x4DBF) || (cp >= 0x4E00 && cp <= 0x9FFF) || (cp >= 0xA000 && cp <= 0xA4CF) ||
+        (cp >= 0xAC00 && cp <= 0xD7A3) || (cp >= 0xF900 && cp <= 0xFAFF) || (cp >= 0xFE30 && cp <= 0xFE4F) ||
+        (cp >= 0xFF00 && cp <= 0xFF60) || (cp >= 0xFFE0 && cp <= 0xFFE6) || (cp >= 0x1F300 && cp <= 0x1F64F) ||
+        (cp >= 0x1F900 && cp <= 0x1F9FF) || (cp >= 0x20000 && cp <= 0x3FFFD);
     return wide ? 2 : 1;
 }
 
@@ -196,13 +195,16 @@ std::string formatDuration(double seconds) {
     if (!(seconds >= 0)) return "-";
     const auto s = static_cast<int64_t>(std::floor(seconds));
     char buf[48];
-    if (s < 60) std::snprintf(buf, sizeof buf, "%llds", static_cast<long long>(s));
-    else if (s < 3600) std::snprintf(buf, sizeof buf, "%lldm%02llds", static_cast<long long>(s / 60),
-                                     static_cast<long long>(s % 60));
-    else if (s < 86400) std::snprintf(buf, sizeof buf, "%lldh%02lldm", static_cast<long long>(s / 3600),
-                                      static_cast<long long>(s % 3600 / 60));
-    else std::snprintf(buf, sizeof buf, "%lldd%02lldh", static_cast<long long>(s / 86400),
-                       static_cast<long long>(s % 86400 / 3600));
+    if (s < 60)
+        std::snprintf(buf, sizeof buf, "%llds", static_cast<long long>(s));
+    else if (s < 3600)
+        std::snprintf(buf, sizeof buf, "%lldm%02llds", static_cast<long long>(s / 60), static_cast<long long>(s % 60));
+    else if (s < 86400)
+        std::snprintf(buf, sizeof buf, "%lldh%02lldm", static_cast<long long>(s / 3600),
+                      static_cast<long long>(s % 3600 / 60));
+    else
+        std::snprintf(buf, sizeof buf, "%lldd%02lldh", static_cast<long long>(s / 86400),
+                      static_cast<long long>(s % 86400 / 3600));
     return buf;
 }
 

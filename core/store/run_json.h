@@ -17,9 +17,9 @@ namespace fts {
 // "duration_s" is ended - started, null until the run has both. "status" is toString(status).
 nlohmann::json runToJson(const RunRecord& run);
 
-std::string isoUtc(double unixSeconds);          // "2024-05-01T12:34:56Z" (whole seconds, floor)
+std::string isoUtc(double unixSeconds);           // "2024-05-01T12:34:56Z" (whole seconds, floor)
 std::string formatLocalTime(double unixSeconds);  // "2024-05-01 14:34" in the local time zone; "-" for 0
-std::string formatDuration(double seconds);      // "45s", "3m05s", "1h02m", "2d03h"; "-" when < 0
+std::string formatDuration(double seconds);       // "45s", "3m05s", "1h02m", "2d03h"; "-" when < 0
 // ended - started; for a run still running, now - started (now 0: the current time); -1 if never started.
 double runDurationSeconds(const RunRecord& run, double now = 0);
 // "loss" (else "train_loss") of finalMetricsJson when it is a finite number.

@@ -109,8 +109,7 @@ ALTER TABLE device_samples ADD COLUMN host TEXT NOT NULL DEFAULT '';
 ALTER TABLE runs ADD COLUMN resolved_config_json TEXT NOT NULL DEFAULT '';
 )sql"},
 };
-static_assert(kMigrations.size() == RunStore::kSchemaVersion,
-              "kSchemaVersion must equal the number of migrations");
+static_assert(kMigrations.size() == RunStore::kSchemaVersion, "kSchemaVersion must equal the number of migrations");
 
 // ---------------------------------------------------------------------------------------------
 // Checked SQLite calls.
@@ -359,22 +358,26 @@ bool isMemoryPath(const fs::path& p) { return p.native() == ":memory:"; }
 
 const char* toString(RunStatus s) {
     switch (s) {
-        case RunStatus::Pending: return "pending";
-        case RunStatus::Running: return "running";
-        case RunStatus::Completed: return "completed";
-        case RunStatus::Failed: return "failed";
-        case RunStatus::Stopped: return "stopped";
+        case RunStatus::Pending:
+            return "pending";
+        case RunStatus::Running:
+            return "running";
+        case RunStatus::Completed:
+            return "completed";
+        case RunStatus::Failed:
+            return "failed";
+        case RunStatus::Stopped:
+            return "stopped";
     }
     return "unknown";
 }
 
 RunStatus runStatusFromString(const std::string& s) {
-    for (RunStatus st : {RunStatus::Pending, RunStatus::Running, RunStatus::Completed, RunStatus::Failed,
-                         RunStatus::Stopped}) {
+    for (RunStatus st :
+         {RunStatus::Pending, RunStatus::Running, RunStatus::Completed, RunStatus::Failed, RunStatus::Stopped}) {
         if (s == toString(st)) return st;
     }
-    throw StoreError("unknown run status '" + s +
-                     "' (expected pending, running, completed, failed or stopped)");
+    throw StoreError("unknown run status '" + s + "' (expected pending, running, completed, failed or stopped)");
 }
 
 RunStore::RunStore(const fs::path& file, bool readOnly) : m_path(file), m_readOnly(readOnly) {
@@ -401,8 +404,9 @@ fs::path RunStore::defaultPath() {
             home = pw ? pw->pw_dir : nullptr;
         }
         if (!home || !*home)
-            throw StoreError("cannot find the run store's default folder: neither XDG_DATA_HOME nor HOME is set "
-                             "and the user has no home directory in the password database");
+            throw StoreError(
+                "cannot find the run store's default folder: neither XDG_DATA_HOME nor HOME is set "
+                "and the user has no home directory in the password database");
         base = fs::path(home) / ".local" / "share";
     }
     return base / "finetune-studio" / "runs.sqlite";
@@ -420,7 +424,8 @@ void RunStore::openAndMigrate() {
     if (m_readOnly) {
         std::error_code ec;
         if (!fs::exists(m_path, ec))
-            throw StoreError("run store " + m_path.string() + " does not exist (cannot open it read-only; no run "
+            throw StoreError("run store " + m_path.string() +
+                             " does not exist (cannot open it read-only; no run "
                              "has been recorded there yet)");
     } else if (!memory && m_path.has_parent_path()) {
         std::error_code ec;
@@ -460,8 +465,10 @@ void RunStore::openAndMigrate() {
         std::optional<bool> row;
         for (int attempt = 0; !(row = wal.tryStep()); ++attempt) {
             if (std::chrono::steady_clock::now() > deadline)
-                throw StoreError("run store " + m_path.string() + ": switch to WAL journal mode failed: the "
-                                 "database stayed locked for " + std::to_string(kBusyTimeoutMs) + " ms");
+                throw StoreError("run store " + m_path.string() +
+                                 ": switch to WAL journal mode failed: the "
+                                 "database stayed locked for " +
+                                 std::to_string(kBusyTimeoutMs) + " ms");
             sqlite3_sleep(std::min(1 << std::min(attempt, 6), 50));  // 1, 2, 4 ... 50 ms
         }
         const std::string mode = *row ? wal.text(0) : std::string();
@@ -476,8 +483,8 @@ void RunStore::openAndMigrate() {
 void RunStore::migrate() {
     for (const Migration& m : kMigrations) {
         if (readUserVersion(m_db, m_path) >= m.version) continue;
-        const std::string what = "migration to schema version " + std::to_string(m.version) + " (" +
-                                 m.description + ")";
+        const std::string what =
+            "migration to schema version " + std::to_string(m.version) + " (" + m.description + ")";
         Transaction tx(m_db, m_path, what);
         // Another process may have migrated between our check and taking the write lock.
         if (readUserVersion(m_db, m_path) >= m.version) continue;
@@ -495,8 +502,7 @@ int RunStore::schemaVersion() const {
 
 void RunStore::requireWritable(const char* operation) const {
     if (m_readOnly)
-        throw StoreError("run store " + m_path.string() + ": cannot " + operation +
-                         ": the store was opened read-only");
+        throw StoreError("run store " + m_path.string() + ": cannot " + operation + ": the store was opened read-only");
 }
 
 void RunStore::requireOneChange(const char* operation, int64_t id) const {
@@ -562,7 +568,8 @@ void RunStore::setTotalSteps(int64_t id, int64_t totalSteps) {
 void RunStore::setVersions(int64_t id, const std::string& versionsJson) {
     std::lock_guard lock(m_mutex);
     requireWritable("set a run's versions");
-    Statement st(m_db, m_path, "UPDATE runs SET versions_json = ? WHERE id = ?", "set versions of run " + std::to_string(id));
+    Statement st(m_db, m_path, "UPDATE runs SET versions_json = ? WHERE id = ?",
+                 "set versions of run " + std::to_string(id));
     st.bind(1, versionsJson).bind(2, id).run();
     requireOneChange("set a run's versions", id);
 }
@@ -673,10 +680,11 @@ void RunStore::addDeviceSamples(int64_t runId, const std::vector<DeviceSample>& 
     if (samples.empty()) return;
     const std::string what = "insert device samples of run " + std::to_string(runId);
     Transaction tx(m_db, m_path, what);
-    Statement ins(m_db, m_path,
-                  "INSERT INTO device_samples (run_id, step, time, rank, device, allocated, reserved, peak, capacity, host) "
-                  "VALUES (?,?,?,?,?,?,?,?,?,?)",
-                  what);
+    Statement ins(
+        m_db, m_path,
+        "INSERT INTO device_samples (run_id, step, time, rank, device, allocated, reserved, peak, capacity, host) "
+        "VALUES (?,?,?,?,?,?,?,?,?,?)",
+        what);
     for (const DeviceSample& s : samples) {
         ins.bind(1, runId)
             .bind(2, s.step)
@@ -746,10 +754,10 @@ std::vector<MetricPoint> RunStore::metrics(int64_t runId, const std::string& nam
     const std::string what = "read metrics of run " + std::to_string(runId);
     std::vector<MetricPoint> out;
     if (name.empty()) {
-        Statement st(m_db, m_path,
-                     std::string("SELECT ") + kMetricColumns +
-                         " FROM metrics WHERE run_id = ? AND step > ? ORDER BY step, id",
-                     what);
+        Statement st(
+            m_db, m_path,
+            std::string("SELECT ") + kMetricColumns + " FROM metrics WHERE run_id = ? AND step > ? ORDER BY step, id",
+            what);
         st.bind(1, runId).bind(2, afterStep);
         while (st.step()) out.push_back(readMetric(st));
     } else {
@@ -767,10 +775,10 @@ std::vector<MetricPoint> RunStore::metrics(int64_t runId, const std::string& nam
 // SQLite from walking the whole run through the (run_id, ...) index and sorting it instead.
 std::vector<MetricPoint> RunStore::metricsAfterId(int64_t runId, int64_t afterId, int limit) const {
     std::lock_guard lock(m_mutex);
-    Statement st(m_db, m_path,
-                 std::string("SELECT ") + kMetricColumns +
-                     " FROM metrics WHERE id > ? AND +run_id = ? ORDER BY id LIMIT ?",
-                 "read new metrics of run " + std::to_string(runId));
+    Statement st(
+        m_db, m_path,
+        std::string("SELECT ") + kMetricColumns + " FROM metrics WHERE id > ? AND +run_id = ? ORDER BY id LIMIT ?",
+        "read new metrics of run " + std::to_string(runId));
     st.bind(1, afterId).bind(2, runId).bind(3, sqlLimit(limit));
     std::vector<MetricPoint> out;
     while (st.step()) out.push_back(readMetric(st));

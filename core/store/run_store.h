@@ -15,7 +15,7 @@ struct sqlite3;
 namespace fts {
 
 enum class RunStatus { Pending, Running, Completed, Failed, Stopped };
-const char* toString(RunStatus s);           // "pending", "running", ...
+const char* toString(RunStatus s);  // "pending", "running", ...
 RunStatus runStatusFromString(const std::string& s);
 
 struct RunRecord {
@@ -23,49 +23,49 @@ struct RunRecord {
     std::string name;
     RunStatus status = RunStatus::Pending;
     double createdAt = 0, startedAt = 0, endedAt = 0;  // unix seconds (0 = not yet)
-    std::string configJson;          // the full config as given
+    std::string configJson;                            // the full config as given
     std::string resolvedConfigJson;  // configToResolvedJson at launch: defaults and "auto" filled in (schema 4)
     std::string configPath;
-    std::string model;               // model path or id
-    std::string dataset;             // dataset path
+    std::string model;    // model path or id
+    std::string dataset;  // dataset path
     std::string outputDir;
-    std::string host;                // hostname of the supervisor
-    std::string versionsJson;        // {"fts": ..., "torch": ..., "cuda": ...}
-    std::string finalMetricsJson;    // {"loss": ..., "eval_loss": ..., ...}
+    std::string host;              // hostname of the supervisor
+    std::string versionsJson;      // {"fts": ..., "torch": ..., "cuda": ...}
+    std::string finalMetricsJson;  // {"loss": ..., "eval_loss": ..., ...}
     std::string failureReason;
-    int64_t pid = 0;                 // supervisor pid while running (for stop/reattach)
+    int64_t pid = 0;  // supervisor pid while running (for stop/reattach)
     int worldSize = 1;
-    int64_t totalSteps = 0;          // planned optimizer steps
-    int64_t lastStep = 0;            // latest step with metrics
-    std::string notes;               // the user's free text (schema 2)
-    std::vector<std::string> tags;   // the user's labels, sorted and unique (schema 2)
-    std::string hostsJson;           // [{"host": H, "first_rank": R, "slots": [..]}] of a launch (schema 3)
+    int64_t totalSteps = 0;         // planned optimizer steps
+    int64_t lastStep = 0;           // latest step with metrics
+    std::string notes;              // the user's free text (schema 2)
+    std::vector<std::string> tags;  // the user's labels, sorted and unique (schema 2)
+    std::string hostsJson;          // [{"host": H, "first_rank": R, "slots": [..]}] of a launch (schema 3)
 };
 
 struct MetricPoint {
     int64_t step = 0;
-    std::string name;                // "loss", "eval_loss", "lr", "grad_norm", "tokens_per_s", ...
+    std::string name;  // "loss", "eval_loss", "lr", "grad_norm", "tokens_per_s", ...
     double value = 0;
-    double time = 0;                 // unix seconds
-    int64_t id = 0;                  // row id in the store: filled by reads, ignored by writes
+    double time = 0;  // unix seconds
+    int64_t id = 0;   // row id in the store: filled by reads, ignored by writes
 };
 
 struct DeviceSample {
     int64_t step = 0;
     double time = 0;
     int rank = 0;
-    std::string device;              // "cpu", "cuda:0"
+    std::string device;                                           // "cpu", "cuda:0"
     int64_t allocated = 0, reserved = 0, peak = 0, capacity = 0;  // bytes (CPU: process RSS)
-    std::string host;                // the host of the rank, as the hostfile names it ("" before schema 3)
-    int64_t id = 0;                  // row id in the store: filled by reads, ignored by writes
+    std::string host;  // the host of the rank, as the hostfile names it ("" before schema 3)
+    int64_t id = 0;    // row id in the store: filled by reads, ignored by writes
 };
 
 struct LogLine {
     double time = 0;
-    int rank = -1;                   // -1: the supervisor
-    std::string level;               // "info", "warn", "error"
+    int rank = -1;      // -1: the supervisor
+    std::string level;  // "info", "warn", "error"
     std::string message;
-    int64_t id = 0;                  // row id in the store: filled by reads, ignored by writes
+    int64_t id = 0;  // row id in the store: filled by reads, ignored by writes
 };
 
 // All methods throw StoreError (naming the file, the operation and SQLite's message) on failure,
@@ -85,10 +85,10 @@ public:
     const std::filesystem::path& path() const { return m_path; }
 
     bool isReadOnly() const { return m_readOnly; }
-    static std::string localHostName();          // gethostname(), as stored in RunRecord::host
+    static std::string localHostName();  // gethostname(), as stored in RunRecord::host
 
     // run.id is ignored; an empty run.host becomes localHostName(), createdAt 0 becomes now.
-    int64_t createRun(const RunRecord& run);     // returns the new id
+    int64_t createRun(const RunRecord& run);  // returns the new id
     void markStarted(int64_t id, int64_t pid, double time);
     void setTotalSteps(int64_t id, int64_t totalSteps);
     void setVersions(int64_t id, const std::string& versionsJson);  // {"fts":..,"torch":..,"device":..}
@@ -112,13 +112,13 @@ public:
     void addDeviceSamples(int64_t runId, const std::vector<DeviceSample>& samples);
     void addLogs(int64_t runId, const std::vector<LogLine>& lines);
 
-    std::vector<RunRecord> listRuns(int limit = 1000) const;   // newest first
+    std::vector<RunRecord> listRuns(int limit = 1000) const;  // newest first
     std::optional<RunRecord> getRun(int64_t id) const;
     // Metrics with step > afterStep (for incremental polling); empty name = all names.
     std::vector<MetricPoint> metrics(int64_t runId, const std::string& name = "", int64_t afterStep = -1) const;
     std::vector<DeviceSample> deviceSamples(int64_t runId, int64_t afterStep = -1) const;
     std::vector<LogLine> logs(int64_t runId, int limit = 200) const;  // latest `limit` lines, oldest first (<= 0: all)
-    std::vector<RunRecord> runsWithStatus(RunStatus status) const;     // newest first
+    std::vector<RunRecord> runsWithStatus(RunStatus status) const;    // newest first
 
     // Polling by row id: every row inserted after the row `afterId` (pass the largest id seen, 0 at
     // first), in insertion order. Unlike afterStep this never misses rows written late for a step

@@ -60,7 +60,8 @@ fs::path saveCheckpoint(const fs::path& outputDir, int64_t step, const Checkpoin
         // The large files' checksums come from their writers; the small ones are hashed when the manifest is made.
         std::map<std::string, uint64_t> sums = c.movedInChecksums;
         writeFileAtomic(tmp / "config.json", c.hfConfig.dump(2) + "\n");
-        if (!c.modelTensors.empty()) sums["model.safetensors"] = writeTensorFile(tmp / "model.safetensors", c.modelTensors);
+        if (!c.modelTensors.empty())
+            sums["model.safetensors"] = writeTensorFile(tmp / "model.safetensors", c.modelTensors);
         if (c.writeExtra) c.writeExtra(tmp);
         if (!c.optimizerTensors.empty() || c.movedIn.empty())
             sums["optimizer.safetensors"] = writeTensorFile(tmp / "optimizer.safetensors", c.optimizerTensors);
@@ -98,17 +99,19 @@ void exportCheckpoint(const fs::path& checkpointDir, const fs::path& outDir, con
     const bool lora = !checkpointDir.empty() && isLoraCheckpoint(checkpointDir);
     const bool zero3 = !checkpointDir.empty() && isZero3Checkpoint(checkpointDir);
     if (checkpointDir.empty() || (!lora && !zero3 && !fs::exists(checkpointDir / "model.safetensors")))
-        throw IoError(checkpointDir.string() + ": not a checkpoint folder (model.safetensors, or adapter_config.json of a "
-                                               "LoRA run, is missing)");
-    torch::Dtype dt = dtype == "float32" || dtype == "fp32"   ? torch::kFloat32
+        throw IoError(checkpointDir.string() +
+                      ": not a checkpoint folder (model.safetensors, or adapter_config.json of a "
+                      "LoRA run, is missing)");
+    torch::Dtype dt = dtype == "float32" || dtype == "fp32"    ? torch::kFloat32
                       : dtype == "bfloat16" || dtype == "bf16" ? torch::kBFloat16
-                      : dtype == "float16" || dtype == "fp16"  ? torch::kFloat16
-                                                               : throw ConfigError("--dtype: \"" + dtype +
-                                                                                   "\"; expected float32, bfloat16 or float16");
+                      : dtype == "float16" || dtype == "fp16"
+                          ? torch::kFloat16
+                          : throw ConfigError("--dtype: \"" + dtype + "\"; expected float32, bfloat16 or float16");
     if (const std::vector<std::string> damage = checkpointDamage(checkpointDir); !damage.empty()) {
         std::string text;
         for (const std::string& d : damage) text += "\n  - " + d;
-        throw FormatError(checkpointDir.string() + ": the checkpoint is damaged (its files do not match checksums.json):" + text);
+        throw FormatError(checkpointDir.string() +
+                          ": the checkpoint is damaged (its files do not match checksums.json):" + text);
     }
     if (lora) return exportLoraCheckpoint(checkpointDir, outDir, dt);
     if (zero3) return exportZero3Checkpoint(checkpointDir, outDir, dt);

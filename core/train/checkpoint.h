@@ -20,12 +20,12 @@ namespace fts {
 using TensorList = std::vector<std::pair<std::string, torch::Tensor>>;
 
 struct CheckpointContents {
-    nlohmann::json hfConfig;           // model config.json
-    TensorList modelTensors;           // HF names; empty: no model.safetensors (a LoRA checkpoint, see run_model.h)
+    nlohmann::json hfConfig;  // model config.json
+    TensorList modelTensors;  // HF names; empty: no model.safetensors (a LoRA checkpoint, see run_model.h)
     std::function<void(const std::filesystem::path&)> writeExtra;  // more files, written into the folder being built
     TensorList optimizerTensors;
-    TensorList rngTensors;             // generator states (uint8)
-    nlohmann::json trainerState;       // step, sampler, tokens seen, run id, ...
+    TensorList rngTensors;                              // generator states (uint8)
+    nlohmann::json trainerState;                        // step, sampler, tokens seen, run id, ...
     std::vector<std::filesystem::path> tokenizerFiles;  // copied alongside
     // Complete files (ZeRO: every rank's optimizer shard) renamed into the folder before it is committed.
     std::vector<std::filesystem::path> movedIn;

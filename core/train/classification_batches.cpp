@@ -18,7 +18,8 @@ nlohmann::json ClassificationBatches::summary() const {
     const ClassificationData& d = m_data;
     nlohmann::json labels = nlohmann::json::array();
     for (size_t i = 0; i < d.labelNames.size(); ++i)
-        labels.push_back({{"id", i}, {"name", d.labelNames[i]}, {"train", d.trainLabelCounts[i]}, {"eval", d.evalLabelCounts[i]}});
+        labels.push_back(
+            {{"id", i}, {"name", d.labelNames[i]}, {"train", d.trainLabelCounts[i]}, {"eval", d.evalLabelCounts[i]}});
     return {{"format", "classification"},
             {"problem_type", problemTypeName(d.kind)},
             {"num_labels", d.numLabels()},
@@ -32,13 +33,15 @@ nlohmann::json ClassificationBatches::summary() const {
             {"train_tokens", int64_t(d.train.inputIds.size())}};
 }
 
-TrainBatch ClassificationBatches::batch(bool eval, const std::vector<int64_t>& indices, const torch::Device& device) const {
+TrainBatch ClassificationBatches::batch(bool eval, const std::vector<int64_t>& indices,
+                                        const torch::Device& device) const {
     const ClassificationSplit& s = eval ? m_data.eval : m_data.train;
     const int64_t B = int64_t(indices.size()), W = m_data.targetWidth;
     int64_t T = 1;
     for (int64_t i : indices) {
         if (i < 0 || i >= s.size())
-            throw Error("classification data: row " + std::to_string(i) + " out of range (" + std::to_string(s.size()) + ")");
+            throw Error("classification data: row " + std::to_string(i) + " out of range (" + std::to_string(s.size()) +
+                        ")");
         T = std::max(T, s.length(i));
     }
     auto ids = torch::full({B, T}, int64_t(m_padId), torch::kInt64);
@@ -106,11 +109,14 @@ nlohmann::json classificationConfigPatch(const ClassificationData& d) {
         id2label[std::to_string(i)] = d.labelNames[i];
         label2id[d.labelNames[i]] = int64_t(i);
     }
-    return {{"id2label", id2label}, {"label2id", label2id}, {"problem_type", problemTypeName(d.kind)}, {"num_labels", nullptr}};
+    return {{"id2label", id2label},
+            {"label2id", label2id},
+            {"problem_type", problemTypeName(d.kind)},
+            {"num_labels", nullptr}};
 }
 
-std::unique_ptr<TrainingData> loadClassificationData(const TrainConfig& cfg, const Tokenizer& tokenizer, EventSink& events,
-                                                     bool leader) {
+std::unique_ptr<TrainingData> loadClassificationData(const TrainConfig& cfg, const Tokenizer& tokenizer,
+                                                     EventSink& events, bool leader) {
     const DataSection& d = cfg.data;
     ClassificationOptions o;
     o.trainPath = d.train;
@@ -129,15 +135,16 @@ std::unique_ptr<TrainingData> loadClassificationData(const TrainConfig& cfg, con
         for (size_t i = 0; i < data.labelNames.size() && i < 20; ++i) labels += (i ? ", " : "") + data.labelNames[i];
         if (data.labelNames.size() > 20) labels += ", ...";
         events.log("info", "classification data: " + std::to_string(data.train.size()) + " training and " +
-                               std::to_string(data.eval.size()) + " eval rows" + (data.pairs ? " (sentence pairs)" : "") +
-                               ", " + problemTypeName(data.kind) +
-                               (data.kind == LabelKind::Regression ? std::string()
-                                                                   : " over " + std::to_string(data.numLabels()) + " labels: " + labels) +
+                               std::to_string(data.eval.size()) + " eval rows" +
+                               (data.pairs ? " (sentence pairs)" : "") + ", " + problemTypeName(data.kind) +
+                               (data.kind == LabelKind::Regression
+                                    ? std::string()
+                                    : " over " + std::to_string(data.numLabels()) + " labels: " + labels) +
                                " (" + std::to_string(seconds) + " s)");
         logBadRows(events, data.badRows, data.badRowMessages);
         if (data.truncated > 0)
-            events.log("info", std::to_string(data.truncated) + " row(s) truncated to data.max_length = " +
-                                   std::to_string(d.maxLength) + " tokens");
+            events.log("info", std::to_string(data.truncated) +
+                                   " row(s) truncated to data.max_length = " + std::to_string(d.maxLength) + " tokens");
     }
     int32_t padId = 0;
     for (const char* pad : {"[PAD]", "<pad>", "<|endoftext|>"})

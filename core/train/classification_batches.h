@@ -30,8 +30,8 @@ private:
 
 // Reads data.train / data.eval with the config's columns (data.columns text, text_pair, label; text defaults to
 // data.text_field) and the label order of the model folder's config.json when it names the same labels.
-std::unique_ptr<TrainingData> loadClassificationData(const TrainConfig& cfg, const Tokenizer& tokenizer, EventSink& events,
-                                                     bool leader);
+std::unique_ptr<TrainingData> loadClassificationData(const TrainConfig& cfg, const Tokenizer& tokenizer,
+                                                     EventSink& events, bool leader);
 
 // What config.json must say for a model trained on this data (ModelLoadOptions::configPatch): id2label and
 // label2id in the data's label order ("0": name; regression: LABEL_0), problem_type, and no num_labels key

@@ -39,9 +39,11 @@ double pearson(const std::vector<double>& p, const std::vector<double>& y) {
 std::map<std::string, double> classificationMetrics(LabelKind kind, int64_t numLabels, const std::vector<float>& logits,
                                                     const std::vector<float>& targets) {
     const int64_t K = numLabels, width = kind == LabelKind::MultiLabel ? K : 1;
-    if (K <= 0 || logits.size() % size_t(K) != 0) throw Error("classification metrics: logits are not rows of num_labels");
+    if (K <= 0 || logits.size() % size_t(K) != 0)
+        throw Error("classification metrics: logits are not rows of num_labels");
     const int64_t N = int64_t(logits.size()) / K;
-    if (int64_t(targets.size()) != N * width) throw Error("classification metrics: one target row per logit row expected");
+    if (int64_t(targets.size()) != N * width)
+        throw Error("classification metrics: one target row per logit row expected");
     std::map<std::string, double> out;
     if (N == 0) return out;
     if (kind == LabelKind::Regression) {

@@ -44,7 +44,9 @@ public:
     }
 
     c10::DeleterFnPtr raw_deleter() const override { return &release; }
-    void copy_data(void* dest, const void* src, std::size_t count) const override { default_copy_data(dest, src, count); }
+    void copy_data(void* dest, const void* src, std::size_t count) const override {
+        default_copy_data(dest, src, count);
+    }
 
     void releaseCached() {
         std::unordered_map<size_t, std::vector<void*>> blocks;
@@ -80,8 +82,10 @@ private:
         if (!data) return;
         void* base = static_cast<char*>(data) - kHeader;
         const size_t n = *static_cast<size_t*>(base);
-        if (n < kMinCached || instance->m_cap <= 0) std::free(base);
-        else instance->give(base, n);
+        if (n < kMinCached || instance->m_cap <= 0)
+            std::free(base);
+        else
+            instance->give(base, n);
     }
 
     void give(void* base, size_t n) {

@@ -7,9 +7,9 @@
 namespace fts {
 
 struct HostAllocatorStats {
-    int64_t hits = 0, misses = 0;     // large allocations served from the cache / from the system
-    int64_t cachedBytes = 0;          // freed large blocks held for reuse now
-    int64_t releasedBytes = 0;        // cached bytes given back to the system (on a miss, or over the cap)
+    int64_t hits = 0, misses = 0;  // large allocations served from the cache / from the system
+    int64_t cachedBytes = 0;       // freed large blocks held for reuse now
+    int64_t releasedBytes = 0;     // cached bytes given back to the system (on a miss, or over the cap)
 };
 
 // Installs the caching allocator as LibTorch's CPU allocator (once per process; later calls do nothing). Blocks of

@@ -29,8 +29,7 @@ std::vector<fs::path> tokenizerFilesFor(const fs::path& tokenizerJson) {
 TensorList rngState(torch::Device device) {
     TensorList out;
     out.emplace_back("cpu", at::detail::getDefaultCPUGenerator().get_state());
-    if (device.is_cuda())
-        out.emplace_back("cuda", at::globalContext().defaultGenerator(device).get_state());
+    if (device.is_cuda()) out.emplace_back("cuda", at::globalContext().defaultGenerator(device).get_state());
     return out;
 }
 
@@ -56,7 +55,8 @@ void restoreRngState(const TensorList& tensors, torch::Device device, int rank) 
         }
         if (name != "cpu" && !(name == "cuda" && device.is_cuda())) continue;
         // A Generator is a shared handle: setting the state on a copy sets the process-wide generator.
-        at::Generator gen = name == "cpu" ? at::detail::getDefaultCPUGenerator() : at::globalContext().defaultGenerator(device);
+        at::Generator gen =
+            name == "cpu" ? at::detail::getDefaultCPUGenerator() : at::globalContext().defaultGenerator(device);
         std::lock_guard<std::mutex> lock(gen.mutex());
         gen.set_state(t);
     }
@@ -80,7 +80,8 @@ fs::path saveRunCheckpoint(const RunParts& run, const BlockSampler& sampler, con
         auto all = torch::empty({t.numel() * opt.worldSize}, t.options());
         torch::Tensor flat = t.contiguous().view({-1});
         comm.allGather(all, flat);
-        for (int r = 0; r < opt.worldSize; ++r) rngAll[size_t(r)].emplace_back(name, all.narrow(0, r * t.numel(), t.numel()).clone());
+        for (int r = 0; r < opt.worldSize; ++r)
+            rngAll[size_t(r)].emplace_back(name, all.narrow(0, r * t.numel(), t.numel()).clone());
     }
     // ZeRO: every rank writes its own optimizer shard (atomically) where rank 0 moves it into the checkpoint.
     const fs::path shardDir = cfg.training.outputDir / "checkpoints" / (checkpointDirName(atStep) + ".tmp-shards");
@@ -114,7 +115,8 @@ fs::path saveRunCheckpoint(const RunParts& run, const BlockSampler& sampler, con
         c.optimizerTensors = engine.stateTensors();
     }
     for (int r = 0; r < opt.worldSize; ++r)
-        for (auto& [name, t] : rngAll[size_t(r)]) c.rngTensors.emplace_back(r == 0 ? name : name + "_rank" + std::to_string(r), t);
+        for (auto& [name, t] : rngAll[size_t(r)])
+            c.rngTensors.emplace_back(r == 0 ? name : name + "_rank" + std::to_string(r), t);
     c.trainerState = {{"format_version", 1},
                       {"step", atStep},
                       {"optimizer_step", engine.stepCount()},
@@ -149,11 +151,13 @@ LoopCounters resumeRun(const RunParts& run, const fs::path& resumeDir, BlockSamp
     out.skippedSteps = st.value("skipped_steps", int64_t(0));
     out.elapsedBefore = st.value("elapsed_s", 0.0);
     if (st.contains("loss_scaler")) run.engine.restoreLossScaler(st["loss_scaler"]);
-    if (st.at("train_blocks").get<int64_t>() != run.data.numTrain() || st.value("data_key", std::string()) != run.data.key())
+    if (st.at("train_blocks").get<int64_t>() != run.data.numTrain() ||
+        st.value("data_key", std::string()) != run.data.key())
         throw FormatError(resumeDir.string() + "/trainer_state.json: the checkpoint was made with " +
                           std::to_string(st.at("train_blocks").get<int64_t>()) + " training sequences (data " +
                           st.value("data_key", std::string("lm")) + ") but the data now gives " +
-                          std::to_string(run.data.numTrain()) + " (data " + (run.data.key().empty() ? "lm" : run.data.key()) +
+                          std::to_string(run.data.numTrain()) + " (data " +
+                          (run.data.key().empty() ? "lm" : run.data.key()) +
                           "); resume needs the same data, tokenizer and data settings");
     if (opt.worldSize != st.value("world_size", 1))
         throw FormatError(resumeDir.string() + "/trainer_state.json: the checkpoint was made by " +
@@ -172,8 +176,12 @@ LoopCounters resumeRun(const RunParts& run, const fs::path& resumeDir, BlockSamp
     if (layoutOf(madeWith) != layoutOf(stage))
         throw FormatError(resumeDir.string() + "/trainer_state.json: the checkpoint was made with ZeRO stage " +
                           std::to_string(madeWith) + " but the config asks for stage " + std::to_string(stage) +
-                          "; resume with stage " + (madeWith == 0 ? "0" : madeWith == 3 ? "3" : "1 or 2 (the same partition)"));
-    const fs::path optFile = resumeDir / (run.engine.sharded() ? optimizerShardName(opt.rank) : "optimizer.safetensors");
+                          "; resume with stage " +
+                          (madeWith == 0   ? "0"
+                           : madeWith == 3 ? "3"
+                                           : "1 or 2 (the same partition)"));
+    const fs::path optFile =
+        resumeDir / (run.engine.sharded() ? optimizerShardName(opt.rank) : "optimizer.safetensors");
     run.engine.loadState(readTensorFile(optFile), st.at("optimizer_step").get<int64_t>(), optFile.string());
     restoreRngState(readTensorFile(resumeDir / "rng.safetensors"), run.device, opt.rank);
     return out;
@@ -186,13 +194,15 @@ fs::path resumeFolder(const TrainConfig& cfg, const TrainOptions& opt,
         if (const std::vector<std::string> damage = checkpointDamage(dir); !damage.empty()) {
             std::string text;
             for (const std::string& d : damage) text += "\n  - " + d;
-            throw FormatError(dir.string() + ": the checkpoint is damaged (its files do not match checksums.json):" + text);
+            throw FormatError(dir.string() +
+                              ": the checkpoint is damaged (its files do not match checksums.json):" + text);
         }
         return dir;
     }
     if (!opt.resume) return dir;
     if (latestCheckpoint(cfg.training.outputDir).empty())
-        throw IoError(cfg.training.outputDir.string() + "/checkpoints: --resume given but there is no checkpoint to resume from");
+        throw IoError(cfg.training.outputDir.string() +
+                      "/checkpoints: --resume given but there is no checkpoint to resume from");
     std::string damaged;
     dir = newestIntactCheckpoint(cfg.training.outputDir, [&](const fs::path& d, const std::string& why) {
         damaged += "\n  - " + d.string() + ": " + why;

@@ -51,7 +51,8 @@ LoopCounters resumeRun(const RunParts& run, const std::filesystem::path& dir, Bl
 // checksums), or with opt.resume the newest intact one in output_dir: a damaged newer one is passed to
 // `skippedDamaged` (folder, what is wrong) and the previous one taken (IoError when there is none, FormatError
 // when all are damaged); empty without resume.
-std::filesystem::path resumeFolder(const TrainConfig& cfg, const TrainOptions& opt,
-                                   const std::function<void(const std::filesystem::path&, const std::string&)>& skippedDamaged = {});
+std::filesystem::path resumeFolder(
+    const TrainConfig& cfg, const TrainOptions& opt,
+    const std::function<void(const std::filesystem::path&, const std::string&)>& skippedDamaged = {});
 
 }  // namespace fts

@@ -50,12 +50,14 @@ bool isLoraCheckpoint(const fs::path& dir) {
     return fs::is_regular_file(dir / "adapter_config.json", ec) && !fs::exists(dir / "model.safetensors", ec);
 }
 
-std::unique_ptr<LanguageModel> loadRunModel(const TrainConfig& cfg, const fs::path& resumeDir, const ModelLoadOptions& opts,
-                                            uint64_t seed) {
+std::unique_ptr<LanguageModel> loadRunModel(const TrainConfig& cfg, const fs::path& resumeDir,
+                                            const ModelLoadOptions& opts, uint64_t seed) {
     const bool lora = cfg.model.lora.enabled;
     if (!resumeDir.empty() && isLoraCheckpoint(resumeDir) != lora)
-        throw ConfigError(resumeDir.string() + ": this checkpoint " + (lora ? "holds full model weights" : "holds a LoRA adapter") +
-                          ", but the config " + (lora ? "has" : "has no") + " model.lora section; resume with the config "
+        throw ConfigError(resumeDir.string() + ": this checkpoint " +
+                          (lora ? "holds full model weights" : "holds a LoRA adapter") + ", but the config " +
+                          (lora ? "has" : "has no") +
+                          " model.lora section; resume with the config "
                           "the run was started with");
     if (!lora) {
         // A ZeRO stage 3 checkpoint holds no model.safetensors: the model comes from its source, the weights from the
@@ -66,9 +68,12 @@ std::unique_ptr<LanguageModel> loadRunModel(const TrainConfig& cfg, const fs::pa
     }
     std::unique_ptr<LanguageModel> model = loadPretrainedModel(cfg.model.path, opts);
     const LoraSection& l = cfg.model.lora;
-    if (!resumeDir.empty()) loadLoraAdapter(*model, resumeDir, l.dropout);
-    else if (!l.initFrom.empty()) loadLoraAdapter(*model, l.initFrom, l.dropout);
-    else attachLora(*model, loraOptionsFrom(l), seed);
+    if (!resumeDir.empty())
+        loadLoraAdapter(*model, resumeDir, l.dropout);
+    else if (!l.initFrom.empty())
+        loadLoraAdapter(*model, l.initFrom, l.dropout);
+    else
+        attachLora(*model, loraOptionsFrom(l), seed);
     return model;
 }
 
@@ -86,7 +91,8 @@ void exportLoraCheckpoint(const fs::path& checkpointDir, const fs::path& outDir,
     readLoraAdapterConfig(checkpointDir);  // validates the adapter before anything is written
     const nlohmann::json cfg = parseJson(readFile(checkpointDir / "adapter_config.json"));
     const std::string base = cfg.value("base_model_name_or_path", nlohmann::json(nullptr)).is_string()
-                                 ? cfg["base_model_name_or_path"].get<std::string>() : std::string();
+                                 ? cfg["base_model_name_or_path"].get<std::string>()
+                                 : std::string();
     bool merge = true;
     const nlohmann::json tc = storedTrainConfig(checkpointDir);
     if (tc.is_object() && tc.contains("model") && tc["model"].is_object() && tc["model"].contains("lora") &&
@@ -121,8 +127,9 @@ RunModel prepareRunModel(const TrainConfig& cfg, const fs::path& resumeDir, torc
     loadOpts.device = device;
     if (cfg.data.classification()) {
         if (cfg.model.lora.enabled)
-            throw ConfigError("model.lora: LoRA with data.format \"classification\" is not supported (the fresh classifier "
-                              "head would have to train beside the adapters, PEFT's modules_to_save); fine-tune the full model");
+            throw ConfigError(
+                "model.lora: LoRA with data.format \"classification\" is not supported (the fresh classifier "
+                "head would have to train beside the adapters, PEFT's modules_to_save); fine-tune the full model");
         loadOpts.task = ModelTask::SequenceClassification;
         loadOpts.configPatch = configPatch;
         loadOpts.initSeed = cfg.training.seed;  // a classifier the checkpoint lacks (or re-sized) is drawn from it
@@ -136,7 +143,8 @@ RunModel prepareRunModel(const TrainConfig& cfg, const fs::path& resumeDir, torc
     // whole model; every rank reads the same files (or draws with the same seed), so no broadcast is needed.
     std::vector<std::vector<int64_t>> fullShapes;
     if (cfg.deepspeed.zeroStage == 3 && !cfg.model.lora.enabled)
-        loadOpts.partition = [&fullShapes, &cfg, rank = comm.rank(), world = comm.worldSize()](size_t i, const torch::Tensor& full) {
+        loadOpts.partition = [&fullShapes, &cfg, rank = comm.rank(), world = comm.worldSize()](
+                                 size_t i, const torch::Tensor& full) {
             if (fullShapes.size() <= i) fullShapes.resize(i + 1);
             fullShapes[i] = full.sizes().vec();
             return stage3RankPart(full, rank, world, cfg.deepspeed);
@@ -149,7 +157,8 @@ RunModel prepareRunModel(const TrainConfig& cfg, const fs::path& resumeDir, torc
         const std::string what = e.what();
         if (!cfg.data.classification() || what.find("'classifier.") == std::string::npos) throw;
         const int64_t labels = configPatch.contains("id2label") ? int64_t(configPatch["id2label"].size()) : 0;
-        throw FormatError(what + "\n  the data has " + std::to_string(labels) + " label(s) (data.format \"classification\"), "
+        throw FormatError(what + "\n  the data has " + std::to_string(labels) +
+                          " label(s) (data.format \"classification\"), "
                           "the checkpoint's classifier another number: start from a model folder without a classifier "
                           "head (the base model) or one trained on the same labels");
     }

@@ -41,6 +41,7 @@ bool isLoraCheckpoint(const std::filesystem::path& checkpointDir);
 
 // A LoRA checkpoint as an export: merged into its base (outDir, `dtype`) with the PEFT adapter in outDir/adapter/,
 // or, when the run's model.lora.merge_on_export is false, the PEFT adapter folder itself in outDir.
-void exportLoraCheckpoint(const std::filesystem::path& checkpointDir, const std::filesystem::path& outDir, torch::Dtype dtype);
+void exportLoraCheckpoint(const std::filesystem::path& checkpointDir, const std::filesystem::path& outDir,
+                          torch::Dtype dtype);
 
 }  // namespace fts

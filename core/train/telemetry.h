@@ -6,7 +6,7 @@
 namespace fts {
 
 struct MemorySample {
-    std::string device;   // "cpu" or "cuda:N"
+    std::string device;                                           // "cpu" or "cuda:N"
     int64_t allocated = 0, reserved = 0, peak = 0, capacity = 0;  // bytes
 };
 

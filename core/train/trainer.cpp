@@ -54,8 +54,8 @@ torch::Device chooseDevice(const std::string& spec, int rank) {
     if (spec == "cuda") return torch::Device(torch::kCUDA, rank % int(torch::cuda::device_count()));
     int index = std::stoi(spec.substr(5));
     if (index >= int(torch::cuda::device_count()))
-        throw ConfigError("training.device: \"" + spec + "\" but only " +
-                          std::to_string(torch::cuda::device_count()) + " CUDA devices are visible");
+        throw ConfigError("training.device: \"" + spec + "\" but only " + std::to_string(torch::cuda::device_count()) +
+                          " CUDA devices are visible");
     return torch::Device(torch::kCUDA, index);
 }
 
@@ -132,7 +132,8 @@ static TrainOutcome train(const TrainConfig& givenCfg, const TrainOptions& opt, 
     const bool leader = opt.rank == 0;
 
     // ---- tokenizer and data -------------------------------------------------------------------
-    const fs::path tokenizerPath = cfg.model.tokenizer.empty() ? cfg.model.path / "tokenizer.json" : cfg.model.tokenizer;
+    const fs::path tokenizerPath =
+        cfg.model.tokenizer.empty() ? cfg.model.path / "tokenizer.json" : cfg.model.tokenizer;
     auto tokenizer = Tokenizer::fromFile(tokenizerPath);
     // LM blocks or cached instruction sequences (training_data.h); batches are a function of the indices.
     std::unique_ptr<TrainingData> data = loadTrainingData(cfg, *tokenizer, events, leader);
@@ -145,23 +146,26 @@ static TrainOutcome train(const TrainConfig& givenCfg, const TrainOptions& opt, 
 
     // ---- model (run_model.h) -----------------------------------------------------------------
     const fs::path resumeDir = resumeFolder(cfg, opt, [&](const fs::path& damaged, const std::string& why) {
-        if (leader) events.log("warn", damaged.string() + " is damaged (" + why + "): resuming from the checkpoint before it");
+        if (leader)
+            events.log("warn", damaged.string() + " is damaged (" + why + "): resuming from the checkpoint before it");
     });
     const ClassificationData* labelled = data->classification();  // classification rows: labels for config and eval
     RunModel loaded = prepareRunModel(cfg, resumeDir, device, *comm, tokenizer->vocabSize(), tokenizerPath,
                                       labelled ? classificationConfigPatch(*labelled) : nlohmann::json(nullptr));
     std::unique_ptr<LanguageModel> model = std::move(loaded.model);
     std::vector<torch::Tensor> params = trainableTensors(*model);  // all parameters, or the LoRA adapters
-    if (opt.worldSize > 1) torch::manual_seed(tr.seed + uint64_t(opt.rank));  // dropout differs across ranks, as in DeepSpeed
+    if (opt.worldSize > 1)
+        torch::manual_seed(tr.seed + uint64_t(opt.rank));  // dropout differs across ranks, as in DeepSpeed
     // ZeRO stage 0-3 (step_engine.h); stage 3 partitions the model's parameters in place and runs its blocks.
     // The run's key names its offload swap folder: the store's id, or this process for runs outside the store.
     const std::string runKey = opt.runId > 0 ? "run" + std::to_string(opt.runId) : "pid" + std::to_string(::getpid());
     std::unique_ptr<StepEngine> optimizer = makeStepEngine(params, ds, *comm, model.get(), loaded.fullShapes, runKey);
     if (ds.zero.offloadParam.device == OffloadDevice::Cpu && device.is_cpu() && leader)
-        events.log("info", "offload_param cpu: on a CPU device the stage-3 parameter shards rest in host memory already");
+        events.log("info",
+                   "offload_param cpu: on a CPU device the stage-3 parameter shards rest in host memory already");
     params.clear();
-    events.log("info", "rank " + std::to_string(opt.rank) + " model states (ZeRO stage " + std::to_string(ds.zeroStage) +
-                           ", bytes): " + optimizer->modelState().toJson().dump());
+    events.log("info", "rank " + std::to_string(opt.rank) + " model states (ZeRO stage " +
+                           std::to_string(ds.zeroStage) + ", bytes): " + optimizer->modelState().toJson().dump());
 
     // ---- resume -------------------------------------------------------------------------------
     BlockSampler sampler(data->numTrain(), tr.seed, opt.rank, opt.worldSize);
@@ -175,26 +179,32 @@ static TrainOutcome train(const TrainConfig& givenCfg, const TrainOptions& opt, 
     int64_t& step = at.step;
 
     if (leader)
-    events.publish({{"event", "start"},
-                 {"time", unixNow()},
-                 {"rank", opt.rank},
-                 {"world_size", opt.worldSize},
-                 {"start_step", step},
-                 {"total_steps", totalSteps},
-                 {"device", device.str()},
-                 {"parameters", model->info().numParameters},
-                 {"train_sequences", data->numTrain()},
-                 {"eval_sequences", data->numEval()},
-                 {"data", data->summary()},
-                 {"tokens_per_step", globalBatch * cfg.data.maxLength},
-                 {"versions", versionsJson(device)}});
+        events.publish({{"event", "start"},
+                        {"time", unixNow()},
+                        {"rank", opt.rank},
+                        {"world_size", opt.worldSize},
+                        {"start_step", step},
+                        {"total_steps", totalSteps},
+                        {"device", device.str()},
+                        {"parameters", model->info().numParameters},
+                        {"train_sequences", data->numTrain()},
+                        {"eval_sequences", data->numEval()},
+                        {"data", data->summary()},
+                        {"tokens_per_step", globalBatch * cfg.data.maxLength},
+                        {"versions", versionsJson(device)}});
 
     const int deviceIndex = device.is_cuda() ? device.index() : -1;
     auto publishMemory = [&](int64_t atStep) {
         MemorySample m = sampleMemory(deviceIndex);
-        events.publish({{"event", "memory"}, {"step", atStep}, {"rank", opt.rank}, {"device", m.device},
-                     {"allocated", m.allocated}, {"reserved", m.reserved}, {"peak", m.peak}, {"capacity", m.capacity},
-                     {"time", unixNow()}});
+        events.publish({{"event", "memory"},
+                        {"step", atStep},
+                        {"rank", opt.rank},
+                        {"device", m.device},
+                        {"allocated", m.allocated},
+                        {"reserved", m.reserved},
+                        {"peak", m.peak},
+                        {"capacity", m.capacity},
+                        {"time", unixNow()}});
     };
 
     // eval_loss: the summed loss of the eval sequences over their counted predictions (classification: the mean
@@ -233,7 +243,8 @@ static TrainOutcome train(const TrainConfig& givenCfg, const TrainOptions& opt, 
         Metrics out;
         if (counted > 0) out["eval_loss"] = sum / double(counted);
         if (labelled)
-            for (const auto& [name, value] : classificationMetrics(labelled->kind, labelled->numLabels(), logitRows, targetRows))
+            for (const auto& [name, value] :
+                 classificationMetrics(labelled->kind, labelled->numLabels(), logitRows, targetRows))
                 out["eval_" + name] = value;
         return out;
     };
@@ -247,7 +258,8 @@ static TrainOutcome train(const TrainConfig& givenCfg, const TrainOptions& opt, 
 
     auto checkpoint = [&] {
         const fs::path dir = saveRunCheckpoint(run, sampler, at);
-        if (leader) events.publish({{"event", "checkpoint"}, {"step", step}, {"path", dir.string()}, {"time", unixNow()}});
+        if (leader)
+            events.publish({{"event", "checkpoint"}, {"step", step}, {"path", dir.string()}, {"time", unixNow()}});
     };
 
     // ---- the loop -----------------------------------------------------------------------------
@@ -308,7 +320,8 @@ static TrainOutcome train(const TrainConfig& givenCfg, const TrainOptions& opt, 
             lossSum += loss.item<double>();
             batch = TrainBatch();
         }
-        if (opt.worldSize > 1) {  // the logged loss: the ranks' summed loss over the global count (gradients: the step engine)
+        if (opt.worldSize >
+            1) {  // the logged loss: the ranks' summed loss over the global count (gradients: the step engine)
             auto l = torch::full({1}, lossSum, torch::kFloat64);
             comm->allReduce(l);
             lossSum = l.item<double>();
@@ -318,7 +331,8 @@ static TrainOutcome train(const TrainConfig& givenCfg, const TrainOptions& opt, 
         if (stepped.overflow) {
             at.skippedSteps += 1;
             if (leader)
-                events.log("info", "step " + std::to_string(step + 1) + ": fp16 gradients overflowed, step skipped; loss scale " +
+                events.log("info", "step " + std::to_string(step + 1) +
+                                       ": fp16 gradients overflowed, step skipped; loss scale " +
                                        std::to_string(stepped.lossScale) + " -> " + std::to_string(stepped.nextScale));
         }
         step += 1;
@@ -333,21 +347,25 @@ static TrainOutcome train(const TrainConfig& givenCfg, const TrainOptions& opt, 
         // log block
         if (step % tr.logInterval == 0 || last) {
             if (leader)
-            events.publish({{"event", "metrics"},
-                         {"step", step},
-                         {"time", unixNow()},
-                         {"values",
-                          {{"loss", lastLoss},
-                           {"lr", lr},
-                           {"grad_norm", gradNorm},
-                           {"tokens_per_s", double(stepTokens) / std::max(stepSeconds, 1e-9)},
-                           {"tokens_seen", double(at.tokensSeen)},
-                           // training time so far, over resumes (the compare page's wall-time axis)
-                           {"elapsed_s", at.elapsedBefore + std::chrono::duration<double>(Clock::now() - runStart).count()},
-                           {"epoch", double(sampler.state().epoch) +
-                                         double(sampler.state().position) / double(data->numTrain())}}}});
+                events.publish(
+                    {{"event", "metrics"},
+                     {"step", step},
+                     {"time", unixNow()},
+                     {"values",
+                      {{"loss", lastLoss},
+                       {"lr", lr},
+                       {"grad_norm", gradNorm},
+                       {"tokens_per_s", double(stepTokens) / std::max(stepSeconds, 1e-9)},
+                       {"tokens_seen", double(at.tokensSeen)},
+                       // training time so far, over resumes (the compare page's wall-time axis)
+                       {"elapsed_s", at.elapsedBefore + std::chrono::duration<double>(Clock::now() - runStart).count()},
+                       {"epoch", double(sampler.state().epoch) +
+                                     double(sampler.state().position) / double(data->numTrain())}}}});
             if (leader && ds.fp16.enabled)  // the scale this step's backward used (the GUI plots it)
-                events.publish({{"event", "metrics"}, {"step", step}, {"time", unixNow()}, {"values", {{"loss_scale", stepped.lossScale}}}});
+                events.publish({{"event", "metrics"},
+                                {"step", step},
+                                {"time", unixNow()},
+                                {"values", {{"loss_scale", stepped.lossScale}}}});
             publishMemory(step);
         }
         // eval block
@@ -380,10 +398,10 @@ static TrainOutcome train(const TrainConfig& givenCfg, const TrainOptions& opt, 
     }
     comm->barrier();  // rank 0's export is done before any rank reports the end
     events.publish({{"event", "end"},
-                 {"rank", opt.rank},
-                 {"status", outcome == TrainOutcome::Completed ? "completed" : "stopped"},
-                 {"final", final},
-                 {"time", unixNow()}});
+                    {"rank", opt.rank},
+                    {"status", outcome == TrainOutcome::Completed ? "completed" : "stopped"},
+                    {"final", final},
+                    {"time", unixNow()}});
     return outcome;
 }
 

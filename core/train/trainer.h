@@ -16,11 +16,11 @@
 namespace fts {
 
 struct TrainOptions {
-    bool resume = false;             // continue from the latest checkpoint in output_dir/checkpoints
-    std::filesystem::path resumeFrom;// a specific checkpoint folder (implies resume)
+    bool resume = false;               // continue from the latest checkpoint in output_dir/checkpoints
+    std::filesystem::path resumeFrom;  // a specific checkpoint folder (implies resume)
     int rank = 0;
     int worldSize = 1;
-    int64_t runId = 0;               // recorded in checkpoints so a resume can continue the same run
+    int64_t runId = 0;  // recorded in checkpoints so a resume can continue the same run
     // Rendezvous of a multi-rank run (worldSize > 1; see core/dist/rendezvous.h): rank 0 hosts the TCP
     // store on storeFd (a listening socket it inherited) or binds masterAddr:masterPort itself, unless the
     // launcher hosts it (storeHostedByLauncher).
@@ -28,9 +28,9 @@ struct TrainOptions {
     int masterPort = 0;
     int storeFd = -1;
     bool storeHostedByLauncher = false;  // the supervisor hosts the store: rank 0 connects like the others
-    std::string localAddr;           // this host's address toward masterAddr (Gloo binds it); empty: masterAddr
-    int localRank = -1;              // rank on this host: picks the CUDA device (-1: the global rank)
-    std::string runToken;            // the per-run token (read from the worker's stdin, never argv or environment)
+    std::string localAddr;               // this host's address toward masterAddr (Gloo binds it); empty: masterAddr
+    int localRank = -1;                  // rank on this host: picks the CUDA device (-1: the global rank)
+    std::string runToken;                // the per-run token (read from the worker's stdin, never argv or environment)
     int collectiveTimeoutMs = 30000;
 };
 

@@ -69,14 +69,21 @@ public:
     std::string key() const override { return m_key; }
     nlohmann::json summary() const override {
         const SftStats& s = m_cache->stats();
-        return {{"format", s.format},           {"template", s.chatTemplate},
-                {"records", s.records},         {"samples", s.samples},
-                {"bad_rows", s.badRows},        {"truncated", s.truncated},
-                {"dropped", s.dropped},         {"train_tokens", s.trainTokens},
+        return {{"format", s.format},
+                {"template", s.chatTemplate},
+                {"records", s.records},
+                {"samples", s.samples},
+                {"bad_rows", s.badRows},
+                {"truncated", s.truncated},
+                {"dropped", s.dropped},
+                {"train_tokens", s.trainTokens},
                 {"train_trainable_tokens", s.trainTrainableTokens},
-                {"mean_tokens", s.meanTokens},  {"p50_tokens", s.p50Tokens},
-                {"p95_tokens", s.p95Tokens},    {"max_tokens", s.maxTokens},
-                {"packing", m_packed},          {"from_cache", m_cache->fromCache()},
+                {"mean_tokens", s.meanTokens},
+                {"p50_tokens", s.p50Tokens},
+                {"p95_tokens", s.p95Tokens},
+                {"max_tokens", s.maxTokens},
+                {"packing", m_packed},
+                {"from_cache", m_cache->fromCache()},
                 {"cache_file", m_cache->file().string()}};
     }
     TrainBatch batch(bool eval, const std::vector<int64_t>& indices, const torch::Device& device) const override {
@@ -85,7 +92,8 @@ public:
         int64_t T = 1;
         for (int64_t i : indices) {
             if (i < 0 || i >= v.size())
-                throw Error("training data: sequence " + std::to_string(i) + " out of range (" + std::to_string(v.size()) + ")");
+                throw Error("training data: sequence " + std::to_string(i) + " out of range (" +
+                            std::to_string(v.size()) + ")");
             T = std::max(T, v.length(i));
         }
         auto ids = torch::zeros({B, T}, torch::kInt64);
@@ -182,14 +190,14 @@ std::unique_ptr<TrainingData> loadTrainingData(const TrainConfig& cfg, const Tok
     const SftStats& s = cache->stats();
     if (leader) {
         events.log("info", std::string(cache->fromCache() ? "token cache hit: " : "token cache written: ") +
-                               cache->file().string() + " (" + std::to_string(cache->train().size()) + " training sequences, " +
-                               std::to_string(s.samples) + " samples, format " + s.format + ", template " + s.chatTemplate +
-                               ", " + std::to_string(seconds) + " s)");
+                               cache->file().string() + " (" + std::to_string(cache->train().size()) +
+                               " training sequences, " + std::to_string(s.samples) + " samples, format " + s.format +
+                               ", template " + s.chatTemplate + ", " + std::to_string(seconds) + " s)");
         logBadRows(events, s.badRows, s.badRowMessages);
         if (s.truncated > 0 || s.dropped > 0)
-            events.log("info", std::to_string(s.truncated) + " sample(s) truncated to data.max_length = " +
-                                   std::to_string(d.maxLength) + ", " + std::to_string(s.dropped) +
-                                   " dropped (no response token left)");
+            events.log("info", std::to_string(s.truncated) +
+                                   " sample(s) truncated to data.max_length = " + std::to_string(d.maxLength) + ", " +
+                                   std::to_string(s.dropped) + " dropped (no response token left)");
     }
     if (cache->train().size() == 0) throw FormatError(d.train.string() + ": no training sequence");
     const std::string key = cache->file().stem().string();
@@ -218,7 +226,8 @@ void checkModelForData(const DataSection& data, const LanguageModel& model) {
 
 torch::Tensor forwardBatch(LanguageModel& model, const TrainBatch& batch) {
     if (batch.positionIds.defined()) return model.forwardPacked(batch.inputIds, batch.positionIds);
-    if (batch.tokenTypeIds.defined()) return model.forwardWithTokenTypes(batch.inputIds, batch.attentionMask, batch.tokenTypeIds);
+    if (batch.tokenTypeIds.defined())
+        return model.forwardWithTokenTypes(batch.inputIds, batch.attentionMask, batch.tokenTypeIds);
     return model.forward(batch.inputIds, batch.attentionMask);
 }
 

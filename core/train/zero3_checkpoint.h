@@ -14,6 +14,7 @@ bool isZero3Checkpoint(const std::filesystem::path& checkpointDir);
 
 // Writes outDir/{config.json, model.safetensors (in `dtype`), tokenizer files} from the ranks' master shards.
 // Errors name the shard file and tensor when a shard is missing or does not match the partition.
-void exportZero3Checkpoint(const std::filesystem::path& checkpointDir, const std::filesystem::path& outDir, torch::Dtype dtype);
+void exportZero3Checkpoint(const std::filesystem::path& checkpointDir, const std::filesystem::path& outDir,
+                           torch::Dtype dtype);
 
 }  // namespace fts

@@ -23,9 +23,12 @@ constexpr size_t kBufferBytes = 1 << 20;
 
 std::string bytesText(uint64_t n) {
     char buf[64];
-    if (n >= (uint64_t(1) << 30)) std::snprintf(buf, sizeof buf, "%.2f GiB", double(n) / double(uint64_t(1) << 30));
-    else if (n >= (uint64_t(1) << 20)) std::snprintf(buf, sizeof buf, "%.1f MiB", double(n) / double(uint64_t(1) << 20));
-    else std::snprintf(buf, sizeof buf, "%llu bytes", static_cast<unsigned long long>(n));
+    if (n >= (uint64_t(1) << 30))
+        std::snprintf(buf, sizeof buf, "%.2f GiB", double(n) / double(uint64_t(1) << 30));
+    else if (n >= (uint64_t(1) << 20))
+        std::snprintf(buf, sizeof buf, "%.1f MiB", double(n) / double(uint64_t(1) << 20));
+    else
+        std::snprintf(buf, sizeof buf, "%llu bytes", static_cast<unsigned long long>(n));
     return buf;
 }
 
@@ -39,7 +42,8 @@ AtomicFileWriter::AtomicFileWriter(const fs::path& target, mode_t mode) : m_targ
     fs::create_directories(dir, ec);
     m_tmp = dir / ("." + target.filename().string() + ".tmp" + std::to_string(std::random_device{}()));
     m_fd = ::open(m_tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode);
-    if (m_fd < 0) throw IoError(target.string() + ": cannot create " + m_tmp.filename().string() + ": " + std::strerror(errno));
+    if (m_fd < 0)
+        throw IoError(target.string() + ": cannot create " + m_tmp.filename().string() + ": " + std::strerror(errno));
     m_hash = XXH3_createState();
     XXH3_64bits_reset(state(m_hash));
     m_buffer.reserve(kBufferBytes);
@@ -81,8 +85,10 @@ void AtomicFileWriter::writeRaw(const char* p, size_t size, int64_t at) {
         }
         p += n;
         size -= size_t(n);
-        if (at < 0) m_onDisk += uint64_t(n);
-        else at += n;
+        if (at < 0)
+            m_onDisk += uint64_t(n);
+        else
+            at += n;
     }
 }
 

@@ -33,7 +33,8 @@ std::vector<std::string> checkpointDamage(const fs::path& dir) {
     } catch (const std::exception& e) {
         return {manifest.string() + ": unreadable (" + e.what() + ")"};
     }
-    if (!doc.is_object() || doc.value("algorithm", "") != "xxh3-64" || !doc.contains("files") || !doc["files"].is_object())
+    if (!doc.is_object() || doc.value("algorithm", "") != "xxh3-64" || !doc.contains("files") ||
+        !doc["files"].is_object())
         return {manifest.string() + ": expected {\"algorithm\": \"xxh3-64\", \"files\": {name: checksum}}"};
     std::vector<std::string> problems;
     for (const auto& [name, want] : doc["files"].items()) {
@@ -56,7 +57,8 @@ std::vector<std::string> checkpointDamage(const fs::path& dir) {
     return problems;
 }
 
-fs::path newestIntactCheckpoint(const fs::path& outputDir, const std::function<void(const fs::path&, const std::string&)>& report) {
+fs::path newestIntactCheckpoint(const fs::path& outputDir,
+                                const std::function<void(const fs::path&, const std::string&)>& report) {
     // The checkpoint `latest` names (what resume has always taken), then the older ones, newest first.
     const fs::path latest = latestCheckpoint(outputDir);
     if (latest.empty()) return {};

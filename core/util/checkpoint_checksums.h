@@ -26,7 +26,8 @@ std::vector<std::string> checkpointDamage(const std::filesystem::path& dir);
 
 // The newest checkpoint of outputDir whose files are intact. Each newer damaged one is reported through
 // `report` (its folder and what is wrong) and skipped. Empty when there is no intact checkpoint.
-std::filesystem::path newestIntactCheckpoint(const std::filesystem::path& outputDir,
-                                             const std::function<void(const std::filesystem::path&, const std::string&)>& report);
+std::filesystem::path newestIntactCheckpoint(
+    const std::filesystem::path& outputDir,
+    const std::function<void(const std::filesystem::path&, const std::string&)>& report);
 
 }  // namespace fts

@@ -24,8 +24,10 @@ ChildProcess spawnChild(const std::vector<std::string>& argv, const SpawnOptions
         throw IoError("cannot create pipes for " + argv[0] + ": " + std::strerror(errno));
     posix_spawn_file_actions_t fa;
     posix_spawn_file_actions_init(&fa);
-    if (o.pipeStdin) posix_spawn_file_actions_adddup2(&fa, inPipe[0], 0);
-    else posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+    if (o.pipeStdin)
+        posix_spawn_file_actions_adddup2(&fa, inPipe[0], 0);
+    else
+        posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
     posix_spawn_file_actions_adddup2(&fa, outPipe[1], 1);
     posix_spawn_file_actions_adddup2(&fa, errPipe[1], 2);
     if (o.passFd >= 0) posix_spawn_file_actions_adddup2(&fa, o.passFd, 3);

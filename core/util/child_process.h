@@ -17,10 +17,10 @@ struct ChildProcess {
 };
 
 struct SpawnOptions {
-    std::vector<std::string> env;   // the whole environment, NAME=VALUE
-    bool pipeStdin = true;          // else the child's stdin is /dev/null
+    std::vector<std::string> env;  // the whole environment, NAME=VALUE
+    bool pipeStdin = true;         // else the child's stdin is /dev/null
     bool ownProcessGroup = true;
-    int passFd = -1;                // >= 0: given to the child as fd 3
+    int passFd = -1;  // >= 0: given to the child as fd 3
     // The child starts with SIGTERM and SIGINT blocked, for a child that installs its own handlers and then
     // unblocks them (unblockStopSignals): a stop sent while it is still loading waits for the handler instead
     // of killing it (a training rank needs a few hundred ms to load LibTorch before its main runs).

@@ -38,15 +38,17 @@ void checkJsonLimits(std::string_view text, int maxDepth) {
             continue;
         }
         switch (c) {
-            case '"': inString = true; break;
+            case '"':
+                inString = true;
+                break;
             case '[':
             case '{':
                 if (++depth > maxDepth)
-                    throw nlohmann::json::parse_error::create(
-                        101, i + 1,
-                        "syntax error: arrays and objects nested more than " + std::to_string(maxDepth) +
-                            " levels deep (the limit for JSON input)",
-                        nullptr);
+                    throw nlohmann::json::parse_error::create(101, i + 1,
+                                                              "syntax error: arrays and objects nested more than " +
+                                                                  std::to_string(maxDepth) +
+                                                                  " levels deep (the limit for JSON input)",
+                                                              nullptr);
                 break;
             case ']':
             case '}':
@@ -58,8 +60,10 @@ void checkJsonLimits(std::string_view text, int maxDepth) {
                     while (end < text.size() && isNumberChar(text[end])) ++end;
                     if (numberOverflows(text.substr(i, end - i)))
                         throw nlohmann::json::parse_error::create(
-                            101, i + 1, "syntax error: number " + std::string(text.substr(i, std::min<size_t>(end - i, 40))) +
-                                            " is out of range (beyond a 64-bit float)", nullptr);
+                            101, i + 1,
+                            "syntax error: number " + std::string(text.substr(i, std::min<size_t>(end - i, 40))) +
+                                " is out of range (beyond a 64-bit float)",
+                            nullptr);
                     i = end - 1;
                 }
                 break;

@@ -45,7 +45,8 @@ ModelWeights openIndex(const fs::path& dir, const fs::path& index) {
     std::error_code ec;
     for (auto it = j["weight_map"].begin(); it != j["weight_map"].end(); ++it) {
         if (!it->is_string())
-            throw FormatError(index.string() + ": weight_map[\"" + it.key() + "\"]: expected a shard file name, found " + it->dump());
+            throw FormatError(index.string() + ": weight_map[\"" + it.key() +
+                              "\"]: expected a shard file name, found " + it->dump());
         const std::string shardName = it->get<std::string>();
         if (shardName.empty() || fs::path(shardName).is_absolute() || shardName.find("..") != std::string::npos)
             throw FormatError(index.string() + ": weight_map[\"" + it.key() + "\"]: shard \"" + shardName +
@@ -77,7 +78,8 @@ ModelWeights openIndex(const fs::path& dir, const fs::path& index) {
 
 bool hasSafetensorsWeights(const fs::path& dir) {
     std::error_code ec;
-    return fs::is_regular_file(dir / "model.safetensors", ec) || fs::is_regular_file(dir / "model.safetensors.index.json", ec);
+    return fs::is_regular_file(dir / "model.safetensors", ec) ||
+           fs::is_regular_file(dir / "model.safetensors.index.json", ec);
 }
 
 ModelWeights openModelWeights(const fs::path& dir) {

@@ -21,7 +21,8 @@
 #include "core/util/error.h"
 #include "core/util/json_parse.h"
 
-static_assert(std::endian::native == std::endian::little, "safetensors data is little-endian; big-endian hosts are unsupported");
+static_assert(std::endian::native == std::endian::little,
+              "safetensors data is little-endian; big-endian hosts are unsupported");
 
 namespace fts {
 namespace fs = std::filesystem;
@@ -36,13 +37,20 @@ struct DtypeInfo {
     size_t size;
 };
 constexpr std::array<DtypeInfo, 15> kDtypes{{
-    {SafetensorsDtype::Bool, "BOOL", 1},     {SafetensorsDtype::U8, "U8", 1},
-    {SafetensorsDtype::I8, "I8", 1},         {SafetensorsDtype::F8E5M2, "F8_E5M2", 1},
-    {SafetensorsDtype::F8E4M3, "F8_E4M3", 1}, {SafetensorsDtype::I16, "I16", 2},
-    {SafetensorsDtype::U16, "U16", 2},       {SafetensorsDtype::F16, "F16", 2},
-    {SafetensorsDtype::BF16, "BF16", 2},     {SafetensorsDtype::I32, "I32", 4},
-    {SafetensorsDtype::U32, "U32", 4},       {SafetensorsDtype::F32, "F32", 4},
-    {SafetensorsDtype::F64, "F64", 8},       {SafetensorsDtype::I64, "I64", 8},
+    {SafetensorsDtype::Bool, "BOOL", 1},
+    {SafetensorsDtype::U8, "U8", 1},
+    {SafetensorsDtype::I8, "I8", 1},
+    {SafetensorsDtype::F8E5M2, "F8_E5M2", 1},
+    {SafetensorsDtype::F8E4M3, "F8_E4M3", 1},
+    {SafetensorsDtype::I16, "I16", 2},
+    {SafetensorsDtype::U16, "U16", 2},
+    {SafetensorsDtype::F16, "F16", 2},
+    {SafetensorsDtype::BF16, "BF16", 2},
+    {SafetensorsDtype::I32, "I32", 4},
+    {SafetensorsDtype::U32, "U32", 4},
+    {SafetensorsDtype::F32, "F32", 4},
+    {SafetensorsDtype::F64, "F64", 8},
+    {SafetensorsDtype::I64, "I64", 8},
     {SafetensorsDtype::U64, "U64", 8},
 }};
 
@@ -120,14 +128,16 @@ namespace {
 // Parses one tensor's header entry; `where` prefixes every message ("<file>: tensor 'x'").
 TensorEntry parseEntry(const std::string& name, const nlohmann::json& info, const std::string& where) {
     using nlohmann::json;
-    if (!info.is_object()) throw FormatError(where + ": expected an object {dtype, shape, data_offsets}, found " + info.dump());
+    if (!info.is_object())
+        throw FormatError(where + ": expected an object {dtype, shape, data_offsets}, found " + info.dump());
     TensorEntry e;
     e.name = name;
     auto dt = info.find("dtype");
     if (dt == info.end() || !dt->is_string()) throw FormatError(where + ": missing or non-string \"dtype\"");
     auto parsed = parseDtypeName(dt->get_ref<const std::string&>());
     if (!parsed)
-        throw FormatError(where + ": unknown dtype \"" + dt->get<std::string>() + "\" (supported: " + supportedDtypeList() + ")");
+        throw FormatError(where + ": unknown dtype \"" + dt->get<std::string>() +
+                          "\" (supported: " + supportedDtypeList() + ")");
     e.dtype = *parsed;
     auto sh = info.find("shape");
     if (sh == info.end() || !sh->is_array()) throw FormatError(where + ": missing or non-array \"shape\"");
@@ -207,20 +217,20 @@ std::shared_ptr<SafetensorsFile> SafetensorsFile::open(const fs::path& path) {
     nlohmann::json header;
     try {
         checkJsonLimits(headerText);
-        header = nlohmann::json::parse(
-            headerText.begin(), headerText.end(),
-            [&](int depth, nlohmann::json::parse_event_t event, nlohmann::json& parsed) {
-                if (event == nlohmann::json::parse_event_t::key && depth == 1) {
-                    const auto& key = parsed.get_ref<const std::string&>();
-                    if (!seen.insert(key).second) duplicates.push_back(key);
-                }
-                return true;
-            });
+        header = nlohmann::json::parse(headerText.begin(), headerText.end(),
+                                       [&](int depth, nlohmann::json::parse_event_t event, nlohmann::json& parsed) {
+                                           if (event == nlohmann::json::parse_event_t::key && depth == 1) {
+                                               const auto& key = parsed.get_ref<const std::string&>();
+                                               if (!seen.insert(key).second) duplicates.push_back(key);
+                                           }
+                                           return true;
+                                       });
     } catch (const nlohmann::json::exception& e) {
         throw FormatError(file + ": header is not valid JSON: " + e.what());
     }
     if (!header.is_object()) throw FormatError(file + ": header is not a JSON object");
-    if (!duplicates.empty()) throw FormatError(file + ": duplicate tensor name " + nameQuoted(duplicates.front()) + " in the header");
+    if (!duplicates.empty())
+        throw FormatError(file + ": duplicate tensor name " + nameQuoted(duplicates.front()) + " in the header");
 
     const uint64_t bufferSize = fileSize - 8 - n;
     for (auto it = header.begin(); it != header.end(); ++it) {
@@ -228,7 +238,8 @@ std::shared_ptr<SafetensorsFile> SafetensorsFile::open(const fs::path& path) {
             if (!it->is_object()) throw FormatError(file + ": \"__metadata__\" must be an object of strings");
             for (auto m = it->begin(); m != it->end(); ++m) {
                 if (!m->is_string())
-                    throw FormatError(file + ": \"__metadata__\" value for key " + nameQuoted(m.key()) + " must be a string, found " + m->dump());
+                    throw FormatError(file + ": \"__metadata__\" value for key " + nameQuoted(m.key()) +
+                                      " must be a string, found " + m->dump());
                 self->m_metadata[m.key()] = m->get<std::string>();
             }
             continue;
@@ -261,8 +272,9 @@ std::shared_ptr<SafetensorsFile> SafetensorsFile::open(const fs::path& path) {
         prev = &e;
     }
     if (expected != bufferSize)
-        throw FormatError(file + ": " + std::to_string(bufferSize - expected) +
-                          " trailing bytes after the last tensor belong to no tensor (offsets must cover the whole buffer)");
+        throw FormatError(
+            file + ": " + std::to_string(bufferSize - expected) +
+            " trailing bytes after the last tensor belong to no tensor (offsets must cover the whole buffer)");
 
     for (size_t i = 0; i < ts.size(); ++i) self->m_index.emplace(ts[i].name, i);
     self->m_dataStart = base + 8 + n;
@@ -297,11 +309,13 @@ std::vector<const TensorView*> writeOrder(const std::vector<TensorView>& tensors
 
 }  // namespace
 
-std::string safetensorsHeader(const std::vector<TensorView>& tensors, const std::map<std::string, std::string>& metadata) {
+std::string safetensorsHeader(const std::vector<TensorView>& tensors,
+                              const std::map<std::string, std::string>& metadata) {
     std::set<std::string> names;
     for (const auto& t : tensors) {
         if (t.name.empty()) throw FormatError("safetensors: a tensor has an empty name");
-        if (t.name == "__metadata__") throw FormatError("safetensors: \"__metadata__\" is reserved and cannot name a tensor");
+        if (t.name == "__metadata__")
+            throw FormatError("safetensors: \"__metadata__\" is reserved and cannot name a tensor");
         if (!names.insert(t.name).second) throw FormatError("safetensors: duplicate tensor name " + nameQuoted(t.name));
     }
     std::string h = "{";
@@ -319,8 +333,8 @@ std::string safetensorsHeader(const std::vector<TensorView>& tensors, const std:
     uint64_t offset = 0;
     for (const TensorView* t : writeOrder(tensors)) {
         const uint64_t size = t->nbytes();
-        h += (first ? "" : ",") + jsonString(t->name, "tensor name") + ":{\"dtype\":\"" + std::string(dtypeName(t->dtype)) +
-             "\",\"shape\":[";
+        h += (first ? "" : ",") + jsonString(t->name, "tensor name") + ":{\"dtype\":\"" +
+             std::string(dtypeName(t->dtype)) + "\",\"shape\":[";
         for (size_t i = 0; i < t->shape.size(); ++i) h += (i ? "," : "") + std::to_string(t->shape[i]);
         h += "],\"data_offsets\":[" + std::to_string(offset) + "," + std::to_string(offset + size) + "]}";
         offset += size;
@@ -344,7 +358,9 @@ uint64_t writeSafetensors(const fs::path& path, const std::vector<TensorView>& t
             if (want) out.write(t->data, size_t(want));
             continue;
         }
-        if (!t->fill) throw FormatError(path.string() + ": tensor " + nameQuoted(t->name) + " has neither data nor a fill function");
+        if (!t->fill)
+            throw FormatError(path.string() + ": tensor " + nameQuoted(t->name) +
+                              " has neither data nor a fill function");
         uint64_t got = 0;
         t->fill([&](const void* p, size_t size) {
             got += size;

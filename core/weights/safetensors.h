@@ -20,15 +20,15 @@ namespace fts {
 // (huggingface/safetensors `Dtype`), which the writer uses to sort tensors.
 enum class SafetensorsDtype { Bool, U8, I8, F8E5M2, F8E4M3, I16, U16, F16, BF16, I32, U32, F32, F64, I64, U64 };
 
-std::string_view dtypeName(SafetensorsDtype dtype);               // "F32", "BF16", ...
-size_t dtypeSize(SafetensorsDtype dtype);                         // bytes per element
+std::string_view dtypeName(SafetensorsDtype dtype);                     // "F32", "BF16", ...
+size_t dtypeSize(SafetensorsDtype dtype);                               // bytes per element
 std::optional<SafetensorsDtype> parseDtypeName(std::string_view name);  // nullopt for an unknown name
 
 struct TensorEntry {
     std::string name;
     SafetensorsDtype dtype = SafetensorsDtype::F32;
-    std::vector<int64_t> shape;  // empty = scalar
-    uint64_t begin = 0, end = 0; // byte offsets into the data buffer (after the header)
+    std::vector<int64_t> shape;   // empty = scalar
+    uint64_t begin = 0, end = 0;  // byte offsets into the data buffer (after the header)
     uint64_t nbytes() const { return end - begin; }
     int64_t numel() const;
 };
@@ -93,6 +93,6 @@ std::string safetensorsHeader(const std::vector<TensorView>& tensors,
 // Write atomically (temporary sibling, fsync, rename, fsync of the folder; AtomicFileWriter). Tensor bytes are
 // streamed. Returns the xxh3-64 of the file's bytes, computed as they were written.
 uint64_t writeSafetensors(const std::filesystem::path& path, const std::vector<TensorView>& tensors,
-                      const std::map<std::string, std::string>& metadata = {});
+                          const std::map<std::string, std::string>& metadata = {});
 
 }  // namespace fts

@@ -13,8 +13,8 @@ namespace fts {
 struct ModelStateBytes {
     std::map<std::string, int64_t> parameters;  // dtype name ("float32", "bfloat16", ...) -> bytes
     std::map<std::string, int64_t> gradients;
-    std::map<std::string, int64_t> optimizer;   // fp32 master copy and AdamW moments
-    int64_t buckets = 0;                         // communication buffers held between steps (reduce bucket)
+    std::map<std::string, int64_t> optimizer;  // fp32 master copy and AdamW moments
+    int64_t buckets = 0;                       // communication buffers held between steps (reduce bucket)
     int64_t hostOffload = 0;  // optimizer state offloaded to host memory (and NVMe swap buffers); not in total()
     int64_t nvmeOffload = 0;  // optimizer state in swap files on NVMe; not in total()
     static int64_t sum(const std::map<std::string, int64_t>& m);

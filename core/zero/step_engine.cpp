@@ -45,7 +45,8 @@ std::vector<torch::Tensor> fp32Masters(const std::vector<torch::Tensor>& params)
 
 class Stage0Engine : public StepEngine {
 public:
-    Stage0Engine(std::vector<torch::Tensor> params, const OptimizerConfig& cfg, Communicator& comm, const Fp16Config& fp16)
+    Stage0Engine(std::vector<torch::Tensor> params, const OptimizerConfig& cfg, Communicator& comm,
+                 const Fp16Config& fp16)
         : StepEngine(fp16, comm.worldSize()),
           m_params(std::move(params)),
           m_masters(fp32Masters(m_params)),
@@ -72,7 +73,8 @@ public:
         }
         std::vector<torch::Tensor>& target = m_masters.empty() ? m_params : m_masters;
         for (size_t i = 0; i < m_masters.size(); ++i)
-            m_masters[i].mutable_grad() = m_params[i].grad().defined() ? m_params[i].grad().to(torch::kFloat32) : torch::Tensor();
+            m_masters[i].mutable_grad() =
+                m_params[i].grad().defined() ? m_params[i].grad().to(torch::kFloat32) : torch::Tensor();
         if (lossScale != 1.0)
             for (auto& p : target)
                 if (p.grad().defined()) p.grad().div_(lossScale);
@@ -180,11 +182,11 @@ class Stage3Engine : public ShardedEngine<Zero3Optimizer> {
 public:
     Stage3Engine(LanguageModel& model, const OptimizerConfig& cfg, const Fp16Config& fp16, Communicator& comm,
                  const Zero3Options& o, const std::vector<std::vector<int64_t>>& fullShapes)
-        : ShardedEngine(fp16, comm.worldSize(), parameterSlots(model), parameterNames(model), model.blockParameterRanges(), cfg, comm, o, fullShapes),
+        : ShardedEngine(fp16, comm.worldSize(), parameterSlots(model), parameterNames(model),
+                        model.blockParameterRanges(), cfg, comm, o, fullShapes),
           m_model(model) {
-        m_model.setBlockRunner([this](const LanguageModel::BlockFn& block, const torch::Tensor& h, size_t first, size_t count) {
-            return m_zero.runBlock(block, h, first, count);
-        });
+        m_model.setBlockRunner([this](const LanguageModel::BlockFn& block, const torch::Tensor& h, size_t first,
+                                      size_t count) { return m_zero.runBlock(block, h, first, count); });
     }
     ~Stage3Engine() override { m_model.setBlockRunner(nullptr); }
     void beginForwardOnly() override { m_zero.beginForwardOnly(); }
@@ -208,9 +210,8 @@ public:
         : ShardedEngine(fp16, comm.worldSize(), std::move(adapters), cfg, comm, adapterOptions),
           m_model(model),
           m_base(parameterSlots(model), parameterNames(model), model.blockParameterRanges(), cfg, comm, baseOptions) {
-        m_model.setBlockRunner([this](const LanguageModel::BlockFn& block, const torch::Tensor& h, size_t first, size_t count) {
-            return m_base.runBlock(block, h, first, count);
-        });
+        m_model.setBlockRunner([this](const LanguageModel::BlockFn& block, const torch::Tensor& h, size_t first,
+                                      size_t count) { return m_base.runBlock(block, h, first, count); });
     }
     ~Stage3LoraEngine() override { m_model.setBlockRunner(nullptr); }
     void beginMicroStep(bool last) override {
@@ -239,8 +240,9 @@ private:
 
 }  // namespace
 
-std::unique_ptr<StepEngine> makeStepEngine(std::vector<torch::Tensor> params, const DeepSpeedConfig& ds, Communicator& comm,
-                                           LanguageModel* model, const std::vector<std::vector<int64_t>>& partitionedShapes,
+std::unique_ptr<StepEngine> makeStepEngine(std::vector<torch::Tensor> params, const DeepSpeedConfig& ds,
+                                           Communicator& comm, LanguageModel* model,
+                                           const std::vector<std::vector<int64_t>>& partitionedShapes,
                                            const std::string& runKey) {
     const PartitionPlacement placement = partitionPlacement(ds, runKey, comm.rank());
     if (ds.zeroStage == 0) return std::make_unique<Stage0Engine>(std::move(params), ds.optimizer, comm, ds.fp16);

@@ -77,8 +77,8 @@ private:
 // partitionedShapes non-empty: the model was loaded with ModelLoadOptions::partition = stage3RankPart (its tensors
 // are this rank's parts) and these are the full shapes.
 // runKey names the run in offload swap folders (<nvme_path>/<runKey>/rank<r>/).
-std::unique_ptr<StepEngine> makeStepEngine(std::vector<torch::Tensor> params, const DeepSpeedConfig& ds, Communicator& comm,
-                                           LanguageModel* model = nullptr,
+std::unique_ptr<StepEngine> makeStepEngine(std::vector<torch::Tensor> params, const DeepSpeedConfig& ds,
+                                           Communicator& comm, LanguageModel* model = nullptr,
                                            const std::vector<std::vector<int64_t>>& partitionedShapes = {},
                                            const std::string& runKey = "run");
 

@@ -24,13 +24,17 @@ int64_t numelOf(const std::vector<int64_t>& shape) {
     return n;
 }
 
-int64_t shardElemsOf(const std::vector<torch::Tensor*>& slots, const std::vector<std::vector<int64_t>>& fullShapes, int world) {
+int64_t shardElemsOf(const std::vector<torch::Tensor*>& slots, const std::vector<std::vector<int64_t>>& fullShapes,
+                     int world) {
     int64_t s = 0;
-    for (size_t i = 0; i < slots.size(); ++i) s += ((fullShapes.empty() ? slots[i]->numel() : numelOf(fullShapes[i])) + world - 1) / world;
+    for (size_t i = 0; i < slots.size(); ++i)
+        s += ((fullShapes.empty() ? slots[i]->numel() : numelOf(fullShapes[i])) + world - 1) / world;
     return s;
 }
 
-torch::Device deviceOf(const std::vector<torch::Tensor*>& slots) { return slots.empty() ? torch::Device(torch::kCPU) : slots[0]->device(); }
+torch::Device deviceOf(const std::vector<torch::Tensor*>& slots) {
+    return slots.empty() ? torch::Device(torch::kCPU) : slots[0]->device();
+}
 
 struct Zero3BlockHolder : torch::CustomClassHolder {
     Zero3Optimizer* zero = nullptr;
@@ -57,7 +61,8 @@ struct Zero3BlockFunction : torch::autograd::Function<Zero3BlockFunction> {
         return out;
     }
 
-    static torch::autograd::variable_list backward(torch::autograd::AutogradContext* ctx, torch::autograd::variable_list gradOut) {
+    static torch::autograd::variable_list backward(torch::autograd::AutogradContext* ctx,
+                                                   torch::autograd::variable_list gradOut) {
         auto holder = c10::static_intrusive_pointer_cast<Zero3BlockHolder>(ctx->saved_data["block"].toCapsule());
         Zero3Optimizer& z = *holder->zero;
         const auto saved = ctx->get_saved_variables();
@@ -94,17 +99,20 @@ struct Zero3BlockFunction : torch::autograd::Function<Zero3BlockFunction> {
 }  // namespace
 
 Zero3Optimizer::Zero3Optimizer(std::vector<torch::Tensor*> slots, std::vector<std::string> names,
-                               std::vector<std::pair<size_t, size_t>> blocks, const OptimizerConfig& cfg, Communicator& comm,
-                               const Zero3Options& options, const std::vector<std::vector<int64_t>>& fullShapes)
+                               std::vector<std::pair<size_t, size_t>> blocks, const OptimizerConfig& cfg,
+                               Communicator& comm, const Zero3Options& options,
+                               const std::vector<std::vector<int64_t>>& fullShapes)
     : m_slots(std::move(slots)),
       m_comm(comm),
       m_opt(options),
       m_dtype(m_slots.empty() ? torch::kFloat32 : m_slots.front()->scalar_type()),
       m_device(deviceOf(m_slots)),
       m_shardElems(shardElemsOf(m_slots, fullShapes, comm.worldSize())) {
-    if (m_opt.reduceBucketElems < 1 || m_opt.allgatherBucketElems < 1 || m_opt.prefetchBucketElems < 0 || m_opt.maxLiveElems < 0)
-        throw ConfigError("deepspeed.zero_optimization: reduce_bucket_size and allgather_bucket_size must be >= 1, "
-                          "stage3_max_live_parameters and stage3_prefetch_bucket_size >= 0");
+    if (m_opt.reduceBucketElems < 1 || m_opt.allgatherBucketElems < 1 || m_opt.prefetchBucketElems < 0 ||
+        m_opt.maxLiveElems < 0)
+        throw ConfigError(
+            "deepspeed.zero_optimization: reduce_bucket_size and allgather_bucket_size must be >= 1, "
+            "stage3_max_live_parameters and stage3_prefetch_bucket_size >= 0");
     if (names.size() != m_slots.size() || (!fullShapes.empty() && fullShapes.size() != m_slots.size()))
         throw Error("ZeRO stage 3: one name (and full shape) per parameter expected");
     const int world = comm.worldSize(), me = comm.rank();
@@ -127,13 +135,13 @@ Zero3Optimizer::Zero3Optimizer(std::vector<torch::Tensor*> slots, std::vector<st
         p.persistent = p.numel <= m_opt.persistenceThreshold;
         if (!fullShapes.empty() && !p.persistent) {  // the slot holds this rank's chunk already
             if (t.numel() != p.chunk)
-                throw Error("ZeRO stage 3: '" + p.name + "' holds " + std::to_string(t.numel()) + " elements, expected its chunk of " +
-                            std::to_string(p.chunk));
+                throw Error("ZeRO stage 3: '" + p.name + "' holds " + std::to_string(t.numel()) +
+                            " elements, expected its chunk of " + std::to_string(p.chunk));
             shard.narrow(0, off, p.chunk).copy_(t.detach().reshape({-1}));
         } else {
             if (t.numel() != p.numel)
-                throw Error("ZeRO stage 3: '" + p.name + "' holds " + std::to_string(t.numel()) + " elements, expected " +
-                            std::to_string(p.numel));
+                throw Error("ZeRO stage 3: '" + p.name + "' holds " + std::to_string(t.numel()) +
+                            " elements, expected " + std::to_string(p.numel));
             const int64_t lo = std::min(p.numel, me * p.chunk), len = std::min(p.chunk, p.numel - lo);
             if (len > 0) shard.narrow(0, off, len).copy_(t.detach().reshape({-1}).narrow(0, lo, len));
             if (p.persistent && !fullShapes.empty()) t = t.detach().view(p.shape);
@@ -146,8 +154,9 @@ Zero3Optimizer::Zero3Optimizer(std::vector<torch::Tensor*> slots, std::vector<st
     size_t largest = 0;
     for (size_t i = 0; i < m_params.size(); ++i)
         if (m_params[i].chunk > m_params[largest].chunk) largest = i;
-    m_store = std::make_unique<ParamShardStore>(shard, m_opt.paramPlacement, m_params.empty() ? 0 : m_params[largest].chunk,
-                                                m_params.empty() ? std::string() : m_params[largest].name);
+    m_store =
+        std::make_unique<ParamShardStore>(shard, m_opt.paramPlacement, m_params.empty() ? 0 : m_params[largest].chunk,
+                                          m_params.empty() ? std::string() : m_params[largest].name);
     if (!m_opt.frozen) m_state = std::make_unique<PartitionStep>(shard, cfg, m_opt.placement, m_dtype, m_store.get());
     shard = torch::Tensor();
     m_live.assign(m_slots.size(), 0);
@@ -155,8 +164,8 @@ Zero3Optimizer::Zero3Optimizer(std::vector<torch::Tensor*> slots, std::vector<st
     for (size_t b = 0; b < blocks.size(); ++b) {
         const auto [first, count] = blocks[b];
         if (count == 0 || first + count > m_slots.size())
-            throw Error("ZeRO stage 3: block " + std::to_string(b) + " covers parameters [" + std::to_string(first) + ", " +
-                        std::to_string(first + count) + ") of " + std::to_string(m_slots.size()));
+            throw Error("ZeRO stage 3: block " + std::to_string(b) + " covers parameters [" + std::to_string(first) +
+                        ", " + std::to_string(first + count) + ") of " + std::to_string(m_slots.size()));
         std::vector<size_t> ps;
         for (size_t i = first; i < first + count; ++i) {
             if (m_blockOf[i] != -1) throw Error("ZeRO stage 3: parameter '" + m_params[i].name + "' is in two blocks");
@@ -169,7 +178,8 @@ Zero3Optimizer::Zero3Optimizer(std::vector<torch::Tensor*> slots, std::vector<st
         if (m_blockOf[i] == -1) m_outside.push_back(i);
     int64_t largestRange = 0;  // what readAhead() asks for: a block's shard range
     for (const auto& ps : m_blockParams)
-        largestRange = std::max(largestRange, m_params[ps.back()].offset + m_params[ps.back()].chunk - m_params[ps.front()].offset);
+        largestRange = std::max(largestRange,
+                                m_params[ps.back()].offset + m_params[ps.back()].chunk - m_params[ps.front()].offset);
     m_store->setReadAheadBound(int(std::min<size_t>(2, m_blockParams.size())), largestRange);
     m_store->setSpanBound(m_opt.placement.subGroupElems);
     // At rest: a placeholder for every partitioned parameter; persistent ones stay whole.
@@ -190,7 +200,9 @@ torch::Tensor Zero3Optimizer::rankPart(const torch::Tensor& full, int rank, int 
     return part;
 }
 
-torch::Tensor Zero3Optimizer::placeholder() const { return torch::empty({0}, torch::TensorOptions().dtype(m_dtype).device(m_device)); }
+torch::Tensor Zero3Optimizer::placeholder() const {
+    return torch::empty({0}, torch::TensorOptions().dtype(m_dtype).device(m_device));
+}
 
 int64_t Zero3Optimizer::blockElems(size_t block) const {
     int64_t n = 0;
@@ -442,8 +454,12 @@ ModelStateBytes Zero3Optimizer::modelState() const {
 nlohmann::json Zero3Optimizer::partitionJson() const {
     nlohmann::json params = nlohmann::json::array();
     for (const Zero3Param& p : m_params)
-        params.push_back({{"name", p.name}, {"shape", p.shape}, {"numel", p.numel}, {"chunk", p.chunk}, {"offset", p.offset}});
-    return {{"world_size", m_comm.worldSize()}, {"shard_elements", m_shardElems}, {"dtype", dtypeName(m_dtype)}, {"params", params}};
+        params.push_back(
+            {{"name", p.name}, {"shape", p.shape}, {"numel", p.numel}, {"chunk", p.chunk}, {"offset", p.offset}});
+    return {{"world_size", m_comm.worldSize()},
+            {"shard_elements", m_shardElems},
+            {"dtype", dtypeName(m_dtype)},
+            {"params", params}};
 }
 
 std::vector<std::pair<std::string, torch::Tensor>> Zero3Optimizer::shardTensors() const {

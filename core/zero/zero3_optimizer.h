@@ -62,9 +62,9 @@ public:
     // replaced by placeholders (persistent ones stay). names: their HF names. blocks: (first slot, count) of each
     // block in forward order. Every parameter is trained (one dtype: float32, bfloat16 or float16).
     // fullShapes non-empty: the slots already hold rankPart() of each parameter (a streamed load) of these shapes.
-    Zero3Optimizer(std::vector<torch::Tensor*> slots, std::vector<std::string> names, std::vector<std::pair<size_t, size_t>> blocks,
-                   const OptimizerConfig& cfg, Communicator& comm, const Zero3Options& options,
-                   const std::vector<std::vector<int64_t>>& fullShapes = {});
+    Zero3Optimizer(std::vector<torch::Tensor*> slots, std::vector<std::string> names,
+                   std::vector<std::pair<size_t, size_t>> blocks, const OptimizerConfig& cfg, Communicator& comm,
+                   const Zero3Options& options, const std::vector<std::vector<int64_t>>& fullShapes = {});
 
     // What rank `rank` of `world` keeps of a full parameter: the whole tensor when it has at most
     // persistenceThreshold elements, else its chunk (ceil(numel / world) elements, zero-padded), as a new tensor.
@@ -100,12 +100,13 @@ public:
     nlohmann::json partitionJson() const;
 
     // Observations for tests.
-    int64_t gathers() const { return m_gathers; }             // all-gather collectives issued for parameters
-    int64_t peakLiveElems() const { return m_peakLive; }      // most non-persistent elements gathered at once
+    int64_t gathers() const { return m_gathers; }         // all-gather collectives issued for parameters
+    int64_t peakLiveElems() const { return m_peakLive; }  // most non-persistent elements gathered at once
     int64_t reductions() const { return m_reductions; }
 
     std::vector<std::pair<std::string, torch::Tensor>> shardTensors() const;  // master, exp_avg, exp_avg_sq
-    void loadShard(const std::vector<std::pair<std::string, torch::Tensor>>& tensors, int64_t step, const std::string& what);
+    void loadShard(const std::vector<std::pair<std::string, torch::Tensor>>& tensors, int64_t step,
+                   const std::string& what);
 
     // For the autograd function of runBlock.
     void fetchBlock(size_t block, bool backward);
@@ -127,9 +128,9 @@ private:
     std::vector<torch::Tensor*> m_slots;
     std::vector<Zero3Param> m_params;
     std::vector<std::vector<size_t>> m_blockParams;  // non-persistent and persistent parameters of each block
-    std::vector<int> m_blockOf;                        // block of each parameter, -1 outside the blocks
-    std::vector<size_t> m_outside;                     // parameters outside every block
-    std::vector<char> m_live;                          // gathered now (non-persistent)
+    std::vector<int> m_blockOf;                      // block of each parameter, -1 outside the blocks
+    std::vector<size_t> m_outside;                   // parameters outside every block
+    std::vector<char> m_live;                        // gathered now (non-persistent)
     int64_t m_liveElems = 0, m_peakLive = 0;
     Communicator& m_comm;
     Zero3Options m_opt;
@@ -137,7 +138,7 @@ private:
     torch::Device m_device = torch::kCPU;
     int64_t m_shardElems = 0;
     std::unique_ptr<ParamShardStore> m_store;  // (S) this rank's chunk of every parameter, parameter dtype
-    torch::Tensor m_gradShard; // (S) summed gradient of this rank's chunks
+    torch::Tensor m_gradShard;                 // (S) summed gradient of this rank's chunks
     std::vector<std::pair<size_t, torch::Tensor>> m_bucket;
     int64_t m_bucketFill = 0;
     bool m_inMicroStep = false;

@@ -23,10 +23,14 @@ FlatLayout makeFlatLayout(int64_t numel, int world) {
 
 std::string dtypeName(torch::ScalarType t) {
     switch (t) {
-        case torch::kFloat32: return "float32";
-        case torch::kBFloat16: return "bfloat16";
-        case torch::kFloat16: return "float16";
-        default: return c10::toString(t);
+        case torch::kFloat32:
+            return "float32";
+        case torch::kBFloat16:
+            return "bfloat16";
+        case torch::kFloat16:
+            return "float16";
+        default:
+            return c10::toString(t);
     }
 }
 
@@ -40,8 +44,10 @@ int64_t totalNumel(const std::vector<torch::Tensor>& ts) {
 
 torch::Tensor initialMaster(const std::vector<torch::Tensor>& params, const FlatLayout& l, int rank) {
     torch::NoGradGuard ng;
-    auto master = torch::zeros({l.chunk}, torch::TensorOptions().dtype(torch::kFloat32).device(
-                                                params.empty() ? torch::Device(torch::kCPU) : params[0].device()));
+    auto master =
+        torch::zeros({l.chunk}, torch::TensorOptions()
+                                    .dtype(torch::kFloat32)
+                                    .device(params.empty() ? torch::Device(torch::kCPU) : params[0].device()));
     const int64_t lo = l.offsetOf(rank), hi = lo + l.chunk;
     int64_t off = 0;
     for (const auto& p : params) {
@@ -77,19 +83,21 @@ ZeroOptimizer::ZeroOptimizer(std::vector<torch::Tensor> params, const OptimizerC
     int64_t off = 0;
     for (const auto& p : m_params) {
         if (p.scalar_type() != m_dtype)
-            throw ConfigError("ZeRO: every trainable parameter must have one dtype; found " + dtypeName(p.scalar_type()) +
-                              " next to " + dtypeName(m_dtype));
+            throw ConfigError("ZeRO: every trainable parameter must have one dtype; found " +
+                              dtypeName(p.scalar_type()) + " next to " + dtypeName(m_dtype));
         if (!p.device().is_cpu() && !p.device().is_cuda()) throw ConfigError("ZeRO: parameters on " + p.device().str());
         m_offsets.push_back(off);
         off += p.numel();
     }
-    const auto opts = torch::TensorOptions().dtype(m_dtype).device(m_params.empty() ? torch::kCPU : m_params[0].device());
+    const auto opts =
+        torch::TensorOptions().dtype(m_dtype).device(m_params.empty() ? torch::kCPU : m_params[0].device());
     torch::NoGradGuard ng;
     if (m_opt.stage == 1) {
         // Full gradients in one flat buffer: autograd accumulates into these views in place.
         m_flatGrad = torch::zeros({m_layout.padded()}, opts);
         for (size_t i = 0; i < m_params.size(); ++i)
-            m_params[i].mutable_grad() = m_flatGrad.narrow(0, m_offsets[i], m_params[i].numel()).view(m_params[i].sizes());
+            m_params[i].mutable_grad() =
+                m_flatGrad.narrow(0, m_offsets[i], m_params[i].numel()).view(m_params[i].sizes());
         m_partGrad = m_flatGrad.narrow(0, m_layout.offsetOf(comm.rank()), m_layout.chunk);
     } else {
         m_partGrad = torch::zeros({m_layout.chunk}, opts);
@@ -196,7 +204,8 @@ void ZeroOptimizer::reduceFlatStage1() {
             continue;
         }
         for (int q = 0; q < m_layout.world; ++q) {
-            const int64_t a = std::max(begin, m_layout.offsetOf(q)), b = std::min(end, m_layout.offsetOf(q) + m_layout.chunk);
+            const int64_t a = std::max(begin, m_layout.offsetOf(q)),
+                          b = std::min(end, m_layout.offsetOf(q) + m_layout.chunk);
             if (a >= b) continue;
             torch::Tensor part = m_flatGrad.narrow(0, a, b - a);
             m_comm.reduce(part, q);
@@ -261,7 +270,8 @@ GradientStats prepareShardGradients(const torch::Tensor& shardGrad, torch::Tenso
     return st;
 }
 
-ShardGradientScale shardGradientScale(const torch::Tensor& shardGrad, Communicator& comm, double maxNorm, double lossScale) {
+ShardGradientScale shardGradientScale(const torch::Tensor& shardGrad, Communicator& comm, double maxNorm,
+                                      double lossScale) {
     torch::NoGradGuard ng;
     ShardGradientScale out;
     const double divisor = double(comm.worldSize()) * lossScale;
@@ -273,8 +283,8 @@ ShardGradientScale shardGradientScale(const torch::Tensor& shardGrad, Communicat
     return out;
 }
 
-PartitionStep::PartitionStep(const torch::Tensor& initial, const OptimizerConfig& cfg, const PartitionPlacement& placement,
-                             torch::ScalarType paramDtype, ParamSink* params)
+PartitionStep::PartitionStep(const torch::Tensor& initial, const OptimizerConfig& cfg,
+                             const PartitionPlacement& placement, torch::ScalarType paramDtype, ParamSink* params)
     : m_part(initial, cfg, placement), m_dtype(paramDtype), m_sink(params) {
     if (m_sink || !m_part.offloaded()) return;
     torch::NoGradGuard ng;
@@ -284,7 +294,8 @@ PartitionStep::PartitionStep(const torch::Tensor& initial, const OptimizerConfig
     m_part.copyMasterTo(*m_sink);
 }
 
-GradientStats PartitionStep::prepare(const torch::Tensor& shardGrad, Communicator& comm, double maxNorm, double lossScale) {
+GradientStats PartitionStep::prepare(const torch::Tensor& shardGrad, Communicator& comm, double maxNorm,
+                                     double lossScale) {
     if (!m_part.offloaded()) return prepareShardGradients(shardGrad, m_part.deviceMaster(), comm, maxNorm, lossScale);
     ShardGradientScale s = shardGradientScale(shardGrad, comm, maxNorm, lossScale);
     m_gradScale = s.scale;
@@ -312,7 +323,8 @@ void PartitionStep::clear() {
 
 torch::Tensor PartitionStep::paramSlice(int64_t offset, int64_t len) const {
     if (m_paramCopy.defined()) return m_paramCopy.narrow(0, offset, len);
-    if (m_part.offloaded()) throw Error("optimizer partition: paramSlice() of a partition that writes to its caller's store");
+    if (m_part.offloaded())
+        throw Error("optimizer partition: paramSlice() of a partition that writes to its caller's store");
     return m_part.deviceMaster().narrow(0, offset, len).to(m_dtype).contiguous();
 }
 

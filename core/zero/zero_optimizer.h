@@ -24,8 +24,8 @@ namespace fts {
 
 // The padded flat layout of `numel` elements over `world` ranks.
 struct FlatLayout {
-    int64_t numel = 0;   // real elements
-    int64_t chunk = 0;   // elements per rank: ceil(numel / world)
+    int64_t numel = 0;  // real elements
+    int64_t chunk = 0;  // elements per rank: ceil(numel / world)
     int world = 1;
     int64_t padded() const { return chunk * world; }
     int64_t offsetOf(int rank) const { return chunk * rank; }
@@ -37,13 +37,13 @@ std::string dtypeName(torch::ScalarType t);
 
 // DeepSpeed's zero_optimization keys this engine honours (sizes in elements, as DeepSpeed counts them).
 struct ZeroOptions {
-    int stage = 1;                                // 1 or 2
-    int64_t reduceBucketElems = 500000000;        // reduce_bucket_size
-    int64_t allgatherBucketElems = 500000000;     // allgather_bucket_size
-    bool overlapComm = false;                     // overlap_comm (see docs/zero.md: Gloo collectives block)
-    bool contiguousGradients = true;              // contiguous_gradients: copy gradients into the bucket buffer
-    bool reduceScatter = true;                    // reduce_scatter: reduce to owners; false: all-reduce each bucket
-    PartitionPlacement placement;                 // offload_optimizer: where the master and moments rest
+    int stage = 1;                             // 1 or 2
+    int64_t reduceBucketElems = 500000000;     // reduce_bucket_size
+    int64_t allgatherBucketElems = 500000000;  // allgather_bucket_size
+    bool overlapComm = false;                  // overlap_comm (see docs/zero.md: Gloo collectives block)
+    bool contiguousGradients = true;           // contiguous_gradients: copy gradients into the bucket buffer
+    bool reduceScatter = true;                 // reduce_scatter: reduce to owners; false: all-reduce each bucket
+    PartitionPlacement placement;              // offload_optimizer: where the master and moments rest
 };
 
 struct GradientStats {
@@ -63,7 +63,8 @@ struct ShardGradientScale {
     GradientStats stats;
     double scale = 1.0;
 };
-ShardGradientScale shardGradientScale(const torch::Tensor& shardGrad, Communicator& comm, double maxNorm, double lossScale);
+ShardGradientScale shardGradientScale(const torch::Tensor& shardGrad, Communicator& comm, double maxNorm,
+                                      double lossScale);
 
 // The stages' common use of an OptimizerPartition at the accumulation boundary: prepare() reduces the statistics
 // (and, on the device, sets the master's gradient), step() updates the partition and leaves the new parameter values
@@ -82,8 +83,8 @@ public:
     torch::Tensor paramSlice(int64_t offset, int64_t len) const;
     // After step() or load(): the device master's values written through the params sink (offloaded: done already).
     void publishParams();
-    void load(const std::vector<std::pair<std::string, torch::Tensor>>& tensors, int64_t step, const std::string& partition,
-              const std::string& what);
+    void load(const std::vector<std::pair<std::string, torch::Tensor>>& tensors, int64_t step,
+              const std::string& partition, const std::string& what);
     OptimizerPartition& partition() { return m_part; }
     const OptimizerPartition& partition() const { return m_part; }
     // Adds the partition's bytes to m (device: optimizer["float32"] (+ the offloaded parameter copy); host / nvme).
@@ -96,13 +97,14 @@ private:
     std::unique_ptr<TensorSink> m_ownSink;  // over m_paramCopy
     ParamSink* m_sink = nullptr;            // where the parameter values go (m_ownSink or the caller's)
     double m_gradScale = 1.0;
-    bool m_ready = false;       // offloaded: prepare() succeeded and step() may run
+    bool m_ready = false;  // offloaded: prepare() succeeded and step() may run
 };
 
 class ZeroOptimizer {
 public:
     // params: the trainable parameters (one dtype; float32, bfloat16 or float16), identical on every rank.
-    ZeroOptimizer(std::vector<torch::Tensor> params, const OptimizerConfig& cfg, Communicator& comm, const ZeroOptions& options);
+    ZeroOptimizer(std::vector<torch::Tensor> params, const OptimizerConfig& cfg, Communicator& comm,
+                  const ZeroOptions& options);
     ~ZeroOptimizer();
     ZeroOptimizer(const ZeroOptimizer&) = delete;
     ZeroOptimizer& operator=(const ZeroOptimizer&) = delete;
@@ -135,7 +137,8 @@ public:
     std::vector<std::pair<std::string, torch::Tensor>> shardTensors() const;
     // Restores the shard written by the same rank of the same world size and re-replicates the parameters
     // from the masters (collective: every rank calls it). Errors name `what` (the file).
-    void loadShard(const std::vector<std::pair<std::string, torch::Tensor>>& tensors, int64_t step, const std::string& what);
+    void loadShard(const std::vector<std::pair<std::string, torch::Tensor>>& tensors, int64_t step,
+                   const std::string& what);
 
     void onGradReady(size_t index);  // called by the post-accumulate-grad hooks (stage 2)
 
@@ -165,7 +168,7 @@ private:
     bool m_lastMicro = true;
     bool m_inBackward = false;
     int64_t m_reductions = 0, m_reductionsInHooks = 0;
-    PartitionStep m_state;   // (chunk) fp32 master and moments: on the device, in host memory or on NVMe
+    PartitionStep m_state;  // (chunk) fp32 master and moments: on the device, in host memory or on NVMe
 };
 
 }  // namespace fts

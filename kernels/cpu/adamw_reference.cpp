@@ -30,9 +30,12 @@ namespace {
 
 float gradAt(const void* g, DType t, int64_t i) {
     switch (t) {
-        case DType::Float32: return static_cast<const float*>(g)[i];
-        case DType::BFloat16: return bf16ToFloat(static_cast<const uint16_t*>(g)[i]);
-        case DType::Float16: return fp16ToFloat(static_cast<const uint16_t*>(g)[i]);
+        case DType::Float32:
+            return static_cast<const float*>(g)[i];
+        case DType::BFloat16:
+            return bf16ToFloat(static_cast<const uint16_t*>(g)[i]);
+        case DType::Float16:
+            return fp16ToFloat(static_cast<const uint16_t*>(g)[i]);
     }
     return 0.0f;
 }

@@ -17,22 +17,28 @@ namespace fts::kernels {
 
 const char* cpuIsaName(CpuIsa isa) {
     switch (isa) {
-        case CpuIsa::Scalar: return "scalar";
-        case CpuIsa::Avx2: return "avx2";
-        case CpuIsa::Avx512: return "avx512";
+        case CpuIsa::Scalar:
+            return "scalar";
+        case CpuIsa::Avx2:
+            return "avx2";
+        case CpuIsa::Avx512:
+            return "avx512";
     }
     return "?";
 }
 
 bool cpuIsaSupported(CpuIsa isa) {
     switch (isa) {
-        case CpuIsa::Scalar: return true;
+        case CpuIsa::Scalar:
+            return true;
 #if defined(__x86_64__)
         case CpuIsa::Avx2:
             return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") && __builtin_cpu_supports("f16c");
-        case CpuIsa::Avx512: return __builtin_cpu_supports("avx512f");
+        case CpuIsa::Avx512:
+            return __builtin_cpu_supports("avx512f");
 #else
-        default: return false;
+        default:
+            return false;
 #endif
     }
     return false;
@@ -43,8 +49,10 @@ CpuIsa bestCpuIsa() {
         CpuIsa cap = CpuIsa::Avx512;
         if (const char* env = std::getenv("FTS_CPU_ISA")) {
             const std::string v = env;
-            if (v == "scalar") cap = CpuIsa::Scalar;
-            else if (v == "avx2") cap = CpuIsa::Avx2;
+            if (v == "scalar")
+                cap = CpuIsa::Scalar;
+            else if (v == "avx2")
+                cap = CpuIsa::Avx2;
         }
         for (CpuIsa isa : {CpuIsa::Avx512, CpuIsa::Avx2})
             if (int(isa) <= int(cap) && cpuIsaSupported(isa)) return isa;
@@ -95,9 +103,15 @@ void rangeScalar(const CpuAdamBuffers& b, const CpuAdamScalars& s, int64_t begin
     for (int64_t i = begin; i < end; ++i) {
         float g;
         switch (b.gradType) {
-            case DType::Float32: g = static_cast<const float*>(b.grad)[i]; break;
-            case DType::BFloat16: g = bf16ToFloat(static_cast<const uint16_t*>(b.grad)[i]); break;
-            default: g = fp16ToFloat(static_cast<const uint16_t*>(b.grad)[i]); break;
+            case DType::Float32:
+                g = static_cast<const float*>(b.grad)[i];
+                break;
+            case DType::BFloat16:
+                g = bf16ToFloat(static_cast<const uint16_t*>(b.grad)[i]);
+                break;
+            default:
+                g = fp16ToFloat(static_cast<const uint16_t*>(b.grad)[i]);
+                break;
         }
         if (s.scaleGrad) g = g * s.gradScale;
         float p = b.master[i];
@@ -114,9 +128,15 @@ void rangeScalar(const CpuAdamBuffers& b, const CpuAdamScalars& s, int64_t begin
         b.expAvgSq[i] = v;
         if (b.paramOut) {
             switch (b.outType) {
-                case DType::Float32: static_cast<float*>(b.paramOut)[i] = p; break;
-                case DType::BFloat16: static_cast<uint16_t*>(b.paramOut)[i] = floatToBf16(p); break;
-                case DType::Float16: static_cast<uint16_t*>(b.paramOut)[i] = floatToFp16(p); break;
+                case DType::Float32:
+                    static_cast<float*>(b.paramOut)[i] = p;
+                    break;
+                case DType::BFloat16:
+                    static_cast<uint16_t*>(b.paramOut)[i] = floatToBf16(p);
+                    break;
+                case DType::Float16:
+                    static_cast<uint16_t*>(b.paramOut)[i] = floatToFp16(p);
+                    break;
             }
         }
     }

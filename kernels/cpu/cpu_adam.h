@@ -20,7 +20,7 @@ struct CpuAdamHyper {
     bool adamWMode = true;       // adamw_mode: decoupled decay; false: L2 (g += wd * p)
     bool biasCorrection = true;  // bias_correction
     int64_t step = 1;            // 1-based count of this update
-    float gradScale = 1.0f;      // the gradient is multiplied by this first (1 / (ranks * loss scale) * clip coefficient)
+    float gradScale = 1.0f;  // the gradient is multiplied by this first (1 / (ranks * loss scale) * clip coefficient)
 };
 
 // The buffers of one partition (or one piece of it): numel elements each.
@@ -30,7 +30,7 @@ struct CpuAdamBuffers {
     float* expAvgSq = nullptr;  // fp32 second moment (in/out)
     const void* grad = nullptr;
     DType gradType = DType::Float32;
-    void* paramOut = nullptr;   // optional: the updated master converted to outType (nullptr: none)
+    void* paramOut = nullptr;  // optional: the updated master converted to outType (nullptr: none)
     DType outType = DType::BFloat16;
     int64_t numel = 0;
 };
@@ -45,14 +45,14 @@ CpuIsa bestCpuIsa();
 // The float32 constants of one step, derived as DeepSpeed's Adam_Optimizer::IncrementStep / update_state do.
 struct CpuAdamScalars {
     float beta1, beta2, oneMinusBeta1, oneMinusBeta2;
-    float stepSize;    // -lr / bias_correction1
-    float bc2;         // 1 / sqrt(1 - beta2^step) (1 without bias correction)
+    float stepSize;  // -lr / bias_correction1
+    float bc2;       // 1 / sqrt(1 - beta2^step) (1 without bias correction)
     float eps;
-    float decay;       // adamw: -lr * wd;  L2: wd
-    bool applyDecay;   // wd > 0
+    float decay;      // adamw: -lr * wd;  L2: wd
+    bool applyDecay;  // wd > 0
     bool adamW;
     float gradScale;
-    bool scaleGrad;    // gradScale != 1
+    bool scaleGrad;  // gradScale != 1
 };
 CpuAdamScalars cpuAdamScalars(const CpuAdamHyper& h);
 

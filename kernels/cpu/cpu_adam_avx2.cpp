@@ -10,13 +10,15 @@ namespace {
 
 inline __m256 loadGrad(const void* g, DType t, int64_t i) {
     switch (t) {
-        case DType::Float32: return _mm256_loadu_ps(static_cast<const float*>(g) + i);
+        case DType::Float32:
+            return _mm256_loadu_ps(static_cast<const float*>(g) + i);
         case DType::BFloat16: {
             const __m128i h = _mm_loadu_si128(reinterpret_cast<const __m128i*>(static_cast<const uint16_t*>(g) + i));
             return _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_cvtepu16_epi32(h), 16));
         }
         default:
-            return _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(static_cast<const uint16_t*>(g) + i)));
+            return _mm256_cvtph_ps(
+                _mm_loadu_si128(reinterpret_cast<const __m128i*>(static_cast<const uint16_t*>(g) + i)));
     }
 }
 
@@ -33,7 +35,9 @@ inline __m128i toBf16(__m256 p) {
 
 inline void storeOut(void* out, DType t, int64_t i, __m256 p) {
     switch (t) {
-        case DType::Float32: _mm256_storeu_ps(static_cast<float*>(out) + i, p); break;
+        case DType::Float32:
+            _mm256_storeu_ps(static_cast<float*>(out) + i, p);
+            break;
         case DType::BFloat16:
             _mm_storeu_si128(reinterpret_cast<__m128i*>(static_cast<uint16_t*>(out) + i), toBf16(p));
             break;

@@ -11,10 +11,12 @@ namespace {
 inline __m512 loadGrad(const void* g, DType t, int64_t i) {
     const auto* h = reinterpret_cast<const __m256i*>(static_cast<const uint16_t*>(g) + i);
     switch (t) {
-        case DType::Float32: return _mm512_loadu_ps(static_cast<const float*>(g) + i);
+        case DType::Float32:
+            return _mm512_loadu_ps(static_cast<const float*>(g) + i);
         case DType::BFloat16:
             return _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_cvtepu16_epi32(_mm256_loadu_si256(h)), 16));
-        default: return _mm512_cvtph_ps(_mm256_loadu_si256(h));
+        default:
+            return _mm512_cvtph_ps(_mm256_loadu_si256(h));
     }
 }
 
@@ -30,8 +32,12 @@ inline __m256i toBf16(__m512 p) {
 inline void storeOut(void* out, DType t, int64_t i, __m512 p) {
     auto* h = reinterpret_cast<__m256i*>(static_cast<uint16_t*>(out) + i);
     switch (t) {
-        case DType::Float32: _mm512_storeu_ps(static_cast<float*>(out) + i, p); break;
-        case DType::BFloat16: _mm256_storeu_si256(h, toBf16(p)); break;
+        case DType::Float32:
+            _mm512_storeu_ps(static_cast<float*>(out) + i, p);
+            break;
+        case DType::BFloat16:
+            _mm256_storeu_si256(h, toBf16(p));
+            break;
         case DType::Float16:
             _mm256_storeu_si256(h, _mm512_cvtps_ph(p, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
             break;

@@ -43,9 +43,9 @@ inline uint16_t floatToFp16(float f) {
     const uint32_t u = floatBits(f);
     const uint16_t sign = uint16_t((u >> 16) & 0x8000);
     const uint32_t a = u & 0x7fffffffu;
-    if (a > 0x7f800000u) return sign | 0x7e00;      // NaN
-    if (a >= 0x477ff000u) return sign | 0x7c00;     // >= 65520 rounds to inf (inf itself too)
-    if (a < 0x38800000u) {                          // below 2^-14: a subnormal half (or zero); a * 2^24 is exact
+    if (a > 0x7f800000u) return sign | 0x7e00;   // NaN
+    if (a >= 0x477ff000u) return sign | 0x7c00;  // >= 65520 rounds to inf (inf itself too)
+    if (a < 0x38800000u) {                       // below 2^-14: a subnormal half (or zero); a * 2^24 is exact
         return sign | uint16_t(std::nearbyint(bitsFloat(a) * 16777216.0f));  // default rounding: to nearest even
     }
     uint32_t h = ((((a >> 23) - 127 + 15) << 10) | ((a & 0x7fffffu) >> 13));

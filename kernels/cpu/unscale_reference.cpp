@@ -26,17 +26,20 @@ bool unscaleReference(const GradTensor& t, float invScale) {
     switch (t.dtype) {
         case DType::Float32: {
             auto* p = static_cast<float*>(t.data);
-            return unscaleAll(t.numel, invScale, [p](int64_t i) { return p[i]; }, [p](int64_t i, float v) { p[i] = v; });
+            return unscaleAll(
+                t.numel, invScale, [p](int64_t i) { return p[i]; }, [p](int64_t i, float v) { p[i] = v; });
         }
         case DType::BFloat16: {
             auto* p = static_cast<uint16_t*>(t.data);
-            return unscaleAll(t.numel, invScale, [p](int64_t i) { return bf16ToFloat(p[i]); },
-                              [p](int64_t i, float v) { p[i] = floatToBf16(v); });
+            return unscaleAll(
+                t.numel, invScale, [p](int64_t i) { return bf16ToFloat(p[i]); },
+                [p](int64_t i, float v) { p[i] = floatToBf16(v); });
         }
         case DType::Float16: {
             auto* p = static_cast<uint16_t*>(t.data);
-            return unscaleAll(t.numel, invScale, [p](int64_t i) { return fp16ToFloat(p[i]); },
-                              [p](int64_t i, float v) { p[i] = floatToFp16(v); });
+            return unscaleAll(
+                t.numel, invScale, [p](int64_t i) { return fp16ToFloat(p[i]); },
+                [p](int64_t i, float v) { p[i] = floatToFp16(v); });
         }
     }
     throw KernelError("unscaleReference: unknown dtype");

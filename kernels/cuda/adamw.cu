@@ -49,7 +49,8 @@ __global__ void __launch_bounds__(kBlockThreads) adamwKernel(AdamWArgs a, AdamWS
                 g = g + s.l2 * p;
         }
         const float m0 = expAvg[i];
-        const float m = fabsf(s.lerpWeight) < 0.5f ? m0 + s.lerpWeight * (g - m0) : g - (g - m0) * (1.0f - s.lerpWeight);
+        const float m =
+            fabsf(s.lerpWeight) < 0.5f ? m0 + s.lerpWeight * (g - m0) : g - (g - m0) * (1.0f - s.lerpWeight);
         float v = expAvgSq[i] * s.beta2;
         v = v + s.oneMinusBeta2 * g * g;
         const float denom = sqrtf(v) / s.bc2Sqrt + s.eps;
@@ -82,14 +83,21 @@ void launchAdamW(const AdamWTensor* tensors, size_t count, const AdamWScalars& s
 
 void adamwCuda(const AdamWTensor* tensors, size_t count, DType gradType, const AdamWHyper& h, cudaStream_t stream) {
     for (size_t t = 0; t < count; ++t)
-        if (tensors[t].numel > 0 && (!tensors[t].param || !tensors[t].grad || !tensors[t].expAvg || !tensors[t].expAvgSq))
+        if (tensors[t].numel > 0 &&
+            (!tensors[t].param || !tensors[t].grad || !tensors[t].expAvg || !tensors[t].expAvgSq))
             throw KernelError("adamwCuda: tensor " + std::to_string(t) + " of " + std::to_string(count) +
                               " has a null pointer");
     const AdamWScalars s = adamwScalars(h);
     switch (gradType) {
-        case DType::Float32: launchAdamW<float>(tensors, count, s, stream); break;
-        case DType::BFloat16: launchAdamW<__nv_bfloat16>(tensors, count, s, stream); break;
-        case DType::Float16: launchAdamW<__half>(tensors, count, s, stream); break;
+        case DType::Float32:
+            launchAdamW<float>(tensors, count, s, stream);
+            break;
+        case DType::BFloat16:
+            launchAdamW<__nv_bfloat16>(tensors, count, s, stream);
+            break;
+        case DType::Float16:
+            launchAdamW<__half>(tensors, count, s, stream);
+            break;
     }
 }
 

@@ -7,11 +7,11 @@
 
 #include "kernels/kernel_types.h"
 
-#define FTS_CUDA_CHECK(what, call)                                                                              \
-    do {                                                                                                        \
-        const cudaError_t ftsErr_ = (call);                                                                     \
-        if (ftsErr_ != cudaSuccess)                                                                             \
-            throw ::fts::kernels::KernelError(std::string(what) + ": " #call " failed: " +                     \
-                                              cudaGetErrorName(ftsErr_) + " (" + cudaGetErrorString(ftsErr_) + \
-                                              ") at " __FILE__ ":" + std::to_string(__LINE__));                 \
+#define FTS_CUDA_CHECK(what, call)                                                                                     \
+    do {                                                                                                               \
+        const cudaError_t ftsErr_ = (call);                                                                            \
+        if (ftsErr_ != cudaSuccess)                                                                                    \
+            throw ::fts::kernels::KernelError(std::string(what) + ": " #call " failed: " + cudaGetErrorName(ftsErr_) + \
+                                              " (" + cudaGetErrorString(ftsErr_) + ") at " __FILE__ ":" +              \
+                                              std::to_string(__LINE__));                                               \
     } while (0)

@@ -8,8 +8,9 @@ namespace fts::kernels {
 
 namespace {
 [[noreturn]] void notBuilt(const char* what) {
-    throw KernelError(std::string(what) + ": fts_kernels was built without CUDA (nvcc was not found when "
-                                          "CMake configured; reconfigure with FTS_WITH_CUDA=ON and a CUDA toolkit)");
+    throw KernelError(std::string(what) +
+                      ": fts_kernels was built without CUDA (nvcc was not found when "
+                      "CMake configured; reconfigure with FTS_WITH_CUDA=ON and a CUDA toolkit)");
 }
 }  // namespace
 

@@ -30,11 +30,17 @@ __device__ __forceinline__ float toFloat(__half x) { return __half2float(x); }
 template <typename T>
 __device__ __forceinline__ T fromFloat(float x);
 template <>
-__device__ __forceinline__ float fromFloat<float>(float x) { return x; }
+__device__ __forceinline__ float fromFloat<float>(float x) {
+    return x;
+}
 template <>
-__device__ __forceinline__ __nv_bfloat16 fromFloat<__nv_bfloat16>(float x) { return __float2bfloat16(x); }
+__device__ __forceinline__ __nv_bfloat16 fromFloat<__nv_bfloat16>(float x) {
+    return __float2bfloat16(x);
+}
 template <>
-__device__ __forceinline__ __half fromFloat<__half>(float x) { return __float2half(x); }
+__device__ __forceinline__ __half fromFloat<__half>(float x) {
+    return __float2half(x);
+}
 
 template <typename T>
 __global__ void __launch_bounds__(kBlockThreads) unscaleKernel(UnscaleArgs a, float invScale, float* foundInf) {
@@ -73,7 +79,8 @@ void unscaleCuda(const GradTensor* tensors, size_t count, float invScale, float*
     std::vector<GradTensor> byType[3];
     for (size_t t = 0; t < count; ++t) {
         if (tensors[t].numel > 0 && !tensors[t].data)
-            throw KernelError("unscaleCuda: tensor " + std::to_string(t) + " of " + std::to_string(count) + " has a null pointer");
+            throw KernelError("unscaleCuda: tensor " + std::to_string(t) + " of " + std::to_string(count) +
+                              " has a null pointer");
         byType[int(tensors[t].dtype)].push_back(tensors[t]);
     }
     launchUnscale<float>(byType[int(DType::Float32)], invScale, foundInf, stream);

@@ -72,10 +72,11 @@ private slots:
             for (size_t i = 0; bytes < targetMb * 1e6; ++i) {
                 const std::string& a = base[i % base.size()];
                 const std::string& b = base[(i * 7 + 3) % base.size()];
-                const std::string line =
-                    json{{"instruction", a + " #" + std::to_string(i)}, {"input", i % 3 ? "" : b}, {"output", b + " " + a}}
-                        .dump() +
-                    "\n";
+                const std::string line = json{{"instruction", a + " #" + std::to_string(i)},
+                                              {"input", i % 3 ? "" : b},
+                                              {"output", b + " " + a}}
+                                             .dump() +
+                                         "\n";
                 out << line;
                 bytes += line.size();
             }
@@ -93,13 +94,14 @@ private slots:
         const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
         QVERIFY(!d->fromCache());
         const double arraysMb = static_cast<double>(d->stats().trainTokens) * 12 / 1e6;
-        std::printf("BENCH sft-pipeline %.1f MB JSONL (Alpaca -> ChatML, Qwen3 tokenizer, packed to %lld, into the "
-                    "token cache): %.2f MB/s, %.1f s, %lld samples, %lld tokens, %lld sequences, peak RSS %.0f MB "
-                    "(before %.0f MB; the token arrays alone would be %.0f MB), load average %s -> %s\n",
-                    static_cast<double>(bytes) / 1e6, static_cast<long long>(o.maxLength),
-                    static_cast<double>(bytes) / 1e6 / seconds, seconds, static_cast<long long>(d->stats().samples),
-                    static_cast<long long>(d->stats().trainTokens), static_cast<long long>(d->train().size()),
-                    peakRssMb(), rssBefore, arraysMb, loadBefore.c_str(), loadAverage().c_str());
+        std::printf(
+            "BENCH sft-pipeline %.1f MB JSONL (Alpaca -> ChatML, Qwen3 tokenizer, packed to %lld, into the "
+            "token cache): %.2f MB/s, %.1f s, %lld samples, %lld tokens, %lld sequences, peak RSS %.0f MB "
+            "(before %.0f MB; the token arrays alone would be %.0f MB), load average %s -> %s\n",
+            static_cast<double>(bytes) / 1e6, static_cast<long long>(o.maxLength),
+            static_cast<double>(bytes) / 1e6 / seconds, seconds, static_cast<long long>(d->stats().samples),
+            static_cast<long long>(d->stats().trainTokens), static_cast<long long>(d->train().size()), peakRssMb(),
+            rssBefore, arraysMb, loadBefore.c_str(), loadAverage().c_str());
         std::fflush(stdout);
     }
 
@@ -145,8 +147,9 @@ private slots:
             env.insert("RAYON_NUM_THREADS", "1");
             env.insert("TOKENIZERS_PARALLELISM", "false");
             py.setProcessEnvironment(env);
-            py.start(QStringLiteral(FTS_TEST_PYTHON), {QString::fromStdString(kData + "hf_throughput.py"),
-                                                       QString::fromStdString(tokPath), QString::fromStdString(corpus)});
+            py.start(QStringLiteral(FTS_TEST_PYTHON),
+                     {QString::fromStdString(kData + "hf_throughput.py"), QString::fromStdString(tokPath),
+                      QString::fromStdString(corpus)});
             if (!py.waitForFinished(1800000) || py.exitCode() != 0) return nullptr;
             return json::parse(py.readAllStandardOutput().toStdString());
         };
@@ -159,20 +162,21 @@ private slots:
             const json hf = runHf();
             QVERIFY2(!hf.is_null(), "the HF tokenizers reference failed (is `tokenizers` in the venv?)");
             QCOMPARE(hf["tokens"].get<size_t>(), tokens);  // same work on both sides
-            const double oursRate = static_cast<double>(bytes) / ours, hfRate = hf["bytes"].get<double>() / hf["seconds"].get<double>();
+            const double oursRate = static_cast<double>(bytes) / ours,
+                         hfRate = hf["bytes"].get<double>() / hf["seconds"].get<double>();
             bestOurs = std::max(bestOurs, oursRate);
             bestHf = std::max(bestHf, hfRate);
-            std::printf("BENCH tokenizer %-18s round %d  %.1f MB  fts %.2f MB/s  HF tokenizers (1 thread, encode_batch) "
-                        "%.2f MB/s  ratio fts/HF %.2f  (load average %s)\n",
-                        name.toUtf8().constData(), r + 1, static_cast<double>(bytes) / 1e6, oursRate / 1e6, hfRate / 1e6,
-                        oursRate / hfRate, load.c_str());
+            std::printf(
+                "BENCH tokenizer %-18s round %d  %.1f MB  fts %.2f MB/s  HF tokenizers (1 thread, encode_batch) "
+                "%.2f MB/s  ratio fts/HF %.2f  (load average %s)\n",
+                name.toUtf8().constData(), r + 1, static_cast<double>(bytes) / 1e6, oursRate / 1e6, hfRate / 1e6,
+                oursRate / hfRate, load.c_str());
             std::fflush(stdout);
         }
-        std::printf("BENCH tokenizer %-18s best of %d  fts %.2f MB/s  HF %.2f MB/s  ratio %.2f\n", name.toUtf8().constData(),
-                    rounds, bestOurs / 1e6, bestHf / 1e6, bestOurs / bestHf);
+        std::printf("BENCH tokenizer %-18s best of %d  fts %.2f MB/s  HF %.2f MB/s  ratio %.2f\n",
+                    name.toUtf8().constData(), rounds, bestOurs / 1e6, bestHf / 1e6, bestOurs / bestHf);
         std::fflush(stdout);
     }
-
 };
 
 // QtTest's watchdog stops a test function after 5 minutes; HF on 50 MB takes longer on a shared machine.

@@ -63,8 +63,8 @@ private slots:
         for (const auto& e : fs::directory_iterator(m_tmp.path().toStdString() + "/model"))
             if (e.path().extension() == ".safetensors") onDisk += qint64(e.file_size()), ++m_shards;
         const QByteArray out = p.readAllStandardOutput().trimmed();
-        std::printf("BENCH model: Llama %s, %d shards, %.1f MB of float32 safetensors\n", out.mid(out.lastIndexOf('\n') + 1).constData(),
-                    m_shards, double(onDisk) / 1e6);
+        std::printf("BENCH model: Llama %s, %d shards, %.1f MB of float32 safetensors\n",
+                    out.mid(out.lastIndexOf('\n') + 1).constData(), m_shards, double(onDisk) / 1e6);
     }
 
     void peakHostMemory_data() {
@@ -81,11 +81,13 @@ private slots:
         QVERIFY2(p.exitCode() == 0, p.readAllStandardError().right(2000).constData());
         const auto j = nlohmann::json::parse(p.readAllStandardOutput().toStdString());
         const double weightsMb = j["weights_bytes"].get<double>() / 1e6;
-        const double grownMb = double(j["hwm_after_kb"].get<int64_t>() - j["hwm_before_kb"].get<int64_t>()) * 1024 / 1e6;
-        std::printf("BENCH load %s: weights %.1f MB, peak RSS growth %.1f MB (%.3fx the weights; goal <= 1.1x), "
-                    "baseline %.1f MB, peak %.1f MB, %.2f s\n",
-                    qPrintable(dtype), weightsMb, grownMb, grownMb / weightsMb, j["hwm_before_kb"].get<double>() * 1024 / 1e6,
-                    j["hwm_after_kb"].get<double>() * 1024 / 1e6, j["seconds"].get<double>());
+        const double grownMb =
+            double(j["hwm_after_kb"].get<int64_t>() - j["hwm_before_kb"].get<int64_t>()) * 1024 / 1e6;
+        std::printf(
+            "BENCH load %s: weights %.1f MB, peak RSS growth %.1f MB (%.3fx the weights; goal <= 1.1x), "
+            "baseline %.1f MB, peak %.1f MB, %.2f s\n",
+            qPrintable(dtype), weightsMb, grownMb, grownMb / weightsMb, j["hwm_before_kb"].get<double>() * 1024 / 1e6,
+            j["hwm_after_kb"].get<double>() * 1024 / 1e6, j["seconds"].get<double>());
     }
 
 private:

@@ -57,9 +57,13 @@ private slots:
         // Memory bandwidth: a 512 MB memcpy on kThreads threads (read + write counted).
         const int64_t bwBytes = int64_t(512) << 20;
         std::vector<char> a(size_t(bwBytes), 1), b(size_t(bwBytes), 0);
-        const double bwSeconds = best([&] {
-            parallelRanges(bwBytes, kThreads, 4096, [&](int64_t lo, int64_t hi) { std::memcpy(b.data() + lo, a.data() + lo, size_t(hi - lo)); });
-        }, 3);
+        const double bwSeconds = best(
+            [&] {
+                parallelRanges(bwBytes, kThreads, 4096, [&](int64_t lo, int64_t hi) {
+                    std::memcpy(b.data() + lo, a.data() + lo, size_t(hi - lo));
+                });
+            },
+            3);
         const double bandwidth = 2.0 * double(bwBytes) / bwSeconds;
         std::printf("memory bandwidth (memcpy, %d threads): %.1f GB/s\n", kThreads, bandwidth / 1e9);
 
@@ -71,8 +75,9 @@ private slots:
             QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
             env.insert("OMP_NUM_THREADS", QString::number(kThreads));
             p.setProcessEnvironment(env);
-            p.start(QStringLiteral(FTS_TEST_PYTHON), {QStringLiteral(FTS_SOURCE_DIR "/tests/bench/scripts/bench_cpu_adam.py"), "run",
-                                                      sizesText, QString::number(kThreads), QString::number(rounds)});
+            p.start(QStringLiteral(FTS_TEST_PYTHON),
+                    {QStringLiteral(FTS_SOURCE_DIR "/tests/bench/scripts/bench_cpu_adam.py"), "run", sizesText,
+                     QString::number(kThreads), QString::number(rounds)});
             QVERIFY(p.waitForFinished(1800000));
             QVERIFY2(p.exitCode() == 0, "bench_cpu_adam.py failed");
             py[pass] = nlohmann::json::parse(p.readAllStandardOutput().trimmed().toStdString());
@@ -82,21 +87,29 @@ private slots:
                 CpuAdamHyper h;
                 h.weightDecay = 0.01;
                 int64_t step = 0;
-                const double fp32 = best([&] {
-                    h.step = ++step;
-                    cpuAdamStep({master.data(), m.data(), v.data(), g.data(), DType::Float32, nullptr, DType::Float32, n}, h, kThreads);
-                }, rounds);
-                const double fused = best([&] {
-                    h.step = ++step;
-                    cpuAdamStep({master.data(), m.data(), v.data(), g16.data(), DType::BFloat16, out16.data(), DType::BFloat16, n}, h,
-                                kThreads);
-                }, rounds);
+                const double fp32 = best(
+                    [&] {
+                        h.step = ++step;
+                        cpuAdamStep(
+                            {master.data(), m.data(), v.data(), g.data(), DType::Float32, nullptr, DType::Float32, n},
+                            h, kThreads);
+                    },
+                    rounds);
+                const double fused = best(
+                    [&] {
+                        h.step = ++step;
+                        cpuAdamStep({master.data(), m.data(), v.data(), g16.data(), DType::BFloat16, out16.data(),
+                                     DType::BFloat16, n},
+                                    h, kThreads);
+                    },
+                    rounds);
                 auto& o = ours[n];
                 o.first = pass == 0 ? fp32 : std::min(o.first, fp32);
                 o.second = pass == 0 ? fused : std::min(o.second, fused);
             }
         }
-        std::printf("CPU-Adam, %d threads, %s variant, best of %d x 2 interleaved passes\n", kThreads, cpuIsaName(bestCpuIsa()), rounds);
+        std::printf("CPU-Adam, %d threads, %s variant, best of %d x 2 interleaved passes\n", kThreads,
+                    cpuIsaName(bestCpuIsa()), rounds);
         for (int64_t n : sizes) {
             const std::string k = std::to_string(n);
             auto pyBest = [&](const char* key) {
@@ -105,17 +118,21 @@ private slots:
                     if (j.contains(k) && j[k].contains(key)) b = std::min(b, j[k][key].get<double>());
                 return b;
             };
-            const double dsFp32 = pyBest("ds_fp32"), dsOff = pyBest("ds_offload_bf16"), torchAdamw = pyBest("torch_adamw"),
-                         torchFused = pyBest("torch_adamw_fused");
-            const double roofFp32 = double(n) * 28 / bandwidth;      // read g, p, m, v; write p, m, v
-            const double roofFused = double(n) * 28 / bandwidth;     // read g16, p, m, v; write p, m, v, p16
+            const double dsFp32 = pyBest("ds_fp32"), dsOff = pyBest("ds_offload_bf16"),
+                         torchAdamw = pyBest("torch_adamw"), torchFused = pyBest("torch_adamw_fused");
+            const double roofFp32 = double(n) * 28 / bandwidth;   // read g, p, m, v; write p, m, v
+            const double roofFused = double(n) * 28 / bandwidth;  // read g16, p, m, v; write p, m, v, p16
             std::printf("  %lld parameters\n", static_cast<long long>(n));
-            std::printf("    fp32 step:       fts %.2f ms | DeepSpeedCPUAdam %.2f ms (%.2fx) | torch AdamW %.2f ms (%.2fx)",
-                        ours[n].first * 1e3, dsFp32 * 1e3, dsFp32 / ours[n].first, torchAdamw * 1e3, torchAdamw / ours[n].first);
-            if (torchFused < 1e29) std::printf(" | torch AdamW fused %.2f ms (%.2fx)", torchFused * 1e3, torchFused / ours[n].first);
+            std::printf(
+                "    fp32 step:       fts %.2f ms | DeepSpeedCPUAdam %.2f ms (%.2fx) | torch AdamW %.2f ms (%.2fx)",
+                ours[n].first * 1e3, dsFp32 * 1e3, dsFp32 / ours[n].first, torchAdamw * 1e3,
+                torchAdamw / ours[n].first);
+            if (torchFused < 1e29)
+                std::printf(" | torch AdamW fused %.2f ms (%.2fx)", torchFused * 1e3, torchFused / ours[n].first);
             std::printf(" | roofline %.2f ms\n", roofFp32 * 1e3);
-            std::printf("    offload update (bf16 grad in, bf16 param out): fts %.2f ms | DeepSpeed copy+step+copy %.2f ms (%.2fx) | roofline %.2f ms\n",
-                        ours[n].second * 1e3, dsOff * 1e3, dsOff / ours[n].second, roofFused * 1e3);
+            std::printf(
+                "    offload update (bf16 grad in, bf16 param out): fts %.2f ms | DeepSpeed copy+step+copy %.2f ms (%.2fx) | roofline %.2f ms\n",
+                ours[n].second * 1e3, dsOff * 1e3, dsOff / ours[n].second, roofFused * 1e3);
         }
     }
 };

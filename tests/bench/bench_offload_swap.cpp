@@ -23,18 +23,23 @@ class BenchSwap : public QObject {
 private slots:
     void swapAgainstFio() {
         const fs::path dir = qEnvironmentVariable("FTS_BENCH_SWAP_DIR", FTS_BINARY_DIR).toStdString();
-        const int64_t bytes = int64_t(qEnvironmentVariableIntValue("FTS_BENCH_SWAP_MB") > 0 ? qEnvironmentVariableIntValue("FTS_BENCH_SWAP_MB") : 1024) << 20;
-        fts::SwapIoOptions io;  // DeepSpeed's aio defaults: 1 MiB blocks, queue depth 8, one thread
+        const int64_t bytes = int64_t(qEnvironmentVariableIntValue("FTS_BENCH_SWAP_MB") > 0
+                                          ? qEnvironmentVariableIntValue("FTS_BENCH_SWAP_MB")
+                                          : 1024)
+                              << 20;
+        fts::SwapIoOptions io;                     // DeepSpeed's aio defaults: 1 MiB blocks, queue depth 8, one thread
         double fio[2] = {0, 0}, ours[2] = {0, 0};  // best GB/s: write, read
         const bool haveFio = QProcess::execute("fio", {"--version"}) == 0;
-        const int passes = qEnvironmentVariableIntValue("FTS_BENCH_ROUNDS") > 0 ? qEnvironmentVariableIntValue("FTS_BENCH_ROUNDS") : 4;
+        const int passes =
+            qEnvironmentVariableIntValue("FTS_BENCH_ROUNDS") > 0 ? qEnvironmentVariableIntValue("FTS_BENCH_ROUNDS") : 4;
         for (int pass = 0; pass < passes; ++pass) {
             if (haveFio) {
                 for (int rw = 0; rw < 2; ++rw) {
                     QProcess p;
-                    p.start("fio", {"--name=fts", QString::fromStdString("--filename=" + (dir / "fio-bench.swp").string()),
-                                    rw == 0 ? "--rw=write" : "--rw=read", "--bs=1M", "--iodepth=8", "--direct=1",
-                                    "--ioengine=io_uring", QString("--size=%1").arg(bytes), "--output-format=json"});
+                    p.start("fio",
+                            {"--name=fts", QString::fromStdString("--filename=" + (dir / "fio-bench.swp").string()),
+                             rw == 0 ? "--rw=write" : "--rw=read", "--bs=1M", "--iodepth=8", "--direct=1",
+                             "--ioengine=io_uring", QString("--size=%1").arg(bytes), "--output-format=json"});
                     QVERIFY(p.waitForFinished(600000));
                     const auto j = nlohmann::json::parse(p.readAllStandardOutput().toStdString());
                     const auto& job = j["jobs"][0][rw == 0 ? "write" : "read"];
@@ -54,8 +59,9 @@ private slots:
             ours[0] = std::max(ours[0], w);
             ours[1] = std::max(ours[1], r);
         }
-        std::printf("NVMe swapper on %s, %lld MiB, 1 MiB blocks, queue depth 8, O_DIRECT, io_uring, best of %d interleaved passes\n",
-                    dir.c_str(), static_cast<long long>(bytes >> 20), passes);
+        std::printf(
+            "NVMe swapper on %s, %lld MiB, 1 MiB blocks, queue depth 8, O_DIRECT, io_uring, best of %d interleaved passes\n",
+            dir.c_str(), static_cast<long long>(bytes >> 20), passes);
         for (int rw = 0; rw < 2; ++rw) {
             std::printf("  %s: fts %.2f GB/s", rw == 0 ? "write" : "read ", ours[rw]);
             if (haveFio) std::printf(" | fio %.2f GB/s | fts/fio %.2f", fio[rw], ours[rw] / fio[rw]);

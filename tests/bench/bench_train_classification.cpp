@@ -41,20 +41,28 @@ private slots:
 
         // Ours: the real CLI, tokens/s as the run records it, the warm-up steps left out.
         const nlohmann::json cfg = {
-            {"model", {{"path", (dir / "model").string()}, {"tokenizer", (dir / "tokenizer" / "tokenizer.json").string()}}},
-            {"data", {{"format", "classification"}, {"train", (dir / "pairs.tsv").string()}, {"eval_fraction", 0.0},
-                      {"max_length", kMaxLength}, {"columns", {{"text", "#1 String"}, {"text_pair", "#2 String"}, {"label", "Quality"}}}}},
+            {"model",
+             {{"path", (dir / "model").string()}, {"tokenizer", (dir / "tokenizer" / "tokenizer.json").string()}}},
+            {"data",
+             {{"format", "classification"},
+              {"train", (dir / "pairs.tsv").string()},
+              {"eval_fraction", 0.0},
+              {"max_length", kMaxLength},
+              {"columns", {{"text", "#1 String"}, {"text_pair", "#2 String"}, {"label", "Quality"}}}}},
             {"training", {{"max_steps", kWarmup + steps}, {"output_dir", (dir / "out").string()}, {"seed", 0}}},
-            {"deepspeed", {{"train_micro_batch_size_per_gpu", kMicro}, {"gradient_accumulation_steps", 1},
-                           {"gradient_clipping", 1.0},
-                           {"optimizer", {{"type", "AdamW"}, {"params", {{"lr", 2e-5}, {"weight_decay", 0.0}}}}}}}};
+            {"deepspeed",
+             {{"train_micro_batch_size_per_gpu", kMicro},
+              {"gradient_accumulation_steps", 1},
+              {"gradient_clipping", 1.0},
+              {"optimizer", {{"type", "AdamW"}, {"params", {{"lr", 2e-5}, {"weight_decay", 0.0}}}}}}}};
         std::ofstream(dir / "cls.json") << cfg.dump(2);
         QProcess fts;
         QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
         env.insert(QStringLiteral("OMP_NUM_THREADS"), QString::number(threads));
         fts.setProcessEnvironment(env);
-        fts.start(QStringLiteral(FTS_CLI_PATH), {"train", QString::fromStdString((dir / "cls.json").string()), "--store",
-                                                 QString::fromStdString((dir / "runs.sqlite").string()), "--quiet"});
+        fts.start(QStringLiteral(FTS_CLI_PATH),
+                  {"train", QString::fromStdString((dir / "cls.json").string()), "--store",
+                   QString::fromStdString((dir / "runs.sqlite").string()), "--quiet"});
         QVERIFY(fts.waitForFinished(900000));
         QVERIFY2(fts.exitCode() == 0, fts.readAllStandardError().right(2000).constData());
         fts::RunStore store(dir / "runs.sqlite", true);
@@ -72,15 +80,18 @@ private slots:
         const double ours = tokens / seconds;
 
         QProcess hf;
-        hf.start(QStringLiteral(FTS_TEST_PYTHON), {kScript, "trainer", tmp.path(), QString::number(kMicro), QString::number(steps),
-                                                   QString::number(kWarmup), QString::number(threads), QString::number(kMaxLength)});
+        hf.start(QStringLiteral(FTS_TEST_PYTHON),
+                 {kScript, "trainer", tmp.path(), QString::number(kMicro), QString::number(steps),
+                  QString::number(kWarmup), QString::number(threads), QString::number(kMaxLength)});
         QVERIFY(hf.waitForFinished(900000));
         QVERIFY2(hf.exitCode() == 0, hf.readAllStandardError().right(2000).constData());
         const QByteArray out = hf.readAllStandardOutput().trimmed();
-        const double theirs = nlohmann::json::parse(out.mid(out.lastIndexOf('\n') + 1).toStdString())["tokens_per_s"].get<double>();
-        std::printf("classification training (BERT h256 x4, micro %d, max_length %d, %d threads, %d timed steps): "
-                    "ours %.0f tokens/s, transformers Trainer %.0f tokens/s, ratio %.2f\n",
-                    kMicro, kMaxLength, threads, steps, ours, theirs, ours / theirs);
+        const double theirs =
+            nlohmann::json::parse(out.mid(out.lastIndexOf('\n') + 1).toStdString())["tokens_per_s"].get<double>();
+        std::printf(
+            "classification training (BERT h256 x4, micro %d, max_length %d, %d threads, %d timed steps): "
+            "ours %.0f tokens/s, transformers Trainer %.0f tokens/s, ratio %.2f\n",
+            kMicro, kMaxLength, threads, steps, ours, theirs, ours / theirs);
     }
 };
 

@@ -55,8 +55,9 @@ double oursTokensPerSecond(const std::string& dir, int steps) {
 
 double hfTokensPerSecond(const QString& dir, const QString& arch, int steps, int threads) {
     QProcess p;
-    p.start(QStringLiteral(FTS_TEST_PYTHON), {kScript, "hf-train", dir, arch, QString::number(kBatch), QString::number(kSeq),
-                                              QString::number(steps), QString::number(kWarmup), QString::number(threads)});
+    p.start(QStringLiteral(FTS_TEST_PYTHON),
+            {kScript, "hf-train", dir, arch, QString::number(kBatch), QString::number(kSeq), QString::number(steps),
+             QString::number(kWarmup), QString::number(threads)});
     if (!p.waitForFinished(900000) || p.exitCode() != 0) {
         qWarning("%s", p.readAllStandardError().right(2000).constData());
         return 0.0;
@@ -80,10 +81,11 @@ private slots:
         m_threads = envInt("FTS_BENCH_THREADS", 2);
         fts::installHostCachingAllocator();  // as the trainer does at the start of every run
         torch::set_num_threads(m_threads);
-        std::printf("BENCH conditions: batch %lld x seq %lld, %d timed steps after %lld warm-up, %d threads on both sides, "
-                    "fp32, AdamW, random tokens, hidden 256, 4 layers, 4 heads, MLP 1024, vocab %lld\n",
-                    (long long)kBatch, (long long)kSeq, envInt("FTS_BENCH_STEPS", 8), (long long)kWarmup, m_threads,
-                    (long long)kVocab);
+        std::printf(
+            "BENCH conditions: batch %lld x seq %lld, %d timed steps after %lld warm-up, %d threads on both sides, "
+            "fp32, AdamW, random tokens, hidden 256, 4 layers, 4 heads, MLP 1024, vocab %lld\n",
+            (long long)kBatch, (long long)kSeq, envInt("FTS_BENCH_STEPS", 8), (long long)kWarmup, m_threads,
+            (long long)kVocab);
     }
 
     void tokensPerSecond_data() {
@@ -111,8 +113,9 @@ private slots:
                 fts::setFusedBlockOpsEnabled(true);
             }
             const double h = hfTokensPerSecond(dir, arch, steps, m_threads);
-            std::printf("BENCH   %s round %d: fts %.0f tokens/s, transformers %.0f tokens/s; fts with LibTorch's GEMM %.0f",
-                        qPrintable(arch), r + 1, o, h, g);
+            std::printf(
+                "BENCH   %s round %d: fts %.0f tokens/s, transformers %.0f tokens/s; fts with LibTorch's GEMM %.0f",
+                qPrintable(arch), r + 1, o, h, g);
             if (fusedOps) std::printf(", fts without fused block ops %.0f", u);
             std::printf("\n");
             ours = std::max(ours, o);
@@ -121,8 +124,10 @@ private slots:
             unfused = std::max(unfused, u);
         }
         auto ratio = [hf](double x) { return hf > 0 ? x / hf : 0.0; };
-        std::printf("BENCH train %s: fts %.0f tokens/s, transformers %.0f tokens/s, ratio %.2f (goal >= 1.2); with LibTorch's "
-                    "GEMM %.0f (ratio %.2f)", qPrintable(arch), ours, hf, ratio(ours), libtorchGemm, ratio(libtorchGemm));
+        std::printf(
+            "BENCH train %s: fts %.0f tokens/s, transformers %.0f tokens/s, ratio %.2f (goal >= 1.2); with LibTorch's "
+            "GEMM %.0f (ratio %.2f)",
+            qPrintable(arch), ours, hf, ratio(ours), libtorchGemm, ratio(libtorchGemm));
         if (fusedOps) std::printf("; without the fused block ops %.0f (ratio %.2f)", unfused, ratio(unfused));
         std::printf("\n");
     }

@@ -67,7 +67,8 @@ fs::path writeThroughputConfig(const fs::path& dir, int stage, int nproc, int st
     if (offload == "cpu") cfg["deepspeed"]["zero_optimization"]["offload_optimizer"] = {{"device", "cpu"}};
     if (offload == "nvme") {
         fs::create_directories(dir / "nvme");
-        cfg["deepspeed"]["zero_optimization"]["offload_optimizer"] = {{"device", "nvme"}, {"nvme_path", (dir / "nvme").string()}};
+        cfg["deepspeed"]["zero_optimization"]["offload_optimizer"] = {{"device", "nvme"},
+                                                                      {"nvme_path", (dir / "nvme").string()}};
     }
     const fs::path file = dir / (name + ".json");
     std::ofstream(file) << cfg.dump(2);
@@ -91,7 +92,13 @@ double ftsTokensPerSecond(const fs::path& cfg, const fs::path& store, int nproc)
 // DeepSpeed's median tokens/s per stage (the same steps after the warm-up), or the error it gave.
 std::map<int, std::string> dsTokensPerSecond(const fs::path& cfg, const fs::path& dir, int nproc, int steps,
                                              const std::vector<int>& stages) {
-    QStringList args{kScript, "run", q(cfg), q(dir / "blocks.json"), q(dir / "ds.json"), QString::number(nproc), QString::number(steps)};
+    QStringList args{kScript,
+                     "run",
+                     q(cfg),
+                     q(dir / "blocks.json"),
+                     q(dir / "ds.json"),
+                     QString::number(nproc),
+                     QString::number(steps)};
     for (int s : stages) args << QString::number(s);
     QProcess p;
     p.setProcessChannelMode(QProcess::MergedChannels);
@@ -141,9 +148,9 @@ private slots:
         m_dir = m_tmp.path().toStdString();
         QProcess p;
         p.setProcessChannelMode(QProcess::MergedChannels);
-        p.start(QStringLiteral(FTS_TEST_PYTHON), {kScript, "prepare", q(m_dir), q(kQuickstart / "model"),
-                                                  q(kQuickstart / "sample_stories.jsonl"), QString::number(kBlocks),
-                                                  QString::number(kBlockLen), "quickstart"});
+        p.start(QStringLiteral(FTS_TEST_PYTHON),
+                {kScript, "prepare", q(m_dir), q(kQuickstart / "model"), q(kQuickstart / "sample_stories.jsonl"),
+                 QString::number(kBlocks), QString::number(kBlockLen), "quickstart"});
         QVERIFY2(p.waitForFinished(600000) && p.exitCode() == 0, p.readAll().constData());
     }
 
@@ -153,20 +160,24 @@ private slots:
         qputenv("OMP_NUM_THREADS", "1");  // what the DeepSpeed side runs with: one core per rank on both sides
         struct Row {
             int stage, nproc;
-            std::string offload;  // offload_optimizer.device ("" = none); DeepSpeed runs ZeRO-Offload with DeepSpeedCPUAdam
+            std::string
+                offload;  // offload_optimizer.device ("" = none); DeepSpeed runs ZeRO-Offload with DeepSpeedCPUAdam
         };
-        std::vector<Row> rows{{0, 1, ""}, {2, 2, ""}, {3, 2, ""}, {2, 1, ""}, {2, 1, "cpu"}, {2, 1, "nvme"}, {2, 2, "cpu"}, {3, 2, "cpu"}};
-        if (envInt("FTS_BENCH_OFFLOAD_ONLY", 0)) rows = {{2, 1, ""}, {2, 1, "cpu"}, {2, 1, "nvme"}, {2, 2, "cpu"}, {3, 2, "cpu"}};
-        std::printf("\ntokens/s, quick-start GPT-2 (0.9 M params), fp32, global batch %d x %d tokens, median of steps %d-%d, "
-                    "OMP_NUM_THREADS=1 per rank on both sides\n",
-                    kBlocks, kBlockLen, kWarmupSteps + 1, steps);
+        std::vector<Row> rows{{0, 1, ""},    {2, 2, ""},     {3, 2, ""},    {2, 1, ""},
+                              {2, 1, "cpu"}, {2, 1, "nvme"}, {2, 2, "cpu"}, {3, 2, "cpu"}};
+        if (envInt("FTS_BENCH_OFFLOAD_ONLY", 0))
+            rows = {{2, 1, ""}, {2, 1, "cpu"}, {2, 1, "nvme"}, {2, 2, "cpu"}, {3, 2, "cpu"}};
+        std::printf(
+            "\ntokens/s, quick-start GPT-2 (0.9 M params), fp32, global batch %d x %d tokens, median of steps %d-%d, "
+            "OMP_NUM_THREADS=1 per rank on both sides\n",
+            kBlocks, kBlockLen, kWarmupSteps + 1, steps);
         for (int round = 1; round <= rounds; ++round) {
             for (const Row& r : rows) {
                 const fs::path cfg = writeThroughputConfig(m_dir, r.stage, r.nproc, steps, r.offload);
                 const double ours = ftsTokensPerSecond(cfg, m_dir / "tp.sqlite", r.nproc);
                 const std::string off = r.offload.empty() ? "" : ", offload " + r.offload;
-                std::printf("  round %d  fts        stage %d, %d rank(s)%s: %8.0f tokens/s   (load %s)\n", round, r.stage,
-                            r.nproc, off.c_str(), ours, loadAverage().c_str());
+                std::printf("  round %d  fts        stage %d, %d rank(s)%s: %8.0f tokens/s   (load %s)\n", round,
+                            r.stage, r.nproc, off.c_str(), ours, loadAverage().c_str());
                 std::fflush(stdout);
                 if (envInt("FTS_BENCH_SKIP_DS", 0)) continue;
                 const auto ds = dsTokensPerSecond(cfg, m_dir, r.nproc, steps, {r.stage});
@@ -206,13 +217,15 @@ private slots:
             base["deepspeed"] = {{"train_micro_batch_size_per_gpu", 2},
                                  {"scheduler", {{"params", {{"warmup_num_steps", 1}, {"total_num_steps", 3}}}}}};
             if (stage == 0)
-                std::printf("\nper-rank memory, wide GPT-2 (512 x 8 layers, 25.7 M params; fp32, micro-batch 2 x 64, 3 steps); MiB\n");
+                std::printf(
+                    "\nper-rank memory, wide GPT-2 (512 x 8 layers, 25.7 M params; fp32, micro-batch 2 x 64, 3 steps); MiB\n");
         } else if (stage == 0) {
             std::printf("\nper-rank memory, quick-start recipe (fp32, micro-batch 16 x 128, 3 steps); MiB\n");
         }
         if (stage == 0)
-            std::printf("  stage  N | engine model states  fp32 formula  paper (mixed) | estimate: states  total | measured peak "
-                        "(min-max over ranks) | estimate / peak\n");
+            std::printf(
+                "  stage  N | engine model states  fp32 formula  paper (mixed) | estimate: states  total | measured peak "
+                "(min-max over ranks) | estimate / peak\n");
         for (int n : {1, 2, 4}) {
             json patch = base;
             patch["deepspeed"]["zero_optimization"] = {{"stage", stage}};
@@ -246,9 +259,9 @@ private slots:
             const double mib = 1048576.0, total = b.at("total").get<double>();
             const double lo = double(*std::min_element(peak.begin(), peak.end()));
             const double hi = double(*std::max_element(peak.begin(), peak.end()));
-            std::printf("  %5d %2d | %19.2f  %12.2f  %13.2f | %16.2f  %6.1f | %.1f-%.1f | %.3f-%.3f\n", stage, n, engine / mib,
-                        fp32FormulaBytes(stage, psi, n) / mib, fts::zeroPaperBytes(stage, psi, n) / mib, estStates / mib,
-                        total / mib, lo / mib, hi / mib, total / hi, total / lo);
+            std::printf("  %5d %2d | %19.2f  %12.2f  %13.2f | %16.2f  %6.1f | %.1f-%.1f | %.3f-%.3f\n", stage, n,
+                        engine / mib, fp32FormulaBytes(stage, psi, n) / mib, fts::zeroPaperBytes(stage, psi, n) / mib,
+                        estStates / mib, total / mib, lo / mib, hi / mib, total / hi, total / lo);
             std::fflush(stdout);
         }
         std::printf("  (load %s)\n", loadAverage().c_str());

@@ -25,11 +25,13 @@ std::string readAll(const std::filesystem::path& p) {
     return std::string(std::istreambuf_iterator<char>(in), {});
 }
 
-void run(const std::string& input) { LLVMFuzzerTestOneInput(reinterpret_cast<const uint8_t*>(input.data()), input.size()); }
+void run(const std::string& input) {
+    LLVMFuzzerTestOneInput(reinterpret_cast<const uint8_t*>(input.data()), input.size());
+}
 
 std::string mutate(std::string s, std::mt19937_64& rng) {
-    static const char kInteresting[] = {'[', ']', '{', '}', '"', '\\', ',', ':', '\0', '\n', '\r', '\t', char(0xff),
-                                        char(0xc3), char(0x80), '0', '-', 'e', '9', ' '};
+    static const char kInteresting[] = {'[',  ']',  '{',        '}',        '"',        '\\', ',', ':', '\0', '\n',
+                                        '\r', '\t', char(0xff), char(0xc3), char(0x80), '0',  '-', 'e', '9',  ' '};
     const int edits = 1 + int(rng() % 4);
     for (int e = 0; e < edits; ++e) {
         const size_t n = s.size();
@@ -53,7 +55,8 @@ std::string mutate(std::string s, std::mt19937_64& rng) {
                 break;
             }
             case 5:  // insert interesting bytes
-                s.insert(n ? rng() % (n + 1) : 0, std::string(1 + rng() % 3, kInteresting[rng() % sizeof kInteresting]));
+                s.insert(n ? rng() % (n + 1) : 0,
+                         std::string(1 + rng() % 3, kInteresting[rng() % sizeof kInteresting]));
                 break;
             case 6: {  // delete a span
                 if (!n) break;
@@ -75,13 +78,16 @@ int main(int argc, char** argv) {
     std::vector<std::filesystem::path> files;
     for (int i = 1; i < argc; ++i) {
         const std::string a = argv[i];
-        if (a.rfind("-runs=", 0) == 0) runs = std::stol(a.substr(6));
-        else if (a.rfind("-seed=", 0) == 0) seed = std::stoull(a.substr(6));
+        if (a.rfind("-runs=", 0) == 0)
+            runs = std::stol(a.substr(6));
+        else if (a.rfind("-seed=", 0) == 0)
+            seed = std::stoull(a.substr(6));
         else if (std::filesystem::is_directory(a))
             for (const auto& e : std::filesystem::recursive_directory_iterator(a)) {
                 if (e.is_regular_file()) files.push_back(e.path());
             }
-        else files.emplace_back(a);
+        else
+            files.emplace_back(a);
     }
     std::sort(files.begin(), files.end());
     const auto t0 = std::chrono::steady_clock::now();

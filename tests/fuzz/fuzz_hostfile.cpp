@@ -10,12 +10,13 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     const size_t a = in.find('\0');
     const size_t b = a == std::string_view::npos ? a : in.find('\0', a + 1);
     const std::string hostfile(in.substr(0, a));
-    const std::string include(a == std::string_view::npos ? std::string_view() : in.substr(a + 1, b == std::string_view::npos ? b : b - a - 1));
+    const std::string include(a == std::string_view::npos
+                                  ? std::string_view()
+                                  : in.substr(a + 1, b == std::string_view::npos ? b : b - a - 1));
     const std::string exclude(b == std::string_view::npos ? std::string_view() : in.substr(b + 1));
     try {
         const auto hosts = fts::parseHostfile(hostfile, "hostfile");
-        for (int nodes : {0, 1})
-            try {
+        for (int nodes : {0, 1}) try {
                 (void)fts::describePlan(fts::planLaunch(hosts, include, exclude, nodes, 0));
             } catch (const fts::Error&) {
             }

@@ -45,13 +45,13 @@ private slots:
         QCOMPARE(j.at("model").at("architecture").get<std::string>(), std::string("GPT2LMHeadModel"));
         const json& b = j.at("per_rank");
         int64_t sum = 0;
-        for (const char* k : {"parameters", "gradients", "optimizer_states", "master_gradients", "activations", "buckets",
-                              "workspace", "allocator_slack", "runtime"}) {
+        for (const char* k : {"parameters", "gradients", "optimizer_states", "master_gradients", "activations",
+                              "buckets", "workspace", "allocator_slack", "runtime"}) {
             QVERIFY2(b.contains(k) && b.at(k).get<int64_t>() >= 0, k);
             sum += b.at(k).get<int64_t>();
         }
         QCOMPARE(b.at("total").get<int64_t>(), sum);
-        QVERIFY(b.at("buckets").get<int64_t>() > 0);  // two ranks communicate
+        QVERIFY(b.at("buckets").get<int64_t>() > 0);   // two ranks communicate
         QVERIFY(j.at("device_capacity").is_number());  // CPU: the host's memory shared by the ranks
         QVERIFY(j.at("fits").get<bool>());
     }
@@ -70,7 +70,8 @@ private slots:
         QCOMPARE(j.at("device_capacity").get<int64_t>(), int64_t(200) << 20);
         QCOMPARE(j.at("fits").get<bool>(), false);
         QVERIFY(!j.at("suggestions").empty());
-        for (const auto& s : j.at("suggestions")) QVERIFY(s.at("total").get<int64_t>() < j.at("per_rank").at("total").get<int64_t>());
+        for (const auto& s : j.at("suggestions"))
+            QVERIFY(s.at("total").get<int64_t>() < j.at("per_rank").at("total").get<int64_t>());
         r = runFts({"estimate", q(cfg), "--device-memory", "200MiB"});
         QVERIFY2(r.out.contains("does NOT fit") && r.out.contains("suggestions:"), qPrintable(r.out));
     }
@@ -82,8 +83,10 @@ private slots:
         QTest::newRow("bad size") << QStringList{"estimate", "CFG", "--device-memory", "lots"} << "--device-memory";
         QTest::newRow("bad unit") << QStringList{"estimate", "CFG", "--device-memory", "3parsecs"} << "unknown unit";
         QTest::newRow("bad stage") << QStringList{"estimate", "CFG", "--zero-stage", "5"} << "ZeRO stage must be 0-3";
-        QTest::newRow("contradiction") << QStringList{"estimate", "CFG", "--nproc", "2", "--num_gpus", "4"} << "contradict";
-        QTest::newRow("bad checkpointing") << QStringList{"estimate", "CFG", "--activation-checkpointing", "maybe"} << "on or off";
+        QTest::newRow("contradiction") << QStringList{"estimate", "CFG", "--nproc", "2", "--num_gpus", "4"}
+                                       << "contradict";
+        QTest::newRow("bad checkpointing")
+            << QStringList{"estimate", "CFG", "--activation-checkpointing", "maybe"} << "on or off";
     }
     void badInputFailsClearly() {
         QFETCH(QStringList, args);
@@ -115,7 +118,8 @@ private slots:
         patch["deepspeed"]["zero_optimization"] = {{"stage", stage}};
         const fs::path cfg = writeConfig(dir, "peak", patch);
         const fs::path storeFile = dir / "runs.sqlite";
-        CliResult train = runFts({"train", q(cfg), "--store", q(storeFile), "--quiet", "--nproc", QString::number(ranks)});
+        CliResult train =
+            runFts({"train", q(cfg), "--store", q(storeFile), "--quiet", "--nproc", QString::number(ranks)});
         QVERIFY2(train.exitCode == 0, qPrintable(train.err));
         CliResult est = runFts({"estimate", q(cfg), "--json", "--nproc", QString::number(ranks)});
         QVERIFY2(est.exitCode == 0, qPrintable(est.err));
@@ -137,13 +141,18 @@ private slots:
             // The training-dependent part on its own too (figures for docs/benchmarks.md): measured peak minus the
             // resident memory before the first step, against everything but the runtime term and the weights.
             const int64_t measuredStep = peak[size_t(r)] - atStart[size_t(r)];
-            const int64_t estimatedStep = estimated - b.at("runtime").get<int64_t>() - b.at("parameters").get<int64_t>();
-            qInfo("stage %d, %d rank(s), rank %d: estimate %.1f MiB, measured peak %.1f MiB (ratio %.3f); step part: "
-                  "estimate %.1f MiB, measured %.1f MiB (peak - RSS before step 1)",
-                  stage, ranks, r, double(estimated) / 1048576.0, double(peak[size_t(r)]) / 1048576.0, ratio,
-                  double(estimatedStep) / 1048576.0, double(measuredStep) / 1048576.0);
+            const int64_t estimatedStep =
+                estimated - b.at("runtime").get<int64_t>() - b.at("parameters").get<int64_t>();
+            qInfo(
+                "stage %d, %d rank(s), rank %d: estimate %.1f MiB, measured peak %.1f MiB (ratio %.3f); step part: "
+                "estimate %.1f MiB, measured %.1f MiB (peak - RSS before step 1)",
+                stage, ranks, r, double(estimated) / 1048576.0, double(peak[size_t(r)]) / 1048576.0, ratio,
+                double(estimatedStep) / 1048576.0, double(measuredStep) / 1048576.0);
             QVERIFY2(ratio >= 0.85 && ratio <= 1.15,
-                     qPrintable(QString("estimate %1 vs measured peak %2 bytes (ratio %3)").arg(estimated).arg(peak[size_t(r)]).arg(ratio)));
+                     qPrintable(QString("estimate %1 vs measured peak %2 bytes (ratio %3)")
+                                    .arg(estimated)
+                                    .arg(peak[size_t(r)])
+                                    .arg(ratio)));
         }
     }
 };

@@ -38,8 +38,10 @@ private slots:
         QTemporaryDir tmp;
         const fs::path dir = tmp.path().toStdString();
         json patch = {{"training", {{"max_steps", 8}, {"eval_interval", 4}, {"save_interval", 2}, {"eval_batches", 2}}},
-                      {"deepspeed", {{"train_micro_batch_size_per_gpu", 4}, {"gradient_accumulation_steps", 1},
-                                     {"train_batch_size", 4 * nproc}}}};
+                      {"deepspeed",
+                       {{"train_micro_batch_size_per_gpu", 4},
+                        {"gradient_accumulation_steps", 1},
+                        {"train_batch_size", 4 * nproc}}}};
         if (nproc > 1) patch["deepspeed"]["zero_optimization"] = {{"stage", 3}};
         const fs::path cfg = writeConfig(dir, "stop", patch);
         const QString store = QString::fromStdString((dir / "runs.sqlite").string());
@@ -52,7 +54,8 @@ private slots:
         std::this_thread::sleep_for(std::chrono::milliseconds(delayMs));
         ::kill(pid_t(p.processId()), SIGTERM);
         QVERIFY(p.waitForFinished(300000));
-        const QString err = QString::fromUtf8(p.readAllStandardError()), out = QString::fromUtf8(p.readAllStandardOutput());
+        const QString err = QString::fromUtf8(p.readAllStandardError()),
+                      out = QString::fromUtf8(p.readAllStandardOutput());
 
         std::vector<fts::RunRecord> runs;
         if (fs::exists(dir / "runs.sqlite")) runs = fts::RunStore((dir / "runs.sqlite"), true).listRuns();
@@ -66,7 +69,8 @@ private slots:
         const fts::RunRecord& run = runs[0];
         QVERIFY2(run.status == fts::RunStatus::Stopped || run.status == fts::RunStatus::Completed,
                  qPrintable(QStringLiteral("status %1, error %2\n%3%4")
-                                .arg(QString::fromStdString(fts::toString(run.status)), QString::fromStdString(run.failureReason), out, err)));
+                                .arg(QString::fromStdString(fts::toString(run.status)),
+                                     QString::fromStdString(run.failureReason), out, err)));
         QVERIFY2(p.exitStatus() == QProcess::NormalExit && p.exitCode() == 0, qPrintable(out + err));
         if (run.status == fts::RunStatus::Completed) return;
 
@@ -87,11 +91,16 @@ private slots:
         QTemporaryDir tmp;
         const fs::path dir = tmp.path().toStdString();
         // Long enough (about 25 s uninterrupted) that 20 kills land before the end; a checkpoint every 2 steps.
-        const json patch = {{"training", {{"max_steps", 400}, {"eval_interval", 0}, {"save_interval", 2}, {"keep_checkpoints", 3}}},
-                            {"deepspeed", {{"train_micro_batch_size_per_gpu", 4}, {"gradient_accumulation_steps", 1},
-                                           {"scheduler", {{"params", {{"total_num_steps", 400}}}}}}}};
+        const json patch = {
+            {"training", {{"max_steps", 400}, {"eval_interval", 0}, {"save_interval", 2}, {"keep_checkpoints", 3}}},
+            {"deepspeed",
+             {{"train_micro_batch_size_per_gpu", 4},
+              {"gradient_accumulation_steps", 1},
+              {"scheduler", {{"params", {{"total_num_steps", 400}}}}}}}};
         const QString store = QString::fromStdString((dir / "runs.sqlite").string());
-        const CliResult straight = runFts({"train", QString::fromStdString(writeConfig(dir, "straight", patch).string()), "--store", store, "--quiet"});
+        const CliResult straight =
+            runFts({"train", QString::fromStdString(writeConfig(dir, "straight", patch).string()), "--store", store,
+                    "--quiet"});
         QVERIFY2(straight.exitCode == 0, qPrintable(straight.err));
 
         const fs::path cfg = writeConfig(dir, "killed", patch);
@@ -112,7 +121,8 @@ private slots:
             }
             QVERIFY(p.waitForFinished(300000));
             if (p.exitStatus() == QProcess::NormalExit) {
-                QVERIFY2(p.exitCode() == 0, qPrintable(QString::fromUtf8(p.readAllStandardOutput() + p.readAllStandardError())));
+                QVERIFY2(p.exitCode() == 0,
+                         qPrintable(QString::fromUtf8(p.readAllStandardOutput() + p.readAllStandardError())));
                 if (fs::exists(dir / "killed-out" / "final" / "model.safetensors")) break;
             }
             // The node sees its supervisor gone and kills its rank: wait for that before starting again.
@@ -126,12 +136,15 @@ private slots:
             QTRY_VERIFY_WITH_TIMEOUT(!leftovers(), 30000);
         }
         QCOMPARE(kills, 20);
-        const fs::path a = dir / "straight-out" / "final" / "model.safetensors", b = dir / "killed-out" / "final" / "model.safetensors";
+        const fs::path a = dir / "straight-out" / "final" / "model.safetensors",
+                       b = dir / "killed-out" / "final" / "model.safetensors";
         QVERIFY(fs::exists(b));
         QVERIFY2(fts::readFile(a) == fts::readFile(b), "the final weights differ from the uninterrupted run's");
         const auto runs = fts::RunStore((dir / "runs.sqlite"), true).listRuns();
         bool completed = false;
-        for (const auto& r : runs) completed |= r.configPath.find("killed") != std::string::npos && r.status == fts::RunStatus::Completed && r.lastStep == 400;
+        for (const auto& r : runs)
+            completed |= r.configPath.find("killed") != std::string::npos && r.status == fts::RunStatus::Completed &&
+                         r.lastStep == 400;
         QVERIFY(completed);
     }
 };

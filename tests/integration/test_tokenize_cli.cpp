@@ -74,8 +74,8 @@ private slots:
                                {QString::fromStdString(kData + "hf_reference.py"), QString::fromStdString(tokPath),
                                 QString::fromStdString(corpusPath)},
                                {});
-        QVERIFY2(ref.exitCode == 0, ("the HF reference (tokenizers in " FTS_TEST_PYTHON ") failed: " +
-                                     ref.err.toStdString()).c_str());
+        QVERIFY2(ref.exitCode == 0,
+                 ("the HF reference (tokenizers in " FTS_TEST_PYTHON ") failed: " + ref.err.toStdString()).c_str());
         const auto want = jsonLines(ref.out);
 
         for (bool special : {false, true}) {
@@ -97,8 +97,9 @@ private slots:
 
     void badLineNamesItsNumber() {
         const QByteArray input = "{\"text\": \"hello\"}\n{\"text\": 5}\n{\"text\": \"never\"}\n";
-        const Result got = run(QString::fromUtf8(FTS_CLI_PATH),
-                               {"tokenize", "--tokenizer", QString::fromStdString(kData + "gpt2/tokenizer.json")}, input);
+        const Result got =
+            run(QString::fromUtf8(FTS_CLI_PATH),
+                {"tokenize", "--tokenizer", QString::fromStdString(kData + "gpt2/tokenizer.json")}, input);
         QVERIFY(got.exitCode != 0);
         QVERIFY2(got.err.contains("stdin:2"), got.err.constData());
         QCOMPARE(jsonLines(got.out).size(), size_t(1));

@@ -19,11 +19,11 @@
 #include "fts_cli_support.h"
 
 namespace fs = std::filesystem;
-using nlohmann::json;
 using fts::testing::CliResult;
 using fts::testing::runFts;
 using fts::testing::series;
 using fts::testing::writeConfig;
+using nlohmann::json;
 
 namespace {
 
@@ -134,15 +134,26 @@ void TestTrainClassification::equalsTrainer() {
     json columns{{"text", c.text}, {"label", c.label}};
     if (!c.pair.empty()) columns["text_pair"] = c.pair;
     const json patch = {
-        {"model", {{"path", init.string()}, {"init", nullptr}, {"tokenizer", (kData / "tokenizer" / "tokenizer.json").string()}}},
-        {"data", {{"format", "classification"}, {"train", (kData / c.trainFile).string()}, {"eval", (kData / c.evalFile).string()},
-                  {"text_field", nullptr}, {"eval_fraction", nullptr}, {"columns", columns}, {"max_length", c.maxLength}}},
+        {"model",
+         {{"path", init.string()},
+          {"init", nullptr},
+          {"tokenizer", (kData / "tokenizer" / "tokenizer.json").string()}}},
+        {"data",
+         {{"format", "classification"},
+          {"train", (kData / c.trainFile).string()},
+          {"eval", (kData / c.evalFile).string()},
+          {"text_field", nullptr},
+          {"eval_fraction", nullptr},
+          {"columns", columns},
+          {"max_length", c.maxLength}}},
         {"training", {{"max_steps", c.steps}, {"eval_interval", 0}, {"save_interval", 0}, {"seed", kSeed}}},
         {"deepspeed",
          {{"train_micro_batch_size_per_gpu", c.micro},
           {"gradient_accumulation_steps", c.accum},
           {"gradient_clipping", c.clip},
-          {"optimizer", {{"type", "AdamW"}, {"params", {{"lr", 1e-3}, {"betas", {0.9, 0.999}}, {"eps", 1e-8}, {"weight_decay", 0.0}}}}},
+          {"optimizer",
+           {{"type", "AdamW"},
+            {"params", {{"lr", 1e-3}, {"betas", {0.9, 0.999}}, {"eps", 1e-8}, {"weight_decay", 0.0}}}}},
           {"scheduler", nullptr}}}};
     const fs::path storeFile = dir / "runs.sqlite";
     CliResult r = runFts({"train", QString::fromStdString(writeConfig(dir, "cls", patch).string()), "--store",
@@ -163,11 +174,15 @@ void TestTrainClassification::equalsTrainer() {
         for (const auto& m : ref["micro_losses"][size_t(s)]) mean += m.get<double>();
         mean /= double(ref["micro_losses"][size_t(s)].size());
         worstLoss = std::max(worstLoss, std::fabs(loss[size_t(s)] - mean) / std::fabs(mean));
-        QVERIFY2(near(loss[size_t(s)], mean, 1e-5, 0.0),
-                 qPrintable(QString("step %1: loss %2, Trainer %3").arg(s + 1).arg(loss[size_t(s)], 0, 'g', 9).arg(mean, 0, 'g', 9)));
+        QVERIFY2(near(loss[size_t(s)], mean, 1e-5, 0.0), qPrintable(QString("step %1: loss %2, Trainer %3")
+                                                                        .arg(s + 1)
+                                                                        .arg(loss[size_t(s)], 0, 'g', 9)
+                                                                        .arg(mean, 0, 'g', 9)));
         if (c.accum == 1)  // the same gradient as the Trainer's (with accumulation it differs by the factor G)
             QVERIFY2(near(norms[size_t(s)], ref["grad_norms"][size_t(s)].get<double>(), 5e-4, 1e-5),
-                     qPrintable(QString("step %1: grad norm %2, Trainer %3").arg(s + 1).arg(norms[size_t(s)])
+                     qPrintable(QString("step %1: grad norm %2, Trainer %3")
+                                    .arg(s + 1)
+                                    .arg(norms[size_t(s)])
                                     .arg(ref["grad_norms"][size_t(s)].get<double>())));
     }
     qInfo("largest relative loss difference from the Trainer over %lld steps: %.3g", (long long)c.steps, worstLoss);
@@ -179,8 +194,10 @@ void TestTrainClassification::equalsTrainer() {
         if (!value.is_number()) continue;  // NaN (a constant side of Pearson's r) is not stored
         const auto ours = series(store, runs[0].id, "eval_" + name);
         QVERIFY2(ours.size() == 1, ("eval_" + name + " missing").c_str());
-        QVERIFY2(near(ours[0], value.get<double>(), 1e-3, 1e-6),
-                 qPrintable(QString("eval_%1 %2, scikit-learn %3").arg(QString::fromStdString(name)).arg(ours[0]).arg(value.get<double>())));
+        QVERIFY2(near(ours[0], value.get<double>(), 1e-3, 1e-6), qPrintable(QString("eval_%1 %2, scikit-learn %3")
+                                                                                .arg(QString::fromStdString(name))
+                                                                                .arg(ours[0])
+                                                                                .arg(value.get<double>())));
     }
 
     // The export: transformers loads it as a classifier with the data's labels, and its eval logits are the
@@ -192,18 +209,22 @@ void TestTrainClassification::equalsTrainer() {
     if (ref["label_names"].is_array())
         for (size_t i = 0; i < ref["label_names"].size(); ++i) {
             const json& name = ref["label_names"][i];  // ints (0, 1) or strings, as the reference read them
-            QCOMPARE(cfg["id2label"][std::to_string(i)].get<std::string>(), name.is_string() ? name.get<std::string>() : name.dump());
+            QCOMPARE(cfg["id2label"][std::to_string(i)].get<std::string>(),
+                     name.is_string() ? name.get<std::string>() : name.dump());
         }
-    const json loaded = runPython({(kData / "load_export.py").string().c_str()},
-                                  {{"export_dir", exportDir.string()}, {"tokenizer_dir", (kData / "tokenizer").string()},
-                                   {"max_length", c.maxLength}, {"eval_rows", evalRows}});
+    const json loaded =
+        runPython({(kData / "load_export.py").string().c_str()}, {{"export_dir", exportDir.string()},
+                                                                  {"tokenizer_dir", (kData / "tokenizer").string()},
+                                                                  {"max_length", c.maxLength},
+                                                                  {"eval_rows", evalRows}});
     QVERIFY2(loaded.is_object(), "load_export.py failed");
     QCOMPARE(loaded["num_labels"].get<int64_t>(), ref["num_labels"].get<int64_t>());
     QCOMPARE(loaded["architectures"][0].get<std::string>(), std::string("BertForSequenceClassification"));
     double worst = 0.0;
     for (size_t i = 0; i < evalRows.size(); ++i)
         for (size_t k = 0; k < loaded["logits"][i].size(); ++k)
-            worst = std::max(worst, std::fabs(loaded["logits"][i][k].get<double>() - ref["eval_logits"][i][k].get<double>()));
+            worst = std::max(worst,
+                             std::fabs(loaded["logits"][i][k].get<double>() - ref["eval_logits"][i][k].get<double>()));
     QVERIFY2(worst < 2e-4, qPrintable(QString("export logits differ from the Trainer's by %1").arg(worst)));
 }
 
@@ -216,9 +237,14 @@ void TestTrainClassification::refusesCausalModelAndBadColumns() {
     QVERIFY(r.exitCode != 0);
     QVERIFY2(r.err.contains("sequence-classification model"), qPrintable(r.err));
     // A label column the file does not have is named with the file.
-    patch = {{"model", {{"path", (fs::path(FTS_TEST_DATA_DIR) / "models" / "bert").string()}, {"init", nullptr},
-                        {"tokenizer", (kData / "tokenizer" / "tokenizer.json").string()}}},
-             {"data", {{"format", "classification"}, {"train", (kData / "imdb_train.csv").string()}, {"columns", {{"label", "sentiment"}}}}}};
+    patch = {{"model",
+              {{"path", (fs::path(FTS_TEST_DATA_DIR) / "models" / "bert").string()},
+               {"init", nullptr},
+               {"tokenizer", (kData / "tokenizer" / "tokenizer.json").string()}}},
+             {"data",
+              {{"format", "classification"},
+               {"train", (kData / "imdb_train.csv").string()},
+               {"columns", {{"label", "sentiment"}}}}}};
     r = runFts({"train", QString::fromStdString(writeConfig(dir, "nolabel", patch).string()), "--quiet"});
     QVERIFY(r.exitCode != 0);
     QVERIFY2(r.err.contains("imdb_train.csv") && r.err.contains("'sentiment'"), qPrintable(r.err));

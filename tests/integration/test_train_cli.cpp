@@ -58,7 +58,8 @@ void TestTrainCli::endToEndRecordsRunAndExportReloads() {
     const fs::path dir = tmp.path().toStdString();
     const fs::path cfg = writeConfig(dir, "e2e", kSmall);
     const fs::path storeFile = dir / "runs.sqlite";
-    CliResult r = runFts({"train", QString::fromStdString(cfg.string()), "--store", QString::fromStdString(storeFile.string())});
+    CliResult r =
+        runFts({"train", QString::fromStdString(cfg.string()), "--store", QString::fromStdString(storeFile.string())});
     QVERIFY2(r.exitCode == 0, qPrintable(r.err));
 
     fts::RunStore store(storeFile, true);
@@ -122,10 +123,11 @@ void TestTrainCli::endToEndRecordsRunAndExportReloads() {
     const fs::path checkpoints = fs::path(run.outputDir) / "checkpoints";
     std::vector<std::string> before;
     for (const auto& e : fs::directory_iterator(checkpoints)) before.push_back(e.path().filename().string());
-    CliResult again = runFts({"train", QString::fromStdString(cfg.string()), "--store", QString::fromStdString(storeFile.string())});
+    CliResult again =
+        runFts({"train", QString::fromStdString(cfg.string()), "--store", QString::fromStdString(storeFile.string())});
     QCOMPARE(again.exitCode, 2);
-    QVERIFY2(again.err.contains("training.output_dir") && again.err.contains("holds checkpoints of run 1 (\"quickstart\")") &&
-                 again.err.contains("--resume"),
+    QVERIFY2(again.err.contains("training.output_dir") &&
+                 again.err.contains("holds checkpoints of run 1 (\"quickstart\")") && again.err.contains("--resume"),
              qPrintable(again.err));
     QCOMPARE(store.listRuns().size(), size_t(1));
     std::vector<std::string> after;
@@ -159,16 +161,19 @@ void TestTrainCli::resumeEqualsUninterrupted() {
     straight["training"]["max_steps"] = 2 * N;
     const fs::path storeFile = dir / "runs.sqlite";
     const QString store = QString::fromStdString(storeFile.string());
-    CliResult a = runFts({"train", QString::fromStdString(writeConfig(dir, "straight", straight).string()), "--store", store});
+    CliResult a =
+        runFts({"train", QString::fromStdString(writeConfig(dir, "straight", straight).string()), "--store", store});
     QVERIFY2(a.exitCode == 0, qPrintable(a.err));
 
     json first = base;
     first["training"]["max_steps"] = N;
-    CliResult b1 = runFts({"train", QString::fromStdString(writeConfig(dir, "split", first).string()), "--store", store});
+    CliResult b1 =
+        runFts({"train", QString::fromStdString(writeConfig(dir, "split", first).string()), "--store", store});
     QVERIFY2(b1.exitCode == 0, qPrintable(b1.err));
     json second = base;
     second["training"]["max_steps"] = 2 * N;
-    CliResult b2 = runFts({"train", QString::fromStdString(writeConfig(dir, "split", second).string()), "--store", store, "--resume"});
+    CliResult b2 = runFts(
+        {"train", QString::fromStdString(writeConfig(dir, "split", second).string()), "--store", store, "--resume"});
     QVERIFY2(b2.exitCode == 0, qPrintable(b2.err));
 
     fts::RunStore s(storeFile, true);
@@ -181,7 +186,8 @@ void TestTrainCli::resumeEqualsUninterrupted() {
     QCOMPARE(la.size(), size_t(2 * N));
     QCOMPARE(lb.size(), size_t(2 * N));
     for (int i = 0; i < 2 * N; ++i)
-        QVERIFY2(la[i] == lb[i], qPrintable(QString("step %1: %2 vs %3").arg(i + 1).arg(la[i], 0, 'g', 17).arg(lb[i], 0, 'g', 17)));
+        QVERIFY2(la[i] == lb[i],
+                 qPrintable(QString("step %1: %2 vs %3").arg(i + 1).arg(la[i], 0, 'g', 17).arg(lb[i], 0, 'g', 17)));
 
     auto wa = fts::loadSafetensors(dir / "straight-out" / "final" / "model.safetensors");
     auto wb = fts::loadSafetensors(dir / "split-out" / "final" / "model.safetensors");
@@ -204,7 +210,7 @@ void TestTrainCli::stopCheckpointsAndResumeCompletes() {
     const fs::path storeFile = dir / "runs.sqlite";
     QProcess p;
     p.start(QString::fromUtf8(FTS_CLI_PATH), {"train", QString::fromStdString(cfg.string()), "--store",
-                                               QString::fromStdString(storeFile.string()), "--quiet"});
+                                              QString::fromStdString(storeFile.string()), "--quiet"});
     QVERIFY(p.waitForStarted());
     // Wait (polling the store, no fixed sleep) until a few steps are recorded, then ask it to stop.
     auto stepsRecorded = [&]() -> size_t {
@@ -234,7 +240,8 @@ void TestTrainCli::stopCheckpointsAndResumeCompletes() {
     const int64_t stoppedAt = s0.metrics(s0.listRuns().at(0).id, "loss").back().step;
     patch["training"]["max_steps"] = stoppedAt + 2;
     writeConfig(dir, "stop", patch);
-    CliResult r = runFts({"train", QString::fromStdString(cfg.string()), "--store", QString::fromStdString(storeFile.string()), "--resume"});
+    CliResult r = runFts({"train", QString::fromStdString(cfg.string()), "--store",
+                          QString::fromStdString(storeFile.string()), "--resume"});
     QVERIFY2(r.exitCode == 0, qPrintable(r.err));
     fts::RunStore s(storeFile, true);
     auto run = s.listRuns().at(0);
@@ -257,12 +264,14 @@ void TestTrainCli::damagedNewestCheckpointResumesFromThePrevious() {
     const QString store = QString::fromStdString((dir / "runs.sqlite").string());
     json straight = base;
     straight["training"]["max_steps"] = 8;
-    CliResult a = runFts({"train", QString::fromStdString(writeConfig(dir, "straight", straight).string()), "--store", store});
+    CliResult a =
+        runFts({"train", QString::fromStdString(writeConfig(dir, "straight", straight).string()), "--store", store});
     QVERIFY2(a.exitCode == 0, qPrintable(a.err));
 
     json first = base;
     first["training"]["max_steps"] = 6;
-    CliResult b1 = runFts({"train", QString::fromStdString(writeConfig(dir, "split", first).string()), "--store", store});
+    CliResult b1 =
+        runFts({"train", QString::fromStdString(writeConfig(dir, "split", first).string()), "--store", store});
     QVERIFY2(b1.exitCode == 0, qPrintable(b1.err));
     const fs::path damaged = dir / "split-out" / "checkpoints" / "step-00000006";
     QVERIFY(fs::exists(damaged / "checksums.json"));
@@ -276,13 +285,15 @@ void TestTrainCli::damagedNewestCheckpointResumesFromThePrevious() {
         f.seekp(std::streamoff(size / 2));
         f.write(&c, 1);
     }
-    CliResult exp = runFts({"export", QString::fromStdString(damaged.string()), "--out", QString::fromStdString((dir / "exp").string())});
+    CliResult exp = runFts(
+        {"export", QString::fromStdString(damaged.string()), "--out", QString::fromStdString((dir / "exp").string())});
     QVERIFY(exp.exitCode != 0);
     QVERIFY2(exp.err.contains("optimizer.safetensors: checksum mismatch"), qPrintable(exp.err));
 
     json second = base;
     second["training"]["max_steps"] = 8;
-    CliResult b2 = runFts({"train", QString::fromStdString(writeConfig(dir, "split", second).string()), "--store", store, "--resume"});
+    CliResult b2 = runFts(
+        {"train", QString::fromStdString(writeConfig(dir, "split", second).string()), "--store", store, "--resume"});
     QVERIFY2(b2.exitCode == 0, qPrintable(b2.out + b2.err));
     fts::RunStore s((dir / "runs.sqlite"), true);
     int64_t splitId = 0;
@@ -321,7 +332,8 @@ void TestTrainCli::fullDiskFailsTheRunAndKeepsThePreviousCheckpoint() {
     patch["training"]["eval_interval"] = 0;
     patch["training"]["output_dir"] = (small / "out").string();
     const fs::path cfg = writeConfig(dir, "full", patch);
-    const CliResult r = runFts({"train", QString::fromStdString(cfg.string()), "--store", QString::fromStdString((dir / "runs.sqlite").string())});
+    const CliResult r = runFts({"train", QString::fromStdString(cfg.string()), "--store",
+                                QString::fromStdString((dir / "runs.sqlite").string())});
     QCOMPARE(r.exitCode, 1);
     const QString said = r.out + r.err;
     QVERIFY2(said.contains("optimizer.safetensors: the disk is full after writing") &&
@@ -341,13 +353,20 @@ void TestTrainCli::fullDiskFailsTheRunAndKeepsThePreviousCheckpoint() {
 void TestTrainCli::badInputFailsClearly_data() {
     QTest::addColumn<QString>("what");
     QTest::addColumn<QString>("expectInError");
-    QTest::newRow("missing config") << "missing-config" << "no-such-config.json";
-    QTest::newRow("config not json") << "config-syntax" << "line";
-    QTest::newRow("bad config key") << "config-bad-value" << "deepspeed.gradient_clipping";
-    QTest::newRow("missing model folder") << "missing-model" << "no-such-model";
-    QTest::newRow("corrupt tokenizer") << "bad-tokenizer" << "tokenizer.json";
-    QTest::newRow("corrupt dataset row") << "bad-dataset" << "bad.jsonl:2";
-    QTest::newRow("missing dataset") << "missing-dataset" << "no-such-data.jsonl";
+    QTest::newRow("missing config") << "missing-config"
+                                    << "no-such-config.json";
+    QTest::newRow("config not json") << "config-syntax"
+                                     << "line";
+    QTest::newRow("bad config key") << "config-bad-value"
+                                    << "deepspeed.gradient_clipping";
+    QTest::newRow("missing model folder") << "missing-model"
+                                          << "no-such-model";
+    QTest::newRow("corrupt tokenizer") << "bad-tokenizer"
+                                       << "tokenizer.json";
+    QTest::newRow("corrupt dataset row") << "bad-dataset"
+                                         << "bad.jsonl:2";
+    QTest::newRow("missing dataset") << "missing-dataset"
+                                     << "no-such-data.jsonl";
 }
 
 void TestTrainCli::badInputFailsClearly() {
@@ -383,7 +402,9 @@ void TestTrainCli::badInputFailsClearly() {
         cfg = writeConfig(dir, "bad", patch);
     }
     const fs::path storeFile = dir / "runs.sqlite";
-    CliResult r = runFts({"train", QString::fromStdString(cfg.string()), "--store", QString::fromStdString(storeFile.string()), "--quiet"}, 120000);
+    CliResult r = runFts({"train", QString::fromStdString(cfg.string()), "--store",
+                          QString::fromStdString(storeFile.string()), "--quiet"},
+                         120000);
     QVERIFY2(r.exitCode != 0 && r.exitCode != -1, qPrintable(r.err));
     QVERIFY2(r.err.contains(expectInError), qPrintable(r.err));
     QVERIFY2(!r.err.contains("Exception raised from"), qPrintable(r.err));  // no C++ backtraces for users

@@ -62,27 +62,35 @@ void TestTrainLoraCli::resumeEqualsUninterruptedAndExports() {
         std::ofstream(modelDir / "config.json") << mcfg.dump(2);
         auto model = fts::initModelFromConfig(modelDir / "config.json", 5, {});
         fts::saveHfModel(*model, modelDir, torch::kFloat32);
-        for (const char* f : {"tokenizer.json", "tokenizer_config.json"}) fs::copy_file(kQuickstart / "model" / f, modelDir / f);
+        for (const char* f : {"tokenizer.json", "tokenizer_config.json"})
+            fs::copy_file(kQuickstart / "model" / f, modelDir / f);
     }
     const int N = 3;
-    json base = {{"model", {{"path", modelDir.string()}, {"init", "pretrained"},
-                            {"lora", {{"r", 4}, {"lora_alpha", 8}, {"lora_dropout", 0.1}, {"target_modules", {"c_attn", "c_fc"}}}}}},
-                 {"training", {{"save_interval", N}, {"eval_interval", 0}, {"eval_batches", 2}}},
-                 {"deepspeed", {{"train_micro_batch_size_per_gpu", 4}, {"gradient_accumulation_steps", 2},
-                                {"optimizer", {{"params", {{"lr", 0.01}}}}},
-                                {"scheduler", {{"params", {{"total_num_steps", 2 * N}, {"warmup_num_steps", 2}}}}}}}};
+    json base = {
+        {"model",
+         {{"path", modelDir.string()},
+          {"init", "pretrained"},
+          {"lora", {{"r", 4}, {"lora_alpha", 8}, {"lora_dropout", 0.1}, {"target_modules", {"c_attn", "c_fc"}}}}}},
+        {"training", {{"save_interval", N}, {"eval_interval", 0}, {"eval_batches", 2}}},
+        {"deepspeed",
+         {{"train_micro_batch_size_per_gpu", 4},
+          {"gradient_accumulation_steps", 2},
+          {"optimizer", {{"params", {{"lr", 0.01}}}}},
+          {"scheduler", {{"params", {{"total_num_steps", 2 * N}, {"warmup_num_steps", 2}}}}}}}};
     const fs::path storeFile = dir / "runs.sqlite";
     const QString store = QString::fromStdString(storeFile.string());
 
     json straight = base;
     straight["training"]["max_steps"] = 2 * N;
-    CliResult a = runFts({"train", QString::fromStdString(writeConfig(dir, "straight", straight).string()), "--store", store});
+    CliResult a =
+        runFts({"train", QString::fromStdString(writeConfig(dir, "straight", straight).string()), "--store", store});
     QVERIFY2(a.exitCode == 0, qPrintable(a.err));
 
     json first = base;
     first["training"]["max_steps"] = N;
     first["model"]["lora"]["merge_on_export"] = false;
-    CliResult b1 = runFts({"train", QString::fromStdString(writeConfig(dir, "split", first).string()), "--store", store});
+    CliResult b1 =
+        runFts({"train", QString::fromStdString(writeConfig(dir, "split", first).string()), "--store", store});
     QVERIFY2(b1.exitCode == 0, qPrintable(b1.err));
     // A LoRA checkpoint: the PEFT adapter, optimizer and RNG state, no model weights.
     const fs::path ckpt = dir / "split-out" / "checkpoints" / "step-00000003";
@@ -99,17 +107,20 @@ void TestTrainLoraCli::resumeEqualsUninterruptedAndExports() {
 
     json second = base;
     second["training"]["max_steps"] = 2 * N;
-    CliResult b2 = runFts({"train", QString::fromStdString(writeConfig(dir, "split", second).string()), "--store", store, "--resume"});
+    CliResult b2 = runFts(
+        {"train", QString::fromStdString(writeConfig(dir, "split", second).string()), "--store", store, "--resume"});
     QVERIFY2(b2.exitCode == 0, qPrintable(b2.err));
 
     fts::RunStore s(storeFile, true);
     int64_t straightId = 0, splitId = 0;
-    for (const auto& r : s.listRuns()) (r.configPath.find("straight") != std::string::npos ? straightId : splitId) = r.id;
+    for (const auto& r : s.listRuns())
+        (r.configPath.find("straight") != std::string::npos ? straightId : splitId) = r.id;
     auto la = series(s, straightId, "loss"), lb = series(s, splitId, "loss");
     QCOMPARE(la.size(), size_t(2 * N));
     QCOMPARE(lb.size(), size_t(2 * N));
     for (int i = 0; i < 2 * N; ++i)
-        QVERIFY2(la[i] == lb[i], qPrintable(QString("step %1: %2 vs %3").arg(i + 1).arg(la[i], 0, 'g', 17).arg(lb[i], 0, 'g', 17)));
+        QVERIFY2(la[i] == lb[i],
+                 qPrintable(QString("step %1: %2 vs %3").arg(i + 1).arg(la[i], 0, 'g', 17).arg(lb[i], 0, 'g', 17)));
     QVERIFY(la.back() < la.front());
 
     const fs::path fa = dir / "straight-out" / "final", fb = dir / "split-out" / "final";
@@ -154,29 +165,36 @@ void TestTrainLoraCli::zero3OnTwoRanksEqualsStageZeroOnOne() {
         std::ofstream(modelDir / "config.json") << mcfg.dump(2);
         auto model = fts::initModelFromConfig(modelDir / "config.json", 11, {});
         fts::saveHfModel(*model, modelDir, torch::kFloat32);
-        for (const char* f : {"tokenizer.json", "tokenizer_config.json"}) fs::copy_file(kQuickstart / "model" / f, modelDir / f);
+        for (const char* f : {"tokenizer.json", "tokenizer_config.json"})
+            fs::copy_file(kQuickstart / "model" / f, modelDir / f);
     }
     const int steps = 6;
-    json base = {{"model", {{"path", modelDir.string()}, {"init", "pretrained"},
-                            {"lora", {{"r", 4}, {"lora_alpha", 8}, {"target_modules", {"c_attn", "c_fc", "c_proj"}}}}}},
+    json base = {{"model",
+                  {{"path", modelDir.string()},
+                   {"init", "pretrained"},
+                   {"lora", {{"r", 4}, {"lora_alpha", 8}, {"target_modules", {"c_attn", "c_fc", "c_proj"}}}}}},
                  {"data", {{"max_length", 32}}},
                  {"training", {{"max_steps", steps}, {"save_interval", 3}, {"eval_interval", 0}, {"eval_batches", 1}}},
-                 {"deepspeed", {{"train_micro_batch_size_per_gpu", 4}, {"gradient_accumulation_steps", 2},
-                                {"optimizer", {{"params", {{"lr", 0.03}, {"weight_decay", 0.01}}}}},
-                                {"scheduler", nullptr},
-                                {"zero_optimization", {{"stage", 0}}}}}};
+                 {"deepspeed",
+                  {{"train_micro_batch_size_per_gpu", 4},
+                   {"gradient_accumulation_steps", 2},
+                   {"optimizer", {{"params", {{"lr", 0.03}, {"weight_decay", 0.01}}}}},
+                   {"scheduler", nullptr},
+                   {"zero_optimization", {{"stage", 0}}}}}};
     const fs::path storeFile = dir / "runs.sqlite";
     const QString store = QString::fromStdString(storeFile.string());
     auto run = [&](const std::string& name, const json& patch, QStringList extra) {
         json cfg = base;
         cfg.merge_patch(patch);
-        QStringList args = {"train", QString::fromStdString(writeConfig(dir, name, cfg).string()), "--store", store, "--quiet"};
+        QStringList args = {"train", QString::fromStdString(writeConfig(dir, name, cfg).string()), "--store", store,
+                            "--quiet"};
         args += extra;
         CliResult r = runFts(args);
         QVERIFY2(r.exitCode == 0, qPrintable(r.err));
     };
-    const json zero3 = {{"deepspeed", {{"train_micro_batch_size_per_gpu", 2},
-                                       {"zero_optimization", {{"stage", 3}, {"stage3_param_persistence_threshold", 10}}}}}};
+    const json zero3 = {{"deepspeed",
+                         {{"train_micro_batch_size_per_gpu", 2},
+                          {"zero_optimization", {{"stage", 3}, {"stage3_param_persistence_threshold", 10}}}}}};
     run("stage0", json::object(), {});
     run("stage3", zero3, {"--nproc", "2"});
     json half = zero3;
@@ -186,15 +204,23 @@ void TestTrainLoraCli::zero3OnTwoRanksEqualsStageZeroOnOne() {
 
     fts::RunStore s(storeFile, true);
     std::map<std::string, int64_t> ids;
-    for (const auto& r : s.listRuns()) ids[fs::path(r.configPath).stem().string()] = r.id;  // the resumed run is the same run
-    const auto l0 = series(s, ids["stage0"], "loss"), l3 = series(s, ids["stage3"], "loss"), ls = series(s, ids["split"], "loss");
+    for (const auto& r : s.listRuns())
+        ids[fs::path(r.configPath).stem().string()] = r.id;  // the resumed run is the same run
+    const auto l0 = series(s, ids["stage0"], "loss"), l3 = series(s, ids["stage3"], "loss"),
+               ls = series(s, ids["split"], "loss");
     QCOMPARE(l0.size(), size_t(steps));
     QCOMPARE(l3.size(), size_t(steps));
     QCOMPARE(ls.size(), size_t(steps));
     for (int i = 0; i < steps; ++i) {
         QVERIFY2(std::abs(l3[i] - l0[i]) <= 1e-5 * std::abs(l0[i]),
-                 qPrintable(QString("step %1: stage 3 on 2 ranks %2, stage 0 on 1 rank %3").arg(i + 1).arg(l3[i], 0, 'g', 17).arg(l0[i], 0, 'g', 17)));
-        QVERIFY2(ls[i] == l3[i], qPrintable(QString("step %1: resumed %2, uninterrupted %3").arg(i + 1).arg(ls[i], 0, 'g', 17).arg(l3[i], 0, 'g', 17)));
+                 qPrintable(QString("step %1: stage 3 on 2 ranks %2, stage 0 on 1 rank %3")
+                                .arg(i + 1)
+                                .arg(l3[i], 0, 'g', 17)
+                                .arg(l0[i], 0, 'g', 17)));
+        QVERIFY2(ls[i] == l3[i], qPrintable(QString("step %1: resumed %2, uninterrupted %3")
+                                                .arg(i + 1)
+                                                .arg(ls[i], 0, 'g', 17)
+                                                .arg(l3[i], 0, 'g', 17)));
     }
     // The adapters learn: the last step's loss is below the first one's (6 steps of the same run, lr 0.01).
     QVERIFY2(l3.back() < l3.front(), qPrintable(QString("loss %1 -> %2").arg(l3.front()).arg(l3.back())));

@@ -37,8 +37,9 @@ int sh(const QStringList& args, QString* out = nullptr) {
 // Pids of `fts` processes (node or worker) in a namespace.
 std::vector<int> ftsPidsIn(const std::string& ns) {
     QString out;
-    sh({"-c", QString::fromStdString("for p in $(ip netns pids " + ns +
-                                     "); do tr '\\0' ' ' < /proc/$p/cmdline 2>/dev/null | grep -q ' node \\| worker ' && echo $p; done")},
+    sh({"-c", QString::fromStdString(
+                  "for p in $(ip netns pids " + ns +
+                  "); do tr '\\0' ' ' < /proc/$p/cmdline 2>/dev/null | grep -q ' node \\| worker ' && echo $p; done")},
        &out);
     std::vector<int> pids;
     for (const QString& l : out.split('\n', Qt::SkipEmptyParts)) pids.push_back(l.trimmed().toInt());
@@ -100,9 +101,10 @@ class TestTrainMultinode : public QObject {
     void startEndlessRun(QProcess& p, const std::string& name) {
         const fs::path cfg = writeConfig(m_dir, name, 4, 2, {{"training", {{"max_steps", 100000}}}});
         const fs::path store = m_dir / (name + ".sqlite");
-        p.start(QString::fromUtf8(FTS_CLI_PATH), QStringList{"train", q(cfg), "--store", q(store), "--quiet", "--hostfile",
-                                                             q(hostfile(name + ".hostfile", "h1 slots=2\nh2 slots=2\n"))} +
-                                                     sshArgs());
+        p.start(QString::fromUtf8(FTS_CLI_PATH),
+                QStringList{"train", q(cfg), "--store", q(store), "--quiet", "--hostfile",
+                            q(hostfile(name + ".hostfile", "h1 slots=2\nh2 slots=2\n"))} +
+                    sshArgs());
         QVERIFY(within(120, [&] { return lastStep(store) >= 2; }));
     }
 
@@ -114,13 +116,15 @@ private slots:
         m_hosts = m_dir / "hosts";
         m_prefix = "ft" + std::to_string(::getpid() % 100000);
         QString out;
-        const int rc = sh({QString::fromStdString(kHarness.string()), "up", q(m_hosts), QString::fromStdString(m_prefix), "3"}, &out);
+        const int rc = sh(
+            {QString::fromStdString(kHarness.string()), "up", q(m_hosts), QString::fromStdString(m_prefix), "3"}, &out);
         QVERIFY2(rc == 0, qPrintable(out));
         m_up = true;
         writeTinyModelAndData(m_dir);
     }
     void cleanupTestCase() {
-        if (m_up) sh({QString::fromStdString(kHarness.string()), "down", q(m_hosts), QString::fromStdString(m_prefix), "3"});
+        if (m_up)
+            sh({QString::fromStdString(kHarness.string()), "down", q(m_hosts), QString::fromStdString(m_prefix), "3"});
     }
 
     // 2 hosts x 2 ranks == 1 host x 4 ranks, step by step; the store knows each rank's host.
@@ -138,7 +142,8 @@ private slots:
         CliResult a = runFts({"train", q(local), "--store", q(store), "--quiet", "--nproc", "4"});
         QVERIFY2(a.exitCode == 0, qPrintable(a.err));
         CliResult b = runFts(QStringList{"train", q(remote), "--store", q(store), "--quiet", "--hostfile",
-                                         q(hostfile("two.hostfile", "h1 slots=2\nh2 slots=2\n"))} + sshArgs());
+                                         q(hostfile("two.hostfile", "h1 slots=2\nh2 slots=2\n"))} +
+                             sshArgs());
         QVERIFY2(b.exitCode == 0, qPrintable(b.err));
         RunStore s(store, true);
         auto runs = s.listRuns();
@@ -150,7 +155,8 @@ private slots:
         QCOMPARE(l1.size(), l2.size());
         for (size_t i = 0; i < l1.size(); ++i)
             QVERIFY2(std::abs(l1[i] - l2[i]) <= 1e-6 * std::abs(l1[i]),
-                     qPrintable(QString("step %1: 1x4 %2, 2x2 %3").arg(i + 1).arg(l1[i], 0, 'g', 10).arg(l2[i], 0, 'g', 10)));
+                     qPrintable(
+                         QString("step %1: 1x4 %2, 2x2 %3").arg(i + 1).arg(l1[i], 0, 'g', 10).arg(l2[i], 0, 'g', 10)));
         QCOMPARE(multi.worldSize, 4);
         const json hosts = json::parse(multi.hostsJson);
         QCOMPARE(hosts.size(), size_t(2));
@@ -167,7 +173,8 @@ private slots:
     // `fts hosts check`: verified collectives over every rank and a measured ping-pong per pair of hosts.
     void hostsCheckReportsEveryLink() {
         CliResult r = runFts(QStringList{"hosts", "check", "--json", "--hostfile",
-                                         q(hostfile("check.hostfile", "h1 slots=2\nh2 slots=1\nh3 slots=1\n"))} + sshArgs());
+                                         q(hostfile("check.hostfile", "h1 slots=2\nh2 slots=1\nh3 slots=1\n"))} +
+                             sshArgs());
         QVERIFY2(r.exitCode == 0, qPrintable(r.out + r.err));
         const json report = json::parse(r.out.toStdString());
         QVERIFY(report["ok"].get<bool>());
@@ -176,17 +183,22 @@ private slots:
         for (const auto& c : report["checks"]) {
             QVERIFY2(c["ok"].get<bool>(), qPrintable(QString::fromStdString(c.dump())));
             QVERIFY(c["gbps"].get<double>() > 0);
-            if (c["test"] == "link") links.insert(c["from"].get<std::string>() + "-" + c["to"].get<std::string>());
-            else tests.insert(c["test"].get<std::string>());
+            if (c["test"] == "link")
+                links.insert(c["from"].get<std::string>() + "-" + c["to"].get<std::string>());
+            else
+                tests.insert(c["test"].get<std::string>());
         }
         QCOMPARE(links, (std::set<std::string>{"h1-h2", "h1-h3", "h2-h3"}));
         QCOMPARE(tests, (std::set<std::string>{"broadcast", "all_reduce"}));
         QVERIFY(noFtsProcessAnywhere());
         // a host that cannot be reached is named, and nothing starts
-        sh({QString::fromStdString(kHarness.string()), "link", q(m_hosts), QString::fromStdString(m_prefix), "3", "down"});
-        CliResult bad = runFts(QStringList{"hosts", "check", "--hostfile", q(hostfile("check.hostfile", "h1 slots=1\nh3 slots=1\n"))} +
-                               sshArgs());
-        sh({QString::fromStdString(kHarness.string()), "link", q(m_hosts), QString::fromStdString(m_prefix), "3", "up"});
+        sh({QString::fromStdString(kHarness.string()), "link", q(m_hosts), QString::fromStdString(m_prefix), "3",
+            "down"});
+        CliResult bad = runFts(
+            QStringList{"hosts", "check", "--hostfile", q(hostfile("check.hostfile", "h1 slots=1\nh3 slots=1\n"))} +
+            sshArgs());
+        sh({QString::fromStdString(kHarness.string()), "link", q(m_hosts), QString::fromStdString(m_prefix), "3",
+            "up"});
         QCOMPARE(bad.exitCode, 1);
         QVERIFY2(bad.out.contains("host h3: FAILED: host h3: unreachable over ssh"), qPrintable(bad.out));
         QVERIFY(bad.out.contains("the hosts are not ready for training"));
@@ -200,18 +212,22 @@ private slots:
         QTest::addColumn<QString>("expected");
         QTest::addColumn<int>("code");
         QTest::newRow("unreachable") << "h1 slots=1\nh3 slots=1\n" << QStringList{} << "host h3: " << 1;
-        QTest::newRow("missing remote fts") << "h1 slots=1\nh2 slots=1\n" << QStringList{"--remote-fts", "/opt/none/fts"}
-                                           << "host h1: the remote fts \"/opt/none/fts\" was not found" << 1;
-        QTest::newRow("not fts") << "h1 slots=1\n" << QStringList{"--remote-fts", "/bin/true"}
-                                 << "did not answer as fts does" << 1;
-        QTest::newRow("other version") << "h1 slots=1\nh2 slots=1\n" << QStringList{"--remote-fts", "OLD_FTS"}
+        QTest::newRow("missing remote fts") << "h1 slots=1\nh2 slots=1\n"
+                                            << QStringList{"--remote-fts", "/opt/none/fts"}
+                                            << "host h1: the remote fts \"/opt/none/fts\" was not found" << 1;
+        QTest::newRow("not fts") << "h1 slots=1\n"
+                                 << QStringList{"--remote-fts", "/bin/true"} << "did not answer as fts does" << 1;
+        QTest::newRow("other version") << "h1 slots=1\nh2 slots=1\n"
+                                       << QStringList{"--remote-fts", "OLD_FTS"}
                                        << "host h2: fts there is version 0.0.1, this one is " FTS_VERSION << 1;
-        QTest::newRow("hostile host name") << "h1 slots=1\nh2;touch${IFS}CANARY slots=1\n" << QStringList{}
-                                           << "line 2: host \"h2;touch${IFS}CANARY\"" << 2;
-        QTest::newRow("unknown host") << "h1 slots=1\nnosuchhost.invalid slots=1\n" << QStringList{}
-                                      << "host nosuchhost.invalid: the name does not resolve" << 1;
-        QTest::newRow("master_addr elsewhere") << "h1 slots=1\n" << QStringList{"--master_addr", "192.0.2.1"}
-                                               << "--master_addr 192.0.2.1 (192.0.2.1) is not an address of this machine" << 1;
+        QTest::newRow("hostile host name") << "h1 slots=1\nh2;touch${IFS}CANARY slots=1\n"
+                                           << QStringList{} << "line 2: host \"h2;touch${IFS}CANARY\"" << 2;
+        QTest::newRow("unknown host") << "h1 slots=1\nnosuchhost.invalid slots=1\n"
+                                      << QStringList{} << "host nosuchhost.invalid: the name does not resolve" << 1;
+        QTest::newRow("master_addr elsewhere")
+            << "h1 slots=1\n"
+            << QStringList{"--master_addr", "192.0.2.1"}
+            << "--master_addr 192.0.2.1 (192.0.2.1) is not an address of this machine" << 1;
     }
     void hostProblemsFailFast() {
         QFETCH(QString, hostfileText);
@@ -220,18 +236,24 @@ private slots:
         QFETCH(int, code);
         if (extra.size() == 2 && extra[1] == "OLD_FTS") {  // an fts of another version answering the probe
             const fs::path old = m_dir / "old-fts";
-            std::ofstream(old) << "#!/bin/sh\necho '{\"event\":\"probe\",\"fts\":\"0.0.1\",\"hostname\":\"x\",\"gpus\":[]}'\n";
+            std::ofstream(old)
+                << "#!/bin/sh\necho '{\"event\":\"probe\",\"fts\":\"0.0.1\",\"hostname\":\"x\",\"gpus\":[]}'\n";
             fs::permissions(old, fs::perms::owner_all);
             extra[1] = q(old);
         }
         const bool down = QString(QTest::currentDataTag()) == "unreachable";
-        if (down) sh({QString::fromStdString(kHarness.string()), "link", q(m_hosts), QString::fromStdString(m_prefix), "3", "down"});
+        if (down)
+            sh({QString::fromStdString(kHarness.string()), "link", q(m_hosts), QString::fromStdString(m_prefix), "3",
+                "down"});
         const fs::path cfg = writeConfig(m_dir, "fail", 2, 2);
         const auto t0 = std::chrono::steady_clock::now();
         CliResult r = runFts(QStringList{"train", q(cfg), "--store", q(m_dir / "fail.sqlite"), "--quiet", "--hostfile",
-                                         q(hostfile("fail.hostfile", hostfileText.toStdString()))} + sshArgs() + extra);
+                                         q(hostfile("fail.hostfile", hostfileText.toStdString()))} +
+                             sshArgs() + extra);
         const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-        if (down) sh({QString::fromStdString(kHarness.string()), "link", q(m_hosts), QString::fromStdString(m_prefix), "3", "up"});
+        if (down)
+            sh({QString::fromStdString(kHarness.string()), "link", q(m_hosts), QString::fromStdString(m_prefix), "3",
+                "up"});
         QCOMPARE(r.exitCode, code);
         QVERIFY2(r.err.contains(expected), qPrintable(r.err));
         QVERIFY2(seconds < 12.0, qPrintable(QString("took %1 s").arg(seconds)));  // the probe's 10 s + start-up
@@ -265,9 +287,10 @@ private slots:
         json extra = {{"training", {{"max_steps", 2}, {"output_dir", (weird / "out\nnext").string()}}}};
         const fs::path cfg = weird / "hostile $(touch CANARY).json";
         fs::copy_file(writeConfig(m_dir, "hostile", 2, 2, extra), cfg);
-        CliResult r = runFts(QStringList{"train", q(cfg), "--store", q(m_dir / "hostile.sqlite"), "--quiet", "--hostfile",
-                                         q(hostfile("hostile.hostfile", "h1 slots=1\nh2 slots=1\n")), "--remote-fts", q(link)} +
-                             sshArgs());
+        CliResult r =
+            runFts(QStringList{"train", q(cfg), "--store", q(m_dir / "hostile.sqlite"), "--quiet", "--hostfile",
+                               q(hostfile("hostile.hostfile", "h1 slots=1\nh2 slots=1\n")), "--remote-fts", q(link)} +
+                   sshArgs());
         QVERIFY2(r.exitCode == 0, qPrintable(r.err));
         QVERIFY(fs::exists(weird / "out\nnext"));
         for (const fs::path& d : {m_dir, weird, fs::path("/root"), fs::path("/")})
@@ -315,7 +338,8 @@ private slots:
         const fs::path whole = writeConfig(m_dir, "whole", 4, 3, extra);
         const fs::path parts = writeConfig(m_dir, "parts", 4, 3, extra);
         const fs::path store = m_dir / "resume.sqlite";
-        CliResult a = runFts(QStringList{"train", q(whole), "--store", q(store), "--quiet", "--hostfile", q(hf)} + sshArgs());
+        CliResult a =
+            runFts(QStringList{"train", q(whole), "--store", q(store), "--quiet", "--hostfile", q(hf)} + sshArgs());
         QVERIFY2(a.exitCode == 0, qPrintable(a.err));
         const fs::path partStore = m_dir / "parts.sqlite";
         QProcess p;
@@ -330,8 +354,9 @@ private slots:
             QCOMPARE(s.listRuns().front().status, RunStatus::Stopped);
         }
         QVERIFY(noFtsProcessAnywhere());
-        CliResult b = runFts(QStringList{"train", q(parts), "--store", q(partStore), "--quiet", "--resume", "--hostfile", q(hf)} +
-                             sshArgs());
+        CliResult b =
+            runFts(QStringList{"train", q(parts), "--store", q(partStore), "--quiet", "--resume", "--hostfile", q(hf)} +
+                   sshArgs());
         QVERIFY2(b.exitCode == 0, qPrintable(b.err));
         RunStore s1(store, true), s2(partStore, true);
         std::map<int64_t, double> full, resumed;
@@ -341,7 +366,8 @@ private slots:
         for (const auto& [step, loss] : full) {
             QVERIFY2(resumed.count(step), qPrintable(QString("step %1 missing after resume").arg(step)));
             QVERIFY2(resumed[step] == loss,
-                     qPrintable(QString("step %1: %2 vs %3").arg(step).arg(loss, 0, 'g', 17).arg(resumed[step], 0, 'g', 17)));
+                     qPrintable(
+                         QString("step %1: %2 vs %3").arg(step).arg(loss, 0, 'g', 17).arg(resumed[step], 0, 'g', 17)));
         }
     }
 };

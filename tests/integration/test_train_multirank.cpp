@@ -50,9 +50,12 @@ std::vector<double> series(const fts::RunStore& store, int64_t run, const std::s
 }
 
 json stepsPatch(int micro, int accum) {
-    return {{"training", {{"max_steps", 4}, {"eval_interval", 0}, {"save_interval", 0}, {"log_interval", 1}, {"eval_batches", 1}}},
+    return {{"training",
+             {{"max_steps", 4}, {"eval_interval", 0}, {"save_interval", 0}, {"log_interval", 1}, {"eval_batches", 1}}},
             {"deepspeed",
-             {{"train_micro_batch_size_per_gpu", micro}, {"gradient_accumulation_steps", accum}, {"gradient_clipping", 0.5}}}};
+             {{"train_micro_batch_size_per_gpu", micro},
+              {"gradient_accumulation_steps", accum},
+              {"gradient_clipping", 0.5}}}};
 }
 
 double relL2(const torch::Tensor& a, const torch::Tensor& b) {
@@ -83,8 +86,8 @@ private slots:
         const QString storeArg = QString::fromStdString(storeFile.string());
         CliResult r1 = runFts({"train", QString::fromStdString(one.string()), "--store", storeArg, "--quiet"});
         QVERIFY2(r1.exitCode == 0, qPrintable(r1.err));
-        CliResult rn = runFts({"train", QString::fromStdString(many.string()), "--store", storeArg, "--quiet", "--nproc",
-                               QString::number(nproc)});
+        CliResult rn = runFts({"train", QString::fromStdString(many.string()), "--store", storeArg, "--quiet",
+                               "--nproc", QString::number(nproc)});
         QVERIFY2(rn.exitCode == 0, qPrintable(rn.err));
 
         fts::RunStore store(storeFile, true);
@@ -100,8 +103,11 @@ private slots:
         QCOMPARE(lossN.size(), size_t(4));
         for (size_t i = 0; i < loss1.size(); ++i)
             QVERIFY2(std::abs(lossN[i] - loss1[i]) <= 1e-5 * std::abs(loss1[i]),
-                     qPrintable(QString("step %1: loss %2 on %3 ranks vs %4 on one").arg(i + 1).arg(lossN[i], 0, 'g', 10)
-                                    .arg(nproc).arg(loss1[i], 0, 'g', 10)));
+                     qPrintable(QString("step %1: loss %2 on %3 ranks vs %4 on one")
+                                    .arg(i + 1)
+                                    .arg(lossN[i], 0, 'g', 10)
+                                    .arg(nproc)
+                                    .arg(loss1[i], 0, 'g', 10)));
         QVERIFY(loss1.back() != loss1.front());  // it trained at all
         // every rank's memory reached the store
         std::set<int> ranks;
@@ -132,8 +138,9 @@ private slots:
         patch["training"]["max_steps"] = 100000;
         const fs::path cfg = writeConfig(dir, "kill", patch);
         QProcess p;
-        p.start(QString::fromUtf8(FTS_CLI_PATH), {"train", QString::fromStdString(cfg.string()), "--store",
-                                                  QString::fromStdString(storeFile.string()), "--quiet", "--nproc", "2"});
+        p.start(QString::fromUtf8(FTS_CLI_PATH),
+                {"train", QString::fromStdString(cfg.string()), "--store", QString::fromStdString(storeFile.string()),
+                 "--quiet", "--nproc", "2"});
         QVERIFY(p.waitForStarted());
         // wait for training steps, then find rank 1's pid in the supervisor's log
         int64_t rank1 = 0;
@@ -177,8 +184,8 @@ private slots:
         QTest::addColumn<QStringList>("extra");
         QTest::addColumn<QString>("message");
         QTest::newRow("remote host") << QStringList{"--include", "node7:0"} << "only localhost";
-        QTest::newRow("include and exclude") << QStringList{"--include", "localhost:0", "--exclude", "localhost:1"}
-                                             << "one or the other";
+        QTest::newRow("include and exclude")
+            << QStringList{"--include", "localhost:0", "--exclude", "localhost:1"} << "one or the other";
         QTest::newRow("nproc vs gpus") << QStringList{"--nproc", "3", "--include", "localhost:0,1"} << "contradicts";
     }
     void launchOptionsAreChecked() {
@@ -188,7 +195,8 @@ private slots:
         const fs::path dir = tmp.path().toStdString();
         const fs::path cfg = writeConfig(dir, "bad", stepsPatch(2, 1));
         CliResult r = runFts(QStringList{"train", QString::fromStdString(cfg.string()), "--store",
-                                         QString::fromStdString((dir / "runs.sqlite").string())} + extra);
+                                         QString::fromStdString((dir / "runs.sqlite").string())} +
+                             extra);
         QCOMPARE(r.exitCode, 2);
         QVERIFY2(r.err.contains(message), qPrintable(r.err));
     }

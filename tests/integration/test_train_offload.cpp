@@ -93,12 +93,15 @@ class TestTrainOffload : public QObject {
         if (device == "cpu") z["offload_optimizer"] = {{"device", "cpu"}};
         if (device == "nvme") {
             // Sub-groups of 3,000 elements and 2 host buffers: the swap pipeline (prefetch, write-behind) is exercised.
-            z["offload_optimizer"] = {{"device", "nvme"}, {"nvme_path", (m_dir / "nvme").string()}, {"buffer_count", 2}};
+            z["offload_optimizer"] = {
+                {"device", "nvme"}, {"nvme_path", (m_dir / "nvme").string()}, {"buffer_count", 2}};
             z["sub_group_size"] = 3000;
         }
         if (param == "cpu") z["offload_param"] = {{"device", "cpu"}};
         if (param == "nvme")  // 2,000 elements stay in host memory, the rest is read ahead through 2 buffers
-            z["offload_param"] = {{"device", "nvme"}, {"nvme_path", (m_dir / "nvme").string()}, {"max_in_cpu", 2000},
+            z["offload_param"] = {{"device", "nvme"},
+                                  {"nvme_path", (m_dir / "nvme").string()},
+                                  {"max_in_cpu", 2000},
                                   {"buffer_count", 2}};
         return {{"deepspeed", {{"zero_optimization", z}, {"aio", {{"block_size", 8192}, {"queue_depth", 4}}}}}};
     }
@@ -120,11 +123,16 @@ private slots:
                 for (const char* device : {"cpu", "nvme"})
                     QTest::newRow(qPrintable(QString("stage %1, %2 ranks, %3").arg(stage).arg(nproc).arg(device)))
                         << stage << nproc << QString(device) << QString();
-        QTest::newRow("stage 3, 1 rank, offload_param cpu + optimizer cpu") << 3 << 1 << "cpu" << "cpu";
-        QTest::newRow("stage 3, 2 ranks, offload_param cpu + optimizer nvme") << 3 << 2 << "nvme" << "cpu";
-        QTest::newRow("stage 3, 1 rank, offload_param nvme + optimizer cpu") << 3 << 1 << "cpu" << "nvme";
-        QTest::newRow("stage 3, 2 ranks, offload_param nvme + optimizer nvme") << 3 << 2 << "nvme" << "nvme";
-        QTest::newRow("stage 3, 2 ranks, offload_param nvme, optimizer on the device") << 3 << 2 << "none" << "nvme";
+        QTest::newRow("stage 3, 1 rank, offload_param cpu + optimizer cpu") << 3 << 1 << "cpu"
+                                                                            << "cpu";
+        QTest::newRow("stage 3, 2 ranks, offload_param cpu + optimizer nvme") << 3 << 2 << "nvme"
+                                                                              << "cpu";
+        QTest::newRow("stage 3, 1 rank, offload_param nvme + optimizer cpu") << 3 << 1 << "cpu"
+                                                                             << "nvme";
+        QTest::newRow("stage 3, 2 ranks, offload_param nvme + optimizer nvme") << 3 << 2 << "nvme"
+                                                                               << "nvme";
+        QTest::newRow("stage 3, 2 ranks, offload_param nvme, optimizer on the device") << 3 << 2 << "none"
+                                                                                       << "nvme";
     }
     void offloadEqualsNoOffload() {
         QFETCH(int, stage);
@@ -133,8 +141,8 @@ private slots:
         QFETCH(QString, param);
         const RunResult* ref = reference(stage, nproc);
         QVERIFY2(ref, "the run without offload failed");
-        const std::string name = "o" + std::to_string(stage) + "n" + std::to_string(nproc) + device.toStdString() +
-                                 param.toStdString();
+        const std::string name =
+            "o" + std::to_string(stage) + "n" + std::to_string(nproc) + device.toStdString() + param.toStdString();
         bool ok = false;
         const RunResult got = run(name, nproc, stage, offload(device, param), &ok);
         QVERIFY2(ok, "the offloaded run failed");
@@ -143,8 +151,10 @@ private slots:
         for (size_t i = 0; i < got.loss.size(); ++i) {
             const double rel = std::abs(got.loss[i] - ref->loss[i]) / std::abs(ref->loss[i]);
             worst = std::max(worst, rel);
-            QVERIFY2(rel <= 1e-6, qPrintable(QString("step %1: loss %2 offloaded vs %3").arg(i + 1)
-                                                 .arg(got.loss[i], 0, 'g', 12).arg(ref->loss[i], 0, 'g', 12)));
+            QVERIFY2(rel <= 1e-6, qPrintable(QString("step %1: loss %2 offloaded vs %3")
+                                                 .arg(i + 1)
+                                                 .arg(got.loss[i], 0, 'g', 12)
+                                                 .arg(ref->loss[i], 0, 'g', 12)));
         }
         const double d = relL2(got.weights, ref->weights);
         QVERIFY2(d <= 1e-6, qPrintable(QString("final weights: relative L2 %1").arg(d)));
@@ -152,7 +162,8 @@ private slots:
         const std::string key = device == "nvme" || param == "nvme" ? "\"nvme_offload\":" : "\"host_offload\":";
         const auto at = got.modelState.find(key);
         QVERIFY2(at != std::string::npos, got.modelState.c_str());
-        QVERIFY2(got.modelState.compare(at + key.size(), 2, "0,") != 0 && got.modelState.compare(at + key.size(), 2, "0}") != 0,
+        QVERIFY2(got.modelState.compare(at + key.size(), 2, "0,") != 0 &&
+                     got.modelState.compare(at + key.size(), 2, "0}") != 0,
                  got.modelState.c_str());
         // Swap files live under <nvme_path>/<run>/rank<r>/ and go with the run.
         QVERIFY2(fs::is_empty(m_dir / "nvme"), "the NVMe swap folder was left behind");
@@ -167,8 +178,10 @@ private slots:
         QTest::addColumn<int>("nproc");
         QTest::addColumn<QString>("device");
         QTest::addColumn<QString>("param");
-        QTest::newRow("stage 2, 1 rank, optimizer cpu") << 2 << 1 << "cpu" << "";
-        QTest::newRow("stage 3, 2 ranks, optimizer and parameters nvme") << 3 << 2 << "nvme" << "nvme";
+        QTest::newRow("stage 2, 1 rank, optimizer cpu") << 2 << 1 << "cpu"
+                                                        << "";
+        QTest::newRow("stage 3, 2 ranks, optimizer and parameters nvme") << 3 << 2 << "nvme"
+                                                                         << "nvme";
     }
     void gpt2With25MParameters() {
         QFETCH(int, stage);
@@ -191,7 +204,8 @@ private slots:
         QCOMPARE(got.loss.size(), size_t(4));
         QCOMPARE(got.loss.size(), ref.loss.size());
         double worst = 0;
-        for (size_t i = 0; i < got.loss.size(); ++i) worst = std::max(worst, std::abs(got.loss[i] - ref.loss[i]) / std::abs(ref.loss[i]));
+        for (size_t i = 0; i < got.loss.size(); ++i)
+            worst = std::max(worst, std::abs(got.loss[i] - ref.loss[i]) / std::abs(ref.loss[i]));
         QVERIFY2(worst <= 1e-6, qPrintable(QString("worst relative loss difference %1").arg(worst)));
         int64_t params = 0;
         for (const auto& [name, t] : ref.weights) params += t.numel();
@@ -199,9 +213,10 @@ private slots:
         const double d = relL2(got.weights, ref.weights);
         QVERIFY2(d <= 1e-6, qPrintable(QString("final weights: relative L2 %1").arg(d)));
         QVERIFY2(fs::is_empty(m_dir / "nvme"), "the NVMe swap folder was left behind");
-        qInfo("GPT-2 of %.1fM parameters, stage %d, %d ranks, offload %s%s: worst loss rel. diff %.3g, final weights rel. L2 %.3g",
-              params / 1e6, stage, nproc, qPrintable(device), param.isEmpty() ? "" : qPrintable(" + offload_param " + param),
-              worst, d);
+        qInfo(
+            "GPT-2 of %.1fM parameters, stage %d, %d ranks, offload %s%s: worst loss rel. diff %.3g, final weights rel. L2 %.3g",
+            params / 1e6, stage, nproc, qPrintable(device),
+            param.isEmpty() ? "" : qPrintable(" + offload_param " + param), worst, d);
     }
 
     // bf16 (bf16 parameters, fp32 masters in the partition): the offloaded step rounds its fp32 masters as DeepSpeed's
@@ -230,10 +245,12 @@ private slots:
         QVERIFY(ok);
         QCOMPARE(got.loss.size(), plain.loss.size());
         double worst = 0;
-        for (size_t i = 0; i < got.loss.size(); ++i) worst = std::max(worst, std::abs(got.loss[i] - plain.loss[i]) / std::abs(plain.loss[i]));
+        for (size_t i = 0; i < got.loss.size(); ++i)
+            worst = std::max(worst, std::abs(got.loss[i] - plain.loss[i]) / std::abs(plain.loss[i]));
         QVERIFY2(worst <= 1e-3, qPrintable(QString("worst relative loss difference %1").arg(worst)));
         QVERIFY(got.loss.back() < got.loss.front());
-        qInfo("bf16, stage %d, %d ranks, offload %s: worst loss rel. diff %.3g (bound 1e-3)", stage, nproc, qPrintable(device), worst);
+        qInfo("bf16, stage %d, %d ranks, offload %s: worst loss rel. diff %.3g (bound 1e-3)", stage, nproc,
+              qPrintable(device), worst);
     }
 
     // 6 steps straight vs 3 steps then --resume to 6, offloaded: identical; the checkpoint also resumes without offload.
@@ -258,37 +275,46 @@ private slots:
         QVERIFY(ok);
         const fs::path store = m_dir / (tag + "split.sqlite");
         const std::string split = tag + "split";
-        CliResult b1 = runFts({"train", q(writeConfig(m_dir, split, 2, stage, half)), "--store", q(store), "--quiet", "--nproc", "2"});
+        CliResult b1 = runFts(
+            {"train", q(writeConfig(m_dir, split, 2, stage, half)), "--store", q(store), "--quiet", "--nproc", "2"});
         QVERIFY2(b1.exitCode == 0, qPrintable(b1.err));
-        CliResult b2 = runFts({"train", q(writeConfig(m_dir, split, 2, stage, full)), "--store", q(store), "--quiet", "--nproc", "2",
-                               "--resume"});
+        CliResult b2 = runFts({"train", q(writeConfig(m_dir, split, 2, stage, full)), "--store", q(store), "--quiet",
+                               "--nproc", "2", "--resume"});
         QVERIFY2(b2.exitCode == 0, qPrintable(b2.err));
         fts::RunStore s(store, true);
         const auto lb = series(s, s.listRuns().at(0).id, "loss");
         QCOMPARE(lb.size(), straight.loss.size());
         for (size_t i = 0; i < lb.size(); ++i)
-            QVERIFY2(lb[i] == straight.loss[i],
-                     qPrintable(QString("step %1: %2 vs %3").arg(i + 1).arg(lb[i], 0, 'g', 17).arg(straight.loss[i], 0, 'g', 17)));
-        QCOMPARE(relL2(fts::loadSafetensors(m_dir / (split + "-out") / "final" / "model.safetensors"), straight.weights), 0.0);
+            QVERIFY2(
+                lb[i] == straight.loss[i],
+                qPrintable(
+                    QString("step %1: %2 vs %3").arg(i + 1).arg(lb[i], 0, 'g', 17).arg(straight.loss[i], 0, 'g', 17)));
+        QCOMPARE(
+            relL2(fts::loadSafetensors(m_dir / (split + "-out") / "final" / "model.safetensors"), straight.weights),
+            0.0);
 
         // The same checkpoint resumed without offload continues the same trajectory (to rounding: torch's AdamW).
         const std::string plain = tag + "plain";
         fs::create_directories(m_dir / (plain + "-out"));
-        fs::copy(m_dir / (split + "-out") / "checkpoints", m_dir / (plain + "-out") / "checkpoints", fs::copy_options::recursive);
+        fs::copy(m_dir / (split + "-out") / "checkpoints", m_dir / (plain + "-out") / "checkpoints",
+                 fs::copy_options::recursive);
         for (const auto& e : fs::directory_iterator(m_dir / (plain + "-out") / "checkpoints"))
             if (e.path().filename() != "step-00000003") fs::remove_all(e.path());
         json fullPlain = full;
         fullPlain["deepspeed"]["zero_optimization"] = {{"sub_group_size", 1000000000}};
         const fs::path storePlain = m_dir / (plain + ".sqlite");
-        CliResult c = runFts({"train", q(writeConfig(m_dir, plain, 2, stage, fullPlain)), "--store", q(storePlain), "--quiet",
-                              "--nproc", "2", "--resume"});
+        CliResult c = runFts({"train", q(writeConfig(m_dir, plain, 2, stage, fullPlain)), "--store", q(storePlain),
+                              "--quiet", "--nproc", "2", "--resume"});
         QVERIFY2(c.exitCode == 0, qPrintable(c.err));
         fts::RunStore sp(storePlain, true);
         const auto lp = series(sp, sp.listRuns().at(0).id, "loss");
         QCOMPARE(lp.size(), size_t(3));
         for (size_t i = 0; i < lp.size(); ++i)
             QVERIFY2(std::abs(lp[i] - straight.loss[3 + i]) <= 1e-6 * std::abs(straight.loss[3 + i]),
-                     qPrintable(QString("step %1: %2 vs %3").arg(i + 4).arg(lp[i], 0, 'g', 12).arg(straight.loss[3 + i], 0, 'g', 12)));
+                     qPrintable(QString("step %1: %2 vs %3")
+                                    .arg(i + 4)
+                                    .arg(lp[i], 0, 'g', 12)
+                                    .arg(straight.loss[3 + i], 0, 'g', 12)));
     }
 
     // SIGKILL of the supervisor and its worker while every step swaps optimizer state and parameters through NVMe
@@ -302,7 +328,8 @@ private slots:
                          {"deepspeed", {{"scheduler", {{"params", {{"total_num_steps", 400}}}}}}}});
         const fs::path store = m_dir / (name + ".sqlite");
         QProcess p;
-        p.start(QString::fromUtf8(FTS_CLI_PATH), {"train", q(writeConfig(m_dir, name, 1, 3, cfg)), "--store", q(store), "--quiet"});
+        p.start(QString::fromUtf8(FTS_CLI_PATH),
+                {"train", q(writeConfig(m_dir, name, 1, 3, cfg)), "--store", q(store), "--quiet"});
         QVERIFY(p.waitForStarted());
         int64_t worker = 0;
         auto ready = [&] {  // a checkpoint exists and training has gone past it (swapping every step)
@@ -332,15 +359,19 @@ private slots:
         const int64_t at = std::stoll(latest.filename().string().substr(5));
         // Resume to two steps past the checkpoint; an uninterrupted run to the same step must end in the same weights.
         cfg["training"]["max_steps"] = at + 2;
-        CliResult resumed = runFts({"train", q(writeConfig(m_dir, name, 1, 3, cfg)), "--store", q(store), "--quiet", "--resume"});
+        CliResult resumed =
+            runFts({"train", q(writeConfig(m_dir, name, 1, 3, cfg)), "--store", q(store), "--quiet", "--resume"});
         QVERIFY2(resumed.exitCode == 0, qPrintable(resumed.err));
         bool ok = false;
         const RunResult straight = run("kill9straight", 1, 3, cfg, &ok);
         QVERIFY(ok);
-        QCOMPARE(relL2(fts::loadSafetensors(m_dir / (name + "-out") / "final" / "model.safetensors"), straight.weights), 0.0);
-        QVERIFY2(fs::is_empty(m_dir / "nvme"), "the swap folder of the killed run was left behind after the resumed run");
-        qInfo("killed after the checkpoint at step %lld; resumed to step %lld: final weights equal the uninterrupted run's",
-              (long long)at, (long long)(at + 2));
+        QCOMPARE(relL2(fts::loadSafetensors(m_dir / (name + "-out") / "final" / "model.safetensors"), straight.weights),
+                 0.0);
+        QVERIFY2(fs::is_empty(m_dir / "nvme"),
+                 "the swap folder of the killed run was left behind after the resumed run");
+        qInfo(
+            "killed after the checkpoint at step %lld; resumed to step %lld: final weights equal the uninterrupted run's",
+            (long long)at, (long long)(at + 2));
     }
 
     // With NVMe the state leaves host memory: the resident set of the rank during the steps drops by what the estimate
@@ -396,11 +427,18 @@ private slots:
         }
         const double measured = double(peak[false] - peak[true]), estimated = double(estimate[false] - estimate[true]);
         QVERIFY(estimated > 80e6);
-        QVERIFY2(std::abs(measured - estimated) <= 0.15 * estimated,
-                 qPrintable(QString("%1: RSS during the steps without NVMe %2 MB, with %3 MB: drop %4 MB, estimated %5 MB").arg(what)
-                                .arg(peak[false] / 1e6).arg(peak[true] / 1e6).arg(measured / 1e6).arg(estimated / 1e6)));
-        qInfo("NVMe offload of the %s lowers the rank's RSS during the steps by %.1f MB (estimate %.1f MB, ratio %.3f): %.1f -> %.1f MB",
-              qPrintable(what), measured / 1e6, estimated / 1e6, measured / estimated, peak[false] / 1e6, peak[true] / 1e6);
+        QVERIFY2(
+            std::abs(measured - estimated) <= 0.15 * estimated,
+            qPrintable(QString("%1: RSS during the steps without NVMe %2 MB, with %3 MB: drop %4 MB, estimated %5 MB")
+                           .arg(what)
+                           .arg(peak[false] / 1e6)
+                           .arg(peak[true] / 1e6)
+                           .arg(measured / 1e6)
+                           .arg(estimated / 1e6)));
+        qInfo(
+            "NVMe offload of the %s lowers the rank's RSS during the steps by %.1f MB (estimate %.1f MB, ratio %.3f): %.1f -> %.1f MB",
+            qPrintable(what), measured / 1e6, estimated / 1e6, measured / estimated, peak[false] / 1e6,
+            peak[true] / 1e6);
     }
 
     // Bad settings stop before any training step, naming the key.
@@ -412,19 +450,23 @@ private slots:
                                                      << "offload_param.device";
         QTest::newRow("nvme without nvme_path") << 2 << R"({"offload_optimizer": {"device": "nvme"}})"
                                                 << "offload_optimizer.nvme_path";
-        QTest::newRow("missing nvme_path folder") << 1 << R"({"offload_optimizer": {"device": "nvme", "nvme_path": "/nonexistent/x"}})"
-                                                  << "does not exist";
+        QTest::newRow("missing nvme_path folder")
+            << 1 << R"({"offload_optimizer": {"device": "nvme", "nvme_path": "/nonexistent/x"}})"
+            << "does not exist";
         QTest::newRow("nvme_path on a read-only filesystem")
-            << 2 << R"({"offload_optimizer": {"device": "nvme", "nvme_path": "/proc/self"}})" << "offload_optimizer.nvme_path";
-        QTest::newRow("zero host buffers") << 2 << R"({"offload_optimizer": {"device": "nvme", "nvme_path": "/tmp", "buffer_count": 0}})"
-                                           << "offload_optimizer.buffer_count";
+            << 2 << R"({"offload_optimizer": {"device": "nvme", "nvme_path": "/proc/self"}})"
+            << "offload_optimizer.nvme_path";
+        QTest::newRow("zero host buffers")
+            << 2 << R"({"offload_optimizer": {"device": "nvme", "nvme_path": "/tmp", "buffer_count": 0}})"
+            << "offload_optimizer.buffer_count";
         QTest::newRow("optimizer offload at stage 0") << 0 << R"({"offload_optimizer": {"device": "cpu"}})"
                                                       << "offload_optimizer.device";
         QTest::newRow("parameter buffers smaller than a parameter")
             << 3 << R"({"offload_param": {"device": "nvme", "nvme_path": "/tmp", "buffer_size": 100, "max_in_cpu": 0}})"
             << "offload_param.buffer_size";
-        QTest::newRow("parameter nvme_path missing") << 3 << R"({"offload_param": {"device": "nvme", "nvme_path": "/nonexistent/x", "max_in_cpu": 0}})"
-                                                     << "offload_param.nvme_path";
+        QTest::newRow("parameter nvme_path missing")
+            << 3 << R"({"offload_param": {"device": "nvme", "nvme_path": "/nonexistent/x", "max_in_cpu": 0}})"
+            << "offload_param.nvme_path";
     }
     void badOffloadSettingsAreClearErrors() {
         QFETCH(int, stage);

@@ -44,7 +44,9 @@ fs::path writeConfig(const fs::path& dir, const std::string& name, const json& p
                  {{"train_micro_batch_size_per_gpu", 4},
                   {"gradient_accumulation_steps", 2},
                   {"optimizer", {{"type", "AdamW"}, {"params", {{"lr", 0.005}, {"weight_decay", 0.0}}}}},
-                  {"scheduler", {{"type", "WarmupLR"}, {"params", {{"warmup_num_steps", 2}, {"warmup_max_lr", 0.005}, {"warmup_type", "linear"}}}}}}}};
+                  {"scheduler",
+                   {{"type", "WarmupLR"},
+                    {"params", {{"warmup_num_steps", 2}, {"warmup_max_lr", 0.005}, {"warmup_type", "linear"}}}}}}}};
     cfg.merge_patch(patch);
     fs::path file = dir / (name + ".json");
     std::ofstream(file) << cfg.dump(2);
@@ -79,10 +81,14 @@ void TestTrainSft::trainsAndRecords_data() {
     QTest::addColumn<QString>("model");
     QTest::addColumn<QString>("file");
     QTest::addColumn<bool>("packing");
-    QTest::newRow("alpaca gpt2 padded") << "gpt2" << "alpaca.jsonl" << false;
-    QTest::newRow("alpaca gpt2 packed") << "gpt2" << "alpaca.jsonl" << true;
-    QTest::newRow("messages llama packed") << "llama" << "messages.jsonl" << true;
-    QTest::newRow("messages llama padded") << "llama" << "messages.jsonl" << false;
+    QTest::newRow("alpaca gpt2 padded") << "gpt2"
+                                        << "alpaca.jsonl" << false;
+    QTest::newRow("alpaca gpt2 packed") << "gpt2"
+                                        << "alpaca.jsonl" << true;
+    QTest::newRow("messages llama packed") << "llama"
+                                           << "messages.jsonl" << true;
+    QTest::newRow("messages llama padded") << "llama"
+                                           << "messages.jsonl" << false;
 }
 
 void TestTrainSft::trainsAndRecords() {
@@ -125,27 +131,31 @@ void TestTrainSft::packedResumeEqualsUninterrupted() {
     const QString store = QString::fromStdString((dir / "runs.sqlite").string());
     json straight = base;
     straight["training"]["max_steps"] = 2 * N;
-    CliResult a = runFts({"train", QString::fromStdString(writeConfig(dir, "straight", straight).string()), "--store", store, "--quiet"});
+    CliResult a = runFts({"train", QString::fromStdString(writeConfig(dir, "straight", straight).string()), "--store",
+                          store, "--quiet"});
     QVERIFY2(a.exitCode == 0, qPrintable(a.err));
     json first = base;
     first["training"]["max_steps"] = N;
     // WarmupLR is constant after warm-up, so the first half's schedule equals the straight run's.
-    CliResult b1 = runFts({"train", QString::fromStdString(writeConfig(dir, "split", first).string()), "--store", store, "--quiet"});
+    CliResult b1 = runFts(
+        {"train", QString::fromStdString(writeConfig(dir, "split", first).string()), "--store", store, "--quiet"});
     QVERIFY2(b1.exitCode == 0, qPrintable(b1.err));
     json second = base;
     second["training"]["max_steps"] = 2 * N;
-    CliResult b2 = runFts({"train", QString::fromStdString(writeConfig(dir, "split", second).string()), "--store", store,
-                           "--resume", "--quiet"});
+    CliResult b2 = runFts({"train", QString::fromStdString(writeConfig(dir, "split", second).string()), "--store",
+                           store, "--resume", "--quiet"});
     QVERIFY2(b2.exitCode == 0, qPrintable(b2.err));
 
     fts::RunStore s(dir / "runs.sqlite", true);
     int64_t straightId = 0, splitId = 0;
-    for (const auto& r : s.listRuns()) (r.configPath.find("straight") != std::string::npos ? straightId : splitId) = r.id;
+    for (const auto& r : s.listRuns())
+        (r.configPath.find("straight") != std::string::npos ? straightId : splitId) = r.id;
     const auto la = series(s, straightId, "loss"), lb = series(s, splitId, "loss");
     QCOMPARE(la.size(), size_t(2 * N));
     QCOMPARE(lb.size(), size_t(2 * N));
     for (int i = 0; i < 2 * N; ++i)
-        QVERIFY2(la[i] == lb[i], qPrintable(QString("step %1: %2 vs %3").arg(i + 1).arg(la[i], 0, 'g', 17).arg(lb[i], 0, 'g', 17)));
+        QVERIFY2(la[i] == lb[i],
+                 qPrintable(QString("step %1: %2 vs %3").arg(i + 1).arg(la[i], 0, 'g', 17).arg(lb[i], 0, 'g', 17)));
     const auto wa = fts::loadSafetensors(dir / "straight-out" / "final" / "model.safetensors");
     const auto wb = fts::loadSafetensors(dir / "split-out" / "final" / "model.safetensors");
     QVERIFY(!wa.empty());
@@ -164,8 +174,10 @@ void TestTrainSft::badRowsReportedWithLines() {
     QFETCH(QString, policy);
     QTemporaryDir tmp;
     const fs::path dir = tmp.path().toStdString();
-    const json patch = {{"data", {{"train", (kSft / "bad_rows.jsonl").string()}, {"format", "alpaca"}, {"on_bad_row", policy.toStdString()}}},
-                        {"training", {{"max_steps", 2}, {"eval_interval", 0}}}};
+    const json patch = {
+        {"data",
+         {{"train", (kSft / "bad_rows.jsonl").string()}, {"format", "alpaca"}, {"on_bad_row", policy.toStdString()}}},
+        {"training", {{"max_steps", 2}, {"eval_interval", 0}}}};
     const fs::path storeFile = dir / "runs.sqlite";
     CliResult r = runFts({"train", QString::fromStdString(writeConfig(dir, "bad", patch).string()), "--store",
                           QString::fromStdString(storeFile.string()), "--quiet"});

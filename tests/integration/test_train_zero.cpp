@@ -57,7 +57,8 @@ private slots:
         QCOMPARE(m_loss1.size(), size_t(kSteps));
         QVERIFY(m_loss1.back() < m_loss1.front());  // it trained
         const auto norms = series(s, s.listRuns().at(0).id, "grad_norm");
-        QVERIFY2(*std::max_element(norms.begin(), norms.end()) > 0.5, "clipping (0.5) must trigger for the test to test it");
+        QVERIFY2(*std::max_element(norms.begin(), norms.end()) > 0.5,
+                 "clipping (0.5) must trigger for the test to test it");
         m_weights1 = fts::loadSafetensors(m_dir / "one-out" / "final" / "model.safetensors");
     }
 
@@ -76,8 +77,8 @@ private slots:
         QFETCH(int, nproc);
         const std::string name = "z" + std::to_string(stage) + "n" + std::to_string(nproc);
         const fs::path store = m_dir / (name + ".sqlite");
-        CliResult r = runFts({"train", q(writeConfig(m_dir, name, nproc, stage)), "--store", q(store), "--quiet", "--nproc",
-                              QString::number(nproc)});
+        CliResult r = runFts({"train", q(writeConfig(m_dir, name, nproc, stage)), "--store", q(store), "--quiet",
+                              "--nproc", QString::number(nproc)});
         QVERIFY2(r.exitCode == 0, qPrintable(r.err));
         fts::RunStore s(store, true);
         const auto run = s.listRuns().at(0);
@@ -89,22 +90,30 @@ private slots:
             const double rel = std::abs(loss[i] - m_loss1[i]) / std::abs(m_loss1[i]);
             worst = std::max(worst, rel);
             QVERIFY2(rel <= 1e-5, qPrintable(QString("step %1: loss %2 (stage %3, %4 ranks) vs %5 (stage 0, one rank)")
-                                                 .arg(i + 1).arg(loss[i], 0, 'g', 10).arg(stage).arg(nproc).arg(m_loss1[i], 0, 'g', 10)));
+                                                 .arg(i + 1)
+                                                 .arg(loss[i], 0, 'g', 10)
+                                                 .arg(stage)
+                                                 .arg(nproc)
+                                                 .arg(m_loss1[i], 0, 'g', 10)));
         }
-        const double d = relL2(fts::loadSafetensors(m_dir / (name + "-out") / "final" / "model.safetensors"), m_weights1);
+        const double d =
+            relL2(fts::loadSafetensors(m_dir / (name + "-out") / "final" / "model.safetensors"), m_weights1);
         QVERIFY2(d <= 1e-5, qPrintable(QString("final weights: relative L2 %1").arg(d)));
-        qInfo("stage %d, %d ranks vs stage 0 on one rank: worst loss rel. diff %.3g, final weights rel. L2 %.3g", stage, nproc,
-              worst, d);
+        qInfo("stage %d, %d ranks vs stage 0 on one rank: worst loss rel. diff %.3g, final weights rel. L2 %.3g", stage,
+              nproc, worst, d);
     }
 
     // fp16 parameters with fp32 masters and DeepSpeed's dynamic loss scale on stage 2, 2 ranks (from 2^24: the
     // first steps overflow, hysteresis 1, window 5): every halving of the recorded scale is a skipped step (and
     // nothing else is) and the run trains (its loss trails the fp32 run's: the skipped steps are not trained).
     void fp16DynamicLossScale() {
-        const json fp16 = {{"deepspeed", {{"fp16", {{"enabled", true}, {"initial_scale_power", 24}, {"hysteresis", 1},
-                                                     {"loss_scale_window", 5}}}}}};
+        const json fp16 = {
+            {"deepspeed",
+             {{"fp16",
+               {{"enabled", true}, {"initial_scale_power", 24}, {"hysteresis", 1}, {"loss_scale_window", 5}}}}}};
         const fs::path store = m_dir / "fp16.sqlite";
-        CliResult b = runFts({"train", q(writeConfig(m_dir, "h2", 2, 2, fp16)), "--store", q(store), "--quiet", "--nproc", "2"});
+        CliResult b =
+            runFts({"train", q(writeConfig(m_dir, "h2", 2, 2, fp16)), "--store", q(store), "--quiet", "--nproc", "2"});
         QVERIFY2(b.exitCode == 0, qPrintable(b.err));
         fts::RunStore s(store, true);
         const auto run = s.listRuns().at(0);
@@ -125,14 +134,17 @@ private slots:
         QVERIFY2(skipped == halvings || skipped == halvings + 1,  // + the last step, whose halving is not recorded
                  qPrintable(QString("%1 skipped steps, %2 halvings of the scale").arg(skipped).arg(halvings)));
         QVERIFY(loss.back() < loss.front());
-        qInfo("fp16 stage 2: loss scale %g -> %g (%d halvings, %d doublings, %d skipped steps), last loss %.5f (fp32: %.5f)",
-              scale.front(), scale.back(), halvings, doublings, skipped, loss.back(), m_loss1.back());
+        qInfo(
+            "fp16 stage 2: loss scale %g -> %g (%d halvings, %d doublings, %d skipped steps), last loss %.5f (fp32: %.5f)",
+            scale.front(), scale.back(), halvings, doublings, skipped, loss.back(), m_loss1.back());
     }
 
     // An overflow with the scale already at min_loss_scale stops the run with DeepSpeed's reason.
     void fp16OverflowAtMinimumStops() {
-        const json fp16 = {{"deepspeed", {{"fp16", {{"enabled", true}, {"initial_scale_power", 30}, {"hysteresis", 1},
-                                                     {"min_loss_scale", 536870912.0}}}}}};
+        const json fp16 = {
+            {"deepspeed",
+             {{"fp16",
+               {{"enabled", true}, {"initial_scale_power", 30}, {"hysteresis", 1}, {"min_loss_scale", 536870912.0}}}}}};
         const fs::path store = m_dir / "fp16min.sqlite";
         CliResult r = runFts({"train", q(writeConfig(m_dir, "hmin", 1, 0, fp16)), "--store", q(store), "--quiet"});
         QVERIFY(r.exitCode != 0);
@@ -164,13 +176,16 @@ private slots:
         full["training"]["max_steps"] = 6;
         const fs::path store = m_dir / (tag + "resume.sqlite");
         const std::string straight = tag + "straight", split = tag + "split";
-        CliResult a = runFts({"train", q(writeConfig(m_dir, straight, nproc, stage, full)), "--store", q(store), "--quiet", "--nproc", np});
+        CliResult a = runFts({"train", q(writeConfig(m_dir, straight, nproc, stage, full)), "--store", q(store),
+                              "--quiet", "--nproc", np});
         QVERIFY2(a.exitCode == 0, qPrintable(a.err));
-        CliResult b1 = runFts({"train", q(writeConfig(m_dir, split, nproc, stage, half)), "--store", q(store), "--quiet", "--nproc", np});
+        CliResult b1 = runFts(
+            {"train", q(writeConfig(m_dir, split, nproc, stage, half)), "--store", q(store), "--quiet", "--nproc", np});
         QVERIFY2(b1.exitCode == 0, qPrintable(b1.err));
         const fs::path ckpt = m_dir / (split + "-out") / "checkpoints" / "step-00000003";
         for (int r = 0; r < nproc; ++r)
-            QVERIFY2(fs::exists(ckpt / ("optimizer_rank" + std::to_string(r) + ".safetensors")), "one optimizer shard per rank");
+            QVERIFY2(fs::exists(ckpt / ("optimizer_rank" + std::to_string(r) + ".safetensors")),
+                     "one optimizer shard per rank");
         QVERIFY(!fs::exists(ckpt / "optimizer.safetensors"));
         QCOMPARE(fs::exists(ckpt / "model.safetensors"), stage != 3);  // stage 3: the weights are the ranks' shards
         const json st = json::parse(fts::readFile(ckpt / "trainer_state.json"));
@@ -192,21 +207,22 @@ private slots:
         }
         if (stage != 3) QCOMPARE(relL2(weights, fts::loadSafetensors(ckpt / "model.safetensors")), 0.0);
 
-        CliResult b2 = runFts({"train", q(writeConfig(m_dir, split, nproc, stage, full)), "--store", q(store), "--quiet", "--nproc", np,
-                               "--resume"});
+        CliResult b2 = runFts({"train", q(writeConfig(m_dir, split, nproc, stage, full)), "--store", q(store),
+                               "--quiet", "--nproc", np, "--resume"});
         QVERIFY2(b2.exitCode == 0, qPrintable(b2.err));
         fts::RunStore s(store, true);
         int64_t straightId = 0, splitId = 0;
-        for (const auto& r : s.listRuns()) (r.configPath.find(straight) != std::string::npos ? straightId : splitId) = r.id;
+        for (const auto& r : s.listRuns())
+            (r.configPath.find(straight) != std::string::npos ? straightId : splitId) = r.id;
         const auto la = series(s, straightId, "loss"), lb = series(s, splitId, "loss");
         QCOMPARE(la.size(), size_t(6));
         QCOMPARE(lb.size(), size_t(6));
         for (size_t i = 0; i < la.size(); ++i)
-            QVERIFY2(la[i] == lb[i], qPrintable(QString("step %1: %2 vs %3").arg(i + 1).arg(la[i], 0, 'g', 17).arg(lb[i], 0, 'g', 17)));
+            QVERIFY2(la[i] == lb[i],
+                     qPrintable(QString("step %1: %2 vs %3").arg(i + 1).arg(la[i], 0, 'g', 17).arg(lb[i], 0, 'g', 17)));
         QCOMPARE(relL2(fts::loadSafetensors(m_dir / (split + "-out") / "final" / "model.safetensors"),
                        fts::loadSafetensors(m_dir / (straight + "-out") / "final" / "model.safetensors")),
                  0.0);
-
     }
 };
 

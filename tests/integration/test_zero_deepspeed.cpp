@@ -50,8 +50,13 @@ fs::path writeConfig(const fs::path& dir, int stage) {
     cfg["data"]["train"] = (dir / "stories.jsonl").string();
     cfg["data"]["max_length"] = kBlockLen;
     cfg["data"]["eval_fraction"] = 0.0;
-    cfg["training"] = {{"max_steps", kSteps}, {"eval_interval", 0}, {"save_interval", 0}, {"log_interval", 1},
-                       {"device", "cpu"}, {"seed", 3}, {"output_dir", (dir / ("s" + std::to_string(stage) + "-out")).string()},
+    cfg["training"] = {{"max_steps", kSteps},
+                       {"eval_interval", 0},
+                       {"save_interval", 0},
+                       {"log_interval", 1},
+                       {"device", "cpu"},
+                       {"seed", 3},
+                       {"output_dir", (dir / ("s" + std::to_string(stage) + "-out")).string()},
                        {"keep_checkpoints", 0}};
     json& ds = cfg["deepspeed"];
     ds["train_micro_batch_size_per_gpu"] = kBlocks / 2 / kRanks;
@@ -59,12 +64,19 @@ fs::path writeConfig(const fs::path& dir, int stage) {
     ds["gradient_clipping"] = 0.5;
     ds["optimizer"]["params"] = {{"lr", 0.01}, {"betas", {0.9, 0.95}}, {"eps", 1e-8}, {"weight_decay", 0.01}};
     ds["scheduler"] = {{"type", "WarmupDecayLR"},
-                       {"params", {{"warmup_min_lr", 0.0}, {"warmup_max_lr", 0.01}, {"warmup_num_steps", 4},
-                                   {"total_num_steps", kSteps}, {"warmup_type", "linear"}}}};
+                       {"params",
+                        {{"warmup_min_lr", 0.0},
+                         {"warmup_max_lr", 0.01},
+                         {"warmup_num_steps", 4},
+                         {"total_num_steps", kSteps},
+                         {"warmup_type", "linear"}}}};
     // Stage 3: weights above 100 elements are partitioned and gathered (the default threshold, 1e5, would keep every
     // tensor of this tiny model whole), one block prefetched; stages 0-2 ignore these keys on both sides.
-    ds["zero_optimization"] = {{"stage", stage}, {"reduce_bucket_size", 5000}, {"allgather_bucket_size", 3000},
-                               {"stage3_param_persistence_threshold", 100}, {"stage3_prefetch_bucket_size", 15000}};
+    ds["zero_optimization"] = {{"stage", stage},
+                               {"reduce_bucket_size", 5000},
+                               {"allgather_bucket_size", 3000},
+                               {"stage3_param_persistence_threshold", 100},
+                               {"stage3_prefetch_bucket_size", 15000}};
     const fs::path file = dir / ("s" + std::to_string(stage) + ".json");
     std::ofstream(file) << cfg.dump(2);
     return file;
@@ -82,8 +94,9 @@ private slots:
     // DeepSpeed's runs of stages 0-3, in one launch of 2 ranks (its start-up dominates).
     void initTestCase() {
         m_dir = m_tmp.path().toStdString();
-        PyResult prep = runPython({"prepare", q(m_dir), q(kQuickstart / "model"), q(kQuickstart / "sample_stories.jsonl"),
-                                   QString::number(kBlocks), QString::number(kBlockLen)});
+        PyResult prep =
+            runPython({"prepare", q(m_dir), q(kQuickstart / "model"), q(kQuickstart / "sample_stories.jsonl"),
+                       QString::number(kBlocks), QString::number(kBlockLen)});
         QVERIFY2(prep.exitCode == 0, qPrintable(prep.output));
         const fs::path cfg = writeConfig(m_dir, 0);
         PyResult ds = runPython({"run", q(cfg), q(m_dir / "blocks.json"), q(m_dir / "ds.json"), QString::number(kRanks),
@@ -102,7 +115,8 @@ private slots:
     void lossEqualsDeepSpeedPerStage() {
         QFETCH(int, stage);
         const json& run0 = m_ds.at(std::to_string(stage));
-        QVERIFY2(run0.contains("loss"), qPrintable(QString::fromStdString("DeepSpeed stage " + std::to_string(stage) + ": " + run0.dump())));
+        QVERIFY2(run0.contains("loss"),
+                 qPrintable(QString::fromStdString("DeepSpeed stage " + std::to_string(stage) + ": " + run0.dump())));
         const json& ref = run0.at("loss");
         const fs::path store = m_dir / ("s" + std::to_string(stage) + ".sqlite");
         CliResult r = runFts({"train", q(writeConfig(m_dir, stage)), "--store", q(store), "--quiet", "--nproc",
@@ -114,13 +128,16 @@ private slots:
         const auto norms = fts::testing::series(s, run, "grad_norm");
         QCOMPARE(loss.size(), size_t(kSteps));
         QCOMPARE(ref.size(), size_t(kSteps));
-        QVERIFY2(*std::max_element(norms.begin(), norms.end()) > 0.5, "clipping (0.5) must trigger for the test to test it");
+        QVERIFY2(*std::max_element(norms.begin(), norms.end()) > 0.5,
+                 "clipping (0.5) must trigger for the test to test it");
         QVERIFY(loss.back() < loss.front() - 0.1);  // it trained
         double worst = 0.0;
         for (int i = 0; i < kSteps; ++i) {
-            const double d = std::fabs(loss[size_t(i)] - ref[size_t(i)].get<double>()) / std::fabs(ref[size_t(i)].get<double>());
+            const double d =
+                std::fabs(loss[size_t(i)] - ref[size_t(i)].get<double>()) / std::fabs(ref[size_t(i)].get<double>());
             worst = std::max(worst, d);
-            qInfo("stage %d step %2d: fts %.8f  DeepSpeed %.8f  rel %.2e", stage, i + 1, loss[size_t(i)], ref[size_t(i)].get<double>(), d);
+            qInfo("stage %d step %2d: fts %.8f  DeepSpeed %.8f  rel %.2e", stage, i + 1, loss[size_t(i)],
+                  ref[size_t(i)].get<double>(), d);
         }
         // Two float32 implementations of the same computation (fts's GPT-2 in LibTorch vs transformers' with SDPA;
         // different reduction orders in the loss, the bucketed reductions and the norm): their logits agree to

@@ -36,7 +36,8 @@ inline void writeTinyModelAndData(const fs::path& dir) {
     mcfg["n_head"] = 2;
     mcfg["n_positions"] = 64;
     std::ofstream(dir / "model" / "config.json") << mcfg.dump(2);
-    for (const char* f : {"tokenizer.json", "tokenizer_config.json"}) fs::copy_file(kQuickstart / "model" / f, dir / "model" / f);
+    for (const char* f : {"tokenizer.json", "tokenizer_config.json"})
+        fs::copy_file(kQuickstart / "model" / f, dir / "model" / f);
     std::ifstream in(kQuickstart / "sample_stories.jsonl");
     std::ofstream out(dir / "stories.jsonl");
     std::string line;
@@ -44,19 +45,27 @@ inline void writeTinyModelAndData(const fs::path& dir) {
 }
 
 // Global batch 8 = micro (8 / accum / nproc) x accum 2 x nproc.
-inline fs::path writeConfig(const fs::path& dir, const std::string& name, int nproc, int stage, const json& extra = json::object()) {
+inline fs::path writeConfig(const fs::path& dir, const std::string& name, int nproc, int stage,
+                            const json& extra = json::object()) {
     json cfg = quickstartConfig(dir, name);
     cfg["model"] = {{"path", (dir / "model").string()}, {"init", "random"}};
     cfg["data"]["train"] = (dir / "stories.jsonl").string();
     cfg["data"]["max_length"] = 32;
-    cfg["training"] = {{"max_steps", kZeroSteps}, {"eval_interval", 0}, {"save_interval", 0}, {"log_interval", 1},
-                       {"eval_batches", 1}, {"device", "cpu"}, {"seed", 5}, {"output_dir", (dir / (name + "-out")).string()},
+    cfg["training"] = {{"max_steps", kZeroSteps},
+                       {"eval_interval", 0},
+                       {"save_interval", 0},
+                       {"log_interval", 1},
+                       {"eval_batches", 1},
+                       {"device", "cpu"},
+                       {"seed", 5},
+                       {"output_dir", (dir / (name + "-out")).string()},
                        {"keep_checkpoints", 0}};
     cfg["deepspeed"]["train_micro_batch_size_per_gpu"] = 8 / 2 / nproc;
     cfg["deepspeed"]["gradient_accumulation_steps"] = 2;
     cfg["deepspeed"]["gradient_clipping"] = 0.5;
     cfg["deepspeed"]["scheduler"]["params"]["total_num_steps"] = kZeroSteps;
-    cfg["deepspeed"]["zero_optimization"] = {{"stage", stage}, {"reduce_bucket_size", 5000}, {"allgather_bucket_size", 3000}};
+    cfg["deepspeed"]["zero_optimization"] = {
+        {"stage", stage}, {"reduce_bucket_size", 5000}, {"allgather_bucket_size", 3000}};
     if (stage == 3) {  // biases and norms (<= 96 elements) stay whole; the next block (12,416 elements) is prefetched
         cfg["deepspeed"]["zero_optimization"]["stage3_param_persistence_threshold"] = 100;
         cfg["deepspeed"]["zero_optimization"]["stage3_prefetch_bucket_size"] = 15000;

@@ -84,7 +84,8 @@ private slots:
     // the core wrote them.
     void zhIssueTexts() {
         QVERIFY(fts::installStudioTranslations(QStringLiteral("zh_CN")).startsWith(QLatin1String("zh")));
-        QCOMPARE(fts::issueText(QStringLiteral("expected a positive integer, got 0")), QStringLiteral("应为正整数，实际为 0"));
+        QCOMPARE(fts::issueText(QStringLiteral("expected a positive integer, got 0")),
+                 QStringLiteral("应为正整数，实际为 0"));
         QCOMPARE(fts::issueText(QStringLiteral("unknown key \"sed\" (ignored), did you mean \"seed\"?")),
                  QStringLiteral("未知的键“sed”（已忽略），是否想写“seed”？"));
         QCOMPARE(fts::issueText(QStringLiteral("/d/t.jsonl: not found")), QStringLiteral("/d/t.jsonl：未找到"));

@@ -23,7 +23,8 @@ private slots:
         chart.resize(1200, 500);
         chart.show();
         fts::LiveSeries series(2'000'000);
-        for (int i = 0; i < 1'000'000; ++i) series.append(double(i), 3.0 / std::sqrt(1.0 + i) + 0.05 * std::sin(i * 0.37));
+        for (int i = 0; i < 1'000'000; ++i)
+            series.append(double(i), 3.0 / std::sqrt(1.0 + i) + 0.05 * std::sin(i * 0.37));
         chart.ensureGraph(QStringLiteral("loss"), QStringLiteral("loss"), QPen(Qt::blue));
         QElapsedTimer t;
         t.start();
@@ -37,8 +38,10 @@ private slots:
             ms.push_back(double(t.nsecsElapsed()) / 1e6);
         }
         std::sort(ms.begin(), ms.end());
-        std::printf("1M-point series: sync (copy into the graph) %.1f ms; full redraw median %.1f ms, worst %.1f ms "
-                    "(20 redraws, 1200x500)\n", syncMs, ms[10], ms.back());
+        std::printf(
+            "1M-point series: sync (copy into the graph) %.1f ms; full redraw median %.1f ms, worst %.1f ms "
+            "(20 redraws, 1200x500)\n",
+            syncMs, ms[10], ms.back());
         QCOMPARE(chart.pointCount(QStringLiteral("loss")), 1'000'000);
     }
 
@@ -64,7 +67,8 @@ private slots:
         chart.sync(QStringLiteral("lr"), w);
         chart.yAxis->setScaleType(QCPAxis::stLogarithmic);
         chart.refresh();
-        QVERIFY2(chart.yAxis->range().lower > 0 && chart.yAxis->range().lower < 1e-4, qPrintable(QString::number(chart.yAxis->range().lower)));
+        QVERIFY2(chart.yAxis->range().lower > 0 && chart.yAxis->range().lower < 1e-4,
+                 qPrintable(QString::number(chart.yAxis->range().lower)));
     }
 
     void syncAppendsOnlyNewPoints() {

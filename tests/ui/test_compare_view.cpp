@@ -90,10 +90,8 @@ private slots:
 
     void flattenJsonPaths() {
         const auto flat = flattenJson(nlohmann::json::parse(R"({"b": {"c": [1, {"d": "x"}], "e": {}}, "a": true})"));
-        std::vector<std::pair<QString, QString>> expected = {{"a", "true"},
-                                                             {"b.c[0]", "1"},
-                                                             {"b.c[1].d", "\"x\""},
-                                                             {"b.e", "{}"}};
+        std::vector<std::pair<QString, QString>> expected = {
+            {"a", "true"}, {"b.c[0]", "1"}, {"b.c[1].d", "\"x\""}, {"b.e", "{}"}};
         QCOMPARE(flat.size(), expected.size());
         for (size_t i = 0; i < flat.size(); ++i) {
             QCOMPARE(flat[i].first, expected[i].first);
@@ -152,9 +150,9 @@ private slots:
     void wallTimeOfAResumedRun() {
         CompareRunData d;
         d.run.startedAt = 1000.0;  // the resume's start; the first segment ran at 100..110
-        d.metrics = {{0, "eval_loss", 5.0, 100.0},   {1, "loss", 4.0, 105.0},   {1, "elapsed_s", 5.0, 105.0},
-                     {2, "loss", 3.0, 110.0},        {2, "elapsed_s", 10.0, 110.0}, {2, "eval_loss", 3.5, 110.5},
-                     {3, "loss", 2.0, 1004.0},       {3, "elapsed_s", 14.0, 1004.0}};
+        d.metrics = {{0, "eval_loss", 5.0, 100.0}, {1, "loss", 4.0, 105.0},       {1, "elapsed_s", 5.0, 105.0},
+                     {2, "loss", 3.0, 110.0},      {2, "elapsed_s", 10.0, 110.0}, {2, "eval_loss", 3.5, 110.5},
+                     {3, "loss", 2.0, 1004.0},     {3, "elapsed_s", 14.0, 1004.0}};
         QCOMPARE(compareCurve(d, "loss", CompareXAxis::WallTime).x, (QVector<double>{5.0, 10.0, 14.0}));
         QCOMPARE(compareCurve(d, "eval_loss", CompareXAxis::WallTime).x, (QVector<double>{0.0, 10.0}));
         // Recorded without elapsed_s: seconds since the first point, never below zero.

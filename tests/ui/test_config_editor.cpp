@@ -184,12 +184,16 @@ private slots:
         QStringList keys;
         for (const auto& issue : editor.issues()) keys << issue.keyPath + QStringLiteral(": ") + issue.message;
         const QString all = keys.join(QLatin1Char('\n'));
-        QVERIFY2(all.contains(QStringLiteral("model.path: %1/model: not found (expected a Hugging Face model folder)").arg(folder.path())), qPrintable(all));
-        QVERIFY2(all.contains(QStringLiteral("data.train: %1/train.jsonl: not found").arg(folder.path())), qPrintable(all));
+        QVERIFY2(all.contains(QStringLiteral("model.path: %1/model: not found (expected a Hugging Face model folder)")
+                                  .arg(folder.path())),
+                 qPrintable(all));
+        QVERIFY2(all.contains(QStringLiteral("data.train: %1/train.jsonl: not found").arg(folder.path())),
+                 qPrintable(all));
         QCOMPARE(editor.errorCount(), 2);
         // The model folder without its tokenizer, and an output folder under a file.
         QDir().mkpath(folder.filePath(QStringLiteral("model")));
-        QFile::copy(QStringLiteral(FTS_SOURCE_DIR "/resources/quickstart/model/config.json"), folder.filePath(QStringLiteral("model/config.json")));
+        QFile::copy(QStringLiteral(FTS_SOURCE_DIR "/resources/quickstart/model/config.json"),
+                    folder.filePath(QStringLiteral("model/config.json")));
         QFile blocker(folder.filePath(QStringLiteral("out")));
         QVERIFY(blocker.open(QIODevice::WriteOnly));
         blocker.close();
@@ -199,7 +203,8 @@ private slots:
         QTRY_VERIFY(editor.isValidated());
         keys.clear();
         for (const auto& issue : editor.issues()) keys << issue.keyPath;
-        QVERIFY2(keys == (QStringList{QStringLiteral("model.tokenizer"), QStringLiteral("training.output_dir")}), qPrintable(keys.join(QLatin1Char(',')) + QLatin1Char(' ') + editor.issues().value(0).message));
+        QVERIFY2(keys == (QStringList{QStringLiteral("model.tokenizer"), QStringLiteral("training.output_dir")}),
+                 qPrintable(keys.join(QLatin1Char(',')) + QLatin1Char(' ') + editor.issues().value(0).message));
         folderForConfig(folder);
         QFile::remove(folder.filePath(QStringLiteral("out")));
         editor.validateNow();

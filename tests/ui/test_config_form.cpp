@@ -128,7 +128,8 @@ private slots:
         QCOMPARE(QString::fromStdString(doc.begin().key()), QStringLiteral("model"));
         QVERIFY(editor.isModified());
 
-        typeInto(qobject_cast<QLineEdit*>(form.fieldWidget("deepspeed.optimizer.params.betas")), QStringLiteral("0.8, 0.9"));
+        typeInto(qobject_cast<QLineEdit*>(form.fieldWidget("deepspeed.optimizer.params.betas")),
+                 QStringLiteral("0.8, 0.9"));
         doc = editorJson(editor);
         QVERIFY(doc["deepspeed"]["optimizer"]["params"]["betas"] == OrderedJson::parse("[0.8, 0.9]"));
 
@@ -168,10 +169,14 @@ private slots:
     void inlineError_data() {
         QTest::addColumn<QString>("key");
         QTest::addColumn<QString>("value");
-        QTest::newRow("text in a number") << "data.max_length" << "abc";
-        QTest::newRow("out of range") << "data.eval_fraction" << "1.5";
-        QTest::newRow("bad choice") << "training.device" << "tpu";
-        QTest::newRow("bad batch") << "deepspeed.train_batch_size" << "7";
+        QTest::newRow("text in a number") << "data.max_length"
+                                          << "abc";
+        QTest::newRow("out of range") << "data.eval_fraction"
+                                      << "1.5";
+        QTest::newRow("bad choice") << "training.device"
+                                    << "tpu";
+        QTest::newRow("bad batch") << "deepspeed.train_batch_size"
+                                   << "7";
     }
     void inlineError() {
         QFETCH(QString, key);
@@ -252,17 +257,20 @@ private slots:
         QCOMPARE(form.estimateBars()->bars()[0].allocated, coreTotal().perRank.total);
         const int64_t small = form.estimateBars()->bars()[0].allocated;
 
-        typeInto(qobject_cast<QLineEdit*>(form.fieldWidget("deepspeed.train_micro_batch_size_per_gpu")), QStringLiteral("64"));
+        typeInto(qobject_cast<QLineEdit*>(form.fieldWidget("deepspeed.train_micro_batch_size_per_gpu")),
+                 QStringLiteral("64"));
         QTRY_VERIFY(editor.isValidated() && form.estimateBars()->bars().value(0).allocated != small);
         QCOMPARE(form.estimateBars()->bars()[0].allocated, coreTotal().perRank.total);
         QVERIFY(form.estimateBars()->bars()[0].allocated > small);
 
-        typeInto(qobject_cast<QLineEdit*>(form.fieldWidget("deepspeed.train_micro_batch_size_per_gpu")), QStringLiteral("4000000"));
+        typeInto(qobject_cast<QLineEdit*>(form.fieldWidget("deepspeed.train_micro_batch_size_per_gpu")),
+                 QStringLiteral("4000000"));
         QTRY_VERIFY(editor.isValidated() && form.estimateBars()->bars().value(0).allocated > fts::hostMemory().second);
         const fts::MemoryEstimate e = coreTotal();
         QVERIFY(!e.fits);
         QVERIFY(!e.suggestions.empty());
-        QVERIFY2(form.estimateText()->text().contains(QString::fromStdString(e.suggestions.front().description).toHtmlEscaped()),
+        QVERIFY2(form.estimateText()->text().contains(
+                     QString::fromStdString(e.suggestions.front().description).toHtmlEscaped()),
                  qPrintable(form.estimateText()->text()));
     }
 
@@ -305,7 +313,8 @@ private slots:
                      QString::fromStdString(coreR.dump()));
 
         typeInto(qobject_cast<QLineEdit*>(form.fieldWidget("model.lora.r")), QStringLiteral("16"));
-        typeInto(qobject_cast<QLineEdit*>(form.fieldWidget("model.lora.target_modules")), QStringLiteral("c_attn, c_proj"));
+        typeInto(qobject_cast<QLineEdit*>(form.fieldWidget("model.lora.target_modules")),
+                 QStringLiteral("c_attn, c_proj"));
         doc = editorJson(editor);
         QCOMPARE(doc["model"]["lora"]["r"].get<int>(), 16);
         QVERIFY(doc["model"]["lora"]["target_modules"] == OrderedJson::parse(R"(["c_attn", "c_proj"])"));
@@ -320,7 +329,8 @@ private slots:
         const auto result = fts::parseTrainConfigText(editor.text().toStdString(), kDir.toStdString());
         QString coreMessage;
         for (const auto& issue : result.issues)
-            if (issue.isError && issue.keyPath == "model.lora.lora_dropout") coreMessage = QString::fromStdString(issue.message);
+            if (issue.isError && issue.keyPath == "model.lora.lora_dropout")
+                coreMessage = QString::fromStdString(issue.message);
         QVERIFY(!coreMessage.isEmpty());
         QTRY_VERIFY(form.fieldErrorLabel("model.lora.lora_dropout")->isVisibleTo(&form));
         QVERIFY2(form.fieldErrorLabel("model.lora.lora_dropout")->text().contains(coreMessage),
@@ -357,7 +367,8 @@ private slots:
         QTest::keyClick(packing, Qt::Key_Down);  // "true"
         const OrderedJson doc = editorJson(editor);
         QCOMPARE(QString::fromStdString(doc["data"]["format"].get<std::string>()), QStringLiteral("alpaca"));
-        QCOMPARE(QString::fromStdString(doc["data"]["columns"]["output"].get<std::string>()), QStringLiteral("response"));
+        QCOMPARE(QString::fromStdString(doc["data"]["columns"]["output"].get<std::string>()),
+                 QStringLiteral("response"));
         QCOMPARE(doc["data"]["packing"].get<bool>(), true);
         QTRY_VERIFY(editor.isValidated());
         QVERIFY2(!editor.hasErrors(), qPrintable(editor.issues().value(0).message));
@@ -385,7 +396,8 @@ private slots:
         const auto result = fts::parseTrainConfigText(doc.dump(), kDir.toStdString());
         QVERIFY2(result.ok(), result.errorText().c_str());
         QStringList missing;
-        std::function<void(const nlohmann::json&, const QString&)> walk = [&](const nlohmann::json& j, const QString& key) {
+        std::function<void(const nlohmann::json&, const QString&)> walk = [&](const nlohmann::json& j,
+                                                                              const QString& key) {
             if (j.is_object() && !j.empty()) {
                 for (auto it = j.begin(); it != j.end(); ++it)
                     walk(it.value(), key.isEmpty() ? QString::fromStdString(it.key())
@@ -401,11 +413,16 @@ private slots:
     void fieldForIssue_data() {
         QTest::addColumn<QString>("issue");
         QTest::addColumn<QString>("field");
-        QTest::newRow("exact") << "data.max_length" << "data.max_length";
-        QTest::newRow("array element") << "deepspeed.optimizer.params.betas[1]" << "deepspeed.optimizer.params.betas";
-        QTest::newRow("block") << "deepspeed.fp16" << "deepspeed.fp16.enabled";
-        QTest::newRow("unknown") << "deepspeed.wandb" << "";
-        QTest::newRow("empty") << "" << "";
+        QTest::newRow("exact") << "data.max_length"
+                               << "data.max_length";
+        QTest::newRow("array element") << "deepspeed.optimizer.params.betas[1]"
+                                       << "deepspeed.optimizer.params.betas";
+        QTest::newRow("block") << "deepspeed.fp16"
+                               << "deepspeed.fp16.enabled";
+        QTest::newRow("unknown") << "deepspeed.wandb"
+                                 << "";
+        QTest::newRow("empty") << ""
+                               << "";
     }
     void fieldForIssue() {
         QFETCH(QString, issue);
@@ -418,23 +435,40 @@ private slots:
         QTest::addColumn<QString>("text");
         QTest::addColumn<QString>("json");  // "" = absent
         using K = fts::FieldKind;
-        QTest::newRow("int") << int(K::Integer) << "8" << "8";
-        QTest::newRow("auto") << int(K::Integer) << "auto" << "\"auto\"";
-        QTest::newRow("garbage stays a string") << int(K::Number) << "1e-" << "\"1e-\"";
-        QTest::newRow("double") << int(K::Number) << "3e-4" << "0.0003";
-        QTest::newRow("empty = absent") << int(K::Number) << "  " << "";
-        QTest::newRow("list") << int(K::NumberList) << "0.9, 0.95" << "[0.9,0.95]";
-        QTest::newRow("bool") << int(K::Boolean) << "true" << "true";
-        QTest::newRow("path with spaces") << int(K::FilePath) << "a b/c.json" << "\"a b/c.json\"";
-        QTest::newRow("numeric choice") << int(K::Choice) << "2" << "2";
-        QTest::newRow("text choice") << int(K::Choice) << "cpu" << "\"cpu\"";
-        QTest::newRow("names") << int(K::StringList) << "q_proj, v_proj" << "[\"q_proj\",\"v_proj\"]";
-        QTest::newRow("one name is a list") << int(K::StringList) << "c_attn" << "[\"c_attn\"]";
-        QTest::newRow("dotted suffix") << int(K::StringList) << "attn.c_attn" << "[\"attn.c_attn\"]";
-        QTest::newRow("all-linear") << int(K::StringList) << "all-linear" << "\"all-linear\"";
-        QTest::newRow("regex with a comma") << int(K::StringList) << ".*(q|v){1,2}_proj" << "\".*(q|v){1,2}_proj\"";
-        QTest::newRow("quoted plain string") << int(K::StringList) << "\"q_proj\"" << "\"q_proj\"";
-        QTest::newRow("block on") << int(K::Block) << "on" << "{}";
+        QTest::newRow("int") << int(K::Integer) << "8"
+                             << "8";
+        QTest::newRow("auto") << int(K::Integer) << "auto"
+                              << "\"auto\"";
+        QTest::newRow("garbage stays a string") << int(K::Number) << "1e-"
+                                                << "\"1e-\"";
+        QTest::newRow("double") << int(K::Number) << "3e-4"
+                                << "0.0003";
+        QTest::newRow("empty = absent") << int(K::Number) << "  "
+                                        << "";
+        QTest::newRow("list") << int(K::NumberList) << "0.9, 0.95"
+                              << "[0.9,0.95]";
+        QTest::newRow("bool") << int(K::Boolean) << "true"
+                              << "true";
+        QTest::newRow("path with spaces") << int(K::FilePath) << "a b/c.json"
+                                          << "\"a b/c.json\"";
+        QTest::newRow("numeric choice") << int(K::Choice) << "2"
+                                        << "2";
+        QTest::newRow("text choice") << int(K::Choice) << "cpu"
+                                     << "\"cpu\"";
+        QTest::newRow("names") << int(K::StringList) << "q_proj, v_proj"
+                               << "[\"q_proj\",\"v_proj\"]";
+        QTest::newRow("one name is a list") << int(K::StringList) << "c_attn"
+                                            << "[\"c_attn\"]";
+        QTest::newRow("dotted suffix") << int(K::StringList) << "attn.c_attn"
+                                       << "[\"attn.c_attn\"]";
+        QTest::newRow("all-linear") << int(K::StringList) << "all-linear"
+                                    << "\"all-linear\"";
+        QTest::newRow("regex with a comma") << int(K::StringList) << ".*(q|v){1,2}_proj"
+                                            << "\".*(q|v){1,2}_proj\"";
+        QTest::newRow("quoted plain string") << int(K::StringList) << "\"q_proj\""
+                                             << "\"q_proj\"";
+        QTest::newRow("block on") << int(K::Block) << "on"
+                                  << "{}";
     }
     void valueHelpers() {
         QFETCH(int, kind);
@@ -442,7 +476,9 @@ private slots:
         QFETCH(QString, json);
         const auto value = fts::jsonFromFieldText(fts::FieldKind(kind), text);
         QCOMPARE(value ? QString::fromStdString(value->dump()) : QString(), json);
-        if (value) QCOMPARE(fts::fieldTextFromJson(fts::FieldKind(kind), *value).remove(' '), text.trimmed().remove(' ') == "3e-4" ? "0.0003" : text.trimmed().remove(' '));
+        if (value)
+            QCOMPARE(fts::fieldTextFromJson(fts::FieldKind(kind), *value).remove(' '),
+                     text.trimmed().remove(' ') == "3e-4" ? "0.0003" : text.trimmed().remove(' '));
     }
 
     // One peak learning rate: under WarmupDecayLR the Learning rate field and the scheduler's warm-up peak set
@@ -457,7 +493,8 @@ private slots:
         typeInto(qobject_cast<QLineEdit*>(form.fieldWidget("deepspeed.optimizer.params.lr")), QStringLiteral("0.001"));
         QCOMPARE(lr().get<double>(), 0.001);
         QCOMPARE(peak().get<double>(), 0.001);
-        typeInto(qobject_cast<QLineEdit*>(form.fieldWidget("deepspeed.scheduler.params.warmup_max_lr")), QStringLiteral("0.0005"));
+        typeInto(qobject_cast<QLineEdit*>(form.fieldWidget("deepspeed.scheduler.params.warmup_max_lr")),
+                 QStringLiteral("0.0005"));
         QCOMPARE(lr().get<double>(), 0.0005);
         QCOMPARE(peak().get<double>(), 0.0005);
         QTRY_VERIFY(editor.isValidated());
@@ -472,7 +509,8 @@ private slots:
         QCOMPARE(QString::fromStdString(peak().get<std::string>()), QStringLiteral("auto"));
         // WarmupCosineLR: the optimizer's lr is the peak; nothing else is written.
         doc = editorJson(editor);
-        doc["deepspeed"]["scheduler"] = OrderedJson::parse(R"({"type": "WarmupCosineLR", "params": {"total_num_steps": 10}})");
+        doc["deepspeed"]["scheduler"] =
+            OrderedJson::parse(R"({"type": "WarmupCosineLR", "params": {"total_num_steps": 10}})");
         editor.setConfigText(QString::fromStdString(doc.dump(2)), kDir);
         QTRY_COMPARE(form.fieldText("deepspeed.scheduler.type"), QStringLiteral("WarmupCosineLR"));
         typeInto(qobject_cast<QLineEdit*>(form.fieldWidget("deepspeed.optimizer.params.lr")), QStringLiteral("0.004"));
@@ -480,7 +518,8 @@ private slots:
         QVERIFY(!editorJson(editor)["deepspeed"]["scheduler"]["params"].contains("warmup_max_lr"));
         // A JSON edit that makes them differ: the core's warning shows under Learning rate.
         doc = editorJson(editor);
-        doc["deepspeed"]["scheduler"] = OrderedJson::parse(R"({"type": "WarmupDecayLR", "params": {"warmup_max_lr": 0.01}})");
+        doc["deepspeed"]["scheduler"] =
+            OrderedJson::parse(R"({"type": "WarmupDecayLR", "params": {"warmup_max_lr": 0.01}})");
         editor.setConfigText(QString::fromStdString(doc.dump(2)), kDir);
         QTRY_VERIFY(editor.isValidated());
         QTRY_VERIFY(form.fieldErrorLabel("deepspeed.optimizer.params.lr")->isVisibleTo(&form));
@@ -497,10 +536,10 @@ private slots:
         QTRY_VERIFY(editor.isValidated());
         const QVector<QPointF>& lr = editor.lrSchedule();
         QCOMPARE(lr.size(), 10);
-        QCOMPARE(lr.first(), QPointF(1, 0.0));      // update 0: warmup_min_lr
-        QCOMPARE(lr[1], QPointF(2, 0.0));           // i = 0 of the linear warm-up
-        QCOMPARE(lr[2], QPointF(3, 0.001));         // i = 1: half way
-        QCOMPARE(lr[3].y(), 0.002);                 // i = 2: the peak
+        QCOMPARE(lr.first(), QPointF(1, 0.0));                         // update 0: warmup_min_lr
+        QCOMPARE(lr[1], QPointF(2, 0.0));                              // i = 0 of the linear warm-up
+        QCOMPARE(lr[2], QPointF(3, 0.001));                            // i = 1: half way
+        QCOMPARE(lr[3].y(), 0.002);                                    // i = 2: the peak
         QVERIFY(std::abs(lr.last().y() - 0.002 * 2.0 / 8.0) < 1e-12);  // i = 8: (T - i) / (T - W)
         QCOMPARE(form.lrSchedulePreview()->pointCount(QStringLiteral("lr")), 10);
         QVERIFY(form.lrSchedulePreview()->isVisibleTo(&form));

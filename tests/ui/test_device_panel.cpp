@@ -37,9 +37,10 @@ QString fakeNvidiaSmi(const QTemporaryDir& dir, const QString& sample, int exitC
     QFile f(path);
     if (!f.open(QIODevice::WriteOnly)) return {};
     const QStringList args = nvidiaSmiGpuArguments();
-    f.write(QStringLiteral("#!/bin/sh\n"
-                           "if [ $# -ne 2 ] || [ \"$1\" != '%1' ] || [ \"$2\" != '%2' ]; then echo \"bad args: $*\"; exit 2; fi\n"
-                           "cat '%3'\nexit %4\n")
+    f.write(QStringLiteral(
+                "#!/bin/sh\n"
+                "if [ $# -ne 2 ] || [ \"$1\" != '%1' ] || [ \"$2\" != '%2' ]; then echo \"bad args: $*\"; exit 2; fi\n"
+                "cat '%3'\nexit %4\n")
                 .arg(args.value(0), args.value(1), kSamples + sample)
                 .arg(exitCode)
                 .toUtf8());
@@ -64,8 +65,8 @@ private slots:
         QTest::addColumn<qint64>("total");
         QTest::addColumn<qint64>("used");
         QTest::addColumn<int>("util");
-        QTest::newRow("4 x H100, two busy") << "h100_x4.csv" << 4 << 0 << 1 << 1 << "NVIDIA H100 80GB HBM3" << qint64(81559)
-                                            << qint64(74187) << 96;
+        QTest::newRow("4 x H100, two busy")
+            << "h100_x4.csv" << 4 << 0 << 1 << 1 << "NVIDIA H100 80GB HBM3" << qint64(81559) << qint64(74187) << 96;
         QTest::newRow("units and CRLF") << "a100_with_units_crlf.csv" << 2 << 0 << 0 << 0 << "NVIDIA A100-SXM4-80GB"
                                         << qint64(81920) << qint64(1221) << 0;
         QTest::newRow("N/A") << "warnings_na_and_bad_lines.csv" << 2 << 2 << 0 << 0 << "NVIDIA GeForce RTX 3090"
@@ -193,9 +194,10 @@ private slots:
         QCOMPARE(form.ranksSpin()->value(), 2);
         QVERIFY(!form.ranksSpin()->isEnabled());
         // The estimate is a CUDA one, judged against one GPU's memory (the sample's H100s: 81559 MiB).
-        editor.setConfigText(QString::fromUtf8(R"({"model": {"path": "../models/gpt2"}, "data": {"train": "train.jsonl"},
+        editor.setConfigText(
+            QString::fromUtf8(R"({"model": {"path": "../models/gpt2"}, "data": {"train": "train.jsonl"},
   "training": {"output_dir": "out", "max_steps": 10}, "deepspeed": {"train_micro_batch_size_per_gpu": 2}})"),
-                             QStringLiteral(FTS_TEST_DATA_DIR "/config"));
+            QStringLiteral(FTS_TEST_DATA_DIR "/config"));
         QTRY_VERIFY(editor.isValidated() && !editor.estimateJson().isEmpty());
         auto estimate = nlohmann::json::parse(editor.estimateJson().toStdString());
         QCOMPARE(estimate["device"].get<std::string>(), std::string("cuda"));
@@ -217,23 +219,28 @@ private slots:
         {
             QFile f(cli);
             QVERIFY(f.open(QIODevice::WriteOnly));
-            f.write(QStringLiteral("#!/bin/sh\nprintf '%s\\n' \"$@\" \"order=$CUDA_DEVICE_ORDER\" > '%1.tmp' && mv '%1.tmp' '%1'\n")
-                        .arg(dir.filePath(QStringLiteral("args.txt")))
-                        .toUtf8());
+            f.write(
+                QStringLiteral(
+                    "#!/bin/sh\nprintf '%s\\n' \"$@\" \"order=$CUDA_DEVICE_ORDER\" > '%1.tmp' && mv '%1.tmp' '%1'\n")
+                    .arg(dir.filePath(QStringLiteral("args.txt")))
+                    .toUtf8());
             f.close();
             f.setPermissions(f.permissions() | QFileDevice::ExeOwner);
         }
         qunsetenv("CUDA_DEVICE_ORDER");
         QString error;
-        const auto started = startTrainDetached({cli, dir.filePath(QStringLiteral("c.json")), dir.filePath(QStringLiteral("s.sqlite")),
-                                                 QString(), placementArguments(2, {0, 2})}, &error);
+        const auto started =
+            startTrainDetached({cli, dir.filePath(QStringLiteral("c.json")), dir.filePath(QStringLiteral("s.sqlite")),
+                                QString(), placementArguments(2, {0, 2})},
+                               &error);
         QVERIFY2(started, qPrintable(error));
         QFile args(dir.filePath(QStringLiteral("args.txt")));
         QTRY_VERIFY_WITH_TIMEOUT(args.exists(), 10000);
         QVERIFY(args.open(QIODevice::ReadOnly));
         const QStringList got = QString::fromUtf8(args.readAll()).split(QLatin1Char('\n'), Qt::SkipEmptyParts);
-        QCOMPARE(got, (QStringList{"train", dir.filePath(QStringLiteral("c.json")), "--store", dir.filePath(QStringLiteral("s.sqlite")),
-                                   "--include", "localhost:0,2", "order=PCI_BUS_ID"}));
+        QCOMPARE(got, (QStringList{"train", dir.filePath(QStringLiteral("c.json")), "--store",
+                                   dir.filePath(QStringLiteral("s.sqlite")), "--include", "localhost:0,2",
+                                   "order=PCI_BUS_ID"}));
     }
 };
 

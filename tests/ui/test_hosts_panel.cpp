@@ -35,8 +35,9 @@ private slots:
     }
 
     void sshConfigAliases() {
-        const QString text = QStringLiteral("Host te1 te2  # lab\n  HostName 10.0.0.1\nhost *.corp\nHost te2 !bad gpu?\n"
-                                            "Match all\nHost\tjump\n");
+        const QString text = QStringLiteral(
+            "Host te1 te2  # lab\n  HostName 10.0.0.1\nhost *.corp\nHost te2 !bad gpu?\n"
+            "Match all\nHost\tjump\n");
         QCOMPARE(sshConfigHosts(text), (QStringList{"te1", "te2", "jump"}));
     }
 
@@ -51,7 +52,7 @@ private slots:
         QVERIFY(!panel.addHost(QStringLiteral("localhost"), &why));
         QCOMPARE(panel.hosts(), QStringList{QStringLiteral("node-1")});
         QVERIFY(panel.selectedHosts().isEmpty());  // added unchecked
-        HostsPanel again;  // the list is kept
+        HostsPanel again;                          // the list is kept
         QCOMPARE(again.hosts(), QStringList{QStringLiteral("node-1")});
     }
 
@@ -95,11 +96,12 @@ private slots:
         const QString fake = dir.filePath(QStringLiteral("fts"));
         QFile f(fake);
         QVERIFY(f.open(QIODevice::WriteOnly));
-        f.write("#!/bin/sh\n[ \"$1 $2 $3\" = \"hosts check --json\" ] || exit 3\n"
-                "grep -q '^only-host slots=1$' \"$5\" || exit 4\n"
-                "echo '{\"ok\": true, \"hosts\": [{\"host\": \"only-host\", \"ok\": true, \"hostname\": \"oh\", \"fts\": \"0.1.0\", "
-                "\"gpus\": []}], \"checks\": [{\"test\": \"link\", \"from\": \"a\", \"to\": \"b\", \"ok\": true, \"gbps\": 9.5}], "
-                "\"errors\": []}'\n");
+        f.write(
+            "#!/bin/sh\n[ \"$1 $2 $3\" = \"hosts check --json\" ] || exit 3\n"
+            "grep -q '^only-host slots=1$' \"$5\" || exit 4\n"
+            "echo '{\"ok\": true, \"hosts\": [{\"host\": \"only-host\", \"ok\": true, \"hostname\": \"oh\", \"fts\": \"0.1.0\", "
+            "\"gpus\": []}], \"checks\": [{\"test\": \"link\", \"from\": \"a\", \"to\": \"b\", \"ok\": true, \"gbps\": 9.5}], "
+            "\"errors\": []}'\n");
         f.close();
         f.setPermissions(f.permissions() | QFile::ExeOwner);
         HostsPanel panel;
@@ -110,7 +112,8 @@ private slots:
         QVERIFY(panel.isChecking());
         QVERIFY(!panel.checkButton()->isEnabled());
         QVERIFY(done.wait(10000));
-        QVERIFY2(panel.statusLabel()->text().contains(QStringLiteral("All checks passed")), qPrintable(panel.statusLabel()->text()));
+        QVERIFY2(panel.statusLabel()->text().contains(QStringLiteral("All checks passed")),
+                 qPrintable(panel.statusLabel()->text()));
         QVERIFY(panel.statusLabel()->text().contains(QStringLiteral("9.50 Gbit/s")));
         QVERIFY(panel.tree()->topLevelItem(0)->text(2).contains(QStringLiteral("no GPU")));
         QVERIFY(panel.checkButton()->isEnabled());

@@ -63,7 +63,7 @@ class TestMainWindow : public QObject {
     QTemporaryDir m_tmp;
     StudioOptions m_options;
     qint64 m_supervisorPid = 0;
-    QString m_quickstartOutput;     // the temp quick-start's output_dir
+    QString m_quickstartOutput;  // the temp quick-start's output_dir
     QStringList m_firstRunCheckpoints;
 
     std::unique_ptr<MainWindow> openWindow() {
@@ -189,7 +189,8 @@ private slots:
             // Start with the keyboard, from inside the editor (Ctrl+Return must not become a newline).
             QSignalSpy launched(w.get(), &MainWindow::runLaunched);
             const QString before = editor->text();
-            const QStringList quickstartFiles = QDir(m_options.resourcesDir + QStringLiteral("/quickstart")).entryList(QDir::Files);
+            const QStringList quickstartFiles =
+                QDir(m_options.resourcesDir + QStringLiteral("/quickstart")).entryList(QDir::Files);
             w->activateWindow();
             QVERIFY(QTest::qWaitForWindowActive(w.get()));
             editor->textEdit()->setFocus();
@@ -201,7 +202,8 @@ private slots:
             // The launched config goes into the run's own folder (never next to the opened file, here the
             // quick-start's folder, which an install may not even let us write).
             QCOMPARE(configPath, QDir(outputDir).absoluteFilePath(QStringLiteral("train_config.json")));
-            QCOMPARE(QDir(m_options.resourcesDir + QStringLiteral("/quickstart")).entryList(QDir::Files), quickstartFiles);
+            QCOMPARE(QDir(m_options.resourcesDir + QStringLiteral("/quickstart")).entryList(QDir::Files),
+                     quickstartFiles);
 
             QTRY_VERIFY_WITH_TIMEOUT(w->currentPage() == MainWindow::Page::Run && w->runView()->runId() > 0, 60000);
             runId = w->runView()->runId();
@@ -242,11 +244,12 @@ private slots:
         QVERIFY2(launched.count() == 1, qPrintable(w->lastMessage()));
         m_supervisorPid = launched.at(0).at(0).toLongLong();
         QTRY_VERIFY_WITH_TIMEOUT(runOf(*w, runId) && runOf(*w, runId)->status == RunStatus::Running &&
-                                     runOf(*w, runId)->pid == m_supervisorPid, 60000);
+                                     runOf(*w, runId)->pid == m_supervisorPid,
+                                 60000);
         QTRY_VERIFY_WITH_TIMEOUT(runOf(*w, runId)->lastStep > stoppedAt + 1, 240000);
         QCOMPARE(w->runView()->runId(), runId);
         QTRY_VERIFY_WITH_TIMEOUT(loss->pointCount(QStringLiteral("loss")) > pointsAtStop, 60000);
-        QCOMPARE(w->runsModel()->rowCount(), 1);  // no new row
+        QCOMPARE(w->runsModel()->rowCount(), 1);   // no new row
         QVERIFY(!w->resumeAction()->isEnabled());  // running
         w->stopAction()->trigger();
         QTRY_VERIFY_WITH_TIMEOUT(runOf(*w, runId)->status == RunStatus::Stopped, 240000);
@@ -271,7 +274,9 @@ private slots:
             const qint64 id = w->runView()->runId();
             ids << id;
             QTRY_VERIFY_WITH_TIMEOUT(runOf(*w, id)->status == RunStatus::Completed, 240000);
-            if (i == 0) m_firstRunCheckpoints = QDir(folders[0] + QStringLiteral("/checkpoints")).entryList(QDir::Dirs | QDir::NoDotAndDotDot);
+            if (i == 0)
+                m_firstRunCheckpoints =
+                    QDir(folders[0] + QStringLiteral("/checkpoints")).entryList(QDir::Dirs | QDir::NoDotAndDotDot);
         }
         QCOMPARE(folders[0], m_quickstartOutput);
         QCOMPARE(folders[1], m_quickstartOutput + QStringLiteral("-2"));

@@ -123,7 +123,7 @@ class TestMainWindowPages : public QObject {
 private slots:
     void initTestCase() {
         QStandardPaths::setTestModeEnabled(true);  // QSettings away from the user's
-        QSettings().clear();                        // and from earlier runs of this test
+        QSettings().clear();                       // and from earlier runs of this test
     }
 
     // The new-run page: the form over the quick-start, the model picker and the data preview opened from
@@ -203,7 +203,11 @@ private slots:
         const QSize minimum = w.minimumSizeHint().expandedTo(w.minimumSize());
         QString parts;
         for (QWidget* c : w.findChildren<QWidget*>())
-            if (c->minimumSizeHint().width() > 300 || c->minimumSizeHint().height() > 250) parts += QStringLiteral(" [%1]").arg(c->objectName()) + QStringLiteral(" %1:%2x%3").arg(c->metaObject()->className()).arg(c->minimumSizeHint().width()).arg(c->minimumSizeHint().height());
+            if (c->minimumSizeHint().width() > 300 || c->minimumSizeHint().height() > 250)
+                parts += QStringLiteral(" [%1]").arg(c->objectName()) + QStringLiteral(" %1:%2x%3")
+                                                                            .arg(c->metaObject()->className())
+                                                                            .arg(c->minimumSizeHint().width())
+                                                                            .arg(c->minimumSizeHint().height());
         QVERIFY2(minimum.width() <= 1024 && minimum.height() <= 640,
                  qPrintable(QStringLiteral("minimum %1x%2;%3").arg(minimum.width()).arg(minimum.height()).arg(parts)));
         w.resize(1024, 640);
@@ -243,7 +247,8 @@ private slots:
         QCOMPARE(QString::fromStdString(doc["model"]["path"].get<std::string>()), QDir::cleanPath(model));
         QCOMPARE(doc["model"]["init"].get<std::string>(), std::string("pretrained"));
         QCOMPARE(doc["training"]["run_name"].get<std::string>(), std::string("gpt2"));
-        QVERIFY(QString::fromStdString(doc["training"]["output_dir"].get<std::string>()).endsWith(QLatin1String("/outputs/gpt2")));
+        QVERIFY(QString::fromStdString(doc["training"]["output_dir"].get<std::string>())
+                    .endsWith(QLatin1String("/outputs/gpt2")));
         QVERIFY2(!w.configEditor()->hasErrors(), qPrintable(w.configEditor()->issues().value(0).message));
         // The quick-start's own model folder has no weights: said at model.path before Start.
         QVERIFY(w.newRunForModel(QStringLiteral(FTS_SOURCE_DIR "/resources/quickstart/model")));
@@ -269,7 +274,8 @@ private slots:
             while (!xml.atEnd()) {
                 xml.readNext();
                 if (!xml.isStartElement()) continue;
-                if (xml.name() == QLatin1String("source")) source = xml.readElementText();
+                if (xml.name() == QLatin1String("source"))
+                    source = xml.readElementText();
                 else if (xml.name() == QLatin1String("translation") &&
                          xml.readElementText(QXmlStreamReader::IncludeChildElements) == source)
                     keptOnPurpose << source;
@@ -292,7 +298,8 @@ private slots:
         const auto texts = [&w]() {
             QMap<QString, QString> out;
             const auto put = [&](QObject* o, const QString& role, const QString& text) {
-                if (!text.trimmed().isEmpty()) out.insert(QStringLiteral("%1/%2/%3").arg(quintptr(o)).arg(o->objectName(), role), text);
+                if (!text.trimmed().isEmpty())
+                    out.insert(QStringLiteral("%1/%2/%3").arg(quintptr(o)).arg(o->objectName(), role), text);
             };
             for (QWidget* x : w.findChildren<QWidget*>()) {
                 if (!x->isVisibleTo(&w)) continue;
@@ -305,7 +312,8 @@ private slots:
                     for (int i = 0; i < t->count(); ++i) put(x, QStringLiteral("tab%1").arg(i), t->tabText(i));
                 if (auto* h = qobject_cast<QHeaderView*>(x); h && h->model())
                     for (int i = 0; i < h->count(); ++i)
-                        put(x, QStringLiteral("header%1").arg(i), h->model()->headerData(i, h->orientation()).toString());
+                        put(x, QStringLiteral("header%1").arg(i),
+                            h->model()->headerData(i, h->orientation()).toString());
             }
             for (QAction* act : w.findChildren<QAction*>()) put(act, QStringLiteral("action"), act->text());
             return out;
@@ -313,8 +321,9 @@ private slots:
         // The user's data and what is not a word: run names, paths, numbers and units.
         const QRegularExpression word(QStringLiteral("[A-Za-z]{3,}"));
         const auto isData = [](const QString& t) {
-            return t.contains(QLatin1Char('/')) || t.startsWith(QLatin1String("run-")) || t.contains(QLatin1String("quickstart")) ||
-                   t == QLatin1String("model") || t.contains(QLatin1String("sample_stories"));
+            return t.contains(QLatin1Char('/')) || t.startsWith(QLatin1String("run-")) ||
+                   t.contains(QLatin1String("quickstart")) || t == QLatin1String("model") ||
+                   t.contains(QLatin1String("sample_stories"));
         };
         QStringList english;
         const auto check = [&](const QString& page, const std::function<void()>& show) {
@@ -335,7 +344,8 @@ private slots:
                 if (!zh.contains(it.key()) || zh.value(it.key()) != t || !word.match(t).hasMatch() || isData(t) ||
                     value || keptOnPurpose.contains(t))
                     continue;
-                english << page + QStringLiteral(": ") + it.key().section(QLatin1Char('/'), 1) + QStringLiteral(" \"") + t + QLatin1Char('"');
+                english << page + QStringLiteral(": ") + it.key().section(QLatin1Char('/'), 1) + QStringLiteral(" \"") +
+                               t + QLatin1Char('"');
             }
         };
         check(QStringLiteral("welcome"), [&] {});
@@ -434,7 +444,8 @@ private slots:
     void settingsAndRememberedWindow() {
         QTemporaryDir dir;
         const StudioOptions o = pageOptions(dir);
-        for (const char* k : {"language", "theme", "window/geometry", "last/runId", "last/ranks"}) QSettings().remove(QLatin1String(k));
+        for (const char* k : {"language", "theme", "window/geometry", "last/runId", "last/ranks"})
+            QSettings().remove(QLatin1String(k));
         int64_t older = 0;
         {
             RunStore store(o.storePath.toStdString());
@@ -519,8 +530,8 @@ private slots:
         std::set<QString> keys;
         const QTableWidget* diff = w.compareView()->diffTable();
         for (int r = 0; r < diff->rowCount(); ++r) keys.insert(diff->item(r, 0)->text());
-        QCOMPARE(keys, (std::set<QString>{"deepspeed.optimizer.params.lr",
-                                          "deepspeed.scheduler.params.warmup_max_lr"}));
+        QCOMPARE(keys,
+                 (std::set<QString>{"deepspeed.optimizer.params.lr", "deepspeed.scheduler.params.warmup_max_lr"}));
         QCOMPARE(w.compareView()->chart()->pointCount(QStringLiteral("run:0")), 200);
         saveScreenshot(&w, QStringLiteral("compare"));
         w.compareView()->tabs()->setCurrentIndex(1);
@@ -530,7 +541,8 @@ private slots:
         {
             RunStore store(o.storePath.toStdString());
             std::vector<MetricPoint> more;
-            for (int64_t step = 201; step <= 210; ++step) more.push_back({step, "loss", 1.5, 1.7e9 + 90.0 + double(step)});
+            for (int64_t step = 201; step <= 210; ++step)
+                more.push_back({step, "loss", 1.5, 1.7e9 + 90.0 + double(step)});
             store.addMetrics(a, more);
         }
         QTRY_COMPARE_WITH_TIMEOUT(w.compareView()->chart()->pointCount(QStringLiteral("run:0")) +
@@ -604,8 +616,10 @@ private slots:
     // (default 60). Skipped unless FTS_BENCH=1.
     void benchLiveStream() {
         if (qEnvironmentVariableIntValue("FTS_BENCH") != 1) QSKIP("benchmark: set FTS_BENCH=1");
-        const int history = qEnvironmentVariableIsSet("FTS_BENCH_RUNS") ? qEnvironmentVariableIntValue("FTS_BENCH_RUNS") : 10000;
-        const int seconds = qEnvironmentVariableIsSet("FTS_BENCH_SECONDS") ? qEnvironmentVariableIntValue("FTS_BENCH_SECONDS") : 60;
+        const int history =
+            qEnvironmentVariableIsSet("FTS_BENCH_RUNS") ? qEnvironmentVariableIntValue("FTS_BENCH_RUNS") : 10000;
+        const int seconds =
+            qEnvironmentVariableIsSet("FTS_BENCH_SECONDS") ? qEnvironmentVariableIntValue("FTS_BENCH_SECONDS") : 60;
         QTemporaryDir dir;
         const StudioOptions o = pageOptions(dir, StudioOptions().pollIntervalMs);
         int64_t live = 0;
@@ -647,8 +661,10 @@ private slots:
             while (!stop) {
                 ++step;
                 const double t = double(QDateTime::currentMSecsSinceEpoch()) / 1000.0;
-                store.addMetrics(live, {{step, "loss", 3.0 / std::sqrt(double(step)), t}, {step, "lr", 1e-3, t},
-                                        {step, "grad_norm", 1.0, t}, {step, "tokens_per_s", 5000, t},
+                store.addMetrics(live, {{step, "loss", 3.0 / std::sqrt(double(step)), t},
+                                        {step, "lr", 1e-3, t},
+                                        {step, "grad_norm", 1.0, t},
+                                        {step, "tokens_per_s", 5000, t},
                                         {step, "tokens_seen", 2048.0 * double(step), t}});
                 std::vector<DeviceSample> samples;
                 std::vector<LogLine> logs;
@@ -696,16 +712,18 @@ private slots:
         stop = true;
         writer.join();
         const int replots = w.runView()->replotCount();
-        std::printf("live stream bench: %d history runs, 4 ranks x 10 events/s for %d s (%lld events written): longest "
-                    "event-loop stall %.1f ms (timer gap minus its 2 ms interval), stalls > 16 ms: %d, > 50 ms: %d, %d ticks, %d replots, %d loss points shown\n",
-                    history, seconds, (long long)events.load(), double(longest) / 1e6 - 2.0, over16, over50, ticks, replots,
-                    w.runView()->lossChart()->pointCount(QStringLiteral("loss")));
+        std::printf(
+            "live stream bench: %d history runs, 4 ranks x 10 events/s for %d s (%lld events written): longest "
+            "event-loop stall %.1f ms (timer gap minus its 2 ms interval), stalls > 16 ms: %d, > 50 ms: %d, %d ticks, %d replots, %d loss points shown\n",
+            history, seconds, (long long)events.load(), double(longest) / 1e6 - 2.0, over16, over50, ticks, replots,
+            w.runView()->lossChart()->pointCount(QStringLiteral("loss")));
         QVERIFY(w.runView()->lossChart()->pointCount(QStringLiteral("loss")) > 0);
     }
 
     void benchHistory() {
         if (qEnvironmentVariableIntValue("FTS_BENCH") != 1) QSKIP("benchmark: set FTS_BENCH=1");
-        const int n = qEnvironmentVariableIsSet("FTS_BENCH_RUNS") ? qEnvironmentVariableIntValue("FTS_BENCH_RUNS") : 10000;
+        const int n =
+            qEnvironmentVariableIsSet("FTS_BENCH_RUNS") ? qEnvironmentVariableIntValue("FTS_BENCH_RUNS") : 10000;
         QTemporaryDir dir;
         const StudioOptions o = pageOptions(dir, StudioOptions().pollIntervalMs);
         {
@@ -753,9 +771,10 @@ private slots:
         f.restart();
         w.runsView()->sortByColumn(RunsTableModel::BestEvalColumn, Qt::AscendingOrder);
         const qint64 sort = f.elapsed();
-        std::printf("history bench, %d runs: listed %lld ms after the window was created; refresh (same ids) "
-                    "longest %lld ms; search %lld ms; status filter %lld ms; sort by best eval %lld ms\n",
-                    n, listed, longest, search, filter, sort);
+        std::printf(
+            "history bench, %d runs: listed %lld ms after the window was created; refresh (same ids) "
+            "longest %lld ms; search %lld ms; status filter %lld ms; sort by best eval %lld ms\n",
+            n, listed, longest, search, filter, sort);
     }
 };
 

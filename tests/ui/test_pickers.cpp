@@ -61,9 +61,12 @@ private slots:
         QTest::addColumn<qint64>("vocab");
         QTest::addColumn<qint64>("context");
         // architecture/vocab/context as written in each fixture's config.json
-        QTest::newRow("gpt2") << "gpt2" << "GPT2LMHeadModel" << qint64(1000) << qint64(128);
-        QTest::newRow("llama") << "llama" << "LlamaForCausalLM" << qint64(1000) << qint64(128);
-        QTest::newRow("qwen2") << "qwen2" << "Qwen2ForCausalLM" << qint64(1000) << qint64(128);
+        QTest::newRow("gpt2") << "gpt2"
+                              << "GPT2LMHeadModel" << qint64(1000) << qint64(128);
+        QTest::newRow("llama") << "llama"
+                               << "LlamaForCausalLM" << qint64(1000) << qint64(128);
+        QTest::newRow("qwen2") << "qwen2"
+                               << "Qwen2ForCausalLM" << qint64(1000) << qint64(128);
     }
     void modelInfo() {
         QFETCH(QString, model);
@@ -94,7 +97,8 @@ private slots:
         ref.write("0123abcd");
         ref.close();
         for (const char* f : {"config.json", "model.safetensors"})
-            QVERIFY(QFile::copy(kModels + QStringLiteral("/llama/") + QLatin1String(f), snap + QLatin1Char('/') + QLatin1String(f)));
+            QVERIFY(QFile::copy(kModels + QStringLiteral("/llama/") + QLatin1String(f),
+                                snap + QLatin1Char('/') + QLatin1String(f)));
 
         ModelPicker picker({kModels}, {hub.path()});
         picker.show();
@@ -126,7 +130,8 @@ private slots:
         QVERIFY(QDir().mkpath(broken) && QDir().mkpath(bare));
         for (const QString& d : {broken, bare})
             QVERIFY(QFile::copy(kModels + QStringLiteral("/gpt2/config.json"), d + QStringLiteral("/config.json")));
-        QVERIFY(QFile::copy(kModels + QStringLiteral("/gpt2/model.safetensors"), broken + QStringLiteral("/model.safetensors")));
+        QVERIFY(QFile::copy(kModels + QStringLiteral("/gpt2/model.safetensors"),
+                            broken + QStringLiteral("/model.safetensors")));
         QFile weights(broken + QStringLiteral("/model.safetensors"));
         QVERIFY(weights.setPermissions(weights.permissions() | QFileDevice::WriteOwner));
         QVERIFY(weights.resize(weights.size() - 16));
@@ -230,7 +235,8 @@ private slots:
         const QString html = dialog.samplesView()->toHtml();
         QVERIFY(html.contains(QStringLiteral("not_equivalent")));
         QVERIFY(html.contains(QStringLiteral("‖")));
-        QVERIFY2(dialog.statsLabel()->text().contains(QStringLiteral("single_label_classification")), qPrintable(dialog.statsLabel()->text()));
+        QVERIFY2(dialog.statsLabel()->text().contains(QStringLiteral("single_label_classification")),
+                 qPrintable(dialog.statsLabel()->text()));
         QDir().mkpath(QStringLiteral(FTS_BINARY_DIR "/screenshots"));
         dialog.grab().save(QStringLiteral(FTS_BINARY_DIR "/screenshots/data_preview_classification.png"));
     }

@@ -51,7 +51,8 @@ private slots:
         QCOMPARE(d.table()->rowCount(), 2);
         for (int r = 0; r < 2; ++r) {
             QVERIFY(d.table()->item(r, 0)->text().contains(QString::number(r)));
-            QVERIFY2(d.table()->item(r, 2)->text().contains(QLatin1String("B")), qPrintable(d.table()->item(r, 2)->text()));
+            QVERIFY2(d.table()->item(r, 2)->text().contains(QLatin1String("B")),
+                     qPrintable(d.table()->item(r, 2)->text()));
             QVERIFY(d.table()->item(r, 3)->text().toDouble() > 0);
         }
         fts::RunStore s(fs::path(store.toStdString()), true);

@@ -122,7 +122,8 @@ private slots:
         for (const QString& p : {*first, *second}) {
             QCOMPARE(QFileInfo(p).absolutePath(), QDir(dir.filePath(QStringLiteral("data/configs"))).absolutePath());
             QVERIFY(QFileInfo(p).fileName().startsWith(QLatin1String("quick.")));
-            QCOMPARE(parse(readAll(p))["data"]["train"].get<std::string>(), dir.filePath("data/train.jsonl").toStdString());
+            QCOMPARE(parse(readAll(p))["data"]["train"].get<std::string>(),
+                     dir.filePath("data/train.jsonl").toStdString());
         }
         QCOMPARE(QDir(dir.path()).entryList(QDir::Files), QStringList{QStringLiteral("quick.json")});
         QCOMPARE(readAll(origin), QStringLiteral("{}"));  // the origin is not overwritten
@@ -172,8 +173,8 @@ private slots:
         QTemporaryDir dir;
         QString error;
         const QString cli = dir.filePath(QStringLiteral("no-such-fts"));
-        const auto started = fts::startTrainDetached({cli, dir.filePath("c.json"), dir.filePath("s.sqlite"),
-                                                      dir.filePath("log.txt"), {}}, &error);
+        const auto started = fts::startTrainDetached(
+            {cli, dir.filePath("c.json"), dir.filePath("s.sqlite"), dir.filePath("log.txt"), {}}, &error);
         QVERIFY(!started);
         QVERIFY2(error.contains(cli), qPrintable(error));
     }

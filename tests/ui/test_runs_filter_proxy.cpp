@@ -57,20 +57,45 @@ private slots:
         QTest::addColumn<double>("since");
         QTest::addColumn<QList<qint64>>("ids");
         const QList<qint64> all{5, 4, 3, 2, 1};
-        QTest::newRow("nothing") << "" << -1 << "" << "" << "" << 0.0 << all;
-        QTest::newRow("search name words, any order") << "sweep GPT2" << -1 << "" << "" << "" << 0.0 << QList<qint64>{5, 4};
-        QTest::newRow("search case-insensitive") << "qwen" << -1 << "" << "" << "" << 0.0 << QList<qint64>{2};
-        QTest::newRow("search notes") << "diverged" << -1 << "" << "" << "" << 0.0 << QList<qint64>{4};
-        QTest::newRow("search tags") << "baseline" << -1 << "" << "" << "" << 0.0 << QList<qint64>{2};
-        QTest::newRow("search dataset") << "chat.jsonl" << -1 << "" << "" << "" << 0.0 << QList<qint64>{3, 2};
-        QTest::newRow("search no match") << "mistral" << -1 << "" << "" << "" << 0.0 << QList<qint64>{};
-        QTest::newRow("status") << "" << int(RunStatus::Completed) << "" << "" << "" << 0.0 << QList<qint64>{5, 2};
-        QTest::newRow("model") << "" << -1 << "/m/gpt2" << "" << "" << 0.0 << QList<qint64>{5, 4, 1};
-        QTest::newRow("dataset") << "" << -1 << "" << "/d/chat.jsonl" << "" << 0.0 << QList<qint64>{3, 2};
-        QTest::newRow("tag") << "" << -1 << "" << "" << "sweep" << 0.0 << QList<qint64>{5, 4};
-        QTest::newRow("since") << "" << -1 << "" << "" << "" << 3000.0 << QList<qint64>{5, 4, 3};
-        QTest::newRow("combined") << "lr" << int(RunStatus::Failed) << "/m/gpt2" << "/d/stories.jsonl" << "bad"
-                                  << 1500.0 << QList<qint64>{4};
+        QTest::newRow("nothing") << "" << -1 << ""
+                                 << ""
+                                 << "" << 0.0 << all;
+        QTest::newRow("search name words, any order") << "sweep GPT2" << -1 << ""
+                                                      << ""
+                                                      << "" << 0.0 << QList<qint64>{5, 4};
+        QTest::newRow("search case-insensitive") << "qwen" << -1 << ""
+                                                 << ""
+                                                 << "" << 0.0 << QList<qint64>{2};
+        QTest::newRow("search notes") << "diverged" << -1 << ""
+                                      << ""
+                                      << "" << 0.0 << QList<qint64>{4};
+        QTest::newRow("search tags") << "baseline" << -1 << ""
+                                     << ""
+                                     << "" << 0.0 << QList<qint64>{2};
+        QTest::newRow("search dataset") << "chat.jsonl" << -1 << ""
+                                        << ""
+                                        << "" << 0.0 << QList<qint64>{3, 2};
+        QTest::newRow("search no match") << "mistral" << -1 << ""
+                                         << ""
+                                         << "" << 0.0 << QList<qint64>{};
+        QTest::newRow("status") << "" << int(RunStatus::Completed) << ""
+                                << ""
+                                << "" << 0.0 << QList<qint64>{5, 2};
+        QTest::newRow("model") << "" << -1 << "/m/gpt2"
+                               << ""
+                               << "" << 0.0 << QList<qint64>{5, 4, 1};
+        QTest::newRow("dataset") << "" << -1 << ""
+                                 << "/d/chat.jsonl"
+                                 << "" << 0.0 << QList<qint64>{3, 2};
+        QTest::newRow("tag") << "" << -1 << ""
+                             << ""
+                             << "sweep" << 0.0 << QList<qint64>{5, 4};
+        QTest::newRow("since") << "" << -1 << ""
+                               << ""
+                               << "" << 3000.0 << QList<qint64>{5, 4, 3};
+        QTest::newRow("combined") << "lr" << int(RunStatus::Failed) << "/m/gpt2"
+                                  << "/d/stories.jsonl"
+                                  << "bad" << 1500.0 << QList<qint64>{4};
     }
     void filters() {
         QFETCH(QString, search);

@@ -85,8 +85,9 @@ private slots:
         {
             sqlite3* db = nullptr;  // turn it back into a version-3 file
             QCOMPARE(sqlite3_open(path.toUtf8().constData(), &db), SQLITE_OK);
-            const int rc = sqlite3_exec(db, "ALTER TABLE runs DROP COLUMN resolved_config_json; PRAGMA user_version = 3;",
-                                        nullptr, nullptr, nullptr);
+            const int rc =
+                sqlite3_exec(db, "ALTER TABLE runs DROP COLUMN resolved_config_json; PRAGMA user_version = 3;", nullptr,
+                             nullptr, nullptr);
             sqlite3_close(db);
             QCOMPARE(rc, SQLITE_OK);
             QVERIFY_THROWS_EXCEPTION(std::exception, RunStore(path.toStdString(), /*readOnly=*/true));
@@ -195,11 +196,13 @@ private slots:
         writer.addLogs(id, {{1001.0, 1, "warn", "third"}});
         writer.addLogs(id, {{1002.0, 1, "error", "fourth"}});
         QStringList got;
-        QTRY_VERIFY((got = [&] {
-                        QStringList all;
-                        for (const auto& a : appended) all << a.at(1).toStringList();
-                        return all;
-                    }()).size() >= 2);
+        QTRY_VERIFY((got =
+                         [&] {
+                             QStringList all;
+                             for (const auto& a : appended) all << a.at(1).toStringList();
+                             return all;
+                         }())
+                        .size() >= 2);
         QCOMPARE(got.size(), 2);
         QVERIFY(got[0].endsWith(QLatin1String("rank 1 warn: third")));
         QVERIFY(got[1].endsWith(QLatin1String("rank 1 error: fourth")));

@@ -21,8 +21,8 @@ void writeText(const fs::path& p, const std::string& text) {
 }
 
 // <cache>/models--<org>--<name> with one snapshot per commit; refs/main -> mainCommit (if not empty).
-void makeCachedModel(const fs::path& cache, const std::string& org, const std::string& name, const std::vector<std::string>& commits,
-                     const std::string& mainCommit) {
+void makeCachedModel(const fs::path& cache, const std::string& org, const std::string& name,
+                     const std::vector<std::string>& commits, const std::string& mainCommit) {
     const fs::path repo = cache / ("models--" + org + "--" + name);
     for (const auto& c : commits) {
         const std::string blob = "blob" + c;
@@ -108,7 +108,8 @@ void TestHfCache::errorsListWhereItLooked() {
     const fs::path root(tmp.path().toStdString());
     makeCachedModel(root / "hub", "org", "noref", {"ddd444"}, "");
     makeCachedModel(root / "hub", "org", "dangling", {"eee555"}, "fff666");
-    std::map<std::string, std::string> env{{"HF_HUB_CACHE", (root / "hub").string()}, {"HOME", (root / "home").string()}};
+    std::map<std::string, std::string> env{{"HF_HUB_CACHE", (root / "hub").string()},
+                                           {"HOME", (root / "home").string()}};
     auto message = [&](const std::string& id) -> QString {
         try {
             resolveHfCachedModel(id, &env);
@@ -118,8 +119,10 @@ void TestHfCache::errorsListWhereItLooked() {
         return {};
     };
     const QString missing = message("org/absent");
-    QVERIFY2(missing.contains(QString::fromStdString((root / "hub" / "models--org--absent").string())), qPrintable(missing));
-    QVERIFY2(missing.contains(QString::fromStdString((root / "home" / ".cache" / "huggingface" / "hub" / "models--org--absent").string())),
+    QVERIFY2(missing.contains(QString::fromStdString((root / "hub" / "models--org--absent").string())),
+             qPrintable(missing));
+    QVERIFY2(missing.contains(QString::fromStdString(
+                 (root / "home" / ".cache" / "huggingface" / "hub" / "models--org--absent").string())),
              qPrintable(missing));
     const QString noref = message("org/noref");
     QVERIFY2(noref.contains("no refs/main") && noref.contains("ddd444"), qPrintable(noref));
@@ -155,16 +158,17 @@ void TestHfCache::trainConfigModelPathById() {
         if (i.keyPath == "model.path" && i.isError) issue = &i;
     QVERIFY2(issue, r.errorText().c_str());
     const QString msg = QString::fromStdString(issue->message);
-    for (const fs::path& searched : {root / "cfg" / "org" / "other", root / "hub" / "models--org--other",
-                                     root / "legacy" / "models--org--other", root / "hfhome" / "hub" / "models--org--other",
-                                     root / "xdg" / "huggingface" / "hub" / "models--org--other"})
+    for (const fs::path& searched :
+         {root / "cfg" / "org" / "other", root / "hub" / "models--org--other", root / "legacy" / "models--org--other",
+          root / "hfhome" / "hub" / "models--org--other", root / "xdg" / "huggingface" / "hub" / "models--org--other"})
         QVERIFY2(msg.contains(QString::fromStdString(searched.string())), qPrintable(msg));
     // Without XDG_CACHE_HOME, huggingface_hub's default under HOME is the last place.
     qunsetenv("XDG_CACHE_HOME");
     r = parseTrainConfig(doc, root / "cfg");
     QVERIFY(!r.ok());
     const QString home = QString::fromLocal8Bit(qgetenv("HOME"));
-    QVERIFY2(QString::fromStdString(r.errorText()).contains(home + "/.cache/huggingface/hub/models--org--other"), r.errorText().c_str());
+    QVERIFY2(QString::fromStdString(r.errorText()).contains(home + "/.cache/huggingface/hub/models--org--other"),
+             r.errorText().c_str());
     qunsetenv("HF_HUB_CACHE");
     qunsetenv("HUGGINGFACE_HUB_CACHE");
     qunsetenv("HF_HOME");

@@ -75,11 +75,13 @@ std::map<std::string, json> syntheticConfigs() {
 }
 
 // A training config for `modelDir` (the data file only has to exist).
-TrainConfig makeConfig(const fs::path& modelDir, const json& deepspeed, int world = 1, const json& extraModel = json::object()) {
-    json doc = {{"model", {{"path", modelDir.string()}, {"init", "random"}}},
-                {"data", {{"train", (kSource / "resources/quickstart/sample_stories.jsonl").string()}, {"max_length", 128}}},
-                {"training", {{"output_dir", "/tmp/fts-estimate-test-out"}, {"max_steps", 10}}},
-                {"deepspeed", deepspeed}};
+TrainConfig makeConfig(const fs::path& modelDir, const json& deepspeed, int world = 1,
+                       const json& extraModel = json::object()) {
+    json doc = {
+        {"model", {{"path", modelDir.string()}, {"init", "random"}}},
+        {"data", {{"train", (kSource / "resources/quickstart/sample_stories.jsonl").string()}, {"max_length", 128}}},
+        {"training", {{"output_dir", "/tmp/fts-estimate-test-out"}, {"max_steps", 10}}},
+        {"deepspeed", deepspeed}};
     for (auto& [k, v] : extraModel.items()) doc["model"][k] = v;
     ConfigParseResult r = parseTrainConfig(doc, kSource, world);
     if (!r.ok()) throw ConfigError(r.errorText());
@@ -145,7 +147,8 @@ private slots:
         QVERIFY2(nulls.waitForFinished(300000), "null_keys.py did not finish");
         QVERIFY2(nulls.exitCode() == 0, nulls.readAllStandardError().constData());
         for (auto& c : json::parse(nulls.readAllStandardOutput().toStdString()))
-            if (c.at("key").get<std::string>().find('.') == std::string::npos) m_nullKeys.push_back(c);  // top-level keys
+            if (c.at("key").get<std::string>().find('.') == std::string::npos)
+                m_nullKeys.push_back(c);  // top-level keys
         QVERIFY(m_nullKeys.size() > 50);
     }
 
@@ -153,7 +156,8 @@ private slots:
     // model_test_fresh_reference), and counts the parameters transformers builds for what it accepts.
     void nullKeysMatchTransformers_data() {
         QTest::addColumn<int>("index");
-        for (size_t i = 0; i < m_nullKeys.size(); ++i) QTest::newRow(m_nullKeys[i].at("name").get<std::string>().c_str()) << int(i);
+        for (size_t i = 0; i < m_nullKeys.size(); ++i)
+            QTest::newRow(m_nullKeys[i].at("name").get<std::string>().c_str()) << int(i);
     }
     void nullKeysMatchTransformers() {
         QFETCH(int, index);
@@ -167,9 +171,12 @@ private slots:
             ours = e.what();
         }
         if (c.at("refused").get<bool>()) {
-            QVERIFY2(!ours.empty(), qPrintable("transformers refuses (" + QString::fromStdString(c.at("error").get<std::string>()) +
-                                               ") but the shape reader accepts"));
-            QVERIFY2(QString::fromStdString(ours).startsWith(QString::fromStdString("/n/config.json: key \"" + key + "\"")), ours.c_str());
+            QVERIFY2(!ours.empty(),
+                     qPrintable("transformers refuses (" + QString::fromStdString(c.at("error").get<std::string>()) +
+                                ") but the shape reader accepts"));
+            QVERIFY2(
+                QString::fromStdString(ours).startsWith(QString::fromStdString("/n/config.json: key \"" + key + "\"")),
+                ours.c_str());
         } else {
             QVERIFY2(ours.empty(), ("transformers accepts, the shape reader refuses: " + ours).c_str());
             QCOMPARE(numParameters, c.at("num_parameters").get<int64_t>());
@@ -201,17 +208,26 @@ private slots:
     void shapeErrorsNameFileAndKey_data() {
         QTest::addColumn<QString>("patch");
         QTest::addColumn<QString>("expected");
-        QTest::newRow("no model_type") << R"({"model_type": null})" << "key \"model_type\"";
-        QTest::newRow("unsupported") << R"({"model_type": "t5"})" << "unsupported model type \"t5\"";
-        QTest::newRow("negative layers") << R"({"num_hidden_layers": -2})" << "key \"num_hidden_layers\"";
-        QTest::newRow("string hidden") << R"({"hidden_size": "64"})" << "key \"hidden_size\"";
-        QTest::newRow("heads not dividing") << R"({"num_key_value_heads": 3})" << "key \"num_key_value_heads\"";
+        QTest::newRow("no model_type") << R"({"model_type": null})"
+                                       << "key \"model_type\"";
+        QTest::newRow("unsupported") << R"({"model_type": "t5"})"
+                                     << "unsupported model type \"t5\"";
+        QTest::newRow("negative layers") << R"({"num_hidden_layers": -2})"
+                                         << "key \"num_hidden_layers\"";
+        QTest::newRow("string hidden") << R"({"hidden_size": "64"})"
+                                       << "key \"hidden_size\"";
+        QTest::newRow("heads not dividing") << R"({"num_key_value_heads": 3})"
+                                            << "key \"num_key_value_heads\"";
         // Sizes a hostile or broken config.json could use to ask for billions of tensors or overflow the counts.
-        QTest::newRow("a billion layers") << R"({"num_hidden_layers": 1000000000})"
-                                          << "key \"num_hidden_layers\": expected a positive integer up to 16384, found 1000000000";
-        QTest::newRow("huge vocab") << R"({"vocab_size": 1e300})" << "key \"vocab_size\": expected a positive integer up to 16777216";
-        QTest::newRow("huge unsigned") << R"({"hidden_size": 18446744073709551615})" << "key \"hidden_size\": expected a positive integer up to";
-        QTest::newRow("fraction") << R"({"intermediate_size": 2.5})" << "key \"intermediate_size\": expected a positive integer, found 2.5";
+        QTest::newRow("a billion layers")
+            << R"({"num_hidden_layers": 1000000000})"
+            << "key \"num_hidden_layers\": expected a positive integer up to 16384, found 1000000000";
+        QTest::newRow("huge vocab") << R"({"vocab_size": 1e300})"
+                                    << "key \"vocab_size\": expected a positive integer up to 16777216";
+        QTest::newRow("huge unsigned") << R"({"hidden_size": 18446744073709551615})"
+                                       << "key \"hidden_size\": expected a positive integer up to";
+        QTest::newRow("fraction") << R"({"intermediate_size": 2.5})"
+                                  << "key \"intermediate_size\": expected a positive integer, found 2.5";
     }
     void shapeErrorsNameFileAndKey() {
         QFETCH(QString, patch);
@@ -246,12 +262,14 @@ private slots:
         QFETCH(int, stage);
         QFETCH(int, ranks);
         QFETCH(bool, bf16);
-        const TrainConfig cfg = makeConfig(m_models.at("quickstart"), {{"train_micro_batch_size_per_gpu", 2}, {"bf16", {{"enabled", bf16}}}}, 1);
+        const TrainConfig cfg = makeConfig(m_models.at("quickstart"),
+                                           {{"train_micro_batch_size_per_gpu", 2}, {"bf16", {{"enabled", bf16}}}}, 1);
         EstimateOptions o;
         o.worldSize = ranks;
         o.zeroStage = stage;
         const MemoryEstimate e = estimateMemory(cfg, o);
-        const double psi = 901632, n = ranks;  // Ψ of the quick-start model (transformers' count: shapeMatchesTransformers)
+        const double psi = 901632,
+                     n = ranks;  // Ψ of the quick-start model (transformers' count: shapeMatchesTransformers)
         QCOMPARE(e.totalParameters, int64_t(psi));
         double params = 0, grads = 0, opt = 0, masterGrads = 0;
         if (bf16) {
@@ -260,7 +278,8 @@ private slots:
             opt = stage >= 1 ? 12 * psi / n : 12 * psi;
             masterGrads = stage >= 1 ? 4 * psi / n : 0;
             const double paper[] = {16 * psi, 4 * psi + 12 * psi / n, 2 * psi + 14 * psi / n, 16 * psi / n};
-            QVERIFY(std::abs(double(e.perRank.parameters + e.perRank.gradients + e.perRank.optimizerStates) - paper[stage]) <= 3);
+            QVERIFY(std::abs(double(e.perRank.parameters + e.perRank.gradients + e.perRank.optimizerStates) -
+                             paper[stage]) <= 3);
         } else {
             params = 4 * psi, grads = 4 * psi, opt = 8 * psi;
         }
@@ -269,8 +288,8 @@ private slots:
         QVERIFY(std::abs(double(e.perRank.optimizerStates) - opt) <= 1);
         QVERIFY(std::abs(double(e.perRank.masterGradients) - masterGrads) <= 1);
         const MemoryBreakdown& b = e.perRank;
-        QCOMPARE(b.total, b.parameters + b.gradients + b.optimizerStates + b.masterGradients + b.activations + b.buckets +
-                              b.workspace + b.allocatorSlack + b.runtime);
+        QCOMPARE(b.total, b.parameters + b.gradients + b.optimizerStates + b.masterGradients + b.activations +
+                              b.buckets + b.workspace + b.allocatorSlack + b.runtime);
     }
 
     void fp32PartitionKeepsMasterCopy() {
@@ -309,15 +328,18 @@ private slots:
         // terms depend only on Ψ, so scale a one-tensor shape.
         ModelShape s = readModelShape(m_models.at("quickstart"));
         s.tensors = {{"w", psi - largest, 0, "", 0, 0}, {"e", largest, -1, "", 0, 0}};
-        const TrainConfig cfg = makeConfig(m_models.at("quickstart"), {{"train_micro_batch_size_per_gpu", 1}, {"bf16", {{"enabled", true}}}});
+        const TrainConfig cfg = makeConfig(m_models.at("quickstart"),
+                                           {{"train_micro_batch_size_per_gpu", 1}, {"bf16", {{"enabled", true}}}});
         EstimateOptions o;
         o.worldSize = int(n);
         o.suggest = false;
         o.zeroStage = 2;
         MemoryEstimate e = estimateMemory(cfg, s, o);
         const MemoryBreakdown& b2 = e.perRank;
-        QVERIFY2(std::abs(double(b2.parameters + b2.gradients + b2.masterGradients + b2.optimizerStates) - ref.at("zero2_gpu").get<double>()) <= 4,
-                 qPrintable(QString("ours %1, DeepSpeed %2").arg(b2.modelStates()).arg(ref.at("zero2_gpu").get<int64_t>())));
+        QVERIFY2(
+            std::abs(double(b2.parameters + b2.gradients + b2.masterGradients + b2.optimizerStates) -
+                     ref.at("zero2_gpu").get<double>()) <= 4,
+            qPrintable(QString("ours %1, DeepSpeed %2").arg(b2.modelStates()).arg(ref.at("zero2_gpu").get<int64_t>())));
         o.offloadOptimizer = "cpu";
         e = estimateMemory(cfg, s, o);
         // Ours holds a bf16 copy of this rank's partition besides the parameters (the CPU step writes it, the
@@ -330,7 +352,9 @@ private slots:
         const MemoryBreakdown& b3 = e.perRank;
         const double theirs = ref.at("zero3_gpu").get<double>() - ref.at("zero3_largest_layer_memory").get<double>();
         QVERIFY2(std::abs(double(b3.parameters + b3.masterGradients + b3.optimizerStates) - theirs) <= 4,
-                 qPrintable(QString("ours %1, DeepSpeed %2").arg(b3.parameters + b3.masterGradients + b3.optimizerStates).arg(theirs)));
+                 qPrintable(QString("ours %1, DeepSpeed %2")
+                                .arg(b3.parameters + b3.masterGradients + b3.optimizerStates)
+                                .arg(theirs)));
         if (n > 1) QVERIFY(b3.buckets >= ref.at("zero3_largest_layer_memory").get<int64_t>());
     }
 
@@ -350,9 +374,13 @@ private slots:
             o.worldSize = 2;
             o.device = device;
             o.suggest = false;
-            return estimateMemory(makeConfig(dir, {{"train_micro_batch_size_per_gpu", 1}, {"bf16", {{"enabled", true}}},
-                                                   {"zero_optimization", z}}, 2),
-                                  s, o).perRank;
+            return estimateMemory(makeConfig(dir,
+                                             {{"train_micro_batch_size_per_gpu", 1},
+                                              {"bf16", {{"enabled", true}}},
+                                              {"zero_optimization", z}},
+                                             2),
+                                  s, o)
+                .perRank;
         };
         const int64_t shard = (psi * 2 + 1) / 2;
         for (EstimateDevice dev : {EstimateDevice::Cpu, EstimateDevice::Cuda}) {
@@ -366,8 +394,12 @@ private slots:
                 QCOMPARE(cpu.hostOffload, none.hostOffload);
             }
             const int64_t keep = 1000;
-            const MemoryBreakdown nvme = estimate({{"device", "nvme"}, {"nvme_path", "/tmp"}, {"max_in_cpu", keep},
-                                                   {"buffer_count", 3}, {"buffer_size", 1000000}}, dev);
+            const MemoryBreakdown nvme = estimate({{"device", "nvme"},
+                                                   {"nvme_path", "/tmp"},
+                                                   {"max_in_cpu", keep},
+                                                   {"buffer_count", 3},
+                                                   {"buffer_size", 1000000}},
+                                                  dev);
             const int64_t swapped = shard - keep * 2;
             QCOMPARE(nvme.nvmeOffload - none.nvmeOffload, swapped);
             // Two read-ahead buffers and one read buffer of the largest block's shard (it fits buffer_size 1e6), the copy a
@@ -429,7 +461,8 @@ private slots:
     void activationsMatchAutograd_data() {
         QTest::addColumn<QString>("model");
         QTest::addColumn<int>("index");  // into m_saved (saved_bytes.py's output, one call for all rows)
-        for (size_t i = 0; i < kSavedModels.size(); ++i) QTest::newRow(kSavedModels[i]) << QString(kSavedModels[i]) << int(i);
+        for (size_t i = 0; i < kSavedModels.size(); ++i)
+            QTest::newRow(kSavedModels[i]) << QString(kSavedModels[i]) << int(i);
     }
     void activationsMatchAutograd() {
         // PyTorch's own count of what one block keeps for backward (saved_tensors_hooks on a replica of our
@@ -439,15 +472,19 @@ private slots:
         const ModelShape s = readModelShape(m_models.at(model.toStdString()));
         const int64_t B = kSavedB, T = kSavedT;
         const json& ref = m_saved.at(size_t(index));
-        QCOMPARE(estimateActivations(s, B, T, "fp32", EstimateDevice::Cpu, false).perLayer, ref.at("fp32").at("saved").get<int64_t>());
-        QCOMPARE(estimateActivations(s, B, T, "bf16", EstimateDevice::Cpu, false).perLayer, ref.at("bf16").at("saved").get<int64_t>());
+        QCOMPARE(estimateActivations(s, B, T, "fp32", EstimateDevice::Cpu, false).perLayer,
+                 ref.at("fp32").at("saved").get<int64_t>());
+        QCOMPARE(estimateActivations(s, B, T, "bf16", EstimateDevice::Cpu, false).perLayer,
+                 ref.at("bf16").at("saved").get<int64_t>());
         // Autocast's bit16 weight copies (counted as 2Ψ at stage 0): at most 2 bytes per block parameter.
-        QVERIFY(ref.at("bf16").at("weight_copies").get<int64_t>() <= 2 * ref.at("bf16").at("block_parameters").get<int64_t>());
+        QVERIFY(ref.at("bf16").at("weight_copies").get<int64_t>() <=
+                2 * ref.at("bf16").at("block_parameters").get<int64_t>());
         QVERIFY(ref.at("bf16").at("weight_copies").get<int64_t>() > 0);
     }
 
     void suggestionsWhenItDoesNotFit() {
-        const TrainConfig cfg = makeConfig(m_models.at("quickstart"), {{"train_micro_batch_size_per_gpu", 16}, {"bf16", {{"enabled", true}}}}, 4);
+        const TrainConfig cfg = makeConfig(m_models.at("quickstart"),
+                                           {{"train_micro_batch_size_per_gpu", 16}, {"bf16", {{"enabled", true}}}}, 4);
         EstimateOptions o;
         o.worldSize = 4;
         o.runtimeBytes = 0;

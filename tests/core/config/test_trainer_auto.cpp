@@ -36,10 +36,19 @@ json readJson(const fs::path& p) {
 std::vector<std::pair<std::string, json>> argumentSets() {
     return {
         {"defaults", json::object()},
-        {"named", {{"per_device_train_batch_size", 4}, {"gradient_accumulation_steps", 3}, {"learning_rate", 2e-5},
-                   {"weight_decay", 0.01}, {"adam_beta1", 0.8}, {"adam_beta2", 0.95}, {"adam_epsilon", 1e-6},
-                   {"max_grad_norm", 0.5}, {"warmup_steps", 0.07}, {"fp16", true}}},
-        {"named bf16", {{"per_device_train_batch_size", 2}, {"learning_rate", 1e-4}, {"warmup_steps", 12}, {"bf16", true}}},
+        {"named",
+         {{"per_device_train_batch_size", 4},
+          {"gradient_accumulation_steps", 3},
+          {"learning_rate", 2e-5},
+          {"weight_decay", 0.01},
+          {"adam_beta1", 0.8},
+          {"adam_beta2", 0.95},
+          {"adam_epsilon", 1e-6},
+          {"max_grad_norm", 0.5},
+          {"warmup_steps", 0.07},
+          {"fp16", true}}},
+        {"named bf16",
+         {{"per_device_train_batch_size", 2}, {"learning_rate", 1e-4}, {"warmup_steps", 12}, {"bf16", true}}},
     };
 }
 
@@ -72,9 +81,11 @@ std::vector<Case> cases() {
     conflicting["gradient_clipping"] = 2.0;
     conflicting["train_batch_size"] = 64;
     conflicting["optimizer"]["params"]["weight_decay"] = 0.0;
-    out.push_back({"mismatch", conflicting,
-                   {{"per_device_train_batch_size", 4}, {"learning_rate", 2e-5}, {"max_grad_norm", 1.0}, {"weight_decay", 0.1}},
-                   1});
+    out.push_back(
+        {"mismatch",
+         conflicting,
+         {{"per_device_train_batch_size", 4}, {"learning_rate", 2e-5}, {"max_grad_norm", 1.0}, {"weight_decay", 0.1}},
+         1});
     return out;
 }
 
@@ -82,24 +93,38 @@ std::vector<Case> cases() {
 ConfigParseResult parseCase(const Case& c) {
     json training = {{"output_dir", "out"}, {"max_steps", kMaxSteps}};
     training.update(c.args);
-    json doc = {{"model", {{"path", kModel.string()}}}, {"data", {{"train", "train.jsonl"}}}, {"training", training},
+    json doc = {{"model", {{"path", kModel.string()}}},
+                {"data", {{"train", "train.jsonl"}}},
+                {"training", training},
                 {"deepspeed", c.deepspeed}};
     return parseTrainConfig(doc, "/base", c.worldSize);
 }
 
 std::string issuesText(const ConfigParseResult& r) {
     std::string s;
-    for (const auto& i : r.issues) s += std::string(i.isError ? "[error] " : "[warning] ") + i.keyPath + ": " + i.message + "\n";
+    for (const auto& i : r.issues)
+        s += std::string(i.isError ? "[error] " : "[warning] ") + i.keyPath + ": " + i.message + "\n";
     return s;
 }
 
 // The keys HfTrainerDeepSpeedConfig fills (trainer_config_process and _finalize), as JSON pointers.
-const std::vector<std::string> kFilledKeys = {
-    "/train_micro_batch_size_per_gpu", "/gradient_accumulation_steps", "/train_batch_size", "/gradient_clipping",
-    "/optimizer/params/lr", "/optimizer/params/betas", "/optimizer/params/eps", "/optimizer/params/weight_decay",
-    "/scheduler/params/warmup_min_lr", "/scheduler/params/warmup_max_lr", "/scheduler/params/warmup_num_steps",
-    "/scheduler/params/total_num_steps", "/fp16/enabled", "/bf16/enabled", "/zero_optimization/reduce_bucket_size",
-    "/zero_optimization/stage3_prefetch_bucket_size", "/zero_optimization/stage3_param_persistence_threshold"};
+const std::vector<std::string> kFilledKeys = {"/train_micro_batch_size_per_gpu",
+                                              "/gradient_accumulation_steps",
+                                              "/train_batch_size",
+                                              "/gradient_clipping",
+                                              "/optimizer/params/lr",
+                                              "/optimizer/params/betas",
+                                              "/optimizer/params/eps",
+                                              "/optimizer/params/weight_decay",
+                                              "/scheduler/params/warmup_min_lr",
+                                              "/scheduler/params/warmup_max_lr",
+                                              "/scheduler/params/warmup_num_steps",
+                                              "/scheduler/params/total_num_steps",
+                                              "/fp16/enabled",
+                                              "/bf16/enabled",
+                                              "/zero_optimization/reduce_bucket_size",
+                                              "/zero_optimization/stage3_prefetch_bucket_size",
+                                              "/zero_optimization/stage3_param_persistence_threshold"};
 
 bool sameValue(const json& a, const json& b) {
     if (a.is_number() && b.is_number()) {
@@ -124,10 +149,15 @@ private slots:
     void initTestCase() {
         json in = json::array();
         for (const Case& c : cases())
-            in.push_back({{"name", c.name}, {"deepspeed", c.deepspeed}, {"args", c.args}, {"world_size", c.worldSize},
-                          {"hidden_size", kHidden}, {"num_training_steps", kMaxSteps}});
+            in.push_back({{"name", c.name},
+                          {"deepspeed", c.deepspeed},
+                          {"args", c.args},
+                          {"world_size", c.worldSize},
+                          {"hidden_size", kHidden},
+                          {"num_training_steps", kMaxSteps}});
         QProcess p;
-        p.start(QString::fromUtf8(FTS_TEST_PYTHON), {QString::fromStdString((kData / "config" / "hf_trainer_auto.py").string())});
+        p.start(QString::fromUtf8(FTS_TEST_PYTHON),
+                {QString::fromStdString((kData / "config" / "hf_trainer_auto.py").string())});
         QVERIFY(p.waitForStarted());
         p.write(QByteArray::fromStdString(in.dump()));
         p.closeWriteChannel();
@@ -177,7 +207,8 @@ private slots:
             if (want == "auto") continue;  // left for DeepSpeed (stage-3 keys at stage 2)
             if (k == "/scheduler/params/total_num_steps" && !ours.contains(ptr)) continue;  // WarmupLR takes none
             QVERIFY2(ours.contains(ptr), (k + " missing from ours: " + ours.dump()).c_str());
-            QVERIFY2(sameValue(ours.at(ptr), want), (k + ": ours " + ours.at(ptr).dump() + ", the Trainer's " + want.dump()).c_str());
+            QVERIFY2(sameValue(ours.at(ptr), want),
+                     (k + ": ours " + ours.at(ptr).dump() + ", the Trainer's " + want.dump()).c_str());
             ++compared;
         }
         QVERIFY(compared >= 5);
@@ -198,9 +229,15 @@ private slots:
         json ds = readJson(kData / "config" / "trainer_style" / "llamafactory_ds_z2_config.json");
         json doc = {{"model", {{"path", kModel.string()}}},
                     {"data", {{"train", "train.jsonl"}}},
-                    {"training", {{"output_dir", "out"}, {"max_steps", 50}, {"learning_rate", 1e-4},
-                                  {"lr_scheduler_type", "cosine"}, {"warmup_steps", 0.1}, {"weight_decay", 0.0},
-                                  {"per_device_train_batch_size", 2}, {"gradient_accumulation_steps", 4}}},
+                    {"training",
+                     {{"output_dir", "out"},
+                      {"max_steps", 50},
+                      {"learning_rate", 1e-4},
+                      {"lr_scheduler_type", "cosine"},
+                      {"warmup_steps", 0.1},
+                      {"weight_decay", 0.0},
+                      {"per_device_train_batch_size", 2},
+                      {"gradient_accumulation_steps", 4}}},
                     {"deepspeed", ds}};
         const ConfigParseResult r = parseTrainConfig(doc, "/base", 2);
         QVERIFY2(r.ok(), issuesText(r).c_str());
@@ -254,7 +291,8 @@ private slots:
         doc["training"]["lr_scheduler_kwargs"] = {{"num_cycles", 2}};
         const ConfigParseResult k = parseTrainConfig(doc, "/base", 2);
         QVERIFY(!k.ok());
-        QVERIFY2(issuesText(k).find("training.lr_scheduler_kwargs.num_cycles") != std::string::npos, issuesText(k).c_str());
+        QVERIFY2(issuesText(k).find("training.lr_scheduler_kwargs.num_cycles") != std::string::npos,
+                 issuesText(k).c_str());
     }
 
     // training.bf16 "auto" leaves the choice to the run (the device), and says so in the resolved config.

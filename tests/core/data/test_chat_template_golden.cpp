@@ -23,7 +23,9 @@ std::vector<std::vector<ChatMessage>> conversations() {
     return {
         {{"user", "Hi"}},
         {{"system", "Be brief."}, {"user", "Hi"}, {"assistant", "Hello!"}, {"user", "2+2?"}},
-        {{"user", "Line one\nline two  "}, {"assistant", "  spaced reply\n"}, {"user", "caf\xC3\xA9 \xE4\xB8\xAD\xE6\x96\x87"}},
+        {{"user", "Line one\nline two  "},
+         {"assistant", "  spaced reply\n"},
+         {"user", "caf\xC3\xA9 \xE4\xB8\xAD\xE6\x96\x87"}},
         {{"system", ""}, {"user", "a"}, {"assistant", "b"}, {"user", "c"}, {"assistant", "d"}, {"user", "e"}},
         {{"user", "<|im_start|> literal markers"}},
     };
@@ -51,22 +53,23 @@ private slots:
         const std::string path = dir.filePath("convs.json").toStdString();
         std::ofstream(path) << input.dump();
         QProcess py;
-        py.start(QStringLiteral(FTS_TEST_PYTHON), {QStringLiteral(FTS_TEST_DATA_DIR "/datasets/chat_reference.py"),
-                                                   QString::fromStdString(kTok + "qwen3"), QString::fromStdString(path)});
+        py.start(QStringLiteral(FTS_TEST_PYTHON),
+                 {QStringLiteral(FTS_TEST_DATA_DIR "/datasets/chat_reference.py"),
+                  QString::fromStdString(kTok + "qwen3"), QString::fromStdString(path)});
         QVERIFY(py.waitForFinished(240000));
         QVERIFY2(py.exitCode() == 0, py.readAllStandardError().constData());
         const json want = json::parse(py.readAllStandardOutput().toStdString());
         QCOMPARE(want.size(), convs.size());
         for (size_t i = 0; i < convs.size(); ++i) {
             const std::string got = renderGenerationPrompt(ChatTemplateKind::ChatML, convs[i]);
-            QVERIFY2(got == want[i].get<std::string>(),
-                     ("conversation " + std::to_string(i) + ":\n got  " + json(got).dump() + "\n want " + want[i].dump())
-                         .c_str());
+            QVERIFY2(got == want[i].get<std::string>(), ("conversation " + std::to_string(i) + ":\n got  " +
+                                                         json(got).dump() + "\n want " + want[i].dump())
+                                                            .c_str());
             // The training rendering of the turns before the last user message is a prefix of it,
             // with exactly the assistant replies (and their <|im_end|>) trainable.
             std::vector<ChatMessage> history(convs[i].begin(), convs[i].end() - 1);
-            const bool hasAssistant = std::any_of(history.begin(), history.end(),
-                                                  [](const ChatMessage& m) { return m.role == "assistant"; });
+            const bool hasAssistant =
+                std::any_of(history.begin(), history.end(), [](const ChatMessage& m) { return m.role == "assistant"; });
             if (!hasAssistant) continue;
             std::string joined, trained;
             for (const RenderedSegment& s : renderChat(ChatTemplateKind::ChatML, history)) {
@@ -113,7 +116,8 @@ private slots:
                              "further context. Write a response that appropriately completes the request.\n\n"
                              "### Instruction:\nDo X\n\n### Input:\ndata\n\n### Response:\nDone"));
         QVERIFY_THROWS_EXCEPTION(FormatError, renderChat(ChatTemplateKind::ChatML, {{"user", "only"}}));
-        QVERIFY_THROWS_EXCEPTION(FormatError, renderChat(ChatTemplateKind::ChatML, {{"robot", "x"}, {"assistant", "y"}}));
+        QVERIFY_THROWS_EXCEPTION(FormatError,
+                                 renderChat(ChatTemplateKind::ChatML, {{"robot", "x"}, {"assistant", "y"}}));
     }
 };
 

@@ -59,7 +59,8 @@ void TestClassificationDataset::pairsEqualTransformers() {
         std::optional<std::string_view> pair;
         const std::string b = c["text_pair"].is_null() ? "" : c["text_pair"].get<std::string>();
         if (!c["text_pair"].is_null()) pair = b;
-        const Tokenizer::Encoded e = tok->encodeTruncated(c["text"].get<std::string>(), pair, c["max_length"].get<int64_t>());
+        const Tokenizer::Encoded e =
+            tok->encodeTruncated(c["text"].get<std::string>(), pair, c["max_length"].get<int64_t>());
         const auto ids = c["ids"].get<std::vector<int32_t>>();
         const auto types = c["token_type_ids"].get<std::vector<int>>();
         QCOMPARE(e.ids, ids);
@@ -67,7 +68,8 @@ void TestClassificationDataset::pairsEqualTransformers() {
         truncatedPairs += (pair && e.truncated) ? 1 : 0;
     }
     QVERIFY(truncatedPairs > 50);  // the golden exercises longest_first, not only short rows
-    QVERIFY_THROWS_EXCEPTION(FormatError, tok->encodeTruncated("a b", std::string_view("c"), 3));  // no room after [CLS] [SEP] [SEP]
+    QVERIFY_THROWS_EXCEPTION(FormatError,
+                             tok->encodeTruncated("a b", std::string_view("c"), 3));  // no room after [CLS] [SEP] [SEP]
 }
 
 void TestClassificationDataset::labelKindsAndOrder() {
@@ -126,7 +128,8 @@ void TestClassificationDataset::modelLabelOrderWins() {
     o.modelLabelOrder = {"not_equivalent", "equivalent"};  // the model's id2label names exactly the data's labels
     ClassificationData d = buildClassificationData(o, *tok);
     QCOMPARE(d.labelNames, o.modelLabelOrder);
-    o.modelLabelOrder = {"NOT_EQUIVALENT", "Equivalent"};  // compared without case (run_glue lowercases), data spelling kept
+    o.modelLabelOrder = {"NOT_EQUIVALENT",
+                         "Equivalent"};  // compared without case (run_glue lowercases), data spelling kept
     d = buildClassificationData(o, *tok);
     QCOMPARE(d.labelNames, names({"not_equivalent", "equivalent"}));
     o.modelLabelOrder = {"no", "yes"};  // other names: the sorted order
@@ -145,7 +148,8 @@ void TestClassificationDataset::holdsOutEvalRows() {
     o.seed = 7;
     ClassificationData c = buildClassificationData(o, *tok);
     QVERIFY(c.eval.lines != a.eval.lines);
-    for (int64_t line : a.eval.lines) QVERIFY(std::find(a.train.lines.begin(), a.train.lines.end(), line) == a.train.lines.end());
+    for (int64_t line : a.eval.lines)
+        QVERIFY(std::find(a.train.lines.begin(), a.train.lines.end(), line) == a.train.lines.end());
 }
 
 void TestClassificationDataset::badRowsAndErrors() {
@@ -153,11 +157,13 @@ void TestClassificationDataset::badRowsAndErrors() {
     QTemporaryDir tmp;
     const fs::path dir = tmp.path().toStdString();
     // Bad rows are counted with file:line; an eval label the training rows lack is one of them.
-    const fs::path train = write(dir, "t.jsonl",
-                                 "{\"text\": \"good\", \"label\": \"pos\"}\n{\"text\": \"bad\", \"label\": \"neg\"}\n"
-                                 "{\"text\": \"none\"}\n{\"label\": \"pos\"}\nnot json\n{\"text\": \"x\", \"label\": null}\n"
-                                 "{\"text\": \"\", \"label\": \"pos\"}\n");
-    const fs::path eval = write(dir, "e.jsonl", "{\"text\": \"fine\", \"label\": \"neutral\"}\n{\"text\": \"ok\", \"label\": \"pos\"}\n");
+    const fs::path train =
+        write(dir, "t.jsonl",
+              "{\"text\": \"good\", \"label\": \"pos\"}\n{\"text\": \"bad\", \"label\": \"neg\"}\n"
+              "{\"text\": \"none\"}\n{\"label\": \"pos\"}\nnot json\n{\"text\": \"x\", \"label\": null}\n"
+              "{\"text\": \"\", \"label\": \"pos\"}\n");
+    const fs::path eval =
+        write(dir, "e.jsonl", "{\"text\": \"fine\", \"label\": \"neutral\"}\n{\"text\": \"ok\", \"label\": \"pos\"}\n");
     ClassificationOptions o;
     o.trainPath = train;
     o.evalPath = eval;
@@ -170,7 +176,8 @@ void TestClassificationDataset::badRowsAndErrors() {
     QVERIFY(d.badRowMessages[1].find("t.jsonl:4: no 'text' field") != std::string::npos);
     QVERIFY(d.badRowMessages[4].find("t.jsonl:7: 'text' is empty") != std::string::npos);
     bool unknown = false;
-    for (const auto& m : d.badRowMessages) unknown |= m.find("e.jsonl:1: label 'neutral' is not among the training labels") != std::string::npos;
+    for (const auto& m : d.badRowMessages)
+        unknown |= m.find("e.jsonl:1: label 'neutral' is not among the training labels") != std::string::npos;
     QVERIFY(unknown);
     // on_bad_row "stop" stops at the first, naming it.
     o.badRows = BadRowPolicy::Stop;
@@ -189,7 +196,8 @@ void TestClassificationDataset::badRowsAndErrors() {
     } catch (const FormatError& e) {
         const std::string m = e.what();
         QVERIFY2(m.find("mixed.jsonl") != std::string::npos && m.find("line 1") != std::string::npos &&
-                     m.find("line 2") != std::string::npos, e.what());
+                     m.find("line 2") != std::string::npos,
+                 e.what());
     }
     // A column no record has is an error naming it (not a file of bad rows).
     o = options("imdb_train.csv");
@@ -222,7 +230,8 @@ void TestClassificationDataset::columnTypingAndLimits() {
     QCOMPARE(d.labelNames, names({"1", "2", "neutral"}));
     QCOMPARE(d.train.targets, std::vector<float>({1.0f, 2.0f, 0.0f}));
     // One class cannot train a classifier: refused naming the column.
-    o.trainPath = write(dir, "one.jsonl", "{\"text\": \"a\", \"label\": \"pos\"}\n{\"text\": \"b\", \"label\": \"pos\"}\n");
+    o.trainPath =
+        write(dir, "one.jsonl", "{\"text\": \"a\", \"label\": \"pos\"}\n{\"text\": \"b\", \"label\": \"pos\"}\n");
     try {
         buildClassificationData(o, *tok);
         QFAIL("expected a FormatError");
@@ -230,13 +239,15 @@ void TestClassificationDataset::columnTypingAndLimits() {
         QVERIFY2(std::string(e.what()).find("one class ('pos')") != std::string::npos, e.what());
     }
     // Any training record with the pair column makes pairs; a row without it is then a bad row.
-    o.trainPath = write(dir, "p.jsonl", "{\"text\": \"a\", \"label\": 0}\n{\"text\": \"b\", \"text_pair\": \"c\", \"label\": 1}\n"
-                                        "{\"text\": \"d\", \"text_pair\": \"e\", \"label\": 0}\n");
+    o.trainPath = write(dir, "p.jsonl",
+                        "{\"text\": \"a\", \"label\": 0}\n{\"text\": \"b\", \"text_pair\": \"c\", \"label\": 1}\n"
+                        "{\"text\": \"d\", \"text_pair\": \"e\", \"label\": 0}\n");
     d = buildClassificationData(o, *tok);
     QVERIFY(d.pairs);
     QCOMPARE(d.train.size(), int64_t(2));
     QCOMPARE(d.badRows, int64_t(1));
-    QVERIFY2(d.badRowMessages[0].find("p.jsonl:1: no 'text_pair' field") != std::string::npos, d.badRowMessages[0].c_str());
+    QVERIFY2(d.badRowMessages[0].find("p.jsonl:1: no 'text_pair' field") != std::string::npos,
+             d.badRowMessages[0].c_str());
     // An eval file without the pair column the training rows have is an error naming it.
     o.evalPath = write(dir, "e.jsonl", "{\"text\": \"a\", \"label\": 0}\n");
     QVERIFY_THROWS_EXCEPTION(FormatError, buildClassificationData(o, *tok));

@@ -51,8 +51,7 @@ class TestRecordReader : public QObject {
 private slots:
     void jsonlWithBadRows() {
         QTemporaryDir dir;
-        const auto path = write(dir, "d.jsonl",
-                                "{\"a\": 1}\n\n{bad json}\n[1, 2]\n{\"a\": 2}\r\n\xff\xfe\n{\"a\": 3}");
+        const auto path = write(dir, "d.jsonl", "{\"a\": 1}\n\n{bad json}\n[1, 2]\n{\"a\": 2}\r\n\xff\xfe\n{\"a\": 3}");
         const auto r = readAll(path);
         QCOMPARE(r.records.size(), size_t(3));
         QCOMPARE(r.records[0].line, int64_t(1));
@@ -117,12 +116,11 @@ private slots:
         const auto r = readAll(path);
         QCOMPARE(r.bad.size(), size_t(0));
         QProcess py;
-        py.start(QStringLiteral(FTS_TEST_PYTHON),
-                 {"-c",
-                  "import csv,json,sys\n"
-                  "with open(sys.argv[1], newline='', encoding='utf-8') as f:\n"
-                  "    print(json.dumps([dict(r) for r in csv.DictReader(f)]))",
-                  QString::fromStdString(path)});
+        py.start(QStringLiteral(FTS_TEST_PYTHON), {"-c",
+                                                   "import csv,json,sys\n"
+                                                   "with open(sys.argv[1], newline='', encoding='utf-8') as f:\n"
+                                                   "    print(json.dumps([dict(r) for r in csv.DictReader(f)]))",
+                                                   QString::fromStdString(path)});
         QVERIFY(py.waitForFinished(60000));
         QVERIFY2(py.exitCode() == 0, py.readAllStandardError().constData());
         const json want = json::parse(py.readAllStandardOutput().toStdString());

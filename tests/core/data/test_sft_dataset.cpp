@@ -72,10 +72,10 @@ private slots:
                                                 {{"role", "assistant"}, {"content", "Hello, friend."}}}}}
                                              .dump())
                                   << "Hello, friend.";
-        QTest::newRow("sharegpt") << QString::fromStdString(
-                                         json{{"conversations",
-                                               {{{"from", "human"}, {"value", "2+2?"}}, {{"from", "gpt"}, {"value", "4"}}}}}
-                                             .dump())
+        QTest::newRow("sharegpt") << QString::fromStdString(json{
+                                         {"conversations",
+                                          {{{"from", "human"}, {"value", "2+2?"}}, {{"from", "gpt"}, {"value", "4"}}}}}
+                                                                .dump())
                                   << "4";
         QTest::newRow("alpaca") << QString::fromStdString(
                                        json{{"instruction", "Translate"}, {"input", "chat"}, {"output", "cat"}}.dump())
@@ -252,13 +252,16 @@ private slots:
         const DataPreview p = previewSftData(o, qwen(), 3);
         QCOMPARE(p.samples.size(), size_t(3));
         QCOMPARE(p.samples[1].line, int64_t(2));
-        QCOMPARE(markMaskedSpans(p.samples[0].segments),
-                 std::string("[[<|im_start|>user\nquestion 0<|im_end|>\n<|im_start|>assistant\n]]answer number 0<|im_end|>[[\n]]"));
+        QCOMPARE(
+            markMaskedSpans(p.samples[0].segments),
+            std::string(
+                "[[<|im_start|>user\nquestion 0<|im_end|>\n<|im_start|>assistant\n]]answer number 0<|im_end|>[[\n]]"));
         std::vector<int64_t> lengths;
         for (const json& r : rows) {
             std::string text;
             for (const auto& m : r["messages"])
-                text += "<|im_start|>" + m["role"].get<std::string>() + "\n" + m["content"].get<std::string>() + "<|im_end|>\n";
+                text += "<|im_start|>" + m["role"].get<std::string>() + "\n" + m["content"].get<std::string>() +
+                        "<|im_end|>\n";
             lengths.push_back(static_cast<int64_t>(qwen().encode(text).size()));
         }
         std::sort(lengths.begin(), lengths.end());

@@ -117,9 +117,9 @@ private slots:
         QTest::newRow("invalid JSON") << "d.jsonl"
                                       << QByteArray("{\"text\": \"a\"}\n{\"text\": \"b\"}\n{\"text\": oops}\n")
                                       << ":3: invalid JSON";
-        QTest::newRow("nested 100000 deep") << "d.jsonl"
-                                           << QByteArray("{\"text\": \"a\"}\n{\"text\": ") + QByteArray(100000, '[') + "\n"
-                                           << ":2: invalid JSON: [json.exception.parse_error.101] parse error at byte 521";
+        QTest::newRow("nested 100000 deep")
+            << "d.jsonl" << QByteArray("{\"text\": \"a\"}\n{\"text\": ") + QByteArray(100000, '[') + "\n"
+            << ":2: invalid JSON: [json.exception.parse_error.101] parse error at byte 521";
         QTest::newRow("not an object") << "d.jsonl" << QByteArray("{\"text\": \"a\"}\n[\"text\"]\n")
                                        << ":2: expected a JSON object";
         QTest::newRow("missing field") << "d.jsonl" << QByteArray("{\"body\": \"a\"}\n")

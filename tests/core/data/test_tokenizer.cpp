@@ -70,9 +70,7 @@ private:
     QTemporaryDir m_dir;
 };
 
-std::string show(const Ids& ids) {
-    return json(ids).dump();
-}
+std::string show(const Ids& ids) { return json(ids).dump(); }
 
 }  // namespace
 

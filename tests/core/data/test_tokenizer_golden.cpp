@@ -33,9 +33,7 @@ std::vector<json> readJsonl(const std::string& path) {
     return rows;
 }
 
-std::string idsText(const std::vector<int32_t>& ids) {
-    return json(ids).dump();
-}
+std::string idsText(const std::vector<int32_t>& ids) { return json(ids).dump(); }
 
 // Seeded random texts built from fragments that stress every step (whitespace classes, contractions,
 // NFC/NFD, scripts, emoji/ZWJ, digits, special-token look-alikes, control characters).

@@ -31,7 +31,7 @@ const char* kRateTool =
 
 struct Case {
     const char* name;
-    json record;    // as the dataset file holds it (our reader's input)
+    json record;     // as the dataset file holds it (our reader's input)
     ojson messages;  // what a transformers user passes to apply_chat_template for the same conversation
     ojson tools;     // null or the tools list
 };
@@ -51,56 +51,64 @@ std::vector<Case> cases() {
                     {"tools", tools1},
                     {"conversations",
                      {{{"from", "human"}, {"value", "Weather in Paris?"}},
-                      {{"from", "function_call"}, {"value", R"({"name": "get_weather", "arguments": {"city": "Paris", "unit": "c"}})"}},
+                      {{"from", "function_call"},
+                       {"value", R"({"name": "get_weather", "arguments": {"city": "Paris", "unit": "c"}})"}},
                       {{"from", "observation"}, {"value", R"({"temp": 21.5, "sky": "clear"})"}},
                       {{"from", "gpt"}, {"value", "It is 21.5 °C and clear in Paris."}}}}},
                    {{{"role", "system"}, {"content", "You are a weather bot."}},
                     {{"role", "user"}, {"content", "Weather in Paris?"}},
-                    {{"role", "assistant"}, {"content", ""}, {"tool_calls", {call("get_weather", R"({"city": "Paris", "unit": "c"})")}}},
+                    {{"role", "assistant"},
+                     {"content", ""},
+                     {"tool_calls", {call("get_weather", R"({"city": "Paris", "unit": "c"})")}}},
                     {{"role", "tool"}, {"content", R"({"temp": 21.5, "sky": "clear"})"}},
                     {{"role", "assistant"}, {"content", "It is 21.5 °C and clear in Paris."}}},
                    ojson::array({wrap(kWeatherTool)})});
-    out.push_back({"no system (Qwen2.5's default), two calls at once, two results, unicode and floats",
-                   {{"tools", tools2},
-                    {"conversations",
-                     {{{"from", "human"}, {"value", "北京天气？还有美元兑人民币"}},
-                      {{"from", "function_call"},
-                       {"value", R"([{"name": "get_weather", "arguments": {"city": "北京"}}, {"name": "exchange_rate", "arguments": {"from": "USD", "to": "CNY", "at": 1e-05, "x": [1.0, 2.5, null, true]}}])"}},
-                      {{"from", "observation"}, {"value", "晴, 3°C"}},
-                      {{"from", "gpt"}, {"value", "北京晴，3°C。"}},
-                      {{"from", "human"}, {"value", "thanks"}},
-                      {{"from", "gpt"}, {"value", "You're welcome."}}}}},
-                   {{{"role", "user"}, {"content", "北京天气？还有美元兑人民币"}},
-                    {{"role", "assistant"},
-                     {"content", ""},
-                     {"tool_calls",
-                      {call("get_weather", R"({"city": "北京"})"),
-                       call("exchange_rate", R"({"from": "USD", "to": "CNY", "at": 1e-05, "x": [1.0, 2.5, null, true]})")}}},
-                    {{"role", "tool"}, {"content", "晴, 3°C"}},
-                    {{"role", "assistant"}, {"content", "北京晴，3°C。"}},
-                    {{"role", "user"}, {"content", "thanks"}},
-                    {{"role", "assistant"}, {"content", "You're welcome."}}},
-                   ojson::array({wrap(kWeatherTool), wrap(kRateTool)})});
-    out.push_back({"messages format: content with a call, consecutive tool results",
-                   {{"tools", tools2},
-                    {"messages",
-                     {{{"role", "system"}, {"content", "Be exact."}},
-                      {{"role", "user"}, {"content", "Rate and weather?"}},
-                      {{"role", "assistant"},
-                       {"content", "Looking both up."},
-                       {"tool_calls", R"([{"type": "function", "function": {"name": "exchange_rate", "arguments": {"from": "EUR", "to": "USD"}}}, {"name": "get_weather", "arguments": {"city": "Oslo"}}])"}},
-                      {{"role", "tool"}, {"content", "1.08"}},
-                      {{"role", "tool"}, {"content", "snow"}},
-                      {{"role", "assistant"}, {"content", "1.08, and snow in Oslo."}}}}},
-                   {{{"role", "system"}, {"content", "Be exact."}},
-                    {{"role", "user"}, {"content", "Rate and weather?"}},
-                    {{"role", "assistant"},
-                     {"content", "Looking both up."},
-                     {"tool_calls", {call("exchange_rate", R"({"from": "EUR", "to": "USD"})"), call("get_weather", R"({"city": "Oslo"})")}}},
-                    {{"role", "tool"}, {"content", "1.08"}},
-                    {{"role", "tool"}, {"content", "snow"}},
-                    {{"role", "assistant"}, {"content", "1.08, and snow in Oslo."}}},
-                   ojson::array({wrap(kWeatherTool), wrap(kRateTool)})});
+    out.push_back(
+        {"no system (Qwen2.5's default), two calls at once, two results, unicode and floats",
+         {{"tools", tools2},
+          {"conversations",
+           {{{"from", "human"}, {"value", "北京天气？还有美元兑人民币"}},
+            {{"from", "function_call"},
+             {"value",
+              R"([{"name": "get_weather", "arguments": {"city": "北京"}}, {"name": "exchange_rate", "arguments": {"from": "USD", "to": "CNY", "at": 1e-05, "x": [1.0, 2.5, null, true]}}])"}},
+            {{"from", "observation"}, {"value", "晴, 3°C"}},
+            {{"from", "gpt"}, {"value", "北京晴，3°C。"}},
+            {{"from", "human"}, {"value", "thanks"}},
+            {{"from", "gpt"}, {"value", "You're welcome."}}}}},
+         {{{"role", "user"}, {"content", "北京天气？还有美元兑人民币"}},
+          {{"role", "assistant"},
+           {"content", ""},
+           {"tool_calls",
+            {call("get_weather", R"({"city": "北京"})"),
+             call("exchange_rate", R"({"from": "USD", "to": "CNY", "at": 1e-05, "x": [1.0, 2.5, null, true]})")}}},
+          {{"role", "tool"}, {"content", "晴, 3°C"}},
+          {{"role", "assistant"}, {"content", "北京晴，3°C。"}},
+          {{"role", "user"}, {"content", "thanks"}},
+          {{"role", "assistant"}, {"content", "You're welcome."}}},
+         ojson::array({wrap(kWeatherTool), wrap(kRateTool)})});
+    out.push_back(
+        {"messages format: content with a call, consecutive tool results",
+         {{"tools", tools2},
+          {"messages",
+           {{{"role", "system"}, {"content", "Be exact."}},
+            {{"role", "user"}, {"content", "Rate and weather?"}},
+            {{"role", "assistant"},
+             {"content", "Looking both up."},
+             {"tool_calls",
+              R"([{"type": "function", "function": {"name": "exchange_rate", "arguments": {"from": "EUR", "to": "USD"}}}, {"name": "get_weather", "arguments": {"city": "Oslo"}}])"}},
+            {{"role", "tool"}, {"content", "1.08"}},
+            {{"role", "tool"}, {"content", "snow"}},
+            {{"role", "assistant"}, {"content", "1.08, and snow in Oslo."}}}}},
+         {{{"role", "system"}, {"content", "Be exact."}},
+          {{"role", "user"}, {"content", "Rate and weather?"}},
+          {{"role", "assistant"},
+           {"content", "Looking both up."},
+           {"tool_calls",
+            {call("exchange_rate", R"({"from": "EUR", "to": "USD"})"), call("get_weather", R"({"city": "Oslo"})")}}},
+          {{"role", "tool"}, {"content", "1.08"}},
+          {{"role", "tool"}, {"content", "snow"}},
+          {{"role", "assistant"}, {"content", "1.08, and snow in Oslo."}}},
+         ojson::array({wrap(kWeatherTool), wrap(kRateTool)})});
     out.push_back({"no tools, no system: Qwen2.5's default system prompt",
                    {{"conversations", {{{"from", "human"}, {"value", "Hi"}}, {{"from", "gpt"}, {"value", "Hello!"}}}}},
                    {{{"role", "user"}, {"content", "Hi"}}, {{"role", "assistant"}, {"content", "Hello!"}}},
@@ -123,15 +131,17 @@ private slots:
         std::ofstream(path) << input.dump();
         QProcess py;
         py.start(QStringLiteral(FTS_TEST_PYTHON),
-                 {QStringLiteral(FTS_TEST_DATA_DIR "/datasets/tool_chat_reference.py"), QString::fromStdString(kTok + "qwen3"),
-                  QString::fromStdString(kTok + "qwen2.5_chat_template.jinja"), QString::fromStdString(path)});
+                 {QStringLiteral(FTS_TEST_DATA_DIR "/datasets/tool_chat_reference.py"),
+                  QString::fromStdString(kTok + "qwen3"), QString::fromStdString(kTok + "qwen2.5_chat_template.jinja"),
+                  QString::fromStdString(path)});
         QVERIFY(py.waitForFinished(240000));
         QVERIFY2(py.exitCode() == 0, py.readAllStandardError().constData());
         const json want = json::parse(py.readAllStandardOutput().toStdString());
         QCOMPARE(want.size(), cs.size());
         auto tok = Tokenizer::fromFile(kTok + "qwen3/tokenizer.json");
         for (size_t i = 0; i < cs.size(); ++i) {
-            const std::vector<ChatMessage> messages = recordMessages(cs[i].record, SampleFormat::Auto, std::string("text"));
+            const std::vector<ChatMessage> messages =
+                recordMessages(cs[i].record, SampleFormat::Auto, std::string("text"));
             const auto segs = renderChat(ChatTemplateKind::Qwen25, messages);
             std::string text, trained;
             std::vector<int32_t> ids;
@@ -141,7 +151,8 @@ private slots:
                 tok->encodeAppend(s.text, ids, false);  // segment by segment, as the SFT pipeline encodes
             }
             QVERIFY2(text == want[i]["text"].get<std::string>(),
-                     (std::string(cs[i].name) + ":\n got  " + json(text).dump() + "\n want " + want[i]["text"].dump()).c_str());
+                     (std::string(cs[i].name) + ":\n got  " + json(text).dump() + "\n want " + want[i]["text"].dump())
+                         .c_str());
             QVERIFY2(json(ids) == want[i]["ids"], cs[i].name);
             // Trainable: every assistant turn after its "<|im_start|>assistant\n" through its <|im_end|>.
             std::string replies;
@@ -159,7 +170,8 @@ private slots:
     void templatesWithoutToolsRefuseThem() {
         const json record = cases()[0].record;
         const std::vector<ChatMessage> messages = recordMessages(record, SampleFormat::Auto, std::string("text"));
-        for (ChatTemplateKind k : {ChatTemplateKind::Llama3, ChatTemplateKind::Mistral, ChatTemplateKind::Alpaca, ChatTemplateKind::None}) {
+        for (ChatTemplateKind k :
+             {ChatTemplateKind::Llama3, ChatTemplateKind::Mistral, ChatTemplateKind::Alpaca, ChatTemplateKind::None}) {
             try {
                 renderChat(k, messages);
                 QFAIL("a template without tools rendered a tool conversation");

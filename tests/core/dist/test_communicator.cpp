@@ -26,11 +26,26 @@ public:
     int worldSize() const override { return m_inner.worldSize(); }
     std::string backendName() const override { return m_name; }
     c10::DeviceType tensorDevice() const override { return m_device; }
-    void allReduce(torch::Tensor& t, ReduceKind op) override { use("allReduce", t); m_inner.allReduce(t, op); }
-    void reduceScatter(torch::Tensor& o, torch::Tensor& i) override { use("reduceScatter", i); m_inner.reduceScatter(o, i); }
-    void allGather(torch::Tensor& o, torch::Tensor& i) override { use("allGather", i); m_inner.allGather(o, i); }
-    void broadcast(torch::Tensor& t, int root) override { use("broadcast", t); m_inner.broadcast(t, root); }
-    void reduce(torch::Tensor& t, int root) override { use("reduce", t); m_inner.reduce(t, root); }
+    void allReduce(torch::Tensor& t, ReduceKind op) override {
+        use("allReduce", t);
+        m_inner.allReduce(t, op);
+    }
+    void reduceScatter(torch::Tensor& o, torch::Tensor& i) override {
+        use("reduceScatter", i);
+        m_inner.reduceScatter(o, i);
+    }
+    void allGather(torch::Tensor& o, torch::Tensor& i) override {
+        use("allGather", i);
+        m_inner.allGather(o, i);
+    }
+    void broadcast(torch::Tensor& t, int root) override {
+        use("broadcast", t);
+        m_inner.broadcast(t, root);
+    }
+    void reduce(torch::Tensor& t, int root) override {
+        use("reduce", t);
+        m_inner.reduce(t, root);
+    }
     void barrier() override { m_inner.barrier(); }
     int* calls;  // where the count goes (the routed communicator owns this object)
 
@@ -99,7 +114,8 @@ private slots:
             auto all = torch::empty({w * 3}, torch::kFloat32);
             c.allGather(all, mine);
             for (int q = 0; q < w; ++q)
-                check(same(all.narrow(0, q * 3, 3), torch::arange(3, torch::kFloat32) + float(q * 10)), "allGather chunk");
+                check(same(all.narrow(0, q * 3, 3), torch::arange(3, torch::kFloat32) + float(q * 10)),
+                      "allGather chunk");
             // broadcast from the last rank
             auto b = torch::full({4}, float(r), torch::kFloat32);
             c.broadcast(b, w - 1);
@@ -108,7 +124,8 @@ private slots:
             for (int root = 0; root < w; ++root) {
                 auto red = torch::arange(1, 7, torch::kFloat32) * float(r + 1);
                 c.reduce(red, root);
-                if (r == root) check(same(red, torch::arange(1, 7, torch::kFloat32) * float(w * (w + 1) / 2)), "reduce");
+                if (r == root)
+                    check(same(red, torch::arange(1, 7, torch::kFloat32) * float(w * (w + 1) / 2)), "reduce");
             }
             c.barrier();
         });
@@ -149,8 +166,8 @@ private slots:
             try {
                 trainerControlTraffic(nccl);
             } catch (const DistError& e) {
-                refused = std::string(e.what()).find("nccl allReduce: a cpu tensor, but nccl takes only cuda tensors") !=
-                          std::string::npos;
+                refused = std::string(e.what()).find(
+                              "nccl allReduce: a cpu tensor, but nccl takes only cuda tensors") != std::string::npos;
                 if (!refused) std::fprintf(stderr, "unexpected message: %s\n", e.what());
             }
             check(refused && deviceCalls == 0, "a CPU tensor reached the NCCL stand-in");
@@ -185,7 +202,8 @@ private slots:
                 } catch (const DistError& e) {
                     const std::string msg = e.what();
                     const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-                    if (msg.find("rank 0 of 2") != std::string::npos && msg.find("allReduce") != std::string::npos && s < 10)
+                    if (msg.find("rank 0 of 2") != std::string::npos && msg.find("allReduce") != std::string::npos &&
+                        s < 10)
                         ::_exit(42);
                     std::fprintf(stderr, "unexpected message after %.1f s: %s\n", s, msg.c_str());
                     ::_exit(5);
@@ -201,7 +219,8 @@ private slots:
         const std::string good = newRunToken(), bad = newRunToken();
         QVERIFY(good != bad);
         QCOMPARE(int(good.size()), 32);
-        auto codes = runRanks(2, [](Communicator&) {}, {good, bad}, std::chrono::milliseconds(1500));
+        auto codes = runRanks(
+            2, [](Communicator&) {}, {good, bad}, std::chrono::milliseconds(1500));
         QCOMPARE(codes[0], 3);
         QCOMPARE(codes[1], 3);
     }

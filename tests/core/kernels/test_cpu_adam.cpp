@@ -84,8 +84,11 @@ private slots:
             for (DType g : {DType::Float32, DType::BFloat16, DType::Float16})
                 for (DType o : {DType::Float32, DType::BFloat16, DType::Float16})
                     for (bool w : {true, false})
-                        QTest::newRow(qPrintable(QString("%1 grad %2 out %3 %4").arg(cpuIsaName(isa)).arg(dtypeName(g))
-                                                     .arg(dtypeName(o)).arg(w ? "adamw" : "adam-l2")))
+                        QTest::newRow(qPrintable(QString("%1 grad %2 out %3 %4")
+                                                     .arg(cpuIsaName(isa))
+                                                     .arg(dtypeName(g))
+                                                     .arg(dtypeName(o))
+                                                     .arg(w ? "adamw" : "adam-l2")))
                             << int(isa) << int(g) << int(o) << w;
     }
     void variantsEqualReferenceBitForBit() {
@@ -94,7 +97,8 @@ private slots:
         QFETCH(int, outType);
         QFETCH(bool, adamW);
         const CpuIsa variant = CpuIsa(isa);
-        if (!cpuIsaSupported(variant)) QSKIP(qPrintable(QString("this CPU does not run the %1 variant").arg(cpuIsaName(variant))));
+        if (!cpuIsaSupported(variant))
+            QSKIP(qPrintable(QString("this CPU does not run the %1 variant").arg(cpuIsaName(variant))));
         const DType gt = DType(gradType), ot = DType(outType);
         // Sizes that leave every kind of tail, and one large enough for several threads (64K elements a piece).
         for (int64_t n : {1, 7, 15, 17, 63, 65, 1001, 300007}) {
@@ -114,9 +118,11 @@ private slots:
                 cpuAdamReference(buffers(ref, gt, outRef.data(), ot), h);
                 cpuAdamStep(buffers(got, gt, outGot.data(), ot), h, n > 100000 ? 3 : 1, variant);
                 const QString where = QString("n=%1 bias=%2").arg(n).arg(bias);
-                QVERIFY2(std::memcmp(ref.master.data(), got.master.data(), size_t(n) * 4) == 0, qPrintable("master " + where));
+                QVERIFY2(std::memcmp(ref.master.data(), got.master.data(), size_t(n) * 4) == 0,
+                         qPrintable("master " + where));
                 QVERIFY2(std::memcmp(ref.m.data(), got.m.data(), size_t(n) * 4) == 0, qPrintable("exp_avg " + where));
-                QVERIFY2(std::memcmp(ref.v.data(), got.v.data(), size_t(n) * 4) == 0, qPrintable("exp_avg_sq " + where));
+                QVERIFY2(std::memcmp(ref.v.data(), got.v.data(), size_t(n) * 4) == 0,
+                         qPrintable("exp_avg_sq " + where));
                 QVERIFY2(outRef == outGot, qPrintable("parameter copy " + where));
             }
         }
@@ -138,8 +144,8 @@ private slots:
     void unsupportedVariantIsRefused() {
         if (cpuIsaSupported(CpuIsa::Avx512)) QSKIP("this CPU runs every variant");
         Case c = randomCase(16, DType::Float32, 1);
-        QVERIFY_THROWS_EXCEPTION(KernelError, cpuAdamStep(buffers(c, DType::Float32, nullptr, DType::Float32), CpuAdamHyper{}, 1,
-                                                          CpuIsa::Avx512));
+        QVERIFY_THROWS_EXCEPTION(KernelError, cpuAdamStep(buffers(c, DType::Float32, nullptr, DType::Float32),
+                                                          CpuAdamHyper{}, 1, CpuIsa::Avx512));
     }
 
     // DeepSpeed's own CPU-Adam on the same data: 4 steps of AdamW and of Adam-L2, 100,003 elements.
@@ -167,12 +173,14 @@ private slots:
         writeFloats(d + "/exp_avg.bin", c.m.data(), size_t(n));
         writeFloats(d + "/exp_avg_sq.bin", c.v.data(), size_t(n));
         writeFloats(d + "/grad.bin", grads.data(), grads.size());
-        const nlohmann::json spec = {{"n", n},         {"steps", steps},        {"lr", 2e-3},         {"betas", {0.9, 0.999}},
-                                     {"eps", 1e-8},    {"weight_decay", 0.1},   {"adamw_mode", adamW}, {"bias_correction", bias}};
+        const nlohmann::json spec = {
+            {"n", n},      {"steps", steps},      {"lr", 2e-3},          {"betas", {0.9, 0.999}},
+            {"eps", 1e-8}, {"weight_decay", 0.1}, {"adamw_mode", adamW}, {"bias_correction", bias}};
         std::ofstream(d + "/spec.json") << spec.dump();
         QProcess p;
         p.setProcessChannelMode(QProcess::MergedChannels);
-        p.start(QStringLiteral(FTS_TEST_PYTHON), {QStringLiteral(FTS_TEST_DATA_DIR "/optim/deepspeed_cpu_adam.py"), "run", tmp.path()});
+        p.start(QStringLiteral(FTS_TEST_PYTHON),
+                {QStringLiteral(FTS_TEST_DATA_DIR "/optim/deepspeed_cpu_adam.py"), "run", tmp.path()});
         QVERIFY(p.waitForFinished(600000));
         QVERIFY2(p.exitStatus() == QProcess::NormalExit && p.exitCode() == 0, p.readAll().constData());
         for (int k = 0; k < steps; ++k) {
@@ -186,7 +194,8 @@ private slots:
             b.grad = grads.data() + size_t(k) * size_t(n);
             cpuAdamStep(b, h);
         }
-        const auto dsP = readFloats(d + "/out_param.bin", size_t(n)), dsM = readFloats(d + "/out_exp_avg.bin", size_t(n)),
+        const auto dsP = readFloats(d + "/out_param.bin", size_t(n)),
+                   dsM = readFloats(d + "/out_exp_avg.bin", size_t(n)),
                    dsV = readFloats(d + "/out_exp_avg_sq.bin", size_t(n));
         double worst = 0;
         // Relative to each value, floored at 1% of the tensor's RMS: DeepSpeed computes the last n % 16 elements without
@@ -199,7 +208,8 @@ private slots:
                 const double a = ours[size_t(i)], b = theirs[size_t(i)];
                 const double rel = std::abs(a - b) / std::max(std::abs(b), floor);
                 worst = std::max(worst, rel);
-                if (rel > 1e-6) return QString("%1[%2]: %3 vs DeepSpeed %4").arg(what).arg(i).arg(a, 0, 'g', 9).arg(b, 0, 'g', 9);
+                if (rel > 1e-6)
+                    return QString("%1[%2]: %3 vs DeepSpeed %4").arg(what).arg(i).arg(a, 0, 'g', 9).arg(b, 0, 'g', 9);
             }
             return QString();
         };

@@ -22,10 +22,10 @@ namespace k = fts::kernels;
 
 namespace {
 
-#define SKIP_WITHOUT_CUDA()                                                                                          \
-    do {                                                                                                             \
-        if (!k::cudaKernelsBuilt()) QSKIP("fts_kernels was built without CUDA (no nvcc at configure time)");         \
-        if (!torch::cuda::is_available() || k::cudaDeviceCount() == 0) QSKIP("no CUDA device visible");              \
+#define SKIP_WITHOUT_CUDA()                                                                                  \
+    do {                                                                                                     \
+        if (!k::cudaKernelsBuilt()) QSKIP("fts_kernels was built without CUDA (no nvcc at configure time)"); \
+        if (!torch::cuda::is_available() || k::cudaDeviceCount() == 0) QSKIP("no CUDA device visible");      \
     } while (0)
 
 k::DType kernelType(torch::ScalarType t) {
@@ -42,7 +42,7 @@ std::vector<int64_t> sizesFor(int kind) {
     if (kind == 0) return {1, 7, 4099, 65536 * 3 + 5, 31};
     std::vector<int64_t> s;
     for (int i = 0; i < 45; ++i) s.push_back(1 + (i * 7919) % 90001);  // 45 tensors > 32 per launch
-    if (kind == 2) s.push_back(65536LL * 330 + 3);                      // one tensor longer than a launch's 320 blocks
+    if (kind == 2) s.push_back(65536LL * 330 + 3);                     // one tensor longer than a launch's 320 blocks
     return s;
 }
 
@@ -101,7 +101,8 @@ private slots:
         }
         double worst = 0.0;
         for (size_t i = 0; i < pCpu.size(); ++i)
-            worst = std::max({worst, maxRelDiff(pGpu[i], pCpu[i]), maxRelDiff(mGpu[i], mCpu[i]), maxRelDiff(vGpu[i], vCpu[i])});
+            worst = std::max(
+                {worst, maxRelDiff(pGpu[i], pCpu[i]), maxRelDiff(mGpu[i], mCpu[i]), maxRelDiff(vGpu[i], vCpu[i])});
         qInfo("worst relative difference CUDA vs scalar reference: %.3g", worst);
         // The same float32 operations; nvcc contracts a*b+c into fma (one rounding fewer): a few ulps.
         QVERIFY2(worst < 1e-6, qPrintable(QString::number(worst)));
@@ -133,7 +134,8 @@ private slots:
             }
         const float inv = float(1.0 / scale);
         bool refFound = false;
-        for (auto& x : cpu) refFound = k::unscaleReference({x.data_ptr(), x.numel(), kernelType(x.scalar_type())}, inv) || refFound;
+        for (auto& x : cpu)
+            refFound = k::unscaleReference({x.data_ptr(), x.numel(), kernelType(x.scalar_type())}, inv) || refFound;
         torch::Tensor found = torch::zeros({1}, torch::TensorOptions().device(dev));
         k::unscaleCuda(list.data(), list.size(), inv, found.data_ptr<float>(), nullptr);
         QCOMPARE(found.item<float>() != 0.0f, refFound);

@@ -53,7 +53,8 @@ private slots:
         QTest::newRow("adamw wd 0.1, fp16 grads, 999") << true << 0.1 << int(torch::kFloat16) << 999LL << 0.9;
         QTest::newRow("adam l2 0.01, fp32 grads, 4099") << false << 0.01 << int(torch::kFloat32) << 4099LL << 0.9;
         QTest::newRow("adam l2 0.05, bf16 grads, 513") << false << 0.05 << int(torch::kBFloat16) << 513LL << 0.9;
-        QTest::newRow("adamw beta1 0.3 (the other lerp branch)") << true << 0.01 << int(torch::kFloat32) << 301LL << 0.3;
+        QTest::newRow("adamw beta1 0.3 (the other lerp branch)")
+            << true << 0.01 << int(torch::kFloat32) << 301LL << 0.3;
     }
     void adamwReferenceMatchesLibTorchAndCore() {
         QFETCH(bool, decoupled);
@@ -100,8 +101,12 @@ private slots:
             h.weightDecay = weightDecay;
             h.decoupled = decoupled;
             h.step = step;
-            const k::DType dt = gtype == torch::kFloat32 ? k::DType::Float32 : gtype == torch::kBFloat16 ? k::DType::BFloat16 : k::DType::Float16;
-            k::adamwReference({pRef.data_ptr<float>(), g.contiguous().data_ptr(), mRef.data_ptr<float>(), vRef.data_ptr<float>(), numel}, dt, h);
+            const k::DType dt = gtype == torch::kFloat32    ? k::DType::Float32
+                                : gtype == torch::kBFloat16 ? k::DType::BFloat16
+                                                            : k::DType::Float16;
+            k::adamwReference({pRef.data_ptr<float>(), g.contiguous().data_ptr(), mRef.data_ptr<float>(),
+                               vRef.data_ptr<float>(), numel},
+                              dt, h);
             pTorch.mutable_grad() = g32.clone();
             torchOpt->step();
             pCore.mutable_grad() = g32.clone();
@@ -109,8 +114,8 @@ private slots:
         }
         const double dTorch = maxRelDiff(pRef, pTorch.detach()), dCore = maxRelDiff(pRef, pCore.detach());
         const double moved = maxRelDiff(p0, pRef);
-        qInfo("max relative difference after 6 steps: vs torch::optim %.3g, vs core AdamW %.3g (update size %.3g)", dTorch,
-              dCore, moved);
+        qInfo("max relative difference after 6 steps: vs torch::optim %.3g, vs core AdamW %.3g (update size %.3g)",
+              dTorch, dCore, moved);
         QVERIFY(moved > 1e-3);  // the parameters did move, so agreement means something
         // A few float32 ulps per step on parameters of size ~1 (ulp 1.2e-7), far below one update (lr = 3e-3).
         QVERIFY2(dTorch < 2e-6, qPrintable(QString::number(dTorch)));
@@ -143,14 +148,18 @@ private slots:
         const auto t = torch::ScalarType(dtype);
         torch::manual_seed(3);
         // Scaled gradients spanning many binades (fp16: down into subnormals after unscaling).
-        torch::Tensor x = (torch::randn({numel}) * torch::exp(torch::randn({numel}) * 4.0) * scale).clamp(-6e4, 6e4).to(t);
+        torch::Tensor x =
+            (torch::randn({numel}) * torch::exp(torch::randn({numel}) * 4.0) * scale).clamp(-6e4, 6e4).to(t);
         if (poison) x[numel / 2] = poison == 1 ? INFINITY : poison == 2 ? NAN : -INFINITY;
         torch::Tensor ours = x.clone(), theirs = x.clone();
         const float inv = float(1.0 / scale);
-        const k::DType dt = t == torch::kFloat32 ? k::DType::Float32 : t == torch::kBFloat16 ? k::DType::BFloat16 : k::DType::Float16;
+        const k::DType dt = t == torch::kFloat32    ? k::DType::Float32
+                            : t == torch::kBFloat16 ? k::DType::BFloat16
+                                                    : k::DType::Float16;
         const bool found = k::unscaleReference({ours.data_ptr(), numel, dt}, inv);
         torch::Tensor foundInf = torch::zeros({1});
-        torch::_amp_foreach_non_finite_check_and_unscale_(std::vector<torch::Tensor>{theirs}, foundInf, torch::full({1}, inv));
+        torch::_amp_foreach_non_finite_check_and_unscale_(std::vector<torch::Tensor>{theirs}, foundInf,
+                                                          torch::full({1}, inv));
         QCOMPARE(found, foundInf.item<float>() != 0.0f);
         QCOMPARE(found, poison != 0);
         // Bit for bit, except NaN's bits: LibTorch itself writes bf16 NaN as 0x7FC0 (scalar c10) or 0xFFFF (its AVX2
@@ -162,8 +171,9 @@ private slots:
 
     void halfConversionsMatchC10() {
         torch::manual_seed(5);
-        std::vector<float> values{0.0f, -0.0f, 1.0f, 65504.0f, 65519.0f, 65520.0f, 1e30f, -1e30f, 5.96e-8f, 2.98e-8f, 2.99e-8f,
-                                  6.1e-5f, 6.09e-5f, 1e-40f, INFINITY, -INFINITY, NAN, 3.4e38f, 1.00048828125f, 1.0009765625f};
+        std::vector<float> values{0.0f,     -0.0f,     1.0f,     65504.0f, 65519.0f,       65520.0f,     1e30f,
+                                  -1e30f,   5.96e-8f,  2.98e-8f, 2.99e-8f, 6.1e-5f,        6.09e-5f,     1e-40f,
+                                  INFINITY, -INFINITY, NAN,      3.4e38f,  1.00048828125f, 1.0009765625f};
         torch::Tensor r = torch::randn({20000}) * torch::exp(torch::randn({20000}) * 8.0);
         for (int64_t i = 0; i < r.numel(); ++i) values.push_back(r[i].item<float>());
         torch::Tensor f = torch::from_blob(values.data(), {int64_t(values.size())}, torch::kFloat32).clone();

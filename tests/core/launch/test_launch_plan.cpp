@@ -52,15 +52,24 @@ private slots:
     void badHostfiles_data() {
         QTest::addColumn<QString>("text");
         QTest::addColumn<QString>("expected");
-        QTest::newRow("no slots") << "a slots=1\nworker-1\n" << "hf, line 2: expected \"HOST slots=N\"";
-        QTest::newRow("duplicate") << "a slots=1\n\na slots=2\n" << "line 3: host a is listed twice";
-        QTest::newRow("zero slots") << "a slots=0\n" << "line 1: slots must be at least 1";
-        QTest::newRow("not a number") << "a slots=two\n" << "line 1: slots must be a whole number";
-        QTest::newRow("junk after") << "a slots=2 gpus=3\n" << "line 1: unexpected \"gpus=3\"";
-        QTest::newRow("option-like host") << "-oProxyCommand=x slots=1\n" << "must not start with '-'";
-        QTest::newRow("shell in host") << "h1;touch${IFS}x slots=1\n" << "has the character ';'";
-        QTest::newRow("command substitution") << "$(reboot) slots=1\n" << "has the character '$'";
-        QTest::newRow("empty") << "# nothing\n\n" << "hf: no host in it";
+        QTest::newRow("no slots") << "a slots=1\nworker-1\n"
+                                  << "hf, line 2: expected \"HOST slots=N\"";
+        QTest::newRow("duplicate") << "a slots=1\n\na slots=2\n"
+                                   << "line 3: host a is listed twice";
+        QTest::newRow("zero slots") << "a slots=0\n"
+                                    << "line 1: slots must be at least 1";
+        QTest::newRow("not a number") << "a slots=two\n"
+                                      << "line 1: slots must be a whole number";
+        QTest::newRow("junk after") << "a slots=2 gpus=3\n"
+                                    << "line 1: unexpected \"gpus=3\"";
+        QTest::newRow("option-like host") << "-oProxyCommand=x slots=1\n"
+                                          << "must not start with '-'";
+        QTest::newRow("shell in host") << "h1;touch${IFS}x slots=1\n"
+                                       << "has the character ';'";
+        QTest::newRow("command substitution") << "$(reboot) slots=1\n"
+                                              << "has the character '$'";
+        QTest::newRow("empty") << "# nothing\n\n"
+                               << "hf: no host in it";
     }
     void badHostfiles() {
         QFETCH(QString, text);
@@ -76,18 +85,26 @@ private slots:
         QTest::addColumn<int>("numGpus");
         QTest::addColumn<QString>("expected");
         QTest::addColumn<int>("world");
-        QTest::newRow("all") << "" << "" << 0 << 0 << "worker-0:0,1,2,3/0@worker-1:0,1,2,3/4@10.0.0.7:0,1/8" << 10;
+        QTest::newRow("all") << ""
+                             << "" << 0 << 0 << "worker-0:0,1,2,3/0@worker-1:0,1,2,3/4@10.0.0.7:0,1/8" << 10;
         // DeepSpeed's own docstring examples
-        QTest::newRow("include") << "worker-0@worker-1:0,2" << "" << 0 << 0 << "worker-0:0,1,2,3/0@worker-1:0,2/4" << 6;
-        QTest::newRow("exclude slot") << "" << "worker-1:0" << 0 << 0
-                                      << "worker-0:0,1,2,3/0@worker-1:1,2,3/4@10.0.0.7:0,1/7" << 9;
-        QTest::newRow("exclude host") << "" << "worker-0" << 0 << 0 << "worker-1:0,1,2,3/0@10.0.0.7:0,1/4" << 6;
-        QTest::newRow("hostfile order, not spec order") << "10.0.0.7:1@worker-0:3,1" << "" << 0 << 0
-                                                        << "worker-0:1,3/0@10.0.0.7:1/2" << 3;
-        QTest::newRow("address with slots") << "10.0.0.7:0" << "" << 0 << 0 << "10.0.0.7:0/0" << 1;
-        QTest::newRow("num_nodes") << "" << "" << 2 << 0 << "worker-0:0,1,2,3/0@worker-1:0,1,2,3/4" << 8;
-        QTest::newRow("num_gpus") << "" << "" << 0 << 2 << "worker-0:0,1/0@worker-1:0,1/2@10.0.0.7:0,1/4" << 6;
-        QTest::newRow("both") << "" << "" << 1 << 1 << "worker-0:0/0" << 1;
+        QTest::newRow("include") << "worker-0@worker-1:0,2"
+                                 << "" << 0 << 0 << "worker-0:0,1,2,3/0@worker-1:0,2/4" << 6;
+        QTest::newRow("exclude slot") << ""
+                                      << "worker-1:0" << 0 << 0 << "worker-0:0,1,2,3/0@worker-1:1,2,3/4@10.0.0.7:0,1/7"
+                                      << 9;
+        QTest::newRow("exclude host") << ""
+                                      << "worker-0" << 0 << 0 << "worker-1:0,1,2,3/0@10.0.0.7:0,1/4" << 6;
+        QTest::newRow("hostfile order, not spec order") << "10.0.0.7:1@worker-0:3,1"
+                                                        << "" << 0 << 0 << "worker-0:1,3/0@10.0.0.7:1/2" << 3;
+        QTest::newRow("address with slots") << "10.0.0.7:0"
+                                            << "" << 0 << 0 << "10.0.0.7:0/0" << 1;
+        QTest::newRow("num_nodes") << ""
+                                   << "" << 2 << 0 << "worker-0:0,1,2,3/0@worker-1:0,1,2,3/4" << 8;
+        QTest::newRow("num_gpus") << ""
+                                  << "" << 0 << 2 << "worker-0:0,1/0@worker-1:0,1/2@10.0.0.7:0,1/4" << 6;
+        QTest::newRow("both") << ""
+                              << "" << 1 << 1 << "worker-0:0/0" << 1;
     }
     void plans() {
         QFETCH(QString, include);
@@ -96,7 +113,8 @@ private slots:
         QFETCH(int, numGpus);
         QFETCH(QString, expected);
         QFETCH(int, world);
-        LaunchPlan p = planLaunch(parseHostfile(kFile, "hf"), include.toStdString(), exclude.toStdString(), numNodes, numGpus);
+        LaunchPlan p =
+            planLaunch(parseHostfile(kFile, "hf"), include.toStdString(), exclude.toStdString(), numNodes, numGpus);
         QCOMPARE(QString::fromStdString(shape(p)), expected);
         QCOMPARE(p.worldSize, world);
         QVERIFY(p.remote());
@@ -108,15 +126,24 @@ private slots:
         QTest::addColumn<int>("numNodes");
         QTest::addColumn<int>("numGpus");
         QTest::addColumn<QString>("expected");
-        QTest::newRow("both filters") << "worker-0" << "worker-1" << 0 << 0 << "give one or the other";
-        QTest::newRow("filter and num") << "worker-0" << "" << 0 << 1 << "cannot be combined";
-        QTest::newRow("unknown host") << "worker-9" << "" << 0 << 0 << "host \"worker-9\" is not in the hostfile";
-        QTest::newRow("unknown slot") << "worker-1:7" << "" << 0 << 0 << "host worker-1 has no slot 7";
-        QTest::newRow("bad slot") << "worker-1:a" << "" << 0 << 0 << "worker-1:a";
-        QTest::newRow("empty part") << "worker-0@" << "" << 0 << 0 << "an empty host";
-        QTest::newRow("everything excluded") << "" << "worker-0@worker-1@10.0.0.7" << 0 << 0 << "no slot is left";
-        QTest::newRow("too many nodes") << "" << "" << 4 << 0 << "--num_nodes 4: the hostfile lists only 3 hosts";
-        QTest::newRow("too many gpus") << "" << "" << 0 << 3 << "host 10.0.0.7 has only 2 slots";
+        QTest::newRow("both filters") << "worker-0"
+                                      << "worker-1" << 0 << 0 << "give one or the other";
+        QTest::newRow("filter and num") << "worker-0"
+                                        << "" << 0 << 1 << "cannot be combined";
+        QTest::newRow("unknown host") << "worker-9"
+                                      << "" << 0 << 0 << "host \"worker-9\" is not in the hostfile";
+        QTest::newRow("unknown slot") << "worker-1:7"
+                                      << "" << 0 << 0 << "host worker-1 has no slot 7";
+        QTest::newRow("bad slot") << "worker-1:a"
+                                  << "" << 0 << 0 << "worker-1:a";
+        QTest::newRow("empty part") << "worker-0@"
+                                    << "" << 0 << 0 << "an empty host";
+        QTest::newRow("everything excluded") << ""
+                                             << "worker-0@worker-1@10.0.0.7" << 0 << 0 << "no slot is left";
+        QTest::newRow("too many nodes") << ""
+                                        << "" << 4 << 0 << "--num_nodes 4: the hostfile lists only 3 hosts";
+        QTest::newRow("too many gpus") << ""
+                                       << "" << 0 << 3 << "host 10.0.0.7 has only 2 slots";
     }
     void refusals() {
         QFETCH(QString, include);
@@ -134,7 +161,8 @@ private slots:
         LaunchPlan p = planLaunch(parseHostfile("localhost slots=2\nb slots=1\n", "hf"), "", "", 0, 0);
         QVERIFY(p.nodes[0].local);
         QVERIFY(!p.nodes[1].local);
-        QCOMPARE(QString::fromStdString(describePlan(p)), QString("localhost: ranks 0-1 (slots 0,1); b: rank 2 (slots 0)"));
+        QCOMPARE(QString::fromStdString(describePlan(p)),
+                 QString("localhost: ranks 0-1 (slots 0,1); b: rank 2 (slots 0)"));
     }
 };
 

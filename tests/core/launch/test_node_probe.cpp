@@ -32,7 +32,7 @@ private slots:
         QCOMPARE(QString::fromStdString(f.failure()), QString("rank 3: worker rank 3 on h2 was killed by signal 9"));
         f.rankFailed(0, "another consequence", true);
         f.rankFailed(2, "a later root cause", false);
-        QCOMPARE(f.failedRank(), 3);  // the first root cause stays
+        QCOMPARE(f.failedRank(), 3);                       // the first root cause stays
         QVERIFY(!f.killDue(FailurePolicy::Clock::now()));  // the others get a second to report
         QVERIFY(f.killDue(FailurePolicy::Clock::now() + std::chrono::seconds(2)));
         QVERIFY(!f.killDue(FailurePolicy::Clock::now() + std::chrono::seconds(3)));  // once

@@ -69,9 +69,22 @@ private slots:
         o.port = 2222;
         o.configFile = "/etc/my ssh/config";
         const auto argv = sshArgv("node-1", o, {"/opt/fts/bin/fts", "node", "--config", "/a b/c.json"});
-        const std::vector<std::string> expected{"ssh", "-T", "-o", "BatchMode=yes", "-o", "ConnectTimeout=5", "-o",
-                                                "ServerAliveInterval=5", "-o", "ServerAliveCountMax=2", "-F",
-                                                "/etc/my ssh/config", "-p", "2222", "--", "node-1",
+        const std::vector<std::string> expected{"ssh",
+                                                "-T",
+                                                "-o",
+                                                "BatchMode=yes",
+                                                "-o",
+                                                "ConnectTimeout=5",
+                                                "-o",
+                                                "ServerAliveInterval=5",
+                                                "-o",
+                                                "ServerAliveCountMax=2",
+                                                "-F",
+                                                "/etc/my ssh/config",
+                                                "-p",
+                                                "2222",
+                                                "--",
+                                                "node-1",
                                                 "'/opt/fts/bin/fts' 'node' '--config' '/a b/c.json'"};
         QCOMPARE(argv, expected);
     }
@@ -97,7 +110,8 @@ private slots:
     }
 
     void deepspeedEnvFiles() {
-        const EnvList env = parseDeepspeedEnv("NCCL_IB_DISABLE=1\n# comment\n\nPATH=/opt/x:/usr/bin\nexport A_B=x=y \r\n", "f");
+        const EnvList env =
+            parseDeepspeedEnv("NCCL_IB_DISABLE=1\n# comment\n\nPATH=/opt/x:/usr/bin\nexport A_B=x=y \r\n", "f");
         QCOMPARE(env.size(), size_t(3));
         QCOMPARE(env[0].first, std::string("NCCL_IB_DISABLE"));
         QCOMPARE(env[1].second, std::string("/opt/x:/usr/bin"));

@@ -73,8 +73,8 @@ void TestActivationCheckpoint::sameGradients() {
         fs::create_directories(dir);
         fs::copy_file(golden(arch) / "model.safetensors", dir / "model.safetensors");
         auto c = nlohmann::json::parse(readFile(golden(arch) / "config.json"));
-        for (const char* k : {"resid_pdrop", "embd_pdrop", "attn_pdrop", "hidden_dropout_prob", "attention_probs_dropout_prob",
-                              "attention_dropout"})
+        for (const char* k : {"resid_pdrop", "embd_pdrop", "attn_pdrop", "hidden_dropout_prob",
+                              "attention_probs_dropout_prob", "attention_dropout"})
             if (c.contains(k)) c[k] = dropout;
         writeFileAtomic(dir / "config.json", c.dump(2));
     }

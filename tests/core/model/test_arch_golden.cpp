@@ -70,7 +70,8 @@ void TestArchGolden::debugForwardParity() {
     const nlohmann::json expected = readJson(dir / "expected.json");
     const double loss = result.at("loss").get<double>(), lossAfter = result.at("loss_after_step").get<double>();
     const double refLoss = expected.at("loss").get<double>(), refAfter = expected.at("loss_after_step").get<double>();
-    QVERIFY2(std::fabs(loss - refLoss) <= 1e-5, qPrintable(QString("loss %1 vs %2").arg(loss, 0, 'g', 10).arg(refLoss, 0, 'g', 10)));
+    QVERIFY2(std::fabs(loss - refLoss) <= 1e-5,
+             qPrintable(QString("loss %1 vs %2").arg(loss, 0, 'g', 10).arg(refLoss, 0, 'g', 10)));
     QVERIFY2(std::fabs(lossAfter - refAfter) <= 1e-5,
              qPrintable(QString("loss_after_step %1 vs %2").arg(lossAfter, 0, 'g', 10).arg(refAfter, 0, 'g', 10)));
 
@@ -98,8 +99,8 @@ void TestArchGolden::debugForwardParity() {
         QVERIFY2(err <= 1e-4, qPrintable(QString::fromStdString(name) + " rel L2 " + QString::number(err)));
         worst = std::max(worst, err);
     }
-    qInfo("%s: loss diff %.3g, after-step diff %.3g, logits max|diff| %.3g relL2 %.3g, worst grad relL2 %.3g", qPrintable(arch),
-          loss - refLoss, lossAfter - refAfter, la, lr, worst);
+    qInfo("%s: loss diff %.3g, after-step diff %.3g, logits max|diff| %.3g relL2 %.3g, worst grad relL2 %.3g",
+          qPrintable(arch), loss - refLoss, lossAfter - refAfter, la, lr, worst);
 }
 
 void TestArchGolden::parameterOrderAndInfo() {
@@ -108,7 +109,8 @@ void TestArchGolden::parameterOrderAndInfo() {
     auto model = loadPretrainedModel(dir, {});
     const auto expected = nlohmann::ordered_json::parse(readFile(dir / "expected.json"));
     std::vector<std::string> hfOrder, ours;
-    for (auto it = expected.at("grad_l2_norms").begin(); it != expected.at("grad_l2_norms").end(); ++it) hfOrder.push_back(it.key());
+    for (auto it = expected.at("grad_l2_norms").begin(); it != expected.at("grad_l2_norms").end(); ++it)
+        hfOrder.push_back(it.key());
     for (const auto& p : model->parameters()) ours.push_back(p.name);
     QCOMPARE(ours, hfOrder);
     const auto config = readJson(dir / "config.json");
@@ -142,28 +144,51 @@ void TestArchGolden::badFolders_data() {
     QTest::addColumn<QString>("arch");
     QTest::addColumn<QString>("breakage");
     QTest::addColumn<QStringList>("expected");
-    QTest::newRow("llama tensor missing") << "llama" << "drop:model.layers.1.mlp.up_proj.weight"
+    QTest::newRow("llama tensor missing") << "llama"
+                                          << "drop:model.layers.1.mlp.up_proj.weight"
                                           << QStringList{"'model.layers.1.mlp.up_proj.weight' is missing", "[128, 64]"};
-    QTest::newRow("llama hidden_size") << "llama" << "config:hidden_size=32"
-                                       << QStringList{"'model.embed_tokens.weight'", "vocab_size x hidden_size", "found [1000, 64]"};
-    QTest::newRow("llama kv heads") << "llama" << "config:num_key_value_heads=4"
-                                    << QStringList{"'model.layers.0.self_attn.k_proj.weight'", "num_key_value_heads", "[64, 64]"};
-    QTest::newRow("llama kv heads not dividing") << "llama" << "config:num_key_value_heads=3" << QStringList{"\"num_key_value_heads\"", "multiple"};
-    QTest::newRow("llama vocab") << "llama" << "config:vocab_size=999" << QStringList{"'lm_head.weight'", "[999, 64]"};
-    QTest::newRow("llama layers") << "llama" << "config:num_hidden_layers=3" << QStringList{"'model.layers.2.input_layernorm.weight' is missing"};
-    QTest::newRow("llama rope type") << "llama" << "rope:yarn" << QStringList{"\"rope_scaling\"", "yarn", "llama3"};
-    QTest::newRow("llama wrong shape") << "llama" << "shape:model.norm.weight"
+    QTest::newRow("llama hidden_size") << "llama"
+                                       << "config:hidden_size=32"
+                                       << QStringList{"'model.embed_tokens.weight'", "vocab_size x hidden_size",
+                                                      "found [1000, 64]"};
+    QTest::newRow("llama kv heads") << "llama"
+                                    << "config:num_key_value_heads=4"
+                                    << QStringList{"'model.layers.0.self_attn.k_proj.weight'", "num_key_value_heads",
+                                                   "[64, 64]"};
+    QTest::newRow("llama kv heads not dividing")
+        << "llama"
+        << "config:num_key_value_heads=3" << QStringList{"\"num_key_value_heads\"", "multiple"};
+    QTest::newRow("llama vocab") << "llama"
+                                 << "config:vocab_size=999" << QStringList{"'lm_head.weight'", "[999, 64]"};
+    QTest::newRow("llama layers") << "llama"
+                                  << "config:num_hidden_layers=3"
+                                  << QStringList{"'model.layers.2.input_layernorm.weight' is missing"};
+    QTest::newRow("llama rope type") << "llama"
+                                     << "rope:yarn" << QStringList{"\"rope_scaling\"", "yarn", "llama3"};
+    QTest::newRow("llama wrong shape") << "llama"
+                                       << "shape:model.norm.weight"
                                        << QStringList{"'model.norm.weight'", "expected shape [64]", "found [32]"};
-    QTest::newRow("qwen2 bias missing") << "qwen2" << "drop:model.layers.0.self_attn.q_proj.bias"
+    QTest::newRow("qwen2 bias missing") << "qwen2"
+                                        << "drop:model.layers.0.self_attn.q_proj.bias"
                                         << QStringList{"'model.layers.0.self_attn.q_proj.bias' is missing"};
-    QTest::newRow("qwen2 untied without head") << "qwen2" << "config:tie_word_embeddings=false" << QStringList{"'lm_head.weight' is missing"};
-    QTest::newRow("bert heads") << "bert" << "config:num_attention_heads=5" << QStringList{"\"num_attention_heads\"", "divisible"};
-    QTest::newRow("bert labels") << "bert" << "config:num_labels=4" << QStringList{"'classifier.weight'", "[4, 64]", "found [3, 64]"};
-    QTest::newRow("bert positions") << "bert_mlm" << "config:position_embedding_type=relative_key"
+    QTest::newRow("qwen2 untied without head")
+        << "qwen2"
+        << "config:tie_word_embeddings=false" << QStringList{"'lm_head.weight' is missing"};
+    QTest::newRow("bert heads") << "bert"
+                                << "config:num_attention_heads=5"
+                                << QStringList{"\"num_attention_heads\"", "divisible"};
+    QTest::newRow("bert labels") << "bert"
+                                 << "config:num_labels=4"
+                                 << QStringList{"'classifier.weight'", "[4, 64]", "found [3, 64]"};
+    QTest::newRow("bert positions") << "bert_mlm"
+                                    << "config:position_embedding_type=relative_key"
                                     << QStringList{"\"position_embedding_type\"", "absolute"};
-    QTest::newRow("bert head missing") << "bert_mlm" << "drop:cls.predictions.transform.dense.weight"
+    QTest::newRow("bert head missing") << "bert_mlm"
+                                       << "drop:cls.predictions.transform.dense.weight"
                                        << QStringList{"'cls.predictions.transform.dense.weight' is missing"};
-    QTest::newRow("unsupported type") << "llama" << "config:model_type=falcon" << QStringList{"falcon", "gpt2", "llama", "mistral", "qwen2", "bert"};
+    QTest::newRow("unsupported type") << "llama"
+                                      << "config:model_type=falcon"
+                                      << QStringList{"falcon", "gpt2", "llama", "mistral", "qwen2", "bert"};
 }
 
 void TestArchGolden::badFolders() {
@@ -195,7 +220,8 @@ void TestArchGolden::badFolders() {
         QFAIL("expected fts::Error");
     } catch (const Error& e) {
         const QString msg = QString::fromUtf8(e.what());
-        for (const QString& frag : expected) QVERIFY2(msg.contains(frag), qPrintable("missing '" + frag + "' in: " + msg));
+        for (const QString& frag : expected)
+            QVERIFY2(msg.contains(frag), qPrintable("missing '" + frag + "' in: " + msg));
     }
 }
 

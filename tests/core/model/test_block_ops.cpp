@@ -24,8 +24,8 @@ struct Result {
 // Runs f on fresh leaf copies of `inputs` (float64 copies when `reference`), back-propagates a fixed random
 // upstream gradient and returns the output and each input's gradient (undefined where it needs none).
 template <typename F>
-Result run(F&& f, const std::vector<torch::Tensor>& inputs, const std::vector<bool>& needGrad, const torch::Tensor& upstream,
-           bool reference) {
+Result run(F&& f, const std::vector<torch::Tensor>& inputs, const std::vector<bool>& needGrad,
+           const torch::Tensor& upstream, bool reference) {
     setFusedBlockOpsEnabled(!reference);
     std::vector<torch::Tensor> leaves;
     for (size_t i = 0; i < inputs.size(); ++i) {
@@ -72,9 +72,12 @@ private slots:
         QVERIFY2(ref.gradFn.find("RmsNorm") == std::string::npos, ref.gradFn.c_str());
         QCOMPARE(fused.out.scalar_type(), torch::kFloat32);
         QVERIFY2(relDiff(fused.out, ref.out) < 1e-6, qPrintable(QString::number(relDiff(fused.out, ref.out))));
-        QVERIFY2(relDiff(fused.grads[0], ref.grads[0]) < 1e-5, qPrintable(QString::number(relDiff(fused.grads[0], ref.grads[0]))));
+        QVERIFY2(relDiff(fused.grads[0], ref.grads[0]) < 1e-5,
+                 qPrintable(QString::number(relDiff(fused.grads[0], ref.grads[0]))));
         QCOMPARE(fused.grads[1].defined(), weightGrad);
-        if (weightGrad) QVERIFY2(relDiff(fused.grads[1], ref.grads[1]) < 1e-5, qPrintable(QString::number(relDiff(fused.grads[1], ref.grads[1]))));
+        if (weightGrad)
+            QVERIFY2(relDiff(fused.grads[1], ref.grads[1]) < 1e-5,
+                     qPrintable(QString::number(relDiff(fused.grads[1], ref.grads[1]))));
     }
 
     void ropeMatchesComposition_data() {
@@ -82,7 +85,7 @@ private slots:
         QTest::addColumn<int>("H");
         QTest::addColumn<int>("T");
         QTest::addColumn<int>("D");
-        QTest::addColumn<bool>("transposed");  // (B, T, H, D).transpose(1, 2), as the projections arrive
+        QTest::addColumn<bool>("transposed");   // (B, T, H, D).transpose(1, 2), as the projections arrive
         QTest::addColumn<bool>("perSequence");  // (B, 1, T, D) tables (packed positions)
         QTest::newRow("transposed, shared tables") << 2 << 4 << 16 << 64 << true << false;
         QTest::newRow("contiguous, shared tables") << 3 << 2 << 5 << 8 << false << false;
@@ -99,7 +102,8 @@ private slots:
         QFETCH(bool, perSequence);
         torch::manual_seed(5);
         const torch::Tensor x = transposed ? torch::randn({B, T, H, D}).transpose(1, 2) : torch::randn({B, H, T, D});
-        const torch::Tensor angles = torch::rand(perSequence ? std::vector<int64_t>{B, 1, T, D} : std::vector<int64_t>{T, D}) * 6.0;
+        const torch::Tensor angles =
+            torch::rand(perSequence ? std::vector<int64_t>{B, 1, T, D} : std::vector<int64_t>{T, D}) * 6.0;
         const torch::Tensor c = angles.cos(), s = angles.sin(), up = torch::randn({B, H, T, D});
         // The tables stay float32 as the model builds them; the reference promotes them inside the composition.
         auto f = [&](const std::vector<torch::Tensor>& in) {
@@ -110,7 +114,8 @@ private slots:
         const Result ref = run(f, {x}, {true}, up, true);
         QVERIFY2(fused.gradFn.find("Rope") != std::string::npos, fused.gradFn.c_str());
         QVERIFY2(relDiff(fused.out, ref.out) < 1e-6, qPrintable(QString::number(relDiff(fused.out, ref.out))));
-        QVERIFY2(relDiff(fused.grads[0], ref.grads[0]) < 1e-6, qPrintable(QString::number(relDiff(fused.grads[0], ref.grads[0]))));
+        QVERIFY2(relDiff(fused.grads[0], ref.grads[0]) < 1e-6,
+                 qPrintable(QString::number(relDiff(fused.grads[0], ref.grads[0]))));
         // The output keeps the input's layout; the float32 composition rounds identically (same operation order).
         QCOMPARE(fused.out.strides().vec(), x.strides().vec());
         setFusedBlockOpsEnabled(false);

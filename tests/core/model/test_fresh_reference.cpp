@@ -84,11 +84,11 @@ void TestFreshReference::initTestCase() {
 void TestFreshReference::freshParity_data() {
     QTest::addColumn<QString>("name");
     QTest::addColumn<bool>("v4Config");  // rewrite rope_parameters as transformers 4's rope_scaling + rope_theta
-    for (const char* c : {"llama_rope_llama3", "llama_rope_linear", "llama_rope_dynamic", "llama_tied_bias_long",
-                          "llama_bf16_weights", "mistral_sliding_window", "qwen2_sliding_window", "qwen2_bf16_untied",
-                          "mistral_default_kv_heads", "mistral_null_window", "qwen2_default_kv_heads", "qwen2_null_kv_window",
-                          "bert_mlm_untied", "bert_mlm_untied_v4", "llama_rope_both_keys", "llama_rope_llama3_no_original",
-                          "bert_mlm_null_pad"})
+    for (const char* c :
+         {"llama_rope_llama3", "llama_rope_linear", "llama_rope_dynamic", "llama_tied_bias_long", "llama_bf16_weights",
+          "mistral_sliding_window", "qwen2_sliding_window", "qwen2_bf16_untied", "mistral_default_kv_heads",
+          "mistral_null_window", "qwen2_default_kv_heads", "qwen2_null_kv_window", "bert_mlm_untied",
+          "bert_mlm_untied_v4", "llama_rope_both_keys", "llama_rope_llama3_no_original", "bert_mlm_null_pad"})
         QTest::newRow(c) << QString(c) << false;
     for (const char* c : {"llama_rope_llama3", "llama_rope_linear", "llama_rope_dynamic"})
         QTest::newRow(qPrintable(QString(c) + " (v4 config)")) << QString(c) << true;
@@ -156,7 +156,9 @@ void TestFreshReference::freshParity() {
     if (!resolved.empty()) {
         const HfConfig config = HfConfig::load(dir / "config.json");
         const std::string type = config.requireString({"model_type"});
-        const LlamaVariant variant = type == "mistral" ? LlamaVariant::Mistral : type == "qwen2" ? LlamaVariant::Qwen2 : LlamaVariant::Llama;
+        const LlamaVariant variant = type == "mistral" ? LlamaVariant::Mistral
+                                     : type == "qwen2" ? LlamaVariant::Qwen2
+                                                       : LlamaVariant::Llama;
         const LlamaConfig c = parseLlamaConfig(config, variant);
         QCOMPARE(c.numKvHeads, resolved.at("num_key_value_heads").get<int64_t>());
         QCOMPARE(c.headDim, resolved.at("head_dim").get<int64_t>());
@@ -166,8 +168,8 @@ void TestFreshReference::freshParity() {
 
 void TestFreshReference::mistralNullKvHeadsRefused() {
     // MistralConfig types num_key_value_heads as int: transformers refuses null, so do we (naming the key).
-    const nlohmann::json j = {{"model_type", "mistral"}, {"hidden_size", 64}, {"num_attention_heads", 4},
-                              {"num_key_value_heads", nullptr}};
+    const nlohmann::json j = {
+        {"model_type", "mistral"}, {"hidden_size", 64}, {"num_attention_heads", 4}, {"num_key_value_heads", nullptr}};
     try {
         parseLlamaConfig(HfConfig(j, "/m/config.json"), LlamaVariant::Mistral);
         QFAIL("expected an error for a null num_key_value_heads");
@@ -208,9 +210,12 @@ void TestFreshReference::nullKeys() {
         ours = e.what();
     }
     if (c.at("refused").get<bool>()) {
-        QVERIFY2(!ours.empty(), qPrintable("transformers refuses (" + QString::fromStdString(c.at("error").get<std::string>()) +
-                                           ") but we accept"));
-        QVERIFY2(QString::fromStdString(ours).startsWith(QString::fromStdString("/n/config.json: key \"" + outer + "\"")), ours.c_str());
+        QVERIFY2(!ours.empty(),
+                 qPrintable("transformers refuses (" + QString::fromStdString(c.at("error").get<std::string>()) +
+                            ") but we accept"));
+        QVERIFY2(
+            QString::fromStdString(ours).startsWith(QString::fromStdString("/n/config.json: key \"" + outer + "\"")),
+            ours.c_str());
         if (!inner.empty()) QVERIFY2(ours.find("\"" + inner + "\"") != std::string::npos, ours.c_str());
     } else {
         QVERIFY2(ours.empty(), ("transformers accepts, we refuse: " + ours).c_str());
@@ -247,12 +252,14 @@ void TestFreshReference::bf16ShardedGoldens() {
     writeFileAtomic(dir / "model.safetensors.index.json", index.dump(2));
 
     auto in = loadSafetensors(src / "inputs.safetensors");
-    auto model = loadPretrainedModel(dir, {});       // bf16 on disk -> float32 parameters
+    auto model = loadPretrainedModel(dir, {});  // bf16 on disk -> float32 parameters
     auto golden = loadPretrainedModel(src, {});
     torch::NoGradGuard noGrad;
-    for (auto& p : golden->parameters()) p.tensor.copy_(p.tensor.to(torch::kBFloat16).to(torch::kFloat32));  // round like the file
+    for (auto& p : golden->parameters())
+        p.tensor.copy_(p.tensor.to(torch::kBFloat16).to(torch::kFloat32));  // round like the file
     auto logits = model->forward(in.at("input_ids"), in.at("attention_mask"));
-    QVERIFY2(maxAbs(logits, golden->forward(in.at("input_ids"), in.at("attention_mask"))) <= 1e-5, "bf16 shards != rounded weights");
+    QVERIFY2(maxAbs(logits, golden->forward(in.at("input_ids"), in.at("attention_mask"))) <= 1e-5,
+             "bf16 shards != rounded weights");
     // ... and within bf16 rounding of the unrounded reference logits.
     auto ref = loadSafetensors(src / "outputs.safetensors").at("logits");
     QVERIFY2(relL2(logits, ref) < 2e-2, qPrintable(QString::number(relL2(logits, ref))));
@@ -279,9 +286,11 @@ void TestFreshReference::exportRoundTrip() {
     const fs::path root(tmp.path().toStdString());
     nlohmann::json spec = nlohmann::json::array();
     std::vector<std::pair<fs::path, fs::path>> sources;  // model folder, inputs
-    for (const char* a : {"gpt2", "llama", "qwen2", "bert", "bert_mlm"}) sources.push_back({kModels / a, kModels / a / "inputs.safetensors"});
-    for (const char* c : {"mistral_sliding_window", "qwen2_sliding_window", "llama_rope_llama3", "llama_tied_bias_long",
-                          "mistral_default_kv_heads", "qwen2_default_kv_heads", "bert_mlm_untied", "bert_mlm_untied_v4"})
+    for (const char* a : {"gpt2", "llama", "qwen2", "bert", "bert_mlm"})
+        sources.push_back({kModels / a, kModels / a / "inputs.safetensors"});
+    for (const char* c :
+         {"mistral_sliding_window", "qwen2_sliding_window", "llama_rope_llama3", "llama_tied_bias_long",
+          "mistral_default_kv_heads", "qwen2_default_kv_heads", "bert_mlm_untied", "bert_mlm_untied_v4"})
         sources.push_back({m_fresh / c, m_fresh / c / "inputs.safetensors"});
     ModelLoadOptions opts;
     opts.disableDropout = true;
@@ -300,18 +309,22 @@ void TestFreshReference::exportRoundTrip() {
         spec.push_back({{"dir", out.string()},
                         {"inputs", inputs.string()},
                         {"logits", (root / (name + "_logits.safetensors")).string()},
-                        {"task", task == ModelTask::CausalLM ? "CausalLM" : task == ModelTask::MaskedLM ? "MaskedLM" : "SequenceClassification"}});
+                        {"task", task == ModelTask::CausalLM   ? "CausalLM"
+                                 : task == ModelTask::MaskedLM ? "MaskedLM"
+                                                               : "SequenceClassification"}});
     }
     writeFileAtomic(root / "spec.json", spec.dump(2));
     QByteArray out;
-    QVERIFY2(runPython({"check", QString::fromStdString((root / "spec.json").string())}, &out), "fresh_reference.py check failed");
+    QVERIFY2(runPython({"check", QString::fromStdString((root / "spec.json").string())}, &out),
+             "fresh_reference.py check failed");
     const auto result = nlohmann::json::parse(out.trimmed().split('\n').last().toStdString());
     QCOMPARE(result.size(), spec.size());
     for (const auto& item : spec) {
         const auto& r = result.at(item.at("dir").get<std::string>());
         const std::string name = fs::path(item.at("dir").get<std::string>()).filename().string();
         QVERIFY2(r.at("shape_ok").get<bool>(), name.c_str());
-        qInfo("%s in transformers: max|diff| %.3g relL2 %.3g", name.c_str(), r.at("max_abs").get<double>(), r.at("rel_l2").get<double>());
+        qInfo("%s in transformers: max|diff| %.3g relL2 %.3g", name.c_str(), r.at("max_abs").get<double>(),
+              r.at("rel_l2").get<double>());
         QVERIFY2(r.at("max_abs").get<double>() <= 1e-4, name.c_str());
         QVERIFY2(r.at("rel_l2").get<double>() <= 1e-5, name.c_str());
     }

@@ -105,10 +105,12 @@ void TestGpt2Golden::goldenDebugForward() {
     const nlohmann::json expected = readJson(kGolden / "expected.json");
 
     const double loss = result.at("loss").get<double>(), lossAfter = result.at("loss_after_step").get<double>();
-    QVERIFY2(std::fabs(loss - expected.at("loss").get<double>()) <= 1e-5,
-             qPrintable(QString("loss %1 vs %2").arg(loss, 0, 'g', 10).arg(expected.at("loss").get<double>(), 0, 'g', 10)));
+    QVERIFY2(
+        std::fabs(loss - expected.at("loss").get<double>()) <= 1e-5,
+        qPrintable(QString("loss %1 vs %2").arg(loss, 0, 'g', 10).arg(expected.at("loss").get<double>(), 0, 'g', 10)));
     QVERIFY2(std::fabs(lossAfter - expected.at("loss_after_step").get<double>()) <= 1e-5,
-             qPrintable(QString("loss_after_step %1 vs %2").arg(lossAfter, 0, 'g', 10)
+             qPrintable(QString("loss_after_step %1 vs %2")
+                            .arg(lossAfter, 0, 'g', 10)
                             .arg(expected.at("loss_after_step").get<double>(), 0, 'g', 10)));
     QVERIFY(lossAfter < loss);  // the step must actually move the model
     qInfo("loss diff %.3g, loss_after_step diff %.3g", loss - expected.at("loss").get<double>(),
@@ -132,7 +134,8 @@ void TestGpt2Golden::goldenDebugForward() {
         worstGrad = std::max(worstGrad, err);
         // and against the norms recorded in expected.json (independent of outputs.safetensors)
         const double norm = expected.at("grad_l2_norms").at(name.substr(5)).get<double>();
-        QVERIFY2(std::fabs(mine.to(torch::kFloat64).norm().item<double>() - norm) <= 1e-4 * std::max(1.0, norm), name.c_str());
+        QVERIFY2(std::fabs(mine.to(torch::kFloat64).norm().item<double>() - norm) <= 1e-4 * std::max(1.0, norm),
+                 name.c_str());
     }
     qInfo("logits max|diff| %.3g rel L2 %.3g; worst gradient rel L2 %.3g", maxAbs(logits, ref.at("logits")),
           relL2(logits, ref.at("logits")), worstGrad);
@@ -214,7 +217,8 @@ void TestGpt2Golden::initIsSeededAndFollowsHfRules() {
             QVERIFY2(!torch::equal(t, c->parameters()[i].tensor), name.c_str());
             const double sd = t.std().item<double>();
             const double want = name.ends_with("c_proj.weight") ? range / std::sqrt(2.0 * layers) : range;
-            QVERIFY2(std::fabs(sd - want) < 0.1 * want, qPrintable(QString::fromStdString(name) + " std " + QString::number(sd)));
+            QVERIFY2(std::fabs(sd - want) < 0.1 * want,
+                     qPrintable(QString::fromStdString(name) + " std " + QString::number(sd)));
             QVERIFY(std::fabs(t.mean().item<double>()) < 0.1 * want);
         }
     }
@@ -362,7 +366,8 @@ void TestGpt2Golden::untiedHead() {
     QVERIFY(maxAbs(logits, logitsOf(*tied, b).flip(-1)) < 1e-4);
     // Saved untied: lm_head.weight is written.
     saveHfModel(*model, fs::path(tmp.path().toStdString()) / "untied_saved", torch::kFloat32);
-    QVERIFY(SafetensorsFile::open(fs::path(tmp.path().toStdString()) / "untied_saved" / "model.safetensors")->find("lm_head.weight"));
+    QVERIFY(SafetensorsFile::open(fs::path(tmp.path().toStdString()) / "untied_saved" / "model.safetensors")
+                ->find("lm_head.weight"));
 }
 
 void TestGpt2Golden::attentionOptions() {
@@ -435,7 +440,7 @@ void TestGpt2Golden::dropoutInTrainMode() {
     auto e1 = logitsOf(*model, b);
     QVERIFY(maxAbs(e1, logitsOf(*model, b)) == 0.0);
     QVERIFY(maxAbs(e1, logitsOf(*loadPretrainedModel(kGolden, {}), b)) < 1e-6);  // eval == no dropout
-    auto off = loadPretrainedModel(dir, noDropout());  // disableDropout wins over the config
+    auto off = loadPretrainedModel(dir, noDropout());                            // disableDropout wins over the config
     QVERIFY(maxAbs(logitsOf(*off, b), e1) < 1e-6);
 }
 
@@ -446,17 +451,21 @@ void TestGpt2Golden::badModelFolders_data() {
     QTest::newRow("config not JSON") << "config_garbage" << QStringList{"config.json", "not valid JSON"};
     QTest::newRow("missing model.safetensors") << "no_weights" << QStringList{"model.safetensors"};
     QTest::newRow("pytorch_model.bin only") << "bin_only" << QStringList{"pytorch_model.bin", "safetensors"};
-    QTest::newRow("tensor missing") << "drop_tensor" << QStringList{"'transformer.h.1.mlp.c_fc.bias' is missing", "[128]"};
+    QTest::newRow("tensor missing") << "drop_tensor"
+                                    << QStringList{"'transformer.h.1.mlp.c_fc.bias' is missing", "[128]"};
     QTest::newRow("wrong shape") << "wrong_shape"
-                                 << QStringList{"'transformer.wpe.weight'", "expected shape [128, 64]", "found [64, 64]"};
+                                 << QStringList{"'transformer.wpe.weight'", "expected shape [128, 64]",
+                                                "found [64, 64]"};
     QTest::newRow("integer weights") << "int_tensor" << QStringList{"'transformer.ln_f.bias'", "I64"};
     QTest::newRow("unknown model_type") << "model_type" << QStringList{"\"model_type\"", "gpt5", "gpt2"};
     QTest::newRow("missing model_type") << "no_model_type" << QStringList{"\"model_type\"", "missing", "gpt2"};
     QTest::newRow("n_embd contradicts weights")
         << "n_embd" << QStringList{"'transformer.wte.weight'", "vocab_size x n_embd", "[1000, 32]", "found [1000, 64]"};
-    QTest::newRow("n_layer contradicts weights") << "n_layer" << QStringList{"'transformer.h.2.ln_1.weight' is missing"};
+    QTest::newRow("n_layer contradicts weights")
+        << "n_layer" << QStringList{"'transformer.h.2.ln_1.weight' is missing"};
     QTest::newRow("n_head does not divide n_embd") << "n_head" << QStringList{"\"n_head\"", "divisible"};
-    QTest::newRow("unknown activation") << "activation" << QStringList{"\"activation_function\"", "swiglu_x", "gelu_new"};
+    QTest::newRow("unknown activation") << "activation"
+                                        << QStringList{"\"activation_function\"", "swiglu_x", "gelu_new"};
     QTest::newRow("n_embd not an integer") << "n_embd_string" << QStringList{"\"n_embd\"", "integer"};
     QTest::newRow("cross attention") << "cross_attention" << QStringList{"\"add_cross_attention\""};
     QTest::newRow("truncated weights") << "truncated" << QStringList{"model.safetensors", "beyond the data buffer"};
@@ -488,7 +497,8 @@ void TestGpt2Golden::badModelFolders() {
     }
     if (what == "drop_tensor") editWeights([](auto& m) { m.erase("transformer.h.1.mlp.c_fc.bias"); });
     if (what == "wrong_shape") editWeights([](auto& m) { m["transformer.wpe.weight"] = torch::zeros({64, 64}); });
-    if (what == "int_tensor") editWeights([](auto& m) { m["transformer.ln_f.bias"] = torch::zeros({64}, torch::kInt64); });
+    if (what == "int_tensor")
+        editWeights([](auto& m) { m["transformer.ln_f.bias"] = torch::zeros({64}, torch::kInt64); });
     if (what == "model_type") editConfig([](auto& c) { c["model_type"] = "gpt5"; });
     if (what == "no_model_type") editConfig([](auto& c) { c.erase("model_type"); });
     if (what == "n_embd") editConfig([](auto& c) { c["n_embd"] = 32; });
@@ -504,7 +514,8 @@ void TestGpt2Golden::badModelFolders() {
         QFAIL("expected fts::Error");
     } catch (const Error& e) {
         const QString msg = QString::fromUtf8(e.what());
-        for (const QString& frag : expected) QVERIFY2(msg.contains(frag), qPrintable("missing '" + frag + "' in: " + msg));
+        for (const QString& frag : expected)
+            QVERIFY2(msg.contains(frag), qPrintable("missing '" + frag + "' in: " + msg));
     }
 }
 

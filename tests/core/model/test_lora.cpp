@@ -49,10 +49,14 @@ LoraOptions optionsFor(const std::string& name) {
     LoraOptions o;
     o.r = 4;
     o.alpha = 8;
-    if (name == "gpt2") o.targetModules = {"c_attn", "c_proj"};  // Conv1D; c_proj matches attn.c_proj and mlp.c_proj
-    else if (name == "llama") o.targetRegex = "all-linear";
-    else if (name == "qwen2") o.targetModules = {};          // PEFT's default for qwen2: q_proj, v_proj
-    else o.targetModules = {"query", "key", "value", "dense"}, o.useRslora = true, o.alpha = 16;
+    if (name == "gpt2")
+        o.targetModules = {"c_attn", "c_proj"};  // Conv1D; c_proj matches attn.c_proj and mlp.c_proj
+    else if (name == "llama")
+        o.targetRegex = "all-linear";
+    else if (name == "qwen2")
+        o.targetModules = {};  // PEFT's default for qwen2: q_proj, v_proj
+    else
+        o.targetModules = {"query", "key", "value", "dense"}, o.useRslora = true, o.alpha = 16;
     return o;
 }
 
@@ -60,8 +64,10 @@ void randomizeAdapters(LanguageModel& m, uint64_t seed) {
     torch::NoGradGuard noGrad;
     auto gen = at::make_generator<at::CPUGeneratorImpl>(seed);
     for (auto& t : loraStateTensors(m)) {
-        if (t.name.find(".lora_B.") != std::string::npos) t.tensor.normal_(0.0, 0.1, gen);
-        else if (t.name.find(".lora_A.") == std::string::npos) t.tensor.add_(torch::randn(t.tensor.sizes(), gen) * 0.1);  // classifier
+        if (t.name.find(".lora_B.") != std::string::npos)
+            t.tensor.normal_(0.0, 0.1, gen);
+        else if (t.name.find(".lora_A.") == std::string::npos)
+            t.tensor.add_(torch::randn(t.tensor.sizes(), gen) * 0.1);  // classifier
     }
 }
 
@@ -191,7 +197,8 @@ void TestLora::checkpointingSameAdapterGradients() {
         }
         QCOMPARE(grads[0].size(), grads[1].size());
         for (size_t i = 0; i < grads[0].size(); ++i)
-            QVERIFY2(torch::allclose(grads[0][i], grads[1][i], 1e-5, 1e-8), qPrintable(QString("%1 #%2").arg(name).arg(i)));
+            QVERIFY2(torch::allclose(grads[0][i], grads[1][i], 1e-5, 1e-8),
+                     qPrintable(QString("%1 #%2").arg(name).arg(i)));
     }
 }
 
@@ -215,7 +222,8 @@ void TestLora::mergedEqualsUnmerged() {
     mergeLora(*model);
     QVERIFY(!hasLora(*model));
     const torch::Tensor merged = evalLogits(*model, batch);
-    qInfo("%s: merged vs unmerged max|diff| %.3g relL2 %.3g", qPrintable(name), maxAbs(merged, unmerged), relL2(merged, unmerged));
+    qInfo("%s: merged vs unmerged max|diff| %.3g relL2 %.3g", qPrintable(name), maxAbs(merged, unmerged),
+          relL2(merged, unmerged));
     QVERIFY(maxAbs(merged, unmerged) <= 1e-4);
     QVERIFY(relL2(merged, unmerged) <= 1e-5);
 }
@@ -232,9 +240,17 @@ void TestLora::peftRoundTrip() {
     };
     std::vector<Job> jobs = {
         {"gpt2", "CausalLM", {{"r", 4}, {"lora_alpha", 8}, {"target_modules", {"c_attn", "c_fc"}}}, {}, {}},
-        {"llama", "CausalLM", {{"r", 3}, {"lora_alpha", 6}, {"target_modules", ".*\\.(q_proj|v_proj|down_proj)"}, {"use_rslora", true}}, {}, {}},
+        {"llama",
+         "CausalLM",
+         {{"r", 3}, {"lora_alpha", 6}, {"target_modules", ".*\\.(q_proj|v_proj|down_proj)"}, {"use_rslora", true}},
+         {},
+         {}},
         {"qwen2", "CausalLM", {{"r", 2}, {"lora_alpha", 4}}, {}, {}},
-        {"bert", "SequenceClassification", {{"r", 4}, {"lora_alpha", 8}, {"target_modules", {"query", "value", "dense"}}}, {}, {}},
+        {"bert",
+         "SequenceClassification",
+         {{"r", 4}, {"lora_alpha", 8}, {"target_modules", {"query", "value", "dense"}}},
+         {},
+         {}},
     };
     nlohmann::json spec = nlohmann::json::array();
     for (size_t k = 0; k < jobs.size(); ++k) {
@@ -250,10 +266,16 @@ void TestLora::peftRoundTrip() {
         saveLoraAdapter(*model, dir / "ours", (kModels / job.name).string());
         mergeLora(*model);
         saveHfModel(*model, dir / "merged", torch::kFloat32);
-        saveSafetensors(dir / "inputs.safetensors", {{"input_ids", job.batch.first}, {"attention_mask", job.batch.second}});
-        spec.push_back({{"base", (kModels / job.name).string()}, {"task", job.task}, {"inputs", (dir / "inputs.safetensors").string()},
-                        {"ours_adapter", (dir / "ours").string()}, {"merged", (dir / "merged").string()},
-                        {"peft_adapter_out", (dir / "peft").string()}, {"lora", job.peftLora}, {"seed", 40 + k},
+        saveSafetensors(dir / "inputs.safetensors",
+                        {{"input_ids", job.batch.first}, {"attention_mask", job.batch.second}});
+        spec.push_back({{"base", (kModels / job.name).string()},
+                        {"task", job.task},
+                        {"inputs", (dir / "inputs.safetensors").string()},
+                        {"ours_adapter", (dir / "ours").string()},
+                        {"merged", (dir / "merged").string()},
+                        {"peft_adapter_out", (dir / "peft").string()},
+                        {"lora", job.peftLora},
+                        {"seed", 40 + k},
                         {"out", (dir / "reference.safetensors").string()}});
     }
     writeFileAtomic(tmp / "spec.json", spec.dump(2));
@@ -263,7 +285,8 @@ void TestLora::peftRoundTrip() {
                     QString::fromStdString((tmp / "spec.json").string())});
     p.start();
     QVERIFY(p.waitForFinished(300000));
-    QVERIFY2(p.exitStatus() == QProcess::NormalExit && p.exitCode() == 0, p.readAllStandardError().right(3000).constData());
+    QVERIFY2(p.exitStatus() == QProcess::NormalExit && p.exitCode() == 0,
+             p.readAllStandardError().right(3000).constData());
 
     for (Job& job : jobs) {
         const fs::path dir = tmp / job.name;
@@ -272,7 +295,8 @@ void TestLora::peftRoundTrip() {
         for (const char* key : {"ours_logits", "merged_logits"}) {
             const torch::Tensor& theirs = ref.at(key);
             QCOMPARE(theirs.sizes().vec(), job.oursLogits.sizes().vec());
-            qInfo("%s %s: max|diff| %.3g relL2 %.3g", job.name.c_str(), key, maxAbs(job.oursLogits, theirs), relL2(job.oursLogits, theirs));
+            qInfo("%s %s: max|diff| %.3g relL2 %.3g", job.name.c_str(), key, maxAbs(job.oursLogits, theirs),
+                  relL2(job.oursLogits, theirs));
             QVERIFY2(maxAbs(job.oursLogits, theirs) <= 1e-4, key);
             QVERIFY2(relL2(job.oursLogits, theirs) <= 1e-5, key);
         }
@@ -295,11 +319,16 @@ void TestLora::badTargets_data() {
     QTest::addColumn<QStringList>("targets");
     QTest::addColumn<QString>("regex");
     QTest::addColumn<QString>("expected");  // part of the message
-    QTest::newRow("embedding") << "gpt2" << QStringList{"wte"} << "" << "\"transformer.wte\"";
-    QTest::newRow("norm") << "llama" << QStringList{"input_layernorm"} << "" << "not a Linear or Conv1D";
-    QTest::newRow("whole block") << "gpt2" << QStringList() << "transformer\\.h\\.0\\.attn" << "\"transformer.h.0.attn\"";
-    QTest::newRow("nothing matches") << "llama" << QStringList{"c_attn"} << "" << "q_proj";
-    QTest::newRow("bad regex") << "llama" << QStringList() << "(q_proj" << "not a valid regular expression";
+    QTest::newRow("embedding") << "gpt2" << QStringList{"wte"} << ""
+                               << "\"transformer.wte\"";
+    QTest::newRow("norm") << "llama" << QStringList{"input_layernorm"} << ""
+                          << "not a Linear or Conv1D";
+    QTest::newRow("whole block") << "gpt2" << QStringList() << "transformer\\.h\\.0\\.attn"
+                                 << "\"transformer.h.0.attn\"";
+    QTest::newRow("nothing matches") << "llama" << QStringList{"c_attn"} << ""
+                                     << "q_proj";
+    QTest::newRow("bad regex") << "llama" << QStringList() << "(q_proj"
+                               << "not a valid regular expression";
 }
 
 void TestLora::badTargets() {
@@ -324,12 +353,18 @@ void TestLora::badTargets() {
 void TestLora::badAdapterFolders_data() {
     QTest::addColumn<QString>("edit");
     QTest::addColumn<QString>("expected");
-    QTest::newRow("bias all") << "bias" << "\"bias\"";
-    QTest::newRow("dora") << "use_dora" << "\"use_dora\"";
-    QTest::newRow("rank pattern") << "rank_pattern" << "\"rank_pattern\"";
-    QTest::newRow("missing tensor") << "drop_tensor" << "lora_B.weight' is missing";
-    QTest::newRow("wrong rank") << "rank" << "expected shape";
-    QTest::newRow("not lora") << "peft_type" << "\"peft_type\"";
+    QTest::newRow("bias all") << "bias"
+                              << "\"bias\"";
+    QTest::newRow("dora") << "use_dora"
+                          << "\"use_dora\"";
+    QTest::newRow("rank pattern") << "rank_pattern"
+                                  << "\"rank_pattern\"";
+    QTest::newRow("missing tensor") << "drop_tensor"
+                                    << "lora_B.weight' is missing";
+    QTest::newRow("wrong rank") << "rank"
+                                << "expected shape";
+    QTest::newRow("not lora") << "peft_type"
+                              << "\"peft_type\"";
 }
 
 void TestLora::badAdapterFolders() {

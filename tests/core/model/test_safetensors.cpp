@@ -66,11 +66,11 @@ void TestSafetensors::roundTripAllDtypes() {
     QTemporaryDir tmp;
     QVERIFY(tmp.isValid());
     const fs::path path = fs::path(tmp.path().toStdString()) / "all.safetensors";
-    const SafetensorsDtype all[] = {SafetensorsDtype::Bool, SafetensorsDtype::U8,     SafetensorsDtype::I8,
+    const SafetensorsDtype all[] = {SafetensorsDtype::Bool,   SafetensorsDtype::U8,     SafetensorsDtype::I8,
                                     SafetensorsDtype::F8E5M2, SafetensorsDtype::F8E4M3, SafetensorsDtype::I16,
-                                    SafetensorsDtype::U16,  SafetensorsDtype::F16,    SafetensorsDtype::BF16,
-                                    SafetensorsDtype::I32,  SafetensorsDtype::U32,    SafetensorsDtype::F32,
-                                    SafetensorsDtype::F64,  SafetensorsDtype::I64,    SafetensorsDtype::U64};
+                                    SafetensorsDtype::U16,    SafetensorsDtype::F16,    SafetensorsDtype::BF16,
+                                    SafetensorsDtype::I32,    SafetensorsDtype::U32,    SafetensorsDtype::F32,
+                                    SafetensorsDtype::F64,    SafetensorsDtype::I64,    SafetensorsDtype::U64};
     std::vector<std::vector<unsigned char>> storage;
     std::vector<TensorView> views;
     unsigned seed = 1;
@@ -166,7 +166,8 @@ void TestSafetensors::writerRejectsBadInput() {
                                                              {"a", SafetensorsDtype::F32, {1}, x.data(), {}}},
                                                             {}));
     QVERIFY_THROWS_EXCEPTION(FormatError, safetensorsHeader({{"", SafetensorsDtype::F32, {1}, x.data(), {}}}, {}));
-    QVERIFY_THROWS_EXCEPTION(FormatError, safetensorsHeader({{"__metadata__", SafetensorsDtype::F32, {1}, x.data(), {}}}, {}));
+    QVERIFY_THROWS_EXCEPTION(FormatError,
+                             safetensorsHeader({{"__metadata__", SafetensorsDtype::F32, {1}, x.data(), {}}}, {}));
     QVERIFY_THROWS_EXCEPTION(FormatError, safetensorsHeader({{"a", SafetensorsDtype::F32, {-1}, x.data(), {}}}, {}));
 }
 
@@ -187,22 +188,30 @@ void TestSafetensors::badFiles_data() {
     add("not an object", rawFile("[1, 2, 3]", 0), "not a JSON object");
     add("leading garbage", rawFile("x{}", 0), "not a JSON object");
     add("invalid utf-8", rawFile("{\"\xff\xfe\":1}", 0), "not valid JSON");
-    add("unknown dtype", rawFile("{\"w\":{\"dtype\":\"F128\",\"shape\":[2],\"data_offsets\":[0,8]}}", 8), "unknown dtype \"F128\"");
+    add("unknown dtype", rawFile("{\"w\":{\"dtype\":\"F128\",\"shape\":[2],\"data_offsets\":[0,8]}}", 8),
+        "unknown dtype \"F128\"");
     add("missing dtype", rawFile("{\"w\":{\"shape\":[2],\"data_offsets\":[0,8]}}", 8), "'w'");
-    add("shape byte mismatch", rawFile("{\"w\":{\"dtype\":\"F32\",\"shape\":[2,2],\"data_offsets\":[0,8]}}", 8), "needs 16 bytes");
-    add("negative dim", rawFile("{\"w\":{\"dtype\":\"F32\",\"shape\":[-2],\"data_offsets\":[0,8]}}", 8), "non-negative");
-    add("offsets out of range", rawFile("{" + okEntry + ",\"v\":{\"dtype\":\"F32\",\"shape\":[4],\"data_offsets\":[8,24]}}", 16),
+    add("shape byte mismatch", rawFile("{\"w\":{\"dtype\":\"F32\",\"shape\":[2,2],\"data_offsets\":[0,8]}}", 8),
+        "needs 16 bytes");
+    add("negative dim", rawFile("{\"w\":{\"dtype\":\"F32\",\"shape\":[-2],\"data_offsets\":[0,8]}}", 8),
+        "non-negative");
+    add("offsets out of range",
+        rawFile("{" + okEntry + ",\"v\":{\"dtype\":\"F32\",\"shape\":[4],\"data_offsets\":[8,24]}}", 16),
         "'v': data_offsets end 24 is beyond");
     add("truncated data", rawFile("{" + okEntry + "}", 5), "beyond the data buffer");
-    add("begin after end", rawFile("{\"w\":{\"dtype\":\"F32\",\"shape\":[0],\"data_offsets\":[8,4]}}", 8), "begin > end");
+    add("begin after end", rawFile("{\"w\":{\"dtype\":\"F32\",\"shape\":[0],\"data_offsets\":[8,4]}}", 8),
+        "begin > end");
     add("overlapping tensors",
-        rawFile("{" + okEntry + ",\"v\":{\"dtype\":\"F32\",\"shape\":[2],\"data_offsets\":[4,12]}}", 12), "overlaps tensor 'w'");
+        rawFile("{" + okEntry + ",\"v\":{\"dtype\":\"F32\",\"shape\":[2],\"data_offsets\":[4,12]}}", 12),
+        "overlaps tensor 'w'");
     add("gap between tensors",
-        rawFile("{" + okEntry + ",\"v\":{\"dtype\":\"F32\",\"shape\":[1],\"data_offsets\":[12,16]}}", 16), "belong to no tensor");
+        rawFile("{" + okEntry + ",\"v\":{\"dtype\":\"F32\",\"shape\":[1],\"data_offsets\":[12,16]}}", 16),
+        "belong to no tensor");
     add("trailing bytes", rawFile("{" + okEntry + "}", 12), "trailing bytes");
     add("duplicate names", rawFile("{" + okEntry + "," + okEntry + "}", 8), "duplicate tensor name 'w'");
     add("metadata not strings", rawFile("{\"__metadata__\":{\"format\":1}," + okEntry + "}", 8), "__metadata__");
-    add("offsets not pair", rawFile("{\"w\":{\"dtype\":\"F32\",\"shape\":[2],\"data_offsets\":[0]}}", 8), "data_offsets");
+    add("offsets not pair", rawFile("{\"w\":{\"dtype\":\"F32\",\"shape\":[2],\"data_offsets\":[0]}}", 8),
+        "data_offsets");
 }
 
 void TestSafetensors::badFiles() {
@@ -285,7 +294,8 @@ void TestSafetensors::pythonCrossCheck() {
     // Python -> ours (a file Python writes from scratch with known values).
     QTemporaryDir tmp;
     const fs::path dir = tmp.path().toStdString();
-    const fs::path ours = dir / "ours.safetensors", resaved = dir / "resaved.safetensors", fresh = dir / "fresh.safetensors";
+    const fs::path ours = dir / "ours.safetensors", resaved = dir / "resaved.safetensors",
+                   fresh = dir / "fresh.safetensors";
     torch::manual_seed(11);
     std::vector<NamedTensor> in{
         {"model.embed.weight", torch::randn({10, 4})},

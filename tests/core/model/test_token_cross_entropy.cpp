@@ -18,8 +18,9 @@ struct LossAndGrad {
 LossAndGrad reference(const torch::Tensor& logitsIn, const torch::Tensor& targets, bool mean, double gradScale) {
     torch::Tensor logits = logitsIn.detach().clone().requires_grad_(true);
     const auto acc = logits.scalar_type() == torch::kFloat64 ? torch::kFloat64 : torch::kFloat32;
-    torch::Tensor loss = at::cross_entropy_loss(logits.to(acc).reshape({-1, logits.size(-1)}), targets.reshape({-1}), {},
-                                                mean ? at::Reduction::Mean : at::Reduction::Sum, kIgnoreTarget, 0.0);
+    torch::Tensor loss =
+        at::cross_entropy_loss(logits.to(acc).reshape({-1, logits.size(-1)}), targets.reshape({-1}), {},
+                               mean ? at::Reduction::Mean : at::Reduction::Sum, kIgnoreTarget, 0.0);
     (loss * gradScale).backward();
     return {loss.detach(), logits.grad()};
 }
@@ -76,7 +77,8 @@ private slots:
         const double tol = dtype == 1 ? 1e-12 : dtype == 2 ? 1e-2 : 1e-5;
         QVERIFY2(relDiff(got.loss, ref.loss) < 1e-6 || dtype == 2 && relDiff(got.loss, ref.loss) < 1e-4,
                  qPrintable(QString("loss %1 vs %2").arg(got.loss.item<double>()).arg(ref.loss.item<double>())));
-        QVERIFY2(relDiff(got.grad, ref.grad) < tol, qPrintable(QString("grad rel diff %1").arg(relDiff(got.grad, ref.grad))));
+        QVERIFY2(relDiff(got.grad, ref.grad) < tol,
+                 qPrintable(QString("grad rel diff %1").arg(relDiff(got.grad, ref.grad))));
         // ignored rows get no gradient at all
         const torch::Tensor ignored = targets.eq(kIgnoreTarget);
         if (ignored.any().item<bool>()) QCOMPARE(got.grad.index({ignored}).abs().max().item<double>(), 0.0);
@@ -89,8 +91,9 @@ private slots:
         torch::Tensor labels = torch::randint(0, 50, {3, 9}, torch::kInt64);
         labels.index_put_({1, 4}, kIgnoreTarget);
         torch::Tensor a = logits.clone().requires_grad_(true);
-        torch::Tensor lossA = at::cross_entropy_loss(a.narrow(1, 0, 8).reshape({-1, 50}), labels.narrow(1, 1, 8).reshape({-1}),
-                                                     {}, at::Reduction::Mean, kIgnoreTarget, 0.0);
+        torch::Tensor lossA =
+            at::cross_entropy_loss(a.narrow(1, 0, 8).reshape({-1, 50}), labels.narrow(1, 1, 8).reshape({-1}), {},
+                                   at::Reduction::Mean, kIgnoreTarget, 0.0);
         lossA.backward();
         torch::Tensor b = logits.clone().requires_grad_(true);
         torch::Tensor lossB = tokenCrossEntropy(b, nextTokenTargets(labels), TokenLossReduction::Mean);
@@ -118,7 +121,8 @@ private slots:
         } catch (const Error& e) {
             QVERIFY2(QString(e.what()).contains("[0, 10)") && QString(e.what()).contains("found 10"), e.what());
         }
-        QVERIFY_THROWS_EXCEPTION(Error, tokenCrossEntropy(logits, torch::zeros({2, 4}, torch::kInt64), TokenLossReduction::Sum));
+        QVERIFY_THROWS_EXCEPTION(
+            Error, tokenCrossEntropy(logits, torch::zeros({2, 4}, torch::kInt64), TokenLossReduction::Sum));
     }
 };
 

@@ -37,7 +37,8 @@ std::vector<torch::Tensor> grads(int steps, torch::ScalarType t) {
 }
 
 double maxRel(const torch::Tensor& a, const torch::Tensor& b) {
-    return ((a.to(torch::kFloat64) - b.to(torch::kFloat64)).abs().max() / b.to(torch::kFloat64).abs().max()).item<double>();
+    return ((a.to(torch::kFloat64) - b.to(torch::kFloat64)).abs().max() / b.to(torch::kFloat64).abs().max())
+        .item<double>();
 }
 
 PartitionPlacement nvme(const fs::path& dir, int64_t sub, int buffers, bool pipeline) {
@@ -79,7 +80,9 @@ private slots:
         for (StatePlacement w : {StatePlacement::Host, StatePlacement::Nvme})
             for (bool adamW : {true, false})
                 for (bool bf16 : {false, true})
-                    QTest::newRow(qPrintable(QString("%1 %2 %3").arg(statePlacementName(w)).arg(adamW ? "adamw" : "adam-l2")
+                    QTest::newRow(qPrintable(QString("%1 %2 %3")
+                                                 .arg(statePlacementName(w))
+                                                 .arg(adamW ? "adamw" : "adam-l2")
                                                  .arg(bf16 ? "bf16 grads" : "fp32 grads")))
                         << int(w) << adamW << bf16;
     }
@@ -92,9 +95,11 @@ private slots:
         const torch::Tensor init = torch::randn({kN});
         const OptimizerConfig cfg = adamConfig(adamW);
         OptimizerPartition dev(init, cfg, PartitionPlacement{});
-        const fs::path dir = fs::path(m_tmp.path().toStdString()) / ("p" + std::to_string(where) + std::to_string(adamW) + std::to_string(bf16Grad));
+        const fs::path dir = fs::path(m_tmp.path().toStdString()) /
+                             ("p" + std::to_string(where) + std::to_string(adamW) + std::to_string(bf16Grad));
         fs::create_directories(dir);
-        OptimizerPartition off(init, cfg, StatePlacement(where) == StatePlacement::Host ? host(3001) : nvme(dir, 3001, 2, true));
+        OptimizerPartition off(init, cfg,
+                               StatePlacement(where) == StatePlacement::Host ? host(3001) : nvme(dir, 3001, 2, true));
         QVERIFY(off.offloaded());
         torch::Tensor out = torch::empty({kN}, torch::kFloat32);
         const double scale = 0.25;
@@ -128,7 +133,8 @@ private slots:
         QFETCH(bool, pipeline);
         torch::manual_seed(2);
         const torch::Tensor init = torch::randn({kN}).to(torch::kBFloat16);
-        const fs::path dir = fs::path(m_tmp.path().toStdString()) / ("n" + std::to_string(sub) + "b" + std::to_string(buffers));
+        const fs::path dir =
+            fs::path(m_tmp.path().toStdString()) / ("n" + std::to_string(sub) + "b" + std::to_string(buffers));
         fs::create_directories(dir);
         OptimizerPartition h(init, adamConfig(true), host(sub));
         torch::Tensor outH = torch::empty({kN}, torch::kBFloat16), outN = torch::empty({kN}, torch::kBFloat16);
@@ -143,7 +149,8 @@ private slots:
             for (const char* name : {"master", "exp_avg.0", "exp_avg_sq.0"})
                 QVERIFY2(torch::equal(stateOf(h, name), stateOf(n, name)), name);
             QVERIFY(torch::equal(outH, outN));
-            QVERIFY(torch::equal(outN, stateOf(n, "master").to(torch::kBFloat16)));  // the bf16 copy is the rounded master
+            QVERIFY(
+                torch::equal(outN, stateOf(n, "master").to(torch::kBFloat16)));  // the bf16 copy is the rounded master
             QVERIFY(n.swapBytesWritten() > 0 && n.swapBytesRead() > 0);
             const PartitionBytes b = n.bytes();
             QVERIFY(b.nvme >= 12 * kN);
@@ -161,7 +168,8 @@ private slots:
             using TensorSink::TensorSink;
             int64_t maxSpan() const override { return 37; }
             torch::Tensor span(int64_t offset, int64_t n) override {
-                if (n > 37 || offset != next) throw Error("span of " + std::to_string(n) + " at " + std::to_string(offset));
+                if (n > 37 || offset != next)
+                    throw Error("span of " + std::to_string(n) + " at " + std::to_string(offset));
                 return TensorSink::span(offset, n);
             }
             void commit(int64_t offset, int64_t n) override { next = offset + n; }
@@ -243,7 +251,8 @@ private slots:
             QFAIL("expected an error");
         } catch (const ConfigError& e) {
             const std::string m = e.what();
-            QVERIFY2(m.find("offload_optimizer.nvme_path") != std::string::npos && m.find("/nonexistent-fts/path") != std::string::npos,
+            QVERIFY2(m.find("offload_optimizer.nvme_path") != std::string::npos &&
+                         m.find("/nonexistent-fts/path") != std::string::npos,
                      e.what());
         }
     }

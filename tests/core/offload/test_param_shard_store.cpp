@@ -43,7 +43,8 @@ private slots:
         QTest::addColumn<qint64>("maxInCpu");
         for (int dt : {int(torch::kFloat32), int(torch::kBFloat16)})
             for (qint64 m : {qint64(0), qint64(1234), qint64(10007), qint64(20000)})
-                QTest::newRow(qPrintable(QString("%1, max_in_cpu %2").arg(dt == int(torch::kFloat32) ? "fp32" : "bf16").arg(m)))
+                QTest::newRow(
+                    qPrintable(QString("%1, max_in_cpu %2").arg(dt == int(torch::kFloat32) ? "fp32" : "bf16").arg(m)))
                     << dt << m;
     }
     void readsMatchAcrossTheBoundary() {
@@ -59,7 +60,8 @@ private slots:
         std::mt19937 rng(3);
         for (int i = 0; i < 200; ++i) {
             const int64_t a = int64_t(rng() % uint32_t(n)), len = int64_t(rng() % uint32_t(n - a + 1));
-            QVERIFY2(torch::equal(store.read(a, len), init.narrow(0, a, len)), qPrintable(QString("[%1, +%2)").arg(a).arg(len)));
+            QVERIFY2(torch::equal(store.read(a, len), init.narrow(0, a, len)),
+                     qPrintable(QString("[%1, +%2)").arg(a).arg(len)));
         }
         QVERIFY(torch::equal(store.read(0, n), init));
     }
@@ -91,7 +93,8 @@ private slots:
     // buffer_size; a write span is at most one 8 MiB write buffer when part of the shard is on disk.
     void readAheadAndSpansFollowTheBuffers() {
         const torch::Tensor init = values(10000, torch::kFloat32, 7);
-        ParamShardStore one(init, nvme(0, 1), 3000, "w"), three(init, nvme(0, 3), 3000, "w"), small(init, nvme(0, 3, 3000), 3000, "w");
+        ParamShardStore one(init, nvme(0, 1), 3000, "w"), three(init, nvme(0, 3), 3000, "w"),
+            small(init, nvme(0, 3, 3000), 3000, "w");
         for (ParamShardStore* st : {&one, &three, &small}) st->setReadAheadBound(2, 4000);
         QCOMPARE(one.readAheadRanges(), 1);
         QCOMPARE(three.readAheadRanges(), 2);
@@ -149,7 +152,8 @@ private slots:
         } catch (const ConfigError& e) {
             const std::string m = e.what();
             QVERIFY2(m.find("offload_param.buffer_size") != std::string::npos &&
-                         m.find("model.layers.0.mlp.up_proj.weight") != std::string::npos && m.find("2500") != std::string::npos,
+                         m.find("model.layers.0.mlp.up_proj.weight") != std::string::npos &&
+                         m.find("2500") != std::string::npos,
                      e.what());
         }
         ParamStorePlacement missing = nvme(0);
@@ -158,7 +162,8 @@ private slots:
             ParamShardStore store(init, missing, 10, "w");
             QFAIL("a missing nvme_path was accepted");
         } catch (const ConfigError& e) {
-            QVERIFY2(std::string(e.what()).find("offload_param.nvme_path: /nonexistent/fts does not exist") != std::string::npos,
+            QVERIFY2(std::string(e.what()).find("offload_param.nvme_path: /nonexistent/fts does not exist") !=
+                         std::string::npos,
                      e.what());
         }
     }

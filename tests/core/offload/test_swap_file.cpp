@@ -81,7 +81,8 @@ private slots:
             QFAIL("expected an error");
         } catch (const IoError& e) {
             const std::string m = e.what();
-            QVERIFY2(m.find(path.string()) != std::string::npos && m.find("cannot reserve") != std::string::npos, e.what());
+            QVERIFY2(m.find(path.string()) != std::string::npos && m.find("cannot reserve") != std::string::npos,
+                     e.what());
         }
         QVERIFY(!fs::exists(path));
     }

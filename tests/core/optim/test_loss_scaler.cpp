@@ -82,7 +82,8 @@ private slots:
                           {"consecutive_hysteresis", c.cfg.consecutiveHysteresis},
                           {"overflows", c.overflows}});
         QProcess p;
-        p.start(QString::fromUtf8(FTS_TEST_PYTHON), {QString::fromUtf8(FTS_TEST_DATA_DIR) + "/optim/deepspeed_loss_scaler.py"});
+        p.start(QString::fromUtf8(FTS_TEST_PYTHON),
+                {QString::fromUtf8(FTS_TEST_DATA_DIR) + "/optim/deepspeed_loss_scaler.py"});
         QVERIFY(p.waitForStarted());
         p.write(QByteArray::fromStdString(in.dump()));
         p.closeWriteChannel();
@@ -121,11 +122,13 @@ private slots:
         const auto want = ref.at("scales").get<std::vector<double>>();
         QCOMPARE(scales.size(), want.size());
         for (size_t i = 0; i < want.size(); ++i)
-            QVERIFY2(scales[i] == want[i], qPrintable(QString("update %1: scale %2, DeepSpeed %3").arg(i).arg(scales[i]).arg(want[i])));
+            QVERIFY2(scales[i] == want[i],
+                     qPrintable(QString("update %1: scale %2, DeepSpeed %3").arg(i).arg(scales[i]).arg(want[i])));
         QCOMPARE(stoppedAt, ref.at("stopped_at").get<int>());
         if (stoppedAt >= 0) {
-            QVERIFY2(message.find("minimum") != std::string::npos && message.find("min_loss_scale") != std::string::npos,
-                     message.c_str());
+            QVERIFY2(
+                message.find("minimum") != std::string::npos && message.find("min_loss_scale") != std::string::npos,
+                message.c_str());
         }
     }
 

@@ -85,7 +85,8 @@ void TestLrSchedule::matchesDeepSpeedEngine() {
         const double got = learningRateAt(cfg.deepspeed.scheduler, cfg.deepspeed.optimizer.lr, int64_t(k));
         const double expected = want[k].get<double>();
         QVERIFY2(close(got, expected), ("step " + std::to_string(k) + ": got " + std::to_string(got) +
-                                        ", DeepSpeed used " + std::to_string(expected)).c_str());
+                                        ", DeepSpeed used " + std::to_string(expected))
+                                           .c_str());
     }
 }
 
@@ -115,29 +116,40 @@ void TestLrSchedule::handDerivedValues_data() {
     QTest::newRow("log step 100 (i=99)") << wlr << 0.0 << 1e-2 << 100 << "log" << 0 << 0.0 << 0.0 << 0.0 << 100 << 0.01;
     // linear, W = 4: step 3 (i=2) -> 2/4
     QTest::newRow("linear step 3") << wlr << 0.0 << 0.008 << 4 << "linear" << 0 << 0.0 << 0.0 << 0.0 << 3 << 0.004;
-    QTest::newRow("linear after warmup") << wlr << 0.0 << 0.008 << 4 << "linear" << 0 << 0.0 << 0.0 << 0.0 << 50 << 0.008;
+    QTest::newRow("linear after warmup") << wlr << 0.0 << 0.008 << 4 << "linear" << 0 << 0.0 << 0.0 << 0.0 << 50
+                                         << 0.008;
     // warmup_num_steps 1 acts as 2: step 2 (i=1) is halfway (1/2), step 3 (i=2) at max
     QTest::newRow("warmup 1 acts as 2") << wlr << 0.0 << 0.008 << 1 << "linear" << 0 << 0.0 << 0.0 << 0.0 << 2 << 0.004;
-    QTest::newRow("warmup 1 acts as 2, step 3") << wlr << 0.0 << 0.008 << 1 << "linear" << 0 << 0.0 << 0.0 << 0.0 << 3 << 0.008;
-    QTest::newRow("warmup 1 acts as 2, step 1") << wlr << 0.0 << 0.008 << 1 << "linear" << 0 << 0.0 << 0.0 << 0.0 << 1 << 0.0;
+    QTest::newRow("warmup 1 acts as 2, step 3")
+        << wlr << 0.0 << 0.008 << 1 << "linear" << 0 << 0.0 << 0.0 << 0.0 << 3 << 0.008;
+    QTest::newRow("warmup 1 acts as 2, step 1")
+        << wlr << 0.0 << 0.008 << 1 << "linear" << 0 << 0.0 << 0.0 << 0.0 << 1 << 0.0;
     // WarmupDecayLR linear W=4, T=12, max 0.008: step 7 (i=6) -> (12-6)/(12-4) = 0.75
     QTest::newRow("decay step 7") << wdl << 0.0 << 0.008 << 4 << "linear" << 12 << 0.0 << 0.0 << 0.0 << 7 << 0.006;
-    QTest::newRow("decay step 5 (i=4) top") << wdl << 0.0 << 0.008 << 4 << "linear" << 12 << 0.0 << 0.0 << 0.0 << 5 << 0.008;
-    QTest::newRow("decay step 13 (i=12) zero") << wdl << 0.0 << 0.008 << 4 << "linear" << 12 << 0.0 << 0.0 << 0.0 << 13 << 0.0;
-    QTest::newRow("decay past total stays at min") << wdl << 1e-5 << 0.008 << 4 << "linear" << 12 << 0.0 << 0.0 << 0.0 << 40 << 1e-5;
+    QTest::newRow("decay step 5 (i=4) top")
+        << wdl << 0.0 << 0.008 << 4 << "linear" << 12 << 0.0 << 0.0 << 0.0 << 5 << 0.008;
+    QTest::newRow("decay step 13 (i=12) zero")
+        << wdl << 0.0 << 0.008 << 4 << "linear" << 12 << 0.0 << 0.0 << 0.0 << 13 << 0.0;
+    QTest::newRow("decay past total stays at min")
+        << wdl << 1e-5 << 0.008 << 4 << "linear" << 12 << 0.0 << 0.0 << 0.0 << 40 << 1e-5;
     // WarmupCosineLR: step 0 -> 0 regardless of warmup_min_ratio; step 1 (i=0) -> warmup_min_ratio
-    QTest::newRow("cosine step 0 is zero") << wcl << 0.0 << 0.0 << 10 << "linear" << 30 << 0.2 << 0.0 << 0.01 << 0 << 0.0;
-    QTest::newRow("cosine step 1 min ratio") << wcl << 0.0 << 0.0 << 10 << "linear" << 30 << 0.2 << 0.0 << 0.01 << 1 << 0.002;
+    QTest::newRow("cosine step 0 is zero")
+        << wcl << 0.0 << 0.0 << 10 << "linear" << 30 << 0.2 << 0.0 << 0.01 << 0 << 0.0;
+    QTest::newRow("cosine step 1 min ratio")
+        << wcl << 0.0 << 0.0 << 10 << "linear" << 30 << 0.2 << 0.0 << 0.01 << 1 << 0.002;
     // linear warmup, i=5 of W=10: 0.2 + 0.5 * 0.8 = 0.6
-    QTest::newRow("cosine warmup middle") << wcl << 0.0 << 0.0 << 10 << "linear" << 30 << 0.2 << 0.0 << 0.01 << 6 << 0.006;
+    QTest::newRow("cosine warmup middle")
+        << wcl << 0.0 << 0.0 << 10 << "linear" << 30 << 0.2 << 0.0 << 0.01 << 6 << 0.006;
     // i = W = 10: progress (10-10+1)/(30-10) = 0.05 -> (1+cos(0.05 pi))/2
     QTest::newRow("cosine first decay step") << wcl << 0.0 << 0.0 << 10 << "linear" << 30 << 0.2 << 0.0 << 0.01 << 11
                                              << 0.01 * (1.0 + std::cos(0.05 * std::numbers::pi)) / 2.0;
     // i = 19: progress 0.5 -> ratio c + (1-c)/2 with c = 0.1 -> 0.55
     QTest::newRow("cosine halfway") << wcl << 0.0 << 0.0 << 10 << "linear" << 30 << 0.2 << 0.1 << 0.01 << 20 << 0.0055;
     // i = 29: progress (29-10+1)/20 = 1 -> the floor c
-    QTest::newRow("cosine end at floor") << wcl << 0.0 << 0.0 << 10 << "linear" << 30 << 0.2 << 0.1 << 0.01 << 30 << 0.001;
-    QTest::newRow("cosine past end stays at floor") << wcl << 0.0 << 0.0 << 10 << "linear" << 30 << 0.2 << 0.1 << 0.01 << 500 << 0.001;
+    QTest::newRow("cosine end at floor") << wcl << 0.0 << 0.0 << 10 << "linear" << 30 << 0.2 << 0.1 << 0.01 << 30
+                                         << 0.001;
+    QTest::newRow("cosine past end stays at floor")
+        << wcl << 0.0 << 0.0 << 10 << "linear" << 30 << 0.2 << 0.1 << 0.01 << 500 << 0.001;
 }
 
 void TestLrSchedule::handDerivedValues() {
@@ -168,7 +180,6 @@ void TestLrSchedule::negativeStepThrows() {
     QVERIFY_THROWS_EXCEPTION(std::invalid_argument, learningRateAt(s, 1e-3, -1));
 }
 
-
 // The Trainer's schedulers (training.lr_scheduler_type) against transformers' get_scheduler, run at test time
 // (tests/data/config/hf_scheduler_lr.py), through the real parser: the training section names the schedule.
 void TestLrSchedule::matchesTrainerSchedulers() {
@@ -194,7 +205,11 @@ void TestLrSchedule::matchesTrainerSchedulers() {
     };
     json in = json::array();
     for (const Case& c : cases)
-        in.push_back({{"type", c.type}, {"lr", c.lr}, {"warmup", c.warmup}, {"total", c.total}, {"kwargs", c.kwargs},
+        in.push_back({{"type", c.type},
+                      {"lr", c.lr},
+                      {"warmup", c.warmup},
+                      {"total", c.total},
+                      {"kwargs", c.kwargs},
                       {"steps", c.total + 5}});
     QProcess p;
     p.start(QString::fromUtf8(FTS_TEST_PYTHON), {QString::fromUtf8(FTS_TEST_DATA_DIR) + "/config/hf_scheduler_lr.py"});
@@ -207,19 +222,26 @@ void TestLrSchedule::matchesTrainerSchedulers() {
     QCOMPARE(ref.size(), cases.size());
     for (size_t i = 0; i < cases.size(); ++i) {
         const Case& c = cases[i];
-        json training = {{"output_dir", "o"}, {"max_steps", c.total}, {"learning_rate", c.lr},
-                         {"lr_scheduler_type", c.type}, {"lr_scheduler_kwargs", c.kwargs}};
+        json training = {{"output_dir", "o"},
+                         {"max_steps", c.total},
+                         {"learning_rate", c.lr},
+                         {"lr_scheduler_type", c.type},
+                         {"lr_scheduler_kwargs", c.kwargs}};
         if (c.warmup > 0) training["warmup_steps"] = c.warmup;
-        const json doc = {{"model", {{"path", "m"}}}, {"data", {{"train", "t.jsonl"}}}, {"training", training},
+        const json doc = {{"model", {{"path", "m"}}},
+                          {"data", {{"train", "t.jsonl"}}},
+                          {"training", training},
                           {"deepspeed", {{"train_micro_batch_size_per_gpu", 1}}}};
         ConfigParseResult r = parseTrainConfig(doc, "/tmp");
         QVERIFY2(r.ok(), r.errorText().c_str());
         const SchedulerConfig s = resolveScheduleForRun(r.config->deepspeed.scheduler, c.total);
         for (size_t k = 0; k < ref[i].size(); ++k) {
-            const double want = ref[i][k].get<double>(), got = learningRateAt(s, r.config->deepspeed.optimizer.lr, int64_t(k));
+            const double want = ref[i][k].get<double>(),
+                         got = learningRateAt(s, r.config->deepspeed.optimizer.lr, int64_t(k));
             QVERIFY2(close(got, want) || std::fabs(got - want) < 1e-18,
                      (c.type + " update " + std::to_string(k) + ": ours " + std::to_string(got) + ", transformers' " +
-                      std::to_string(want)).c_str());
+                      std::to_string(want))
+                         .c_str());
         }
     }
 }

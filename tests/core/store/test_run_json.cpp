@@ -194,9 +194,8 @@ private slots:
         const std::string expected =
             "ID  NAME      STATUS     MODEL" + sp(12) + "STEPS  FINAL LOSS  STARTED" + sp(11) + "DURATION\n" +
             " 3  baseline  completed  gpt2" + sp(11) + "500/500" + sp(7) + "2.346  2024-05-01 12:34" + sp(5) +
-            "1h02m\n" +
-            "12  lora-r8   running    /models/llama  40/1000" + sp(11) + "-  2024-05-01 12:34" + sp(5) + "1m05s\n" +
-            " 7" + sp(12) + "pending" + sp(25) + "0" + sp(11) + "-  -" + sp(24) + "-\n";
+            "1h02m\n" + "12  lora-r8   running    /models/llama  40/1000" + sp(11) + "-  2024-05-01 12:34" + sp(5) +
+            "1m05s\n" + " 7" + sp(12) + "pending" + sp(25) + "0" + sp(11) + "-  -" + sp(24) + "-\n";
         const auto got = lines(text), want = lines(expected);
         for (size_t i = 0; i < std::min(got.size(), want.size()); ++i) QCOMPARE(q(got[i]), q(want[i]));
         QCOMPARE(q(text), q(expected));
@@ -253,21 +252,26 @@ private slots:
         auto field = [](const std::string& label, const std::string& value) {
             return "  " + label + sp(13 - static_cast<int>(label.size())) + value + "\n";
         };
-        const std::string expected = "Run 3: baseline\n" + field("Status:", "failed") +
-                                     field("Failure:", "CUDA out of memory") + field("Model:", "gpt2") +
-                                     field("Dataset:", "/d/train.jsonl") + field("Output:", "-") +
-                                     field("Config:", "/c/cfg.json") + field("Host:", "node-a (pid 4242)") +
-                                     field("World size:", "2") + field("Created:", "2024-05-01 12:34") +
-                                     field("Started:", "2024-05-01 12:35") + field("Ended:", "2024-05-01 13:38") +
-                                     field("Duration:", "1h02m") + field("Steps:", "500 / 500") +
-                                     field("Versions:", "fts 0.1.0, torch 2.11.0") +
-                                     "Final metrics:\n"
-                                     "  eval_loss  2.75\n"
-                                     "  loss" + sp(8) + "2.5\n"
-                                     "Latest metrics:\n"
-                                     "  NAME" + sp(7) + "STEP  VALUE\n"
-                                     "  loss" + sp(8) + "120" + sp(4) + "2.5\n"
-                                     "  eval_loss   100   2.75\n";
+        const std::string expected =
+            "Run 3: baseline\n" + field("Status:", "failed") + field("Failure:", "CUDA out of memory") +
+            field("Model:", "gpt2") + field("Dataset:", "/d/train.jsonl") + field("Output:", "-") +
+            field("Config:", "/c/cfg.json") + field("Host:", "node-a (pid 4242)") + field("World size:", "2") +
+            field("Created:", "2024-05-01 12:34") + field("Started:", "2024-05-01 12:35") +
+            field("Ended:", "2024-05-01 13:38") + field("Duration:", "1h02m") + field("Steps:", "500 / 500") +
+            field("Versions:", "fts 0.1.0, torch 2.11.0") +
+            "Final metrics:\n"
+            "  eval_loss  2.75\n"
+            "  loss" +
+            sp(8) +
+            "2.5\n"
+            "Latest metrics:\n"
+            "  NAME" +
+            sp(7) +
+            "STEP  VALUE\n"
+            "  loss" +
+            sp(8) + "120" + sp(4) +
+            "2.5\n"
+            "  eval_loss   100   2.75\n";
         QCOMPARE(q(formatRunDetails(r, last)), q(expected));
     }
 

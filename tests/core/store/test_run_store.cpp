@@ -136,9 +136,10 @@ private slots:
         }
         {
             RawDb raw(file());  // turn it back into a version-1 file
-            raw.exec("ALTER TABLE runs DROP COLUMN notes; ALTER TABLE runs DROP COLUMN tags; "
-                     "ALTER TABLE runs DROP COLUMN resolved_config_json; ALTER TABLE runs DROP COLUMN hosts_json; ALTER TABLE device_samples DROP COLUMN host; "
-                     "PRAGMA user_version = 1;");
+            raw.exec(
+                "ALTER TABLE runs DROP COLUMN notes; ALTER TABLE runs DROP COLUMN tags; "
+                "ALTER TABLE runs DROP COLUMN resolved_config_json; ALTER TABLE runs DROP COLUMN hosts_json; ALTER TABLE device_samples DROP COLUMN host; "
+                "PRAGMA user_version = 1;");
         }
         const QString msg = storeErrorOf([&] { RunStore ro(file(), true); });
         QVERIFY2(msg.contains("schema version 1"), qPrintable(msg));
@@ -174,8 +175,9 @@ private slots:
         }
         {
             RawDb raw(file());
-            raw.exec("ALTER TABLE runs DROP COLUMN resolved_config_json; ALTER TABLE runs DROP COLUMN hosts_json; ALTER TABLE device_samples DROP COLUMN host; "
-                     "PRAGMA user_version = 2;");
+            raw.exec(
+                "ALTER TABLE runs DROP COLUMN resolved_config_json; ALTER TABLE runs DROP COLUMN hosts_json; ALTER TABLE device_samples DROP COLUMN host; "
+                "PRAGMA user_version = 2;");
         }
         RunStore store(file());
         QCOMPARE(store.schemaVersion(), 4);
@@ -252,8 +254,8 @@ private slots:
         const int64_t a = store.createRun(sampleRun("a"));
         const int64_t b = store.createRun(sampleRun("b"));
         store.createRun(sampleRun("no evals"));
-        store.addMetrics(a, {{10, "eval_loss", 3.0, 1}, {20, "eval_loss", 2.5, 2}, {30, "eval_loss", 2.7, 3},
-                             {30, "loss", 0.1, 3}});
+        store.addMetrics(
+            a, {{10, "eval_loss", 3.0, 1}, {20, "eval_loss", 2.5, 2}, {30, "eval_loss", 2.7, 3}, {30, "loss", 0.1, 3}});
         store.addMetrics(b, {{10, "eval_loss", 4.0, 1}});
         const auto best = store.minMetricPerRun("eval_loss");
         QCOMPARE(best.size(), size_t(2));
@@ -387,7 +389,9 @@ private slots:
             [&] { store.finishRun(id, RunStatus::Completed, 2, "{}", ""); },
             [&] { store.setPid(id, 3); },
             [&] { store.addMetrics(id, lossPoints(1, 2)); },
-            [&] { store.addLogs(id, {{1.0, 0, "info", "x"}}); },
+            [&] {
+                store.addLogs(id, {{1.0, 0, "info", "x"}});
+            },
             [&] { store.deleteRun(id, true); },
             [&] { store.reapOrphans(); },
         };
@@ -423,8 +427,8 @@ private slots:
                                  << "/srv/xdg/finetune-studio/runs.sqlite";
         QTest::newRow("xdg empty") << QByteArray("") << QByteArray("/home/u")
                                    << "/home/u/.local/share/finetune-studio/runs.sqlite";
-        QTest::newRow("xdg relative is ignored") << QByteArray("rel/dir") << QByteArray("/home/v")
-                                                 << "/home/v/.local/share/finetune-studio/runs.sqlite";
+        QTest::newRow("xdg relative is ignored")
+            << QByteArray("rel/dir") << QByteArray("/home/v") << "/home/v/.local/share/finetune-studio/runs.sqlite";
     }
     void defaultPathFollowsXdg() {
         QFETCH(QByteArray, xdg);
@@ -435,8 +439,10 @@ private slots:
         qputenv("XDG_DATA_HOME", xdg);
         qputenv("HOME", home);
         const fs::path p = RunStore::defaultPath();
-        if (hadXdg) qputenv("XDG_DATA_HOME", oldXdg);
-        else qunsetenv("XDG_DATA_HOME");
+        if (hadXdg)
+            qputenv("XDG_DATA_HOME", oldXdg);
+        else
+            qunsetenv("XDG_DATA_HOME");
         qputenv("HOME", oldHome);
         QCOMPARE(QString::fromStdString(p.string()), expected);
     }
@@ -479,8 +485,8 @@ private slots:
         QCOMPARE(store.getRun(id)->versionsJson, std::string(R"({"fts":"0.1.0","torch":"2.11.0"})"));
 
         store.addMetrics(id, {{1, "loss", 3.5, 10.0}, {1, "lr", 1e-4, 10.0}, {2, "loss", 3.25, 11.0}});
-        store.addDeviceSamples(id, {{1, 10.0, 0, "cuda:0", 100, 200, 150, 1000},
-                                    {1, 10.0, 1, "cuda:1", 110, 210, 160, 1000}});
+        store.addDeviceSamples(
+            id, {{1, 10.0, 0, "cuda:0", 100, 200, 150, 1000}, {1, 10.0, 1, "cuda:1", 110, 210, 160, 1000}});
         store.addLogs(id, {{10.0, -1, "info", "started"}, {11.0, 0, "warn", "slow step"}});
         QCOMPARE(store.getRun(id)->lastStep, int64_t(2));
 
@@ -558,7 +564,9 @@ private slots:
             [&] { store.setRunName(missing, "x"); },
             [&] { store.deleteRun(missing); },
             [&] { store.addMetrics(missing, lossPoints(1, 2)); },
-            [&] { store.addLogs(missing, {{1.0, 0, "info", "x"}}); },
+            [&] {
+                store.addLogs(missing, {{1.0, 0, "info", "x"}});
+            },
         };
         const QString msg = storeErrorOf(ops.at(static_cast<size_t>(op)));
         QVERIFY2(!msg.isEmpty(), "expected StoreError");
@@ -740,7 +748,7 @@ private slots:
         RawDb rawReader(file(), SQLITE_OPEN_READONLY);
         rawReader.exec("BEGIN");
         QCOMPARE(rawReader.count("metrics"), 1LL);
-        writer.addMetrics(id, lossPoints(2, 4));  // not blocked by the reader
+        writer.addMetrics(id, lossPoints(2, 4));    // not blocked by the reader
         QCOMPARE(rawReader.count("metrics"), 1LL);  // snapshot isolation
         rawReader.exec("COMMIT");
         QCOMPARE(rawReader.count("metrics"), 4LL);

@@ -48,7 +48,9 @@ std::string queryText(const fs::path& store, const char* sql) {
     if (sqlite3_open_v2(store.c_str(), &db, SQLITE_OPEN_READONLY, nullptr) == SQLITE_OK) {
         sqlite3_stmt* st = nullptr;
         if (sqlite3_prepare_v2(db, sql, -1, &st, nullptr) == SQLITE_OK && sqlite3_step(st) == SQLITE_ROW)
-            result = sqlite3_column_type(st, 0) == SQLITE_NULL ? "null" : reinterpret_cast<const char*>(sqlite3_column_text(st, 0));
+            result = sqlite3_column_type(st, 0) == SQLITE_NULL
+                         ? "null"
+                         : reinterpret_cast<const char*>(sqlite3_column_text(st, 0));
         else
             result = sqlite3_errmsg(db);
         sqlite3_finalize(st);
@@ -92,7 +94,9 @@ private slots:
                 try {
                     reader.emplace(path, /*readOnly=*/true);
                 } catch (const std::exception& e) {
-                    QFAIL(qPrintable(QStringLiteral("the reader could not open the store in round %1: %2").arg(round).arg(e.what())));
+                    QFAIL(qPrintable(QStringLiteral("the reader could not open the store in round %1: %2")
+                                         .arg(round)
+                                         .arg(e.what())));
                 }
             }
             // The moment of the kill (1-20 ms in: opening the store, mid-batch, between batches), spent polling.
@@ -110,7 +114,8 @@ private slots:
             QCOMPARE(::kill(pid, SIGKILL), 0);
             int status = 0;
             QCOMPARE(::waitpid(pid, &status, 0), pid);
-            QVERIFY2(WIFSIGNALED(status), qPrintable(QStringLiteral("the writer ended on its own: status %1").arg(status)));
+            QVERIFY2(WIFSIGNALED(status),
+                     qPrintable(QStringLiteral("the writer ended on its own: status %1").arg(status)));
             ++kills;
             int64_t committed = nextBatch - 1, b = 0;
             while (::read(pipeFd[0], &b, sizeof b) == sizeof b) committed = b;
@@ -120,15 +125,20 @@ private slots:
             const int64_t rows = std::stoll(queryText(path, "SELECT COUNT(*) FROM metrics"));
             const int64_t distinct = std::stoll(queryText(path, "SELECT COUNT(DISTINCT step) FROM metrics"));
             const std::string maxStep = queryText(path, "SELECT MAX(step) FROM metrics");
-            QVERIFY2(rows % kBatch == 0, qPrintable(QStringLiteral("round %1: %2 rows, a torn batch").arg(round).arg(rows)));
+            QVERIFY2(rows % kBatch == 0,
+                     qPrintable(QStringLiteral("round %1: %2 rows, a torn batch").arg(round).arg(rows)));
             const int64_t batches = rows / kBatch;
-            QVERIFY2(batches >= committed + 1, qPrintable(QStringLiteral("round %1: batch %2 was committed, %3 batches stored")
-                                                               .arg(round).arg(committed).arg(batches)));
+            QVERIFY2(batches >= committed + 1,
+                     qPrintable(QStringLiteral("round %1: batch %2 was committed, %3 batches stored")
+                                    .arg(round)
+                                    .arg(committed)
+                                    .arg(batches)));
             QCOMPARE(distinct, rows);  // steps 0..rows-1, each once
             QCOMPARE(maxStep, rows == 0 ? std::string("null") : std::to_string(rows - 1));
             nextBatch = batches;
         }
-        qInfo("%ld kills, %ld reads, %lld batches of %d rows committed", kills, reads, static_cast<long long>(nextBatch), kBatch);
+        qInfo("%ld kills, %ld reads, %lld batches of %d rows committed", kills, reads,
+              static_cast<long long>(nextBatch), kBatch);
         QVERIFY(nextBatch > 0);
     }
 };

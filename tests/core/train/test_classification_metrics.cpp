@@ -22,11 +22,14 @@ private slots:
 };
 
 void TestClassificationMetrics::equalScikitLearn() {
-    const json ref = json::parse(readFile(std::filesystem::path(FTS_TEST_DATA_DIR) / "classification" / "metrics_reference.json"));
+    const json ref =
+        json::parse(readFile(std::filesystem::path(FTS_TEST_DATA_DIR) / "classification" / "metrics_reference.json"));
     QCOMPARE(ref["cases"].size(), size_t(8));
     for (const json& c : ref["cases"]) {
         const std::string kind = c["kind"];
-        const LabelKind k = kind == "single" ? LabelKind::SingleLabel : kind == "multi" ? LabelKind::MultiLabel : LabelKind::Regression;
+        const LabelKind k = kind == "single"  ? LabelKind::SingleLabel
+                            : kind == "multi" ? LabelKind::MultiLabel
+                                              : LabelKind::Regression;
         std::vector<float> logits, targets;
         for (const json& row : c["logits"])
             for (const json& v : row) logits.push_back(v.get<float>());
@@ -38,12 +41,18 @@ void TestClassificationMetrics::equalScikitLearn() {
             QVERIFY2(ours.count(name), name.c_str());
             const double o = ours.at(name);
             if (value.is_null()) {
-                QVERIFY2(std::isnan(o), qPrintable(QString("%1 %2: expected NaN, got %3").arg(QString::fromStdString(kind), QString::fromStdString(name)).arg(o)));
+                QVERIFY2(std::isnan(o), qPrintable(QString("%1 %2: expected NaN, got %3")
+                                                       .arg(QString::fromStdString(kind), QString::fromStdString(name))
+                                                       .arg(o)));
                 continue;
             }
             QVERIFY2(std::fabs(o - value.get<double>()) < 1e-6,
-                     qPrintable(QString("%1 (%2 labels) %3: %4, scikit-learn %5").arg(QString::fromStdString(kind))
-                                    .arg(c["num_labels"].get<int>()).arg(QString::fromStdString(name)).arg(o).arg(value.get<double>())));
+                     qPrintable(QString("%1 (%2 labels) %3: %4, scikit-learn %5")
+                                    .arg(QString::fromStdString(kind))
+                                    .arg(c["num_labels"].get<int>())
+                                    .arg(QString::fromStdString(name))
+                                    .arg(o)
+                                    .arg(value.get<double>())));
         }
     }
     QVERIFY(classificationMetrics(LabelKind::SingleLabel, 2, {}, {}).empty());

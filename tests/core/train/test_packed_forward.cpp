@@ -126,8 +126,10 @@ void TestPackedForward::matchesTransformersAndSeparateSamples() {
         const double d = maxAbs(logits, refLogits);
         QVERIFY2(d <= 2e-5, qPrintable(QString("%1: max |logits diff| %2").arg(attn).arg(d)));
         const double refLoss = ref.at(std::string("loss_") + attn).item<double>();
-        QVERIFY2(std::abs(ourLoss - refLoss) <= 1e-5 * std::abs(refLoss),
-                 qPrintable(QString("%1: loss %2 vs transformers %3").arg(attn).arg(ourLoss, 0, 'g', 10).arg(refLoss, 0, 'g', 10)));
+        QVERIFY2(
+            std::abs(ourLoss - refLoss) <= 1e-5 * std::abs(refLoss),
+            qPrintable(
+                QString("%1: loss %2 vs transformers %3").arg(attn).arg(ourLoss, 0, 'g', 10).arg(refLoss, 0, 'g', 10)));
     }
 }
 

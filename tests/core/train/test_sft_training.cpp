@@ -25,7 +25,8 @@ struct CapturingSink : fts::EventSink {
     std::vector<double> values(const std::string& name) const {
         std::vector<double> v;
         for (const auto& e : events)
-            if (e.value("event", "") == "metrics" && e.at("values").contains(name)) v.push_back(e["values"][name].get<double>());
+            if (e.value("event", "") == "metrics" && e.at("values").contains(name))
+                v.push_back(e["values"][name].get<double>());
         return v;
     }
     json start() const {
@@ -36,18 +37,19 @@ struct CapturingSink : fts::EventSink {
 };
 
 fts::TrainConfig makeConfig(const fs::path& dir, const std::string& model, const json& patch) {
-    json cfg = {{"model", {{"path", (kSft / model).string()}, {"init", "random"}}},
-                {"data",
-                 {{"train", (kSft / "alpaca.jsonl").string()},
-                  {"format", "alpaca"},
-                  {"template", "auto"},
-                  {"max_length", 96},
-                  {"eval_fraction", 0.1},
-                  {"cache_dir", (dir / "cache").string()}}},
-                {"training", {{"max_steps", 3}, {"output_dir", (dir / "out").string()}, {"eval_batches", 2}, {"device", "cpu"}}},
-                {"deepspeed",
-                 {{"train_micro_batch_size_per_gpu", 8},
-                  {"optimizer", {{"type", "AdamW"}, {"params", {{"lr", 3e-3}}}}}}}};
+    json cfg = {
+        {"model", {{"path", (kSft / model).string()}, {"init", "random"}}},
+        {"data",
+         {{"train", (kSft / "alpaca.jsonl").string()},
+          {"format", "alpaca"},
+          {"template", "auto"},
+          {"max_length", 96},
+          {"eval_fraction", 0.1},
+          {"cache_dir", (dir / "cache").string()}}},
+        {"training",
+         {{"max_steps", 3}, {"output_dir", (dir / "out").string()}, {"eval_batches", 2}, {"device", "cpu"}}},
+        {"deepspeed",
+         {{"train_micro_batch_size_per_gpu", 8}, {"optimizer", {{"type", "AdamW"}, {"params", {{"lr", 3e-3}}}}}}}};
     cfg.merge_patch(patch);
     auto r = fts::parseTrainConfig(cfg, dir, 1);
     if (!r.ok()) throw std::runtime_error(r.errorText());
@@ -101,14 +103,17 @@ void TestSftTraining::accumulationNormalisesByAllCountedTokens() {
     b["deepspeed"] = {{"train_micro_batch_size_per_gpu", 4}, {"gradient_accumulation_steps", 2}};
     CapturingSink sa, sb;
     std::atomic<bool> stop{false};
-    QVERIFY(fts::runTraining(makeConfig(dir / "a", model.toStdString(), a), {}, sa, stop) == fts::TrainOutcome::Completed);
-    QVERIFY(fts::runTraining(makeConfig(dir / "b", model.toStdString(), b), {}, sb, stop) == fts::TrainOutcome::Completed);
+    QVERIFY(fts::runTraining(makeConfig(dir / "a", model.toStdString(), a), {}, sa, stop) ==
+            fts::TrainOutcome::Completed);
+    QVERIFY(fts::runTraining(makeConfig(dir / "b", model.toStdString(), b), {}, sb, stop) ==
+            fts::TrainOutcome::Completed);
     QCOMPARE(sa.start().at("data").at("packing").get<bool>(), packing);
     auto la = sa.values("loss"), lb = sb.values("loss");
     QCOMPARE(la.size(), size_t(3));
     QCOMPARE(lb.size(), size_t(3));
     for (size_t i = 0; i < la.size(); ++i)
-        QVERIFY2(std::abs(la[i] - lb[i]) <= 1e-5 * std::abs(la[i]), qPrintable(QString("step %1: %2 vs %3").arg(i).arg(la[i]).arg(lb[i])));
+        QVERIFY2(std::abs(la[i] - lb[i]) <= 1e-5 * std::abs(la[i]),
+                 qPrintable(QString("step %1: %2 vs %3").arg(i).arg(la[i]).arg(lb[i])));
     const double rel = relDiff(fts::loadSafetensors(dir / "a" / "out" / "final" / "model.safetensors"),
                                fts::loadSafetensors(dir / "b" / "out" / "final" / "model.safetensors"));
     // Per tensor: Adam's m / sqrt(v) turns float32 summation-order differences of the two batchings into relative
@@ -137,7 +142,8 @@ void TestSftTraining::tokenCacheIsReused() {
     QCOMPARE(first.values("loss"), second.values("loss"));
     // another max_length is another key: rebuilt
     CapturingSink third;
-    fts::TrainConfig other = makeConfig(dir / "3", "gpt2", {{"training", {{"max_steps", 1}}}, {"data", {{"max_length", 64}}}});
+    fts::TrainConfig other =
+        makeConfig(dir / "3", "gpt2", {{"training", {{"max_steps", 1}}}, {"data", {{"max_length", 64}}}});
     other.data.cacheDir = again.data.cacheDir;
     QVERIFY(fts::runTraining(other, {}, third, stop) == fts::TrainOutcome::Completed);
     QVERIFY(!third.start().at("data").at("from_cache").get<bool>());
@@ -152,7 +158,8 @@ void TestSftTraining::promptLabelsCarryNoLoss() {
     CapturingSink masked, all;
     QVERIFY(fts::runTraining(makeConfig(dir / "m", "gpt2", {{"training", {{"max_steps", 1}}}}), {}, masked, stop) ==
             fts::TrainOutcome::Completed);
-    QVERIFY(fts::runTraining(makeConfig(dir / "a", "gpt2", {{"training", {{"max_steps", 1}}}, {"data", {{"train_on_prompt", true}}}}),
+    QVERIFY(fts::runTraining(makeConfig(dir / "a", "gpt2",
+                                        {{"training", {{"max_steps", 1}}}, {"data", {{"train_on_prompt", true}}}}),
                              {}, all, stop) == fts::TrainOutcome::Completed);
     const json dm = masked.start().at("data"), da = all.start().at("data");
     QVERIFY(dm.at("train_trainable_tokens").get<int64_t>() < da.at("train_trainable_tokens").get<int64_t>());

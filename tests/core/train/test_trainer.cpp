@@ -26,7 +26,8 @@ struct CapturingSink : fts::EventSink {
     std::vector<double> values(const std::string& name) const {
         std::vector<double> v;
         for (const auto& e : events)
-            if (e.value("event", "") == "metrics" && e.at("values").contains(name)) v.push_back(e["values"][name].get<double>());
+            if (e.value("event", "") == "metrics" && e.at("values").contains(name))
+                v.push_back(e["values"][name].get<double>());
         return v;
     }
 };
@@ -61,7 +62,8 @@ private slots:
         auto la = sa.values("loss"), lb = sb.values("loss");
         QCOMPARE(la.size(), size_t(3));
         QCOMPARE(lb.size(), size_t(3));
-        for (size_t i = 0; i < la.size(); ++i) QVERIFY2(std::abs(la[i] - lb[i]) <= 1e-5 * std::abs(la[i]), qPrintable(QString::number(i)));
+        for (size_t i = 0; i < la.size(); ++i)
+            QVERIFY2(std::abs(la[i] - lb[i]) <= 1e-5 * std::abs(la[i]), qPrintable(QString::number(i)));
         auto ga = sa.values("grad_norm"), gb = sb.values("grad_norm");
         for (size_t i = 0; i < ga.size(); ++i) QVERIFY(std::abs(ga[i] - gb[i]) <= 1e-4 * ga[i]);
         auto wa = fts::loadSafetensors(dir / "a" / "final" / "model.safetensors");
@@ -80,8 +82,11 @@ private slots:
                         {"scheduler",
                          {{"type", "WarmupCosineLR"},
                           {"params",  // null removes the quick-start's WarmupDecayLR-only keys (JSON merge patch)
-                           {{"warmup_num_steps", 3}, {"total_num_steps", 8}, {"warmup_type", "linear"},
-                            {"warmup_min_lr", nullptr}, {"warmup_max_lr", nullptr}}}}}}}};
+                           {{"warmup_num_steps", 3},
+                            {"total_num_steps", 8},
+                            {"warmup_type", "linear"},
+                            {"warmup_min_lr", nullptr},
+                            {"warmup_max_lr", nullptr}}}}}}}};
         auto cfg = makeConfig(fs::path(tmp.path().toStdString()) / "out", patch);
         CapturingSink sink;
         std::atomic<bool> stop{false};
@@ -130,7 +135,8 @@ private slots:
         std::vector<std::string> names;
         for (const auto& e : fs::directory_iterator(out / "checkpoints")) names.push_back(e.path().filename().string());
         std::sort(names.begin(), names.end());
-        QCOMPARE(names, (std::vector<std::string>{"latest", "step-00000001", foreignTemp, "step-00000004", "step-00000006"}));
+        QCOMPARE(names,
+                 (std::vector<std::string>{"latest", "step-00000001", foreignTemp, "step-00000004", "step-00000006"}));
         QCOMPARE(fts::checkpointRunId(foreign), int64_t(7));
         QCOMPARE(fts::listCheckpoints(out).size(), size_t(3));
         const fs::path latest = fts::latestCheckpoint(out);
@@ -146,7 +152,8 @@ private slots:
     void stopRequestCheckpointsAtTheCurrentStep() {
         QTemporaryDir tmp;
         const fs::path out = fs::path(tmp.path().toStdString()) / "out";
-        json patch = {{"training", {{"max_steps", 50}, {"save_interval", 0}}}, {"deepspeed", {{"train_micro_batch_size_per_gpu", 2}}}};
+        json patch = {{"training", {{"max_steps", 50}, {"save_interval", 0}}},
+                      {"deepspeed", {{"train_micro_batch_size_per_gpu", 2}}}};
         // The sink raises the stop flag when step 3's metrics arrive (what SIGTERM does in a worker).
         struct StopAt3 : CapturingSink {
             std::atomic<bool>* stop = nullptr;

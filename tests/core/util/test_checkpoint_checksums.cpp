@@ -52,17 +52,22 @@ private slots:
         QVERIFY(checkpointDamage(dir).empty());
         // The manifest holds every other file, with the streamed checksum where one was given.
         const std::string manifest = readFile(dir / kChecksumsFile);
-        for (const char* f : {"trainer_state.json", "optimizer.safetensors", "model.safetensors"}) QVERIFY(manifest.find(f) != std::string::npos);
+        for (const char* f : {"trainer_state.json", "optimizer.safetensors", "model.safetensors"})
+            QVERIFY(manifest.find(f) != std::string::npos);
         QVERIFY(manifest.find(checksumHex(fileChecksum(dir / "model.safetensors"))) != std::string::npos);
     }
 
     void damageIsNamed_data() {
         QTest::addColumn<QString>("what");
         QTest::addColumn<QString>("expected");
-        QTest::newRow("flipped byte") << "flip" << "optimizer.safetensors: checksum mismatch: the file is damaged";
-        QTest::newRow("truncated") << "truncate" << "optimizer.safetensors: checksum mismatch: the file is damaged";
-        QTest::newRow("missing") << "remove" << "model.safetensors: missing";
-        QTest::newRow("manifest not json") << "manifest" << "checksums.json: unreadable";
+        QTest::newRow("flipped byte") << "flip"
+                                      << "optimizer.safetensors: checksum mismatch: the file is damaged";
+        QTest::newRow("truncated") << "truncate"
+                                   << "optimizer.safetensors: checksum mismatch: the file is damaged";
+        QTest::newRow("missing") << "remove"
+                                 << "model.safetensors: missing";
+        QTest::newRow("manifest not json") << "manifest"
+                                           << "checksums.json: unreadable";
     }
     void damageIsNamed() {
         QFETCH(QString, what);

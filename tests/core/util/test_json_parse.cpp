@@ -71,7 +71,8 @@ private slots:
     // nlohmann reports a number beyond a double's range as out_of_range 406, which catch (parse_error&) misses;
     // here it is a parse_error at the number. Large integers and underflow stay nlohmann's to parse.
     void numbersOutOfRangeAreParseErrors() {
-        for (const std::string& text : std::vector<std::string>{"[1e99999]", "{\"a\": -2.5E+400}", "[" + std::string(400, '9') + "]"}) {
+        for (const std::string& text :
+             std::vector<std::string>{"[1e99999]", "{\"a\": -2.5E+400}", "[" + std::string(400, '9') + "]"}) {
             try {
                 parseJson(text);
                 QFAIL(text.c_str());

@@ -69,17 +69,23 @@ private slots:
         QTest::addColumn<QString>("otherFile");  // another file to create; empty: none
         QTest::addColumn<bool>("ioError");       // else FormatError
         QTest::addColumn<QString>("message");
-        QTest::newRow("missing shard") << R"({"weight_map": {"x": "gone.safetensors"}})" << "" << true
-                                       << "shard \"gone.safetensors\" (holding tensor 'x') is missing";
-        QTest::newRow("misplaced tensor") << R"({"weight_map": {"z": "s1.safetensors"}})" << "" << false
-                                          << "weight_map puts tensor 'z' in s1.safetensors, but that shard does not contain it";
-        QTest::newRow("bad json") << R"({"weight_map": )" << "" << false << "model.safetensors.index.json: not valid JSON";
-        QTest::newRow("no weight_map") << R"({"metadata": {}})" << "" << false << "key \"weight_map\": expected an object";
-        QTest::newRow("escaping path") << R"({"weight_map": {"x": "../s1.safetensors"}})" << "" << false
-                                       << "must be a file name inside the model folder";
-        QTest::newRow("not a string") << R"({"weight_map": {"x": 3}})" << "" << false << "expected a shard file name, found 3";
-        QTest::newRow("pytorch only") << "" << "pytorch_model.bin" << false << "has pytorch_model.bin but only safetensors";
-        QTest::newRow("no weights") << "" << "" << true << "no model.safetensors or model.safetensors.index.json found";
+        QTest::newRow("missing shard") << R"({"weight_map": {"x": "gone.safetensors"}})"
+                                       << "" << true << "shard \"gone.safetensors\" (holding tensor 'x') is missing";
+        QTest::newRow("misplaced tensor")
+            << R"({"weight_map": {"z": "s1.safetensors"}})"
+            << "" << false << "weight_map puts tensor 'z' in s1.safetensors, but that shard does not contain it";
+        QTest::newRow("bad json") << R"({"weight_map": )"
+                                  << "" << false << "model.safetensors.index.json: not valid JSON";
+        QTest::newRow("no weight_map") << R"({"metadata": {}})"
+                                       << "" << false << "key \"weight_map\": expected an object";
+        QTest::newRow("escaping path") << R"({"weight_map": {"x": "../s1.safetensors"}})"
+                                       << "" << false << "must be a file name inside the model folder";
+        QTest::newRow("not a string") << R"({"weight_map": {"x": 3}})"
+                                      << "" << false << "expected a shard file name, found 3";
+        QTest::newRow("pytorch only") << ""
+                                      << "pytorch_model.bin" << false << "has pytorch_model.bin but only safetensors";
+        QTest::newRow("no weights") << ""
+                                    << "" << true << "no model.safetensors or model.safetensors.index.json found";
     }
     void brokenFolders() {
         QFETCH(QString, index);
@@ -112,7 +118,8 @@ private slots:
             openModelWeights(d);
             QFAIL("expected an error");
         } catch (const FormatError& e) {
-            QVERIFY2(QString::fromUtf8(e.what()).contains(QString::fromStdString((d / "model.safetensors").string())), e.what());
+            QVERIFY2(QString::fromUtf8(e.what()).contains(QString::fromStdString((d / "model.safetensors").string())),
+                     e.what());
         }
     }
 };

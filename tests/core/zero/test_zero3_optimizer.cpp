@@ -61,12 +61,15 @@ struct Toy {
         torch::Tensor h = torch::embedding(params[0], ids);  // (B, T, C)
         for (const auto& [first, count] : blocks()) {
             const size_t f = first;
-            auto fn = [this, f](const torch::Tensor& x) { return x + torch::tanh(torch::matmul(x, params[f]) + params[f + 1]) * params[f + 2]; };
+            auto fn = [this, f](const torch::Tensor& x) {
+                return x + torch::tanh(torch::matmul(x, params[f]) + params[f + 1]) * params[f + 2];
+            };
             h = runner ? runner(fn, h, first, count) : fn(h);
         }
         torch::Tensor logits = torch::matmul(h * params.back(), params[0].t());
-        return torch::nn::functional::cross_entropy(logits.reshape({-1, kVocab}).to(torch::kFloat32), targets.reshape({-1}),
-                                                    torch::nn::functional::CrossEntropyFuncOptions().reduction(torch::kSum));
+        return torch::nn::functional::cross_entropy(
+            logits.reshape({-1, kVocab}).to(torch::kFloat32), targets.reshape({-1}),
+            torch::nn::functional::CrossEntropyFuncOptions().reduction(torch::kSum));
     }
 };
 
@@ -157,14 +160,18 @@ private slots:
         QTest::addColumn<bool>("reduceScatter");
         QTest::addColumn<int>("expectPeak");  // -1: unchecked; else the most elements gathered at once
         const int outside = int(elems({0, 10})), block = int(2 * kWidth + kWidth * kWidth);  // W, b, g
-        QTest::newRow("2 ranks, accum 3, clip, no prefetch") << 2 << 3 << 1.0 << 40 << 0 << 0 << 1000000 << true << outside + block;
-        QTest::newRow("4 ranks, accum 2, clip, prefetch all") << 4 << 2 << 1.0 << 100 << 0 << 1000 << 1000000 << true << outside + 3 * block;
-        QTest::newRow("4 ranks, prefetch bounded by max live") << 4 << 2 << 1.0 << 30 << 0 << 1000 << outside + 2 * block << true
-                                                              << outside + 2 * block;
-        QTest::newRow("2 ranks, persistent small tensors, one bucket") << 2 << 2 << 1.0 << 100000 << int(kWidth) << 50 << 1000000 << true
-                                                                       << int(elems({0}) + kWidth * kWidth * 2);
-        QTest::newRow("4 ranks, no clip, all-reduce buckets") << 4 << 1 << 0.0 << 25 << 0 << 0 << 1000000 << false << -1;
-        QTest::newRow("2 ranks, max live below one block") << 2 << 2 << 1.0 << 40 << 0 << 1000 << 5 << true << outside + block;
+        QTest::newRow("2 ranks, accum 3, clip, no prefetch")
+            << 2 << 3 << 1.0 << 40 << 0 << 0 << 1000000 << true << outside + block;
+        QTest::newRow("4 ranks, accum 2, clip, prefetch all")
+            << 4 << 2 << 1.0 << 100 << 0 << 1000 << 1000000 << true << outside + 3 * block;
+        QTest::newRow("4 ranks, prefetch bounded by max live")
+            << 4 << 2 << 1.0 << 30 << 0 << 1000 << outside + 2 * block << true << outside + 2 * block;
+        QTest::newRow("2 ranks, persistent small tensors, one bucket")
+            << 2 << 2 << 1.0 << 100000 << int(kWidth) << 50 << 1000000 << true << int(elems({0}) + kWidth * kWidth * 2);
+        QTest::newRow("4 ranks, no clip, all-reduce buckets")
+            << 4 << 1 << 0.0 << 25 << 0 << 0 << 1000000 << false << -1;
+        QTest::newRow("2 ranks, max live below one block")
+            << 2 << 2 << 1.0 << 40 << 0 << 1000 << 5 << true << outside + block;
     }
     void equalsAdamWOnAveragedGradient() {
         QFETCH(int, world);
@@ -197,22 +204,25 @@ private slots:
                 const GradientStats st = zero3Step(z, toy, run, s, c.rank());
                 const double refNorm = refStep(adam, ref, run, s, world);
                 clipped |= clip > 0 && refNorm > clip;
-                check(std::abs(st.norm - refNorm) <= 1e-5 * refNorm,
-                      "step " + std::to_string(s) + ": norm " + std::to_string(st.norm) + " vs " + std::to_string(refNorm));
+                check(std::abs(st.norm - refNorm) <= 1e-5 * refNorm, "step " + std::to_string(s) + ": norm " +
+                                                                         std::to_string(st.norm) + " vs " +
+                                                                         std::to_string(refNorm));
                 const double d = relL2(consolidated(z, c), ref.params);
                 check(d <= 1e-6, "step " + std::to_string(s) + ": parameters relative L2 " + std::to_string(d));
                 for (size_t i = 0; i < toy.params.size(); ++i) {  // at rest: shards only (persistent tensors whole)
                     const bool persistent = ref.params[i].numel() <= persistence;
                     check(toy.params[i].numel() == (persistent ? ref.params[i].numel() : 0),
-                          "parameter " + std::to_string(i) + " at rest has " + std::to_string(toy.params[i].numel()) + " elements");
-                    if (persistent) check(relL2({toy.params[i]}, {ref.params[i]}) <= 1e-6, "persistent parameter follows");
+                          "parameter " + std::to_string(i) + " at rest has " + std::to_string(toy.params[i].numel()) +
+                              " elements");
+                    if (persistent)
+                        check(relL2({toy.params[i]}, {ref.params[i]}) <= 1e-6, "persistent parameter follows");
                 }
             }
             if (clip > 0) check(clipped, "clipping triggered (else the test would not test it)");
             check(z.stepCount() == 4, "4 optimizer steps");
             if (expectPeak >= 0)
-                check(z.peakLiveElems() == expectPeak,
-                      "peak gathered elements " + std::to_string(z.peakLiveElems()) + ", expected " + std::to_string(expectPeak));
+                check(z.peakLiveElems() == expectPeak, "peak gathered elements " + std::to_string(z.peakLiveElems()) +
+                                                           ", expected " + std::to_string(expectPeak));
             // A forward without gradients (evaluation) gives the reference's loss and leaves only shards behind.
             auto [ids, targets] = batchOf(9, 0, 0);
             torch::NoGradGuard ng;
@@ -220,7 +230,8 @@ private slots:
             const double l = toy.loss(ids, targets).item<double>();
             z.endForwardOnly();
             const double lr = ref.loss(ids, targets).item<double>();
-            check(std::abs(l - lr) <= 1e-5 * std::abs(lr), "eval loss " + std::to_string(l) + " vs " + std::to_string(lr));
+            check(std::abs(l - lr) <= 1e-5 * std::abs(lr),
+                  "eval loss " + std::to_string(l) + " vs " + std::to_string(lr));
             check(toy.params[0].numel() == 0, "the embedding is freed after the eval forward");
         });
         for (int r = 0; r < world; ++r) QCOMPARE(codes[size_t(r)], 0);
@@ -236,7 +247,9 @@ private slots:
         auto codes = runRanks(2, [&](Communicator& c) {
             Toy a(torch::kBFloat16), b(torch::kBFloat16);
             Zero3Optimizer z(a.slotPtrs(), Toy::names(), Toy::blocks(), adamConfig(), c, run.o);
-            a.runner = [&z](const Zero3Optimizer::BlockFn& fn, const torch::Tensor& h, size_t f, size_t n) { return z.runBlock(fn, h, f, n); };
+            a.runner = [&z](const Zero3Optimizer::BlockFn& fn, const torch::Tensor& h, size_t f, size_t n) {
+                return z.runBlock(fn, h, f, n);
+            };
             ZeroOptions o2;
             o2.stage = 2;
             o2.reduceBucketElems = 40;
@@ -259,10 +272,13 @@ private slots:
                 for (const auto& t : consolidated(z, c)) mine.push_back(t.reshape({-1}));
                 torch::Tensor stage3 = torch::cat(mine);
                 const double d = relL2({stage3}, {all.narrow(0, 0, stage3.numel())});
-                check(d <= 1e-6, "step " + std::to_string(s) + ": fp32 masters differ from stage 2's by relative L2 " + std::to_string(d));
-                check(a.params.back().scalar_type() == torch::kBFloat16 && a.params[0].scalar_type() == torch::kBFloat16,
-                      "parameters stay bf16");
-                check(relL2({a.params.back()}, {b.params.back()}) <= 1e-2, "the persistent bf16 tensor follows its master");
+                check(d <= 1e-6, "step " + std::to_string(s) + ": fp32 masters differ from stage 2's by relative L2 " +
+                                     std::to_string(d));
+                check(
+                    a.params.back().scalar_type() == torch::kBFloat16 && a.params[0].scalar_type() == torch::kBFloat16,
+                    "parameters stay bf16");
+                check(relL2({a.params.back()}, {b.params.back()}) <= 1e-2,
+                      "the persistent bf16 tensor follows its master");
             }
         });
         for (int r = 0; r < 2; ++r) QCOMPARE(codes[size_t(r)], 0);
@@ -281,7 +297,8 @@ private slots:
         QFETCH(int, world);
         QFETCH(int, persistence);
         auto codes = runRanks(world, [&](Communicator& c) {
-            std::vector<torch::Tensor> ps{torch::zeros({300, 257}, torch::kBFloat16), torch::zeros({1001}, torch::kBFloat16),
+            std::vector<torch::Tensor> ps{torch::zeros({300, 257}, torch::kBFloat16),
+                                          torch::zeros({1001}, torch::kBFloat16),
                                           torch::zeros({77, 129}, torch::kBFloat16)};
             std::vector<torch::Tensor*> ptrs;
             for (auto& p : ps) ptrs.push_back(&p);
@@ -293,12 +310,15 @@ private slots:
             const double persistent = persistence >= 1001 ? 2.0 * 1001 : 0.0;
             const double expect = zeroPaperBytes(3, psi, world) + persistent;
             const double got = double(m.total() - m.buckets);
-            check(std::abs(got - expect) <= 0.02 * expect, "model state " + std::to_string(got) + " bytes vs " + std::to_string(expect));
+            check(std::abs(got - expect) <= 0.02 * expect,
+                  "model state " + std::to_string(got) + " bytes vs " + std::to_string(expect));
             const double params = double(m.parameters.at("bfloat16")), grads = double(m.gradients.at("bfloat16"));
-            check(std::abs(params - (2 * psi / world + persistent)) <= 0.02 * 2 * psi / world, "parameters " + std::to_string(params));
+            check(std::abs(params - (2 * psi / world + persistent)) <= 0.02 * 2 * psi / world,
+                  "parameters " + std::to_string(params));
             check(std::abs(grads - 2 * psi / world) <= 0.02 * 2 * psi / world, "gradients " + std::to_string(grads));
             const double opt = double(m.optimizer.at("float32"));
-            check(std::abs(opt - 12 * psi / world) <= 0.02 * 12 * psi / world, "optimizer state " + std::to_string(opt));
+            check(std::abs(opt - 12 * psi / world) <= 0.02 * 12 * psi / world,
+                  "optimizer state " + std::to_string(opt));
             check(ps[0].numel() == 0 && ps[2].numel() == 0, "partitioned tensors hold nothing at rest");
             check(ps[1].numel() == (persistence ? 1001 : 0), "the persistent tensor stays whole");
         });
@@ -316,7 +336,9 @@ private slots:
         auto codes = runRanks(2, [&](Communicator& c) {
             Toy a, b;
             Zero3Optimizer za(a.slotPtrs(), Toy::names(), Toy::blocks(), adamConfig(), c, run.o);
-            a.runner = [&za](const Zero3Optimizer::BlockFn& fn, const torch::Tensor& h, size_t f, size_t n) { return za.runBlock(fn, h, f, n); };
+            a.runner = [&za](const Zero3Optimizer::BlockFn& fn, const torch::Tensor& h, size_t f, size_t n) {
+                return za.runBlock(fn, h, f, n);
+            };
             for (int s = 1; s <= 3; ++s) zero3Step(za, a, run, s, c.rank());
             std::vector<std::pair<std::string, torch::Tensor>> shard;
             for (auto& [n, t] : za.shardTensors()) shard.emplace_back(n, t.detach().clone());
@@ -325,10 +347,13 @@ private slots:
                 for (auto& p : b.params) p.mul_(3.0);  // the restore must bring the masters' values back
             }
             Zero3Optimizer zb(b.slotPtrs(), Toy::names(), Toy::blocks(), adamConfig(), c, run.o);
-            b.runner = [&zb](const Zero3Optimizer::BlockFn& fn, const torch::Tensor& h, size_t f, size_t n) { return zb.runBlock(fn, h, f, n); };
+            b.runner = [&zb](const Zero3Optimizer::BlockFn& fn, const torch::Tensor& h, size_t f, size_t n) {
+                return zb.runBlock(fn, h, f, n);
+            };
             zb.loadShard(shard, za.stepCount(), "zero_rank.safetensors");
             check(relL2(consolidated(zb, c), consolidated(za, c)) == 0.0, "masters restored");
-            check(relL2({b.params.back()}, {a.params.back()}) == 0.0, "persistent parameters re-gathered from the masters");
+            check(relL2({b.params.back()}, {a.params.back()}) == 0.0,
+                  "persistent parameters re-gathered from the masters");
             for (int s = 4; s <= 5; ++s) {
                 zero3Step(za, a, run, s, c.rank());
                 zero3Step(zb, b, run, s, c.rank());
@@ -338,8 +363,9 @@ private slots:
                 zb.loadShard({{"master", torch::zeros({3})}}, 1, "bad.safetensors");
                 check(false, "a wrong-size shard is refused");
             } catch (const FormatError& e) {
-                check(std::string(e.what()).find("bad.safetensors: tensor 'master' has 3 elements") != std::string::npos,
-                      std::string("message: ") + e.what());
+                check(
+                    std::string(e.what()).find("bad.safetensors: tensor 'master' has 3 elements") != std::string::npos,
+                    std::string("message: ") + e.what());
             }
         });
         for (int r = 0; r < 2; ++r) QCOMPARE(codes[size_t(r)], 0);
@@ -358,7 +384,8 @@ private slots:
         QFETCH(bool, fromSafetensors);
         QTemporaryDir tmp;
         const std::filesystem::path dir = tmp.path().toStdString();
-        std::ofstream(dir / "config.json") << R"({"model_type": "gpt2", "vocab_size": 50, "n_embd": 16, "n_layer": 3, "n_head": 2,
+        std::ofstream(dir / "config.json")
+            << R"({"model_type": "gpt2", "vocab_size": 50, "n_embd": 16, "n_layer": 3, "n_head": 2,
             "n_positions": 32, "attn_pdrop": 0.0, "embd_pdrop": 0.0, "resid_pdrop": 0.0, "tie_word_embeddings": true})";
         auto codes = runRanks(2, [&](Communicator& c) {
             ModelLoadOptions plainOpts;
@@ -382,13 +409,15 @@ private slots:
                 shapes.push_back(full.sizes().vec());
                 return Zero3Optimizer::rankPart(full, c.rank(), c.worldSize(), threshold);
             };
-            auto model = fromSafetensors ? loadPretrainedModel(dir / "saved", opts) : initModelFromConfig(dir / "config.json", 5, opts);
+            auto model = fromSafetensors ? loadPretrainedModel(dir / "saved", opts)
+                                         : initModelFromConfig(dir / "config.json", 5, opts);
             check(!overlapped, "a full tensor was still alive when the next one arrived");
             check(shapes.size() == plain->parameters().size(), "every tensor went through the partition");
             check(model->info().numParameters == plain->info().numParameters, "the model counts its full parameters");
             for (size_t i = 0; i < shapes.size(); ++i) {
                 const int64_t n = plain->parameters()[i].tensor.numel();
-                check(plain->parameters()[i].tensor.sizes().vec() == shapes[i], "full shape of " + plain->parameters()[i].name);
+                check(plain->parameters()[i].tensor.sizes().vec() == shapes[i],
+                      "full shape of " + plain->parameters()[i].name);
                 check(model->parameters()[i].tensor.numel() == (n <= threshold ? n : (n + 1) / 2),
                       plain->parameters()[i].name + ": this rank keeps its chunk");
             }

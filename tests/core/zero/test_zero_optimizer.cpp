@@ -63,7 +63,8 @@ struct Run {
 };
 
 // One ZeRO step on this rank (accum micro-steps), and the reference step on the full copy.
-GradientStats zeroStep(ZeroOptimizer& zero, std::vector<torch::Tensor>& ps, const Run& run, int s, int rank, bool exact) {
+GradientStats zeroStep(ZeroOptimizer& zero, std::vector<torch::Tensor>& ps, const Run& run, int s, int rank,
+                       bool exact) {
     for (int m = 0; m < run.accum; ++m) {
         zero.beginMicroStep(m == run.accum - 1);
         (lossOf(ps, s, rank, m, exact) / double(run.accum)).backward();
@@ -153,8 +154,9 @@ private slots:
                 const GradientStats st = zeroStep(zero, params, run, s, c.rank(), false);
                 const double refNorm = refStep(ref, refParams, run, s, world, false);
                 clipped |= clip > 0 && refNorm > clip;
-                check(std::abs(st.norm - refNorm) <= 1e-5 * refNorm,
-                      "step " + std::to_string(s) + ": norm " + std::to_string(st.norm) + " vs " + std::to_string(refNorm));
+                check(std::abs(st.norm - refNorm) <= 1e-5 * refNorm, "step " + std::to_string(s) + ": norm " +
+                                                                         std::to_string(st.norm) + " vs " +
+                                                                         std::to_string(refNorm));
                 check(!st.overflow, "no overflow");
                 const double d = relL2(flat(params), flat(refParams));
                 check(d <= 1e-6, "step " + std::to_string(s) + ": parameters relative L2 " + std::to_string(d));
@@ -198,7 +200,8 @@ private slots:
                 check(d <= 1e-6, "step " + std::to_string(s) + ": fp32 master relative L2 " + std::to_string(d));
                 for (size_t i = 0; i < params.size(); ++i) {
                     check(params[i].scalar_type() == torch::kBFloat16, "parameters stay bf16");
-                    check(relL2(params[i], refParams[i].to(torch::kBFloat16)) <= 1e-2, "bf16 parameters follow the masters");
+                    check(relL2(params[i], refParams[i].to(torch::kBFloat16)) <= 1e-2,
+                          "bf16 parameters follow the masters");
                 }
             }
         });
@@ -237,7 +240,8 @@ private slots:
             const double expectGrads = stage == 1 ? 2 * psi : 2 * psi / world;
             check(std::abs(grads - expectGrads) <= 0.02 * expectGrads, "gradients " + std::to_string(grads));
             const double opt = double(m.optimizer.at("float32"));
-            check(std::abs(opt - 12 * psi / world) <= 0.02 * 12 * psi / world, "optimizer state " + std::to_string(opt));
+            check(std::abs(opt - 12 * psi / world) <= 0.02 * 12 * psi / world,
+                  "optimizer state " + std::to_string(opt));
         });
         for (int r = 0; r < world; ++r) QCOMPARE(codes[size_t(r)], 0);
     }
@@ -270,8 +274,9 @@ private slots:
                 zb.loadShard(bad, 1, "bad.safetensors");
                 check(false, "a wrong-size shard is refused");
             } catch (const FormatError& e) {
-                check(std::string(e.what()).find("bad.safetensors: tensor 'master' has 3 elements") != std::string::npos,
-                      std::string("message: ") + e.what());
+                check(
+                    std::string(e.what()).find("bad.safetensors: tensor 'master' has 3 elements") != std::string::npos,
+                    std::string("message: ") + e.what());
             }
         });
         for (int r = 0; r < 2; ++r) QCOMPARE(codes[size_t(r)], 0);
