@@ -8,6 +8,7 @@
 #include "core/data/tokenizer.h"
 #include "core/util/atomic_file_writer.h"
 #include "core/util/error.h"
+#include "core/util/owner_only.h"
 #include "core/util/json_parse.h"
 
 #include <xxhash.h>
@@ -131,7 +132,7 @@ std::string sftCacheKey(const SftOptions& o, const Tokenizer& tokenizer) {
 
 void writeSftCache(const std::filesystem::path& file, const std::string& key, const SftData& data) {
     if (key.size() != 32) throw Error("token cache: bad key '" + key + "'");
-    std::filesystem::create_directories(file.parent_path());
+    createOwnerOnlyDirectory(file.parent_path());  // tokenized training data: the owner's only
     const std::string statsText = statsToJson(data.stats).dump();
     Header h{};
     std::memcpy(h.magic, kMagic, 8);
@@ -233,7 +234,7 @@ private:
 // the cache, the eval split is written after the train split (the layout's order), the header last.
 void buildSftCacheFile(const SftOptions& options, const Tokenizer& tokenizer, const std::filesystem::path& file,
                        const std::string& key) {
-    std::filesystem::create_directories(file.parent_path());
+    createOwnerOnlyDirectory(file.parent_path());  // tokenized training data: the owner's only
     Header h{};
     std::memcpy(h.magic, kMagic, 8);
     std::memcpy(h.key, key.data(), 32);

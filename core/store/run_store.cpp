@@ -6,6 +6,7 @@
 #include "core/util/process.h"
 
 #include "core/util/error.h"
+#include "core/util/owner_only.h"
 
 #include <sqlite3.h>
 
@@ -427,12 +428,14 @@ void RunStore::openAndMigrate() {
             throw StoreError("run store " + m_path.string() +
                              " does not exist (cannot open it read-only; no run "
                              "has been recorded there yet)");
-    } else if (!memory && m_path.has_parent_path()) {
-        std::error_code ec;
-        fs::create_directories(m_path.parent_path(), ec);
-        if (ec)
-            throw StoreError("run store " + m_path.string() + ": cannot create its folder " +
-                             m_path.parent_path().string() + ": " + ec.message());
+    } else if (!memory) {
+        // The store holds configs, metrics and sample texts: a new store (and a folder made for it) is the owner's only.
+        try {
+            if (m_path.has_parent_path()) createOwnerOnlyDirectory(m_path.parent_path());
+            createOwnerOnlyFileIfMissing(m_path);
+        } catch (const IoError& e) {
+            throw StoreError("run store " + m_path.string() + ": " + e.what());
+        }
     }
 
     const int flags = m_readOnly ? SQLITE_OPEN_READONLY : (SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE);

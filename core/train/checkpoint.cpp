@@ -16,6 +16,7 @@
 #include "core/util/checkpoint_checksums.h"
 #include "core/util/checkpoint_dir.h"
 #include "core/util/error.h"
+#include "core/util/owner_only.h"
 #include "core/util/json_parse.h"
 
 namespace fts {
@@ -50,7 +51,7 @@ nlohmann::json readTrainerState(const fs::path& dir) {
 
 fs::path saveCheckpoint(const fs::path& outputDir, int64_t step, const CheckpointContents& c, int64_t keep) {
     const fs::path root = outputDir / "checkpoints";
-    fs::create_directories(root);
+    createOwnerOnlyDirectory(root);  // weights and trainer state: the owner's only (core/util/owner_only.h)
     const int64_t runId = c.trainerState.value("run_id", int64_t(0));
     const std::string name = checkpointDirName(step);
     const fs::path target = root / name;

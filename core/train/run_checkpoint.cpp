@@ -10,6 +10,7 @@
 #include "core/util/checkpoint_checksums.h"
 #include "core/util/checkpoint_dir.h"
 #include "core/util/error.h"
+#include "core/util/owner_only.h"
 #include "core/zero/step_engine.h"
 
 namespace fts {
@@ -88,6 +89,7 @@ fs::path saveRunCheckpoint(const RunParts& run, const BlockSampler& sampler, con
     // Each shard's xxh3-64, computed as it was written, reaches rank 0 for the checkpoint's checksums.json.
     auto shardSums = torch::zeros({opt.worldSize}, torch::kInt64);
     if (engine.sharded()) {
+        createOwnerOnlyDirectory(shardDir.parent_path());  // "checkpoints" may not exist yet on this host
         fs::create_directories(shardDir);
         const uint64_t sum = writeTensorFile(shardDir / optimizerShardName(opt.rank), engine.stateTensors());
         auto mine = torch::tensor({static_cast<int64_t>(sum)}, torch::kInt64);

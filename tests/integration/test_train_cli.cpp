@@ -121,6 +121,8 @@ void TestTrainCli::endToEndRecordsRunAndExportReloads() {
     // The same config started again (not --resume) is refused before it creates a run: its checkpoints would
     // mix with this run's in the same folder, and its rotation or export would overwrite them.
     const fs::path checkpoints = fs::path(run.outputDir) / "checkpoints";
+    // Weights and trainer state are the owner's only (core/util/owner_only.h), whatever the umask.
+    QCOMPARE(fs::status(checkpoints).permissions() & fs::perms::all, fs::perms::owner_all);
     std::vector<std::string> before;
     for (const auto& e : fs::directory_iterator(checkpoints)) before.push_back(e.path().filename().string());
     CliResult again =

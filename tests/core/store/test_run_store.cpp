@@ -8,6 +8,7 @@
 #include <QTest>
 
 #include <sqlite3.h>
+#include <sys/stat.h>
 
 #include <atomic>
 #include <cmath>
@@ -124,6 +125,30 @@ private slots:
                                 table + "'"),
                      std::string("1"));
         QCOMPARE(raw.scalar("PRAGMA user_version"), std::string("4"));
+    }
+
+    // A new store and the folder made for it are the owner's only whatever the umask, and so are SQLite's -wal and
+    // -shm files (it gives them the database's mode); a store that exists keeps the mode its user gave it.
+    void newStoreIsTheOwnersOnly() {
+        const mode_t old = ::umask(0);
+        const auto modeOf = [](const fs::path& p) {
+            struct stat st {};
+            if (::stat(p.c_str(), &st) != 0) return mode_t(~0u);
+            return mode_t(st.st_mode & 07777);
+        };
+        const fs::path f = file("private/runs.sqlite");
+        {
+            RunStore store(f);
+            store.createRun(sampleRun("private"));
+            QCOMPARE(modeOf(f), mode_t(0600));
+            QCOMPARE(modeOf(f.parent_path()), mode_t(0700));
+            QCOMPARE(modeOf(fs::path(f.string() + "-wal")), mode_t(0600));
+            QCOMPARE(modeOf(fs::path(f.string() + "-shm")), mode_t(0600));
+        }
+        fs::permissions(f, fs::perms(0640));
+        { RunStore again(f); }
+        ::umask(old);
+        QCOMPARE(modeOf(f), mode_t(0640));
     }
 
     // A store written by schema 1 (no notes/tags columns) is migrated on a read-write open, keeping its runs.

@@ -1,4 +1,5 @@
-// Atomic file writes: content replaced whole, no temporary files left behind, errors name the path.
+// Atomic file writes: content replaced whole, no temporary files left behind, errors name the path; owner-only
+// folders and files are 0700 / 0600 under a permissive umask and existing ones keep their mode.
 #include <QTemporaryDir>
 #include <QtTest>
 
@@ -7,6 +8,9 @@
 #include "core/util/atomic_file.h"
 #include "core/util/checkpoint_dir.h"
 #include "core/util/error.h"
+#include "core/util/owner_only.h"
+
+#include <sys/stat.h>
 
 namespace fs = std::filesystem;
 
@@ -57,6 +61,41 @@ private slots:
         fts::writeFileAtomic(out / "checkpoints" / "latest", "step-00000002\n");
         QCOMPARE(fts::latestCheckpoint(out).filename().string(), std::string("step-00000002"));
         QCOMPARE(fts::checkpointDirName(123), std::string("step-00000123"));
+    }
+
+    void ownerOnlyFoldersAndFilesWhateverTheUmask() {
+        QTemporaryDir tmp;
+        const fs::path root = tmp.path().toStdString();
+        const mode_t old = ::umask(0);  // the most permissive umask: everything we do not restrict is 0777 / 0666
+        const auto modeOf = [](const fs::path& p) {
+            struct stat st {};
+            if (::stat(p.c_str(), &st) != 0) return mode_t(~0u);
+            return mode_t(st.st_mode & 07777);
+        };
+        fts::createOwnerOnlyDirectory(root / "a" / "b" / "private");
+        QCOMPARE(modeOf(root / "a" / "b" / "private"), mode_t(0700));
+        QCOMPARE(modeOf(root / "a"), mode_t(0777));  // parents are made as create_directories makes them
+        fs::create_directories(root / "shared");
+        fs::permissions(root / "shared", fs::perms(0755));
+        fts::createOwnerOnlyDirectory(root / "shared");  // exists: the user's mode stays
+        QCOMPARE(modeOf(root / "shared"), mode_t(0755));
+        fts::createOwnerOnlyFileIfMissing(root / "a" / "f.db");
+        QCOMPARE(modeOf(root / "a" / "f.db"), mode_t(0600));
+        QCOMPARE(fs::file_size(root / "a" / "f.db"), uintmax_t(0));
+        fts::writeFileAtomic(root / "a" / "g.db", "kept");
+        fs::permissions(root / "a" / "g.db", fs::perms(0640));
+        fts::createOwnerOnlyFileIfMissing(root / "a" / "g.db");  // exists: neither emptied nor re-moded
+        QCOMPARE(modeOf(root / "a" / "g.db"), mode_t(0640));
+        QCOMPARE(fts::readFile(root / "a" / "g.db"), std::string("kept"));
+        fts::writeFileAtomic(root / "plain", "x");
+        bool threw = false;
+        try {
+            fts::createOwnerOnlyDirectory(root / "plain");
+        } catch (const fts::IoError& e) {
+            threw = std::string(e.what()).find("plain: exists and is not a folder") != std::string::npos;
+        }
+        ::umask(old);
+        QVERIFY(threw);
     }
 };
 
