@@ -3,6 +3,7 @@
 #include "core/data/sft_layout.h"
 
 #include "core/data/seeded_shuffle.h"
+#include "core/util/atomic_file_writer.h"
 #include "core/util/error.h"
 
 #include <fcntl.h>
@@ -23,6 +24,10 @@ void writeAll(int fd, const void* data, size_t bytes, const std::filesystem::pat
     while (bytes > 0) {
         const ssize_t n = ::write(fd, p, bytes);
         if (n < 0 && errno == EINTR) continue;
+        if (n <= 0 && (errno == ENOSPC || errno == EDQUOT))
+            throw IoError(dir.string() + ": the disk is full while spilling tokenized samples for the token cache (" +
+                          freeSpaceText(dir) +
+                          "); free space there, or set data.cache_dir to a folder on another disk");
         if (n <= 0)
             throw IoError(dir.string() + ": cannot write the tokenized-sample spill file (" + std::strerror(errno) +
                           ")");

@@ -260,7 +260,10 @@ void buildSftCacheFile(const SftOptions& options, const Tokenizer& tokenizer, co
         h.evalSequences, h.evalTokens);
     buildSftSequences(options, tokenizer, trainStore, evalStore, train, eval, stats);
     evalOut.close();
-    if (evalOut.fail()) throw IoError(evalScratch.path.string() + ": write failed (is the disk full?)");
+    if (evalOut.fail())
+        throw IoError(evalScratch.path.string() + ": writing the eval split of the token cache failed (" +
+                      freeSpaceText(file.parent_path()) +
+                      "); free space there, or set data.cache_dir to a folder on another disk");
     {
         std::ifstream in(evalScratch.path, std::ios::binary);
         std::vector<char> buf(1 << 20);

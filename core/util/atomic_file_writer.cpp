@@ -61,12 +61,10 @@ AtomicFileWriter::~AtomicFileWriter() {
 void AtomicFileWriter::fail(const std::string& what, int err, size_t wanted) {
     std::string msg = m_target.string() + ": " + what + ": " + std::strerror(err);
     if (err == ENOSPC || err == EDQUOT) {
-        struct statvfs fsinfo {};
         const fs::path dir = m_target.parent_path().empty() ? fs::path(".") : m_target.parent_path();
-        const uint64_t free = ::statvfs(dir.c_str(), &fsinfo) == 0 ? uint64_t(fsinfo.f_bavail) * fsinfo.f_frsize : 0;
         msg = m_target.string() + ": the disk is full after writing " + bytesText(m_onDisk) + " of this file (" +
-              (wanted > 0 ? bytesText(wanted) + " more were being written; " : std::string()) + bytesText(free) +
-              " free on " + dir.string() + "). The previous file, if any, is unchanged; free space there and resume.";
+              (wanted > 0 ? bytesText(wanted) + " more were being written; " : std::string()) + freeSpaceText(dir) +
+              "). The previous file, if any, is unchanged; free space there and resume.";
     }
     ::close(m_fd);
     m_fd = -1;
@@ -174,5 +172,13 @@ std::string checksumHex(uint64_t checksum) {
     std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(checksum));
     return buf;
 }
+
+std::string freeSpaceText(const fs::path& dir) {
+    struct statvfs fsinfo {};
+    if (::statvfs(dir.c_str(), &fsinfo) != 0) return "free space unknown on " + dir.string();
+    return bytesText(uint64_t(fsinfo.f_bavail) * fsinfo.f_frsize) + " free on " + dir.string();
+}
+
+std::string byteCountText(uint64_t n) { return bytesText(n); }
 
 }  // namespace fts

@@ -1,12 +1,15 @@
 // End-to-end instruction fine-tuning through the real `fts train` (tests/data/sft: tiny random GPT-2 / Llama,
 // the quick-start BPE plus ChatML specials): Alpaca and messages data, packed and padded, complete with the
 // loss falling and the metrics in the store; a resumed packed run equals the uninterrupted one exactly; bad
-// rows are reported with their line numbers and skipped or stop the run, as data.on_bad_row says.
+// rows are reported with their line numbers and skipped or stop the run, as data.on_bad_row says; a token cache
+// on a full disk fails the run naming the folder and its free space.
 // LibTorch before Qt: Qt's `slots` keyword macro would otherwise break LibTorch's headers.
 #include "core/model/safetensors_torch.h"
 
 #include <QTemporaryDir>
 #include <QtTest>
+
+#include <sys/mount.h>
 
 #include <cmath>
 #include <fstream>
@@ -75,6 +78,7 @@ private slots:
     void packedResumeEqualsUninterrupted();
     void badRowsReportedWithLines_data();
     void badRowsReportedWithLines();
+    void fullCacheDiskFailsTheRunNamingTheFolder();
 };
 
 void TestTrainSft::trainsAndRecords_data() {
@@ -198,6 +202,38 @@ void TestTrainSft::badRowsReportedWithLines() {
     for (const char* line : {"bad_rows.jsonl:3: invalid JSON", "bad_rows.jsonl:7: missing field 'output'",
                              "bad_rows.jsonl:12: field 'instruction' must be a string"})
         QVERIFY2(logs.find(line) != std::string::npos, (std::string(line) + " not in\n" + logs).c_str());
+}
+
+// The token cache on a 16 KiB tmpfs (root only; CI runs as root): the cache of alpaca.jsonl does not fit. The run
+// fails, marked failed with the reason, naming the cache folder and its free space; nothing is left in the folder.
+void TestTrainSft::fullCacheDiskFailsTheRunNamingTheFolder() {
+    QTemporaryDir tmp;
+    const fs::path dir = tmp.path().toStdString();
+    const fs::path small = dir / "small";
+    fs::create_directories(small);
+    if (::mount("tmpfs", small.c_str(), "tmpfs", 0, "size=16k") != 0) QSKIP("needs root to mount a 16 KiB tmpfs");
+    struct Unmount {
+        fs::path p;
+        ~Unmount() { ::umount2(p.c_str(), MNT_DETACH); }
+    } unmount{small};
+    const fs::path cacheDir = small / "token_cache";
+    const json patch = {{"data", {{"cache_dir", cacheDir.string()}}}, {"training", {{"max_steps", 2}}}};
+    const fs::path storeFile = dir / "runs.sqlite";
+    const CliResult r = runFts({"train", QString::fromStdString(writeConfig(dir, "full", patch).string()), "--store",
+                                QString::fromStdString(storeFile.string()), "--quiet"});
+    QCOMPARE(r.exitCode, 1);
+    const QString said = r.out + r.err;
+    QVERIFY2(said.contains("the disk is full") && said.contains(QString::fromStdString(cacheDir.string())) &&
+                 said.contains("free on " + QString::fromStdString(cacheDir.string())),
+             qPrintable(said));
+    QVERIFY2(!said.contains("Exception raised from"), qPrintable(said));
+    fts::RunStore store(storeFile, true);
+    const auto runs = store.listRuns();
+    QCOMPARE(runs.size(), size_t(1));
+    QCOMPARE(runs[0].status, fts::RunStatus::Failed);
+    QVERIFY2(runs[0].failureReason.find("the disk is full") != std::string::npos, runs[0].failureReason.c_str());
+    for (const auto& e : fs::directory_iterator(cacheDir))
+        QFAIL(qPrintable("left behind: " + QString(e.path().c_str())));
 }
 
 QTEST_APPLESS_MAIN(TestTrainSft)
