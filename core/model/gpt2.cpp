@@ -5,6 +5,7 @@
 
 #include <cmath>
 
+#include "core/model/cached_decoder.h"
 #include "core/model/dense.h"
 #include "core/util/error.h"
 
@@ -56,7 +57,7 @@ Gpt2Config parseGpt2Config(const HfConfig& config) {
 
 namespace {
 
-class Gpt2LMHeadModel final : public HfModel {
+class Gpt2LMHeadModel final : public HfModel, public CachedDecoder {
 public:
     Gpt2LMHeadModel(const HfConfig& config, const ModelLoadOptions& opts) : m_cfg(parseGpt2Config(config)) {
         if (opts.disableDropout) m_cfg.attnPdrop = m_cfg.residPdrop = m_cfg.embdPdrop = 0.0;
@@ -82,12 +83,17 @@ public:
     }
 
     torch::Tensor forward(const torch::Tensor& inputIds, const torch::Tensor& attentionMask) override {
-        return run(inputIds, attentionMask, torch::Tensor());
+        return run(inputIds, attentionMask, torch::Tensor(), nullptr);
     }
 
     bool supportsPacking() const override { return true; }
     torch::Tensor forwardPacked(const torch::Tensor& inputIds, const torch::Tensor& positionIds) override {
-        return run(inputIds, torch::Tensor(), positionIds);
+        return run(inputIds, torch::Tensor(), positionIds, nullptr);
+    }
+
+    torch::Tensor forwardCached(const torch::Tensor& inputIds, const torch::Tensor& positionIds,
+                                const torch::Tensor& keyMask, KvCache& cache) override {
+        return run(inputIds, keyMask, positionIds, &cache);
     }
 
     torch::Tensor loss(const torch::Tensor& logits, const torch::Tensor& labels) const override {
@@ -96,9 +102,11 @@ public:
 
 private:
     // positionIdsIn defined: a packed forward (wpe at the given positions, block-diagonal causal attention,
-    // no attention mask). Undefined: positions 0..T-1 with the optional padding mask.
+    // no attention mask). Undefined: positions 0..T-1 with the optional padding mask. cache set: an incremental
+    // forward (cached_decoder.h): attentionMaskIn is the key mask over cache + new tokens, wpe at positionIdsIn, and
+    // the result is the last position's logits (B, V).
     torch::Tensor run(const torch::Tensor& inputIdsIn, const torch::Tensor& attentionMaskIn,
-                      const torch::Tensor& positionIdsIn) {
+                      const torch::Tensor& positionIdsIn, KvCache* cache) {
         const torch::Tensor& wte = param(kWte);
         const auto device = wte.device();
         if (inputIdsIn.dim() != 2)
@@ -113,9 +121,11 @@ private:
         const torch::Tensor positions =
             packed ? checkedPositionIds(positionIdsIn, inputIds, m_cfg.nPositions, "GPT-2 forward")
                    : torch::arange(T, torch::TensorOptions().dtype(torch::kInt64).device(device));
+        if (cache && !attentionMask.defined()) throw Error("GPT-2 cached forward: the key mask is required");
         const torch::Tensor bias =
-            packed ? packedCausalBias(positions, 0, computeDtype(wte))
-                   : causalPaddingBias(attentionMask, T, computeDtype(wte));  // (B,1,T,T) or undefined
+            cache    ? cachedAttentionBias(attentionMask, cache->length(), T, 0, computeDtype(wte))
+            : packed ? packedCausalBias(positions, 0, computeDtype(wte))
+                     : causalPaddingBias(attentionMask, T, computeDtype(wte));  // (B,1,T,T) or undefined
         const bool train = isTraining();
         auto dropout = [&](const torch::Tensor& x, double p) {
             return (train && p > 0) ? torch::dropout(x, p, true) : x;
@@ -126,7 +136,7 @@ private:
 
         for (int64_t i = 0; i < m_cfg.nLayer; ++i) {
             // Captures by value: with activation checkpointing the block runs again during backward.
-            auto blockFn = [this, i, B, T, C, H, D, bias, train](const torch::Tensor& hIn) {
+            auto blockFn = [this, i, B, T, C, H, D, bias, train, cache](const torch::Tensor& hIn) {
                 auto dropout = [&](const torch::Tensor& x, double p) {
                     return (train && p > 0) ? torch::dropout(x, p, true) : x;
                 };
@@ -141,8 +151,10 @@ private:
                 };  // (B, H, T, D)
                 double scale = m_cfg.scaleAttnWeights ? 1.0 / std::sqrt(double(D)) : 1.0;
                 if (m_cfg.scaleAttnByInverseLayerIdx) scale /= double(i + 1);
-                torch::Tensor a = causalSelfAttention(heads(parts[0]), heads(parts[1]), heads(parts[2]), bias,
-                                                      train ? m_cfg.attnPdrop : 0.0, scale, m_cfg.reorderAndUpcastAttn);
+                torch::Tensor k = heads(parts[1]), v = heads(parts[2]);
+                if (cache) appendToCache(*cache, size_t(i), k, v);
+                torch::Tensor a = causalSelfAttention(heads(parts[0]), k, v, bias, train ? m_cfg.attnPdrop : 0.0, scale,
+                                                      m_cfg.reorderAndUpcastAttn);
                 a = a.transpose(1, 2).reshape({B, T, C});
                 a = dropout(conv1dAt(b + AttnProjW, a, w(AttnProjB)), m_cfg.residPdrop);
                 h = a + h;
@@ -151,12 +163,14 @@ private:
                 m = dropout(conv1dAt(b + MlpProjW, m, w(MlpProjB)), m_cfg.residPdrop);
                 return h + m;
             };
-            h = runBlock(blockFn, h, blockBase(i), kPerBlock);
+            h = cache ? blockFn(h) : runBlock(blockFn, h, blockBase(i), kPerBlock);
         }
+        if (cache) h = h.narrow(1, T - 1, 1);      // generation needs the last position's logits only
         const size_t f = blockBase(m_cfg.nLayer);  // ln_f.weight, ln_f.bias, [lm_head.weight]
         h = torch::layer_norm(h, {C}, param(f), param(f + 1), m_cfg.layerNormEpsilon);
-        return m_cfg.tieWordEmbeddings ? denseLinear(h, param(kWte))
-                                       : linearAt(f + 2, h, torch::Tensor());  // (B, T, V)
+        torch::Tensor logits =
+            m_cfg.tieWordEmbeddings ? denseLinear(h, param(kWte)) : linearAt(f + 2, h, torch::Tensor());  // (B, T, V)
+        return cache ? logits.squeeze(1) : logits;
     }
 
     // Parameter layout (spec order): wte, wpe, then 12 per block, then ln_f.weight, ln_f.bias, [lm_head.weight].

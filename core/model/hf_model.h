@@ -109,6 +109,8 @@ enum class Activation {
 Activation parseActivation(const HfConfig& config, std::string_view key, const std::string& fallback);
 torch::Tensor applyActivation(Activation act, const torch::Tensor& x);
 
+// The most negative finite value of `dtype` (the "masked" value of additive attention biases).
+double lowestOf(torch::ScalarType dtype);
 // The dtype matmuls produce for parameters like `param`: the autocast dtype when autocast is on for its device.
 torch::ScalarType computeDtype(const torch::Tensor& param);
 

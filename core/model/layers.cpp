@@ -37,6 +37,8 @@ constexpr ActivationName kActivations[] = {
     {"linear", Activation::Identity},
 };
 
+}  // namespace
+
 double lowestOf(torch::ScalarType dtype) {
     switch (dtype) {
         case torch::kFloat64:
@@ -49,8 +51,6 @@ double lowestOf(torch::ScalarType dtype) {
             return double(std::numeric_limits<float>::lowest());
     }
 }
-
-}  // namespace
 
 Activation parseActivation(const HfConfig& config, std::string_view key, const std::string& fallback) {
     const std::string name = config.getString({key}, fallback);

@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "core/model/block_ops.h"
+#include "core/model/cached_decoder.h"
 #include "core/model/dense.h"
 #include "core/util/error.h"
 
@@ -132,7 +133,7 @@ LlamaConfig parseLlamaConfig(const HfConfig& config, LlamaVariant variant) {
 
 namespace {
 
-class LlamaForCausalLM final : public HfModel {
+class LlamaForCausalLM final : public HfModel, public CachedDecoder {
 public:
     LlamaForCausalLM(const HfConfig& config, const ModelLoadOptions& opts, LlamaVariant variant)
         : m_cfg(parseLlamaConfig(config, variant)) {
@@ -160,12 +161,17 @@ public:
     }
 
     torch::Tensor forward(const torch::Tensor& inputIds, const torch::Tensor& attentionMask) override {
-        return run(inputIds, attentionMask, torch::Tensor());
+        return run(inputIds, attentionMask, torch::Tensor(), nullptr);
     }
 
     bool supportsPacking() const override { return true; }
     torch::Tensor forwardPacked(const torch::Tensor& inputIds, const torch::Tensor& positionIds) override {
-        return run(inputIds, torch::Tensor(), positionIds);
+        return run(inputIds, torch::Tensor(), positionIds, nullptr);
+    }
+
+    torch::Tensor forwardCached(const torch::Tensor& inputIds, const torch::Tensor& positionIds,
+                                const torch::Tensor& keyMask, KvCache& cache) override {
+        return run(inputIds, keyMask, positionIds, &cache);
     }
 
     torch::Tensor loss(const torch::Tensor& logits, const torch::Tensor& labels) const override {
@@ -174,9 +180,11 @@ public:
 
 private:
     // positionIdsIn defined: a packed forward (no attention mask; block-diagonal causal attention, RoPE at the
-    // given positions). Undefined: positions 0..T-1 with the optional padding mask.
+    // given positions). Undefined: positions 0..T-1 with the optional padding mask. cache set: an incremental forward
+    // (cached_decoder.h): attentionMaskIn is the key mask over cache + new tokens, RoPE at positionIdsIn, and the
+    // result is the last position's logits (B, V).
     torch::Tensor run(const torch::Tensor& inputIdsIn, const torch::Tensor& attentionMaskIn,
-                      const torch::Tensor& positionIdsIn) {
+                      const torch::Tensor& positionIdsIn, KvCache* cache) {
         const torch::Tensor& embed = m_params[0].tensor;
         const auto device = embed.device();
         const std::string arch = m_info.architecture;
@@ -186,19 +194,22 @@ private:
         const int64_t B = inputIds.size(0), T = inputIds.size(1), H = m_cfg.numHeads, K = m_cfg.numKvHeads,
                       D = m_cfg.headDim;
         torch::Tensor mask = attentionMaskIn.defined() ? attentionMaskIn.to(device) : attentionMaskIn;
-        if (mask.defined() && (mask.dim() != 2 || mask.size(0) != B || mask.size(1) != T))
+        const int64_t past = cache ? cache->length() : 0;
+        if (mask.defined() && (mask.dim() != 2 || mask.size(0) != B || mask.size(1) != past + T))
             throw Error(arch + " forward: attention_mask must have shape " + c10::str(inputIds.sizes()) + ", found " +
                         c10::str(mask.sizes()));
         const auto dtype = computeDtype(embed);
-        const bool packed = positionIdsIn.defined();
+        const bool packed = positionIdsIn.defined();  // or cached: each token at its own position
         const torch::Tensor positionIds =
             packed ? checkedPositionIds(positionIdsIn, inputIds, 0, arch + " forward") : torch::Tensor();
+        if (cache && !mask.defined()) throw Error(arch + " cached forward: the key mask is required");
         // One additive bias per distinct window size (0 = plain causal): undefined means is_causal.
         std::map<int64_t, torch::Tensor> biases;
         for (int64_t w : m_cfg.slidingWindow)
             if (!biases.count(w))
-                biases[w] =
-                    packed ? packedCausalBias(positionIds, w, dtype) : attentionBias(mask, B, T, w, dtype, device);
+                biases[w] = cache    ? cachedAttentionBias(mask, past, T, w, dtype)
+                            : packed ? packedCausalBias(positionIds, w, dtype)
+                                     : attentionBias(mask, B, T, w, dtype, device);
         // RoPE tables up to the largest position (transformers' dynamic rope also keys on max(position_ids) + 1).
         const int64_t ropeLength = packed && T > 0 ? positionIds.max().item<int64_t>() + 1 : T;
         const auto rope = ropeCosSin(m_cfg.rope, ropeLength, device);
@@ -215,7 +226,8 @@ private:
         for (int64_t i = 0; i < m_cfg.numLayers; ++i) {
             const torch::Tensor layerBias = biases.at(m_cfg.slidingWindow[size_t(i)]);
             // Captures by value: with activation checkpointing the block runs again during backward.
-            auto blockFn = [this, i, B, T, H, K, D, scale, cos, sin, layerBias, train](const torch::Tensor& hIn) {
+            auto blockFn = [this, i, B, T, H, K, D, scale, cos, sin, layerBias, train,
+                            cache](const torch::Tensor& hIn) {
                 const size_t base = m_blockBase[size_t(i)];
                 torch::Tensor h = hIn;
                 size_t k = base;
@@ -245,6 +257,7 @@ private:
                 torch::Tensor v = linearAt(vW, x, vB).view({B, T, K, D}).transpose(1, 2);
                 q = applyRope(q, cos, sin);
                 kk = applyRope(kk, cos, sin);
+                if (cache) appendToCache(*cache, size_t(i), kk, v);
                 torch::Tensor a =
                     causalSelfAttention(q, kk, v, layerBias, train ? m_cfg.attentionDropout : 0.0, scale, false);
                 a = a.transpose(1, 2).reshape({B, T, H * D});
@@ -253,11 +266,16 @@ private:
                 torch::Tensor m = applyActivation(m_cfg.activation, linearAt(gW, x, gB)) * linearAt(uW, x, uB);
                 return h + linearAt(dW, m, dB);
             };
-            h = runBlock(blockFn, h, m_blockBase[size_t(i)], m_blockBase[size_t(i) + 1] - m_blockBase[size_t(i)]);
+            h = cache
+                    ? blockFn(h)
+                    : runBlock(blockFn, h, m_blockBase[size_t(i)], m_blockBase[size_t(i) + 1] - m_blockBase[size_t(i)]);
         }
-        const size_t f = m_blockBase.back();  // model.norm.weight, [lm_head.weight]
+        if (cache) h = h.narrow(1, T - 1, 1);  // generation needs the last position's logits only
+        const size_t f = m_blockBase.back();   // model.norm.weight, [lm_head.weight]
         h = rmsNorm(h, m_params[f].tensor, m_cfg.rmsNormEps);
-        return m_cfg.tieWordEmbeddings ? denseLinear(h, embed) : linearAt(f + 1, h, torch::Tensor());  // (B, T, V)
+        torch::Tensor logits =
+            m_cfg.tieWordEmbeddings ? denseLinear(h, embed) : linearAt(f + 1, h, torch::Tensor());  // (B, T, V)
+        return cache ? logits.squeeze(1) : logits;
     }
 
     // Additive (B, 1, T, T) bias: 0 where allowed (causal, key not padding, inside the window), dtype-min elsewhere,
