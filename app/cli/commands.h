@@ -25,5 +25,7 @@ void addTokenizeCommand(CLI::App& app);
 void addDebugCommand(CLI::App& app);
 void addEstimateCommand(CLI::App& app);
 void addProbeCommand(CLI::App& app);
+void addGenerateCommand(CLI::App& app);
+void addChatCommand(CLI::App& app);
 
 }  // namespace fts::cli

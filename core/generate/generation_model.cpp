@@ -82,7 +82,7 @@ GenerationModel openGenerationModel(const fs::path& dir, const GenerationModelOp
     if (tok.empty())
         throw IoError(dir.string() + ": no tokenizer.json here" +
                       (g.modelDir != dir ? " nor in the base model " + g.modelDir.string() : std::string()) +
-                      "; pass the tokenizer file");
+                      "; give the tokenizer.json to use (fts generate --tokenizer FILE)");
     g.tokenizer = Tokenizer::fromFile(tok);
     g.generation = readModelGenerationConfig(g.modelDir);
     g.chatTemplate = detectChatTemplate(tok.parent_path());

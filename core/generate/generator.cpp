@@ -68,7 +68,7 @@ std::vector<GeneratedSequence> generate(LanguageModel& model, const std::vector<
         if (info.maxPositions > 0 && n >= info.maxPositions)
             throw Error("prompt " + std::to_string(i + 1) + " has " + std::to_string(n) +
                         " tokens: the model's context is " + std::to_string(info.maxPositions) +
-                        " tokens (max_position_embeddings), which leaves no room to generate; shorten the prompt");
+                        " tokens, which leaves no room to generate; shorten the prompt");
         for (int64_t id : prompts[i])
             if (id < 0 || id >= info.vocabSize)
                 throw Error("prompt " + std::to_string(i + 1) + ": token id " + std::to_string(id) +
