@@ -39,7 +39,6 @@ void CollapsibleSection::setErrorCount(int errors) {
     updateHeader();
 }
 
-bool CollapsibleSection::isExpanded() const { return m_header->isChecked(); }
 void CollapsibleSection::setExpanded(bool expanded) { m_header->setChecked(expanded); }
 
 void CollapsibleSection::updateHeader() {

@@ -14,7 +14,6 @@ public:
     QWidget* body() const { return m_body; }
     void setTitle(const QString& title);
     void setErrorCount(int errors);  // shown after the title; red when > 0
-    bool isExpanded() const;
     void setExpanded(bool expanded);
     QToolButton* header() const { return m_header; }
 

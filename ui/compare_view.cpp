@@ -298,10 +298,6 @@ QStringList CompareView::runNames() const {
     return names;
 }
 
-void CompareView::setMetric(const QString& metric) {
-    const int i = m_metric->findData(metric);
-    if (i >= 0) m_metric->setCurrentIndex(i);
-}
 QString CompareView::metric() const { return m_metric->currentData().toString(); }
 void CompareView::setXAxis(CompareXAxis axis) { m_xAxis->setCurrentIndex(m_xAxis->findData(int(axis))); }
 CompareXAxis CompareView::xAxis() const { return CompareXAxis(m_xAxis->currentData().toInt()); }
@@ -309,7 +305,6 @@ void CompareView::setSmoothing(double weight) { m_smoothing->setValue(weight); }
 double CompareView::smoothing() const { return m_smoothing->value(); }
 void CompareView::setLogScale(bool on) { m_logScale->setChecked(on); }
 bool CompareView::logScale() const { return m_logScale->isChecked(); }
-void CompareView::setDiffOnly(bool on) { m_diffOnly->setChecked(on); }
 
 QString CompareView::xAxisName() const {
     switch (xAxis()) {

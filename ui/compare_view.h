@@ -47,7 +47,6 @@ public:
     bool isLoading() const { return m_loading; }
     QString loadError() const { return m_loadError; }
 
-    void setMetric(const QString& metric);  // "loss", "eval_loss", "lr", "grad_norm", "tokens_per_s"
     QString metric() const;
     void setXAxis(CompareXAxis axis);
     CompareXAxis xAxis() const;
@@ -55,7 +54,6 @@ public:
     double smoothing() const;
     void setLogScale(bool on);
     bool logScale() const;
-    void setDiffOnly(bool on);
 
     // Exports (user-chosen files; small, so written on the UI thread). Return false with *error on failure.
     bool exportPng(const QString& path, QString* error = nullptr);

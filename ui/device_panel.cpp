@@ -135,17 +135,6 @@ QList<int> DevicePanel::selectedGpus() const {
     return ids;
 }
 
-void DevicePanel::selectGpus(const QList<int>& gpus) {
-    const QList<int> before = selectedGpus();
-    m_updating = true;
-    for (QTreeWidgetItem* item : std::as_const(m_gpus))
-        item->setCheckState(
-            DeviceColumn, gpus.contains(item->data(DeviceColumn, kGpuIndexRole).toInt()) ? Qt::Checked : Qt::Unchecked);
-    m_cpu->setCheckState(DeviceColumn, selectedGpus().isEmpty() ? Qt::Checked : Qt::Unchecked);
-    m_updating = false;
-    if (selectedGpus() != before) emit selectionChanged();
-}
-
 // The CPU and the GPUs exclude each other; unchecking the last GPU falls back to the CPU.
 void DevicePanel::onItemChanged(QTreeWidgetItem* item, int column) {
     if (m_updating || column != DeviceColumn) return;

@@ -33,8 +33,6 @@ public:
 
     // The checked GPUs by nvidia-smi index, ascending; empty = the CPU.
     QList<int> selectedGpus() const;
-    // Checks exactly these GPUs (unknown ids are ignored); empty = the CPU.
-    void selectGpus(const QList<int>& gpus);
 
     QTreeWidget* tree() const { return m_tree; }
     QLabel* statusLabel() const { return m_status; }

@@ -18,6 +18,7 @@
 #include <QFile>
 #include <QFileDialog>
 #include <QFileInfo>
+#include <QPlainTextEdit>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QDesktopServices>
@@ -39,6 +40,7 @@
 #include <csignal>
 
 #include "core/config/memory_estimate.h"
+#include "ui/chat_page.h"
 #include "ui/compare_view.h"
 #include "ui/config_editor.h"
 #include "ui/config_form.h"
@@ -211,6 +213,7 @@ void MainWindow::buildUi() {
 
     m_runView = new RunView(this);
     m_compareView = new CompareView(this);
+    m_chatPage = new ChatPage(m_options.cliPath, this);
     m_compareView->setObjectName(QStringLiteral("compareView"));
     connect(m_runView, &RunView::stopClicked, this, [this](qint64) { stopSelectedRun(); });
     connect(m_runView, &RunView::stopNowClicked, this, [this](qint64 id) { stopRunNow(id, true); });
@@ -258,6 +261,7 @@ void MainWindow::buildUi() {
     m_stack->addWidget(m_runView);
     m_stack->addWidget(m_editorPage);
     m_stack->addWidget(m_compareView);
+    m_stack->addWidget(m_chatPage);
 
     m_messageBar = new QLabel(this);
     m_messageBar->setObjectName(QStringLiteral("messageBar"));
@@ -330,6 +334,11 @@ void MainWindow::buildActions() {
     m_compareAction->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_C));
     connect(m_compareAction, &QAction::triggered, this, [this] { compareSelectedRuns(); });
 
+    m_chatAction = new QAction(s->standardIcon(QStyle::SP_MessageBoxQuestion), QString(), this);
+    m_chatAction->setObjectName(QStringLiteral("chatAction"));
+    m_chatAction->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_T));
+    connect(m_chatAction, &QAction::triggered, this, &MainWindow::openChat);
+
     m_settingsAction = new QAction(this);
     m_settingsAction->setObjectName(QStringLiteral("settingsAction"));
     m_settingsAction->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_Comma));
@@ -355,6 +364,7 @@ void MainWindow::buildActions() {
     m_runMenu->addAction(m_probeAction);
     m_runMenu->addSeparator();
     m_runMenu->addAction(m_compareAction);
+    m_runMenu->addAction(m_chatAction);
     m_helpMenu = menuBar()->addMenu(QString());
     m_docsAction = m_helpMenu->addAction(QString(), this, [this] {
         const QString docs = docsFolder();
@@ -385,6 +395,7 @@ void MainWindow::buildActions() {
     m_toolBar->addAction(m_resumeAction);
     m_toolBar->addSeparator();
     m_toolBar->addAction(m_compareAction);
+    m_toolBar->addAction(m_chatAction);
     retranslateUi();
 }
 
@@ -406,6 +417,8 @@ void MainWindow::retranslateUi() {
         tr("Run a few steps of this config at each ZeRO stage and compare peak memory and speed"));
     m_compareAction->setText(tr("&Compare runs"));
     m_compareAction->setToolTip(tr("Overlay the curves and diff the configs of the selected runs (Ctrl+Shift+C)"));
+    m_chatAction->setText(tr("C&hat"));
+    m_chatAction->setToolTip(tr("Talk to the selected run's fine-tuned model, or to any model folder (Ctrl+Shift+T)"));
     m_settingsAction->setText(tr("Se&ttings…"));
     m_quitAction->setText(tr("&Quit"));
     m_fileMenu->setTitle(tr("&File"));
@@ -456,7 +469,7 @@ void MainWindow::showShortcuts() {
     // Every action with a shortcut, as the menus name it.
     QStringList rows;
     for (QAction* a : {m_newAction, m_openAction, m_saveAction, m_saveAsAction, m_startAction, m_resumeAction,
-                       m_compareAction, m_settingsAction, m_docsAction, m_quitAction}) {
+                       m_compareAction, m_chatAction, m_settingsAction, m_docsAction, m_quitAction}) {
         if (!a || a->shortcut().isEmpty()) continue;
         QString name = a->text();
         name.remove(QLatin1Char('&'));
@@ -509,6 +522,7 @@ MainWindow::Page MainWindow::currentPage() const {
     if (w == m_runView) return Page::Run;
     if (w == m_editorPage) return Page::Editor;
     if (w == m_compareView) return Page::Compare;
+    if (w == m_chatPage) return Page::Chat;
     return Page::Welcome;
 }
 
@@ -526,8 +540,23 @@ void MainWindow::showPage(Page page) {
         case Page::Compare:
             m_stack->setCurrentWidget(m_compareView);
             break;
+        case Page::Chat:
+            m_stack->setCurrentWidget(m_chatPage);
+            break;
     }
     updateActions();
+}
+
+void MainWindow::openChat() {
+    if (m_selectedIds.size() == 1)
+        if (const RunRecord* r = m_runsModel->runById(m_selectedIds.first()); r && !r->outputDir.empty()) {
+            const QString final = QDir(QString::fromStdString(r->outputDir)).filePath(QStringLiteral("final"));
+            if (QFileInfo::exists(final + QStringLiteral("/config.json")) ||
+                QFileInfo::exists(final + QStringLiteral("/adapter_config.json")))
+                m_chatPage->setModelFolder(QDir::toNativeSeparators(final));
+        }
+    showPage(Page::Chat);
+    m_chatPage->input()->setFocus();
 }
 
 void MainWindow::showMessage(const QString& text, bool isError) {

@@ -27,6 +27,7 @@ class QTableView;
 namespace fts {
 
 class CompareView;
+class ChatPage;
 class DataPreviewDialog;
 class ModelPicker;
 class SettingsDialog;
@@ -51,7 +52,7 @@ struct StudioOptions {
 class MainWindow : public QMainWindow {
     Q_OBJECT
 public:
-    enum class Page { Welcome, Run, Editor, Compare };
+    enum class Page { Welcome, Run, Editor, Compare, Chat };
 
     explicit MainWindow(StudioOptions options, QWidget* parent = nullptr);
     ~MainWindow() override;
@@ -123,7 +124,11 @@ public:
     QStringList modelFolders() const;
     RunView* runView() const { return m_runView; }
     CompareView* compareView() const { return m_compareView; }
+    ChatPage* chatPage() const { return m_chatPage; }
+    // The Chat page, with the selected run's export (output_dir/final) as the model when it has one.
+    void openChat();
     QAction* compareAction() const { return m_compareAction; }
+    QAction* chatAction() const { return m_chatAction; }
     QTableView* runsView() const { return m_runsView; }
     RunsTableModel* runsModel() const { return m_runsModel; }
     RunsFilterProxy* runsProxy() const { return m_runsProxy; }
@@ -206,6 +211,7 @@ private:
     QWidget* m_welcome;
     RunView* m_runView;
     CompareView* m_compareView;
+    ChatPage* m_chatPage;
     QWidget* m_editorPage;
     ConfigEditor* m_editor;
     ConfigForm* m_form;
@@ -222,6 +228,7 @@ private:
     QAction* m_stopAction;
     QAction* m_resumeAction = nullptr;
     QAction* m_compareAction;
+    QAction* m_chatAction;
     QAction* m_settingsAction = nullptr;
     QAction* m_quitAction = nullptr;
     QAction* m_aboutAction = nullptr;

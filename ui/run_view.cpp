@@ -15,7 +15,9 @@
 #include <QCheckBox>
 #include <QDoubleSpinBox>
 #include <QProgressBar>
+#include <QHeaderView>
 #include <QTabWidget>
+#include <QTableWidget>
 #include <climits>
 #include <cmath>
 #include <cstdint>
@@ -124,6 +126,15 @@ RunView::RunView(QWidget* parent) : QWidget(parent) {
     for (SeriesChart* c : {m_lrChart, m_gradNormChart, m_lossScaleChart, m_tokensChart, m_memoryChart})
         m_tabs->addTab(c, QString());
     // Hidden charts get their points but not their ranges (replotNow redraws the visible one): fit on showing.
+    m_samplesTable = new QTableWidget(0, 3, this);
+    m_samplesTable->setObjectName(QStringLiteral("runSamplesTable"));
+    m_samplesTable->setEditTriggers(QAbstractItemView::NoEditTriggers);
+    m_samplesTable->setWordWrap(true);
+    m_samplesTable->verticalHeader()->hide();
+    m_samplesTable->horizontalHeader()->setSectionResizeMode(0, QHeaderView::ResizeToContents);
+    m_samplesTable->horizontalHeader()->setSectionResizeMode(1, QHeaderView::Interactive);
+    m_samplesTable->horizontalHeader()->setStretchLastSection(true);
+    m_samplesTable->hide();
     connect(m_tabs, &QTabWidget::currentChanged, this, [this] {
         if (auto* c = qobject_cast<SeriesChart*>(m_tabs->currentWidget())) c->refresh();
     });
@@ -227,6 +238,8 @@ void RunView::retranslate() {
         {m_memoryChart, tr("Memory history")}, {m_evalMetricsChart, tr("Eval metrics")}};
     for (const auto& [widget, text] : tabs)
         if (const int i = m_tabs->indexOf(widget); i >= 0) m_tabs->setTabText(i, text);
+    m_samplesTable->setHorizontalHeaderLabels({tr("Step"), tr("Prompt"), tr("Reply")});
+    if (const int i = m_tabs->indexOf(m_samplesTable); i >= 0) m_tabs->setTabText(i, tr("Samples"));
     m_evalMetricsChart->setTitle(tr("Eval metrics"));
     m_evalMetricsChart->setAxisLabels(step, tr("value"));
     for (const auto& [key, series] : m_evalMetrics) {
@@ -247,7 +260,7 @@ void RunView::retranslate() {
     updateLabels();
     updateBars();
     m_lossChart->replot();
-    if (QWidget* current = m_tabs->currentWidget()) static_cast<SeriesChart*>(current)->replot();
+    if (auto* current = qobject_cast<SeriesChart*>(m_tabs->currentWidget())) current->replot();
 }
 
 void RunView::changeEvent(QEvent* event) {
@@ -285,6 +298,8 @@ void RunView::clear() {
     m_evalMetrics.clear();
     m_evalMetricsChart->removeAllSeries();
     showEvalMetricsTab(false);
+    m_samplesTable->setRowCount(0);
+    showSamplesTab(false);
     m_smoothedRevision = 0;
     m_smoothedWeight = -1;
     m_lastMemory.clear();
@@ -396,7 +411,39 @@ void RunView::applyBatch(const RunDataBatch& batch) {
         auto& last = m_lastMemory[key];
         if (s.step >= last.step) last = s;
     }
+    addSampleTexts(batch.texts);
     scheduleReplot();
+}
+
+// Newest first: each text goes above the rows of earlier steps (rows of one step keep the prompts' order).
+void RunView::addSampleTexts(const std::vector<SampleText>& texts) {
+    if (texts.empty()) return;
+    showSamplesTab(true);
+    int row = 0;
+    int64_t step = -1;
+    for (const SampleText& t : texts) {
+        if (t.step != step) row = 0, step = t.step;
+        m_samplesTable->insertRow(row);
+        auto* stepItem = new QTableWidgetItem(QString::number(t.step));
+        stepItem->setTextAlignment(Qt::AlignRight | Qt::AlignTop);
+        m_samplesTable->setItem(row, 0, stepItem);
+        m_samplesTable->setItem(row, 1, new QTableWidgetItem(QString::fromStdString(t.prompt)));
+        auto* reply = new QTableWidgetItem(QString::fromStdString(t.text));
+        reply->setToolTip(QString::fromStdString(t.text));
+        m_samplesTable->setItem(row, 2, reply);
+        ++row;
+    }
+    m_samplesTable->resizeRowsToContents();
+}
+
+void RunView::showSamplesTab(bool show) {
+    const int index = m_tabs->indexOf(m_samplesTable);
+    if (show && index < 0) {
+        m_tabs->addTab(m_samplesTable, tr("Samples"));
+    } else if (!show && index >= 0) {
+        m_tabs->removeTab(index);
+        m_samplesTable->hide();
+    }
 }
 
 void RunView::setLogs(qint64 runId, const QStringList& lines) {

@@ -1,6 +1,6 @@
 // RunView: live view of one run: loss/eval loss (EMA smoothing, log scale), learning rate, grad norm, loss
 // scale, tokens/s and per-rank memory history charts, per-rank memory bars and host RAM, progress and ETA,
-// recent log lines, Stop & save and Stop now. Batches from the poller go into LiveSeries buffers; a 100 ms single-shot
+// recent log lines, texts sampled from the weights (training.sample_prompts), Stop & save and Stop now. Batches from the poller go into LiveSeries buffers; a 100 ms single-shot
 // timer redraws, so the replot rate is at most 10/s however fast points arrive.
 #pragma once
 #include <QElapsedTimer>
@@ -21,6 +21,7 @@ class QPlainTextEdit;
 class QProgressBar;
 class QPushButton;
 class QTabWidget;
+class QTableWidget;
 
 namespace fts {
 
@@ -56,6 +57,8 @@ public:
     SeriesChart* lossScaleChart() const { return m_lossScaleChart; }
     SeriesChart* tokensChart() const { return m_tokensChart; }
     QTabWidget* chartTabs() const { return m_tabs; }
+    // training.sample_prompts: step, prompt and reply of every sample, newest first (the tab appears with the first).
+    QTableWidget* samplesTable() const { return m_samplesTable; }
     MemoryBars* memoryBars() const { return m_bars; }
     QProgressBar* progressBar() const { return m_progress; }
     QDoubleSpinBox* smoothingSpin() const { return m_smoothSpin; }
@@ -136,6 +139,9 @@ private:
     SeriesChart* m_evalMetricsChart;
     std::map<QString, LiveSeries> m_evalMetrics;
     void showEvalMetricsTab(bool show);
+    QTableWidget* m_samplesTable;
+    void showSamplesTab(bool show);
+    void addSampleTexts(const std::vector<SampleText>& texts);
     QTabWidget* m_tabs;
     MemoryBars* m_bars;
     QProgressBar* m_progress;

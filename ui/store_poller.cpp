@@ -71,6 +71,7 @@ void StorePoller::watchRun(qint64 runId) {
     m_maxSampleStep = -1;
     m_sampleLast.clear();
     m_lastLogId = -1;
+    m_lastTextId = 0;
     if (runId > 0 && m_timer && m_timer->isActive())
         QTimer::singleShot(0, this, &StorePoller::pollNow);  // show the history now, not at the next tick
 }
@@ -196,8 +197,10 @@ void StorePoller::pollWatched() {
         m_maxSampleStep = std::max(m_maxSampleStep, s.step);
         batch.samples.push_back(std::move(s));
     }
+    batch.texts = m_store->samplesAfterId(m_watchId, m_lastTextId);
+    for (const SampleText& t : batch.texts) m_lastTextId = std::max(m_lastTextId, t.id);
     m_resetPending = false;
-    if (batch.reset || !batch.metrics.empty() || !batch.samples.empty()) emit runData(batch);
+    if (batch.reset || !batch.metrics.empty() || !batch.samples.empty() || !batch.texts.empty()) emit runData(batch);
 }
 
 void StorePoller::pollLogs() {

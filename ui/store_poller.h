@@ -31,6 +31,7 @@ struct RunDataBatch {
     bool reset = false;
     std::vector<MetricPoint> metrics;
     std::vector<DeviceSample> samples;
+    std::vector<SampleText> texts;  // generated from the weights at a step (training.sample_prompts), by row id
 };
 
 class StorePoller : public QObject {
@@ -100,6 +101,7 @@ private:
     int64_t m_maxSampleStep = -1;
     std::map<std::pair<int, std::string>, int64_t> m_sampleLast;  // (rank, device) -> last step
     int64_t m_lastLogId = -1;                                     // -1: send the tail (after watchRun)
+    int64_t m_lastTextId = 0;                                     // the last sample text delivered
 };
 
 // Owns a worker thread running one StorePoller; destruction stops polling and joins the thread.

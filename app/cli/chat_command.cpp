@@ -1,15 +1,23 @@
 // `fts chat --model DIR [--system TEXT] [sampling options]`: a conversation in the terminal. Each line read is a user
 // turn; the reply streams as it is generated and stays in the conversation. /reset starts over, /exit (or end of
 // input) ends; Ctrl-C during a reply stops that reply only.
+// `fts chat --json`: the same engine for a program (the studio's Chat page): the model stays loaded, each input line is
+// a request {"messages": [{"role", "content"}...], and optionally max_new_tokens, do_sample, temperature, top_k,
+// top_p, repetition_penalty, seed}; the reply streams as {"text": PIECE} lines, then {"done": true, "finish_reason",
+// "new_tokens", "first_token_s", "seconds"}. A bad request answers {"error": MESSAGE}. SIGINT stops the reply.
 #include <signal.h>
 #include <unistd.h>
 
 #include <atomic>
+#include <chrono>
 #include <iostream>
+
+#include <nlohmann/json.hpp>
 
 #include "app/cli/commands.h"
 #include "app/cli/generation_options.h"
 #include "core/util/error.h"
+#include "core/util/json_parse.h"
 
 namespace fts::cli {
 
@@ -34,14 +42,91 @@ private:
     struct sigaction m_old {};
 };
 
+void line(const nlohmann::json& j) {
+    std::cout << j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) << "\n" << std::flush;
+}
+
+// The request's sampling fields over the command line's.
+SamplingRequest samplingOf(const nlohmann::json& req, SamplingRequest s) {
+    auto num = [&](const char* key) -> std::optional<double> {
+        if (!req.contains(key) || req[key].is_null()) return std::nullopt;
+        if (!req[key].is_number()) throw Error(std::string("\"") + key + "\" must be a number");
+        return req[key].get<double>();
+    };
+    if (auto v = num("max_new_tokens")) s.maxNewTokens = int64_t(*v);
+    if (auto v = num("temperature")) s.temperature = *v;
+    if (auto v = num("top_k")) s.topK = int64_t(*v);
+    if (auto v = num("top_p")) s.topP = *v;
+    if (auto v = num("repetition_penalty")) s.repetitionPenalty = *v;
+    if (auto v = num("seed")) s.seed = uint64_t(*v);
+    if (req.contains("do_sample")) {
+        if (!req["do_sample"].is_boolean()) throw Error("\"do_sample\" must be true or false");
+        s.doSample = req["do_sample"].get<bool>();
+    }
+    return s;
+}
+
+void serveJson(GenerationSession& session, const SamplingRequest& defaults) {
+    // SIGINT only ever stops the reply in progress here (one arriving between replies is forgotten at the next).
+    InterruptStopsReply interrupt;
+    line({{"ready", true}, {"model", session.describe()}});
+    std::string text;
+    while (std::getline(std::cin, text)) {
+        if (text.find_first_not_of(" \t\r") == std::string::npos) continue;
+        try {
+            const nlohmann::json req = parseJson(text);
+            if (!req.is_object() || !req.contains("messages") || !req["messages"].is_array() || req["messages"].empty())
+                throw Error("expected {\"messages\": [{\"role\": ..., \"content\": ...}, ...]}");
+            std::vector<ChatMessage> messages;
+            for (const auto& m : req["messages"]) {
+                if (!m.is_object() || !m.value("role", nlohmann::json()).is_string() ||
+                    !m.value("content", nlohmann::json()).is_string())
+                    throw Error("each message needs a string \"role\" and a string \"content\"");
+                messages.push_back({m["role"].get<std::string>(), m["content"].get<std::string>(), {}});
+            }
+            const SamplingRequest sampling = samplingOf(req, defaults);
+            const auto ids = session.encodeChat(messages);
+            g_stopReply = false;
+            const auto t0 = std::chrono::steady_clock::now();
+            double firstToken = -1;
+            const auto reply = session.generate(
+                {ids}, sampling,
+                [&](size_t, const std::string& piece) {
+                    if (firstToken < 0)
+                        firstToken = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+                    line({{"text", piece}});
+                },
+                &g_stopReply);
+            const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+            line({{"done", true},
+                  {"finish_reason", reply[0].finishReason},
+                  {"new_tokens", reply[0].ids.size()},
+                  {"first_token_s", firstToken},
+                  {"seconds", seconds}});
+        } catch (const nlohmann::json::exception& e) {
+            line({{"error", std::string("not a JSON request: ") + e.what()}});
+        } catch (const Error& e) {
+            line({{"error", e.what()}});
+        }
+    }
+}
+
 }  // namespace
 
 void addChatCommand(CLI::App& app) {
     auto* cmd = app.add_subcommand("chat", "Talk with a model in the terminal (its chat template; /reset, /exit)");
     auto o = std::make_shared<GenerationCliOptions>();
+    auto json = std::make_shared<bool>(false);
     addGenerationOptions(*cmd, o);
-    cmd->callback([o] {
+    cmd->add_flag("--json", *json, "JSON lines for programs (the studio): requests in, streamed pieces out");
+    cmd->callback([o, json] {
         auto session = GenerationSession::open(o->session);
+        if (*json) {
+            if (!session->chatTemplate())
+                line({{"error", o->session.model.string() + ": no chat template we know; pass --chat_template"}});
+            serveJson(*session, o->sampling);
+            return;
+        }
         const bool tty = ::isatty(0) == 1;
         std::cerr << "model: " << session->describe() << "\n";
         if (!session->chatTemplate())

@@ -22,7 +22,6 @@ using nlohmann::json;
 struct ZeroKnobs {
     double reduceBucketSize = 5e8;     // elements
     double allgatherBucketSize = 5e8;  // elements
-    bool overlapComm = false;          // stage 3: DeepSpeed turns it on by default
     bool contiguousGradients = true;
     double prefetchBucketSize = 5e7;         // stage3_prefetch_bucket_size, elements
     double paramPersistenceThreshold = 1e5;  // stage3_param_persistence_threshold, elements
@@ -54,7 +53,6 @@ std::string offloadDevice(const json& o, const char* key) {
 
 ZeroKnobs readZeroKnobs(const json& raw, int stage) {
     ZeroKnobs k;
-    k.overlapComm = stage == 3;
     if (!raw.is_object() || !raw.contains("deepspeed") || !raw["deepspeed"].is_object()) return k;
     const json& ds = raw["deepspeed"];
     auto it = ds.find("zero_optimization");
@@ -62,7 +60,6 @@ ZeroKnobs readZeroKnobs(const json& raw, int stage) {
     const json& z = *it;
     k.reduceBucketSize = numberOr(z, "reduce_bucket_size", k.reduceBucketSize);
     k.allgatherBucketSize = numberOr(z, "allgather_bucket_size", k.allgatherBucketSize);
-    k.overlapComm = boolOr(z, "overlap_comm", k.overlapComm);
     k.contiguousGradients = boolOr(z, "contiguous_gradients", k.contiguousGradients);
     k.prefetchBucketSize = numberOr(z, "stage3_prefetch_bucket_size", k.prefetchBucketSize);
     k.paramPersistenceThreshold = numberOr(z, "stage3_param_persistence_threshold", k.paramPersistenceThreshold);
@@ -455,7 +452,6 @@ MemoryEstimate estimateMemory(const TrainConfig& config, const ModelShape& shape
             for (int s = in.stage + 1; s <= 3; ++s) {
                 Inputs x = in;
                 x.stage = s;
-                x.zero.overlapComm = readZeroKnobs(config.raw, s).overlapComm;
                 attempt("zero_stage", "zero_optimization.stage = " + std::to_string(s), x);
                 if (s == 3) best = x;
             }

@@ -334,10 +334,36 @@ void parseTraining(const json& doc, const fs::path& baseDir, IssueList& issues, 
                     "expected \"auto\", \"cpu\", \"cuda\" or \"cuda:N\" (N a device index), got " + describeValue(*v));
         }
     }
+    if (const json* v = findField(*o, "sample_prompts")) {
+        if (!v->is_array() || v->empty() || v->size() > 16)
+            issues.error("training.sample_prompts",
+                         "expected a list of 1 to 16 prompts (strings), got " + describeValue(*v));
+        else
+            for (size_t i = 0; i < v->size(); ++i) {
+                const json& p = (*v)[i];
+                if (!p.is_string() || p.get<std::string>().empty() || p.get<std::string>().size() > 4096)
+                    issues.error("training.sample_prompts[" + std::to_string(i) + "]",
+                                 "expected a non-empty prompt of at most 4096 bytes, got " + describeValue(p));
+                else
+                    t.samplePrompts.push_back(p.get<std::string>());
+            }
+    }
+    if (const json* v = findField(*o, "sample_interval"))
+        if (auto n = readInt(issues, *v, "training.sample_interval", 0, kMaxInt,
+                             "a non-negative integer (0 = only at the end)"))
+            t.sampleInterval = *n;
+    intField("sample_max_new_tokens", 1, "a positive integer", t.sampleMaxNewTokens);
+    if (t.samplePrompts.empty() && (findField(*o, "sample_interval") || findField(*o, "sample_max_new_tokens")))
+        issues.warning(findField(*o, "sample_interval") ? "training.sample_interval" : "training.sample_max_new_tokens",
+                       "no effect without training.sample_prompts");
     parseTrainerArguments(*o, issues, t.trainer);
-    std::vector<std::string> known = {"max_steps",     "epochs",       "eval_interval",   "eval_batches",
-                                      "save_interval", "log_interval", "output_dir",      "seed",
-                                      "run_name",      "device",       "keep_checkpoints"};
+    std::vector<std::string> known = {"max_steps",        "epochs",
+                                      "eval_interval",    "eval_batches",
+                                      "save_interval",    "log_interval",
+                                      "output_dir",       "seed",
+                                      "run_name",         "device",
+                                      "keep_checkpoints", "sample_prompts",
+                                      "sample_interval",  "sample_max_new_tokens"};
     known.insert(known.end(), trainerArgumentKeys().begin(), trainerArgumentKeys().end());
     warnUnknownKeys(issues, *o, "training", known);
 }
@@ -462,6 +488,10 @@ ConfigParseResult parseDocument(const json& doc, const fs::path& baseDir, int wo
         TrainerFill fill = fillTrainerAutos(*ds, cfg.training.trainer, worldSize, maxSteps, hiddenSize, issues);
         cfg.deepspeed = parseDeepSpeedBlock(fill.block, worldSize, maxSteps, issues, baseDir);
         applyTrainerArguments(*ds, cfg.training.trainer, fill, maxSteps, issues, cfg.deepspeed);
+        if (!cfg.training.samplePrompts.empty() && cfg.deepspeed.zeroStage == 3)
+            issues.warning("training.sample_prompts",
+                           "not generated under ZeRO stage 3 in this version (the parameters are partitioned across "
+                           "the ranks): the run records no samples; try the export with fts generate");
     } else
         issues.error("deepspeed",
                      "missing; expected the DeepSpeed config object (at least "
@@ -619,6 +649,11 @@ nlohmann::json configToResolvedJson(const TrainConfig& c) {
                      {"device", t.device},
                      {"keep_checkpoints", t.keepCheckpoints}};
     if (!t.runName.empty()) training["run_name"] = t.runName;
+    if (!t.samplePrompts.empty()) {
+        training["sample_prompts"] = t.samplePrompts;
+        training["sample_interval"] = t.sampleEvery();
+        training["sample_max_new_tokens"] = t.sampleMaxNewTokens;
+    }
     trainerArgumentsToJson(t.trainer, training);
     return {{"model", model}, {"data", data}, {"training", training}, {"deepspeed", deepSpeedToJson(c.deepspeed)}};
 }

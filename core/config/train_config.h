@@ -131,7 +131,7 @@ struct AioConfig {
 struct ZeroConfig {
     int64_t reduceBucketSize = 500000000;        // reduce_bucket_size
     int64_t allgatherBucketSize = 500000000;     // allgather_bucket_size
-    bool overlapComm = false;                    // overlap_comm (DeepSpeed: true only for stage 3 by default)
+    bool overlapComm = false;                    // overlap_comm: no effect here (warned); kept for the resolved config
     bool contiguousGradients = true;             // contiguous_gradients
     bool reduceScatter = true;                   // reduce_scatter (false: all-reduce each bucket)
     int64_t prefetchBucketSize = 50000000;       // stage3_prefetch_bucket_size: parameters gathered ahead of use
@@ -239,6 +239,12 @@ struct TrainingSection {
     std::string device = "auto";  // "auto", "cpu", "cuda", "cuda:N"
     int64_t keepCheckpoints = 2;  // most recent checkpoints kept (0 = all)
     TrainerArguments trainer;     // the Trainer's names (per_device_train_batch_size, learning_rate, ...)
+    // Texts generated (greedy) from the weights every sample_interval steps (default: eval_interval; 0: at the end),
+    // stored with their step: the replies changing as the model trains (docs/generate.md).
+    std::vector<std::string> samplePrompts;  // sample_prompts
+    std::optional<int64_t> sampleInterval;   // sample_interval
+    int64_t sampleMaxNewTokens = 64;         // sample_max_new_tokens
+    int64_t sampleEvery() const { return sampleInterval.value_or(evalInterval); }
 };
 
 struct TrainConfig {

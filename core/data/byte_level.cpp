@@ -46,11 +46,6 @@ const TokenizerRegex* gpt2Regex() {
 
 }  // namespace
 
-std::string_view byteLevelChar(uint8_t b) {
-    const ByteTables& t = tables();
-    return {t.utf8[b].data(), t.utf8Len[b]};
-}
-
 int byteLevelByte(char32_t cp) { return cp < 512 ? tables().byteOf[cp] : -1; }
 
 ByteLevelOptions ByteLevelOptions::fromJson(const nlohmann::json& spec, const JsonContext& ctx) {

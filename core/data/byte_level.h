@@ -10,8 +10,6 @@
 
 namespace fts::tok {
 
-// UTF-8 form of the code point standing for byte b.
-std::string_view byteLevelChar(uint8_t b);
 // The byte a code point stands for, or -1 when it is not part of the byte-level alphabet.
 int byteLevelByte(char32_t cp);
 

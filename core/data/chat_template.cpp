@@ -290,4 +290,23 @@ std::string renderGenerationPrompt(ChatTemplateKind kind, const std::vector<Chat
     return out;
 }
 
+const char* endOfTurnToken(ChatTemplateKind kind) {
+    switch (kind) {
+        case ChatTemplateKind::ChatML:
+        case ChatTemplateKind::Qwen25:
+            return "<|im_end|>";
+        case ChatTemplateKind::Llama3:
+            return "<|eot_id|>";
+        default:
+            return nullptr;
+    }
+}
+
+ChatTemplateKind resolveChatTemplate(const std::string& name, const std::filesystem::path& modelDir) {
+    if (name != "auto") return chatTemplateFromName(name);
+    if (!modelDir.empty())
+        if (auto k = detectChatTemplate(modelDir)) return *k;
+    return ChatTemplateKind::ChatML;
+}
+
 }  // namespace fts

@@ -54,7 +54,15 @@ std::optional<ChatTemplateKind> detectChatTemplate(const std::filesystem::path& 
 // not text (the dataset appends the tokenizer's EOS id to each trainable reply of Alpaca and None).
 std::vector<RenderedSegment> renderChat(ChatTemplateKind kind, const std::vector<ChatMessage>& messages);
 
+// data.template as a run resolves it: a name (chatTemplateFromName), or "auto": the model folder's template
+// (detectChatTemplate), else ChatML.
+ChatTemplateKind resolveChatTemplate(const std::string& name, const std::filesystem::path& modelDir);
+
 // The prompt for generating the next assistant turn (messages must not end with one).
 std::string renderGenerationPrompt(ChatTemplateKind kind, const std::vector<ChatMessage>& messages);
+
+// The special token that ends an assistant turn: <|im_end|> (ChatML, Qwen2.5), <|eot_id|> (Llama 3); nullptr where
+// the template ends a reply with the tokenizer's EOS (generation stops on it: core/generate).
+const char* endOfTurnToken(ChatTemplateKind kind);
 
 }  // namespace fts

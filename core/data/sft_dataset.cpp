@@ -198,12 +198,7 @@ struct Builder {
     }
 };
 
-ChatTemplateKind resolveTemplate(const SftOptions& opt) {
-    if (opt.chatTemplate != "auto") return chatTemplateFromName(opt.chatTemplate);
-    if (!opt.modelDir.empty())
-        if (auto k = detectChatTemplate(opt.modelDir)) return *k;
-    return ChatTemplateKind::ChatML;
-}
+ChatTemplateKind resolveTemplate(const SftOptions& opt) { return resolveChatTemplate(opt.chatTemplate, opt.modelDir); }
 
 void finishStats(SftStats& stats, std::vector<int64_t> lengths) {
     if (lengths.empty()) return;
@@ -429,19 +424,6 @@ void SftSequences::append(const SftSample& s) {
     labels.insert(labels.end(), s.labels.begin(), s.labels.end());
     for (size_t k = 0; k < s.inputIds.size(); ++k) positionIds.push_back(static_cast<int32_t>(k));
     offsets.push_back(static_cast<int64_t>(inputIds.size()));
-}
-
-SftSequences packSamples(const std::vector<SftSample>& samples, int64_t maxLength) {
-    MemorySampleStore store;
-    std::vector<int64_t> order;
-    for (const SftSample& s : samples) {
-        order.push_back(store.size());
-        store.add(SftSample(s));
-    }
-    SftSequences out;
-    MemorySequenceWriter writer(out);
-    writeSequences(store, order, maxLength, true, writer);
-    return out;
 }
 
 void buildSftSequences(const SftOptions& options, const Tokenizer& tokenizer, SampleStore& trainStore,

@@ -113,10 +113,6 @@ std::vector<ChatMessage> recordMessages(const nlohmann::json& record, SampleForm
 std::vector<ChatMessage> recordMessages(const nlohmann::json& record, SampleFormat format, const SampleFields& fields,
                                         SampleFormat* resolved = nullptr);
 
-// Greedy first-fit-in-order packing (samples never split): samples are appended to the current
-// sequence while they fit in maxLength, else a new sequence starts.
-SftSequences packSamples(const std::vector<SftSample>& samples, int64_t maxLength);
-
 // For the GUI: the first n samples rendered, with the spans that get no loss marked.
 struct PreviewSample {
     int64_t line = 0;

@@ -130,30 +130,6 @@ std::string sftCacheKey(const SftOptions& o, const Tokenizer& tokenizer) {
     return hex;
 }
 
-void writeSftCache(const std::filesystem::path& file, const std::string& key, const SftData& data) {
-    if (key.size() != 32) throw Error("token cache: bad key '" + key + "'");
-    createOwnerOnlyDirectory(file.parent_path());  // tokenized training data: the owner's only
-    const std::string statsText = statsToJson(data.stats).dump();
-    Header h{};
-    std::memcpy(h.magic, kMagic, 8);
-    std::memcpy(h.key, key.data(), 32);
-    h.trainSequences = data.train.size();
-    h.trainTokens = static_cast<int64_t>(data.train.inputIds.size());
-    h.evalSequences = data.eval.size();
-    h.evalTokens = static_cast<int64_t>(data.eval.inputIds.size());
-    h.statsBytes = static_cast<int64_t>(statsText.size());
-    AtomicFileWriter out(file);
-    char header[128] = {};
-    std::memcpy(header, &h, sizeof(h));
-    out.write(header, sizeof(header));
-    for (const SftSequences* seq : {&data.train, &data.eval}) {
-        out.write(seq->offsets.data(), seq->offsets.size() * sizeof(int64_t));
-        for (const auto* v : {&seq->inputIds, &seq->labels, &seq->positionIds}) out.write(v->data(), v->size() * 4);
-    }
-    out.write(statsText);
-    out.commit();
-}
-
 CachedSftData::~CachedSftData() {
     if (m_map) ::munmap(m_map, m_size);
 }

@@ -58,9 +58,6 @@ private:
 // Hex key of (data files, tokenizer files, template, options). Reads the data files once.
 std::string sftCacheKey(const SftOptions& options, const Tokenizer& tokenizer);
 
-// Writes `data` under `file` atomically (tmp + fsync + rename).
-void writeSftCache(const std::filesystem::path& file, const std::string& key, const SftData& data);
-
 // <cacheDir>/sft-<key>.bin when present and valid, else builds it streaming (the same arrays as buildSftData)
 // and maps it.
 std::unique_ptr<CachedSftData> loadOrBuildSftData(const SftOptions& options, const Tokenizer& tokenizer,

@@ -41,20 +41,6 @@ torch::Dtype parseDtype(const std::string& name) {
     throw Error("dtype \"" + name + "\": expected float32, bfloat16 or float16");
 }
 
-// The token that ends an assistant turn in each template, when the tokenizer has it (added to the EOS ids, as
-// LLaMA-Factory adds its templates' stop words: a base model's config.json often names only <|endoftext|>).
-const char* endOfTurnToken(ChatTemplateKind kind) {
-    switch (kind) {
-        case ChatTemplateKind::ChatML:
-        case ChatTemplateKind::Qwen25:
-            return "<|im_end|>";
-        case ChatTemplateKind::Llama3:
-            return "<|eot_id|>";
-        default:
-            return nullptr;
-    }
-}
-
 class TorchGenerationSession final : public GenerationSession {
 public:
     TorchGenerationSession(GenerationModel g, std::string dtypeName, std::optional<ChatTemplateKind> chat)
@@ -63,6 +49,7 @@ public:
         m_eos = m_g.generation.eosTokenIds;
         if (m_eos.empty() && m_g.tokenizer->eosTokenId()) m_eos.push_back(*m_g.tokenizer->eosTokenId());
         if (m_g.chatTemplate)
+            // the template's end of turn stops a reply too (LLaMA-Factory adds its templates' stop words the same way)
             if (const char* end = endOfTurnToken(*m_g.chatTemplate))
                 if (auto id = m_g.tokenizer->tokenToId(end))
                     if (std::find(m_eos.begin(), m_eos.end(), *id) == m_eos.end()) m_chatEos = *id;
@@ -127,6 +114,8 @@ public:
         const auto out = fts::generate(*m_g.model, prompts, o);
         std::vector<Completion> c(out.size());
         for (size_t i = 0; i < out.size(); ++i) {
+            // What was held back for a character the reply never completed: the streamed text is the whole text.
+            if (const std::string rest = streams[i].flush(); !rest.empty() && onText) onText(i, rest);
             c[i].ids = out[i].ids;
             c[i].text = streams[i].text();
             c[i].finishReason = finishReasonName(out[i].finish);

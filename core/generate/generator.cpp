@@ -91,7 +91,9 @@ std::vector<GeneratedSequence> generate(LanguageModel& model, const std::vector<
     std::vector<int64_t> rowOf(prompts.size());  // batch row -> prompt index
     for (size_t i = 0; i < rowOf.size(); ++i) rowOf[i] = int64_t(i);
 
-    PromptBatch batch = padLeft(prompts, options.padTokenId, device);
+    // A pad id the model has no embedding for (a tokenizer's id past vocab_size) would fail the lookup; it is masked.
+    const int64_t padId = options.padTokenId >= 0 && options.padTokenId < info.vocabSize ? options.padTokenId : 0;
+    PromptBatch batch = padLeft(prompts, padId, device);
     torch::Tensor input = batch.ids, positions = batch.positions, keyMask = batch.mask;
     torch::Tensor sequences = batch.ids;  // what the repetition penalty sees: prompt, padding, new tokens
     KvCache cache;

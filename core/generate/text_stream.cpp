@@ -29,6 +29,14 @@ std::string TextStream::push(int64_t token) {
     return out;
 }
 
+std::string TextStream::flush() {
+    const std::string all = text();
+    if (all.size() <= m_emitted) return {};
+    std::string rest = all.substr(m_emitted);
+    m_emitted = all.size();
+    return rest;
+}
+
 std::string TextStream::text() const { return m_tokenizer.decode(m_ids, m_skipSpecial); }
 
 }  // namespace fts

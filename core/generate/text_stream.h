@@ -16,6 +16,8 @@ public:
     TextStream(const Tokenizer& tokenizer, std::vector<std::string> stopStrings, bool skipSpecialTokens = true);
     // Adds a token; returns the text that became final with it (possibly empty).
     std::string push(int64_t token);
+    // The rest of the text once the sequence has ended (bytes held back for a character that never completed).
+    std::string flush();
     // True once the raw text (special tokens included) contains a stop string.
     bool stopped() const { return m_stopped; }
     // The text so far (everything, including bytes held back at the end), and the token ids.

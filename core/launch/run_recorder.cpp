@@ -132,6 +132,24 @@ void RunRecorder::onEvent(const std::string& nodeHost, const json& ev) {
                        ev.value("capacity", int64_t(0))};
         s.host = host;
         m_memory.push_back(s);
+    } else if (kind == "sample") {  // texts generated from the weights at a step (training.sample_prompts)
+        const int64_t step = ev.value("step", int64_t(0));
+        const json samples = ev.value("samples", json::array());
+        for (size_t i = 0; i < samples.size(); ++i)
+            if (samples[i].is_object())
+                m_samples.push_back({step, time, samples[i].value("index", int(i)), samples[i].value("prompt", ""),
+                                     samples[i].value("text", ""), 0});
+        if (m_progress && !samples.empty() && samples[0].is_object()) {
+            // One line: the first reply, newlines as spaces, cut at a character boundary.
+            std::string text = samples[0].value("text", "");
+            std::replace(text.begin(), text.end(), '\n', ' ');
+            if (text.size() > 160) {
+                size_t cut = 160;
+                while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xC0) == 0x80) --cut;
+                text = text.substr(0, cut) + "...";
+            }
+            m_out << (m_tty ? "\n" : "") << "sample at step " << step << ": " << text << "\n";
+        }
     } else if (kind == "log") {
         m_logs.push_back({time, rank, ev.value("level", "info"), ev.value("message", "")});
     } else if (kind == "stderr") {
@@ -214,6 +232,8 @@ void RunRecorder::flush() {
     if (!m_metrics.empty()) m_store.addMetrics(m_runId, m_metrics);
     if (!m_memory.empty()) m_store.addDeviceSamples(m_runId, m_memory);
     if (!m_logs.empty()) m_store.addLogs(m_runId, m_logs);
+    if (!m_samples.empty()) m_store.addSamples(m_runId, m_samples);
+    m_samples.clear();
     m_metrics.clear();
     m_memory.clear();
     m_logs.clear();

@@ -56,6 +56,7 @@ private:
     std::vector<MetricPoint> m_metrics;
     std::vector<DeviceSample> m_memory;
     std::vector<LogLine> m_logs;
+    std::vector<SampleText> m_samples;
     std::chrono::steady_clock::time_point m_lastFlush;
     int64_t m_totalSteps = 0, m_startStep = 0, m_lastPrinted = -1;
     double m_trainStart = 0, m_firstStepTime = 0;

@@ -70,13 +70,6 @@ std::optional<int64_t> HfConfig::getOptionalInt(std::initializer_list<std::strin
     return toInt(*v, key);
 }
 
-int64_t HfConfig::requireInt(std::initializer_list<std::string_view> keys) const {
-    std::string_view key;
-    const nlohmann::json* v = lookup(keys, &key, "an integer");
-    if (!v) fail(key, "required integer is missing");
-    return toInt(*v, key);
-}
-
 int64_t HfConfig::getInt(std::initializer_list<std::string_view> keys, int64_t fallback) const {
     std::string_view key;
     const nlohmann::json* v = lookup(keys, &key, "an integer");

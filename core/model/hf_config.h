@@ -32,7 +32,6 @@ public:
     bool isNull(std::string_view key) const;
     // The getters below refuse null in any of `keys` (FormatError "null is not allowed; expected ..."), except
     // getOptionalInt, which reads null as "no value" for fields typed `int | None`.
-    int64_t requireInt(std::initializer_list<std::string_view> keys) const;
     int64_t getInt(std::initializer_list<std::string_view> keys, int64_t fallback) const;
     std::optional<int64_t> getOptionalInt(std::initializer_list<std::string_view> keys) const;
     double getDouble(std::initializer_list<std::string_view> keys, double fallback) const;

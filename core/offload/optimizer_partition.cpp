@@ -181,11 +181,6 @@ OptimizerPartition::OptimizerPartition(const torch::Tensor& initial, const Optim
 
 OptimizerPartition::~OptimizerPartition() = default;
 
-int64_t OptimizerPartition::subGroups() const {
-    if (m_elements == 0) return 0;
-    return (m_elements + m_place.subGroupElems - 1) / m_place.subGroupElems;
-}
-
 torch::Tensor& OptimizerPartition::deviceMaster() {
     if (offloaded()) throw Error("optimizer partition: the master is offloaded");
     return m_master;

@@ -62,7 +62,6 @@ public:
     bool offloaded() const { return m_place.where != StatePlacement::Device; }
     int64_t elements() const { return m_elements; }
     int64_t stepCount() const { return m_step; }
-    int64_t subGroups() const;
 
     // Device placement: the master (a leaf whose .grad() the engines set) and the AdamW step over it.
     torch::Tensor& deviceMaster();

@@ -109,6 +109,18 @@ ALTER TABLE device_samples ADD COLUMN host TEXT NOT NULL DEFAULT '';
     Migration{4, "the resolved config of each run (every default and \"auto\" filled in)", R"sql(
 ALTER TABLE runs ADD COLUMN resolved_config_json TEXT NOT NULL DEFAULT '';
 )sql"},
+    Migration{5, "texts generated from the weights during training (training.sample_prompts)", R"sql(
+CREATE TABLE IF NOT EXISTS samples (
+    id      INTEGER PRIMARY KEY,
+    run_id  INTEGER NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
+    step    INTEGER NOT NULL,
+    time    REAL    NOT NULL,
+    idx     INTEGER NOT NULL,
+    prompt  TEXT    NOT NULL,
+    text    TEXT    NOT NULL
+);
+CREATE INDEX IF NOT EXISTS samples_by_run_id ON samples (run_id, id);
+)sql"},
 };
 static_assert(kMigrations.size() == RunStore::kSchemaVersion, "kSchemaVersion must equal the number of migrations");
 
@@ -346,6 +358,18 @@ LogLine readLog(const Statement& st) {
     return l;
 }
 constexpr const char* kLogColumns = "id, time, rank, level, message";
+
+SampleText readSample(const Statement& st) {
+    SampleText t;
+    t.id = st.int64(0);
+    t.step = st.int64(1);
+    t.time = st.real(2);
+    t.index = static_cast<int>(st.int64(3));
+    t.prompt = st.text(4);
+    t.text = st.text(5);
+    return t;
+}
+constexpr const char* kSampleColumns = "id, step, time, idx, prompt, text";
 
 int64_t sqlLimit(int limit) { return limit > 0 ? limit : -1; }  // LIMIT -1: no limit
 
@@ -720,8 +744,36 @@ void RunStore::addLogs(int64_t runId, const std::vector<LogLine>& lines) {
     tx.commit();
 }
 
+void RunStore::addSamples(int64_t runId, const std::vector<SampleText>& samples) {
+    std::lock_guard lock(m_mutex);
+    requireWritable("add samples");
+    if (samples.empty()) return;
+    const std::string what = "insert samples of run " + std::to_string(runId);
+    Transaction tx(m_db, m_path, what);
+    Statement ins(m_db, m_path, "INSERT INTO samples (run_id, step, time, idx, prompt, text) VALUES (?,?,?,?,?,?)",
+                  what);
+    for (const SampleText& t : samples) {
+        ins.bind(1, runId).bind(2, t.step).bind(3, t.time).bind(4, t.index).bind(5, t.prompt).bind(6, t.text);
+        ins.run();
+        ins.reset();
+    }
+    tx.commit();
+}
+
 // ---------------------------------------------------------------------------------------------
 // Queries
+
+std::vector<SampleText> RunStore::samplesAfterId(int64_t runId, int64_t afterId, int limit) const {
+    std::lock_guard lock(m_mutex);
+    Statement st(
+        m_db, m_path,
+        std::string("SELECT ") + kSampleColumns + " FROM samples WHERE run_id = ? AND id > ? ORDER BY id LIMIT ?",
+        "read the samples of run " + std::to_string(runId));
+    st.bind(1, runId).bind(2, afterId).bind(3, sqlLimit(limit));
+    std::vector<SampleText> out;
+    while (st.step()) out.push_back(readSample(st));
+    return out;
+}
 
 std::vector<RunRecord> RunStore::listRuns(int limit) const {
     std::lock_guard lock(m_mutex);

@@ -68,6 +68,15 @@ struct LogLine {
     int64_t id = 0;  // row id in the store: filled by reads, ignored by writes
 };
 
+// A text generated from the run's weights at a step (training.sample_prompts): prompt index, prompt and reply.
+struct SampleText {
+    int64_t step = 0;
+    double time = 0;
+    int index = 0;  // the prompt's position in training.sample_prompts
+    std::string prompt, text;
+    int64_t id = 0;  // row id in the store: filled by reads, ignored by writes
+};
+
 // All methods throw StoreError (naming the file, the operation and SQLite's message) on failure,
 // including updates of a run id that does not exist and any write through a readOnly store.
 // One connection per object; calls on one object are serialised by an internal mutex.
@@ -80,7 +89,7 @@ public:
     RunStore& operator=(const RunStore&) = delete;
 
     static std::filesystem::path defaultPath();  // $XDG_DATA_HOME/finetune-studio/runs.sqlite
-    static constexpr int kSchemaVersion = 4;
+    static constexpr int kSchemaVersion = 5;
     int schemaVersion() const;
     const std::filesystem::path& path() const { return m_path; }
 
@@ -111,6 +120,7 @@ public:
     void addMetrics(int64_t runId, const std::vector<MetricPoint>& points);
     void addDeviceSamples(int64_t runId, const std::vector<DeviceSample>& samples);
     void addLogs(int64_t runId, const std::vector<LogLine>& lines);
+    void addSamples(int64_t runId, const std::vector<SampleText>& samples);
 
     std::vector<RunRecord> listRuns(int limit = 1000) const;  // newest first
     std::optional<RunRecord> getRun(int64_t id) const;
@@ -126,6 +136,7 @@ public:
     std::vector<MetricPoint> metricsAfterId(int64_t runId, int64_t afterId, int limit = 0) const;
     std::vector<DeviceSample> deviceSamplesAfterId(int64_t runId, int64_t afterId, int limit = 0) const;
     std::vector<LogLine> logsAfterId(int64_t runId, int64_t afterId, int limit = 0) const;
+    std::vector<SampleText> samplesAfterId(int64_t runId, int64_t afterId = 0, int limit = 0) const;
     // The point with the largest step of each metric name, sorted by name.
     std::vector<MetricPoint> latestMetrics(int64_t runId) const;
     std::vector<std::string> metricNames(int64_t runId) const;  // sorted

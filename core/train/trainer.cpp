@@ -33,6 +33,7 @@
 #include "core/train/run_checkpoint.h"
 #include "core/train/run_model.h"
 #include "core/train/telemetry.h"
+#include "core/train/training_samples.h"
 #include "core/train/training_data.h"
 #include "core/util/error.h"
 #include "core/zero/step_engine.h"
@@ -274,6 +275,14 @@ static TrainOutcome train(const TrainConfig& givenCfg, const TrainOptions& opt, 
         lastEval = evaluate();
         publishEval(lastEval);
     }
+    // Replies to training.sample_prompts. Every rank generates them (the same greedy tokens: ranks 1..N-1 would
+    // otherwise wait at the next collective for longer than its timeout); rank 0 publishes them.
+    const std::unique_ptr<TrainingSamples> samples = TrainingSamples::prepare(cfg, *tokenizer, *model, events, leader);
+    auto sample = [&] {
+        AutocastScope autocast(ds.bf16, device);
+        samples->publish(*model, step, events, leader);
+    };
+    if (samples && step == 0 && tr.sampleEvery() > 0) sample();
     while (step < totalSteps) {
         bool stopNow = stopRequested.load();
         if (opt.worldSize > 1) {  // the ranks stop together: a stop seen by any rank stops all at this step
@@ -373,6 +382,7 @@ static TrainOutcome train(const TrainConfig& givenCfg, const TrainOptions& opt, 
             lastEval = evaluate();
             publishEval(lastEval);
         }
+        if (samples && samples->due(step, last)) sample();
         // checkpoint block
         savedAtLastStep = false;
         if ((tr.saveInterval > 0 && step % tr.saveInterval == 0) || last) {

@@ -179,6 +179,4 @@ std::string freeSpaceText(const fs::path& dir) {
     return bytesText(uint64_t(fsinfo.f_bavail) * fsinfo.f_frsize) + " free on " + dir.string();
 }
 
-std::string byteCountText(uint64_t n) { return bytesText(n); }
-
 }  // namespace fts

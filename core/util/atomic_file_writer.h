@@ -60,7 +60,5 @@ uint64_t fileChecksum(const std::filesystem::path& file);
 std::string checksumHex(uint64_t checksum);
 // For messages about a full disk: "12.5 MiB free on DIR", the space left to this user on the file system of `dir`.
 std::string freeSpaceText(const std::filesystem::path& dir);
-// 1234 -> "1234 bytes", then "1.2 MiB", "3.45 GiB".
-std::string byteCountText(uint64_t n);
 
 }  // namespace fts

@@ -281,7 +281,6 @@ std::unique_ptr<StepEngine> makeStepEngine(std::vector<torch::Tensor> params, co
     o.stage = ds.zeroStage;
     o.reduceBucketElems = ds.zero.reduceBucketSize;
     o.allgatherBucketElems = ds.zero.allgatherBucketSize;
-    o.overlapComm = ds.zero.overlapComm;
     o.contiguousGradients = ds.zero.contiguousGradients;
     o.reduceScatter = ds.zero.reduceScatter;
     o.placement = placement;

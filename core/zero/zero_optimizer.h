@@ -40,7 +40,6 @@ struct ZeroOptions {
     int stage = 1;                             // 1 or 2
     int64_t reduceBucketElems = 500000000;     // reduce_bucket_size
     int64_t allgatherBucketElems = 500000000;  // allgather_bucket_size
-    bool overlapComm = false;                  // overlap_comm (see docs/zero.md: Gloo collectives block)
     bool contiguousGradients = true;           // contiguous_gradients: copy gradients into the bucket buffer
     bool reduceScatter = true;                 // reduce_scatter: reduce to owners; false: all-reduce each bucket
     PartitionPlacement placement;              // offload_optimizer: where the master and moments rest

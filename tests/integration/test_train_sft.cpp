@@ -79,6 +79,7 @@ private slots:
     void badRowsReportedWithLines_data();
     void badRowsReportedWithLines();
     void fullCacheDiskFailsTheRunNamingTheFolder();
+    void samplesDuringTrainingEqualGenerateOnTheExport();
 };
 
 void TestTrainSft::trainsAndRecords_data() {
@@ -234,6 +235,37 @@ void TestTrainSft::fullCacheDiskFailsTheRunNamingTheFolder() {
     QVERIFY2(runs[0].failureReason.find("the disk is full") != std::string::npos, runs[0].failureReason.c_str());
     for (const auto& e : fs::directory_iterator(cacheDir))
         QFAIL(qPrintable("left behind: " + QString(e.path().c_str())));
+}
+
+// training.sample_prompts on an instruction run (ChatML): replies at steps 0, 8 and 16 in the store, and those of the
+// last step equal `fts generate --chat` on the exported model (the same weights, greedy).
+void TestTrainSft::samplesDuringTrainingEqualGenerateOnTheExport() {
+    QTemporaryDir tmp;
+    const fs::path dir = tmp.path().toStdString();
+    const json patch = {
+        {"training",
+         {{"sample_prompts", {"Give me a tip.", "What is the capital of France?"}}, {"sample_max_new_tokens", 12}}}};
+    const fs::path storeFile = dir / "runs.sqlite";
+    const CliResult r = runFts({"train", QString::fromStdString(writeConfig(dir, "samples", patch).string()), "--store",
+                                QString::fromStdString(storeFile.string())});
+    QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+    QVERIFY2(r.out.contains("sample at step 16: "), qPrintable(r.out));
+    fts::RunStore store(storeFile, true);
+    const auto run = store.listRuns().at(0);
+    const auto texts = store.samplesAfterId(run.id);
+    QCOMPARE(texts.size(), size_t(6));  // 2 prompts x steps 0, 8, 16 (sample_interval: the eval interval, 8)
+    std::vector<int64_t> steps;
+    for (const auto& t : texts) steps.push_back(t.step);
+    QVERIFY(steps == std::vector<int64_t>({0, 0, 8, 8, 16, 16}));
+    QCOMPARE(texts[5].prompt, std::string("What is the capital of France?"));
+    QCOMPARE(texts[5].index, 1);
+    for (size_t i : {size_t(4), size_t(5)}) {
+        const CliResult g =
+            runFts({"generate", "--model", QString::fromStdString((dir / "samples-out" / "final").string()), "--chat",
+                    "--prompt", QString::fromStdString(texts[i].prompt), "--max_new_tokens", "12", "--json"});
+        QVERIFY2(g.exitCode == 0, qPrintable(g.err));
+        QCOMPARE(json::parse(g.out.toStdString()).at("text").get<std::string>(), texts[i].text);
+    }
 }
 
 QTEST_APPLESS_MAIN(TestTrainSft)

@@ -15,6 +15,7 @@
 #include <QDoubleSpinBox>
 #include <QProgressBar>
 #include <QTabWidget>
+#include <QTableWidget>
 
 using namespace fts;
 
@@ -61,6 +62,36 @@ RunDataBatch batchOf(int64_t runId, int64_t fromStep, int64_t toStep, bool reset
 class TestRunView : public QObject {
     Q_OBJECT
 private slots:
+    // training.sample_prompts: no Samples tab until the first text; then newest step first, the prompts of a step in
+    // their order; another run's texts are ignored; a new run empties the table and hides the tab again.
+    void samplesTab() {
+        RunView view;
+        view.resize(1000, 700);
+        view.show();
+        view.showRun(runningRun(4));
+        QCOMPARE(view.chartTabs()->indexOf(view.samplesTable()), -1);
+        RunDataBatch b;
+        b.runId = 4;
+        b.texts = {{0, 1.0, 0, "Hi", "reply a0", 1}, {0, 1.0, 1, "Why?", "reply b0", 2}};
+        view.applyBatch(b);
+        QVERIFY(view.chartTabs()->indexOf(view.samplesTable()) >= 0);
+        b.texts = {{8, 2.0, 0, "Hi", "reply a8", 3}, {8, 2.0, 1, "Why?", "reply b8\nsecond line", 4}};
+        view.applyBatch(b);
+        QTableWidget* t = view.samplesTable();
+        QCOMPARE(t->rowCount(), 4);
+        QCOMPARE(t->item(0, 0)->text(), QStringLiteral("8"));
+        QCOMPARE(t->item(0, 2)->text(), QStringLiteral("reply a8"));
+        QCOMPARE(t->item(1, 2)->text(), QStringLiteral("reply b8\nsecond line"));
+        QCOMPARE(t->item(3, 1)->text(), QStringLiteral("Why?"));
+        QCOMPARE(t->item(3, 0)->text(), QStringLiteral("0"));
+        b.runId = 5;
+        view.applyBatch(b);
+        QCOMPARE(t->rowCount(), 4);
+        view.showRun(runningRun(5));
+        QCOMPARE(t->rowCount(), 0);
+        QCOMPARE(view.chartTabs()->indexOf(view.samplesTable()), -1);
+    }
+
     // lr, grad norm, loss scale and tokens/s charts; the smoothed loss is the debiased EMA of the raw points
     // (and the raw loss itself at weight 0); log scale; memory bars with reserved/peak/capacity and host RAM;
     // progress; Stop now asks through its own signal.

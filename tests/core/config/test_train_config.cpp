@@ -130,6 +130,7 @@ private slots:
     void offloadErrors_data();
     void offloadErrors();
     void aioBlock();
+    void samplePromptsKeys();
     void everyAcceptedKeyIsUsedOrWarned_data();
     void everyAcceptedKeyIsUsedOrWarned();
 };
@@ -1548,6 +1549,31 @@ void TestTrainConfig::aioBlock() {
 
 // The rule for every key the deepspeed block accepts: set away from its default, it either changes the parsed config
 // (used) or draws a warning naming it. The keys are DeepSpeed 0.19.8's (zero/config.py, offload_config.py, aio).
+// training.sample_prompts / sample_interval / sample_max_new_tokens: read, defaulted to the eval interval, refused
+// naming the element at fault, warned when they cannot take effect (no prompts; ZeRO stage 3).
+void TestTrainConfig::samplePromptsKeys() {
+    ConfigParseResult r = parse(patched(
+        R"({"training":{"eval_interval":5,"sample_prompts":["Hello","\u4f60\u597d"],"sample_max_new_tokens":20}})"));
+    QVERIFY2(r.ok() && countIssues(r, false) == 0, describe(r).constData());
+    QCOMPARE(r.config->training.samplePrompts.size(), size_t(2));
+    QCOMPARE(r.config->training.sampleEvery(), int64_t(5));
+    QCOMPARE(r.config->training.sampleMaxNewTokens, int64_t(20));
+    QCOMPARE(configToResolvedJson(*r.config)["training"]["sample_interval"].get<int64_t>(), int64_t(5));
+    r = parse(patched(R"({"training":{"sample_prompts":["a"],"sample_interval":0}})"));
+    QVERIFY2(r.ok(), describe(r).constData());
+    QCOMPARE(r.config->training.sampleEvery(), int64_t(0));
+    r = parse(patched(R"({"training":{"sample_prompts":["a", 3]}})"));
+    QVERIFY2(issueAt(r, "training.sample_prompts[1]", true), describe(r).constData());
+    r = parse(patched(R"({"training":{"sample_prompts":"a"}})"));
+    QVERIFY2(issueAt(r, "training.sample_prompts", true), describe(r).constData());
+    r = parse(patched(R"({"training":{"sample_max_new_tokens":0,"sample_prompts":["a"]}})"));
+    QVERIFY2(issueAt(r, "training.sample_max_new_tokens", true), describe(r).constData());
+    r = parse(patched(R"({"training":{"sample_interval":3}})"));
+    QVERIFY2(r.ok() && issueAt(r, "training.sample_interval", false), describe(r).constData());
+    r = parse(patched(R"({"training":{"sample_prompts":["a"]},"deepspeed":{"zero_optimization":{"stage":3}}})"));
+    QVERIFY2(r.ok() && issueAt(r, "training.sample_prompts", false), describe(r).constData());
+}
+
 void TestTrainConfig::everyAcceptedKeyIsUsedOrWarned_data() {
     QTest::addColumn<QString>("zeroPatch");
     QTest::addColumn<QString>("key");

@@ -3,7 +3,7 @@
 // Mistral (a sliding window shorter than the generation) and on the golden models, batched with prompts of
 // different lengths (left padding), with and without the KV cache, with an EOS id and with a repetition penalty;
 // the logits processors against transformers' on the same logits; the cached forward against the full forward;
-// seeded sampling; LoRA merged or not; bf16; the errors.
+// seeded sampling; LoRA merged or not; bf16; the errors; on a CUDA device (skipped without one) the CPU's tokens.
 #include <QProcess>
 #include <QTemporaryDir>
 #include <QtTest>
@@ -74,6 +74,7 @@ private slots:
     void bf16Generates();
     void stopAndCancel();
     void errors();
+    void cudaEqualsCpu();
 
 private:
     fs::path caseDir(const QString& name) const;
@@ -343,6 +344,23 @@ void TestGenerate::errors() {
     QCOMPARE(*g.padTokenId, int64_t(0));
     QCOMPARE(*g.topK, int64_t(20));
     QVERIFY(*g.doSample);
+}
+
+// On a CUDA device (skipped without one): float32 greedy equals the CPU's tokens; bfloat16 generates the full length.
+void TestGenerate::cudaEqualsCpu() {
+    if (!torch::cuda::is_available()) QSKIP("no CUDA device");
+    const Rows prompts = rowsOf(m_ref.at("llama_gqa_rope_linear").at("prompts"));
+    GenerationOptions o;
+    o.maxNewTokens = 24;
+    o.padTokenId = 0;
+    ModelLoadOptions lo;
+    lo.device = torch::Device(torch::kCUDA, 0);
+    auto model = loadPretrainedModel(caseDir("llama_gqa_rope_linear"), lo);
+    const Rows got = idsOf(generate(*model, prompts, o));
+    QVERIFY2(got == rowsOf(m_ref.at("llama_gqa_rope_linear").at("greedy")), qPrintable(show(got)));
+    lo.dtype = torch::kBFloat16;
+    auto bf16 = loadPretrainedModel(caseDir("mistral_sliding_window"), lo);
+    for (const auto& s : generate(*bf16, prompts, o)) QCOMPARE(s.ids.size(), size_t(24));
 }
 
 QTEST_APPLESS_MAIN(TestGenerate)

@@ -116,15 +116,15 @@ private slots:
         const fs::path f = file("nested/deeper/runs.sqlite");  // the folder is created
         RunStore store(f);
         QCOMPARE(store.schemaVersion(), RunStore::kSchemaVersion);
-        QCOMPARE(store.schemaVersion(), 4);
+        QCOMPARE(store.schemaVersion(), 5);
         QVERIFY(fs::exists(f));
         QCOMPARE(store.path(), f);
         RawDb raw(f);
-        for (const char* table : {"runs", "metrics", "device_samples", "logs"})
+        for (const char* table : {"runs", "metrics", "device_samples", "logs", "samples"})
             QCOMPARE(raw.scalar(std::string("SELECT count(*) FROM sqlite_master WHERE type='table' AND name='") +
                                 table + "'"),
                      std::string("1"));
-        QCOMPARE(raw.scalar("PRAGMA user_version"), std::string("4"));
+        QCOMPARE(raw.scalar("PRAGMA user_version"), std::string("5"));
     }
 
     // A new store and the folder made for it are the owner's only whatever the umask, and so are SQLite's -wal and
@@ -169,7 +169,7 @@ private slots:
         const QString msg = storeErrorOf([&] { RunStore ro(file(), true); });
         QVERIFY2(msg.contains("schema version 1"), qPrintable(msg));
         RunStore store(file());
-        QCOMPARE(store.schemaVersion(), 4);
+        QCOMPARE(store.schemaVersion(), RunStore::kSchemaVersion);
         auto run = store.getRun(id);
         QVERIFY(run.has_value());
         QCOMPARE(run->name, std::string("old"));
@@ -205,7 +205,7 @@ private slots:
                 "PRAGMA user_version = 2;");
         }
         RunStore store(file());
-        QCOMPARE(store.schemaVersion(), 4);
+        QCOMPARE(store.schemaVersion(), RunStore::kSchemaVersion);
         QCOMPARE(store.getRun(id)->hostsJson, std::string());
         const auto samples = store.deviceSamples(id);
         QCOMPARE(samples.size(), size_t(1));
@@ -229,9 +229,37 @@ private slots:
             raw.exec("ALTER TABLE runs DROP COLUMN resolved_config_json; PRAGMA user_version = 3;");
         }
         RunStore store(file());
-        QCOMPARE(store.schemaVersion(), 4);
+        QCOMPARE(store.schemaVersion(), RunStore::kSchemaVersion);
         QCOMPARE(store.getRun(id)->resolvedConfigJson, std::string());
         QCOMPARE(store.getRun(id)->name, std::string("old"));
+    }
+
+    // Schema 5: a store of version 4 gets the samples table; samples written for a step come back in order, and
+    // go with their run when it is deleted.
+    void migrationFiveAddsSamples() {
+        int64_t id = 0;
+        {
+            RunStore store(file());
+            id = store.createRun(sampleRun("old"));
+        }
+        {
+            RawDb raw(file());
+            raw.exec("DROP TABLE samples; PRAGMA user_version = 4;");
+        }
+        RunStore store(file());
+        QCOMPARE(store.schemaVersion(), 5);
+        QVERIFY(store.samplesAfterId(id).empty());
+        store.addSamples(id, {{10, 1.0, 0, "Hello", "world", 0}, {10, 1.0, 1, "Why?", "Because.\n\u4e2d", 0}});
+        store.addSamples(id, {{20, 2.0, 0, "Hello", "there", 0}});
+        const auto all = store.samplesAfterId(id);
+        QCOMPARE(all.size(), size_t(3));
+        QCOMPARE(all[1].text, std::string("Because.\n\u4e2d"));
+        QCOMPARE(all[1].index, 1);
+        QCOMPARE(all[2].step, int64_t(20));
+        const auto later = store.samplesAfterId(id, all[0].id);
+        QCOMPARE(later.size(), size_t(2));
+        store.deleteRun(id, true);
+        QVERIFY(store.samplesAfterId(id).empty());
     }
 
     void notesAndTags_data() {

@@ -58,7 +58,6 @@ struct Run {
     int accum = 1;
     double clip = 0.0;
     bool contiguous = true;
-    bool overlap = false;
     bool reduceScatter = true;
 };
 
@@ -99,7 +98,6 @@ ZeroOptions zeroOptions(const Run& run) {
     o.reduceBucketElems = run.bucket;
     o.allgatherBucketElems = 24;
     o.contiguousGradients = run.contiguous;
-    o.overlapComm = run.overlap;
     o.reduceScatter = run.reduceScatter;
     return o;
 }
@@ -143,7 +141,7 @@ private slots:
         QFETCH(double, clip);
         QFETCH(bool, contiguous);
         QFETCH(bool, reduceScatter);
-        const Run run{stage, bucket, accum, clip, contiguous, false, reduceScatter};
+        const Run run{stage, bucket, accum, clip, contiguous, reduceScatter};
         auto codes = runRanks(world, [&](Communicator& c) {
             auto params = makeParams();
             auto refParams = makeParams();
@@ -183,7 +181,7 @@ private slots:
     void bf16WithFp32Masters() {
         QFETCH(int, world);
         QFETCH(int, stage);
-        const Run run{stage, 20, 2, 0.0, true, false};
+        const Run run{stage, 20, 2, 0.0, true};
         auto codes = runRanks(world, [&](Communicator& c) {
             auto params = makeParams(torch::kBFloat16);
             auto refParams = makeParams(torch::kBFloat16);
@@ -249,7 +247,7 @@ private slots:
     // A shard saved after 3 steps and loaded into a fresh optimizer (on other parameters) continues exactly as
     // the uninterrupted run; a shard of the wrong size is refused naming the file.
     void shardRoundTrip() {
-        const Run run{2, 16, 2, 1.0, true, false};
+        const Run run{2, 16, 2, 1.0, true};
         auto codes = runRanks(2, [&](Communicator& c) {
             auto a = makeParams();
             ZeroOptimizer za(a, adamConfig(), c, zeroOptions(run));

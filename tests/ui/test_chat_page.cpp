@@ -1,0 +1,152 @@
+// The Chat page through the real `fts chat --json` (offscreen): a reply streams into the conversation and equals
+// `fts generate --chat` on the same model; the conversation is kept across turns; two models side by side; Stop ends
+// a long reply within 0.5 s and the GUI stays responsive meanwhile; a folder that is not a model says why.
+#include <QElapsedTimer>
+#include <QLabel>
+#include <QLineEdit>
+#include <QPlainTextEdit>
+#include <QProcess>
+#include <QPushButton>
+#include <QSignalSpy>
+#include <QSpinBox>
+#include <QTemporaryDir>
+#include <QTextBrowser>
+#include <QtTest>
+
+#include <nlohmann/json.hpp>
+
+#include "ui/chat_page.h"
+
+using namespace fts;
+
+namespace {
+
+const QString kData = QStringLiteral(FTS_TEST_DATA_DIR);
+
+bool makeModel(const QString& out, int positions, int seed) {
+    QProcess p;
+    p.start(QStringLiteral(FTS_TEST_PYTHON),
+            {kData + "/generate/make_chat_model.py", out, QString::number(positions), QString::number(seed)});
+    return p.waitForFinished(300000) && p.exitCode() == 0;
+}
+
+// `fts generate --json` on a conversation: the reply text.
+QString generateReply(const QString& model, const nlohmann::json& messages, int maxNewTokens, const QString& dir) {
+    const QString file = dir + "/conversation.jsonl";
+    QFile f(file);
+    if (!f.open(QIODevice::WriteOnly)) return "cannot write";
+    f.write(QByteArray::fromStdString(nlohmann::json{{"messages", messages}}.dump()) + "\n");
+    f.close();
+    QProcess p;
+    p.start(QStringLiteral(FTS_CLI_PATH), {"generate", "--model", model, "--prompts", file, "--max_new_tokens",
+                                           QString::number(maxNewTokens), "--json"});
+    if (!p.waitForFinished(120000) || p.exitCode() != 0) return "generate failed: " + p.readAllStandardError();
+    return QString::fromStdString(
+        nlohmann::json::parse(p.readAllStandardOutput().toStdString()).at("text").get<std::string>());
+}
+
+}  // namespace
+
+class TestChatPage : public QObject {
+    Q_OBJECT
+
+private slots:
+    void initTestCase() {
+        QVERIFY(m_tmp.isValid());
+        m_model = m_tmp.path() + "/model";
+        m_other = m_tmp.path() + "/other";
+        m_long = m_tmp.path() + "/long";
+        QVERIFY(makeModel(m_model, 256, 1));
+        QVERIFY(makeModel(m_other, 256, 2));
+        QVERIFY(makeModel(m_long, 8192, 3));
+    }
+
+    void replyStreamsAndEqualsGenerate() {
+        ChatPage page(QStringLiteral(FTS_CLI_PATH));
+        page.resize(900, 600);
+        page.show();
+        page.setModelFolder(m_model);
+        page.findChild<QSpinBox*>()->setValue(40);  // two turns fit the model's 256 positions
+        QSignalSpy done(&page, &ChatPage::replyFinished);
+        page.findChild<QLineEdit*>("chatSystem")->setText("Be brief.");
+        page.send("Hello there");
+        QVERIFY(page.isBusy());
+        QVERIFY(done.wait(120000));
+        QVERIFY2(done.at(0).at(1).toString() != QStringLiteral("error"), qPrintable(page.statusLabel(0)->text()));
+        const QString first = page.replyText(0);
+        QVERIFY(!first.isEmpty());
+        QVERIFY(page.conversation(0)->toPlainText().contains("Hello there"));
+        QVERIFY2(page.statusLabel(0)->text().contains("first token after"), qPrintable(page.statusLabel(0)->text()));
+        qInfo("first reply: %s", qPrintable(page.statusLabel(0)->text().replace('\n', " | ")));
+        nlohmann::json messages = {{{"role", "system"}, {"content", "Be brief."}},
+                                   {{"role", "user"}, {"content", "Hello there"}}};
+        QCOMPARE(first, generateReply(m_model, messages, 40, m_tmp.path()));
+        // A second turn sees the first: it equals generate on the whole conversation.
+        page.send("And again");
+        QVERIFY(done.wait(120000));
+        messages.push_back({{"role", "assistant"}, {"content", first.toStdString()}});
+        messages.push_back({{"role", "user"}, {"content", "And again"}});
+        QCOMPARE(page.replyText(0), generateReply(m_model, messages, 40, m_tmp.path()));
+    }
+
+    void sideBySide() {
+        ChatPage page(QStringLiteral(FTS_CLI_PATH));
+        page.show();
+        page.setModelFolder(m_model);
+        page.setCompareFolder(m_other);
+        QSignalSpy done(&page, &ChatPage::replyFinished);
+        page.send("Which one are you?");
+        QTRY_COMPARE_WITH_TIMEOUT(done.count(), 2, 120000);
+        const nlohmann::json messages = {{{"role", "user"}, {"content", "Which one are you?"}}};
+        QCOMPARE(page.replyText(0), generateReply(m_model, messages, 256, m_tmp.path()));
+        QCOMPARE(page.replyText(1), generateReply(m_other, messages, 256, m_tmp.path()));
+        QVERIFY(page.replyText(0) != page.replyText(1));
+    }
+
+    // 8000 new tokens would take many seconds: Stop ends the reply within 0.5 s of the click, and the event loop
+    // keeps running (the timer below fires) while the reply streams.
+    void stopIsImmediate() {
+        ChatPage page(QStringLiteral(FTS_CLI_PATH));
+        page.show();
+        page.setModelFolder(m_long);
+        page.findChild<QSpinBox*>()->setValue(8000);
+        QSignalSpy done(&page, &ChatPage::replyFinished);
+        int ticks = 0;
+        QTimer tick;
+        connect(&tick, &QTimer::timeout, this, [&] { ++ticks; });
+        tick.start(20);
+        page.send("Tell me a long story");
+        QTRY_VERIFY_WITH_TIMEOUT(page.replyText(0).size() > 20, 120000);
+        QVERIFY(page.stopButton()->isEnabled());
+        QElapsedTimer clock;
+        clock.start();
+        page.stopButton()->click();
+        QVERIFY(done.wait(5000));
+        const qint64 ms = clock.elapsed();
+        QCOMPARE(done.at(0).at(1).toString(), QStringLiteral("cancelled"));
+        QVERIFY2(ms <= 500, qPrintable(QString("Stop took %1 ms").arg(ms)));
+        qInfo("Stop to the end of the reply: %lld ms; %d GUI timer ticks (20 ms) while it streamed", ms, ticks);
+        QVERIFY2(ticks > 5, qPrintable(QString("the GUI thread ran %1 timer ticks").arg(ticks)));
+        QVERIFY(page.sendButton()->isEnabled() || page.input()->toPlainText().isEmpty());
+        QVERIFY(page.statusLabel(0)->text().contains("stopped"));
+    }
+
+    void notAModelSaysWhy() {
+        ChatPage page(QStringLiteral(FTS_CLI_PATH));
+        page.show();
+        page.setModelFolder(m_tmp.path() + "/missing");
+        QSignalSpy done(&page, &ChatPage::replyFinished);
+        page.send("Hello");
+        QVERIFY(done.wait(60000));
+        QCOMPARE(done.at(0).at(1).toString(), QStringLiteral("error"));
+        QVERIFY2(page.statusLabel(0)->text().contains("not a folder"), qPrintable(page.statusLabel(0)->text()));
+        QVERIFY(!page.isBusy());
+    }
+
+private:
+    QTemporaryDir m_tmp;
+    QString m_model, m_other, m_long;
+};
+
+QTEST_MAIN(TestChatPage)
+#include "test_chat_page.moc"
