@@ -2,6 +2,139 @@
 <!DOCTYPE TS>
 <TS version="2.1" language="en_US">
 <context>
+    <name>fts::ChatEngine</name>
+    <message>
+        <source>fts chat ended (exit code %1)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The model process ended: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Cannot start %1: %2</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>fts::ChatPage</name>
+    <message numerus="yes">
+        <source>%n new token(s)</source>
+        <translation type="unfinished">
+            <numerusform></numerusform>
+            <numerusform></numerusform>
+        </translation>
+    </message>
+    <message>
+        <source> · first token after %1 s</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source> · %1 tokens/s</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source> · stopped</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source> · the model&apos;s context is full: Clear</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Error: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Model</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Compare with</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Send every message to a second model too, e.g. the base model next to the fine-tune</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Browse…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>A model folder: a run&apos;s export (output_dir/final), a checkpoint, a LoRA adapter or a Hugging Face download</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>System prompt</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Optional: how the assistant should behave</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Max new tokens</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Sample</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Off: greedy decoding (the same reply every time). On: sampling with the temperature and top-p beside it</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Temperature</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Top-p</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Type a message; Ctrl+Enter sends it</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Send</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Stop</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Clear</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Start a new conversation (the models stay loaded)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The model loads when you send the first message.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Model folder</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>You</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Loading %1 …</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Generating…</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
     <name>fts::CollapsibleSection</name>
     <message numerus="yes">
         <source>%1 (%n error(s))</source>
@@ -2081,6 +2214,14 @@
         <source>A new run with %1: set the training data and check the settings, then Start.</source>
         <translation type="unfinished"></translation>
     </message>
+    <message>
+        <source>C&amp;hat</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Talk to the selected run&apos;s fine-tuned model, or to any model folder (Ctrl+Shift+T)</source>
+        <translation type="unfinished"></translation>
+    </message>
 </context>
 <context>
     <name>fts::MemoryBars</name>
@@ -2567,6 +2708,18 @@
     </message>
     <message>
         <source>Continue this run from its last checkpoint: same run, its curves continue (fts train CONFIG --resume)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Prompt</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Reply</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Samples</source>
         <translation type="unfinished"></translation>
     </message>
 </context>

@@ -2,6 +2,138 @@
 <!DOCTYPE TS>
 <TS version="2.1" language="zh_CN">
 <context>
+    <name>fts::ChatEngine</name>
+    <message>
+        <source>fts chat ended (exit code %1)</source>
+        <translation>fts chat 已结束（退出码 %1）</translation>
+    </message>
+    <message>
+        <source>The model process ended: %1</source>
+        <translation>模型进程已结束：%1</translation>
+    </message>
+    <message>
+        <source>Cannot start %1: %2</source>
+        <translation>无法启动 %1：%2</translation>
+    </message>
+</context>
+<context>
+    <name>fts::ChatPage</name>
+    <message numerus="yes">
+        <source>%n new token(s)</source>
+        <translation>
+            <numerusform>%n 个新词元</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source> · first token after %1 s</source>
+        <translation> · 首个词元用时 %1 秒</translation>
+    </message>
+    <message>
+        <source> · %1 tokens/s</source>
+        <translation> · %1 词元/秒</translation>
+    </message>
+    <message>
+        <source> · stopped</source>
+        <translation> · 已停止</translation>
+    </message>
+    <message>
+        <source> · the model&apos;s context is full: Clear</source>
+        <translation> · 模型上下文已满：请清空</translation>
+    </message>
+    <message>
+        <source>Error: %1</source>
+        <translation>错误：%1</translation>
+    </message>
+    <message>
+        <source>Model</source>
+        <translation>模型</translation>
+    </message>
+    <message>
+        <source>Compare with</source>
+        <translation>对比模型</translation>
+    </message>
+    <message>
+        <source>Send every message to a second model too, e.g. the base model next to the fine-tune</source>
+        <translation>把每条消息也发给第二个模型，例如把基础模型与微调后的模型并排对比</translation>
+    </message>
+    <message>
+        <source>Browse…</source>
+        <translation>浏览…</translation>
+    </message>
+    <message>
+        <source>A model folder: a run&apos;s export (output_dir/final), a checkpoint, a LoRA adapter or a Hugging Face download</source>
+        <translation>模型文件夹：运行的导出（output_dir/final）、检查点、LoRA 适配器或 Hugging Face 下载的模型</translation>
+    </message>
+    <message>
+        <source>System prompt</source>
+        <translation>系统提示词</translation>
+    </message>
+    <message>
+        <source>Optional: how the assistant should behave</source>
+        <translation>可选：助手应如何表现</translation>
+    </message>
+    <message>
+        <source>Max new tokens</source>
+        <translation>最大新词元数</translation>
+    </message>
+    <message>
+        <source>Sample</source>
+        <translation>采样</translation>
+    </message>
+    <message>
+        <source>Off: greedy decoding (the same reply every time). On: sampling with the temperature and top-p beside it</source>
+        <translation>关闭：贪心解码（每次回复相同）。开启：按旁边的温度和 top-p 采样</translation>
+    </message>
+    <message>
+        <source>Temperature</source>
+        <translation>温度</translation>
+    </message>
+    <message>
+        <source>Top-p</source>
+        <translation>Top-p</translation>
+    </message>
+    <message>
+        <source>Type a message; Ctrl+Enter sends it</source>
+        <translation>输入消息；Ctrl+Enter 发送</translation>
+    </message>
+    <message>
+        <source>Send</source>
+        <translation>发送</translation>
+    </message>
+    <message>
+        <source>Stop</source>
+        <translation>停止</translation>
+    </message>
+    <message>
+        <source>Clear</source>
+        <translation>清空</translation>
+    </message>
+    <message>
+        <source>Start a new conversation (the models stay loaded)</source>
+        <translation>开始新的对话（模型保持加载）</translation>
+    </message>
+    <message>
+        <source>The model loads when you send the first message.</source>
+        <translation>发送第一条消息时加载模型。</translation>
+    </message>
+    <message>
+        <source>Model folder</source>
+        <translation>模型文件夹</translation>
+    </message>
+    <message>
+        <source>You</source>
+        <translation>你</translation>
+    </message>
+    <message>
+        <source>Loading %1 …</source>
+        <translation>正在加载 %1 …</translation>
+    </message>
+    <message>
+        <source>Generating…</source>
+        <translation>正在生成…</translation>
+    </message>
+</context>
+<context>
     <name>fts::CollapsibleSection</name>
     <message numerus="yes">
         <source>%1 (%n error(s))</source>
@@ -2068,6 +2200,14 @@
         <source>A new run with %1: set the training data and check the settings, then Start.</source>
         <translation>用 %1 新建运行：请设置训练数据并检查各项设置，然后点击开始。</translation>
     </message>
+    <message>
+        <source>C&amp;hat</source>
+        <translation>对话(&amp;H)</translation>
+    </message>
+    <message>
+        <source>Talk to the selected run&apos;s fine-tuned model, or to any model folder (Ctrl+Shift+T)</source>
+        <translation>与所选运行微调后的模型或任意模型文件夹对话（Ctrl+Shift+T）</translation>
+    </message>
 </context>
 <context>
     <name>fts::MemoryBars</name>
@@ -2553,6 +2693,18 @@
     <message>
         <source>Continue this run from its last checkpoint: same run, its curves continue (fts train CONFIG --resume)</source>
         <translation>从最近的检查点继续此运行：同一个运行，曲线接着画（fts train CONFIG --resume）</translation>
+    </message>
+    <message>
+        <source>Prompt</source>
+        <translation>提示词</translation>
+    </message>
+    <message>
+        <source>Reply</source>
+        <translation>回复</translation>
+    </message>
+    <message>
+        <source>Samples</source>
+        <translation>样例</translation>
     </message>
 </context>
 <context>

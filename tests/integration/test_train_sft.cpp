@@ -249,7 +249,7 @@ void TestTrainSft::samplesDuringTrainingEqualGenerateOnTheExport() {
     const CliResult r = runFts({"train", QString::fromStdString(writeConfig(dir, "samples", patch).string()), "--store",
                                 QString::fromStdString(storeFile.string())});
     QVERIFY2(r.exitCode == 0, qPrintable(r.err));
-    QVERIFY2(r.out.contains("sample at step 16: "), qPrintable(r.out));
+    QVERIFY2((r.out + r.err).contains("sample at step 16: "), qPrintable(r.out + r.err));
     fts::RunStore store(storeFile, true);
     const auto run = store.listRuns().at(0);
     const auto texts = store.samplesAfterId(run.id);
