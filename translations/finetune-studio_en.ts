@@ -15,6 +15,10 @@
         <source>Cannot start %1: %2</source>
         <translation type="unfinished"></translation>
     </message>
+    <message>
+        <source>This model has no chat template: the conversation goes in as plain text and the model continues it.</source>
+        <translation type="unfinished"></translation>
+    </message>
 </context>
 <context>
     <name>fts::ChatPage</name>

@@ -15,6 +15,10 @@
         <source>Cannot start %1: %2</source>
         <translation>无法启动 %1：%2</translation>
     </message>
+    <message>
+        <source>This model has no chat template: the conversation goes in as plain text and the model continues it.</source>
+        <translation>此模型没有对话模板：对话以纯文本输入，由模型接着写下去。</translation>
+    </message>
 </context>
 <context>
     <name>fts::ChatPage</name>

@@ -81,6 +81,10 @@ void ChatEngine::onLine(const QByteArray& line) {
     if (j.contains("ready")) {
         m_ready = true;
         m_description = QString::fromStdString(j.value("model", ""));
+        if (j.contains("note"))  // fts chose the "none" template: say it in the studio's language
+            m_description += QStringLiteral("\n") +
+                             tr("This model has no chat template: the conversation goes in as plain text and the "
+                                "model continues it.");
         emit ready(m_description);
     } else if (j.contains("text") && j["text"].is_string()) {
         if (m_firstPiece < 0) m_firstPiece = double(m_clock.nsecsElapsed()) / 1e9;

@@ -15,7 +15,7 @@ namespace fts {
 struct ChatReplyStats {
     QString finishReason;  // eos, stop_string, length, context, cancelled
     int newTokens = 0;
-    double firstTokenSeconds = -1;  // from send() to the first piece, as the user waits for it
+    double firstTokenSeconds = -1;  // from send() to the first piece (the model already loaded)
     double seconds = 0;             // from send() to the end
 };
 

@@ -94,6 +94,7 @@ ChatPage::ChatPage(QString cliPath, QWidget* parent) : QWidget(parent), m_cli(st
             updateButtons();
         });
         connect(e, &ChatEngine::piece, this, [this, side](const QString& text) {
+            if (m_firstPiece[side] < 0) m_firstPiece[side] = double(m_sentAt[side].nsecsElapsed()) / 1e9;
             m_turns[side].back().text += text;
             QTextCursor c(m_view[side]->document());
             c.movePosition(QTextCursor::End);
@@ -102,7 +103,7 @@ ChatPage::ChatPage(QString cliPath, QWidget* parent) : QWidget(parent), m_cli(st
         });
         connect(e, &ChatEngine::finished, this, [this, side](const ChatReplyStats& s) {
             QString line = tr("%n new token(s)", nullptr, s.newTokens);
-            if (s.firstTokenSeconds >= 0) line += tr(" · first token after %1 s").arg(s.firstTokenSeconds, 0, 'f', 2);
+            if (m_firstPiece[side] >= 0) line += tr(" · first token after %1 s").arg(m_firstPiece[side], 0, 'f', 2);
             if (s.seconds > 0 && s.newTokens > 0) line += tr(" · %1 tokens/s").arg(s.newTokens / s.seconds, 0, 'f', 1);
             if (s.finishReason == QLatin1String("cancelled")) line += tr(" · stopped");
             if (s.finishReason == QLatin1String("context")) line += tr(" · the model's context is full: Clear");
@@ -257,6 +258,8 @@ void ChatPage::submit() {
         m_turns[side].push_back({QStringLiteral("assistant"), QString()});
         appendTurn(side, tr("Model"), QString());
         m_pending[side] = true;
+        m_sentAt[side].start();
+        m_firstPiece[side] = -1;
         // A new folder (or a process that ended) loads the model first; the message goes when it is ready.
         if (!m_engine[side]->isReady() || m_engine[side]->modelFolder() != folder) {
             m_status[side]->setText(tr("Loading %1 …").arg(folder));

@@ -1,8 +1,10 @@
 // The Chat page: talk to a model folder (a run's export, a checkpoint, a PEFT adapter, any HF folder), optionally
 // side by side with a second one on the same prompts (e.g. the base and the fine-tune). Each model runs in its own
-// `fts chat --json` process (chat_engine.h); replies stream in; Stop ends them at once; the first-token time and the
-// speed of each reply are shown under its conversation.
+// `fts chat --json` process (chat_engine.h); replies stream in; Stop ends them at once; the time from Send to the
+// first token (loading the model included, on the first message) and the speed of each reply are shown under its
+// conversation.
 #pragma once
+#include <QElapsedTimer>
 #include <QWidget>
 
 #include <nlohmann/json.hpp>
@@ -65,6 +67,8 @@ private:
     ChatEngine* m_engine[2] = {};
     std::vector<Turn> m_turns[2];  // the conversation each model has seen (its own replies)
     bool m_pending[2] = {false, false};
+    QElapsedTimer m_sentAt[2];          // from the click on Send: what the user waits (the first load included)
+    double m_firstPiece[2] = {-1, -1};  // seconds from the click to the first piece of the reply
     QLineEdit* m_model[2] = {};
     QPushButton* m_browse[2] = {};
     QCheckBox* m_compare = nullptr;

@@ -334,7 +334,7 @@ void MainWindow::buildActions() {
     m_compareAction->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_C));
     connect(m_compareAction, &QAction::triggered, this, [this] { compareSelectedRuns(); });
 
-    m_chatAction = new QAction(s->standardIcon(QStyle::SP_MessageBoxQuestion), QString(), this);
+    m_chatAction = new QAction(this);  // text only, like Compare (no standard icon says "chat")
     m_chatAction->setObjectName(QStringLiteral("chatAction"));
     m_chatAction->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_T));
     connect(m_chatAction, &QAction::triggered, this, &MainWindow::openChat);

@@ -134,6 +134,7 @@ RunView::RunView(QWidget* parent) : QWidget(parent) {
     m_samplesTable->horizontalHeader()->setSectionResizeMode(0, QHeaderView::ResizeToContents);
     m_samplesTable->horizontalHeader()->setSectionResizeMode(1, QHeaderView::Interactive);
     m_samplesTable->horizontalHeader()->setStretchLastSection(true);
+    m_samplesTable->setColumnWidth(1, 220);
     m_samplesTable->hide();
     connect(m_tabs, &QTabWidget::currentChanged, this, [this] {
         if (auto* c = qobject_cast<SeriesChart*>(m_tabs->currentWidget())) c->refresh();

@@ -1,7 +1,8 @@
 // `fts chat --model DIR [--system TEXT] [sampling options]`: a conversation in the terminal. Each line read is a user
 // turn; the reply streams as it is generated and stays in the conversation. /reset starts over, /exit (or end of
 // input) ends; Ctrl-C during a reply stops that reply only.
-// `fts chat --json`: the same engine for a program (the studio's Chat page): the model stays loaded, each input line is
+// `fts chat --json`: the same engine for a program (the studio's Chat page): the model stays loaded (a model without a
+// chat template gets "none": the messages as plain text, said in the ready line's "note"), each input line is
 // a request {"messages": [{"role", "content"}...], and optionally max_new_tokens, do_sample, temperature, top_k,
 // top_p, repetition_penalty, seed}; the reply streams as {"text": PIECE} lines, then {"done": true, "finish_reason",
 // "new_tokens", "first_token_s", "seconds"}. A bad request answers {"error": MESSAGE}. SIGINT stops the reply.
@@ -69,7 +70,13 @@ SamplingRequest samplingOf(const nlohmann::json& req, SamplingRequest s) {
 void serveJson(GenerationSession& session, const SamplingRequest& defaults) {
     // SIGINT only ever stops the reply in progress here (one arriving between replies is forgotten at the next).
     InterruptStopsReply interrupt;
-    line({{"ready", true}, {"model", session.describe()}});
+    nlohmann::json ready{{"ready", true}, {"model", session.describe()}};
+    if (!session.chatTemplate()) {  // a base or LM-trained model: the conversation goes in as plain text
+        session.setChatTemplate(ChatTemplateKind::None);
+        ready["note"] = "no chat template: messages are joined as plain text and the model continues them";
+    }
+    ready["chat_template"] = chatTemplateName(*session.chatTemplate());
+    line(ready);
     std::string text;
     while (std::getline(std::cin, text)) {
         if (text.find_first_not_of(" \t\r") == std::string::npos) continue;
@@ -122,8 +129,6 @@ void addChatCommand(CLI::App& app) {
     cmd->callback([o, json] {
         auto session = GenerationSession::open(o->session);
         if (*json) {
-            if (!session->chatTemplate())
-                line({{"error", o->session.model.string() + ": no chat template we know; pass --chat_template"}});
             serveJson(*session, o->sampling);
             return;
         }

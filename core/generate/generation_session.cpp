@@ -45,16 +45,23 @@ class TorchGenerationSession final : public GenerationSession {
 public:
     TorchGenerationSession(GenerationModel g, std::string dtypeName, std::optional<ChatTemplateKind> chat)
         : m_g(std::move(g)), m_dtypeName(std::move(dtypeName)) {
-        if (chat) m_g.chatTemplate = chat;
         m_eos = m_g.generation.eosTokenIds;
         if (m_eos.empty() && m_g.tokenizer->eosTokenId()) m_eos.push_back(*m_g.tokenizer->eosTokenId());
-        if (m_g.chatTemplate)
-            // the template's end of turn stops a reply too (LLaMA-Factory adds its templates' stop words the same way)
-            if (const char* end = endOfTurnToken(*m_g.chatTemplate))
-                if (auto id = m_g.tokenizer->tokenToId(end))
-                    if (std::find(m_eos.begin(), m_eos.end(), *id) == m_eos.end()) m_chatEos = *id;
+        if (chat)
+            setChatTemplate(*chat);
+        else if (m_g.chatTemplate)
+            setChatTemplate(*m_g.chatTemplate);
         m_pad = m_g.generation.padTokenId.value_or(m_eos.empty() ? 0 : m_eos.front());
         if (m_pad < 0 || m_pad >= m_g.model->info().vocabSize) m_pad = 0;
+    }
+
+    void setChatTemplate(ChatTemplateKind kind) override {
+        m_g.chatTemplate = kind;
+        m_chatEos.reset();
+        // the template's end of turn stops a reply too (LLaMA-Factory adds its templates' stop words the same way)
+        if (const char* end = endOfTurnToken(kind))
+            if (auto id = m_g.tokenizer->tokenToId(end))
+                if (std::find(m_eos.begin(), m_eos.end(), *id) == m_eos.end()) m_chatEos = *id;
     }
 
     std::vector<int64_t> encodeText(const std::string& text) const override {

@@ -55,6 +55,7 @@ public:
     // Throws fts::Error when the model has no chat template we know.
     virtual std::vector<int64_t> encodeChat(const std::vector<ChatMessage>& messages) const = 0;
     virtual std::optional<ChatTemplateKind> chatTemplate() const = 0;
+    virtual void setChatTemplate(ChatTemplateKind kind) = 0;  // e.g. "none" for a model that has no template
 
     // Lines about settings the folder asked for and this run does not follow (printed by the CLI on stderr).
     virtual std::vector<std::string> notes(const SamplingRequest& request) const = 0;

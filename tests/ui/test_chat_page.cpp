@@ -131,6 +131,20 @@ private slots:
         QVERIFY(page.statusLabel(0)->text().contains("stopped"));
     }
 
+    // A model without a chat template (the golden GPT-2: an LM) gets the "none" template, and the page says so.
+    void modelWithoutTemplateContinuesText() {
+        ChatPage page(QStringLiteral(FTS_CLI_PATH));
+        page.show();
+        page.setModelFolder(kData + "/models/gpt2");
+        page.findChild<QSpinBox*>()->setValue(8);
+        QSignalSpy done(&page, &ChatPage::replyFinished);
+        page.send("Hello world, this is");
+        QVERIFY(done.wait(60000));
+        QCOMPARE(done.at(0).at(1).toString(), QStringLiteral("length"));
+        QVERIFY2(page.statusLabel(0)->text().contains("no chat template"), qPrintable(page.statusLabel(0)->text()));
+        QVERIFY(!page.replyText(0).isEmpty());
+    }
+
     void notAModelSaysWhy() {
         ChatPage page(QStringLiteral(FTS_CLI_PATH));
         page.show();
