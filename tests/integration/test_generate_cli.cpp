@@ -143,6 +143,18 @@ void TestGenerateCli::streamedTextEqualsJsonText() {
     const json line = json::parse(lines.out.toStdString());
     QCOMPARE(streamed.out.toStdString(), line.at("text").get<std::string>() + "\n");
     QVERIFY(!line.at("text").get<std::string>().empty());
+    // --stop: a piece of that text ends the reply where it appears (finish_reason stop_string; the reply is a prefix
+    // of the full one and contains the stop text).
+    const std::string full = line.at("text").get<std::string>();
+    QVERIFY(full.size() > 24);
+    const std::string stop = full.substr(12, 3);
+    const CliResult stopped = runFts(common + QStringList{"--json", "--stop", QString::fromStdString(stop)});
+    QVERIFY2(stopped.exitCode == 0, qPrintable(stopped.err));
+    const json cut = json::parse(stopped.out.toStdString());
+    QCOMPARE(cut.at("finish_reason").get<std::string>(), std::string("stop_string"));
+    const std::string cutText = cut.at("text").get<std::string>();
+    QVERIFY2(cutText.find(stop) != std::string::npos && full.rfind(cutText, 0) == 0 && cutText.size() < full.size(),
+             (cutText + " | " + full).c_str());
     // Greedy settings next to sampling-only options: said, not silently dropped.
     const CliResult greedy =
         runFts({"generate", "--model", q(m_chatModel), "--prompt", "x", "--top_k", "5", "--max_new_tokens", "2"});
