@@ -3,11 +3,13 @@
 #include <iostream>
 
 #include "app/cli/commands.h"
+#include "core/train/runtime_versions.h"
 #include "core/util/error.h"
 
 int main(int argc, char** argv) {
     CLI::App app{"Finetune Studio command line: fine-tune Hugging Face models with DeepSpeed-style configs", "fts"};
-    app.set_version_flag("--version", std::string("fts ") + FTS_VERSION);
+    app.set_version_flag(
+        "--version", [] { return fts::runtimeVersionText(); }, "fts, LibTorch, CUDA, cuDNN and NCCL versions");
     app.require_subcommand(1);
     fts::cli::addTrainCommand(app);
     fts::cli::addWorkerCommand(app);

@@ -51,6 +51,7 @@ private slots:
     void fullDiskFailsTheRunAndKeepsThePreviousCheckpoint();
     void badInputFailsClearly_data();
     void badInputFailsClearly();
+    void versionNamesTheRuntime();
 };
 
 void TestTrainCli::endToEndRecordsRunAndExportReloads() {
@@ -417,6 +418,19 @@ void TestTrainCli::badInputFailsClearly() {
             QVERIFY(!run.failureReason.empty());
         }
     }
+}
+
+// fts --version: this build, then the LibTorch it runs with and the CUDA runtime, cuDNN and NCCL it carries, then the
+// devices (none here: the line says so).
+void TestTrainCli::versionNamesTheRuntime() {
+    const CliResult r = runFts({"--version"});
+    QCOMPARE(r.exitCode, 0);
+    const QStringList lines = r.out.trimmed().split('\n');
+    QCOMPARE(lines.size(), 3);
+    QCOMPARE(lines[0], QStringLiteral("fts " FTS_VERSION));
+    QVERIFY2(lines[1].startsWith("LibTorch 2.") && lines[1].contains("CUDA runtime ") && lines[1].contains("NCCL"),
+             qPrintable(lines[1]));
+    QVERIFY2(lines[2].startsWith("CUDA devices: "), qPrintable(lines[2]));
 }
 
 QTEST_GUILESS_MAIN(TestTrainCli)

@@ -1,0 +1,58 @@
+// The runtime's versions, read from LibTorch's CUDA hooks and the NCCL library it loaded; see runtime_versions.h.
+#include "core/train/runtime_versions.h"
+
+#include <ATen/detail/CUDAHooksInterface.h>
+#include <torch/torch.h>
+#include <torch/version.h>
+
+#include <dlfcn.h>
+
+namespace fts {
+
+namespace {
+
+// 13000 -> "13.0"; cuDNN 91300 -> "9.13.0"; NCCL 22707 -> "2.27.7" (the codes' layouts since CUDA 10 / cuDNN 9 /
+// NCCL 2.9).
+std::string cudaText(long v) { return std::to_string(v / 1000) + "." + std::to_string((v % 1000) / 10); }
+std::string cudnnText(long v) {
+    return std::to_string(v / 10000) + "." + std::to_string((v % 10000) / 100) + "." + std::to_string(v % 100);
+}
+std::string ncclText(int v) {
+    return std::to_string(v / 10000) + "." + std::to_string((v % 10000) / 100) + "." + std::to_string(v % 100);
+}
+
+}  // namespace
+
+std::string runtimeVersionText() {
+    std::string out = std::string("fts ") + FTS_VERSION + "\nLibTorch " + TORCH_VERSION;
+    const auto& hooks = at::detail::getCUDAHooks();
+    std::string parts;
+    auto add = [&](const std::string& p) { parts += (parts.empty() ? "" : ", ") + p; };
+    try {
+        add("CUDA runtime " + cudaText(hooks.versionCUDART()));
+    } catch (const std::exception&) {
+        add("built without CUDA");
+    }
+    try {
+        add("cuDNN " + cudnnText(hooks.versionCuDNN()));
+    } catch (const std::exception&) {
+    }
+    // NCCL: the library LibTorch's CUDA part loaded (looked up at run time: a CPU-only LibTorch has none).
+    using GetVersion = int (*)(int*);
+    if (auto get = reinterpret_cast<GetVersion>(::dlsym(RTLD_DEFAULT, "ncclGetVersion"))) {
+        int v = 0;
+        if (get(&v) == 0 && v > 0) add("NCCL " + ncclText(v));
+    } else {
+        add("NCCL not loaded");
+    }
+    out += " (" + parts + ")\nCUDA devices: ";
+    int devices = 0;
+    try {
+        devices = torch::cuda::is_available() ? int(torch::cuda::device_count()) : 0;
+    } catch (const std::exception&) {
+    }
+    out += devices > 0 ? std::to_string(devices) : std::string("none visible (no driver or no GPU)");
+    return out;
+}
+
+}  // namespace fts
