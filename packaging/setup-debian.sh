@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
-# Installs everything Finetune Studio needs on Debian 12: the Debian packages and a Python virtual
-# environment (.venv in the project root) with the pinned wheels. Idempotent: what is there stays.
+# Installs what Finetune Studio needs on Debian 12: the Debian packages and a Python virtual environment with the
+# pinned wheels. Without arguments: what building and running need (the README's first command); --tests adds what
+# the tests need (the README's second). Idempotent: what is there stays. FTS_SETUP_DRY_RUN=1 prints what it would
+# install and changes nothing.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 # The venv lives outside the checkout so fresh clones (and CI) reuse it instead of re-installing.
@@ -28,7 +30,9 @@ missing=()
 for p in "${debs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
 done
-if [ ${#missing[@]} -gt 0 ]; then
+if [ -n "${FTS_SETUP_DRY_RUN:-}" ]; then
+  echo "setup: would install the Debian packages: ${debs[*]}"
+elif [ ${#missing[@]} -gt 0 ]; then
   echo "setup: installing Debian packages: ${missing[*]}"
   sudo_cmd=(); [ "$(id -u)" -eq 0 ] || sudo_cmd=(sudo)
   "${sudo_cmd[@]}" apt-get update -qq
@@ -36,17 +40,32 @@ if [ ${#missing[@]} -gt 0 ]; then
 fi
 
 py=/usr/bin/python3; [ -x "$py" ] || py=$(command -v python3)
-if [ ! -x "$venv/bin/python" ]; then
+if [ -z "${FTS_SETUP_DRY_RUN:-}" ] && [ ! -x "$venv/bin/python" ]; then
   echo "setup: creating virtual environment $venv"
   "$py" -m venv "$venv"
 fi
-# Install only when the pinned set changed since the last successful install (no re-downloads).
-stamp="$venv/.fts-requirements.sha256"
-want=$(cat "$root/packaging/requirements.txt" "$root/packaging/requirements-no-build-isolation.txt" | sha256sum | cut -d' ' -f1)
-if [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
-  echo "setup: installing pinned wheels into $venv"
-  "$venv/bin/python" -m pip install -q --disable-pip-version-check -r "$root/packaging/requirements.txt"
-  DS_BUILD_OPS=0 "$venv/bin/python" -m pip install -q --disable-pip-version-check --no-build-isolation --no-deps \
-    -r "$root/packaging/requirements-no-build-isolation.txt"
-  echo "$want" > "$stamp"
-fi
+# Two pinned sets: what building and running need (requirements-run.txt: torch, whose LibTorch the build links),
+# and with --tests the references the tests and benchmarks compare against (requirements-tests.txt, then DeepSpeed
+# built against the venv's torch). Each set is installed only when its files changed since its last successful
+# install (no re-downloads).
+sets=(run)
+[ "${1:-}" = "--tests" ] && sets+=(tests)
+for set in "${sets[@]}"; do
+  files=("$root/packaging/requirements-$set.txt")
+  [ "$set" = tests ] && files+=("$root/packaging/requirements-no-build-isolation.txt")
+  if [ -n "${FTS_SETUP_DRY_RUN:-}" ]; then  # tests/packaging: which files a set-up installs, nothing done
+    echo "setup: would install the $set set: ${files[*]##*/}"
+    continue
+  fi
+  stamp="$venv/.fts-requirements-$set.sha256"
+  want=$(cat "${files[@]}" | sha256sum | cut -d' ' -f1)
+  if [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
+    echo "setup: installing the pinned $set wheels into $venv"
+    "$venv/bin/python" -m pip install -q --disable-pip-version-check -r "${files[0]}"
+    if [ "$set" = tests ]; then
+      DS_BUILD_OPS=0 "$venv/bin/python" -m pip install -q --disable-pip-version-check --no-build-isolation --no-deps \
+        -r "${files[1]}"
+    fi
+    echo "$want" > "$stamp"
+  fi
+done
