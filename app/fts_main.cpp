@@ -1,5 +1,5 @@
 // fts: the command-line front end (train, worker, node, hosts, runs, export, tokenize, debug, estimate, probe,
-// generate, chat). Parses arguments and calls into core; errors print one clear line and give a non-zero exit code.
+// generate, chat, doctor). Parses arguments and calls into core; errors print one clear line and give a non-zero exit code.
 #include <iostream>
 
 #include "app/cli/commands.h"
@@ -23,6 +23,7 @@ int main(int argc, char** argv) {
     fts::cli::addProbeCommand(app);
     fts::cli::addGenerateCommand(app);
     fts::cli::addChatCommand(app);
+    fts::cli::addDoctorCommand(app);
     try {
         app.parse(argc, argv);
     } catch (const CLI::ParseError& e) {

@@ -27,5 +27,6 @@ void addEstimateCommand(CLI::App& app);
 void addProbeCommand(CLI::App& app);
 void addGenerateCommand(CLI::App& app);
 void addChatCommand(CLI::App& app);
+void addDoctorCommand(CLI::App& app);
 
 }  // namespace fts::cli

@@ -922,6 +922,14 @@ std::vector<LogLine> RunStore::logsAfterId(int64_t runId, int64_t afterId, int l
 
 // ---------------------------------------------------------------------------------------------
 
+std::string RunStore::quickCheck() const {
+    std::lock_guard lock(m_mutex);
+    Statement st(m_db, m_path, "PRAGMA quick_check", "check the store (PRAGMA quick_check)");
+    std::string out;
+    while (st.step()) out += (out.empty() ? "" : "; ") + st.text(0);
+    return out;
+}
+
 int RunStore::reapOrphans() {
     std::lock_guard lock(m_mutex);
     requireWritable("reap orphaned runs");

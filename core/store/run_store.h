@@ -147,6 +147,8 @@ public:
     // Only runs whose host is this host and whose pid > 0 are checked (kill(pid, 0) fails with ESRCH);
     // failureReason becomes "supervisor process <pid> vanished". Returns the number of runs reaped.
     int reapOrphans();
+    // PRAGMA quick_check: "ok", or SQLite's list of the problems it found (fts doctor).
+    std::string quickCheck() const;
 
 private:
     std::filesystem::path m_path;

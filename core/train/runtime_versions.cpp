@@ -7,6 +7,12 @@
 
 #include <dlfcn.h>
 
+#include <cstdio>
+
+#if __has_include(<cuda_runtime_api.h>)
+#include <cuda_runtime_api.h>
+#endif
+
 namespace fts {
 
 namespace {
@@ -52,6 +58,38 @@ std::string runtimeVersionText() {
     } catch (const std::exception&) {
     }
     out += devices > 0 ? std::to_string(devices) : std::string("none visible (no driver or no GPU)");
+    return out;
+}
+
+std::vector<std::string> cudaDeviceDescriptions() {
+    std::vector<std::string> out;
+#if __has_include(<cuda_runtime_api.h>)
+    int n = 0;
+    try {
+        if (!torch::cuda::is_available()) return out;
+        n = int(torch::cuda::device_count());
+    } catch (const std::exception&) {
+        return out;
+    }
+    for (int i = 0; i < n; ++i) {
+        cudaDeviceProp p{};
+        if (cudaGetDeviceProperties(&p, i) != cudaSuccess) {
+            out.push_back("cuda:" + std::to_string(i) + " (its properties cannot be read)");
+            continue;
+        }
+        size_t freeBytes = 0, totalBytes = 0;
+        const bool haveFree = cudaSetDevice(i) == cudaSuccess && cudaMemGetInfo(&freeBytes, &totalBytes) == cudaSuccess;
+        char buf[256];
+        std::snprintf(buf, sizeof buf, "cuda:%d %s, compute %d.%d, %.1f GiB", i, p.name, p.major, p.minor,
+                      double(p.totalGlobalMem) / double(1 << 30));
+        std::string line = buf;
+        if (haveFree) {
+            std::snprintf(buf, sizeof buf, " (%.1f GiB free)", double(freeBytes) / double(1 << 30));
+            line += buf;
+        }
+        out.push_back(line);
+    }
+#endif
     return out;
 }
 

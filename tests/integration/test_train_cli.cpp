@@ -52,6 +52,7 @@ private slots:
     void badInputFailsClearly_data();
     void badInputFailsClearly();
     void versionNamesTheRuntime();
+    void doctorSaysWhatToFix();
 };
 
 void TestTrainCli::endToEndRecordsRunAndExportReloads() {
@@ -431,6 +432,39 @@ void TestTrainCli::versionNamesTheRuntime() {
     QVERIFY2(lines[1].startsWith("LibTorch 2.") && lines[1].contains("CUDA runtime ") && lines[1].contains("NCCL"),
              qPrintable(lines[1]));
     QVERIFY2(lines[2].startsWith("CUDA devices: "), qPrintable(lines[2]));
+}
+
+// fts doctor: on this machine every line is OK / info / warning (no GPU: a warning saying what to do) and the exit
+// code is 0; a store that is not a database and a host name that would be an ssh option are errors with a fix, exit 1;
+// --json gives one object per line.
+void TestTrainCli::doctorSaysWhatToFix() {
+    QTemporaryDir tmp;
+    const fs::path dir = tmp.path().toStdString();
+    CliResult r = runFts({"doctor", "--store", QString::fromStdString((dir / "runs.sqlite").string())});
+    QVERIFY2(r.exitCode == 0, qPrintable(r.out + r.err));
+    QVERIFY2(r.out.contains("INFO     store") && r.out.contains("no store yet") && r.out.contains("OK       memory") &&
+                 r.out.contains("disk (store)") && r.out.contains("OK       runtime       LibTorch"),
+             qPrintable(r.out));
+    if (!torch::cuda::is_available())
+        QVERIFY2(
+            r.out.contains("WARNING  gpus          no CUDA device visible") && r.out.contains("-> install the NVIDIA"),
+            qPrintable(r.out));
+    fts::writeFileAtomic(dir / "broken.sqlite",
+                         "not a database at all, just text long enough for SQLite to read a header");
+    r = runFts({"doctor", "--store", QString::fromStdString((dir / "broken.sqlite").string()), "--host",
+                "-oProxyCommand=x", "--json"});
+    QCOMPARE(r.exitCode, 1);
+    bool storeError = false, hostError = false;
+    for (const QString& line : r.out.trimmed().split('\n')) {
+        const json j = json::parse(line.toStdString());
+        QVERIFY(j.contains("level") && j.contains("topic") && j.contains("detail") && j.contains("fix"));
+        if (j["topic"] == "store")
+            storeError = j["level"] == "error" &&
+                         j["detail"].get<std::string>().find("not a database") != std::string::npos &&
+                         !j["fix"].get<std::string>().empty();
+        if (j["topic"] == "host -oProxyCommand=x") hostError = j["level"] == "error";
+    }
+    QVERIFY2(storeError && hostError, qPrintable(r.out));
 }
 
 QTEST_GUILESS_MAIN(TestTrainCli)
