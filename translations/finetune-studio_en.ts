@@ -1559,6 +1559,89 @@
     </message>
 </context>
 <context>
+    <name>fts::DoctorPanel</name>
+    <message>
+        <source>Check this machine</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>GPUs, CUDA and NCCL, memory, disk, the run store&apos;s health, the Hugging Face cache and the ssh hosts (fts doctor)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Status</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Check</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Result</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>OK</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Warning</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Error</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Info</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Checking…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>fts doctor gave no result: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 error(s), %2 warning(s)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Cannot start %1: %2</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Runtime</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>GPUs</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Memory</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Run store</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Disk (run store)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>HF cache</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Host %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
     <name>fts::HostsPanel</name>
     <message>
         <source>this machine is always part of the run; add the other hosts</source>

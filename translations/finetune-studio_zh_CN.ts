@@ -1549,6 +1549,89 @@
     </message>
 </context>
 <context>
+    <name>fts::DoctorPanel</name>
+    <message>
+        <source>Check this machine</source>
+        <translation>检查本机</translation>
+    </message>
+    <message>
+        <source>GPUs, CUDA and NCCL, memory, disk, the run store&apos;s health, the Hugging Face cache and the ssh hosts (fts doctor)</source>
+        <translation>GPU、CUDA 与 NCCL、内存、磁盘、运行库的健康状况、Hugging Face 缓存和 ssh 主机（fts doctor）</translation>
+    </message>
+    <message>
+        <source>Status</source>
+        <translation>状态</translation>
+    </message>
+    <message>
+        <source>Check</source>
+        <translation>检查项</translation>
+    </message>
+    <message>
+        <source>Result</source>
+        <translation>结果</translation>
+    </message>
+    <message>
+        <source>OK</source>
+        <translation>正常</translation>
+    </message>
+    <message>
+        <source>Warning</source>
+        <translation>警告</translation>
+    </message>
+    <message>
+        <source>Error</source>
+        <translation>错误</translation>
+    </message>
+    <message>
+        <source>Info</source>
+        <translation>信息</translation>
+    </message>
+    <message>
+        <source>Checking…</source>
+        <translation>正在检查…</translation>
+    </message>
+    <message>
+        <source>fts doctor gave no result: %1</source>
+        <translation>fts doctor 没有给出结果：%1</translation>
+    </message>
+    <message>
+        <source>%1 error(s), %2 warning(s)</source>
+        <translation>%1 个错误，%2 个警告</translation>
+    </message>
+    <message>
+        <source>Cannot start %1: %2</source>
+        <translation>无法启动 %1：%2</translation>
+    </message>
+    <message>
+        <source>Runtime</source>
+        <translation>运行时</translation>
+    </message>
+    <message>
+        <source>GPUs</source>
+        <translation>GPU</translation>
+    </message>
+    <message>
+        <source>Memory</source>
+        <translation>内存</translation>
+    </message>
+    <message>
+        <source>Run store</source>
+        <translation>运行记录库</translation>
+    </message>
+    <message>
+        <source>Disk (run store)</source>
+        <translation>磁盘（运行记录库）</translation>
+    </message>
+    <message>
+        <source>HF cache</source>
+        <translation>HF 缓存</translation>
+    </message>
+    <message>
+        <source>Host %1</source>
+        <translation>主机 %1</translation>
+    </message>
+</context>
+<context>
     <name>fts::HostsPanel</name>
     <message>
         <source>this machine is always part of the run; add the other hosts</source>

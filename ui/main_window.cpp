@@ -486,7 +486,7 @@ void MainWindow::showShortcuts() {
 }
 
 SettingsDialog* MainWindow::openSettings() {
-    auto* dialog = new SettingsDialog(modelFolders(), this);
+    auto* dialog = new SettingsDialog(modelFolders(), this, m_options.cliPath, m_options.storePath);
     dialog->setAttribute(Qt::WA_DeleteOnClose);
     dialog->open();
     return dialog;

@@ -1,6 +1,8 @@
 // SettingsDialog (see settings_dialog.h).
 #include "ui/settings_dialog.h"
 
+#include "ui/doctor_panel.h"
+
 #include <QComboBox>
 #include <QDialogButtonBox>
 #include <QDir>
@@ -21,7 +23,9 @@
 
 namespace fts {
 
-SettingsDialog::SettingsDialog(const QStringList& defaultModelFolders, QWidget* parent) : QDialog(parent) {
+SettingsDialog::SettingsDialog(const QStringList& defaultModelFolders, QWidget* parent, const QString& cliPath,
+                               const QString& storePath)
+    : QDialog(parent) {
     setWindowTitle(tr("Settings"));
     setObjectName(QStringLiteral("settingsDialog"));
     QSettings s;
@@ -91,8 +95,12 @@ SettingsDialog::SettingsDialog(const QStringList& defaultModelFolders, QWidget* 
     connect(buttons, &QDialogButtonBox::rejected, this, &QDialog::reject);
     auto* layout = new QVBoxLayout(this);
     layout->addLayout(form);
+    if (!cliPath.isEmpty()) {
+        m_doctor = new DoctorPanel(cliPath, storePath, this);
+        layout->addWidget(m_doctor, 1);
+    }
     layout->addWidget(buttons);
-    resize(640, 380);
+    resize(720, m_doctor ? 560 : 380);
 }
 
 void SettingsDialog::apply() {

@@ -1,5 +1,5 @@
 // SettingsDialog: store location (used from the next start), model folders (the model picker's roots),
-// language and theme (both applied at once). Reads and writes QSettings (studio_settings.h keys).
+// language and theme (both applied at once), and "Check this machine" (fts doctor). Reads and writes QSettings (studio_settings.h keys).
 #pragma once
 #include <QDialog>
 
@@ -9,11 +9,16 @@ class QListWidget;
 
 namespace fts {
 
+class DoctorPanel;
+
 class SettingsDialog : public QDialog {
     Q_OBJECT
 public:
-    // defaultModelFolders: what the picker scans when the setting is empty.
-    explicit SettingsDialog(const QStringList& defaultModelFolders, QWidget* parent = nullptr);
+    // defaultModelFolders: what the picker scans when the setting is empty. With cliPath, a "Check this machine"
+    // section runs `fts doctor` on the store at storePath (doctor_panel.h).
+    explicit SettingsDialog(const QStringList& defaultModelFolders, QWidget* parent = nullptr,
+                            const QString& cliPath = QString(), const QString& storePath = QString());
+    DoctorPanel* doctorPanel() const { return m_doctor; }
     QComboBox* languageCombo() const { return m_language; }
     QComboBox* themeCombo() const { return m_theme; }
     QLineEdit* storeEdit() const { return m_store; }
@@ -26,6 +31,7 @@ private:
     QListWidget* m_folders;
     QComboBox* m_language;
     QComboBox* m_theme;
+    DoctorPanel* m_doctor = nullptr;
 };
 
 }  // namespace fts

@@ -1,0 +1,58 @@
+// DoctorPanel through the real `fts doctor --json` (offscreen): one row per check with its status; a store that is
+// not a database is an error row with what to do; the button is disabled while the checks run.
+#include <QPushButton>
+#include <QSignalSpy>
+#include <QTableWidget>
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include "ui/doctor_panel.h"
+
+using namespace fts;
+
+class TestDoctorPanel : public QObject {
+    Q_OBJECT
+
+    static QString rowOf(QTableWidget* t, const QString& topic) {
+        for (int r = 0; r < t->rowCount(); ++r)
+            if (t->item(r, 1)->data(Qt::UserRole).toString() == topic)
+                return t->item(r, 0)->data(Qt::UserRole).toString() + "|" + t->item(r, 2)->text();
+        return QString();
+    }
+
+private slots:
+    void rowsPerCheck() {
+        QTemporaryDir tmp;
+        DoctorPanel panel(QStringLiteral(FTS_CLI_PATH), tmp.path() + "/runs.sqlite");
+        panel.show();
+        QSignalSpy done(&panel, &DoctorPanel::finished);
+        panel.runButton()->click();
+        QVERIFY(!panel.runButton()->isEnabled());
+        QVERIFY(done.wait(60000));
+        QCOMPARE(done.at(0).at(0).toInt(), 0);  // no error on this machine
+        QVERIFY2(rowOf(panel.table(), "store").startsWith("info|"), qPrintable(rowOf(panel.table(), "store")));
+        QVERIFY(rowOf(panel.table(), "memory").startsWith("ok|"));
+        QVERIFY(rowOf(panel.table(), "runtime").contains("LibTorch"));
+        QVERIFY(panel.runButton()->isEnabled());
+    }
+
+    void brokenStoreIsAnError() {
+        QTemporaryDir tmp;
+        const QString store = tmp.path() + "/runs.sqlite";
+        QFile f(store);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write("this is not an SQLite database, it is plain text of some length");
+        f.close();
+        DoctorPanel panel(QStringLiteral(FTS_CLI_PATH), store);
+        QSignalSpy done(&panel, &DoctorPanel::finished);
+        panel.run();
+        QVERIFY(done.wait(60000));
+        QVERIFY(done.at(0).at(0).toInt() >= 1);
+        const QString row = rowOf(panel.table(), "store");
+        QVERIFY2(row.startsWith("error|") && row.contains("not a database") && row.contains("→ move the file aside"),
+                 qPrintable(row));
+    }
+};
+
+QTEST_MAIN(TestDoctorPanel)
+#include "test_doctor_panel.moc"
