@@ -45,7 +45,7 @@ void addDoctorCommand(CLI::App& app) {
     auto hosts = std::make_shared<std::vector<std::string>>();
     auto hostfile = std::make_shared<std::filesystem::path>();
     auto json = std::make_shared<bool>(false);
-    cmd->add_option("--store", *store, "Run store file")->capture_default_str();
+    cmd->add_option("--store", *store, "Run store file (default: $XDG_DATA_HOME/finetune-studio/runs.sqlite)");
     cmd->add_option("--host", *hosts, "An ssh host to probe (repeatable)");
     cmd->add_option("--hostfile", *hostfile, "Probe every host of a DeepSpeed hostfile");
     cmd->add_flag("--json", *json, "One JSON object per line: {level, topic, detail, fix}");

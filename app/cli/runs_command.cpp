@@ -12,7 +12,7 @@ void addRunsCommand(CLI::App& app) {
     auto* runs = app.add_subcommand("runs", "List and inspect recorded runs");
     runs->require_subcommand(1);
     auto storePath = std::make_shared<std::filesystem::path>();
-    runs->add_option("--store", *storePath, "Run store file")->capture_default_str();
+    runs->add_option("--store", *storePath, "Run store file (default: $XDG_DATA_HOME/finetune-studio/runs.sqlite)");
 
     auto* list = runs->add_subcommand("list", "All runs, newest first");
     list->fallthrough();  // --store may follow the subcommand

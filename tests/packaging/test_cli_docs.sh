@@ -12,6 +12,8 @@ fail() { echo "FAIL: $*" >&2; exit 1; }
 warnings=$(groff -man -Tutf8 -ww -z "$page" 2>&1) || fail "groff failed: $warnings"
 [ -z "$warnings" ] || fail "groff warns: $warnings"
 rendered=$(MANWIDTH=100 man -l "$page" 2>&1)
+# The page is the same on every machine: no default resolved from this one's home or environment.
+grep -qF "$HOME/" "$page" && fail "the man page holds a path of this machine: $(grep -nF "$HOME/" "$page" | head -1)"
 for sub in $("$fts" --help | awk '/^Subcommands:/ {s=1; next} s && /^  [a-z]/ {print $1}'); do
   echo "$rendered" | grep -q "^   fts $sub\$" || fail "the man page has no section for fts $sub"
 done
