@@ -31,7 +31,8 @@ private slots:
         QVERIFY(done.wait(60000));
         QCOMPARE(done.at(0).at(0).toInt(), 0);  // no error on this machine
         QVERIFY2(rowOf(panel.table(), "store").startsWith("info|"), qPrintable(rowOf(panel.table(), "store")));
-        QVERIFY(rowOf(panel.table(), "memory").startsWith("ok|"));
+        const QString memory = rowOf(panel.table(), "memory");  // a warning when the machine is short of memory
+        QVERIFY2(memory.startsWith("ok|") || memory.startsWith("warning|"), qPrintable(memory));
         QVERIFY(rowOf(panel.table(), "runtime").contains("LibTorch"));
         QVERIFY(panel.runButton()->isEnabled());
     }
