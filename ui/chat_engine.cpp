@@ -65,7 +65,6 @@ void ChatEngine::start(const QString& modelFolder, const QStringList& extraArgs)
 void ChatEngine::send(const nlohmann::json& request) {
     if (!m_process || !m_ready || m_busy) return;
     m_busy = true;
-    m_firstPiece = -1;
     m_clock.start();
     m_process->write(QByteArray::fromStdString(request.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace)) +
                      '\n');
@@ -87,14 +86,12 @@ void ChatEngine::onLine(const QByteArray& line) {
                                 "model continues it.");
         emit ready(m_description);
     } else if (j.contains("text") && j["text"].is_string()) {
-        if (m_firstPiece < 0) m_firstPiece = double(m_clock.nsecsElapsed()) / 1e9;
         emit piece(QString::fromStdString(j["text"].get<std::string>()));
     } else if (j.contains("done")) {
         m_busy = false;
         ChatReplyStats s;
         s.finishReason = QString::fromStdString(j.value("finish_reason", ""));
         s.newTokens = j.value("new_tokens", 0);
-        s.firstTokenSeconds = m_firstPiece;
         s.seconds = double(m_clock.nsecsElapsed()) / 1e9;
         emit finished(s);
     } else if (j.contains("error")) {

@@ -15,8 +15,7 @@ namespace fts {
 struct ChatReplyStats {
     QString finishReason;  // eos, stop_string, length, context, cancelled
     int newTokens = 0;
-    double firstTokenSeconds = -1;  // from send() to the first piece (the model already loaded)
-    double seconds = 0;             // from send() to the end
+    double seconds = 0;  // from send() to the end
 };
 
 class ChatEngine : public QObject {
@@ -52,7 +51,6 @@ private:
     QString m_stderr;
     bool m_ready = false, m_busy = false, m_shuttingDown = false;
     QElapsedTimer m_clock;
-    double m_firstPiece = -1;
 };
 
 }  // namespace fts

@@ -11,12 +11,9 @@
 #include <QVBoxLayout>
 
 #include "core/util/json_parse.h"
+#include "ui/studio_settings.h"
 
 namespace fts {
-
-namespace {
-constexpr const char* kHostsKey = "hosts/list";  // the Hosts list's setting (hosts_panel.cpp)
-}
 
 DoctorPanel::DoctorPanel(QString cliPath, QString storePath, QWidget* parent)
     : QWidget(parent), m_cli(std::move(cliPath)), m_store(std::move(storePath)) {
@@ -92,7 +89,7 @@ void DoctorPanel::run() {
     m_run->setEnabled(false);
     m_status->setText(tr("Checking…"));
     QStringList args{QStringLiteral("doctor"), QStringLiteral("--json"), QStringLiteral("--store"), m_store};
-    for (const QString& h : QSettings().value(QString::fromLatin1(kHostsKey)).toStringList())
+    for (const QString& h : QSettings().value(QLatin1String(settings_keys::kHosts)).toStringList())
         args << QStringLiteral("--host") << h;
     m_process = new QProcess(this);
     connect(m_process, &QProcess::readyReadStandardOutput, this,

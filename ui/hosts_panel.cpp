@@ -19,12 +19,12 @@
 #include "core/launch/hostfile.h"
 #include "core/util/json_parse.h"
 #include "ui/run_launcher.h"  // defaultCliPath()
+#include "ui/studio_settings.h"
 
 namespace fts {
 namespace {
 enum Column { HostColumn, SlotsColumn, StatusColumn, ColumnCount };
 constexpr int kGpuRole = Qt::UserRole + 1;  // on GPU rows: the GPU id
-constexpr const char* kHostsKey = "hosts/list";
 }  // namespace
 
 HostsPanel::HostsPanel(QWidget* parent) : QWidget(parent), m_cli(defaultCliPath()) {
@@ -77,7 +77,7 @@ HostsPanel::HostsPanel(QWidget* parent) : QWidget(parent), m_cli(defaultCliPath(
     layout->addLayout(buttons);
     layout->addWidget(m_status);
     m_loading = true;
-    for (const QString& h : QSettings().value(QString::fromLatin1(kHostsKey)).toStringList()) addHost(h);
+    for (const QString& h : QSettings().value(QLatin1String(settings_keys::kHosts)).toStringList()) addHost(h);
     m_loading = false;
     retranslate();
 }
@@ -144,7 +144,7 @@ QList<RemoteHostChoice> HostsPanel::selectedHosts() const {
     return out;
 }
 
-void HostsPanel::save() const { QSettings().setValue(QString::fromLatin1(kHostsKey), hosts()); }
+void HostsPanel::save() const { QSettings().setValue(QLatin1String(settings_keys::kHosts), hosts()); }
 
 void HostsPanel::askForHost() {
     bool ok = false;

@@ -7,9 +7,10 @@
 namespace fts {
 
 namespace settings_keys {
-inline constexpr const char* kLanguage = "language";          // "", "en", "zh_CN"
-inline constexpr const char* kTheme = "theme";                // "", "light", "dark"
-inline constexpr const char* kStorePath = "storePath";        // "" = $FTS_STORE or the default store
+inline constexpr const char* kHosts = "hosts/list";     // the ssh hosts of the Hosts list (fts doctor probes them too)
+inline constexpr const char* kLanguage = "language";    // "", "en", "zh_CN"
+inline constexpr const char* kTheme = "theme";          // "", "light", "dark"
+inline constexpr const char* kStorePath = "storePath";  // "" = $FTS_STORE or the default store
 inline constexpr const char* kModelFolders = "modelFolders";  // model picker roots
 inline constexpr const char* kGeometry = "window/geometry";
 inline constexpr const char* kWindowState = "window/state";
