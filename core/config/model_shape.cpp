@@ -10,6 +10,7 @@
 #include <map>
 #include <optional>
 #include <sstream>
+#include <vector>
 
 #include "core/util/error.h"
 #include "core/util/json_parse.h"
@@ -325,8 +326,13 @@ int64_t ModelShape::layerParameters(int layer) const {
 }
 
 int64_t ModelShape::largestLayerParameters() const {
+    // One pass over the tensors (a config may declare many thousands of layers: per layer over all tensors was
+    // quadratic, and fuzzing found a config.json with n_layer 8482 that took half a minute).
+    std::vector<int64_t> perLayer(size_t(std::max<int64_t>(numLayers, 0)), 0);
+    for (const auto& t : tensors)
+        if (t.layer >= 0 && size_t(t.layer) < perLayer.size()) perLayer[size_t(t.layer)] += t.numel;
     int64_t best = 0;
-    for (int i = 0; i < int(numLayers); ++i) best = std::max(best, layerParameters(i));
+    for (int64_t n : perLayer) best = std::max(best, n);
     return best;
 }
 

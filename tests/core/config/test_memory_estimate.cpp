@@ -247,6 +247,33 @@ private slots:
 
     // The ZeRO paper's per-rank model states: mixed precision 2Ψ params, 2Ψ grads, 12Ψ optimizer (K = 12),
     // partitioned over N from stage 1 (optimizer), 2 (+ gradients), 3 (+ parameters); fp32: 4/4/8 at stage 0.
+    // The largest block (what stage 3 gathers at once) is each block's parameters, at every depth up to the reader's
+    // limit: with 16,384 layers too (fuzzing found a config with 8,482 layers that took half a minute, the count
+    // being quadratic in the layers). Each architecture's blocks are identical, so the largest equals block 0 and
+    // the last block, and all blocks together are the model less its embeddings, final norm and head.
+    void largestLayerAtEveryDepth_data() {
+        QTest::addColumn<QString>("model");
+        QTest::addColumn<int>("layers");
+        for (const char* m : {"gpt2", "llama", "qwen2", "bert"})
+            for (int layers : {1, 3, 16384}) QTest::addRow("%s_%d", m, layers) << QString::fromLatin1(m) << layers;
+    }
+    void largestLayerAtEveryDepth() {
+        QFETCH(QString, model);
+        QFETCH(int, layers);
+        json cfg = readJson(kData / "models" / model.toStdString() / "config.json");
+        cfg[model == "gpt2" ? "n_layer" : "num_hidden_layers"] = layers;
+        const ModelShape shape = modelShapeFromJson(cfg, "config.json");
+        QCOMPARE(shape.numLayers, int64_t(layers));
+        const int64_t block = shape.layerParameters(0);
+        QVERIFY(block > 0);
+        QCOMPARE(shape.layerParameters(layers - 1), block);
+        QCOMPARE(shape.largestLayerParameters(), block);
+        int64_t outside = 0;
+        for (const auto& t : shape.tensors)
+            if (t.layer < 0) outside += t.numel;
+        QCOMPARE(shape.numParameters() - outside, block * layers);
+    }
+
     void modelStatesFollowThePaper_data() {
         QTest::addColumn<int>("stage");
         QTest::addColumn<int>("ranks");
