@@ -3,6 +3,7 @@
 #include <QApplication>
 #include <QCommandLineParser>
 #include <QDir>
+#include <QIcon>
 #include <QSettings>
 
 #include "ui/app_translations.h"
@@ -27,7 +28,10 @@ int main(int argc, char** argv) {
     QApplication::setApplicationName(QStringLiteral("finetune-studio"));
     QApplication::setApplicationDisplayName(QStringLiteral("Finetune Studio"));
     QApplication::setApplicationVersion(QStringLiteral(FTS_VERSION));
-    QApplication::setDesktopFileName(QStringLiteral("finetune-studio"));
+    // The menu entry's id (packaging/linux): Wayland compositors and docks find the entry and its icon by it; the
+    // window icon comes from the installed hicolor theme (none when running from a build tree).
+    QApplication::setDesktopFileName(QStringLiteral("io.github.finetunestudio.FinetuneStudio"));
+    QApplication::setWindowIcon(QIcon::fromTheme(QStringLiteral("io.github.finetunestudio.FinetuneStudio")));
     QApplication::setOrganizationName(QStringLiteral("finetune-studio"));
     const QSettings settings;
     // --lang, else the language chosen in Settings, else the system's.

@@ -70,8 +70,8 @@ def man_page(commands, version):
         body = text.split("\n", 1)[1] if "\n" in text else ""
         out += [roff_escape(body.rstrip()), ".RE", ".fi"]
     out += [".SH FILES", roff_escape("$XDG_DATA_HOME/finetune-studio/runs.sqlite: the run store."),
-            ".SH SEE ALSO", "finetune-studio(1); the documentation in /opt/finetune-studio/share/doc or docs/ of the "
-            "source tree."]
+            ".SH SEE ALSO", "finetune-studio(1); the documentation in /usr/share/doc/finetune-studio/docs/ (installed) or "
+            "docs/ of the source tree."]
     return "\n".join(out) + "\n"
 
 

@@ -22,8 +22,10 @@ debs=(build-essential cmake ninja-build ccache pkg-config git
 # --tests: also what the test suite needs beyond the build: sshd for the multi-node harness (network namespaces,
 # tests/integration/netns_hosts.sh; Debian enables its service on install; the app itself never needs it), and
 # clang-format for the layout check CI runs (packaging/check-format.sh), man and groff to check `man fts`, and the
-# validators of the desktop entry, the AppStream metainfo and the icon (tests/packaging).
-[ "${1:-}" = "--tests" ] && debs+=(openssh-server clang-format man-db groff-base desktop-file-utils appstream librsvg2-bin file)
+# validators of the desktop entry, the AppStream metainfo and the icon, and lintian for the .deb (tests/packaging;
+# rsvg-convert also draws the icon's PNG sizes when the package is built).
+[ "${1:-}" = "--tests" ] && debs+=(openssh-server clang-format man-db groff-base desktop-file-utils appstream librsvg2-bin file
+                                  lintian)
 # --fuzz: clang with libFuzzer and the sanitizer runtimes, for the `fuzz` preset (docs/fuzzing.md).
 [ "${1:-}" = "--fuzz" ] && debs+=(clang libclang-rt-dev)
 

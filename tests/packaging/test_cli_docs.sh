@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # `man fts` and the bash completion the build generates (packaging/cli_docs.py): the page renders without a groff
 # warning and has a section for every subcommand fts lists; the completion completes subcommands, their
-# sub-subcommands and each command's own options.
+# sub-subcommands and each command's own options; the studio's page describes every option of its --help.
 set -euo pipefail
 fts=$1 build=$2
 page="$build/share/man/man1/fts.1" comp="$build/share/bash-completion/completions/fts"
@@ -26,4 +26,15 @@ complete_words() {  # the completions of the given words, the last being complet
 [ "$(complete_words fts runs sh)" = show ] || fail "runs sh -> $(complete_words fts runs sh)"
 [ "$(complete_words fts runs list --js)" = --json ] || fail "runs list --js -> $(complete_words fts runs list --js)"
 [ "$(complete_words fts train --res)" = --resume ] || fail "train --res -> $(complete_words fts train --res)"
+# The studio's hand-written page (packaging/linux/finetune-studio.1) describes every option its --help lists.
+studio="$build/bin/finetune-studio" studio_page="$(dirname "$0")/../../packaging/linux/finetune-studio.1"
+if [ -x "$studio" ]; then
+  warnings=$(groff -man -Tutf8 -ww -z "$studio_page" 2>&1) || fail "groff failed on finetune-studio.1: $warnings"
+  [ -z "$warnings" ] || fail "groff warns on finetune-studio.1: $warnings"
+  options=$(QT_QPA_PLATFORM=offscreen "$studio" --help 2>/dev/null | grep -oE '^  (-[a-z], )?--[a-z-]+' | grep -oE -- '--[a-z-]+$')
+  [ -n "$options" ] || fail "finetune-studio --help lists no option"
+  for opt in $options; do
+    grep -qF -- "$(echo "$opt" | sed 's/-/\\-/g')" "$studio_page" || fail "finetune-studio.1 does not describe $opt"
+  done
+fi
 echo "ok: man page and completion"

@@ -6,7 +6,7 @@ root=$(cd "$(dirname "$0")/../.." && pwd)
 id=io.github.finetunestudio.FinetuneStudio
 fail() { echo "FAIL: $*" >&2; exit 1; }
 out=$(desktop-file-validate "$root/packaging/linux/$id.desktop" 2>&1) || fail "desktop-file-validate: $out"
-echo "$out" | grep -qE "error|warning" && fail "desktop-file-validate: $out"
+echo "$out" | grep -qE "error|warning|hint" && fail "desktop-file-validate: $out"
 appstreamcli validate --no-net "$root/packaging/linux/$id.metainfo.xml" || fail "appstreamcli validate"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
