@@ -231,9 +231,11 @@ void TestTrainClassification::equalsTrainer() {
 void TestTrainClassification::refusesCausalModelAndBadColumns() {
     QTemporaryDir tmp;
     const fs::path dir = tmp.path().toStdString();
+    const QString store = QString::fromStdString((dir / "runs.sqlite").string());  // never the user's own store
     // A causal LM (the quick-start's GPT-2) cannot take labelled rows.
     json patch = {{"data", {{"format", "classification"}, {"train", (kData / "imdb_train.csv").string()}}}};
-    CliResult r = runFts({"train", QString::fromStdString(writeConfig(dir, "causal", patch).string()), "--quiet"});
+    CliResult r = runFts(
+        {"train", QString::fromStdString(writeConfig(dir, "causal", patch).string()), "--quiet", "--store", store});
     QVERIFY(r.exitCode != 0);
     QVERIFY2(r.err.contains("sequence-classification model"), qPrintable(r.err));
     // A label column the file does not have is named with the file.
@@ -245,13 +247,15 @@ void TestTrainClassification::refusesCausalModelAndBadColumns() {
               {{"format", "classification"},
                {"train", (kData / "imdb_train.csv").string()},
                {"columns", {{"label", "sentiment"}}}}}};
-    r = runFts({"train", QString::fromStdString(writeConfig(dir, "nolabel", patch).string()), "--quiet"});
+    r = runFts(
+        {"train", QString::fromStdString(writeConfig(dir, "nolabel", patch).string()), "--quiet", "--store", store});
     QVERIFY(r.exitCode != 0);
     QVERIFY2(r.err.contains("imdb_train.csv") && r.err.contains("'sentiment'"), qPrintable(r.err));
     // A checkpoint whose classifier has 3 rows cannot take 2 labels: refused naming the tensor and the labels, as
     // transformers refuses without ignore_mismatched_sizes.
     patch["data"]["columns"] = nullptr;
-    r = runFts({"train", QString::fromStdString(writeConfig(dir, "resized", patch).string()), "--quiet"});
+    r = runFts(
+        {"train", QString::fromStdString(writeConfig(dir, "resized", patch).string()), "--quiet", "--store", store});
     QVERIFY(r.exitCode != 0);
     QVERIFY2(r.err.contains("classifier.weight") && r.err.contains("the data has 2 label(s)"), qPrintable(r.err));
 }
