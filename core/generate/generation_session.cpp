@@ -6,6 +6,7 @@
 
 #include "core/generate/generation_model.h"
 #include "core/generate/generator.h"
+#include "core/generate/stop_tokens.h"
 #include "core/generate/text_stream.h"
 #include "core/util/error.h"
 
@@ -45,23 +46,19 @@ class TorchGenerationSession final : public GenerationSession {
 public:
     TorchGenerationSession(GenerationModel g, std::string dtypeName, std::optional<ChatTemplateKind> chat)
         : m_g(std::move(g)), m_dtypeName(std::move(dtypeName)) {
-        m_eos = m_g.generation.eosTokenIds;
-        if (m_eos.empty() && m_g.tokenizer->eosTokenId()) m_eos.push_back(*m_g.tokenizer->eosTokenId());
         if (chat)
             setChatTemplate(*chat);
         else if (m_g.chatTemplate)
             setChatTemplate(*m_g.chatTemplate);
-        m_pad = m_g.generation.padTokenId.value_or(m_eos.empty() ? 0 : m_eos.front());
+        else
+            m_stop = replyStopTokenIds(m_g.generation.eosTokenIds, *m_g.tokenizer, std::nullopt);
+        m_pad = m_g.generation.padTokenId.value_or(m_stop.empty() ? 0 : m_stop.front());
         if (m_pad < 0 || m_pad >= m_g.model->info().vocabSize) m_pad = 0;
     }
 
     void setChatTemplate(ChatTemplateKind kind) override {
         m_g.chatTemplate = kind;
-        m_chatEos.reset();
-        // the template's end of turn stops a reply too (LLaMA-Factory adds its templates' stop words the same way)
-        if (const char* end = endOfTurnToken(kind))
-            if (auto id = m_g.tokenizer->tokenToId(end))
-                if (std::find(m_eos.begin(), m_eos.end(), *id) == m_eos.end()) m_chatEos = *id;
+        m_stop = replyStopTokenIds(m_g.generation.eosTokenIds, *m_g.tokenizer, kind);
     }
 
     std::vector<int64_t> encodeText(const std::string& text) const override {
@@ -107,8 +104,7 @@ public:
         if (!(o.sampling.topP > 0 && o.sampling.topP <= 1)) throw Error("top_p must be in (0, 1]");
         if (!(o.sampling.repetitionPenalty > 0)) throw Error("repetition_penalty must be > 0");
         o.seed = r.seed;
-        o.eosTokenIds = m_eos;
-        if (m_chatEos) o.eosTokenIds.push_back(*m_chatEos);
+        o.eosTokenIds = m_stop;
         o.padTokenId = m_pad;
         o.cancel = cancel;
         std::vector<TextStream> streams;
@@ -149,8 +145,7 @@ public:
 private:
     GenerationModel m_g;
     std::string m_dtypeName;
-    std::vector<int64_t> m_eos;
-    std::optional<int64_t> m_chatEos;  // the template's end of turn, when it is not an EOS id already
+    std::vector<int64_t> m_stop;  // replyStopTokenIds: the EOS ids and the chat template's end of turn
     int64_t m_pad = 0;
 };
 

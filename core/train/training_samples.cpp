@@ -6,6 +6,7 @@
 #include "core/data/chat_template.h"
 #include "core/generate/generator.h"
 #include "core/generate/model_generation_config.h"
+#include "core/generate/stop_tokens.h"
 #include "core/model/cached_decoder.h"
 
 namespace fts {
@@ -26,20 +27,18 @@ std::unique_ptr<TrainingSamples> TrainingSamples::prepare(const TrainConfig& cfg
     s->m_prompts = tr.samplePrompts;
     s->m_interval = tr.sampleEvery();
     s->m_maxNewTokens = tr.sampleMaxNewTokens;
-    // What ends a reply: the model folder's EOS ids, the tokenizer's, and the chat template's end of turn.
+    // What ends a reply: the same rule as generating on the export (replyStopTokenIds).
+    std::vector<int64_t> modelEos;
     try {
-        s->m_eos = readModelGenerationConfig(cfg.model.path).eosTokenIds;
+        modelEos = readModelGenerationConfig(cfg.model.path).eosTokenIds;
     } catch (const std::exception& e) {
         if (leader)
             events.log("warn",
                        std::string("training.sample_prompts: ") + e.what() + "; replies end at the tokenizer's EOS");
     }
-    if (auto eos = tokenizer.eosTokenId()) s->m_eos.push_back(*eos);
     std::optional<ChatTemplateKind> chat;
     if (cfg.data.instructionFormat()) chat = resolveChatTemplate(cfg.data.chatTemplate, cfg.model.path);
-    if (chat)
-        if (const char* end = endOfTurnToken(*chat))
-            if (auto id = tokenizer.tokenToId(end)) s->m_eos.push_back(*id);
+    s->m_eos = replyStopTokenIds(modelEos, tokenizer, chat);
     for (const std::string& p : s->m_prompts) {
         const auto ids = chat ? tokenizer.encode(renderGenerationPrompt(*chat, {{"user", p, {}}}), false)
                               : tokenizer.encode(p, true);

@@ -8,9 +8,11 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
+#include "core/data/tokenizer.h"
 #include "core/generate/generator.h"
 #include "core/generate/logits_processing.h"
 #include "core/generate/model_generation_config.h"
+#include "core/generate/stop_tokens.h"
 #include "core/model/cached_decoder.h"
 #include "core/model/hf_model.h"
 #include "core/model/lora.h"
@@ -63,6 +65,24 @@ class TestGenerate : public QObject {
     Q_OBJECT
 
 private slots:
+    // What ends a reply, the rule `fts generate`, the Chat page and training samples share: the model's EOS ids,
+    // else the tokenizer's; then the template's end of turn once (Qwen3's tokenizer: EOS <|im_end|>).
+    void replyStopTokens() {
+        const auto tok = Tokenizer::fromFile(fs::path(FTS_TEST_DATA_DIR) / "tokenizers" / "qwen3" / "tokenizer.json");
+        QVERIFY(tok->eosTokenId());
+        const int64_t eos = *tok->eosTokenId(), imEnd = *tok->tokenToId("<|im_end|>"),
+                      endOfText = *tok->tokenToId("<|endoftext|>");
+        QCOMPARE(replyStopTokenIds({}, *tok, std::nullopt), std::vector<int64_t>({eos}));
+        QCOMPARE(replyStopTokenIds({endOfText}, *tok, std::nullopt), std::vector<int64_t>({endOfText}));
+        QCOMPARE(replyStopTokenIds({endOfText}, *tok, ChatTemplateKind::ChatML),
+                 std::vector<int64_t>({endOfText, imEnd}));
+        QCOMPARE(replyStopTokenIds({imEnd, endOfText}, *tok, ChatTemplateKind::Qwen25),
+                 std::vector<int64_t>({imEnd, endOfText}));
+        QCOMPARE(replyStopTokenIds({endOfText}, *tok, ChatTemplateKind::Alpaca), std::vector<int64_t>({endOfText}));
+        // A template whose end of turn the vocabulary lacks adds nothing.
+        QCOMPARE(replyStopTokenIds({endOfText}, *tok, ChatTemplateKind::Llama3), std::vector<int64_t>({endOfText}));
+    }
+
     void initTestCase();
     void greedyEqualsTransformers_data();
     void greedyEqualsTransformers();
