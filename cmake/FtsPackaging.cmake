@@ -92,7 +92,21 @@ install(FILES ${PROJECT_SOURCE_DIR}/packaging/linux/lintian-overrides DESTINATIO
 # from it at install time with rsvg-convert).
 if(FTS_BUILD_GUI)
   install(FILES ${PROJECT_SOURCE_DIR}/packaging/linux/${FTS_APP_ID}.desktop DESTINATION /usr/share/applications)
-  install(FILES ${PROJECT_SOURCE_DIR}/packaging/linux/${FTS_APP_ID}.metainfo.xml DESTINATION /usr/share/metainfo)
+  # The metainfo, with <screenshots> when FTS_SCREENSHOT_BASE_URL says where docs/screenshots/ is published.
+  set(FTS_SCREENSHOT_BASE_URL "" CACHE STRING
+      "https URL where docs/screenshots/*.png are published: the AppStream metainfo lists them as screenshots")
+  if(NOT FTS_SCREENSHOT_BASE_URL)
+    message(STATUS "AppStream metainfo without screenshots (set FTS_SCREENSHOT_BASE_URL to where docs/screenshots/ "
+                   "is published)")
+  endif()
+  set(_metainfo ${PROJECT_BINARY_DIR}/share/metainfo/${FTS_APP_ID}.metainfo.xml)
+  add_custom_command(OUTPUT ${_metainfo}
+    COMMAND ${CMAKE_COMMAND} -DSOURCE=${PROJECT_SOURCE_DIR}/packaging/linux/${FTS_APP_ID}.metainfo.xml
+            -DOUTPUT=${_metainfo} -DBASE_URL=${FTS_SCREENSHOT_BASE_URL} -P ${PROJECT_SOURCE_DIR}/cmake/metainfo_screenshots.cmake
+    DEPENDS ${PROJECT_SOURCE_DIR}/packaging/linux/${FTS_APP_ID}.metainfo.xml ${PROJECT_SOURCE_DIR}/cmake/metainfo_screenshots.cmake
+    COMMENT "AppStream metainfo" VERBATIM)
+  add_custom_target(fts_metainfo ALL DEPENDS ${_metainfo})
+  install(FILES ${_metainfo} DESTINATION /usr/share/metainfo)
   install(FILES ${PROJECT_SOURCE_DIR}/resources/icons/finetune-studio.svg
           DESTINATION /usr/share/icons/hicolor/scalable/apps RENAME ${FTS_APP_ID}.svg)
   install(CODE "
@@ -116,7 +130,10 @@ endif()
 set(CPACK_GENERATOR DEB)
 set(CPACK_PACKAGE_NAME ${FTS_PACKAGE_NAME})
 set(CPACK_PACKAGE_VERSION ${PROJECT_VERSION})
-set(CPACK_PACKAGE_CONTACT "The Finetune Studio developers <finetune-studio@users.noreply.github.com>")
+# The Maintainer field: whoever builds and distributes the package should put their own address here.
+set(FTS_PACKAGE_CONTACT "The Finetune Studio developers <finetune-studio@users.noreply.github.com>"
+    CACHE STRING "The .deb's Maintainer field (name <address>)")
+set(CPACK_PACKAGE_CONTACT "${FTS_PACKAGE_CONTACT}")
 set(CPACK_PACKAGE_DESCRIPTION_SUMMARY "fine-tune language models on your own GPUs")
 # The synopsis line is CPACK_PACKAGE_DESCRIPTION_SUMMARY; CPack puts it first.
 string(CONCAT CPACK_DEBIAN_PACKAGE_DESCRIPTION
@@ -131,7 +148,6 @@ string(CONCAT CPACK_DEBIAN_PACKAGE_DESCRIPTION
 set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)
 set(CPACK_DEBIAN_PACKAGE_SECTION science)
 set(CPACK_DEBIAN_PACKAGE_PRIORITY optional)
-set(CPACK_DEBIAN_PACKAGE_HOMEPAGE "https://github.com/finetunestudio/finetune-studio")
 set(CPACK_DEBIAN_COMPRESSION_TYPE zstd)
 set(CPACK_THREADS 0)
 set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
