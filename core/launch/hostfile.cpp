@@ -49,6 +49,11 @@ std::vector<HostSlots> parseHostfile(const std::string& text, const std::string&
             fail("slots must be a whole number, got \"" + slotsWord + "\"");
         const int slots = std::stoi(digits);
         if (slots < 1) fail("slots must be at least 1, got " + digits + " for host " + host);
+        // A slot is a rank (a GPU, or a CPU process): no machine has more than this. The launch plan holds every
+        // slot, so a hostfile asking for a million per host made planning take half a minute (found by fuzzing).
+        if (slots > kMaxSlotsPerHost)
+            fail("slots must be at most " + std::to_string(kMaxSlotsPerHost) + " per host, got " + digits +
+                 " for host " + host);
         if (const std::string why = hostNameProblem(host); !why.empty()) fail("host \"" + host + "\": " + why);
         if (!seen.insert(host).second) fail("host " + host + " is listed twice (DeepSpeed refuses that too)");
         hosts.push_back({host, slots, lineNo});

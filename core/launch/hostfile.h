@@ -8,6 +8,9 @@
 
 namespace fts {
 
+// The most slots (ranks) one host of a hostfile may have.
+inline constexpr int kMaxSlotsPerHost = 1024;
+
 struct HostSlots {
     std::string host;
     int slotCount = 0;
@@ -15,7 +18,7 @@ struct HostSlots {
 };
 
 // Throws ConfigError naming the file and line: a line that is not "HOST slots=N", a host listed twice,
-// slots < 1, a host name with other characters; and for a file with no host at all.
+// slots outside 1..kMaxSlotsPerHost, a host name with other characters; and for a file with no host at all.
 std::vector<HostSlots> parseHostfile(const std::string& text, const std::string& fileName);
 std::vector<HostSlots> readHostfile(const std::filesystem::path& file);
 

@@ -58,6 +58,8 @@ private slots:
                                    << "line 3: host a is listed twice";
         QTest::newRow("zero slots") << "a slots=0\n"
                                     << "line 1: slots must be at least 1";
+        QTest::newRow("too many slots") << "a slots=1024\nb slots=1025\n"
+                                        << "line 2: slots must be at most 1024 per host, got 1025 for host b";
         QTest::newRow("not a number") << "a slots=two\n"
                                       << "line 1: slots must be a whole number";
         QTest::newRow("junk after") << "a slots=2 gpus=3\n"
