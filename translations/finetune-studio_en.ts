@@ -19,6 +19,14 @@
         <source>This model has no chat template: the conversation goes in as plain text and the model continues it.</source>
         <translation type="unfinished"></translation>
     </message>
+    <message>
+        <source>%1 with the LoRA adapter %2</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1, %2 parameters, %3 on %4</source>
+        <translation type="unfinished"></translation>
+    </message>
 </context>
 <context>
     <name>fts::ChatPage</name>

@@ -19,6 +19,14 @@
         <source>This model has no chat template: the conversation goes in as plain text and the model continues it.</source>
         <translation>此模型没有对话模板：对话以纯文本输入，由模型接着写下去。</translation>
     </message>
+    <message>
+        <source>%1 with the LoRA adapter %2</source>
+        <translation>%1 加 LoRA 适配器 %2</translation>
+    </message>
+    <message>
+        <source>%1, %2 parameters, %3 on %4</source>
+        <translation>%1，%2 参数，%3，运行于 %4</translation>
+    </message>
 </context>
 <context>
     <name>fts::ChatPage</name>

@@ -1,6 +1,7 @@
 // `fts chat --json` in a QProcess; see chat_engine.h.
 #include "ui/chat_engine.h"
 
+#include <QCoreApplication>
 #include <QProcess>
 
 #include <signal.h>
@@ -8,6 +9,28 @@
 #include "core/util/json_parse.h"
 
 namespace fts {
+
+namespace {
+
+// The "ready" line's model, in the studio's language: "GPT2LMHeadModel, 0.9M parameters, float32 on cpu".
+QString describeModel(const nlohmann::json& ready) {
+    if (!ready.contains("architecture") || !ready["parameters"].is_number())  // an fts older than the studio
+        return QString::fromStdString(ready.value("model", ""));
+    const double n = ready["parameters"].get<double>();
+    const QString count = n >= 1e9   ? QString::number(n / 1e9, 'f', 1) + QLatin1Char('B')
+                          : n >= 1e6 ? QString::number(n / 1e6, 'f', 1) + QLatin1Char('M')
+                                     : QString::number(n / 1e3, 'f', 1) + QLatin1Char('K');
+    QString model = QString::fromStdString(ready.value("architecture", ""));
+    const std::string adapter = ready.value("adapter", "");
+    if (!adapter.empty())
+        model = QCoreApplication::translate("fts::ChatEngine", "%1 with the LoRA adapter %2")
+                    .arg(model, QString::fromStdString(adapter));
+    return QCoreApplication::translate("fts::ChatEngine", "%1, %2 parameters, %3 on %4")
+        .arg(model, count, QString::fromStdString(ready.value("dtype", "")),
+             QString::fromStdString(ready.value("device", "")));
+}
+
+}  // namespace
 
 ChatEngine::ChatEngine(QString cliPath, QObject* parent) : QObject(parent), m_cli(std::move(cliPath)) {}
 
@@ -79,7 +102,7 @@ void ChatEngine::onLine(const QByteArray& line) {
     if (!j.is_object()) return;
     if (j.contains("ready")) {
         m_ready = true;
-        m_description = QString::fromStdString(j.value("model", ""));
+        m_description = describeModel(j);
         if (j.contains("note"))  // fts chose the "none" template: say it in the studio's language
             m_description += QStringLiteral("\n") +
                              tr("This model has no chat template: the conversation goes in as plain text and the "

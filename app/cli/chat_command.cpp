@@ -70,7 +70,14 @@ SamplingRequest samplingOf(const nlohmann::json& req, SamplingRequest s) {
 void serveJson(GenerationSession& session, const SamplingRequest& defaults) {
     // SIGINT only ever stops the reply in progress here (one arriving between replies is forgotten at the next).
     InterruptStopsReply interrupt;
-    nlohmann::json ready{{"ready", true}, {"model", session.describe()}};
+    const GenerationSessionInfo info = session.info();
+    nlohmann::json ready{{"ready", true},
+                         {"model", session.describe()},
+                         {"architecture", info.architecture},
+                         {"parameters", info.parameters},
+                         {"dtype", info.dtype},
+                         {"device", info.device},
+                         {"adapter", info.adapter}};
     if (!session.chatTemplate()) {  // a base or LM-trained model: the conversation goes in as plain text
         session.setChatTemplate(ChatTemplateKind::None);
         ready["note"] = "no chat template: messages are joined as plain text and the model continues them";

@@ -126,20 +126,14 @@ public:
         return c;
     }
 
-    std::string describe() const override {
-        const auto& info = m_g.model->info();
-        char params[32];
-        const double n = double(info.numParameters);
-        if (n >= 1e9)
-            std::snprintf(params, sizeof params, "%.1fB", n / 1e9);
-        else if (n >= 1e6)
-            std::snprintf(params, sizeof params, "%.1fM", n / 1e6);
-        else
-            std::snprintf(params, sizeof params, "%.1fK", n / 1e3);
-        const auto device = m_g.model->parameters().at(0).tensor.device();
-        return info.architecture + ", " + params + " parameters" +
-               (m_g.adapterDir.empty() ? std::string() : ", LoRA adapter " + m_g.adapterDir.filename().string()) +
-               ", " + m_dtypeName + " on " + device.str();
+    GenerationSessionInfo info() const override {
+        GenerationSessionInfo i;
+        i.architecture = m_g.model->info().architecture;
+        i.parameters = m_g.model->info().numParameters;
+        i.dtype = m_dtypeName;
+        i.device = m_g.model->parameters().at(0).tensor.device().str();
+        if (!m_g.adapterDir.empty()) i.adapter = m_g.adapterDir.filename().string();
+        return i;
     }
 
 private:
@@ -150,6 +144,20 @@ private:
 };
 
 }  // namespace
+
+std::string GenerationSession::describe() const {
+    const GenerationSessionInfo i = info();
+    char params[32];
+    const double n = double(i.parameters);
+    if (n >= 1e9)
+        std::snprintf(params, sizeof params, "%.1fB", n / 1e9);
+    else if (n >= 1e6)
+        std::snprintf(params, sizeof params, "%.1fM", n / 1e6);
+    else
+        std::snprintf(params, sizeof params, "%.1fK", n / 1e3);
+    return i.architecture + ", " + params + " parameters" + (i.adapter.empty() ? "" : ", LoRA adapter " + i.adapter) +
+           ", " + i.dtype + " on " + i.device;
+}
 
 std::unique_ptr<GenerationSession> GenerationSession::open(const GenerationSessionOptions& options) {
     GenerationModelOptions mo;

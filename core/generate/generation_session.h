@@ -43,6 +43,15 @@ struct Completion {
     std::string finishReason;  // eos, stop_string, length, context, cancelled
 };
 
+// What is loaded, for a status line (the studio formats it in its own language).
+struct GenerationSessionInfo {
+    std::string architecture;  // "Qwen2ForCausalLM"
+    int64_t parameters = 0;
+    std::string dtype;    // float32, bfloat16, float16
+    std::string device;   // cpu, cuda:0
+    std::string adapter;  // the LoRA adapter folder's name, empty without one
+};
+
 class GenerationSession {
 public:
     // Throws fts::Error naming the folder or file at fault.
@@ -65,7 +74,8 @@ public:
                                              const SamplingRequest& request,
                                              const std::function<void(size_t, const std::string&)>& onText = {},
                                              const std::atomic<bool>* cancel = nullptr) = 0;
-    virtual std::string describe() const = 0;  // "Qwen2ForCausalLM, 0.5B parameters, bfloat16 on cuda:0"
+    virtual GenerationSessionInfo info() const = 0;
+    std::string describe() const;  // info() in English: "Qwen2ForCausalLM, 0.5B parameters, bfloat16 on cuda:0"
 };
 
 }  // namespace fts

@@ -15,6 +15,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "ui/app_translations.h"
 #include "ui/chat_page.h"
 
 using namespace fts;
@@ -142,7 +143,30 @@ private slots:
         QVERIFY(done.wait(60000));
         QCOMPARE(done.at(0).at(1).toString(), QStringLiteral("length"));
         QVERIFY2(page.statusLabel(0)->text().contains("no chat template"), qPrintable(page.statusLabel(0)->text()));
+        QVERIFY2(page.statusLabel(0)->text().contains("GPT2LMHeadModel, ") &&
+                     page.statusLabel(0)->text().contains(" parameters, float32 on cpu"),
+                 qPrintable(page.statusLabel(0)->text()));
         QVERIFY(!page.replyText(0).isEmpty());
+    }
+
+    // In Chinese the status line is Chinese too: the model's description as well as the notes.
+    void statusInChinese() {
+        QVERIFY(installStudioTranslations(QStringLiteral("zh_CN")).startsWith(QLatin1String("zh")));
+        ChatPage page(QStringLiteral(FTS_CLI_PATH));
+        page.show();
+        page.setModelFolder(kData + "/models/gpt2");
+        page.findChild<QSpinBox*>()->setValue(4);
+        QSignalSpy done(&page, &ChatPage::replyFinished);
+        page.send("Hello world");
+        const bool finished = done.wait(60000);
+        const QString status = page.statusLabel(0)->text();
+        installStudioTranslations(QStringLiteral("en"));
+        QVERIFY(finished);
+        QVERIFY2(status.contains(QStringLiteral("GPT2LMHeadModel，")) &&
+                     status.contains(QStringLiteral("参数，float32，运行于 cpu")),
+                 qPrintable(status));
+        QVERIFY2(!status.contains(QStringLiteral("parameters")) && !status.contains(QStringLiteral("no chat template")),
+                 qPrintable(status));
     }
 
     void notAModelSaysWhy() {
