@@ -1,7 +1,9 @@
-// Cache file layout (little-endian, native int sizes): a 128-byte header block {magic "FTSSFT01", key (32
+// Cache file layout (little-endian, native int sizes): a 128-byte header block {magic "FTSSFT02", key (32
 // hex chars), train sequences, train tokens, eval sequences, eval tokens, stats JSON bytes}, then
-// per split: offsets (int64, sequences + 1), input ids, labels, position ids (int32, tokens each),
-// then the stats JSON. Offsets come first so every int64 array is 8-byte aligned.
+// per split: offsets (int64, sequences + 1), input ids, labels, position ids (int32, tokens each), zero bytes up
+// to a multiple of 8; then the stats JSON. Every int64 array is so 8-byte aligned in the mapping (version 01 had
+// no padding: with an odd number of train tokens the eval offsets were misaligned, which UBSan reported; its
+// files fail the magic check and are rebuilt).
 #include "core/data/token_cache.h"
 
 #include "core/data/sft_layout.h"
@@ -26,7 +28,7 @@
 namespace fts {
 namespace {
 
-constexpr char kMagic[8] = {'F', 'T', 'S', 'S', 'F', 'T', '0', '1'};
+constexpr char kMagic[8] = {'F', 'T', 'S', 'S', 'F', 'T', '0', '2'};
 
 struct Header {
     char magic[8];
@@ -86,8 +88,11 @@ SftStats statsFromJson(const nlohmann::json& j) {
     return s;
 }
 
+// Zero bytes after a split's three int32 arrays, so the next split's int64 offsets start 8-byte aligned.
+size_t splitPadding(int64_t tokens) { return (static_cast<size_t>(tokens) * 12) % 8; }
+
 size_t splitBytes(int64_t sequences, int64_t tokens) {
-    return static_cast<size_t>(sequences + 1) * 8 + static_cast<size_t>(tokens) * 12;
+    return static_cast<size_t>(sequences + 1) * 8 + static_cast<size_t>(tokens) * 12 + splitPadding(tokens);
 }
 
 }  // namespace
@@ -169,7 +174,7 @@ std::unique_ptr<CachedSftData> CachedSftData::open(const std::filesystem::path& 
         v.labels = reinterpret_cast<const int32_t*>(p);
         p += tokens * 4;
         v.positionIds = reinterpret_cast<const int32_t*>(p);
-        p += tokens * 4;
+        p += tokens * 4 + int64_t(splitPadding(tokens));
         return v;
     };
     c->m_train = view(h.trainSequences, h.trainTokens);
@@ -235,6 +240,8 @@ void buildSftCacheFile(const SftOptions& options, const Tokenizer& tokenizer, co
         [&](const void* p, size_t n) { evalOut.write(static_cast<const char*>(p), std::streamsize(n)); },
         h.evalSequences, h.evalTokens);
     buildSftSequences(options, tokenizer, trainStore, evalStore, train, eval, stats);
+    const char zeros[8] = {};
+    out.write(zeros, splitPadding(h.trainTokens));  // the train split is complete: align the eval split
     evalOut.close();
     if (evalOut.fail())
         throw IoError(evalScratch.path.string() + ": writing the eval split of the token cache failed (" +
@@ -246,6 +253,7 @@ void buildSftCacheFile(const SftOptions& options, const Tokenizer& tokenizer, co
         while (in.read(buf.data(), std::streamsize(buf.size())) || in.gcount() > 0)
             out.write(buf.data(), size_t(in.gcount()));
     }
+    out.write(zeros, splitPadding(h.evalTokens));
     const std::string statsText = statsToJson(stats).dump();
     h.statsBytes = static_cast<int64_t>(statsText.size());
     out.write(statsText);
