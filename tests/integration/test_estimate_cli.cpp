@@ -110,6 +110,11 @@ private slots:
         QTest::newRow("stage3-2ranks") << 3 << 2;
     }
     void estimateWithinFifteenPercentOfMeasuredPeak() {
+#if defined(__SANITIZE_ADDRESS__)
+        // The measured peak is the process's memory: under the asan preset it holds ASan's shadow memory and
+        // freed-memory quarantine (about half of it here), which no estimate of the training itself includes.
+        QSKIP("the asan build's shadow memory and quarantine are in the measured peak");
+#endif
         QFETCH(int, stage);
         QFETCH(int, ranks);
         QTemporaryDir tmp;
