@@ -47,8 +47,8 @@ install(DIRECTORY ${PROJECT_SOURCE_DIR}/resources/quickstart DESTINATION ${FTS_I
 
 # Commands on the PATH: relative symlinks would cross top-level folders (Debian policy 10.5 wants them absolute).
 install(CODE "
+  file(MAKE_DIRECTORY \"\$ENV{DESTDIR}/usr/bin\")
   foreach(_exe fts$<$<BOOL:${FTS_BUILD_GUI}>:;finetune-studio>)
-    file(MAKE_DIRECTORY \"\$ENV{DESTDIR}/usr/bin\")
     file(CREATE_LINK \"${FTS_INSTALL_ROOT}/bin/\${_exe}\" \"\$ENV{DESTDIR}/usr/bin/\${_exe}\" SYMBOLIC)
   endforeach()")
 
@@ -58,9 +58,9 @@ if(FTS_BUILD_GUI)
   list(APPEND _fts_man_sources ${PROJECT_SOURCE_DIR}/packaging/linux/finetune-studio.1)
 endif()
 install(CODE "
+  file(MAKE_DIRECTORY \"\$ENV{DESTDIR}/usr/share/man/man1\")
   foreach(_page ${_fts_man_sources})
     get_filename_component(_name \"\${_page}\" NAME)
-    file(MAKE_DIRECTORY \"\$ENV{DESTDIR}/usr/share/man/man1\")
     execute_process(COMMAND gzip -9nc \"\${_page}\" OUTPUT_FILE \"\$ENV{DESTDIR}/usr/share/man/man1/\${_name}.gz\"
                     RESULT_VARIABLE _rc)
     if(NOT _rc EQUAL 0)

@@ -46,6 +46,17 @@ QString generateReply(const QString& model, const nlohmann::json& messages, int 
         nlohmann::json::parse(p.readAllStandardOutput().toStdString()).at("text").get<std::string>());
 }
 
+// Shows the page on the golden GPT-2 (no chat template), sends `text` with max_new_tokens = `maxNewTokens`, and waits
+// for the reply: its finish reason, empty when none came within a minute.
+QString replyFromGoldenGpt2(ChatPage& page, int maxNewTokens, const QString& text) {
+    page.show();
+    page.setModelFolder(kData + "/models/gpt2");
+    page.findChild<QSpinBox*>()->setValue(maxNewTokens);
+    QSignalSpy done(&page, &ChatPage::replyFinished);
+    page.send(text);
+    return done.wait(60000) ? done.at(0).at(1).toString() : QString();
+}
+
 }  // namespace
 
 class TestChatPage : public QObject {
@@ -135,13 +146,7 @@ private slots:
     // A model without a chat template (the golden GPT-2: an LM) gets the "none" template, and the page says so.
     void modelWithoutTemplateContinuesText() {
         ChatPage page(QStringLiteral(FTS_CLI_PATH));
-        page.show();
-        page.setModelFolder(kData + "/models/gpt2");
-        page.findChild<QSpinBox*>()->setValue(8);
-        QSignalSpy done(&page, &ChatPage::replyFinished);
-        page.send("Hello world, this is");
-        QVERIFY(done.wait(60000));
-        QCOMPARE(done.at(0).at(1).toString(), QStringLiteral("length"));
+        QCOMPARE(replyFromGoldenGpt2(page, 8, QStringLiteral("Hello world, this is")), QStringLiteral("length"));
         QVERIFY2(page.statusLabel(0)->text().contains("no chat template"), qPrintable(page.statusLabel(0)->text()));
         QVERIFY2(page.statusLabel(0)->text().contains("GPT2LMHeadModel, ") &&
                      page.statusLabel(0)->text().contains(" parameters, float32 on cpu"),
@@ -153,12 +158,7 @@ private slots:
     void statusInChinese() {
         QVERIFY(installStudioTranslations(QStringLiteral("zh_CN")).startsWith(QLatin1String("zh")));
         ChatPage page(QStringLiteral(FTS_CLI_PATH));
-        page.show();
-        page.setModelFolder(kData + "/models/gpt2");
-        page.findChild<QSpinBox*>()->setValue(4);
-        QSignalSpy done(&page, &ChatPage::replyFinished);
-        page.send("Hello world");
-        const bool finished = done.wait(60000);
+        const bool finished = !replyFromGoldenGpt2(page, 4, QStringLiteral("Hello world")).isEmpty();
         const QString status = page.statusLabel(0)->text();
         installStudioTranslations(QStringLiteral("en"));
         QVERIFY(finished);
