@@ -6,6 +6,7 @@
 // a request {"messages": [{"role", "content"}...], and optionally max_new_tokens, do_sample, temperature, top_k,
 // top_p, repetition_penalty, seed}; the reply streams as {"text": PIECE} lines, then {"done": true, "finish_reason",
 // "new_tokens", "first_token_s", "seconds"}. A bad request answers {"error": MESSAGE}. SIGINT stops the reply.
+// Both modes receive SIGINT and SIGTERM on a watcher thread (stop_signal_watcher.h), never on a computing thread.
 #include <signal.h>
 #include <unistd.h>
 
@@ -19,28 +20,34 @@
 #include "app/cli/generation_options.h"
 #include "core/util/error.h"
 #include "core/util/json_parse.h"
+#include "core/util/stop_signal_watcher.h"
 
 namespace fts::cli {
 
 namespace {
 
 std::atomic<bool> g_stopReply{false};
-void onInterrupt(int) { g_stopReply = true; }
+// SIGINT stops the reply being generated while this is set; otherwise it ends `fts chat` as usual.
+std::atomic<bool> g_interruptStopsReply{false};
 
-// SIGINT stops the reply being generated while this lives; outside a reply Ctrl-C ends `fts chat` as usual.
+// What SIGINT and SIGTERM do, on the watcher thread: SIGINT stops the reply in progress; the rest end the process
+// as they would without a watcher.
+void onStopSignal(int sig) {
+    if (sig == SIGINT && g_interruptStopsReply.load()) {
+        g_stopReply = true;
+        return;
+    }
+    StopSignalWatcher::terminateBy(sig);
+}
+
+// While this lives, SIGINT stops the reply (and only that).
 class InterruptStopsReply {
 public:
     InterruptStopsReply() {
         g_stopReply = false;
-        struct sigaction sa {};
-        sa.sa_handler = onInterrupt;
-        sigemptyset(&sa.sa_mask);
-        sigaction(SIGINT, &sa, &m_old);
+        g_interruptStopsReply = true;
     }
-    ~InterruptStopsReply() { sigaction(SIGINT, &m_old, nullptr); }
-
-private:
-    struct sigaction m_old {};
+    ~InterruptStopsReply() { g_interruptStopsReply = false; }
 };
 
 void line(const nlohmann::json& j) {
@@ -134,6 +141,7 @@ void addChatCommand(CLI::App& app) {
     addGenerationOptions(*cmd, o);
     cmd->add_flag("--json", *json, "JSON lines for programs (the studio): requests in, streamed pieces out");
     cmd->callback([o, json] {
+        const StopSignalWatcher stopSignals(onStopSignal);  // first: before LibTorch starts its threads
         auto session = GenerationSession::open(o->session);
         if (*json) {
             serveJson(*session, o->sampling);

@@ -1,6 +1,8 @@
 // `fts train CONFIG [--store FILE] [--resume] [--name NAME] [--nproc N | --num_gpus N | --include/--exclude SPEC]
 // [--hostfile FILE --num_nodes N --master_addr A --master_port P --ssh_port P --ssh-config F --remote-fts PATH]`:
 // the supervisor (see core/launch/supervisor.h). DeepSpeed's spellings with '_' and '-' both work.
+#include <signal.h>
+
 #include <iostream>
 
 #include "app/cli/commands.h"
@@ -54,6 +56,10 @@ void addTrainCommand(CLI::App& app) {
         opts->workerExecutable = selfExecutable();
         opts->hostStore = hostRendezvousStore;
         exitCode() = superviseTraining(*opts, std::cerr);
+        // The run is recorded as it ended: a stop arriving while the process unloads has nothing left to stop, and
+        // must not turn a finished run's exit status into "killed by SIGTERM".
+        ::signal(SIGINT, SIG_IGN);
+        ::signal(SIGTERM, SIG_IGN);
     });
 }
 

@@ -1,9 +1,9 @@
 // `fts worker --config FILE --run-id N --rank R --local-rank L --world-size W [--resume]`: one training rank,
-// started by its host's `fts node`. stdout carries only JSON-lines events; SIGTERM asks for a checkpoint and
-// a clean stop. With W > 1 the run token is the first line on stdin ({"token": ...}: never argv or the
-// environment); the rendezvous address comes from the environment the node sets (FTS_MASTER_ADDR,
-// FTS_MASTER_PORT: the store the supervisor hosts, FTS_LOCAL_ADDR, FTS_COLLECTIVE_TIMEOUT_MS).
-#include <signal.h>
+// started by its host's `fts node`. stdout carries only JSON-lines events; SIGTERM (or SIGINT) asks for a
+// checkpoint and a clean stop, received by a watcher thread (stop_signal_watcher.h: never by a thread in a GEMM).
+// With W > 1 the run token is the first line on stdin ({"token": ...}: never argv or the environment); the
+// rendezvous address comes from the environment the node sets (FTS_MASTER_ADDR, FTS_MASTER_PORT: the store the
+// supervisor hosts, FTS_LOCAL_ADDR, FTS_COLLECTIVE_TIMEOUT_MS).
 #include <sys/prctl.h>
 
 #include <cstdlib>
@@ -18,18 +18,13 @@
 #include "core/dist/dist_error.h"
 #include "core/dist/link_check.h"
 #include "core/train/trainer.h"
-#include "core/util/child_process.h"
 #include "core/util/error.h"
 #include "core/util/json_parse.h"
+#include "core/util/stop_signal_watcher.h"
 
 #include <nlohmann/json.hpp>
 
 namespace fts::cli {
-
-namespace {
-std::atomic<bool> g_stop{false};
-void onStop(int) { g_stop.store(true); }
-}  // namespace
 
 void addWorkerCommand(CLI::App& app) {
     auto* cmd = app.add_subcommand("worker", "One training rank (started by `fts train`; speaks JSON lines on stdout)");
@@ -47,12 +42,10 @@ void addWorkerCommand(CLI::App& app) {
     cmd->add_flag("--resume", opts->resume, "Continue from the latest checkpoint");
     cmd->add_option("--resume-from", opts->resumeFrom, "Continue from this checkpoint folder");
     cmd->callback([configPath, opts, check, host] {
-        struct sigaction sa {};
-        sa.sa_handler = onStop;
-        sigemptyset(&sa.sa_mask);
-        ::sigaction(SIGTERM, &sa, nullptr);
-        ::sigaction(SIGINT, &sa, nullptr);
-        unblockStopSignals();  // its node starts it with them blocked: a stop sent while it loaded arrives now
+        // Its node starts it with SIGTERM and SIGINT blocked; they stay blocked in this thread and in every thread
+        // LibTorch starts, and a stop sent while it loaded arrives at the watcher now.
+        std::atomic<bool> stop{false};
+        const StopSignalWatcher stopSignals([&stop](int) { stop.store(true); });
         if (!opts->resumeFrom.empty()) opts->resume = true;
         ::prctl(PR_SET_PDEATHSIG, SIGKILL);  // a rank never outlives its supervisor
         auto env = [](const char* name) -> std::string {
@@ -99,7 +92,7 @@ void addWorkerCommand(CLI::App& app) {
             }
             if (configPath->empty()) throw ConfigError("fts worker: --config is required");
             TrainConfig cfg = loadTrainConfig(*configPath, opts->worldSize);
-            runTraining(cfg, *opts, events, g_stop);
+            runTraining(cfg, *opts, events, stop);
             exitCode() = 0;
         } catch (const DistError& e) {  // a collective failed: often because a peer died (the supervisor decides)
             events.publish({{"event", "error"},

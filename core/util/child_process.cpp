@@ -73,14 +73,6 @@ ChildProcess spawnChild(const std::vector<std::string>& argv, const SpawnOptions
     return c;
 }
 
-void unblockStopSignals() {
-    sigset_t stop;
-    sigemptyset(&stop);
-    sigaddset(&stop, SIGTERM);
-    sigaddset(&stop, SIGINT);
-    ::pthread_sigmask(SIG_UNBLOCK, &stop, nullptr);
-}
-
 std::vector<std::string> environmentWith(const std::vector<std::string>& drop, const std::vector<std::string>& add) {
     std::vector<std::string> env;
     for (char** e = environ; *e; ++e) {

@@ -21,9 +21,9 @@ struct SpawnOptions {
     bool pipeStdin = true;         // else the child's stdin is /dev/null
     bool ownProcessGroup = true;
     int passFd = -1;  // >= 0: given to the child as fd 3
-    // The child starts with SIGTERM and SIGINT blocked, for a child that installs its own handlers and then
-    // unblocks them (unblockStopSignals): a stop sent while it is still loading waits for the handler instead
-    // of killing it (a training rank needs a few hundred ms to load LibTorch before its main runs).
+    // The child starts with SIGTERM and SIGINT blocked, for a child that receives them on a watcher thread
+    // (stop_signal_watcher.h): a stop sent while it is still loading waits for the watcher instead of killing it
+    // (a training rank needs a few hundred ms to load LibTorch before its main runs).
     bool blockStopSignals = false;
 };
 
@@ -33,10 +33,6 @@ ChildProcess spawnChild(const std::vector<std::string>& argv, const SpawnOptions
 // The calling process's environment without the variables named in `drop` (exact names) and then
 // `add` appended (NAME=VALUE).
 std::vector<std::string> environmentWith(const std::vector<std::string>& drop, const std::vector<std::string>& add);
-
-// Unblocks SIGTERM and SIGINT in the calling thread (after installing their handlers): what a child started with
-// blockStopSignals calls, so a stop that arrived while they were blocked is delivered now.
-void unblockStopSignals();
 
 // "exited with code 3" / "was killed by signal 9 (Killed)".
 std::string describeExitStatus(int status);
