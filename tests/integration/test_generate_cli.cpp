@@ -71,10 +71,14 @@ public:
         return got;
     }
     int wait() {
+        const int status = waitStatus();
+        return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    }
+    int waitStatus() {
         int status = 0;
         waitpid(m_pid, &status, 0);
         m_exited = true;
-        return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+        return status;
     }
 
 private:
@@ -95,6 +99,7 @@ private slots:
     void streamedTextEqualsJsonText();
     void promptsFileBatchAndConversation();
     void chatThroughAPseudoTerminal();
+    void ctrlCAtThePromptEndsChat();
     void badInputFailsClearly();
 
 private:
@@ -221,6 +226,16 @@ void TestGenerateCli::chatThroughAPseudoTerminal() {
     const std::string expected = json::parse(r.out.toStdString()).at("text").get<std::string>();
     QVERIFY2(reply2 == expected,
              (json(reply1).dump() + " then " + json(reply2).dump() + " vs " + json(expected).dump()).c_str());
+}
+
+// Ctrl-C outside a reply ends `fts chat` as it ends any program (killed by SIGINT), though its watcher thread
+// receives the signal (stop_signal_watcher.h).
+void TestGenerateCli::ctrlCAtThePromptEndsChat() {
+    PtyProcess chat({FTS_CLI_PATH, "chat", "--model", m_chatModel.string()});
+    QVERIFY2(chat.readUntil("> ").find("chat template: chatml") != std::string::npos, "no banner");
+    chat.write("\x03");  // the terminal's interrupt character: SIGINT to the foreground process group
+    const int status = chat.waitStatus();
+    QVERIFY2(WIFSIGNALED(status) && WTERMSIG(status) == SIGINT, qPrintable(QString("status %1").arg(status)));
 }
 
 void TestGenerateCli::badInputFailsClearly() {
