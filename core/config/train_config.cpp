@@ -20,6 +20,7 @@
 #include "core/config/trainer_arguments.h"
 #include "core/util/error.h"
 #include "core/util/json_parse.h"
+#include "core/util/user_regex.h"
 
 namespace fts {
 namespace fs = std::filesystem;
@@ -92,8 +93,8 @@ void parseLora(const json& v, const fs::path& baseDir, ModelSection& m, IssueLis
             l.targetIsRegex = true;
             l.targetRegex = f->get<std::string>();
             try {
-                std::regex check(l.targetRegex, std::regex::ECMAScript);
-            } catch (const std::regex_error& e) {
+                compileUserRegex(l.targetRegex);
+            } catch (const std::exception& e) {  // std::regex_error, or one of compileUserRegex's limits
                 issues.error("model.lora.target_modules",
                              "\"" + l.targetRegex + "\" is not a valid regular expression (" + e.what() + ")");
             }

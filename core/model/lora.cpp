@@ -18,6 +18,7 @@
 #include "core/util/atomic_file.h"
 #include "core/util/error.h"
 #include "core/util/json_parse.h"
+#include "core/util/user_regex.h"
 
 namespace fts {
 namespace fs = std::filesystem;
@@ -153,8 +154,8 @@ std::vector<std::string> matchLoraTargets(LanguageModel& model, const LoraOption
         std::optional<std::regex> re;
         if (opts.targetRegex) {
             try {
-                re.emplace(*opts.targetRegex, std::regex::ECMAScript);
-            } catch (const std::regex_error& e) {
+                re.emplace(compileUserRegex(*opts.targetRegex));
+            } catch (const std::exception& e) {
                 throw ConfigError(key + ": \"" + *opts.targetRegex + "\" is not a valid regular expression (" +
                                   e.what() + ")");
             }

@@ -1055,6 +1055,10 @@ void TestTrainConfig::typeAndRangeErrors_data() {
     QTest::newRow("lora.target_modules regex") << R"({"model":{"lora":{"target_modules":"(q_proj"}}})"
                                                << "model.lora.target_modules"
                                                << "not a valid regular expression";
+    QTest::newRow("lora.target_modules regex number")  // fuzz_train_config: overflowed libstdc++'s parser
+        << R"({"model":{"lora":{"target_modules":"q\\99999999999999999999"}}})"
+        << "model.lora.target_modules"
+        << "a backreference of more than 2 digits";
     QTest::newRow("lora.bias all") << R"({"model":{"lora":{"bias":"all"}}})"
                                    << "model.lora.bias"
                                    << R"(only "none" is supported)";
