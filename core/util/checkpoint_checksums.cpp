@@ -33,8 +33,10 @@ std::vector<std::string> checkpointDamage(const fs::path& dir) {
     } catch (const std::exception& e) {
         return {manifest.string() + ": unreadable (" + e.what() + ")"};
     }
-    if (!doc.is_object() || doc.value("algorithm", "") != "xxh3-64" || !doc.contains("files") ||
-        !doc["files"].is_object())
+    // No value(key, default): it throws when the key holds another type (fuzz_checkpoint_state: "algorithm": 4).
+    const auto algorithm = doc.is_object() ? doc.find("algorithm") : doc.end();
+    if (!doc.is_object() || algorithm == doc.end() || !algorithm->is_string() || *algorithm != "xxh3-64" ||
+        !doc.contains("files") || !doc["files"].is_object())
         return {manifest.string() + ": expected {\"algorithm\": \"xxh3-64\", \"files\": {name: checksum}}"};
     std::vector<std::string> problems;
     for (const auto& [name, want] : doc["files"].items()) {

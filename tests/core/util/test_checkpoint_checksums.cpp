@@ -68,6 +68,9 @@ private slots:
                                  << "model.safetensors: missing";
         QTest::newRow("manifest not json") << "manifest"
                                            << "checksums.json: unreadable";
+        // fuzz_checkpoint_state: a non-string algorithm threw nlohmann's type_error out of checkpointDamage.
+        QTest::newRow("algorithm a number") << "algorithm"
+                                            << "checksums.json: expected {\"algorithm\": \"xxh3-64\"";
     }
     void damageIsNamed() {
         QFETCH(QString, what);
@@ -78,6 +81,7 @@ private slots:
         if (what == "truncate") fs::resize_file(dir / "optimizer.safetensors", 99999);
         if (what == "remove") fs::remove(dir / "model.safetensors");
         if (what == "manifest") writeFileAtomic(dir / kChecksumsFile, "{\"files\": ");
+        if (what == "algorithm") writeFileAtomic(dir / kChecksumsFile, "{\"algorithm\": 4, \"files\": {}}");
         const std::vector<std::string> damage = checkpointDamage(dir);
         QCOMPARE(damage.size(), size_t(1));
         QVERIFY2(QString::fromStdString(damage[0]).contains(expected), damage[0].c_str());
