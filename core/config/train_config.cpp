@@ -10,7 +10,6 @@
 #include <fstream>
 #include <functional>
 #include <limits>
-#include <regex>
 #include <sstream>
 
 #include "core/config/config_reader.h"

@@ -13,6 +13,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <array>
 #include <atomic>
 #include <cstdio>
 #include <cstring>
@@ -50,7 +51,7 @@ int stormChild(const std::string& receiver, long wanted) {
         torch::Tensor h = fts::denseConv1d(xi, w1, b);
         torch::Tensor y = fts::denseLinear(h, wi);  // weight (out 64, in 256) as nn.Linear
         y.sum().backward();
-        return std::make_tuple(h.detach(), y.detach(), xi.grad(), wi.grad());
+        return std::array<torch::Tensor, 4>{h.detach(), y.detach(), xi.grad(), wi.grad()};
     };
     const auto reference = run();
     std::printf("ready onednn=%d\n", int(fts::oneDnnGemmEnabled()));
@@ -58,13 +59,11 @@ int stormChild(const std::string& receiver, long wanted) {
     long products = 0;
     while (g_signals.load() < wanted || products < 200) {
         const auto got = run();
-        if (!torch::allclose(std::get<0>(got), std::get<0>(reference)) ||
-            !torch::allclose(std::get<1>(got), std::get<1>(reference)) ||
-            !torch::allclose(std::get<2>(got), std::get<2>(reference)) ||
-            !torch::allclose(std::get<3>(got), std::get<3>(reference))) {
-            std::printf("product %ld differs from the reference\n", products);
-            return 3;
-        }
+        for (size_t i = 0; i < got.size(); ++i)
+            if (!torch::allclose(got[i], reference[i])) {
+                std::printf("product %ld differs from the reference\n", products);
+                return 3;
+            }
         ++products;
     }
     std::printf("products %ld signals %ld\n", products, g_signals.load());
