@@ -4,23 +4,12 @@
 
 #include "core/data/seeded_shuffle.h"
 #include "core/util/error.h"
+#include "core/util/json_fields.h"
 
 #include <limits>
 #include <string>
 
 namespace fts {
-namespace {
-
-template <class T>
-T requireNumber(const nlohmann::json& j, const char* key) {
-    auto it = j.find(key);
-    if (it == j.end()) throw FormatError(std::string("sampler state: missing key '") + key + "'");
-    if (!it->is_number_integer())
-        throw FormatError(std::string("sampler state: '") + key + "' must be an integer, found " + it->dump());
-    return it->get<T>();
-}
-
-}  // namespace
 
 nlohmann::json SamplerState::toJson() const {
     return {{"epoch", epoch}, {"position", position}, {"num_blocks", numBlocks},
@@ -28,14 +17,15 @@ nlohmann::json SamplerState::toJson() const {
 }
 
 SamplerState SamplerState::fromJson(const nlohmann::json& j) {
-    if (!j.is_object()) throw FormatError("sampler state: expected a JSON object, found " + j.dump());
+    if (!j.is_object()) throw FormatError("sampler state: expected a JSON object, found " + jsonForMessage(j));
+    constexpr std::string_view kWhere = "sampler state";
     SamplerState s;
-    s.epoch = requireNumber<int64_t>(j, "epoch");
-    s.position = requireNumber<int64_t>(j, "position");
-    s.numBlocks = requireNumber<int64_t>(j, "num_blocks");
-    s.seed = requireNumber<uint64_t>(j, "seed");
-    s.rank = requireNumber<int>(j, "rank");
-    s.worldSize = requireNumber<int>(j, "world_size");
+    s.epoch = requiredField<int64_t>(j, "epoch", kWhere);
+    s.position = requiredField<int64_t>(j, "position", kWhere);
+    s.numBlocks = requiredField<int64_t>(j, "num_blocks", kWhere);
+    s.seed = requiredField<uint64_t>(j, "seed", kWhere);
+    s.rank = requiredField<int>(j, "rank", kWhere);
+    s.worldSize = requiredField<int>(j, "world_size", kWhere);
     return s;
 }
 
@@ -73,6 +63,7 @@ int64_t BlockSampler::next() {
 }
 
 SamplerState BlockSampler::state() const {
+    constexpr std::string_view kWhere = "sampler state";
     SamplerState s;
     s.epoch = m_epoch;
     s.position = m_position;

@@ -5,6 +5,7 @@
 
 #include "core/util/atomic_file.h"
 #include "core/util/error.h"
+#include "core/util/json_fields.h"
 #include "core/util/json_parse.h"
 
 namespace fts {
@@ -47,17 +48,6 @@ std::vector<int64_t> tokenIds(const nlohmann::json& j, const char* key, const fs
     return ids;
 }
 
-template <class T>
-std::optional<T> value(const nlohmann::json& j, const char* key, const fs::path& file, const char* expected) {
-    if (!j.contains(key) || j[key].is_null()) return std::nullopt;
-    const auto& v = j[key];
-    const bool ok = std::is_same_v<T, bool>      ? v.is_boolean()
-                    : std::is_same_v<T, int64_t> ? v.is_number_integer()
-                                                 : v.is_number();
-    if (!ok) throw FormatError(file.string() + ": \"" + key + "\" must be " + expected + ", found " + v.dump());
-    return v.get<T>();
-}
-
 }  // namespace
 
 ModelGenerationConfig readModelGenerationConfig(const fs::path& modelDir) {
@@ -71,12 +61,12 @@ ModelGenerationConfig readModelGenerationConfig(const fs::path& modelDir) {
     if (!c.padTokenId) c.padTokenId = tokenId(cfg, "pad_token_id", cfgFile);
     c.bosTokenId = tokenId(gen, "bos_token_id", genFile);
     if (!c.bosTokenId) c.bosTokenId = tokenId(cfg, "bos_token_id", cfgFile);
-    c.doSample = value<bool>(gen, "do_sample", genFile, "true or false");
-    c.temperature = value<double>(gen, "temperature", genFile, "a number");
-    c.topP = value<double>(gen, "top_p", genFile, "a number");
-    c.repetitionPenalty = value<double>(gen, "repetition_penalty", genFile, "a number");
-    c.topK = value<int64_t>(gen, "top_k", genFile, "an integer");
-    c.maxNewTokens = value<int64_t>(gen, "max_new_tokens", genFile, "an integer");
+    c.doSample = optionalField<bool>(gen, "do_sample", genFile.string());
+    c.temperature = optionalField<double>(gen, "temperature", genFile.string());
+    c.topP = optionalField<double>(gen, "top_p", genFile.string());
+    c.repetitionPenalty = optionalField<double>(gen, "repetition_penalty", genFile.string());
+    c.topK = optionalField<int64_t>(gen, "top_k", genFile.string());
+    c.maxNewTokens = optionalField<int64_t>(gen, "max_new_tokens", genFile.string());
     return c;
 }
 

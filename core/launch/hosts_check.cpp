@@ -12,6 +12,7 @@
 #include "core/launch/net_address.h"
 #include "core/launch/node_group.h"
 #include "core/util/error.h"
+#include "core/util/json_fields.h"
 #include "core/util/run_token.h"
 #include "core/util/json_parse.h"
 
@@ -85,15 +86,15 @@ json checkHosts(const HostsCheckOptions& o, std::ostream* progress) {
         } catch (const std::exception&) {
             return;
         }
-        const std::string kind = ev.value("event", "");
-        if (kind == "check") {
+        const std::string kind = fieldOr(ev, "event", "");
+        if (kind == "check") {  // kept whole for `--json`; read through fieldOr, which takes any kind
             report["checks"].push_back(ev);
         } else if (kind == "error") {
-            report["errors"].push_back("host " + n.host + ", rank " + std::to_string(ev.value("rank", -1)) + ": " +
-                                       ev.value("message", ""));
-        } else if (kind == "rank_exit" && !ev.value("ok", false) && ev.value("signal", 0) != 0) {
-            report["errors"].push_back("host " + n.host + ": rank " + std::to_string(ev.value("rank", -1)) + " " +
-                                       ev.value("description", ""));
+            report["errors"].push_back("host " + n.host + ", rank " + std::to_string(fieldOr(ev, "rank", -1)) + ": " +
+                                       fieldOr(ev, "message", ""));
+        } else if (kind == "rank_exit" && !fieldOr(ev, "ok", false) && fieldOr(ev, "signal", 0) != 0) {
+            report["errors"].push_back("host " + n.host + ": rank " + std::to_string(fieldOr(ev, "rank", -1)) + " " +
+                                       fieldOr(ev, "description", ""));
         }
     };
     h.onStderr = [&](const NodePlan& n, const std::string& line) { lastStderr[n.host] = line; };
@@ -115,7 +116,7 @@ json checkHosts(const HostsCheckOptions& o, std::ostream* progress) {
         }
     }
     bool ok = report["errors"].empty() && !report["checks"].empty();
-    for (const auto& c : report["checks"]) ok = ok && c.value("ok", false);
+    for (const auto& c : report["checks"]) ok = ok && fieldOr(c, "ok", false);
     report["ok"] = ok;
     return report;
 }
@@ -124,34 +125,34 @@ std::string formatHostsReport(const json& r) {
     std::ostringstream ss;
     ss << std::fixed;
     for (const auto& h : r["hosts"]) {
-        ss << "host " << h.value("host", "") << ": ";
-        if (h.value("ok", false)) {
-            ss << "reachable (" << h.value("hostname", "") << "), fts " << h.value("fts", "") << ", "
+        ss << "host " << fieldOr(h, "host", "") << ": ";
+        if (fieldOr(h, "ok", false)) {
+            ss << "reachable (" << fieldOr(h, "hostname", "") << "), fts " << fieldOr(h, "fts", "") << ", "
                << h["gpus"].size() << " GPU" << (h["gpus"].size() == 1 ? "" : "s");
             for (const auto& g : h["gpus"])
-                ss << "; " << g.value("index", 0) << ": " << g.value("name", "") << " "
-                   << g.value("memory_total_mib", 0) << " MiB";
-            ss << std::setprecision(2) << "  [" << h.value("seconds", 0.0) << " s]\n";
+                ss << "; " << fieldOr(g, "index", 0) << ": " << fieldOr(g, "name", "") << " "
+                   << fieldOr(g, "memory_total_mib", 0) << " MiB";
+            ss << std::setprecision(2) << "  [" << fieldOr(h, "seconds", 0.0) << " s]\n";
         } else {
-            ss << "FAILED: " << h.value("error", "") << "\n";
+            ss << "FAILED: " << fieldOr(h, "error", "") << "\n";
         }
     }
     for (const auto& c : r["checks"]) {
-        const std::string test = c.value("test", "");
+        const std::string test = fieldOr(c, "test", "");
         if (test == "link")
-            ss << "link " << c.value("from", "") << " <-> " << c.value("to", "") << " (" << c.value("backend", "")
-               << ")";
+            ss << "link " << fieldOr(c, "from", "") << " <-> " << fieldOr(c, "to", "") << " ("
+               << fieldOr(c, "backend", "") << ")";
         else
-            ss << c.value("backend", "") << " " << test << " over " << r.value("world_size", 0) << " ranks";
-        if (c.value("ok", false))
-            ss << ": ok, " << std::setprecision(4) << c.value("seconds", 0.0) << " s per "
-               << (c.value("bytes", int64_t(0)) >> 20) << " MiB, " << std::setprecision(2) << c.value("gbps", 0.0)
+            ss << fieldOr(c, "backend", "") << " " << test << " over " << fieldOr(r, "world_size", 0) << " ranks";
+        if (fieldOr(c, "ok", false))
+            ss << ": ok, " << std::setprecision(4) << fieldOr(c, "seconds", 0.0) << " s per "
+               << (fieldOr(c, "bytes", int64_t(0)) >> 20) << " MiB, " << std::setprecision(2) << fieldOr(c, "gbps", 0.0)
                << " Gbit/s\n";
         else
-            ss << ": FAILED: " << c.value("message", "") << "\n";
+            ss << ": FAILED: " << fieldOr(c, "message", "") << "\n";
     }
     for (const auto& e : r["errors"]) ss << "error: " << e.get<std::string>() << "\n";
-    ss << (r.value("ok", false) ? "all checks passed\n" : "the hosts are not ready for training\n");
+    ss << (fieldOr(r, "ok", false) ? "all checks passed\n" : "the hosts are not ready for training\n");
     return ss.str();
 }
 

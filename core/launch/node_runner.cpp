@@ -18,6 +18,7 @@
 #include "core/store/run_store.h"
 #include "core/util/child_process.h"
 #include "core/util/error.h"
+#include "core/util/json_fields.h"
 #include "core/util/json_parse.h"
 
 namespace fts {
@@ -128,7 +129,7 @@ int runNode(const NodeOptions& o, int controlFd, int eventFd) {
         emit({{"event", "node_error"}, {"message", "the first control line is not JSON"}});
         return 1;
     }
-    const std::string token = hello.value("token", "");
+    const std::string token = fieldOr(hello, "token", "");
     std::vector<std::string> add;
     if (hello.contains("env") && hello["env"].is_object())
         for (const auto& [k, v] : hello["env"].items())
@@ -206,9 +207,9 @@ int runNode(const NodeOptions& o, int controlFd, int eventFd) {
             return;
         }
         if (!ev.is_object()) return;
-        ev["rank"] = ev.value("rank", r.globalRank);
-        if (ev.value("event", "") == "memory" || ev.value("event", "") == "metrics" || ev.value("event", "") == "start")
-            ev["rank"] = r.globalRank;
+        const std::string kind = fieldOr(ev, "event", "");
+        ev["rank"] =
+            kind == "memory" || kind == "metrics" || kind == "start" ? r.globalRank : fieldOr(ev, "rank", r.globalRank);
         emit(ev);
     };
     auto drain = [&](Rank& r) {
@@ -254,7 +255,7 @@ int runNode(const NodeOptions& o, int controlFd, int eventFd) {
                 control.feed(buf, size_t(got), [&](const std::string& line) {
                     std::string op;
                     try {
-                        op = parseJson(line).value("op", "");
+                        op = fieldOr(parseJson(line), "op", "");
                     } catch (const std::exception&) {
                     }
                     if (op == "stop")

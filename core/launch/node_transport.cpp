@@ -15,6 +15,7 @@
 #include "core/launch/hostfile.h"
 #include "core/launch/net_address.h"
 #include "core/util/error.h"
+#include "core/util/json_fields.h"
 #include "core/util/json_parse.h"
 
 namespace fts {
@@ -179,15 +180,16 @@ std::vector<HostProbe> probeHosts(const std::vector<std::string>& hosts, const T
             } catch (const std::exception&) {
             }
             if (WIFEXITED(p.status) && WEXITSTATUS(p.status) == 0 && line.is_object() &&
-                line.value("event", "") == "probe") {
-                probes[i].ftsVersion = line.value("fts", "");
-                probes[i].hostname = line.value("hostname", "");
-                probes[i].gpusJson = line.value("gpus", json::array()).dump();
-                std::istringstream conn(line.value("ssh_connection", ""));
+                fieldOr(line, "event", "") == "probe") {
+                probes[i].ftsVersion = fieldOr(line, "fts", "");
+                probes[i].hostname = fieldOr(line, "hostname", "");
+                const json gpus = fieldOr(line, "gpus", json::array());
+                probes[i].gpusJson = (gpus.is_array() ? gpus : json::array()).dump();
+                std::istringstream conn(fieldOr(line, "ssh_connection", ""));
                 conn >> probes[i].clientAddr;
                 std::string missing;
-                for (const auto& m : line.value("missing", json::array()))
-                    missing += (missing.empty() ? "" : ", ") + m.get<std::string>();
+                for (const auto& m : fieldOr(line, "missing", json::array()))
+                    missing += (missing.empty() ? "" : ", ") + (m.is_string() ? m.get<std::string>() : m.dump());
                 if (probes[i].ftsVersion != FTS_VERSION)
                     probes[i].error = "host " + hosts[i] + ": fts there is version " + probes[i].ftsVersion +
                                       ", this one is " + FTS_VERSION + " (every host must run the same version)";

@@ -1,5 +1,6 @@
 // Events -> store rows, progress and failures (see run_recorder.h).
 #include "core/launch/run_recorder.h"
+#include "core/util/json_fields.h"
 #include "core/util/json_parse.h"
 
 #include <unistd.h>
@@ -88,25 +89,30 @@ void RunRecorder::onNodeLine(const std::string& host, const std::string& line) {
         log(-1, "info", host + ": " + line);
         return;
     }
-    if (ev.is_object()) onEvent(host, ev);
+    if (!ev.is_object()) return;
+    try {
+        onEvent(host, ev);
+    } catch (const nlohmann::json::exception& e) {  // a field of the wrong kind: logged, never the end of the run
+        log(-1, "warn", host + ": an event line with a malformed field (" + e.what() + "): " + line);
+    }
 }
 
 void RunRecorder::onEvent(const std::string& nodeHost, const json& ev) {
-    const std::string kind = ev.value("event", "");
-    const std::string host = ev.value("host", nodeHost);
-    const double time = ev.value("time", nowSeconds());
-    const int rank = ev.value("rank", 0);
+    const std::string kind = fieldOr(ev, "event", "");
+    const std::string host = fieldOr(ev, "host", nodeHost);
+    const double time = fieldOr(ev, "time", nowSeconds());
+    const int rank = fieldOr(ev, "rank", 0);
     const bool rankKnown = rank >= 0 && rank < m_world;
     if (kind == "metrics") {
-        const int64_t step = ev.value("step", int64_t(0));
-        const json values = ev.value("values", json::object());
+        const int64_t step = fieldOr(ev, "step", int64_t(0));
+        const json values = ev.contains("values") && ev["values"].is_object() ? ev["values"] : json::object();
         for (const auto& [name, value] : values.items())
             if (value.is_number()) m_metrics.push_back({step, name, value.get<double>(), time});
         if (values.contains("loss") && values["loss"].is_number()) {
             if (m_firstStepTime == 0) m_firstStepTime = time;
             const double loss = values["loss"].get<double>();
             if (m_progress) {
-                const double tps = values.value("tokens_per_s", 0.0);
+                const double tps = fieldOr(values, "tokens_per_s", 0.0);
                 const double rate = double(step - m_startStep) / std::max(1e-9, nowSeconds() - m_trainStart);
                 const double eta = rate > 0 ? double(m_totalSteps - step) / rate : NAN;
                 if (m_tty) {
@@ -118,30 +124,30 @@ void RunRecorder::onEvent(const std::string& nodeHost, const json& ev) {
                 }
             }
         }
-        if (values.contains("eval_loss") && m_progress)
+        if (values.contains("eval_loss") && values["eval_loss"].is_number() && m_progress)
             m_out << (m_tty ? "\n" : "") << "eval loss " << values["eval_loss"].get<double>() << " at step " << step
                   << "\n";
     } else if (kind == "memory") {
-        DeviceSample s{ev.value("step", int64_t(0)),
+        DeviceSample s{fieldOr(ev, "step", int64_t(0)),
                        time,
                        rank,
-                       ev.value("device", "cpu"),
-                       ev.value("allocated", int64_t(0)),
-                       ev.value("reserved", int64_t(0)),
-                       ev.value("peak", int64_t(0)),
-                       ev.value("capacity", int64_t(0))};
+                       fieldOr(ev, "device", "cpu"),
+                       fieldOr(ev, "allocated", int64_t(0)),
+                       fieldOr(ev, "reserved", int64_t(0)),
+                       fieldOr(ev, "peak", int64_t(0)),
+                       fieldOr(ev, "capacity", int64_t(0))};
         s.host = host;
         m_memory.push_back(s);
     } else if (kind == "sample") {  // texts generated from the weights at a step (training.sample_prompts)
-        const int64_t step = ev.value("step", int64_t(0));
-        const json samples = ev.value("samples", json::array());
+        const int64_t step = fieldOr(ev, "step", int64_t(0));
+        const json samples = fieldOr(ev, "samples", json::array());
         for (size_t i = 0; i < samples.size(); ++i)
             if (samples[i].is_object())
-                m_samples.push_back({step, time, samples[i].value("index", int(i)), samples[i].value("prompt", ""),
-                                     samples[i].value("text", ""), 0});
+                m_samples.push_back({step, time, fieldOr(samples[i], "index", int(i)),
+                                     fieldOr(samples[i], "prompt", ""), fieldOr(samples[i], "text", ""), 0});
         if (m_progress && !samples.empty() && samples[0].is_object()) {
             // One line: the first reply, newlines as spaces, cut at a character boundary.
-            std::string text = samples[0].value("text", "");
+            std::string text = fieldOr(samples[0], "text", "");
             std::replace(text.begin(), text.end(), '\n', ' ');
             if (text.size() > 160) {
                 size_t cut = 160;
@@ -151,9 +157,9 @@ void RunRecorder::onEvent(const std::string& nodeHost, const json& ev) {
             m_out << (m_tty ? "\n" : "") << "sample at step " << step << ": " << text << "\n";
         }
     } else if (kind == "log") {
-        m_logs.push_back({time, rank, ev.value("level", "info"), ev.value("message", "")});
+        m_logs.push_back({time, rank, fieldOr(ev, "level", "info"), fieldOr(ev, "message", "")});
     } else if (kind == "stderr") {
-        const std::string line = ev.value("line", "");
+        const std::string line = fieldOr(ev, "line", "");
         m_logs.push_back({time, rank, "stderr", line});
         if (rankKnown) {
             auto& tail = m_stderrTail[size_t(rank)];
@@ -161,57 +167,58 @@ void RunRecorder::onEvent(const std::string& nodeHost, const json& ev) {
             if (tail.size() > 20) tail.erase(tail.begin());
         }
     } else if (kind == "start") {
-        m_totalSteps = ev.value("total_steps", int64_t(0));
-        m_startStep = ev.value("start_step", int64_t(0));
+        m_totalSteps = fieldOr(ev, "total_steps", int64_t(0));
+        m_startStep = fieldOr(ev, "start_step", int64_t(0));
         m_trainStart = nowSeconds();
         m_store.setTotalSteps(m_runId, m_totalSteps);
         if (ev.contains("versions") && ev["versions"].is_object()) m_store.setVersions(m_runId, ev["versions"].dump());
         std::ostringstream msg;
         if (m_world > 1) msg << m_world << " ranks, ";
-        msg << "training on " << ev.value("device", "?") << ": " << ev.value("parameters", int64_t(0))
-            << " parameters, " << ev.value("train_sequences", int64_t(0)) << " train / "
-            << ev.value("eval_sequences", int64_t(0)) << " eval sequences, steps " << m_startStep << " -> "
+        msg << "training on " << fieldOr(ev, "device", "?") << ": " << fieldOr(ev, "parameters", int64_t(0))
+            << " parameters, " << fieldOr(ev, "train_sequences", int64_t(0)) << " train / "
+            << fieldOr(ev, "eval_sequences", int64_t(0)) << " eval sequences, steps " << m_startStep << " -> "
             << m_totalSteps;
         m_logs.push_back({time, 0, "info", msg.str()});
         if (m_progress) m_out << "run " << m_runId << ": " << msg.str() << "\n";
     } else if (kind == "checkpoint") {
         m_logs.push_back(
             {time, 0, "info",
-             "checkpoint at step " + std::to_string(ev.value("step", int64_t(0))) + ": " + ev.value("path", "")});
+             "checkpoint at step " + std::to_string(fieldOr(ev, "step", int64_t(0))) + ": " + fieldOr(ev, "path", "")});
     } else if (kind == "end") {
         if (rank == 0) {
-            m_endStatus = ev.value("status", "");
-            m_final = ev.value("final", json::object());
+            m_endStatus = fieldOr(ev, "status", "");
+            if (ev.contains("final") && ev["final"].is_object()) m_final = ev["final"];
         }
     } else if (kind == "error") {
-        const std::string message = ev.value("message", "unknown error");
+        const std::string message = fieldOr(ev, "message", "unknown error");
         m_logs.push_back({time, rank, "error", message});
         if (rankKnown) m_reportedError[size_t(rank)] = true;
         const bool remote = !host.empty() && host != "localhost" && host != "127.0.0.1";
         m_failures.rankFailed(rank, (remote ? "on " + host + ": " : std::string()) + message,
-                              ev.value("collective", false));
+                              fieldOr(ev, "collective", false));
     } else if (kind == "node_started") {
         m_startedNodes.push_back(host);
         m_logs.push_back({time, -1, "info",
-                          "host " + host + " (" + ev.value("hostname", "?") + "): node started, pid " +
-                              std::to_string(ev.value("pid", int64_t(0)))});
+                          "host " + host + " (" + fieldOr(ev, "hostname", "?") + "): node started, pid " +
+                              std::to_string(fieldOr(ev, "pid", int64_t(0)))});
     } else if (kind == "rank_started") {
         m_logs.push_back({time, rank, "info",
                           "worker rank " + std::to_string(rank) + " of " + std::to_string(m_world) + " started on " +
-                              host + " (pid " + std::to_string(ev.value("pid", int64_t(0))) + ")"});
+                              host + " (pid " + std::to_string(fieldOr(ev, "pid", int64_t(0))) + ")"});
     } else if (kind == "rank_exit") {
         onRankExit(host, ev);
     } else if (kind == "node_error") {
-        m_failures.launchFailed("host " + host + ": " + ev.value("message", "node error"));
+        m_failures.launchFailed("host " + host + ": " + fieldOr(ev, "message", "node error"));
     }
 }
 
 void RunRecorder::onRankExit(const std::string& host, const json& ev) {
-    const int rank = ev.value("rank", 0);
-    if (ev.value("ok", false)) return;
-    const int sig = ev.value("signal", 0);
+    const int rank = fieldOr(ev, "rank", 0);
+    if (fieldOr(ev, "ok", false)) return;
+    const int sig = fieldOr(ev, "signal", 0);
     if (m_killedByUs && sig == 9) return;  // we stopped it after another failure
-    std::string why = "worker rank " + std::to_string(rank) + " on " + host + " " + ev.value("description", "failed");
+    std::string why =
+        "worker rank " + std::to_string(rank) + " on " + host + " " + fieldOr(ev, "description", "failed");
     const bool rankKnown = rank >= 0 && rank < m_world;
     if (rankKnown && !m_stderrTail[size_t(rank)].empty()) {
         why += "; last output:";

@@ -44,6 +44,7 @@
 #include "core/util/atomic_file.h"
 #include "core/util/checkpoint_dir.h"
 #include "core/util/error.h"
+#include "core/util/json_fields.h"
 #include "core/util/run_token.h"
 
 namespace fts {
@@ -386,14 +387,15 @@ int superviseTraining(const SupervisorOptions& o, std::ostream& out) {
         out << "error: run " << runId << " failed: " << failure << "\n";
         return 1;
     }
-    out << "run " << runId << " " << toString(final) << " after " << finalMetrics.value("steps", int64_t(0))
+    out << "run " << runId << " " << toString(final) << " after " << fieldOr(finalMetrics, "steps", int64_t(0))
         << " steps";
-    if (finalMetrics.contains("eval_loss")) out << ", eval loss " << finalMetrics["eval_loss"].get<double>();
+    if (const double eval = fieldOr(finalMetrics, "eval_loss", double(NAN)); !std::isnan(eval))
+        out << ", eval loss " << eval;
     for (const char* key : kClassificationEvalMetrics)  // classification
         if (finalMetrics.contains(key) && finalMetrics[key].is_number())
             out << ", " << (key + 5) << " " << finalMetrics[key].get<double>();
-    if (finalMetrics.contains("export_dir"))
-        out << "; model exported to " << finalMetrics["export_dir"].get<std::string>();
+    if (const std::string exported = fieldOr(finalMetrics, "export_dir", ""); !exported.empty())
+        out << "; model exported to " << exported;
     out << "\n";
     return 0;
 }

@@ -17,6 +17,7 @@
 #include "core/model/safetensors_torch.h"
 #include "core/util/atomic_file.h"
 #include "core/util/error.h"
+#include "core/util/json_fields.h"
 #include "core/util/json_parse.h"
 #include "core/util/user_regex.h"
 
@@ -310,9 +311,9 @@ LoraOptions readLoraAdapterConfig(const fs::path& adapterDir) {
     };
     if (!j.is_object()) throw FormatError(file.string() + ": expected a JSON object");
     auto present = [&](const char* key) { return j.contains(key) && !j[key].is_null(); };
-    if (j.value("peft_type", std::string()) != "LORA")
-        fail("peft_type",
-             "expected \"LORA\", found " + (j.contains("peft_type") ? j["peft_type"].dump() : std::string("nothing")));
+    if (!j.contains("peft_type") || j["peft_type"] != "LORA")
+        fail("peft_type", "expected \"LORA\", found " +
+                              (j.contains("peft_type") ? jsonForMessage(j["peft_type"]) : std::string("nothing")));
     LoraOptions o;
     if (!j.contains("r") || !j["r"].is_number_integer() || j["r"].get<int64_t>() <= 0)
         fail("r", "expected a positive integer");
@@ -325,7 +326,7 @@ LoraOptions readLoraAdapterConfig(const fs::path& adapterDir) {
         if (!j["lora_dropout"].is_number()) fail("lora_dropout", "expected a number");
         o.dropout = j["lora_dropout"].get<double>();
     }
-    if (present("use_rslora")) o.useRslora = j["use_rslora"].get<bool>();
+    if (const auto rs = optionalField<bool>(j, "use_rslora", file.string())) o.useRslora = *rs;
     if (present("target_modules")) {
         const auto& t = j["target_modules"];
         if (t.is_string())
@@ -341,10 +342,13 @@ LoraOptions readLoraAdapterConfig(const fs::path& adapterDir) {
     }
     if (present("modules_to_save")) {
         if (!j["modules_to_save"].is_array()) fail("modules_to_save", "expected a list of module names");
-        for (const auto& n : j["modules_to_save"]) o.modulesToSave.push_back(n.get<std::string>());
+        for (const auto& n : j["modules_to_save"]) {
+            if (!n.is_string()) fail("modules_to_save", "expected module names (strings)");
+            o.modulesToSave.push_back(n.get<std::string>());
+        }
     }
-    if (j.value("bias", std::string("none")) != "none")
-        fail("bias", "only \"none\" is supported (found " + j["bias"].dump() + ")");
+    if (present("bias") && j["bias"] != "none")
+        fail("bias", "only \"none\" is supported (found " + jsonForMessage(j["bias"]) + ")");
     for (const char* key : {"use_dora", "lora_bias", "use_qalora"})
         if (present(key) && j[key].is_boolean() && j[key].get<bool>()) fail(key, "is true, which is not supported");
     for (const char* key : {"rank_pattern", "alpha_pattern"})

@@ -5,6 +5,9 @@
 #include <cmath>
 #include <string>
 
+#include "core/util/error.h"
+#include "core/util/json_fields.h"
+
 namespace fts {
 
 LossScaler::LossScaler(const Fp16Config& cfg) {
@@ -57,11 +60,15 @@ nlohmann::json LossScaler::state() const {
 }
 
 void LossScaler::restore(const nlohmann::json& s) {
-    if (!s.is_object()) return;
-    m_scale = s.value("scale", m_scale);
-    m_curIter = s.value("cur_iter", m_curIter);
-    m_lastOverflowIter = s.value("last_overflow_iter", m_lastOverflowIter);
-    m_curHysteresis = s.value("cur_hysteresis", m_curHysteresis);
+    constexpr std::string_view kWhere = "loss_scaler";
+    if (!s.is_object()) throw FormatError("key \"loss_scaler\" must be a JSON object, found " + jsonForMessage(s));
+    const double scale = optionalField<double>(s, "scale", kWhere).value_or(m_scale);
+    if (!(scale > 0) || !std::isfinite(scale))
+        throw FormatError("loss_scaler: key \"scale\" must be a positive number, found " + std::to_string(scale));
+    m_scale = scale;
+    m_curIter = optionalField<int64_t>(s, "cur_iter", kWhere).value_or(m_curIter);
+    m_lastOverflowIter = optionalField<int64_t>(s, "last_overflow_iter", kWhere).value_or(m_lastOverflowIter);
+    m_curHysteresis = optionalField<int>(s, "cur_hysteresis", kWhere).value_or(m_curHysteresis);
 }
 
 }  // namespace fts

@@ -1,6 +1,7 @@
 // A run's checkpoints: save and resume (see run_checkpoint.h).
 #include "core/train/run_checkpoint.h"
 
+#include <algorithm>
 #include <mutex>
 
 #include "core/model/language_model.h"
@@ -10,6 +11,7 @@
 #include "core/util/checkpoint_checksums.h"
 #include "core/util/checkpoint_dir.h"
 #include "core/util/error.h"
+#include "core/util/json_fields.h"
 #include "core/util/owner_only.h"
 #include "core/zero/step_engine.h"
 
@@ -147,44 +149,65 @@ LoopCounters resumeRun(const RunParts& run, const fs::path& resumeDir, BlockSamp
     const TrainOptions& opt = run.opt;
     const int stage = run.cfg.deepspeed.zeroStage;
     nlohmann::json st = readTrainerState(resumeDir);
+    const std::string where = (resumeDir / "trainer_state.json").string();
     LoopCounters out;
-    out.step = st.at("step").get<int64_t>();
-    out.tokensSeen = st.value("tokens_seen", int64_t(0));
-    out.skippedSteps = st.value("skipped_steps", int64_t(0));
-    out.elapsedBefore = st.value("elapsed_s", 0.0);
-    if (st.contains("loss_scaler")) run.engine.restoreLossScaler(st["loss_scaler"]);
-    if (st.at("train_blocks").get<int64_t>() != run.data.numTrain() ||
-        st.value("data_key", std::string()) != run.data.key())
-        throw FormatError(resumeDir.string() + "/trainer_state.json: the checkpoint was made with " +
-                          std::to_string(st.at("train_blocks").get<int64_t>()) + " training sequences (data " +
-                          st.value("data_key", std::string("lm")) + ") but the data now gives " +
-                          std::to_string(run.data.numTrain()) + " (data " +
+    out.step = requiredField<int64_t>(st, "step", where);
+    out.tokensSeen = optionalField<int64_t>(st, "tokens_seen", where).value_or(0);
+    out.skippedSteps = optionalField<int64_t>(st, "skipped_steps", where).value_or(0);
+    out.elapsedBefore = optionalField<double>(st, "elapsed_s", where).value_or(0.0);
+    if (st.contains("loss_scaler")) {
+        try {
+            run.engine.restoreLossScaler(st["loss_scaler"]);
+        } catch (const FormatError& e) {
+            throw FormatError(where + ": " + e.what());
+        }
+    }
+    const int64_t trainBlocks = requiredField<int64_t>(st, "train_blocks", where);
+    const std::string dataKey = optionalField<std::string>(st, "data_key", where).value_or("");
+    if (trainBlocks != run.data.numTrain() || dataKey != run.data.key())
+        throw FormatError(where + ": the checkpoint was made with " + std::to_string(trainBlocks) +
+                          " training sequences (data " + (dataKey.empty() ? "lm" : dataKey) +
+                          ") but the data now gives " + std::to_string(run.data.numTrain()) + " (data " +
                           (run.data.key().empty() ? "lm" : run.data.key()) +
                           "); resume needs the same data, tokenizer and data settings");
-    if (opt.worldSize != st.value("world_size", 1))
-        throw FormatError(resumeDir.string() + "/trainer_state.json: the checkpoint was made by " +
-                          std::to_string(st.value("world_size", 1)) + " ranks; resume it with the same number (now " +
-                          std::to_string(opt.worldSize) + ")");
-    nlohmann::json ss = st.at("sampler");
+    const int madeBy = optionalField<int>(st, "world_size", where).value_or(1);
+    if (opt.worldSize != madeBy)
+        throw FormatError(where + ": the checkpoint was made by " + std::to_string(madeBy) +
+                          " ranks; resume it with the same number (now " + std::to_string(opt.worldSize) + ")");
+    if (!st["sampler"].is_object()) throw FormatError(where + ": key \"sampler\" must be a JSON object");
+    nlohmann::json ss = st["sampler"];
     if (st.contains("sampler_ranks")) {  // this rank's position; the identity is this rank's
+        const nlohmann::json& ranks = st["sampler_ranks"];
+        const bool ok =
+            ranks.is_array() && ranks.size() == size_t(opt.worldSize) &&
+            std::all_of(ranks.begin(), ranks.end(), [](const nlohmann::json& p) {
+                return p.is_array() && p.size() == 2 && jsonHolds<int64_t>(p[0]) && jsonHolds<int64_t>(p[1]);
+            });
+        if (!ok)
+            throw FormatError(where + ": key \"sampler_ranks\" must list [epoch, position] for each of the " +
+                              std::to_string(opt.worldSize) + " ranks, found " + jsonForMessage(ranks));
         ss["rank"] = opt.rank;
-        ss["epoch"] = st["sampler_ranks"].at(size_t(opt.rank)).at(0);
-        ss["position"] = st["sampler_ranks"].at(size_t(opt.rank)).at(1);
+        ss["epoch"] = ranks[size_t(opt.rank)][0];
+        ss["position"] = ranks[size_t(opt.rank)][1];
     }
-    sampler.restore(SamplerState::fromJson(ss));
+    try {
+        sampler.restore(SamplerState::fromJson(ss));
+    } catch (const FormatError& e) {
+        throw FormatError(where + ": " + e.what());
+    }
     // Stage 0 keeps a replicated optimizer, stages 1 and 2 share one flat partition, stage 3 partitions each tensor.
     auto layoutOf = [](int s) { return s == 0 ? 0 : s == 3 ? 3 : 1; };
-    const int madeWith = st.value("zero_stage", 0);
+    const int madeWith = optionalField<int>(st, "zero_stage", where).value_or(0);
     if (layoutOf(madeWith) != layoutOf(stage))
-        throw FormatError(resumeDir.string() + "/trainer_state.json: the checkpoint was made with ZeRO stage " +
-                          std::to_string(madeWith) + " but the config asks for stage " + std::to_string(stage) +
-                          "; resume with stage " +
+        throw FormatError(where + ": the checkpoint was made with ZeRO stage " + std::to_string(madeWith) +
+                          " but the config asks for stage " + std::to_string(stage) + "; resume with stage " +
                           (madeWith == 0   ? "0"
                            : madeWith == 3 ? "3"
                                            : "1 or 2 (the same partition)"));
     const fs::path optFile =
         resumeDir / (run.engine.sharded() ? optimizerShardName(opt.rank) : "optimizer.safetensors");
-    run.engine.loadState(readTensorFile(optFile), st.at("optimizer_step").get<int64_t>(), optFile.string());
+    run.engine.loadState(readTensorFile(optFile), requiredField<int64_t>(st, "optimizer_step", where),
+                         optFile.string());
     restoreRngState(readTensorFile(resumeDir / "rng.safetensors"), run.device, opt.rank);
     return out;
 }

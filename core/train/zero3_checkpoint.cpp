@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <limits>
 
 #include "core/weights/safetensors.h"
 #include "core/model/safetensors_torch.h"
@@ -13,6 +14,7 @@
 #include "core/zero/step_engine.h"
 #include "core/util/atomic_file.h"
 #include "core/util/error.h"
+#include "core/util/json_fields.h"
 #include "core/util/json_parse.h"
 
 namespace fts {
@@ -30,9 +32,14 @@ bool isZero3Checkpoint(const fs::path& dir) {
 
 void exportZero3Checkpoint(const fs::path& dir, const fs::path& outDir, torch::Dtype dtype) {
     const fs::path stateFile = dir / "trainer_state.json";
-    const nlohmann::json part = readTrainerState(dir).at("zero3_partition");
-    const int world = part.at("world_size").get<int>();
-    const int64_t shardElems = part.at("shard_elements").get<int64_t>();
+    const std::string where = stateFile.string() + ": zero3_partition";
+    const nlohmann::json st = readTrainerState(dir);
+    if (!st.contains("zero3_partition") || !st["zero3_partition"].is_object())
+        throw FormatError(stateFile.string() + ": key \"zero3_partition\" is missing or not an object");
+    const nlohmann::json& part = st["zero3_partition"];
+    const int world = requiredField<int>(part, "world_size", where);
+    const int64_t shardElems = requiredField<int64_t>(part, "shard_elements", where);
+    if (world < 1 || shardElems < 0) throw FormatError(where + ": world_size or shard_elements is out of range");
     struct Shard {
         std::shared_ptr<SafetensorsFile> file;
         const TensorEntry* master = nullptr;
@@ -52,16 +59,30 @@ void exportZero3Checkpoint(const fs::path& dir, const fs::path& outDir, torch::D
     }
     std::vector<TensorView> views;
     const SafetensorsDtype outType = toSafetensorsDtype(dtype);
-    for (const auto& p : part.at("params")) {
+    if (!part.contains("params") || !part["params"].is_array())
+        throw FormatError(where + ": key \"params\" is missing or not a list");
+    for (const auto& p : part["params"]) {
         TensorView v;
-        v.name = p.at("name").get<std::string>();
+        v.name = requiredField<std::string>(p, "name", where + ".params");
+        const std::string entry = where + " entry of '" + v.name + "'";
         v.dtype = outType;
-        v.shape = p.at("shape").get<std::vector<int64_t>>();
-        const int64_t numel = p.at("numel").get<int64_t>(), chunk = p.at("chunk").get<int64_t>(),
-                      offset = p.at("offset").get<int64_t>();
-        if (offset < 0 || chunk < 0 || offset + chunk > shardElems || chunk * world < numel)
-            throw FormatError(stateFile.string() + ": zero3_partition entry of '" + v.name +
-                              "' does not fit the shards");
+        if (!p.contains("shape") || !p["shape"].is_array()) throw FormatError(entry + ": \"shape\" must be a list");
+        int64_t shapeNumel = 1;
+        for (const auto& d : p["shape"]) {
+            if (!jsonHolds<int64_t>(d) || d.get<int64_t>() < 0 ||
+                (d.get<int64_t>() > 0 && shapeNumel > std::numeric_limits<int64_t>::max() / d.get<int64_t>()))
+                throw FormatError(entry + ": \"shape\" must list sizes (integers >= 0), found " +
+                                  jsonForMessage(p["shape"]));
+            v.shape.push_back(d.get<int64_t>());
+            shapeNumel *= d.get<int64_t>();
+        }
+        const int64_t numel = requiredField<int64_t>(p, "numel", entry),
+                      chunk = requiredField<int64_t>(p, "chunk", entry),
+                      offset = requiredField<int64_t>(p, "offset", entry);
+        // Compared without overflow: offset + chunk <= shardElems and chunk * world >= numel.
+        if (numel != shapeNumel || offset < 0 || chunk < 0 || offset > shardElems || chunk > shardElems - offset ||
+            chunk < numel / world + (numel % world != 0 ? 1 : 0))
+            throw FormatError(entry + " does not fit the shards");
         v.fill = [&shards, numel, chunk, offset, dtype](const ByteSink& sink) {
             for (size_t q = 0; q < shards.size(); ++q) {
                 const int64_t lo = std::min<int64_t>(numel, int64_t(q) * chunk), len = std::min(chunk, numel - lo);
@@ -83,10 +104,10 @@ void exportZero3Checkpoint(const fs::path& dir, const fs::path& outDir, torch::D
                                                               : "float16";
     config["torch_dtype"] = dtypeName;
     if (config.contains("dtype")) config["dtype"] = dtypeName;
-    if (part.contains("architecture") && !part["architecture"].get<std::string>().empty())
-        config["architectures"] = nlohmann::json::array({part["architecture"]});
-    if (part.contains("model_type") && !part["model_type"].get<std::string>().empty())
-        config["model_type"] = part["model_type"];
+    if (const auto arch = optionalField<std::string>(part, "architecture", where); arch && !arch->empty())
+        config["architectures"] = nlohmann::json::array({*arch});
+    if (const auto type = optionalField<std::string>(part, "model_type", where); type && !type->empty())
+        config["model_type"] = *type;
     writeSafetensors(outDir / "model.safetensors", views, {{"format", "pt"}});
     writeFileAtomic(outDir / "config.json", config.dump(2) + "\n");
     for (const char* f : {"tokenizer.json", "tokenizer_config.json", "special_tokens_map.json"})

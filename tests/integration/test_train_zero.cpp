@@ -206,6 +206,27 @@ private slots:
             QVERIFY2(weights.at(name).sizes().equals(t.sizes()), name.c_str());
         }
         if (stage != 3) QCOMPARE(relL2(weights, fts::loadSafetensors(ckpt / "model.safetensors")), 0.0);
+        if (stage == 3) {  // a partition edited by hand (no checksums.json): named, not a crash or an overflow
+            struct Edit {
+                const char* key;
+                json value;
+                const char* expected;
+            };
+            const Edit edits[] = {{"numel", "many", "key \"numel\" must be an integer"},
+                                  {"chunk", int64_t(9e18), "does not fit the shards"}};
+            for (const auto& [key, value, expected] : edits) {
+                const fs::path copy = m_dir / (tag + "edited");
+                fs::remove_all(copy);
+                fs::copy(ckpt, copy, fs::copy_options::recursive);
+                fs::remove(copy / "checksums.json");
+                json edited = st;
+                edited["zero3_partition"]["params"][0][key] = value;
+                fts::writeFileAtomic(copy / "trainer_state.json", edited.dump());
+                CliResult bad = runFts({"export", q(copy), "--out", q(m_dir / (tag + "edited-export"))});
+                QVERIFY2(bad.exitCode != 0 && bad.err.contains("zero3_partition") && bad.err.contains(expected),
+                         qPrintable(bad.err));
+            }
+        }
 
         CliResult b2 = runFts({"train", q(writeConfig(m_dir, split, nproc, stage, full)), "--store", q(store),
                                "--quiet", "--nproc", np, "--resume"});

@@ -143,7 +143,7 @@ private slots:
             SamplerState::fromJson(j);
             QFAIL("expected a FormatError");
         } catch (const FormatError& e) {
-            QVERIFY(std::string(e.what()).find("'position'") != std::string::npos);
+            QVERIFY2(std::string(e.what()).find(R"(key "position" is missing)") != std::string::npos, e.what());
         }
         j = a.state().toJson();
         j["epoch"] = "one";

@@ -1,11 +1,16 @@
 // `fts node --probe`'s answer: this build's version, the host name, nvidia-smi's GPUs (none here is fine) and
-// the required paths this host lacks; and the failure policy's choice of root cause.
+// the required paths this host lacks; a malformed answer refuses the host with the reason; and the failure
+// policy's choice of root cause.
 #include <QtTest>
+
+#include <filesystem>
+#include <fstream>
 
 #include <nlohmann/json.hpp>
 
 #include "core/launch/failure_policy.h"
 #include "core/launch/node_runner.h"
+#include "core/launch/node_transport.h"
 
 using namespace fts;
 
@@ -20,6 +25,27 @@ private slots:
         QCOMPARE(probe["fts"].get<std::string>(), std::string(FTS_VERSION));
         QCOMPARE(probe["missing"], nlohmann::json::array({gone}));
         QVERIFY(probe["gpus"].is_array());
+    }
+
+    // A probe answer with fields of the wrong kind (another program, or another version of fts, at that path):
+    // the host is refused with the reason, never nlohmann's type_error out of the launcher.
+    void malformedProbeAnswerRefusesTheHost() {
+        QTemporaryDir dir;
+        const std::filesystem::path fake = std::filesystem::path(dir.path().toStdString()) / "fts";
+        {
+            std::ofstream f(fake);
+            f << "#!/bin/sh\necho '{\"event\": \"probe\", \"fts\": 5, \"hostname\": [\"x\"], \"gpus\": \"none\", "
+                 "\"ssh_connection\": 7, \"missing\": [1, \"/data\"]}'\n";
+        }
+        std::filesystem::permissions(fake, std::filesystem::perms::owner_all);
+        TransportOptions o;
+        o.localFts = fake;
+        const std::vector<HostProbe> probes = probeHosts({"localhost"}, o, 20000);
+        QCOMPARE(probes.size(), size_t(1));
+        QVERIFY(!probes[0].ok);
+        QVERIFY2(probes[0].error.find("fts there is version") != std::string::npos, probes[0].error.c_str());
+        QCOMPARE(probes[0].gpusJson, std::string("[]"));
+        QCOMPARE(probes[0].hostname, std::string());
     }
 
     void rootCauseWinsOverConsequences() {

@@ -365,6 +365,15 @@ void TestLora::badAdapterFolders_data() {
                                 << "expected shape";
     QTest::newRow("not lora") << "peft_type"
                               << "\"peft_type\"";
+    // Values of the wrong kind: an error naming the file and the key, not nlohmann's type_error.
+    QTest::newRow("peft_type a number") << "peft_type_number"
+                                        << "\"peft_type\"";
+    QTest::newRow("bias false") << "bias_false"
+                                << "\"bias\"";
+    QTest::newRow("use_rslora a string") << "use_rslora_string"
+                                         << "\"use_rslora\" must be true or false, found \"yes\"";
+    QTest::newRow("modules_to_save a number") << "modules_to_save_number"
+                                              << "\"modules_to_save\"";
 }
 
 void TestLora::badAdapterFolders() {
@@ -383,6 +392,10 @@ void TestLora::badAdapterFolders() {
     if (edit == "rank_pattern") cfg["rank_pattern"] = {{"q_proj", 8}};
     if (edit == "rank") cfg["r"] = 5;
     if (edit == "peft_type") cfg["peft_type"] = "IA3";
+    if (edit == "peft_type_number") cfg["peft_type"] = 5;
+    if (edit == "bias_false") cfg["bias"] = false;
+    if (edit == "use_rslora_string") cfg["use_rslora"] = "yes";
+    if (edit == "modules_to_save_number") cfg["modules_to_save"] = {1};
     writeFileAtomic(dir / "adapter_config.json", cfg.dump());
     if (edit == "drop_tensor") {
         auto tensors = loadSafetensors(dir / "adapter_model.safetensors");

@@ -1,5 +1,6 @@
 // In-process tests of the training loop: gradient accumulation equals one larger micro-batch, the lr of
-// each step follows the DeepSpeed schedule, bf16 autocast trains, checkpoints rotate and stay complete.
+// each step follows the DeepSpeed schedule, bf16 autocast trains, checkpoints rotate and stay complete, a resume
+// from a trainer_state.json with fields of the wrong kind names the file and the key.
 #include "core/model/safetensors_torch.h"
 #include "core/config/lr_schedule.h"
 #include "core/train/trainer.h"
@@ -12,6 +13,7 @@
 
 #include "core/util/atomic_file.h"
 #include "core/util/checkpoint_dir.h"
+#include "core/util/error.h"
 
 using nlohmann::json;
 namespace fs = std::filesystem;
@@ -169,6 +171,78 @@ private slots:
         QCOMPARE(fts::latestCheckpoint(out).filename().string(), std::string("step-00000003"));
         QCOMPARE(sink.events.back().value("status", ""), std::string("stopped"));
         QVERIFY(!fs::exists(out / "final"));  // only a completed run is exported
+    }
+
+    // A trainer_state.json edited by hand or written by another tool (no checksums.json to catch it): a field
+    // of the wrong kind stops the resume with the file and the key named, not nlohmann's type_error.
+    void trainerStateFieldsOfTheWrongKindAreNamed_data() {
+        QTest::addColumn<QString>("patch");  // JSON merge patch of trainer_state.json ("" = intact)
+        QTest::addColumn<QString>("expected");
+        QTest::newRow("intact") << ""
+                                << "";
+        QTest::newRow("step a string") << R"({"step": "2"})"
+                                       << R"("step" must be an integer)";
+        QTest::newRow("tokens_seen a string") << R"({"tokens_seen": "many"})"
+                                              << R"("tokens_seen")";
+        QTest::newRow("elapsed_s a list") << R"({"elapsed_s": [1]})"
+                                          << R"("elapsed_s" must be a number)";
+        QTest::newRow("data_key a number") << R"({"data_key": 4})"
+                                           << R"("data_key" must be a string)";
+        QTest::newRow("world_size fractional") << R"({"world_size": 1.5})"
+                                               << R"("world_size")";
+        QTest::newRow("zero_stage a string") << R"({"zero_stage": "0"})"
+                                             << R"("zero_stage")";
+        QTest::newRow("loss scale a string") << R"({"loss_scaler": {"scale": "big"}})"
+                                             << R"(loss_scaler: key "scale")";
+        QTest::newRow("loss scale zero") << R"({"loss_scaler": {"scale": 0}})"
+                                         << R"("scale" must be a positive)";
+        QTest::newRow("loss_scaler a number") << R"({"loss_scaler": 3})"
+                                              << R"("loss_scaler" must be a JSON object)";
+        QTest::newRow("sampler a list") << R"({"sampler": [1]})"
+                                        << R"("sampler" must be a JSON object)";
+        QTest::newRow("sampler epoch a string") << R"({"sampler": {"epoch": "x"}, "sampler_ranks": null})"
+                                                << R"(sampler state: key "epoch" must be an integer)";
+        QTest::newRow("sampler_ranks short") << R"({"sampler_ranks": [[0]]})"
+                                             << R"("sampler_ranks" must list)";
+        QTest::newRow("sampler_ranks empty") << R"({"sampler_ranks": []})"
+                                             << R"("sampler_ranks" must list)";
+        QTest::newRow("optimizer_step a bool") << R"({"optimizer_step": true})"
+                                               << R"("optimizer_step")";
+    }
+
+    void trainerStateFieldsOfTheWrongKindAreNamed() {
+        QFETCH(QString, patch);
+        QFETCH(QString, expected);
+        QTemporaryDir tmp;
+        const fs::path out = fs::path(tmp.path().toStdString()) / "out";
+        const json first = {{"training", {{"max_steps", 2}, {"save_interval", 2}}},
+                            {"deepspeed", {{"train_micro_batch_size_per_gpu", 2}}}};
+        CapturingSink sink;
+        std::atomic<bool> stop{false};
+        QVERIFY(fts::runTraining(makeConfig(out, first), {}, sink, stop) == fts::TrainOutcome::Completed);
+        const fs::path ckpt = fts::latestCheckpoint(out);
+        QVERIFY(!ckpt.empty());
+        if (!patch.isEmpty()) {
+            json st = json::parse(fts::readFile(ckpt / "trainer_state.json"));
+            st.merge_patch(json::parse(patch.toStdString()));
+            fts::writeFileAtomic(ckpt / "trainer_state.json", st.dump());
+            fs::remove(ckpt / "checksums.json");
+        }
+        json second = first;
+        second["training"]["max_steps"] = 3;
+        fts::TrainOptions opt;
+        opt.resumeFrom = ckpt;
+        CapturingSink resumed;
+        try {
+            fts::runTraining(makeConfig(out, second), opt, resumed, stop);
+            QVERIFY2(expected.isEmpty(), "the resume did not fail");
+            QCOMPARE(resumed.values("loss").size(), size_t(1));  // step 3 only
+        } catch (const fts::FormatError& e) {
+            const QString m = e.what();
+            QVERIFY2(!expected.isEmpty(), e.what());
+            QVERIFY2(m.contains(QString::fromStdString((ckpt / "trainer_state.json").string())), e.what());
+            QVERIFY2(m.contains(expected), e.what());
+        }
     }
 };
 
