@@ -92,6 +92,8 @@ bool readLabel(const json& v, bool textFile, RawRow& row, std::string& why) {
         for (const json& item : v) {
             if (item.is_string())
                 row.list.push_back(item.get<std::string>());
+            else if (item.is_number_unsigned())  // as written: 2^64-1 must not wrap to "-1"
+                row.list.push_back(std::to_string(item.get<uint64_t>()));
             else if (item.is_number_integer())
                 row.list.push_back(std::to_string(item.get<int64_t>()));
             else

@@ -229,6 +229,13 @@ void TestClassificationDataset::columnTypingAndLimits() {
     QCOMPARE(int(d.kind), int(LabelKind::SingleLabel));
     QCOMPARE(d.labelNames, names({"1", "2", "neutral"}));
     QCOMPARE(d.train.targets, std::vector<float>({1.0f, 2.0f, 0.0f}));
+    // Multi-label integers are kept as written: 2^64-1 (beyond int64) is its own class, not "-1".
+    o.trainPath = write(dir, "m.jsonl",
+                        "{\"text\": \"a\", \"label\": [18446744073709551615, -1]}\n"
+                        "{\"text\": \"b\", \"label\": [3]}\n");
+    d = buildClassificationData(o, *tok);
+    QCOMPARE(int(d.kind), int(LabelKind::MultiLabel));
+    QCOMPARE(d.labelNames, names({"-1", "18446744073709551615", "3"}));
     // One class cannot train a classifier: refused naming the column.
     o.trainPath =
         write(dir, "one.jsonl", "{\"text\": \"a\", \"label\": \"pos\"}\n{\"text\": \"b\", \"label\": \"pos\"}\n");
