@@ -191,7 +191,8 @@ std::vector<HostProbe> probeHosts(const std::vector<std::string>& hosts, const T
                 for (const auto& m : fieldOr(line, "missing", json::array()))
                     missing += (missing.empty() ? "" : ", ") + (m.is_string() ? m.get<std::string>() : m.dump());
                 if (probes[i].ftsVersion != FTS_VERSION)
-                    probes[i].error = "host " + hosts[i] + ": fts there is version " + probes[i].ftsVersion +
+                    probes[i].error = "host " + hosts[i] + ": fts there is version " +
+                                      (probes[i].ftsVersion.empty() ? "(not given)" : probes[i].ftsVersion) +
                                       ", this one is " + FTS_VERSION + " (every host must run the same version)";
                 else if (!missing.empty())
                     probes[i].error = "host " + hosts[i] + ": missing " + missing +

@@ -29,6 +29,8 @@ public:
     int hysteresisLeft() const { return m_curHysteresis; }
 
     nlohmann::json state() const;  // for checkpoints
+    // The state() of a checkpoint; a field of the wrong kind, or a scale that is not positive, is a FormatError
+    // naming the key (absent fields keep their value).
     void restore(const nlohmann::json& state);
 
 private:
