@@ -43,7 +43,8 @@ private slots:
         const std::vector<HostProbe> probes = probeHosts({"localhost"}, o, 20000);
         QCOMPARE(probes.size(), size_t(1));
         QVERIFY(!probes[0].ok);
-        QVERIFY2(probes[0].error.find("fts there is version (not given)") != std::string::npos, probes[0].error.c_str());
+        QVERIFY2(probes[0].error.find("fts there is version (not given)") != std::string::npos,
+                 probes[0].error.c_str());
         QCOMPARE(probes[0].gpusJson, std::string("[]"));
         QCOMPARE(probes[0].hostname, std::string());
     }
