@@ -3,6 +3,7 @@
 #include "core/config/config_reader.h"
 
 #include "core/config/issue_kinds.h"
+#include "core/util/json_fields.h"
 
 #include <algorithm>
 #include <cctype>
@@ -30,17 +31,7 @@ std::string joinKey(std::string_view parent, std::string_view key) {
     return out;
 }
 
-std::string describeValue(const json& value) {
-    std::string text;
-    try {
-        text = value.dump(-1, ' ', false, json::error_handler_t::replace);
-    } catch (const std::exception&) {
-        text = "(unprintable value)";
-    }
-    constexpr size_t kMax = 60;
-    if (text.size() > kMax) text = text.substr(0, kMax - 3) + "...";
-    return text;
-}
+std::string describeValue(const json& value) { return jsonForMessage(value); }
 
 namespace {
 

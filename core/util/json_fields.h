@@ -60,11 +60,18 @@ const char* jsonKindName() {
         return "a JSON value";
 }
 
-// The value as it appears in a message: its JSON text, cut to about 80 characters.
+// The value as it appears in a message: its JSON text (invalid UTF-8 replaced), cut to 60 characters. The one
+// implementation; config_reader's describeValue forwards here.
 inline std::string jsonForMessage(const nlohmann::json& v) {
-    std::string s = v.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
-    if (s.size() > 80) s = s.substr(0, 77) + "...";
-    return s;
+    std::string text;
+    try {
+        text = v.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+    } catch (const std::exception&) {
+        text = "(unprintable value)";
+    }
+    constexpr size_t kMax = 60;
+    if (text.size() > kMax) text = text.substr(0, kMax - 3) + "...";
+    return text;
 }
 
 // obj[key] as T; nothing when obj is not an object or the key is absent or null. A value of another kind throws
