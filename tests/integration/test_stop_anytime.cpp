@@ -104,7 +104,7 @@ private slots:
                     "--quiet"});
         QVERIFY2(straight.exitCode == 0, qPrintable(straight.err));
 
-        const fs::path cfg = writeConfig(dir, "killed", patch);
+        const fs::path cfg = writeConfig(dir, "killed", patch), killedOut = dir / "killed-out";
         std::mt19937 rng(11);
         // The pids of the processes whose command line matches an extended regular expression.
         const auto pidsMatching = [](const QString& pattern) {
@@ -121,12 +121,12 @@ private slots:
         int supervisorKills = 0, rankKills = 0;
         QStringList killLog;  // where each kill landed: what was killed, and the newest checkpoint then
         const auto newestCheckpointName = [&] {
-            const fs::path latest = fts::latestCheckpoint(dir / "killed-out");
+            const fs::path latest = fts::latestCheckpoint(killedOut);
             return latest.empty() ? QStringLiteral("none") : QString::fromStdString(latest.filename().string());
         };
         for (int attempt = 0; attempt < 80; ++attempt) {
             QStringList args{"train", QString::fromStdString(cfg.string()), "--store", store, "--quiet"};
-            if (!fts::latestCheckpoint(dir / "killed-out").empty()) args << "--resume";
+            if (!fts::latestCheckpoint(killedOut).empty()) args << "--resume";
             QProcess p;
             p.start(QString::fromUtf8(FTS_CLI_PATH), args);
             QVERIFY(p.waitForStarted());
@@ -140,10 +140,10 @@ private slots:
             const int kills = supervisorKills + rankKills;
             if (kills < 20) {
                 const bool killRank = kills % 2 == 1;
-                const fs::path before = fts::latestCheckpoint(dir / "killed-out");
+                const fs::path before = fts::latestCheckpoint(killedOut);
                 if (kills >= 6)
                     QTRY_VERIFY_WITH_TIMEOUT(
-                        fts::latestCheckpoint(dir / "killed-out") != before || p.state() != QProcess::Running, 600000);
+                        fts::latestCheckpoint(killedOut) != before || p.state() != QProcess::Running, 600000);
                 else if (killRank)
                     QTRY_VERIFY_WITH_TIMEOUT(!pidsMatching(rankPattern).empty() || p.state() != QProcess::Running,
                                              600000);
@@ -167,24 +167,23 @@ private slots:
             QVERIFY(p.waitForFinished(1200000));
             const QString output = QString::fromUtf8(p.readAllStandardOutput() + p.readAllStandardError());
             if (rankKilled && p.exitStatus() == QProcess::NormalExit && p.exitCode() != 0) {
-                // The supervisor saw its rank die: the run is marked failed, naming the signal.
-                // The run that was killed: the one its checkpoints belong to (a resumed run keeps its row), or
-                // else the newest.
+                // The supervisor saw its rank die: the run (the one its checkpoints belong to, as a resumed run keeps
+                // its row, or else the newest) is marked failed, naming the signal.
                 const fts::RunStore runStore((dir / "runs.sqlite"), true);
-                const fs::path latest = fts::latestCheckpoint(dir / "killed-out");
+                const fs::path latest = fts::latestCheckpoint(killedOut);
                 const auto runs = runStore.listRuns();
                 QVERIFY(!runs.empty());
-                const fts::RunRecord newest =
+                const fts::RunRecord killedRun =
                     latest.empty() ? runs.front() : runStore.getRun(fts::checkpointRunId(latest)).value();
-                QVERIFY2(newest.status == fts::RunStatus::Failed &&
-                             newest.failureReason.find("signal 9") != std::string::npos,
-                         qPrintable(QString::fromStdString(std::string(fts::toString(newest.status)) + ": " +
-                                                           newest.failureReason) +
+                QVERIFY2(killedRun.status == fts::RunStatus::Failed &&
+                             killedRun.failureReason.find("signal 9") != std::string::npos,
+                         qPrintable(QString::fromStdString(std::string(fts::toString(killedRun.status)) + ": " +
+                                                           killedRun.failureReason) +
                                     "\n" + output));
             } else if (p.exitStatus() == QProcess::NormalExit) {
                 // Not killed (or the rank had finished its last step before the kill landed): it completed.
                 QVERIFY2(p.exitCode() == 0, qPrintable(output));
-                if (fs::exists(dir / "killed-out" / "final" / "model.safetensors")) break;
+                if (fs::exists(killedOut / "final" / "model.safetensors")) break;
             }
             // After a supervisor kill the node sees its supervisor gone and kills its rank: wait for that (and for
             // any process of this run) before starting again.
@@ -194,7 +193,7 @@ private slots:
         QCOMPARE(supervisorKills, 10);
         QCOMPARE(rankKills, 10);
         const fs::path a = dir / "straight-out" / "final" / "model.safetensors",
-                       b = dir / "killed-out" / "final" / "model.safetensors";
+                       b = killedOut / "final" / "model.safetensors";
         QVERIFY(fs::exists(b));
         QVERIFY2(fts::readFile(a) == fts::readFile(b), "the final weights differ from the uninterrupted run's");
         const auto runs = fts::RunStore((dir / "runs.sqlite"), true).listRuns();
