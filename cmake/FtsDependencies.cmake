@@ -50,6 +50,18 @@ message(STATUS "LibTorch ${Torch_VERSION} from ${Torch_DIR}")
 # libstdc++ first in every link (and so first in the runtime lookup order) so our std::filesystem calls
 # bind to it; binding to LibTorch's copy crashed in fs::remove_all.
 add_link_options("LINKER:--push-state,--no-as-needed" -lstdc++ "LINKER:--pop-state")
+# The linker: mold when it is installed (setup-debian.sh installs it). GNU ld spent most of a build's link time on
+# the ~30 programs that link the static core and LibTorch (docs/benchmarks.md, build time).
+option(FTS_USE_MOLD "Link with mold when it is installed" ON)
+if(FTS_USE_MOLD)
+  find_program(FTS_MOLD NAMES mold ld.mold)
+  if(FTS_MOLD)
+    add_link_options(-fuse-ld=mold)
+    message(STATUS "Linker: mold (${FTS_MOLD})")
+  else()
+    message(STATUS "Linker: the compiler's default (mold not found: apt install mold)")
+  endif()
+endif()
 # Torch's CMake adds its flags globally through TORCH_CXX_FLAGS (the C++ ABI macro); keep them on our targets only.
 separate_arguments(FTS_TORCH_CXX_FLAGS UNIX_COMMAND "${TORCH_CXX_FLAGS}")
 

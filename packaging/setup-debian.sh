@@ -8,7 +8,7 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 # The venv lives outside the checkout so fresh clones (and CI) reuse it instead of re-installing.
 venv="${FTS_VENV:-${XDG_CACHE_HOME:-$HOME/.cache}/finetune-studio/venv}"
 
-debs=(build-essential cmake ninja-build ccache pkg-config git
+debs=(build-essential cmake ninja-build ccache mold pkg-config git
       qt6-base-dev qt6-tools-dev qt6-tools-dev-tools qt6-l10n-tools qt6-translations-l10n libqcustomplot-dev
       libgl-dev libxkbcommon-dev
       libsqlite3-dev nlohmann-json3-dev libcli11-dev libfmt-dev libpcre2-dev libicu-dev
@@ -35,8 +35,10 @@ for p in "${debs[@]}"; do
 done
 if [ -n "${FTS_SETUP_DRY_RUN:-}" ]; then
   echo "setup: would install the Debian packages: ${debs[*]}"
-elif [ ${#missing[@]} -gt 0 ]; then
-  echo "setup: installing Debian packages: ${missing[*]}"
+elif [ ${#missing[@]} -eq 0 ]; then
+  echo "setup: Debian packages: all ${#debs[@]} installed"
+else
+  echo "setup: Debian packages: installing ${#missing[@]} of ${#debs[@]}: ${missing[*]}"
   sudo_cmd=(); [ "$(id -u)" -eq 0 ] || sudo_cmd=(sudo)
   "${sudo_cmd[@]}" apt-get update -qq
   DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -qq -o Dpkg::Use-Pty=0 --no-install-recommends "${missing[@]}"
@@ -62,8 +64,10 @@ for set in "${sets[@]}"; do
   fi
   stamp="$venv/.fts-requirements-$set.sha256"
   want=$(cat "${files[@]}" | sha256sum | cut -d' ' -f1)
-  if [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
-    echo "setup: installing the pinned $set wheels into $venv"
+  if [ "$(cat "$stamp" 2>/dev/null)" = "$want" ]; then
+    echo "setup: Python wheels ($set set): installed in $venv"
+  else
+    echo "setup: Python wheels ($set set): installing the pinned wheels into $venv (torch alone is ~1 GB to fetch once)"
     "$venv/bin/python" -m pip install -q --disable-pip-version-check -r "${files[0]}"
     if [ "$set" = tests ]; then
       DS_BUILD_OPS=0 "$venv/bin/python" -m pip install -q --disable-pip-version-check --no-build-isolation --no-deps \

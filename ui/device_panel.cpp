@@ -18,7 +18,7 @@
 namespace fts {
 namespace {
 
-enum Column { DeviceColumn, MemoryColumn, UseColumn, ColumnCount };
+enum DevicesColumn { DeviceColumn, MemoryColumn, UseColumn, DevicesColumnCount };
 constexpr int kGpuIndexRole = Qt::UserRole + 1;
 
 QString gib(double mib) { return QString::number(mib / 1024.0, 'f', 1); }
@@ -29,7 +29,7 @@ DevicePanel::DevicePanel(QWidget* parent) : QWidget(parent), m_program(defaultNv
     setObjectName(QStringLiteral("devicePanel"));
     m_tree = new QTreeWidget(this);
     m_tree->setObjectName(QStringLiteral("deviceTree"));
-    m_tree->setColumnCount(ColumnCount);
+    m_tree->setColumnCount(DevicesColumnCount);
     m_tree->setRootIsDecorated(false);
     m_tree->setUniformRowHeights(true);
     m_tree->header()->setStretchLastSection(false);

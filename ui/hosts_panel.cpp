@@ -23,7 +23,7 @@
 
 namespace fts {
 namespace {
-enum Column { HostColumn, SlotsColumn, StatusColumn, ColumnCount };
+enum HostsColumn { HostColumn, SlotsColumn, StatusColumn, HostsColumnCount };
 constexpr int kGpuRole = Qt::UserRole + 1;  // on GPU rows: the GPU id
 }  // namespace
 
@@ -31,7 +31,7 @@ HostsPanel::HostsPanel(QWidget* parent) : QWidget(parent), m_cli(defaultCliPath(
     setObjectName(QStringLiteral("hostsPanel"));
     m_tree = new QTreeWidget(this);
     m_tree->setObjectName(QStringLiteral("hostsTree"));
-    m_tree->setColumnCount(ColumnCount);
+    m_tree->setColumnCount(HostsColumnCount);
     m_tree->header()->setStretchLastSection(true);
     m_tree->header()->setSectionResizeMode(HostColumn, QHeaderView::ResizeToContents);
     m_tree->header()->setSectionResizeMode(SlotsColumn, QHeaderView::ResizeToContents);

@@ -23,8 +23,6 @@ using nlohmann::json;
 
 namespace {
 
-constexpr int32_t kIgnore = -100;
-
 const std::string& requireString(const json& obj, const char* key, const std::string& where) {
     auto it = obj.find(key);
     if (it == obj.end()) throw FormatError(where + "missing field '" + key + "'");
@@ -99,7 +97,8 @@ struct Builder {
                 if (seg.trainable && (kind == ChatTemplateKind::Alpaca || kind == ChatTemplateKind::None))
                     if (auto eos = tok.eosTokenId()) s.inputIds.push_back(*eos);
                 const bool learn = seg.trainable || opt.trainOnPrompt;
-                for (size_t i = before; i < s.inputIds.size(); ++i) s.labels.push_back(learn ? s.inputIds[i] : kIgnore);
+                for (size_t i = before; i < s.inputIds.size(); ++i)
+                    s.labels.push_back(learn ? s.inputIds[i] : kIgnoreLabel);
             }
         }
         o.untruncated = static_cast<int64_t>(s.inputIds.size());
@@ -110,7 +109,7 @@ struct Builder {
         }
         // The first label is never predicted (no token before it); a sample needs a later one.
         const bool learnable = std::any_of(s.labels.begin() + (s.labels.empty() ? 0 : 1), s.labels.end(),
-                                           [](int32_t l) { return l != kIgnore; });
+                                           [](int32_t l) { return l != kIgnoreLabel; });
         if (!learnable) {
             o.dropped = true;
             return std::nullopt;

@@ -62,6 +62,9 @@ struct SftOptions {
     int threads = 0;  // tokenizing threads; 0 = hardware threads, at most 8 (same result for any count)
 };
 
+// The label of a token that no loss is computed on (prompt, padding): transformers' ignore index.
+inline constexpr int32_t kIgnoreLabel = -100;
+
 // One tokenized sample before packing.
 struct SftSample {
     std::vector<int32_t> inputIds;

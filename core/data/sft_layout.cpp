@@ -17,8 +17,6 @@
 namespace fts {
 namespace {
 
-constexpr int32_t kIgnore = -100;
-
 void writeAll(int fd, const void* data, size_t bytes, const std::filesystem::path& dir) {
     const char* p = static_cast<const char*>(data);
     while (bytes > 0) {
@@ -147,9 +145,9 @@ std::pair<int64_t, int64_t> writeSequences(const SampleStore& store, const std::
     int64_t trainable = 0;
     for (size_t k = 0; k < order.size(); ++k) {
         store.read(order[k], ids, labels);
-        for (int32_t l : labels) trainable += l != kIgnore;
+        for (int32_t l : labels) trainable += l != kIgnoreLabel;
         // The first token of each packed sample predicts nothing from the previous sample.
-        if (continues[k]) labels[0] = kIgnore;
+        if (continues[k]) labels[0] = kIgnoreLabel;
         writer.labels(labels.data(), labels.size());
     }
     std::vector<int32_t> positions;

@@ -1,14 +1,14 @@
 // .deepspeed_env files and exported prefixes (see deepspeed_env.h).
 #include "core/launch/deepspeed_env.h"
 
+#include <unistd.h>  // environ
+
 #include <cctype>
 #include <cstdlib>
 #include <sstream>
 
 #include "core/util/atomic_file.h"
 #include "core/util/error.h"
-
-extern char** environ;
 
 namespace fts {
 

@@ -9,7 +9,6 @@
 
 #include <cerrno>
 #include <cstdlib>
-#include <chrono>
 #include <sstream>
 
 #include <nlohmann/json.hpp>
@@ -20,17 +19,13 @@
 #include "core/util/error.h"
 #include "core/util/json_fields.h"
 #include "core/util/json_parse.h"
+#include "core/util/wall_clock.h"
 
 namespace fts {
 namespace fs = std::filesystem;
 using nlohmann::json;
 
 namespace {
-
-double nowSeconds() {
-    using namespace std::chrono;
-    return duration<double>(system_clock::now().time_since_epoch()).count();
-}
 
 struct Rank {
     ChildProcess proc;
@@ -114,7 +109,7 @@ int runNode(const NodeOptions& o, int controlFd, int eventFd) {
     ::signal(SIGINT, SIG_IGN);
     auto emit = [&](json ev) {
         if (!ev.contains("host")) ev["host"] = o.host;
-        if (!ev.contains("time")) ev["time"] = nowSeconds();
+        if (!ev.contains("time")) ev["time"] = unixNow();
         writeAll(eventFd, ev.dump() + "\n");
     };
     std::string first;

@@ -2,6 +2,7 @@
 #include "core/launch/run_recorder.h"
 #include "core/util/json_fields.h"
 #include "core/util/json_parse.h"
+#include "core/util/wall_clock.h"
 
 #include <unistd.h>
 
@@ -14,13 +15,6 @@
 
 namespace fts {
 using nlohmann::json;
-
-namespace {
-double nowSeconds() {
-    using namespace std::chrono;
-    return duration<double>(system_clock::now().time_since_epoch()).count();
-}
-}  // namespace
 
 std::string formatEta(double seconds) {
     if (!std::isfinite(seconds) || seconds < 0) return "?";
@@ -57,7 +51,7 @@ RunRecorder::RunRecorder(RunStore& store, int64_t runId, int worldSize, bool pro
       m_stderrTail(size_t(worldSize)) {}
 
 void RunRecorder::log(int rank, const std::string& level, const std::string& message) {
-    m_logs.push_back({nowSeconds(), rank, level, message});
+    m_logs.push_back({unixNow(), rank, level, message});
 }
 
 void RunRecorder::onNodeStderr(const std::string& host, const std::string& line) {
@@ -100,7 +94,7 @@ void RunRecorder::onNodeLine(const std::string& host, const std::string& line) {
 void RunRecorder::onEvent(const std::string& nodeHost, const json& ev) {
     const std::string kind = fieldOr(ev, "event", "");
     const std::string host = fieldOr(ev, "host", nodeHost);
-    const double time = fieldOr(ev, "time", nowSeconds());
+    const double time = fieldOr(ev, "time", unixNow());
     const int rank = fieldOr(ev, "rank", 0);
     const bool rankKnown = rank >= 0 && rank < m_world;
     if (kind == "metrics") {
@@ -113,7 +107,7 @@ void RunRecorder::onEvent(const std::string& nodeHost, const json& ev) {
             const double loss = values["loss"].get<double>();
             if (m_progress) {
                 const double tps = fieldOr(values, "tokens_per_s", 0.0);
-                const double rate = double(step - m_startStep) / std::max(1e-9, nowSeconds() - m_trainStart);
+                const double rate = double(step - m_startStep) / std::max(1e-9, unixNow() - m_trainStart);
                 const double eta = rate > 0 ? double(m_totalSteps - step) / rate : NAN;
                 if (m_tty) {
                     m_out << '\r' << progressLine(step, m_totalSteps, loss, tps, eta, 30) << std::flush;
@@ -169,7 +163,7 @@ void RunRecorder::onEvent(const std::string& nodeHost, const json& ev) {
     } else if (kind == "start") {
         m_totalSteps = fieldOr(ev, "total_steps", int64_t(0));
         m_startStep = fieldOr(ev, "start_step", int64_t(0));
-        m_trainStart = nowSeconds();
+        m_trainStart = unixNow();
         m_store.setTotalSteps(m_runId, m_totalSteps);
         if (ev.contains("versions") && ev["versions"].is_object()) m_store.setVersions(m_runId, ev["versions"].dump());
         std::ostringstream msg;

@@ -39,6 +39,7 @@
 #include "core/launch/node_transport.h"
 #include "core/launch/run_recorder.h"
 #include "core/util/child_process.h"
+#include "core/util/wall_clock.h"
 #include "core/store/metric_names.h"
 #include "core/store/run_store.h"
 #include "core/util/atomic_file.h"
@@ -96,11 +97,6 @@ private:
     }, m_oldTerm{};
     void (*m_oldPipe)(int) = SIG_DFL;
 };
-
-double nowSeconds() {
-    using namespace std::chrono;
-    return duration<double>(system_clock::now().time_since_epoch()).count();
-}
 
 // A new run never shares its output folder with another run's checkpoints: its rotation and `latest` would mix
 // with theirs (and an export would overwrite theirs). `--resume` continues the run that wrote them instead.
@@ -223,7 +219,7 @@ int superviseTraining(const SupervisorOptions& o, std::ostream& out) {
         const int64_t previous = latest.empty() ? 0 : checkpointRunId(latest);
         if (previous > 0 && store.getRun(previous)) runId = previous;
     }
-    const double t0 = nowSeconds();
+    const double t0 = unixNow();
     if (runId == 0) {
         RunRecord r;
         r.name = !o.runName.empty()              ? o.runName
@@ -291,7 +287,7 @@ int superviseTraining(const SupervisorOptions& o, std::ostream& out) {
     if (!failures.failed() && stopSignals.pending()) {
         recorder.log(-1, "info", "stop requested before the ranks started: nothing to checkpoint");
         recorder.flush();
-        store.finishRun(runId, RunStatus::Stopped, nowSeconds(), recorder.finalMetrics().dump(), "");
+        store.finishRun(runId, RunStatus::Stopped, unixNow(), recorder.finalMetrics().dump(), "");
         out << "run " << runId << " stopped before its ranks started\n";
         return 0;
     }
@@ -381,7 +377,7 @@ int superviseTraining(const SupervisorOptions& o, std::ostream& out) {
         recorder.log(-1, "info", "first step " + std::to_string(recorder.firstStepTime() - t0) + " s after the start");
     recorder.flush();
     const json finalMetrics = recorder.finalMetrics();
-    store.finishRun(runId, final, nowSeconds(), finalMetrics.dump(), failure);
+    store.finishRun(runId, final, unixNow(), finalMetrics.dump(), failure);
 
     if (final == RunStatus::Failed) {
         out << "error: run " << runId << " failed: " << failure << "\n";

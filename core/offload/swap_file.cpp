@@ -28,23 +28,23 @@ namespace {
 
 std::string sysError(int err) { return std::strerror(err); }
 
-struct Piece {
-    uint64_t request;
-    bool write;
-    char* buffer;
-    int64_t offset;
-    int64_t bytes;
-};
-
-struct Request {
-    int64_t pending = 0;  // pieces not yet completed
-    int error = 0;        // first errno seen
-    bool write = false;
-};
-
 }  // namespace
 
 struct SwapFile::Impl {
+    struct Piece {
+        uint64_t request;
+        bool write;
+        char* buffer;
+        int64_t offset;
+        int64_t bytes;
+    };
+
+    struct Request {
+        int64_t pending = 0;  // pieces not yet completed
+        int error = 0;        // first errno seen
+        bool write = false;
+    };
+
     int fd = -1;
     SwapIoOptions io;
     std::mutex mutex;
@@ -246,7 +246,7 @@ void SwapFile::wait(Ticket t) {
     auto it = d.requests.find(t);
     if (it == d.requests.end()) return;
     d.done.wait(lock, [&] { return it->second.pending == 0; });
-    const Request r = it->second;
+    const Impl::Request r = it->second;
     d.requests.erase(it);
     if (r.error)
         throw IoError(m_path.string() + ": swap " + (r.write ? "write" : "read") + " failed: " + sysError(r.error) +

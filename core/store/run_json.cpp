@@ -2,9 +2,9 @@
 // (UTF-8 decoded, East Asian wide characters count 2), so non-ASCII run names keep the table straight.
 #include "core/store/run_json.h"
 #include "core/util/json_parse.h"
+#include "core/util/wall_clock.h"
 
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <ctime>
@@ -14,11 +14,7 @@ namespace {
 
 using nlohmann::json;
 
-double currentTime(double now) {
-    if (now > 0) return now;
-    using namespace std::chrono;
-    return duration<double>(system_clock::now().time_since_epoch()).count();
-}
+double currentTime(double now) { return now > 0 ? now : unixNow(); }
 
 // The stored JSON text as a value: null when empty, the raw string when it does not parse.
 json parsedOrRaw(const std::string& text) {

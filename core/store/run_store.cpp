@@ -4,6 +4,7 @@
 #include "core/store/run_store.h"
 
 #include "core/util/process.h"
+#include "core/util/wall_clock.h"
 
 #include "core/util/error.h"
 #include "core/util/owner_only.h"
@@ -269,11 +270,6 @@ private:
 int readUserVersion(sqlite3* db, const fs::path& file) {
     Statement st(db, file, "PRAGMA user_version", "read the schema version (PRAGMA user_version)");
     return st.step() ? static_cast<int>(st.int64(0)) : 0;
-}
-
-double nowSeconds() {
-    using namespace std::chrono;
-    return duration<double>(system_clock::now().time_since_epoch()).count();
 }
 
 constexpr const char* kRunColumns =
@@ -552,7 +548,7 @@ int64_t RunStore::createRun(const RunRecord& run) {
                  "insert a run");
     st.bind(1, run.name)
         .bind(2, toString(run.status))
-        .bind(3, run.createdAt > 0 ? run.createdAt : nowSeconds())
+        .bind(3, run.createdAt > 0 ? run.createdAt : unixNow())
         .bind(4, run.startedAt)
         .bind(5, run.endedAt)
         .bind(6, run.configJson)
@@ -946,7 +942,7 @@ int RunStore::reapOrphans() {
         }
     }
     if (dead.empty()) return 0;
-    const double now = nowSeconds();
+    const double now = unixNow();
     Statement upd(m_db, m_path,
                   "UPDATE runs SET status = 'failed', ended_at = ?, failure_reason = ? "
                   "WHERE id = ? AND status = 'running'",

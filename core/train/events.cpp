@@ -1,8 +1,6 @@
 // Training events as JSON lines (see events.h).
 #include "core/train/events.h"
 
-#include <chrono>
-
 namespace fts {
 
 void EventSink::log(const std::string& level, const std::string& message) {
@@ -16,11 +14,6 @@ void JsonLinesSink::publish(const nlohmann::json& event) {
     std::fwrite(line.data(), 1, line.size(), m_out);
     std::fputc('\n', m_out);
     std::fflush(m_out);
-}
-
-double unixNow() {
-    using namespace std::chrono;
-    return duration<double>(system_clock::now().time_since_epoch()).count();
 }
 
 }  // namespace fts

@@ -3,6 +3,8 @@
 #pragma once
 #include <nlohmann/json.hpp>
 
+#include "core/util/wall_clock.h"  // unixNow
+
 #include <cstdio>
 #include <mutex>
 #include <string>
@@ -27,7 +29,5 @@ private:
     std::FILE* m_out;
     std::mutex m_mutex;
 };
-
-double unixNow();  // seconds since the epoch, sub-second precision
 
 }  // namespace fts

@@ -20,6 +20,8 @@
 #include "core/util/atomic_file.h"
 #include "tests/integration/fts_cli_support.h"
 
+#include "tests/support/qtest_suites.h"  // QTEST_MAIN registers this suite in its area's program
+
 using fts::testing::CliResult;
 using fts::testing::runFts;
 using nlohmann::json;

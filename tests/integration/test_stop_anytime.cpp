@@ -20,6 +20,8 @@
 #include "core/util/checkpoint_dir.h"
 #include "tests/integration/fts_cli_support.h"
 
+#include "tests/support/qtest_suites.h"  // QTEST_MAIN registers this suite in its area's program
+
 using namespace fts::testing;
 namespace fs = std::filesystem;
 using nlohmann::json;

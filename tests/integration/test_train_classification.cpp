@@ -18,6 +18,8 @@
 #include "core/util/atomic_file.h"
 #include "fts_cli_support.h"
 
+#include "tests/support/qtest_suites.h"  // QTEST_MAIN registers this suite in its area's program
+
 namespace fs = std::filesystem;
 using fts::testing::CliResult;
 using fts::testing::runFts;

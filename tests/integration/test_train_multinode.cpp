@@ -19,6 +19,8 @@
 #include <set>
 #include <thread>
 
+#include "tests/support/qtest_suites.h"  // QTEST_MAIN registers this suite in its area's program
+
 using namespace fts;
 using namespace fts::testing;
 

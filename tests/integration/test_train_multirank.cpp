@@ -23,6 +23,8 @@
 #include "core/util/atomic_file.h"
 #include "tests/integration/fts_cli_support.h"
 
+#include "tests/support/qtest_suites.h"  // QTEST_MAIN registers this suite in its area's program
+
 using nlohmann::json;
 namespace fs = std::filesystem;
 
@@ -202,7 +204,7 @@ private slots:
     }
 };
 
-int main(int argc, char** argv) {
+FTS_SUITE_MAIN(argc, argv) {
     qputenv("QTEST_FUNCTION_TIMEOUT", "900000");  // several multi-process trainings per test function
     TestTrainMultirank t;
     return QTest::qExec(&t, argc, argv);

@@ -18,6 +18,8 @@
 
 #include "core/util/checkpoint_dir.h"
 
+#include "tests/support/qtest_suites.h"  // QTEST_MAIN registers this suite in its area's program
+
 namespace {
 
 using fts::testing::CliResult;

@@ -19,6 +19,8 @@
 #include "core/store/run_store.h"
 #include "tests/integration/fts_cli_support.h"
 
+#include "tests/support/qtest_suites.h"  // QTEST_MAIN registers this suite in its area's program
+
 using nlohmann::json;
 namespace fs = std::filesystem;
 

@@ -22,6 +22,8 @@
 #include "ui/config_editor.h"
 #include "ui/runs_table_model.h"
 
+#include "tests/support/qtest_suites.h"  // QTEST_MAIN registers this suite in its area's program
+
 class TestAppTranslations : public QObject {
     Q_OBJECT
 private slots:
@@ -126,7 +128,7 @@ private slots:
     }
 };
 
-int main(int argc, char** argv) {
+FTS_SUITE_MAIN(argc, argv) {
     int status = 0;
     {
         QApplication app(argc, argv);

@@ -10,6 +10,8 @@
 
 #include "ui/chart_widget.h"
 
+#include "tests/support/qtest_suites.h"  // QTEST_MAIN registers this suite in its area's program
+
 using namespace fts;
 
 class TestChartWidget : public QObject {

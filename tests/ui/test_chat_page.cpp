@@ -18,6 +18,8 @@
 #include "ui/app_translations.h"
 #include "ui/chat_page.h"
 
+#include "tests/support/qtest_suites.h"  // QTEST_MAIN registers this suite in its area's program
+
 using namespace fts;
 
 namespace {

@@ -15,6 +15,8 @@
 #include "ui/chart_widget.h"
 #include "ui/compare_view.h"
 
+#include "tests/support/qtest_suites.h"  // QTEST_MAIN registers this suite in its area's program
+
 using namespace fts;
 
 namespace {

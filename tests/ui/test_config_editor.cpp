@@ -10,6 +10,8 @@
 
 #include "ui/config_editor.h"
 
+#include "tests/support/qtest_suites.h"  // QTEST_MAIN registers this suite in its area's program
+
 using fts::ConfigEditor;
 using fts::locateKeyPath;
 

@@ -26,6 +26,8 @@
 #include "ui/config_form.h"
 #include "ui/wheel_guard.h"
 
+#include "tests/support/qtest_suites.h"  // QTEST_MAIN registers this suite in its area's program
+
 using fts::ConfigEditor;
 using fts::ConfigForm;
 using fts::OrderedJson;

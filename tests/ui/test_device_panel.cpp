@@ -19,6 +19,8 @@
 #include "ui/device_panel.h"
 #include "ui/run_launcher.h"
 
+#include "tests/support/qtest_suites.h"  // QTEST_MAIN registers this suite in its area's program
+
 using namespace fts;
 
 namespace {

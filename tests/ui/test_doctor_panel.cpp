@@ -8,6 +8,8 @@
 
 #include "ui/doctor_panel.h"
 
+#include "tests/support/qtest_suites.h"  // QTEST_MAIN registers this suite in its area's program
+
 using namespace fts;
 
 class TestDoctorPanel : public QObject {

@@ -11,6 +11,8 @@
 
 #include "ui/hosts_panel.h"
 
+#include "tests/support/qtest_suites.h"  // QTEST_MAIN registers this suite in its area's program
+
 using namespace fts;
 
 class TestHostsPanel : public QObject {

@@ -6,6 +6,8 @@
 
 #include "ui/live_series.h"
 
+#include "tests/support/qtest_suites.h"  // QTEST_MAIN registers this suite in its area's program
+
 using fts::LiveSeries;
 
 class TestLiveSeries : public QObject {

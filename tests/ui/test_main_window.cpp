@@ -24,6 +24,8 @@
 #include "ui/run_view.h"
 #include "ui/runs_table_model.h"
 
+#include "tests/support/qtest_suites.h"  // QTEST_MAIN registers this suite in its area's program
+
 using namespace fts;
 
 namespace {

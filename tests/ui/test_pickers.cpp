@@ -20,6 +20,8 @@
 #include "ui/model_info.h"
 #include "ui/model_picker.h"
 
+#include "tests/support/qtest_suites.h"  // QTEST_MAIN registers this suite in its area's program
+
 using namespace fts;
 
 namespace {

@@ -13,6 +13,8 @@
 #include "core/config/train_config.h"
 #include "ui/run_launcher.h"
 
+#include "tests/support/qtest_suites.h"  // QTEST_MAIN registers this suite in its area's program
+
 namespace {
 
 const char* kConfig = R"({

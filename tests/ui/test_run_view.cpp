@@ -17,6 +17,8 @@
 #include <QTabWidget>
 #include <QTableWidget>
 
+#include "tests/support/qtest_suites.h"  // QTEST_MAIN registers this suite in its area's program
+
 using namespace fts;
 
 namespace {

@@ -5,6 +5,8 @@
 #include "ui/runs_filter_proxy.h"
 #include "ui/runs_table_model.h"
 
+#include "tests/support/qtest_suites.h"  // QTEST_MAIN registers this suite in its area's program
+
 using namespace fts;
 
 namespace {

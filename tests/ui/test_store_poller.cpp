@@ -14,6 +14,8 @@
 
 #include "ui/store_poller.h"
 
+#include "tests/support/qtest_suites.h"  // QTEST_MAIN registers this suite in its area's program
+
 using namespace fts;
 
 namespace {

@@ -9,6 +9,8 @@
 
 #include "ui/store_writer.h"
 
+#include "tests/support/qtest_suites.h"  // QTEST_MAIN registers this suite in its area's program
+
 using namespace fts;
 
 namespace {

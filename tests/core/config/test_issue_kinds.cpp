@@ -10,6 +10,8 @@
 #include "core/config/preflight.h"
 #include "core/config/train_config.h"
 
+#include "tests/support/qtest_suites.h"  // QTEST_MAIN registers this suite in its area's program
+
 using namespace fts;
 namespace fs = std::filesystem;
 

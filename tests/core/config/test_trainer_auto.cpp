@@ -14,6 +14,8 @@
 
 #include "core/config/train_config.h"
 
+#include "tests/support/qtest_suites.h"  // QTEST_MAIN registers this suite in its area's program
+
 using nlohmann::json;
 using namespace fts;
 namespace fs = std::filesystem;

@@ -9,6 +9,8 @@
 
 #include <fstream>
 
+#include "tests/support/qtest_suites.h"  // QTEST_MAIN registers this suite in its area's program
+
 using fts::BadRow;
 using fts::Record;
 using fts::RecordReader;

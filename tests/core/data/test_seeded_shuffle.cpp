@@ -7,6 +7,8 @@
 #include <algorithm>
 #include <numeric>
 
+#include "tests/support/qtest_suites.h"  // QTEST_MAIN registers this suite in its area's program
+
 using namespace fts;
 
 class TestSeededShuffle : public QObject {

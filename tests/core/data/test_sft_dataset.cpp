@@ -13,6 +13,8 @@
 #include <cmath>
 #include <fstream>
 
+#include "tests/support/qtest_suites.h"  // QTEST_MAIN registers this suite in its area's program
+
 using namespace fts;
 using nlohmann::json;
 

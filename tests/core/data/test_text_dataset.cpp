@@ -13,6 +13,8 @@
 #include <fstream>
 #include <set>
 
+#include "tests/support/qtest_suites.h"  // QTEST_MAIN registers this suite in its area's program
+
 using namespace fts;
 using Ids = std::vector<int32_t>;
 

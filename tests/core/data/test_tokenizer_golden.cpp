@@ -15,6 +15,8 @@
 #include <fstream>
 #include <sstream>
 
+#include "tests/support/qtest_suites.h"  // QTEST_MAIN registers this suite in its area's program
+
 using fts::Tokenizer;
 using nlohmann::json;
 

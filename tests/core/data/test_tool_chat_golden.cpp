@@ -16,6 +16,8 @@
 
 #include <fstream>
 
+#include "tests/support/qtest_suites.h"  // QTEST_MAIN registers this suite in its area's program
+
 using namespace fts;
 using nlohmann::json;
 using ojson = nlohmann::ordered_json;  // what goes to Python keeps its key order, as a user's JSON would

@@ -18,6 +18,8 @@
 #include "kernels/cpu/cpu_adam.h"
 #include "kernels/cpu/half_convert.h"
 
+#include "tests/support/qtest_suites.h"  // QTEST_MAIN registers this suite in its area's program
+
 using namespace fts::kernels;
 
 namespace {

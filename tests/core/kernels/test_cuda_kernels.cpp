@@ -18,6 +18,8 @@
 // Qt after LibTorch and the kernels (Qt's `slots` macro).
 #include <QtTest>
 
+#include "tests/support/qtest_suites.h"  // QTEST_MAIN registers this suite in its area's program
+
 namespace k = fts::kernels;
 
 namespace {

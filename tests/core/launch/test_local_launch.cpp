@@ -4,6 +4,8 @@
 
 #include "core/launch/supervisor.h"
 
+#include "tests/support/qtest_suites.h"  // QTEST_MAIN registers this suite in its area's program
+
 using namespace fts;
 
 Q_DECLARE_METATYPE(std::vector<int>)

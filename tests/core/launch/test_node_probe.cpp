@@ -12,6 +12,8 @@
 #include "core/launch/node_runner.h"
 #include "core/launch/node_transport.h"
 
+#include "tests/support/qtest_suites.h"  // QTEST_MAIN registers this suite in its area's program
+
 using namespace fts;
 
 class TestNodeProbe : public QObject {

@@ -10,6 +10,8 @@
 #include "core/launch/run_recorder.h"
 #include "core/store/run_store.h"
 
+#include "tests/support/qtest_suites.h"  // QTEST_MAIN registers this suite in its area's program
+
 using namespace fts;
 
 class TestRunRecorder : public QObject {

@@ -6,6 +6,8 @@
 
 #include "core/launch/supervisor.h"
 
+#include "tests/support/qtest_suites.h"  // QTEST_MAIN registers this suite in its area's program
+
 class TestSupervisor : public QObject {
     Q_OBJECT
 private slots:

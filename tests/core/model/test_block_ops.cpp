@@ -6,6 +6,8 @@
 
 #include <QtTest>
 
+#include "tests/support/qtest_suites.h"  // QTEST_MAIN registers this suite in its area's program
+
 using namespace fts;
 
 namespace {

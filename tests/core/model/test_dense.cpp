@@ -7,6 +7,8 @@
 #include <ATen/autocast_mode.h>
 #include <QtTest>
 
+#include "tests/support/qtest_suites.h"  // QTEST_MAIN registers this suite in its area's program
+
 using namespace fts;
 
 namespace {

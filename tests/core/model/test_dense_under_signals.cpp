@@ -4,7 +4,7 @@
 // every product stays equal to the one computed before the storm. Regression for the heap corruption a stop caused
 // when a plain handler ran on a thread inside oneDNN's kernel (oneDNN issue #4845; stop_signal_watcher.h).
 // The same child with `handler` in place of `watcher` installs a plain sigaction handler instead: on an AVX-512
-// CPU it dies of the corruption (run it by hand: test_dense_under_signals --child storm handler 2000).
+// CPU it dies of the corruption (run it by hand: model_tests model_test_dense_under_signals --child storm handler 2000).
 // Also: StopSignalWatcher::terminateBy ends the process as killed by that signal.
 #include <QtTest>
 
@@ -22,6 +22,8 @@
 #include "core/model/dense.h"
 #include "core/util/child_process.h"
 #include "core/util/stop_signal_watcher.h"
+
+#include "tests/support/qtest_suites.h"  // QTEST_MAIN registers this suite in its area's program
 
 namespace {
 
@@ -98,7 +100,8 @@ std::string readAll(int fd) {
 }
 
 fts::ChildProcess spawnSelf(const std::vector<std::string>& args) {
-    std::vector<std::string> argv{QCoreApplication::applicationFilePath().toStdString(), "--child"};
+    std::vector<std::string> argv = fts::testing::selfCommand();  // this program and this suite
+    argv.push_back("--child");
     argv.insert(argv.end(), args.begin(), args.end());
     fts::SpawnOptions o;
     o.env = fts::environmentWith({}, {"OMP_NUM_THREADS=2"});
@@ -146,7 +149,7 @@ private slots:
     }
 };
 
-int main(int argc, char** argv) {
+FTS_SUITE_MAIN(argc, argv) {
     if (argc >= 4 && std::strcmp(argv[1], "--child") == 0 && std::strcmp(argv[2], "storm") == 0)
         return stormChild(argv[3], argc >= 5 ? std::atol(argv[4]) : 2000);
     if (argc >= 3 && std::strcmp(argv[1], "--child") == 0 && std::strcmp(argv[2], "terminate") == 0)

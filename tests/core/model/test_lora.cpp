@@ -14,6 +14,8 @@
 #include "core/util/atomic_file.h"
 #include "core/util/error.h"
 
+#include "tests/support/qtest_suites.h"  // QTEST_MAIN registers this suite in its area's program
+
 using namespace fts;
 namespace fs = std::filesystem;
 

@@ -7,6 +7,8 @@
 
 #include "core/util/error.h"
 
+#include "tests/support/qtest_suites.h"  // QTEST_MAIN registers this suite in its area's program
+
 using namespace fts;
 
 namespace {

@@ -11,6 +11,8 @@
 #include "core/offload/optimizer_partition.h"
 #include "core/util/error.h"
 
+#include "tests/support/qtest_suites.h"  // QTEST_MAIN registers this suite in its area's program
+
 using namespace fts;
 namespace fs = std::filesystem;
 

@@ -10,6 +10,8 @@
 
 #include "core/optim/loss_scaler.h"
 
+#include "tests/support/qtest_suites.h"  // QTEST_MAIN registers this suite in its area's program
+
 using namespace fts;
 using nlohmann::json;
 

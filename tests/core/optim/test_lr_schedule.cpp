@@ -12,6 +12,8 @@
 #include <numbers>
 #include <stdexcept>
 
+#include "tests/support/qtest_suites.h"  // QTEST_MAIN registers this suite in its area's program
+
 using namespace fts;
 using nlohmann::json;
 namespace fs = std::filesystem;

@@ -7,6 +7,8 @@
 #include <cstdlib>
 #include <ctime>
 
+#include "tests/support/qtest_suites.h"  // QTEST_MAIN registers this suite in its area's program
+
 using namespace fts;
 using nlohmann::json;
 

@@ -19,6 +19,8 @@
 #include <thread>
 #include <unistd.h>
 
+#include "tests/support/qtest_suites.h"  // QTEST_MAIN registers this suite in its area's program
+
 using namespace fts;
 namespace fs = std::filesystem;
 

@@ -19,6 +19,8 @@
 
 #include "core/store/run_store.h"
 
+#include "tests/support/qtest_suites.h"  // QTEST_MAIN registers this suite in its area's program
+
 namespace fs = std::filesystem;
 using namespace fts;
 

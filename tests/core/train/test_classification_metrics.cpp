@@ -12,6 +12,8 @@
 #include "core/train/classification_metrics.h"
 #include "core/util/atomic_file.h"
 
+#include "tests/support/qtest_suites.h"  // QTEST_MAIN registers this suite in its area's program
+
 using namespace fts;
 using nlohmann::json;
 

@@ -10,6 +10,8 @@
 
 #include <cstdint>
 
+#include "tests/support/qtest_suites.h"  // QTEST_MAIN registers this suite in its area's program
+
 using namespace fts;
 
 class TestHostAllocator : public QObject {

@@ -12,6 +12,8 @@
 
 #include "core/util/atomic_file.h"
 
+#include "tests/support/qtest_suites.h"  // QTEST_MAIN registers this suite in its area's program
+
 using nlohmann::json;
 namespace fs = std::filesystem;
 

@@ -15,6 +15,8 @@
 #include "core/util/checkpoint_dir.h"
 #include "core/util/error.h"
 
+#include "tests/support/qtest_suites.h"  // QTEST_MAIN registers this suite in its area's program
+
 using nlohmann::json;
 namespace fs = std::filesystem;
 

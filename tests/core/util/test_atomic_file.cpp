@@ -12,6 +12,8 @@
 
 #include <sys/stat.h>
 
+#include "tests/support/qtest_suites.h"  // QTEST_MAIN registers this suite in its area's program
+
 namespace fs = std::filesystem;
 
 class TestAtomicFile : public QObject {

@@ -15,6 +15,8 @@
 #include "core/util/atomic_file_writer.h"
 #include "core/util/error.h"
 
+#include "tests/support/qtest_suites.h"  // QTEST_MAIN registers this suite in its area's program
+
 namespace fs = std::filesystem;
 using namespace fts;
 

@@ -12,6 +12,8 @@
 #include "core/util/checkpoint_checksums.h"
 #include "core/util/checkpoint_dir.h"
 
+#include "tests/support/qtest_suites.h"  // QTEST_MAIN registers this suite in its area's program
+
 namespace fs = std::filesystem;
 using namespace fts;
 

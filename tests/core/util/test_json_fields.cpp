@@ -9,6 +9,8 @@
 #include "core/util/error.h"
 #include "core/util/json_fields.h"
 
+#include "tests/support/qtest_suites.h"  // QTEST_MAIN registers this suite in its area's program
+
 using nlohmann::json;
 
 namespace {

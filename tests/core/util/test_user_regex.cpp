@@ -7,6 +7,8 @@
 
 #include "core/util/user_regex.h"
 
+#include "tests/support/qtest_suites.h"  // QTEST_MAIN registers this suite in its area's program
+
 using fts::compileUserRegex;
 
 class TestUserRegex : public QObject {

@@ -9,6 +9,8 @@
 #include "core/util/error.h"
 #include "core/weights/model_weights.h"
 
+#include "tests/support/qtest_suites.h"  // QTEST_MAIN registers this suite in its area's program
+
 using namespace fts;
 namespace fs = std::filesystem;
 

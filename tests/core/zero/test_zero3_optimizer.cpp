@@ -15,6 +15,8 @@
 #include "core/zero/zero3_optimizer.h"
 #include "core/zero/zero_optimizer.h"
 
+#include "tests/support/qtest_suites.h"  // QTEST_MAIN registers this suite in its area's program
+
 using namespace fts;
 using fts::testing::check;
 using fts::testing::runRanks;
