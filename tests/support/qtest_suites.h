@@ -33,10 +33,10 @@ std::vector<std::string> selfCommand();
 
 }  // namespace fts::testing
 
-#define FTS_SUITE_MAIN(argcName, argvName)                                                                   \
-    static int ftsSuiteMain(int, char**);                                                                    \
-    [[maybe_unused]] static const bool ftsSuiteRegistered =                                                  \
-        fts::testing::registerSuite(FTS_TEST_SUITE_NAME, &ftsSuiteMain);                                     \
+#define FTS_SUITE_MAIN(argcName, argvName)                               \
+    static int ftsSuiteMain(int, char**);                                \
+    [[maybe_unused]] static const bool ftsSuiteRegistered =              \
+        fts::testing::registerSuite(FTS_TEST_SUITE_NAME, &ftsSuiteMain); \
     static int ftsSuiteMain(int argcName, char** argvName)
 
 // Qt's QTEST_MAIN, QTEST_GUILESS_MAIN and QTEST_APPLESS_MAIN all expand through QTEST_MAIN_WRAPPER, which defines
@@ -46,12 +46,12 @@ std::vector<std::string> selfCommand();
 #error "this Qt no longer defines QTEST_MAIN_WRAPPER: update tests/support/qtest_suites.h"
 #endif
 #undef QTEST_MAIN_WRAPPER
-#define QTEST_MAIN_WRAPPER(TestObject, ...)                                             \
-    FTS_SUITE_MAIN(argc, argv) {                                                        \
-        TESTLIB_SELFCOVERAGE_START(#TestObject)                                         \
-        QT_PREPEND_NAMESPACE(QTest::Internal::callInitMain)<TestObject>();              \
-        __VA_ARGS__                                                                     \
-        TestObject tc;                                                                  \
-        QTEST_SET_MAIN_SOURCE_PATH                                                      \
-        return QTest::qExec(&tc, argc, argv);                                           \
+#define QTEST_MAIN_WRAPPER(TestObject, ...)                                \
+    FTS_SUITE_MAIN(argc, argv) {                                           \
+        TESTLIB_SELFCOVERAGE_START(#TestObject)                            \
+        QT_PREPEND_NAMESPACE(QTest::Internal::callInitMain)<TestObject>(); \
+        __VA_ARGS__                                                        \
+        TestObject tc;                                                     \
+        QTEST_SET_MAIN_SOURCE_PATH                                         \
+        return QTest::qExec(&tc, argc, argv);                              \
     }
