@@ -50,10 +50,13 @@ def kind_of(output):
 
 def folder_of(output):
     """core/CMakeFiles/fts_model.dir/model/x.cpp.o -> core/model; tests/CMakeFiles/model_tests.dir/core/model/..."""
-    m = re.match(r"(.*?)CMakeFiles/[^/]+\.dir/(.*)\.o$", output)
+    m = re.match(r"(.*?)CMakeFiles/([^/]+)\.dir/(.*)\.o$", output)
     if not m:
         return "(other)"
-    base, rel = m.group(1).rstrip("/"), m.group(2)
+    base, target, rel = m.group(1).rstrip("/"), m.group(2), m.group(3)
+    if rel.startswith("Unity/"):  # a unity batch: named by its target (fts_model -> core/model)
+        name = re.sub(r"^fts_", "", target)
+        return (base if base.endswith(name) else "/".join(x for x in (base, name) if x)) + " (unity batches)"
     rel = re.sub(r"^(__|\.\./)+", "", rel)
     src = os.path.dirname(rel)
     if base.startswith("tests") and src and not src.startswith("tests"):
