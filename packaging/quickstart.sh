@@ -11,7 +11,14 @@ stage() { echo "quickstart [$1/3] $2 (at $((SECONDS - start)) s)"; }
 stage 1 "Debian packages and Python wheels (packaging/setup-debian.sh)"
 ./packaging/setup-debian.sh
 stage 2 "build fts and finetune-studio into build/ (Ninja shows [done/total] steps; ccache makes a rebuild fast)"
-cmake --preset default >/dev/null
+mkdir -p build
+# LibTorch's CMake files print warnings that do not apply here (CUDA architectures, kineto): keep the configure
+# output in a log and show it only if configuring fails.
+if ! cmake --preset default >build/configure.log 2>&1; then
+  cat build/configure.log >&2
+  echo "quickstart: configuring failed (the log above is in build/configure.log)" >&2
+  exit 1
+fi
 cmake --build --preset app
 if [ -n "${DISPLAY:-}${WAYLAND_DISPLAY:-}" ]; then
   stage 3 "start finetune-studio with the quick-start"

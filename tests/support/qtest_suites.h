@@ -40,8 +40,10 @@ std::vector<std::string> selfCommand();
     static int ftsSuiteMain(int argcName, char** argvName)
 
 // Qt's QTEST_MAIN, QTEST_GUILESS_MAIN and QTEST_APPLESS_MAIN all expand through QTEST_MAIN_WRAPPER, which defines
-// main(). Redefined here with the same body, as a registered suite: each suite sets up its application, initMain
-// and source path exactly as Qt's own main would.
+// main(). Redefined here with the same body, as a registered suite: each suite sets up its application and initMain
+// exactly as Qt's own main would. Left out: QTEST_SET_MAIN_SOURCE_PATH, which serves only QFINDTESTDATA (the suites
+// find their data through FTS_TEST_DATA_DIR) and would put the build folder's path into every suite's code, so that
+// no suite compiled in one clone could come from ccache in another.
 #ifndef QTEST_MAIN_WRAPPER
 #error "this Qt no longer defines QTEST_MAIN_WRAPPER: update tests/support/qtest_suites.h"
 #endif
@@ -52,6 +54,5 @@ std::vector<std::string> selfCommand();
         QT_PREPEND_NAMESPACE(QTest::Internal::callInitMain)<TestObject>(); \
         __VA_ARGS__                                                        \
         TestObject tc;                                                     \
-        QTEST_SET_MAIN_SOURCE_PATH                                         \
         return QTest::qExec(&tc, argc, argv);                              \
     }
