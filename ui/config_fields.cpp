@@ -319,6 +319,10 @@ std::vector<ConfigField> buildFields() {
          QT_TRANSLATE_NOOP("fts::ConfigForm", "Activation checkpointing"),
          QT_TRANSLATE_NOOP("fts::ConfigForm",
                            "Recompute each transformer block in backward: less memory, more compute")},
+        {"model.chunked_loss", S::Method, K::Boolean, QT_TRANSLATE_NOOP("fts::ConfigForm", "Chunked loss"),
+         QT_TRANSLATE_NOOP("fts::ConfigForm",
+                           "Compute the output layer and the loss a chunk of tokens at a time: the full logits "
+                           "never exist at once (same loss and gradients)")},
         {"training.max_steps", S::Method, K::Integer, QT_TRANSLATE_NOOP("fts::ConfigForm", "Max steps"),
          QT_TRANSLATE_NOOP("fts::ConfigForm", "Optimizer steps; 0 = use epochs")},
         {"training.epochs", S::Method, K::Number, QT_TRANSLATE_NOOP("fts::ConfigForm", "Epochs"),

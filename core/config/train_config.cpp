@@ -164,8 +164,11 @@ void parseModel(const json& doc, const fs::path& baseDir, IssueList& issues, Mod
     if (m.tokenizer.empty() && !m.path.empty()) m.tokenizer = m.path / "tokenizer.json";
     if (const json* v = findField(*o, "activation_checkpointing"))
         if (auto b = readBool(issues, *v, "model.activation_checkpointing")) m.activationCheckpointing = *b;
+    if (const json* v = findField(*o, "chunked_loss"))
+        if (auto b = readBool(issues, *v, "model.chunked_loss")) m.chunkedLoss = *b;
     if (const json* v = findField(*o, "lora"); v && !v->is_null()) parseLora(*v, baseDir, m, issues);
-    warnUnknownKeys(issues, *o, "model", {"path", "init", "tokenizer", "activation_checkpointing", "lora"});
+    warnUnknownKeys(issues, *o, "model",
+                    {"path", "init", "tokenizer", "activation_checkpointing", "chunked_loss", "lora"});
 }
 
 void parseData(const json& doc, const fs::path& baseDir, IssueList& issues, DataSection& d) {
@@ -600,7 +603,8 @@ nlohmann::json configToResolvedJson(const TrainConfig& c) {
     json model = {{"path", c.model.path.generic_string()},
                   {"init", c.model.init},
                   {"tokenizer", c.model.tokenizer.generic_string()},
-                  {"activation_checkpointing", c.model.activationCheckpointing}};
+                  {"activation_checkpointing", c.model.activationCheckpointing},
+                  {"chunked_loss", c.model.chunkedLoss}};
     if (c.model.lora.enabled) {
         const LoraSection& l = c.model.lora;
         json lora = {{"lora_dropout", l.dropout}, {"bias", l.bias}, {"merge_on_export", l.mergeOnExport}};

@@ -180,6 +180,9 @@ struct ModelSection {
     std::string init = "pretrained";  // "pretrained" (load weights) or "random" (seeded init from config.json)
     std::filesystem::path tokenizer;  // tokenizer.json; default: <path>/tokenizer.json
     bool activationCheckpointing = false;  // model.activation_checkpointing: recompute each block in backward
+    // model.chunked_loss: the LM head's projection and cross-entropy run over chunks of tokens, so the
+    // (tokens x vocab) logits never exist at once (core/model/chunked_head_loss.h). Same loss and gradients.
+    bool chunkedLoss = true;
     LoraSection lora;
 };
 

@@ -20,22 +20,29 @@ struct BlockHolder : torch::CustomClassHolder {
 // Sets autocast for one device type and puts the previous setting back on destruction.
 class AutocastScope {
 public:
+    // The replay's casts are not cached: autocast's cache is process-wide and outlives this scope, so bit16 copies
+    // of the weights made here would be found again by the next forward after the optimizer changed the weights
+    // (stale weights), and would stay resident through the step. (torch.utils.checkpoint's replay clears it.)
     AutocastScope(c10::DeviceType type, bool enabled, at::ScalarType dtype)
         : m_type(type),
           m_wasEnabled(at::autocast::is_autocast_enabled(type)),
-          m_wasDtype(at::autocast::get_autocast_dtype(type)) {
+          m_wasDtype(at::autocast::get_autocast_dtype(type)),
+          m_wasCaching(at::autocast::is_autocast_cache_enabled()) {
         at::autocast::set_autocast_enabled(type, enabled);
         at::autocast::set_autocast_dtype(type, dtype);
+        at::autocast::set_autocast_cache_enabled(false);
     }
     ~AutocastScope() {
         at::autocast::set_autocast_enabled(m_type, m_wasEnabled);
         at::autocast::set_autocast_dtype(m_type, m_wasDtype);
+        at::autocast::set_autocast_cache_enabled(m_wasCaching);
     }
 
 private:
     c10::DeviceType m_type;
     bool m_wasEnabled;
     at::ScalarType m_wasDtype;
+    bool m_wasCaching;
 };
 
 struct CheckpointFunction : torch::autograd::Function<CheckpointFunction> {

@@ -243,11 +243,11 @@ public:
         const torch::Tensor& lnB = next();
         torch::Tensor t = applyActivation(m_cfg.activation, linearAt(tW, h, tB));
         t = torch::layer_norm(t, {C}, lnW, lnB, m_cfg.layerNormEps);
-        if (m_cfg.tieWordEmbeddings) return denseLinear(t, we, decBias);  // (B, T, V)
+        if (m_cfg.tieWordEmbeddings) return outputLayer(std::nullopt, t, we, decBias);  // (B, T, V)
         // Untied (transformers 5): the decoder has its own weight and bias; cls.predictions.bias is kept but unused.
         const size_t decW = k++;
         const torch::Tensor& decB = next();
-        return linearAt(decW, t, decB);
+        return outputLayer(decW, t, param(decW), decB);
     }
 
     torch::Tensor loss(const torch::Tensor& logitsIn, const torch::Tensor& labelsIn) const override {

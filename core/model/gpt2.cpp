@@ -168,9 +168,11 @@ private:
         if (cache) h = h.narrow(1, T - 1, 1);      // generation needs the last position's logits only
         const size_t f = blockBase(m_cfg.nLayer);  // ln_f.weight, ln_f.bias, [lm_head.weight]
         h = torch::layer_norm(h, {C}, param(f), param(f + 1), m_cfg.layerNormEpsilon);
-        torch::Tensor logits =
-            m_cfg.tieWordEmbeddings ? denseLinear(h, param(kWte)) : linearAt(f + 2, h, torch::Tensor());  // (B, T, V)
-        return cache ? logits.squeeze(1) : logits;
+        if (cache)  // generation: always logits
+            return (m_cfg.tieWordEmbeddings ? denseLinear(h, param(kWte)) : linearAt(f + 2, h, torch::Tensor()))
+                .squeeze(1);
+        return m_cfg.tieWordEmbeddings ? outputLayer(std::nullopt, h, param(kWte), torch::Tensor())
+                                       : outputLayer(f + 2, h, param(f + 2), torch::Tensor());  // (B, T, V)
     }
 
     // Parameter layout (spec order): wte, wpe, then 12 per block, then ln_f.weight, ln_f.bias, [lm_head.weight].

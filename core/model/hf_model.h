@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -46,6 +47,11 @@ public:
     bool isTraining() const { return m_training; }
     std::vector<std::pair<size_t, size_t>> blockParameterRanges() const override { return m_blockRanges; }
     void setBlockRunner(BlockRunner runner) override { m_blockRunner = std::move(runner); }
+    void setDeferOutputHead(bool on) override {
+        m_deferHead = on;
+        m_lastHead.reset();
+    }
+    std::optional<OutputHead> deferredOutputHead() const override { return m_deferHead ? m_lastHead : std::nullopt; }
 
     const std::vector<ParamSpec>& parameterSpecs() const { return m_specs; }
     // Checkpoint tensors transformers drops without a warning (non-persistent buffers, tied duplicates).
@@ -67,6 +73,11 @@ protected:
     // linearAt: nn.Linear, weight (out, in); conv1dAt: HF Conv1D, weight (in, out). bias may be undefined.
     torch::Tensor linearAt(size_t weightIndex, const torch::Tensor& x, const torch::Tensor& bias) const;
     torch::Tensor conv1dAt(size_t weightIndex, const torch::Tensor& x, const torch::Tensor& bias) const;
+    // The LM output layer: logits of x, or with setDeferOutputHead(true) x itself with the layer kept for the
+    // loss. weightIndex: the weight's index in parameters() when it is its own (LoRA may sit on it); tied heads
+    // pass the embedding as `weight` and no index.
+    torch::Tensor outputLayer(std::optional<size_t> weightIndex, const torch::Tensor& x, const torch::Tensor& weight,
+                              const torch::Tensor& bias);
     // block(h), or checkpointedBlock over parameters [firstParam, firstParam + count) when activation
     // checkpointing is on, or the ZeRO stage 3 runner when one is set. `block` must capture by value: it runs
     // again during backward.
@@ -82,6 +93,8 @@ protected:
     std::shared_ptr<LoraOptions> m_loraOptions;
     std::vector<std::pair<size_t, size_t>> m_blockRanges;  // (first parameter, count) of each block, forward order
     BlockRunner m_blockRunner;
+    bool m_deferHead = false;
+    std::optional<OutputHead> m_lastHead;
 };
 
 // model_type -> builder. Throws FormatError naming config.json's "model_type" and the supported types.

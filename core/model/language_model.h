@@ -52,6 +52,11 @@ struct ModelLoadOptions {
     std::function<torch::Tensor(size_t index, const torch::Tensor& full)> partition;
 };
 
+// The output layer of an LM head: logits = rows @ weight^T + bias (bias may be undefined).
+struct OutputHead {
+    torch::Tensor weight, bias;
+};
+
 class LanguageModel {
 public:
     virtual ~LanguageModel() = default;
@@ -81,6 +86,13 @@ public:
                                  " cannot consume packed sequences (per-sample position ids "
                                  "with block-diagonal attention)");
     }
+    // model.chunked_loss: with deferOutputHead on, forward / forwardPacked / forwardWithTokenTypes of an LM head
+    // return the rows its output layer would read (B, T, C) instead of logits, and deferredOutputHead() gives that
+    // layer (as the last forward used it), so the loss can project and score chunk by chunk
+    // (chunked_head_loss.h). Models or layers that cannot (a LoRA adapter on the output layer, a classifier)
+    // return logits as always and deferredOutputHead() is empty.
+    virtual void setDeferOutputHead(bool on) { (void)on; }
+    virtual std::optional<OutputHead> deferredOutputHead() const { return std::nullopt; }
     // The loss transformers computes from these logits and labels (causal LM: shift by one, ignore -100, mean).
     virtual torch::Tensor loss(const torch::Tensor& logits, const torch::Tensor& labels) const = 0;
     // Every parameter under its HF name, in HF state_dict order; tied weights appear once.

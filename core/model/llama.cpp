@@ -273,9 +273,10 @@ private:
         if (cache) h = h.narrow(1, T - 1, 1);  // generation needs the last position's logits only
         const size_t f = m_blockBase.back();   // model.norm.weight, [lm_head.weight]
         h = rmsNorm(h, m_params[f].tensor, m_cfg.rmsNormEps);
-        torch::Tensor logits =
-            m_cfg.tieWordEmbeddings ? denseLinear(h, embed) : linearAt(f + 1, h, torch::Tensor());  // (B, T, V)
-        return cache ? logits.squeeze(1) : logits;
+        if (cache)  // generation: always logits
+            return (m_cfg.tieWordEmbeddings ? denseLinear(h, embed) : linearAt(f + 1, h, torch::Tensor())).squeeze(1);
+        return m_cfg.tieWordEmbeddings ? outputLayer(std::nullopt, h, embed, torch::Tensor())
+                                       : outputLayer(f + 1, h, m_params[f + 1].tensor, torch::Tensor());  // (B, T, V)
     }
 
     // Additive (B, 1, T, T) bias: 0 where allowed (causal, key not padding, inside the window), dtype-min elsewhere,

@@ -133,6 +133,17 @@ torch::Tensor HfModel::linearAt(size_t weightIndex, const torch::Tensor& x, cons
     return y;
 }
 
+torch::Tensor HfModel::outputLayer(std::optional<size_t> weightIndex, const torch::Tensor& x,
+                                   const torch::Tensor& weight, const torch::Tensor& bias) {
+    const bool adapted = weightIndex && *weightIndex < m_lora.size() && m_lora[*weightIndex];
+    if (m_deferHead && !adapted) {
+        m_lastHead = OutputHead{weight, bias};
+        return x;
+    }
+    m_lastHead.reset();
+    return weightIndex ? linearAt(*weightIndex, x, bias) : denseLinear(x, weight, bias);
+}
+
 torch::Tensor HfModel::conv1dAt(size_t weightIndex, const torch::Tensor& x, const torch::Tensor& bias) const {
     torch::Tensor y = denseConv1d(x, m_params[weightIndex].tensor, bias);
     if (weightIndex < m_lora.size() && m_lora[weightIndex]) y = y + m_lora[weightIndex]->delta(x, m_training);

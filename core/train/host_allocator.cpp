@@ -5,6 +5,7 @@
 #include <c10/core/CPUAllocator.h>
 #include <c10/core/alignment.h>
 
+#include <atomic>
 #include <cstdlib>
 #include <mutex>
 #include <new>
@@ -26,6 +27,7 @@ public:
     explicit CachingHostAllocator(int64_t capBytes) : m_cap(capBytes) {}
 
     c10::DataPtr allocate(size_t n) override {
+        countAllocated(int64_t(n));
         void* base = nullptr;
         if (n < kMinCached || m_cap <= 0) return wrap(newBlock(n));
         {
@@ -62,8 +64,13 @@ public:
 
     HostAllocatorStats stats() {
         std::lock_guard<std::mutex> lock(m_mutex);
-        return m_stats;
+        HostAllocatorStats s = m_stats;
+        s.liveBytes = m_live.load();
+        s.peakLiveBytes = m_peak.load();
+        return s;
     }
+
+    void resetPeak() { m_peak.store(m_live.load()); }
 
     static CachingHostAllocator* instance;
 
@@ -78,10 +85,18 @@ private:
         void* data = static_cast<char*>(base) + kHeader;
         return {data, data, &release, c10::Device(c10::DeviceType::CPU)};
     }
+    void countAllocated(int64_t n) {
+        const int64_t live = m_live.fetch_add(n) + n;
+        int64_t peak = m_peak.load();
+        while (live > peak && !m_peak.compare_exchange_weak(peak, live)) {
+        }
+    }
+
     static void release(void* data) {
         if (!data) return;
         void* base = static_cast<char*>(data) - kHeader;
         const size_t n = *static_cast<size_t*>(base);
+        instance->m_live.fetch_sub(int64_t(n));
         if (n < kMinCached || instance->m_cap <= 0)
             std::free(base);
         else
@@ -105,6 +120,7 @@ private:
     std::mutex m_mutex;
     std::unordered_map<size_t, std::vector<void*>> m_free;
     HostAllocatorStats m_stats;
+    std::atomic<int64_t> m_live{0}, m_peak{0};
 };
 
 CachingHostAllocator* CachingHostAllocator::instance = nullptr;
@@ -124,6 +140,12 @@ void installHostCachingAllocator(int64_t capBytes) {
 void releaseHostCache() {
     if (CachingHostAllocator::instance) CachingHostAllocator::instance->releaseCached();
 }
+
+void resetHostPeak() {
+    if (CachingHostAllocator::instance) CachingHostAllocator::instance->resetPeak();
+}
+
+bool hostAllocatorInstalled() { return CachingHostAllocator::instance != nullptr; }
 
 HostAllocatorStats hostAllocatorStats() {
     return CachingHostAllocator::instance ? CachingHostAllocator::instance->stats() : HostAllocatorStats{};

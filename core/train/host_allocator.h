@@ -10,6 +10,9 @@ struct HostAllocatorStats {
     int64_t hits = 0, misses = 0;  // large allocations served from the cache / from the system
     int64_t cachedBytes = 0;       // freed large blocks held for reuse now
     int64_t releasedBytes = 0;     // cached bytes given back to the system (on a miss, or over the cap)
+    // Tensor bytes handed out and not yet freed (every size), and their high-water mark since the last
+    // resetHostPeak(): the CPU counterpart of the CUDA caching allocator's allocated_bytes current / peak.
+    int64_t liveBytes = 0, peakLiveBytes = 0;
 };
 
 // Installs the caching allocator as LibTorch's CPU allocator (once per process; later calls do nothing). Blocks of
@@ -21,5 +24,9 @@ void installHostCachingAllocator(int64_t capBytes = int64_t(2) << 30);
 // model and building the optimizer freed (full tensors cut to shards, initial copies) does not stay resident.
 void releaseHostCache();
 HostAllocatorStats hostAllocatorStats();
+// Starts a new high-water mark at the bytes live now (torch.cuda.reset_peak_memory_stats's counterpart).
+void resetHostPeak();
+// True when the caching allocator is LibTorch's CPU allocator (installHostCachingAllocator ran).
+bool hostAllocatorInstalled();
 
 }  // namespace fts

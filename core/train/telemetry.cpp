@@ -2,8 +2,12 @@
 // LibTorch's caching allocator (what the process really holds, not what nvidia-smi guesses).
 #include "core/train/telemetry.h"
 
+#include "core/train/host_allocator.h"
+
 #include <torch/torch.h>
 
+#include <cstdlib>
+#include <cstring>
 #include <fstream>
 #include <sstream>
 
@@ -39,6 +43,14 @@ static int64_t memTotalBytes() {
     return 0;
 }
 
+bool cpuTensorTelemetry() {
+    static const bool on = [] {
+        const char* v = std::getenv("FTS_CPU_MEMORY");
+        return v && std::strcmp(v, "tensors") == 0;
+    }();
+    return on;
+}
+
 int64_t processRssBytes() { return procStatusKb("VmRSS:") * 1024; }
 
 MemorySample sampleMemory(int deviceIndex) {
@@ -48,6 +60,11 @@ MemorySample sampleMemory(int deviceIndex) {
         s.allocated = s.reserved = processRssBytes();
         s.peak = procStatusKb("VmHWM:") * 1024;
         s.capacity = memTotalBytes();
+        if (cpuTensorTelemetry() && hostAllocatorInstalled()) {
+            const HostAllocatorStats h = hostAllocatorStats();
+            s.allocated = h.liveBytes;
+            s.peak = h.peakLiveBytes;
+        }
         return s;
     }
     s.device = "cuda:" + std::to_string(deviceIndex);

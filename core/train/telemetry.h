@@ -10,8 +10,11 @@ struct MemorySample {
     int64_t allocated = 0, reserved = 0, peak = 0, capacity = 0;  // bytes
 };
 
-// deviceIndex < 0: CPU (allocated = reserved = RSS, peak = VmHWM, capacity = MemTotal).
+// deviceIndex < 0: CPU (allocated = reserved = RSS, peak = VmHWM, capacity = MemTotal). With FTS_CPU_MEMORY=tensors
+// allocated and peak are the tensor bytes LibTorch's CPU allocator has handed out (host_allocator.h), the
+// counterpart of CUDA's allocated_bytes: what the estimate's "allocator peak" predicts (docs/estimate.md).
 MemorySample sampleMemory(int deviceIndex);
 int64_t processRssBytes();
+bool cpuTensorTelemetry();  // FTS_CPU_MEMORY=tensors
 
 }  // namespace fts

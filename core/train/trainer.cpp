@@ -226,6 +226,12 @@ static TrainOutcome train(const TrainConfig& givenCfg, const TrainOptions& opt, 
             std::vector<int64_t> idx;
             for (int64_t i = begin; i < std::min(n, begin + micro); ++i) idx.push_back(i);
             TrainBatch batch = data->batch(true, idx, device);
+            if (!labelled) {  // language models: the loss alone (chunked unless model.chunked_loss is off)
+                sum += forwardLossSum(*model, batch, cfg.model.chunkedLoss).item<double>();
+                counted += batch.lossTokens;
+                batches += 1;
+                continue;
+            }
             torch::Tensor logits = forwardBatch(*model, batch).to(torch::kFloat32);
             sum += batchLossSum(*model, logits, batch).item<double>();
             counted += batch.lossTokens;
@@ -321,8 +327,7 @@ static TrainOutcome train(const TrainConfig& givenCfg, const TrainOptions& opt, 
             torch::Tensor loss;
             {
                 AutocastScope autocast(ds.bf16, device);
-                torch::Tensor logits = forwardBatch(*model, batch);  // (B, T, V)
-                loss = batchLossSum(*model, logits.to(torch::kFloat32), batch);
+                loss = forwardLossSum(*model, batch, cfg.model.chunkedLoss);
             }
             optimizer->backward(loss, stepLossTokens);  // a part of the step's loss (fp16: times the loss scale)
             optimizer->endMicroStep();

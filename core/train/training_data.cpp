@@ -6,11 +6,14 @@
 
 #include <algorithm>
 #include <chrono>
+#include <optional>
 
 #include "core/data/text_dataset.h"
 #include "core/train/classification_batches.h"
 #include "core/data/token_cache.h"
 #include "core/data/tokenizer.h"
+#include "core/model/chunked_head_loss.h"
+#include "core/model/hf_model.h"
 #include "core/model/language_model.h"
 #include "core/model/token_cross_entropy.h"
 #include "core/train/events.h"
@@ -234,6 +237,41 @@ torch::Tensor forwardBatch(LanguageModel& model, const TrainBatch& batch) {
 torch::Tensor batchLossSum(const LanguageModel& model, const torch::Tensor& logits, const TrainBatch& batch) {
     if (model.info().task == ModelTask::CausalLM) return causalLmLossSum(logits, batch.labels);
     return model.loss(logits, batch.labels) * double(batch.lossTokens);
+}
+
+torch::Tensor forwardLossSum(LanguageModel& model, const TrainBatch& batch, bool chunked, int64_t chunkRows) {
+    const ModelTask task = model.info().task;
+    if (!chunked || task == ModelTask::SequenceClassification)
+        return batchLossSum(model, forwardBatch(model, batch).to(torch::kFloat32), batch);
+    struct DeferScope {  // the model computes logits again once this forward is done, whatever happens in it
+        LanguageModel& m;
+        explicit DeferScope(LanguageModel& model) : m(model) { m.setDeferOutputHead(true); }
+        ~DeferScope() { m.setDeferOutputHead(false); }
+    };
+    torch::Tensor out;
+    std::optional<OutputHead> head;
+    {
+        DeferScope defer(model);
+        out = forwardBatch(model, batch);
+        head = model.deferredOutputHead();
+    }
+    if (!head) return batchLossSum(model, out.to(torch::kFloat32), batch);  // the model gave logits
+    const torch::Tensor labels = batch.labels.to(out.device());
+    const torch::ScalarType dtype = computeDtype(head->weight);
+    if (task == ModelTask::CausalLM) {
+        if (out.dim() != 3 || labels.dim() != 2 || labels.size(0) != out.size(0) || labels.size(1) != out.size(1))
+            throw Error("causal LM loss: hidden states (B, T, C) and labels (B, T) expected, found " +
+                        c10::str(out.sizes()) + " and " + c10::str(labels.sizes()));
+        if (out.size(1) < 2) return out.sum() * 0.0;
+        return chunkedHeadCrossEntropy(out, head->weight, head->bias, nextTokenTargets(labels), TokenLossReduction::Sum,
+                                       dtype, chunkRows);
+    }
+    // Masked LM: the model's mean over the counted tokens, times their number (as batchLossSum).
+    if (!labels.sizes().equals(out.sizes().slice(0, 2)))
+        throw Error("masked LM loss: labels must be (batch, seq) = " + c10::str(out.sizes().slice(0, 2)) + ", found " +
+                    c10::str(labels.sizes()));
+    return chunkedHeadCrossEntropy(out, head->weight, head->bias, labels, TokenLossReduction::Mean, dtype, chunkRows) *
+           double(batch.lossTokens);
 }
 
 torch::Tensor causalLmLossSum(const torch::Tensor& logits, const torch::Tensor& labels) {

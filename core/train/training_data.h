@@ -70,6 +70,12 @@ torch::Tensor forwardBatch(LanguageModel& model, const TrainBatch& batch);
 // own (mean) loss times lossTokens.
 torch::Tensor batchLossSum(const LanguageModel& model, const torch::Tensor& logits, const TrainBatch& batch);
 
+// The batch's summed loss (batchLossSum of the float32 logits) from one forward pass. With `chunked`
+// (model.chunked_loss) an LM head's projection and cross-entropy run chunk by chunk (chunked_head_loss.h), so the
+// (tokens x vocab) logits never exist; classifiers, and output layers carrying a LoRA adapter, take the logits path.
+// chunkRows > 0 fixes the rows per chunk (tests); 0: chunkRowsFor the vocabulary and device.
+torch::Tensor forwardLossSum(LanguageModel& model, const TrainBatch& batch, bool chunked, int64_t chunkRows = 0);
+
 // Sum of the causal-LM cross entropy over the batch's counted predictions (logits[:, t] vs labels[:, t+1],
 // -100 ignored), in float32. Dividing by the number of counted predictions of the whole accumulated
 // (and all-rank) batch gives transformers' loss with num_items_in_batch (docs/data.md).

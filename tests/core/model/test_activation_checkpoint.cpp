@@ -7,6 +7,8 @@
 #include <functional>
 #include <set>
 
+#include <ATen/autocast_mode.h>
+
 #include "core/model/activation_checkpoint.h"
 #include "core/model/hf_model.h"
 #include "core/model/safetensors_torch.h"
@@ -52,6 +54,7 @@ private slots:
     void sameGradients_data();
     void sameGradients();
     void standaloneBlock();
+    void autocastReplayLeavesNoStaleCast();
 };
 
 void TestActivationCheckpoint::sameGradients_data() {
@@ -136,6 +139,37 @@ void TestActivationCheckpoint::standaloneBlock() {
     QVERIFY(torch::allclose(w.grad(), gw, 1e-6, 1e-7));
     torch::NoGradGuard noGrad;
     QVERIFY(!checkpointedBlock(f, x, {w}).requires_grad());
+}
+
+void TestActivationCheckpoint::autocastReplayLeavesNoStaleCast() {
+    // bf16 autocast over float32 weights (stage 0 bf16) with checkpointing: backward replays the blocks under
+    // autocast. After an optimizer-like in-place update, the next forward must use the new weights, not bit16
+    // casts the replay left in autocast's (process-wide) cache.
+    auto in = loadSafetensors(golden("llama") / "inputs.safetensors");
+    auto autocastForward = [&](LanguageModel& m) {
+        at::autocast::set_autocast_dtype(c10::DeviceType::CPU, at::kBFloat16);
+        at::autocast::set_autocast_enabled(c10::DeviceType::CPU, true);
+        torch::Tensor logits = m.forward(in.at("input_ids"), in.at("attention_mask"));
+        at::autocast::set_autocast_enabled(c10::DeviceType::CPU, false);
+        at::autocast::clear_cache();  // as the trainer's scope does on exit
+        return logits;
+    };
+    auto model = loadPretrainedModel(golden("llama"), {});
+    model->setActivationCheckpointing(true);
+    model->loss(autocastForward(*model), in.at("labels")).backward();  // the replay runs here, under autocast
+    {
+        torch::NoGradGuard noGrad;
+        for (auto& p : model->parameters()) p.tensor.add_(0.05);  // the optimizer's in-place step
+    }
+    torch::Tensor after = autocastForward(*model).detach();
+    auto fresh = loadPretrainedModel(golden("llama"), {});
+    {
+        torch::NoGradGuard noGrad;
+        for (auto& p : fresh->parameters()) p.tensor.add_(0.05);
+    }
+    torch::Tensor expected = autocastForward(*fresh).detach();
+    QVERIFY2(torch::equal(after, expected),
+             qPrintable(QString("max |diff| %1").arg((after - expected).abs().max().item<double>())));
 }
 
 QTEST_APPLESS_MAIN(TestActivationCheckpoint)
