@@ -64,6 +64,7 @@ void addEstimateCommand(CLI::App& app) {
         int64_t microBatch = 0, runtimeBytes = -1;
         int lora = 0;
         std::string checkpointing;
+        std::string chunkedLoss;
     };
     auto a = std::make_shared<Args>();
     cmd->add_option("config", a->config, "Training config (JSON with a deepspeed block)")->required();
@@ -78,6 +79,7 @@ void addEstimateCommand(CLI::App& app) {
     cmd->add_option("--micro-batch", a->microBatch, "Estimate as if train_micro_batch_size_per_gpu were this");
     cmd->add_option("--activation-checkpointing", a->checkpointing,
                     "on or off (default: model.activation_checkpointing)");
+    cmd->add_option("--chunked-loss", a->chunkedLoss, "on or off (default: model.chunked_loss, on)");
     cmd->add_option("--offload-optimizer", a->offload,
                     "none, cpu or nvme (default: zero_optimization.offload_optimizer)");
     cmd->add_option("--lora", a->lora, "Estimate as if LoRA with this rank trained every linear layer of the blocks");
@@ -106,6 +108,11 @@ void addEstimateCommand(CLI::App& app) {
             if (a->checkpointing != "on" && a->checkpointing != "off")
                 throw ConfigError("--activation-checkpointing: expected on or off, got \"" + a->checkpointing + "\"");
             o.activationCheckpointing = a->checkpointing == "on";
+        }
+        if (!a->chunkedLoss.empty()) {
+            if (a->chunkedLoss != "on" && a->chunkedLoss != "off")
+                throw ConfigError("--chunked-loss: expected on or off, got \"" + a->chunkedLoss + "\"");
+            o.chunkedLoss = a->chunkedLoss == "on";
         }
         if (!a->offload.empty()) {
             if (a->offload != "none" && a->offload != "cpu" && a->offload != "nvme")

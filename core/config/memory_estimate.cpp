@@ -128,67 +128,107 @@ struct Inputs {
     ZeroKnobs zero;
     std::optional<LoraKnobs> lora;
     int64_t runtime = 0;
+    bool chunkedLoss = true;
+    bool attentionBias = false;  // instruction data (padding or packed samples): SDPA gets a mask
 };
 
 struct Result {
     MemoryBreakdown b;
     ActivationDetail act;
+    ModelStateSizes states;
     int64_t trainable = 0;
+};
+
+// Elements of the weights a linear layer multiplies (autocast casts each to bf16 once per forward at stage 0):
+// the blocks' linear weights and an LM head's (the embedding's when tied).
+int64_t linearWeightElements(const ModelShape& shape) {
+    int64_t n = 0;
+    for (const auto& t : shape.tensors)
+        if (!t.module.empty() && t.layer >= 0) n += t.numel;
+    if (shape.lmHead) n += shape.vocabSize * shape.hiddenSize;
+    return n;
+}
+
+// One moment of the step: what is alive then, by term.
+struct Moment {
+    const char* name;
+    int64_t parameters = 0, gradients = 0, optimizer = 0, masterGradients = 0, activations = 0, buckets = 0,
+            workspace = 0;
+    int64_t sum() const {
+        return parameters + gradients + optimizer + masterGradients + activations + buckets + workspace;
+    }
 };
 
 Result compute(const ModelShape& shape, const Inputs& in) {
     Result res;
     MemoryBreakdown& b = res.b;
-    const bool mixed = in.precision != "fp32";
+    const bool mixed = in.precision != "fp32", fp16 = in.precision == "fp16";
     const int64_t N = in.world;
     const int64_t psi = shape.numParameters();
-    // LoRA: every base weight is frozen; the adapters are extra, trainable parameters.
-    const int64_t trainable = in.lora ? loraParameters(shape, *in.lora) : psi;
-    const int64_t frozen = in.lora ? psi : 0;
+    // LoRA: every base weight is frozen; the adapters are extra, trainable float32 parameters.
+    const bool lora = in.lora.has_value();
+    const int64_t trainable = lora ? loraParameters(shape, *in.lora) : psi;
+    const int64_t frozen = lora ? psi : 0;
     res.trainable = trainable;
-    const int64_t paramBytes = mixed ? 2 : 4, gradBytes = mixed ? 2 : 4;
-    // Optimizer bytes per trainable parameter: fp32 master + exp_avg + exp_avg_sq (12); fp32 training at
-    // stage 0 steps the parameters themselves (8). A ZeRO partition always keeps its own fp32 master copy.
-    const int64_t optBytes = (!mixed && in.stage == 0) ? 8 : 12;
+    // Bytes per element. Stage 0 with bf16 keeps float32 weights (autocast over them) and float32 gradients; fp16
+    // keeps fp16 weights and gradients with a float32 master; ZeRO 1-3 keep bit16 weights and gradients in mixed
+    // precision. LoRA adapters are float32 at every stage; the frozen base at stage 0 stays float32 under bf16.
+    const int64_t bit16 = mixed ? 2 : 4;
+    const int64_t baseBytes = in.stage == 0 ? (fp16 ? 2 : 4) : bit16;
+    const int64_t trainBytes = lora ? 4 : baseBytes;
+    const int64_t gradBytes = lora ? 4 : (in.stage == 0 ? (fp16 ? 2 : 4) : bit16);
+    const ForwardMode mode = !mixed          ? ForwardMode::Fp32
+                             : fp16          ? ForwardMode::Half
+                             : in.stage == 0 ? ForwardMode::AutocastOverFp32
+                                             : ForwardMode::AutocastBit16;
+    // Optimizer state per trainable element: a master copy (12) unless the weights are float32 and stepped in place
+    // (stage 0 fp32/bf16, or float32 LoRA adapters at stage 0: 8).
+    const int64_t optBytes = in.stage == 0 && trainBytes == 4 ? 8 : 12;
+    const int64_t part = ceilDiv(trainable, N);
 
-    // ---- model states (ZeRO paper, Ψ = trainable; frozen weights are never partitioned before stage 3) ---
-    const int64_t paramsTrainable = in.stage >= 3 ? ceilDiv(trainable * paramBytes, N) : trainable * paramBytes;
-    const int64_t paramsFrozen = in.stage >= 3 ? ceilDiv(frozen * paramBytes, N) : frozen * paramBytes;
-    b.parameters = paramsTrainable + paramsFrozen;
-    b.gradients = in.stage >= 2 ? ceilDiv(trainable * gradBytes, N) : trainable * gradBytes;
-    const int64_t optimizer = in.stage >= 1 ? ceilDiv(trainable * optBytes, N) : trainable * optBytes;
-    const int64_t masterGrads = in.stage >= 1 ? ceilDiv(trainable * 4, N) : 0;
+    // ---- model states (the paper's sizes) -------------------------------------------------------------------
+    ModelStateSizes& st = res.states;
+    const int64_t paramsTrainable =
+        in.stage >= 3 && !lora ? ceilDiv(trainable * trainBytes, N) : trainable * trainBytes;
+    const int64_t paramsFrozen = in.stage >= 3 ? ceilDiv(frozen * baseBytes, N) : frozen * baseBytes;
+    st.parameters = paramsTrainable + paramsFrozen;
+    // The paper's gradient term: the full set at stages 0-1, the partition from stage 2.
+    st.gradients = in.stage >= 2 ? ceilDiv(trainable * gradBytes, N) : trainable * gradBytes;
+    st.optimizerStates = in.stage >= 1 ? ceilDiv(trainable * optBytes, N) : trainable * optBytes;
+    st.masterGradients = in.stage >= 1 ? ceilDiv(trainable * 4, N) : (fp16 && !lora ? trainable * 4 : 0);
+
+    // ---- what stays on the device between steps ---------------------------------------------------------------
+    int64_t deviceParams = st.parameters, deviceOptimizer = st.optimizerStates, masterGrads = st.masterGradients;
     const bool offloadOpt = in.stage >= 1 && (in.zero.offloadOptimizer == "cpu" || in.zero.offloadOptimizer == "nvme");
     if (offloadOpt) {
         // The offloaded partition (core/offload/optimizer_partition.h): fp32 master + moments in host memory, or in
         // a swap file with buffer_count host buffers of one sub-group each; no fp32 master gradient (CPU-Adam reads
         // the reduced gradient in its own dtype). Stages 1-2 keep a parameter-dtype copy of the partition on the
         // device for the all-gather; a CUDA device stages one sub-group of gradient and parameter in host memory.
-        const int64_t part = ceilDiv(trainable, N);
         const int64_t group = std::min<int64_t>(part, int64_t(in.zero.subGroupSize));
         if (in.zero.offloadOptimizer == "nvme") {
             const int64_t seg = ceilDiv(group * 4, 4096) * 4096, groups = group > 0 ? ceilDiv(part, group) : 0;
             b.nvmeOffload = groups * 3 * seg;
             b.hostOffload = std::min<int64_t>(groups, int64_t(in.zero.offloadBufferCount)) * 3 * seg;
         } else {
-            b.hostOffload = optimizer;
+            b.hostOffload = st.optimizerStates;
         }
-        if (in.stage <= 2) b.parameters += part * paramBytes;
-        if (in.device == EstimateDevice::Cuda) b.hostOffload += group * (gradBytes + paramBytes);
-    } else {
-        b.optimizerStates = optimizer;
-        b.masterGradients = masterGrads;
+        if (in.stage <= 2) deviceParams += part * trainBytes;
+        if (in.device == EstimateDevice::Cuda) b.hostOffload += group * (gradBytes + trainBytes);
+        deviceOptimizer = 0;
+        masterGrads = 0;
     }
     // offload_param (stage 3, core/offload/param_shard_store.h): the parameter shard leaves the device. "cpu": all
     // of it in host memory (on a CPU device that is where it was: nothing moves). "nvme": the first max_in_cpu
     // elements in host memory, the rest in a swap file, with buffer_count read-ahead buffers of at most buffer_size
     // elements and two 8 MiB write buffers in host memory.
+    const int64_t shardBytes = in.stage >= 3 ? (lora ? paramsFrozen : paramsTrainable) : 0;
     if (in.stage >= 3 && (in.zero.offloadParam == "cpu" || in.zero.offloadParam == "nvme")) {
-        const int64_t shardElems = ceilDiv(trainable, N), shardBytes = paramsTrainable;
+        const int64_t shardElems = lora ? ceilDiv(frozen, N) : part;
         int64_t resident = shardBytes, swapped = 0;
         if (in.zero.offloadParam == "nvme") {
             const int64_t residentElems = std::min<int64_t>(shardElems, int64_t(in.zero.paramMaxInCpu));
-            resident = residentElems * paramBytes;
+            resident = residentElems * bit16;
             swapped = shardBytes - resident;
         }
         if (swapped > 0) {
@@ -206,45 +246,76 @@ Result compute(const ModelShape& shape, const Inputs& in) {
             b.nvmeOffload += swapped;
             // Plus the two 8 MiB write buffers and the span a step writes into (8 MiB), the buffer for reads no
             // read-ahead covers, and the copy of the block range a read hands to the gather.
-            const int64_t rangeBuffer = ceilDiv(largestBlock * paramBytes, 4096) * 4096 + 4096;
+            const int64_t rangeBuffer = ceilDiv(largestBlock * bit16, 4096) * 4096 + 4096;
             const int64_t span =  // what a step writes into: a sub-group, at most one write buffer
-                std::min<int64_t>({(8 << 20) / paramBytes, int64_t(in.zero.subGroupSize), shardElems}) * paramBytes;
-            b.hostOffload += 2 * std::min<int64_t>(8 << 20, fileBytes) + span + rangeBuffer +
-                             largestBlock * paramBytes + aheadBuffers * rangeBuffer;
+                std::min<int64_t>({(8 << 20) / bit16, int64_t(in.zero.subGroupSize), shardElems}) * bit16;
+            b.hostOffload += 2 * std::min<int64_t>(8 << 20, fileBytes) + span + rangeBuffer + largestBlock * bit16 +
+                             aheadBuffers * rangeBuffer;
         }
         if (in.device == EstimateDevice::Cuda || swapped > 0) {
-            b.parameters -= shardBytes;
+            deviceParams -= shardBytes;
             if (in.device == EstimateDevice::Cuda)
                 b.hostOffload += resident;
             else
-                b.parameters += resident;
+                deviceParams += resident;
         }
     }
-
-    // ---- communication buffers: what this engine allocates (docs/zero.md), not DeepSpeed's CUDA layout --------
+    // Gradient buffers that live across steps (core/zero): stage 1 a flat gradient of every trainable parameter,
+    // stage 2 this rank's partition and one reduce_bucket_size bucket (allocated once), stage 3 the partition.
+    // (LoRA at stage 3: the adapters run in a stage-2 optimizer.)
     const double t = double(trainable);
-    if (N > 1 && in.stage == 0) {
-        b.buckets = trainable * gradBytes;  // the trainer all-reduces one flat copy of every gradient
-    } else if (in.stage == 1 || in.stage == 2) {
-        const int64_t reduceElems = int64_t(std::min(in.zero.reduceBucketSize, t));
-        // Stage 2 copies gradients into one reduce_bucket_size bucket as backward produces them, at any N (with
-        // contiguous_gradients off the gradients are kept instead: the same bytes). overlap_comm has no effect in
-        // this engine (no second bucket). Stage 1 reduces its flat gradient in place (no bucket).
-        if (in.stage == 2) b.buckets = reduceElems * gradBytes;
-        if (N > 1) {
-            // Each owner's part of the stage-2 bucket is concatenated for its reduction; the updated partition is
-            // all-gathered allgather_bucket_size elements at a time: the gathered buffer and this rank's piece
-            // (Gloo's copy of it, or its conversion to the parameter dtype). With one rank the communicator
-            // copies instead, during the step after the master gradient is freed: not counted.
-            if (in.stage == 2) b.buckets += std::min(reduceElems, ceilDiv(trainable, N)) * gradBytes;
-            const int64_t gatherElems = int64_t(std::min(in.zero.allgatherBucketSize, t));
-            b.buckets += (gatherElems + ceilDiv(gatherElems, N)) * paramBytes;
+    const int64_t reduceElems = int64_t(std::min(in.zero.reduceBucketSize, t));
+    int64_t persistentGrads = 0, persistentBuckets = 0;
+    const int zeroOfTrainable = in.stage >= 3 && lora ? 2 : in.stage;
+    if (zeroOfTrainable == 1) persistentGrads = trainable * gradBytes;
+    if (zeroOfTrainable >= 2) persistentGrads = part * gradBytes;
+    if (zeroOfTrainable == 2) persistentBuckets = reduceElems * gradBytes;
+
+    // ---- activations and the loss ------------------------------------------------------------------------------
+    // Stage 3 runs every block through its gather/recompute runner: the forward keeps only the block's input and
+    // backward recomputes it, as activation checkpointing does, whatever model.activation_checkpointing says.
+    ActivationInputs ai;
+    ai.batch = in.micro;
+    ai.seq = in.seq;
+    ai.mode = mode;
+    ai.device = in.device;
+    ai.checkpointing = in.checkpointing || in.stage >= 3;
+    ai.attentionBias = in.attentionBias;
+    ai.frozenNormWeights = lora;
+    res.act = estimateActivations(shape, ai);
+    // Autocast over float32 weights (stage 0 bf16) casts every linear weight to bf16 once per forward; the casts
+    // stay alive until their layer's backward (the products keep them).
+    const int64_t castCopies = mode == ForwardMode::AutocastOverFp32 ? 2 * linearWeightElements(shape) : 0;
+    // The loss (core/model/chunked_head_loss.h, token_cross_entropy.h). Unchunked: the float32 logits the loss
+    // keeps and, as its backward starts, their float32 gradient (8 bytes per logit; the forward's bit16 logits and
+    // float32 copy, 6 bytes, come before), then the bit16 gradient of the logits with the head's input and weight
+    // gradients. Chunked: one chunk's float32 logits and softmax (8 bytes per logit of the chunk) with the rows' and
+    // the head weight's gradients.
+    const int64_t tokens = in.micro * in.seq;
+    const int64_t c = mode == ForwardMode::Fp32 ? 4 : 2;
+    int64_t loss = 0;
+    if (shape.lmHead) {
+        const int64_t V = shape.vocabSize, C = shape.hiddenSize;
+        const int64_t headGrads = tokens * C * c + (lora ? 0 : V * C * c);
+        if (in.chunkedLoss) {
+            const int64_t budget = in.device == EstimateDevice::Cuda ? (int64_t(256) << 20) : (int64_t(32) << 20);
+            const int64_t rows = std::min(tokens, std::max<int64_t>(1, budget / (V * 4)));
+            loss = rows * V * 8 + headGrads;
+        } else {
+            loss = std::max(tokens * V * 8, tokens * V * c + headGrads);
         }
-    } else if (in.stage >= 3) {
-        // Stage 3 (any N: one rank gathers copies as well). Tensors of at most stage3_param_persistence_threshold
-        // elements stay whole on every rank, besides their chunk in the shard. The others are gathered: those
-        // outside the blocks for the whole micro-step; the running block plus the following blocks that fit
-        // stage3_prefetch_bucket_size, within stage3_max_live_parameters; plus the all-gather buffer of one block.
+    } else {
+        loss = in.micro * shape.numLabels * 4 * 3;
+    }
+    const ActivationDetail& act = res.act;
+
+    // ---- stage 3's gathered parameters and gradient buckets --------------------------------------------------
+    int64_t gathered = 0, gradBucketsEnd = 0, outsideGrads = 0;
+    if (in.stage >= 3) {
+        // Tensors of at most stage3_param_persistence_threshold elements stay whole on every rank (besides their
+        // chunk in the shard). The others are gathered: those outside the blocks for the whole micro-step; the
+        // running block plus the following blocks that fit stage3_prefetch_bucket_size, within
+        // stage3_max_live_parameters; plus the all-gather buffer of one block.
         int64_t persistent = 0, outsideGathered = 0, outsideAll = 0;
         std::map<int, int64_t> blockGathered, blockAll;
         for (const auto& tensor : shape.tensors) {
@@ -268,38 +339,86 @@ Result compute(const ModelShape& shape, const Inputs& in) {
                           std::max<int64_t>(0, int64_t(in.zero.maxLiveParameters / double(block)) - 1)});
             liveBlocks = 1 + prefetched;
         }
-        b.buckets = (persistent + outsideGathered + liveBlocks * block + block) * paramBytes;
-        // Gradients: those of the parameters outside the blocks are leaves held through backward; a block's
-        // gradients wait in the reduce_bucket_size bucket (a block larger than the bucket: all of them before it
-        // is cut into buckets), and the reduce-scatter's send buffer (N rows of the bucket's chunks) and this
-        // rank's received row come on top. On CPU, Gloo's reduce-scatter works on its own copy of the send
-        // buffer (LibTorch 2.11: the peak rises by the input + the output, measured; docs/estimate.md).
-        const int64_t reduceElems = int64_t(std::min(in.zero.reduceBucketSize, t));
-        const int64_t glooCopy = in.device == EstimateDevice::Cpu && N > 1 ? reduceElems : 0;
-        b.buckets +=
-            (outsideAll + std::max(reduceElems, blockFull) + reduceElems + glooCopy + ceilDiv(reduceElems, N)) *
-            gradBytes;
+        gathered = (persistent + outsideGathered + liveBlocks * block + block) * bit16;
+        if (!lora) {
+            // Gradients: those of the parameters outside the blocks are leaves held through backward; a block's
+            // gradients wait in the reduce_bucket_size bucket (a block larger than the bucket: all of them before
+            // it is cut into buckets), and the reduce-scatter's send buffer (N rows of the bucket's chunks) and
+            // this rank's received row come on top. On CPU, Gloo's reduce-scatter works on its own copy of the
+            // send buffer (LibTorch 2.11: the peak rises by the input + the output, measured).
+            const int64_t glooCopy = in.device == EstimateDevice::Cpu && N > 1 ? reduceElems : 0;
+            outsideGrads = outsideAll * gradBytes;
+            gradBucketsEnd =
+                (std::max(reduceElems, blockFull) + reduceElems + glooCopy + ceilDiv(reduceElems, N)) * gradBytes;
+        }
+    }
+    if (zeroOfTrainable == 2) {
+        // Stage 2: a full bucket is concatenated into a copy for its reduction (also with one rank), and with
+        // N > 1 each owner's part of it.
+        gradBucketsEnd += reduceElems * gradBytes;
+        if (N > 1) gradBucketsEnd += std::min(reduceElems, part) * gradBytes;
     }
 
-    // ---- activations and workspace ----------------------------------------------------------------------
-    // Stage 3 runs every block through its gather/recompute runner: the forward keeps only the block's input and
-    // backward recomputes it, as activation checkpointing does, whatever model.activation_checkpointing says.
-    res.act = estimateActivations(shape, in.micro, in.seq, in.precision, in.device, in.checkpointing || in.stage >= 3);
-    b.activations = res.act.stored + res.act.backwardWorking;
-    // Stage 0 under autocast: the weights stay fp32 and autocast's bit16 copies are kept for backward (2Ψ).
-    if (mixed && in.stage == 0) b.activations += psi * 2;
-    if (shape.lmHead) {
-        // logits (B, T, V) [bit16 under autocast, then an fp32 copy], the shifted fp32 copy the loss makes, its
-        // log-probabilities; in backward the log-probabilities, d(nll) and d(log_softmax) (3 fp32 copies).
-        b.workspace = in.micro * in.seq * shape.vocabSize * (12 + (mixed ? 2 : 0));
-    } else {
-        b.workspace = in.micro * shape.numLabels * 4 * 3;
+    // ---- the moments --------------------------------------------------------------------------------------------
+    // Backward starts: every activation, the casts, the loss's workspace (or the first block's working set).
+    Moment start{"backward (start)"};
+    start.parameters = deviceParams + castCopies;
+    start.optimizer = deviceOptimizer;
+    start.gradients = persistentGrads;
+    start.buckets = persistentBuckets + gathered;
+    start.activations = act.stored + (act.backwardWorking > loss ? act.backwardWorking : 0);
+    start.workspace = act.backwardWorking > loss ? 0 : loss;
+    // Backward ends: the activations gone, every gradient made (stage 0 .grad), or, at stage 3, the backward of a
+    // block with the bucket holding up to max(reduce_bucket_size, a block) of gradients, or a bucket's
+    // reduction (its send and receive buffers) once the blocks whose gradients filled it have freed their inputs.
+    // Stage 2: a bucket's reduction copy.
+    Moment end{"backward (end)"};
+    end.parameters = deviceParams;
+    end.optimizer = deviceOptimizer;
+    end.gradients = persistentGrads + (in.stage == 0 ? trainable * gradBytes : 0) + outsideGrads;
+    end.buckets = persistentBuckets + gathered + gradBucketsEnd;
+    end.activations = act.outside + act.backwardWorking + (ai.checkpointing ? act.blockInput : act.perLayer);
+    Moment blockBackward{"backward (end)"};
+    if (in.stage >= 3 && !lora) {
+        int64_t blockFull = 0;
+        for (int layer = 0; layer < int(shape.numLayers); ++layer)
+            blockFull = std::max(blockFull, shape.layerParameters(layer));
+        const int64_t held = std::max(reduceElems, blockFull);
+        const int64_t filled = std::min<int64_t>(shape.numLayers, ceilDiv(held, std::max<int64_t>(1, blockFull)));
+        end.activations = act.outside + (shape.numLayers - filled) * act.blockInput;
+        blockBackward = end;
+        blockBackward.buckets = gathered + held * gradBytes;
+        blockBackward.activations = act.stored + act.backwardWorking;
     }
+    // The optimizer step: every gradient and the float32 gradient of the partition; stage 0 with N > 1 all-reduces a
+    // flat copy of the gradients, stages 1-2 with N > 1 all-gather the updated partition in pieces.
+    Moment step{"optimizer step"};
+    step.parameters = deviceParams;
+    step.optimizer = deviceOptimizer;
+    step.gradients = persistentGrads + (in.stage == 0 ? trainable * gradBytes : 0);
+    step.masterGradients = masterGrads;
+    step.buckets = persistentBuckets;
+    if (N > 1 && in.stage == 0) step.buckets += trainable * gradBytes;
+    if (N > 1 && (zeroOfTrainable == 1 || zeroOfTrainable == 2)) {
+        const int64_t gatherElems = int64_t(std::min(in.zero.allgatherBucketSize, t));
+        step.buckets += (gatherElems + ceilDiv(gatherElems, N)) * trainBytes;
+    }
+    const Moment* peak = &start;
+    for (const Moment* m : {&end, &blockBackward, &step})
+        if (m->sum() > peak->sum()) peak = m;
+    b.phase = peak->name;
+    b.parameters = peak->parameters;
+    b.gradients = peak->gradients;
+    b.optimizerStates = peak->optimizer;
+    b.masterGradients = peak->masterGradients;
+    b.activations = peak->activations;
+    b.buckets = peak->buckets;
+    b.workspace = peak->workspace;
+    b.allocatorPeak = peak->sum();
     if (in.device == EstimateDevice::Cpu)
-        b.allocatorSlack = int64_t(kCpuAllocatorSlack * double(b.activations + b.workspace));
+        b.allocatorSlack = int64_t(kCpuAllocatorSlack * double(act.stored + act.backwardWorking + loss));
     b.runtime = in.runtime;
-    b.total = b.parameters + b.gradients + b.optimizerStates + b.masterGradients + b.activations + b.buckets +
-              b.workspace + b.allocatorSlack + b.runtime;
+    b.total = b.allocatorPeak + b.allocatorSlack + b.runtime;
     return res;
 }
 
@@ -322,6 +441,8 @@ Inputs resolveInputs(const TrainConfig& config, const EstimateOptions& o) {
     in.lora = readLora(config.raw);
     if (o.loraRank) in.lora = LoraKnobs{*o.loraRank, {}};
     in.runtime = o.runtimeBytes.value_or(in.device == EstimateDevice::Cuda ? kCudaRuntimeBytes : kCpuRuntimeBytes);
+    in.chunkedLoss = o.chunkedLoss.value_or(config.model.chunkedLoss);
+    in.attentionBias = config.data.instructionFormat();
     return in;
 }
 
@@ -329,73 +450,15 @@ Inputs resolveInputs(const TrainConfig& config, const EstimateOptions& o) {
 
 ActivationDetail estimateActivations(const ModelShape& s, int64_t B, int64_t T, const std::string& precision,
                                      EstimateDevice device, bool checkpointing) {
-    ActivationDetail d;
-    const bool mixed = precision != "fp32";
-    const int64_t r = 4;              // the residual stream stays fp32 (embeddings are not autocast)
-    const int64_t c = mixed ? 2 : 4;  // linear inputs/outputs, attention, MLP: the compute dtype
-    const int64_t f = 4;              // norm statistics, softmax log-sum-exp: fp32
-    const int64_t C = s.hiddenSize, I = s.intermediateSize, H = s.numHeads, D = s.headDim, L = s.numLayers;
-    const int64_t BT = B * T, BTC = BT * C, BTI = BT * I, BTQ = BT * H * D;
-    // Dropout on CPU keeps a noise tensor in the input's dtype; CUDA's fused dropout keeps a bool mask.
-    const int64_t dropBytes = device == EstimateDevice::Cpu ? c : 1;
-    // SDPA: without attention dropout (and always on CUDA) the fused kernels keep the output and a
-    // log-sum-exp (B, H, T); on CPU with dropout the math path keeps softmax, dropout noise and dropped
-    // probabilities (3 x (B, H, T, T)), the scaled q and k, and a contiguous copy of the output.
-    d.flashAttention = !(device == EstimateDevice::Cpu && s.attentionDropout > 0);
-    const int64_t attention = d.flashAttention ? c * BTQ + f * B * H * T : c * BTQ * 4 + 3 * c * B * H * T * T;
-    const int64_t ids = 8 * BT;  // int64 token ids the embedding keeps
-
-    int64_t perLayer = 0, outside = ids, blockInput = r * BTC;
-    if (s.modelType == "gpt2") {
-        // ln_1 in (residual) + mean/rstd, ln_1 out (c_attn input), qkv (3C; SDPA keeps q, k, v views), attention,
-        // residual after attention (ln_2 in) + mean/rstd, ln_2 out (c_fc input), c_fc out (gelu input), gelu out
-        // (c_proj input); resid dropout x2.
-        perLayer =
-            r * BTC + 2 * f * BT + c * BTC + 3 * c * BTC + attention + r * BTC + 2 * f * BT + c * BTC + 2 * c * BTI;
-        if (s.hiddenDropout > 0) perLayer += 2 * dropBytes * BTC;
-        outside += r * BTC + 2 * f * BT + c * BTC;  // ln_f in, mean/rstd, ln_f out (lm_head input)
-        if (s.embeddingDropout > 0) outside += dropBytes * BTC;
-    } else if (s.modelType == "bert") {
-        // q/k/v input, q, k, v, attention, LayerNorm 1 in + mean/rstd, its out (intermediate input), intermediate
-        // out (gelu input), gelu out (output input), LayerNorm 2 in + mean/rstd; hidden dropout x2.
-        // (Under autocast each of the q, k, v linears keeps its own bit16 cast of the input: autocast caches only
-        // casts of leaf weights.)
-        perLayer = (mixed ? 3 : 1) * c * BTC + 3 * c * BTC + attention + r * BTC + 2 * f * BT + c * BTC + 2 * c * BTI +
-                   r * BTC + 2 * f * BT;
-        if (s.hiddenDropout > 0) perLayer += 2 * dropBytes * BTC;
-        blockInput = c * BTC;
-        outside += r * BTC + 2 * f * BT;  // embeddings LayerNorm in, mean/rstd
-        if (s.hiddenDropout > 0) outside += dropBytes * BTC;
-        if (s.lmHead)
-            outside += (3 * c + f) * BTC + 2 * f * BT;  // transform in, gelu in, LayerNorm in, decoder in
-        else
-            outside += 4 * f * B * C;  // pooler: first token, tanh, dropout, classifier in
-    } else {                           // llama, mistral, qwen2
-        // RMSNorm keeps its input (residual), rsqrt (B, T), the normalised fp32 tensor and its output (the
-        // projections' input); RoPE keeps nothing (cos/sin are constants); SDPA keeps rotated q, k and v
-        // (repeated to H heads under grouped-query attention); the gated MLP keeps gate out, silu out, up out
-        // and their product.
-        // (k and v reach SDPA with H heads either way: repeat_interleave copies them under grouped-query attention.)
-        // Under autocast every linear keeps its own bit16 cast of the norm's output (3 for q/k/v, 2 for gate/up),
-        // and RoPE's x * cos, rotated * sin keep bit16 copies of cos and sin for q and for k (4 x T x D per
-        // block); in fp32 all of these share one tensor (cos/sin once for the whole model).
-        const int64_t rmsStats = f * BT + f * BTC;
-        perLayer = r * BTC + rmsStats + (mixed ? 3 : 1) * c * BTC + 3 * c * BTQ + attention + r * BTC + rmsStats +
-                   (mixed ? 2 : 1) * c * BTC + 4 * c * BTI + (mixed ? 4 * T * D * c : 0);
-        outside += r * BTC + rmsStats + c * BTC + (mixed ? 0 : 2 * T * D * 4);  // final norm; fp32 cos/sin
-        if (s.slidingWindow > 0) outside += c * T * T;  // the additive window bias, shared by the layers
-    }
-    d.perLayer = perLayer;
-    // Backward of one block: the gradients of its saved tensors are in flight together with them (an upper
-    // bound: PyTorch frees most of them as soon as the next op has consumed them).
-    if (checkpointing) {
-        d.stored = L * blockInput + outside;  // each block keeps only its input
-        d.backwardWorking = 2 * perLayer;     // the block being recomputed + its gradients
-    } else {
-        d.stored = L * perLayer + outside;
-        d.backwardWorking = perLayer;
-    }
-    return d;
+    ActivationInputs in;
+    in.batch = B;
+    in.seq = T;
+    in.mode = precision == "fp32" ? ForwardMode::Fp32 : ForwardMode::AutocastOverFp32;
+    in.device = device;
+    in.checkpointing = checkpointing;
+    in.repeatKvHeads = true;  // the replica repeats kv heads
+    in.fusedCpuOps = false;   // and composes RMSNorm from ATen ops
+    return estimateActivations(s, in);
 }
 
 MemoryEstimate estimateMemory(const TrainConfig& config, const EstimateOptions& options) {
@@ -420,23 +483,35 @@ MemoryEstimate estimateMemory(const TrainConfig& config, const ModelShape& shape
     const Result r = compute(shape, in);
     e.trainableParameters = r.trainable;
     e.activationDetail = r.act;
+    e.states = r.states;
+    e.chunkedLoss = in.chunkedLoss;
     e.perRank = r.b;
     e.deviceCapacity = options.deviceCapacity;
     e.fits = !e.deviceCapacity || e.perRank.total <= *e.deviceCapacity;
 
-    if (in.precision != "fp32" && in.stage == 0)
-        e.notes.push_back("stage 0 with " + in.precision +
-                          ": this version keeps fp32 weights and gradients (4+4+8 bytes per "
-                          "parameter, the same 16 in total) plus autocast's bit16 weight copies during the step");
+    if (in.precision == "bf16" && in.stage == 0)
+        e.notes.push_back(
+            "stage 0 with bf16: this version keeps fp32 weights and gradients (4+4+8 bytes per parameter, the same "
+            "16 in total) plus autocast's bf16 copies of the linear weights from forward to their backward");
+    if (in.precision == "fp16" && in.stage == 0)
+        e.notes.push_back(
+            "stage 0 with fp16: fp16 weights and gradients, an fp32 master copy and moments; the step "
+            "adds an fp32 copy of the gradients");
     if (in.lora && in.lora->rank > 0)
-        e.notes.push_back("LoRA: activations are counted as for full fine-tuning (frozen layers keep slightly less)");
+        e.notes.push_back(
+            "LoRA: the frozen layers keep their inputs for backward (the adapters' gradients need "
+            "them), so the activations are nearly those of full fine-tuning");
     if (in.stage >= 3 && !in.checkpointing)
         e.notes.push_back(
             "stage 3 recomputes every block in backward (it gathers the block's parameters again), so the "
             "activations are those of activation checkpointing");
     if (in.device == EstimateDevice::Cuda)
         e.notes.push_back(
-            "CUDA: the runtime term (CUDA context, library workspaces) is a typical figure, not measured");
+            "CUDA: total = the allocator's peak (what torch.cuda.max_memory_allocated reports) + the runtime term "
+            "(CUDA context and library code, outside the allocator: a typical 512 MiB, not measured)");
+    if (!in.chunkedLoss && shape.lmHead)
+        e.notes.push_back("model.chunked_loss is off: the loss holds the float32 logits and their gradient (" +
+                          formatBytes(in.micro * in.seq * shape.vocabSize * 8) + ")");
     if (in.zero.offloadOptimizer != "none" && in.stage == 0)
         e.notes.push_back("offload_optimizer needs ZeRO stage 1 or higher; ignored at stage 0");
 
@@ -499,7 +574,9 @@ MemoryEstimate estimateMemory(const TrainConfig& config, const ModelShape& shape
 }
 
 nlohmann::json toJson(const MemoryBreakdown& b) {
-    return {{"parameters", b.parameters},
+    return {{"phase", b.phase},
+            {"allocator_peak", b.allocatorPeak},
+            {"parameters", b.parameters},
             {"gradients", b.gradients},
             {"optimizer_states", b.optimizerStates},
             {"master_gradients", b.masterGradients},
@@ -550,6 +627,12 @@ nlohmann::json toJson(const MemoryEstimate& e) {
                 {"stored", e.activationDetail.stored},
                 {"backward_working", e.activationDetail.backwardWorking},
                 {"flash_attention", e.activationDetail.flashAttention}}},
+              {"chunked_loss", e.chunkedLoss},
+              {"model_states",
+               {{"parameters", e.states.parameters},
+                {"gradients", e.states.gradients},
+                {"optimizer_states", e.states.optimizerStates},
+                {"master_gradients", e.states.masterGradients}}},
               {"per_rank", toJson(e.perRank)},
               {"device_capacity", e.deviceCapacity ? json(*e.deviceCapacity) : json(nullptr)},
               {"fits", e.fits},
@@ -584,7 +667,7 @@ std::string formatEstimate(const MemoryEstimate& e) {
         << (e.activationCheckpointing ? "on" : "off");
     if (e.offloadOptimizer != "none") out << ", optimizer offloaded to " << e.offloadOptimizer;
     if (e.offloadParam != "none") out << ", parameters offloaded to " << e.offloadParam;
-    out << "\n\nper rank:\n";
+    out << "\n\nper rank, at the peak (" << e.perRank.phase << "):\n";
     const MemoryBreakdown& b = e.perRank;
     auto row = [&](const char* name, int64_t v) {
         std::string n = name;
@@ -601,6 +684,9 @@ std::string formatEstimate(const MemoryEstimate& e) {
     row("allocator slack", b.allocatorSlack);
     row("runtime", b.runtime);
     row("total", b.total);
+    out << "  (allocator peak " << formatBytes(b.allocatorPeak) << "; model states as the ZeRO paper sizes them: "
+        << "parameters " << formatBytes(e.states.parameters) << ", gradients " << formatBytes(e.states.gradients)
+        << ", optimizer " << formatBytes(e.states.optimizerStates) << ")\n";
     if (b.hostOffload > 0)
         row(e.device == EstimateDevice::Cuda ? "host (offloaded)" : "offloaded (host)", b.hostOffload);
     if (b.nvmeOffload > 0) row("NVMe (offloaded)", b.nvmeOffload);

@@ -1,7 +1,9 @@
 // Per-rank peak memory of a training config, before running it (torch-free: the GUI's new-run form calls it).
 // Model states follow the ZeRO paper (mixed precision 2/2/12 bytes per parameter: stage 0 16Ψ, 1 4Ψ+12Ψ/N,
-// 2 2Ψ+14Ψ/N, 3 16Ψ/N); activations follow what this version's LibTorch models keep for backward; every term
-// and formula is in docs/estimate.md. Invariant: total = the sum of the device-side terms of the breakdown.
+// 2 2Ψ+14Ψ/N, 3 16Ψ/N) and the buffers this engine allocates; activations follow what this version's LibTorch
+// models keep for backward (activation_estimate.h). The peak is the largest of the step's moments (the start of
+// backward, its end, the optimizer step), each summing what is alive then; every term and formula is in
+// docs/estimate.md. Invariant: total = the sum of the device-side terms of the breakdown (at the peak).
 #pragma once
 #include <nlohmann/json.hpp>
 
@@ -10,12 +12,11 @@
 #include <string>
 #include <vector>
 
+#include "core/config/activation_estimate.h"
 #include "core/config/model_shape.h"
 #include "core/config/train_config.h"
 
 namespace fts {
-
-enum class EstimateDevice { Cpu, Cuda };
 
 // What the estimate may override in the config (unset: the config's value).
 struct EstimateOptions {
@@ -28,34 +29,39 @@ struct EstimateOptions {
     std::optional<EstimateDevice> device;   // default: training.device ("cuda..." -> Cuda, else Cpu)
     std::optional<int64_t> deviceCapacity;  // bytes one rank may use; unset: not judged (fits = true)
     std::optional<int64_t> runtimeBytes;  // the per-process fixed cost (default: kCpuRuntimeBytes / kCudaRuntimeBytes)
+    std::optional<bool> chunkedLoss;      // model.chunked_loss
     bool suggest = true;                  // compute suggestions when it does not fit
 };
 
-// Per rank, bytes. total = parameters + gradients + masterGradients + optimizerStates + activations + buckets
-// + workspace + allocatorSlack + runtime. hostOffload is memory moved off the device (optimizer offload), not in total.
+// Per rank, bytes, at the peak moment (`phase`). total = parameters + gradients + masterGradients + optimizerStates
+// + activations + buckets + workspace + allocatorSlack + runtime; allocatorPeak = total - allocatorSlack - runtime
+// (what torch.cuda.max_memory_allocated / FTS_CPU_MEMORY=tensors measure). hostOffload is memory moved off the device
+// (optimizer offload), not in total.
 struct MemoryBreakdown {
-    int64_t parameters = 0;       // the model's weights this rank holds (bit16 in mixed precision)
-    int64_t gradients = 0;        // gradients of trainable weights (bit16 in mixed precision), paper's 2Ψ
+    std::string phase;            // "backward (start)", "backward (end)", "optimizer step": when the peak happens
+    int64_t parameters = 0;       // the model's weights this rank holds (+ autocast's bit16 copies at stage 0)
+    int64_t gradients = 0;        // gradients alive at that moment
     int64_t optimizerStates = 0;  // fp32 master copy (mixed precision / ZeRO partition) + AdamW exp_avg, exp_avg_sq
-    int64_t masterGradients = 0;  // fp32 gradient of this rank's optimizer partition (ZeRO 1-3; DeepSpeed keeps it too)
+    int64_t masterGradients = 0;  // fp32 gradient of this rank's optimizer partition (during the step only)
     int64_t activations = 0;      // tensors autograd keeps for backward, plus one block's backward working set
     int64_t buckets = 0;          // communication buffers (reduce / all-gather buckets, stage 3 gathered params)
-    int64_t workspace = 0;        // logits and the loss's log-probabilities and their gradients
+    int64_t workspace = 0;        // the loss: logits and their gradient, or one chunk's (model.chunked_loss)
     int64_t allocatorSlack = 0;   // CPU: freed step memory glibc's malloc keeps resident (kCpuAllocatorSlack of
                                   // activations + workspace); CUDA: 0 (the telemetry reports allocated bytes)
     int64_t runtime = 0;          // fixed per-process cost: LibTorch's code and heap (CPU) or CUDA context
+    int64_t allocatorPeak = 0;    // the tensor bytes alive at the peak
     int64_t total = 0;
     int64_t hostOffload = 0;  // optimizer offload: host memory (states, NVMe buffers, CUDA staging); not in total
     int64_t nvmeOffload = 0;  // optimizer offload to NVMe: the swap file's bytes; not in total
     int64_t modelStates() const { return parameters + gradients + optimizerStates + masterGradients; }
 };
 
-// How the activation term was derived (for the GUI's tooltip and --json).
-struct ActivationDetail {
-    int64_t perLayer = 0;         // bytes one block keeps for backward (without checkpointing)
-    int64_t stored = 0;           // all blocks + embeddings + final norm (with checkpointing: block inputs only)
-    int64_t backwardWorking = 0;  // one block's gradients in flight (+ its recomputation with checkpointing)
-    bool flashAttention = true;   // false: SDPA's math path keeps (B, H, T, T) attention probabilities
+// The model states as the ZeRO paper sizes them, whether or not all are alive at the peak (per rank, bytes).
+struct ModelStateSizes {
+    int64_t parameters = 0;       // bit16 weights in mixed precision (fp32 at stage 0: autocast over fp32 weights)
+    int64_t gradients = 0;        // the paper's 2Ψ (stage 2: /N; stage 3: /N)
+    int64_t optimizerStates = 0;  // master + exp_avg + exp_avg_sq (12Ψ, /N from stage 1)
+    int64_t masterGradients = 0;  // fp32 gradient of the partition (stages 1-3 without offload; fp16 at stage 0)
 };
 
 struct Suggestion {
@@ -80,7 +86,9 @@ struct MemoryEstimate {
     std::string offloadOptimizer = "none";
     std::string offloadParam = "none";  // stage 3: where the parameter shard rests ("none", "cpu", "nvme")
     std::optional<int> loraRank;
+    bool chunkedLoss = true;
     ActivationDetail activationDetail;
+    ModelStateSizes states;
     MemoryBreakdown perRank;
     std::optional<int64_t> deviceCapacity;
     bool fits = true;
@@ -102,7 +110,8 @@ inline constexpr int64_t kCudaRuntimeBytes = int64_t(512) << 20;
 MemoryEstimate estimateMemory(const TrainConfig& config, const EstimateOptions& options = {});
 MemoryEstimate estimateMemory(const TrainConfig& config, const ModelShape& shape, const EstimateOptions& options = {});
 
-// The activation term alone (bytes), as the estimate uses it.
+// The activation term of one block as saved_bytes.py's replica measures it (precision "fp32": float32; else
+// bf16 autocast over float32 weights; repeated kv heads; the unfused RMSNorm/RoPE).
 ActivationDetail estimateActivations(const ModelShape& shape, int64_t microBatch, int64_t seqLen,
                                      const std::string& precision, EstimateDevice device, bool checkpointing);
 

@@ -1,7 +1,7 @@
 // Chunked output projection + cross-entropy (see chunked_head_loss.h). Forward keeps the rows and the weight (the
 // unfused linear keeps the same two) and no logits; backward recomputes each chunk's logits, turns them into
 // d loss / d logits = (softmax - one-hot) * g, casts that to the compute dtype as the unfused path's ToCopyBackward
-// does, and multiplies it into the rows' and the weight's gradients (the weight's summed over chunks in float32).
+// does, and multiplies it into the rows' and the weight's gradients (the weight's summed over chunks in its dtype).
 #include "core/model/chunked_head_loss.h"
 
 #include <ATen/autocast_mode.h>
@@ -70,10 +70,9 @@ public:
         const auto acc = dtype == torch::kFloat64 ? torch::kFloat64 : torch::kFloat32;
         const torch::Tensor g = reduceSum(gradOutputs[0].to(acc), ctx->saved_data["divisor"].toDouble());
         torch::Tensor gradHidden = needHidden ? torch::empty_like(hidden) : torch::Tensor();
-        // The weight's gradient sums every chunk's product: in float32 for bit16 weights, so that the sum of the
-        // chunks rounds once, as the unfused product does.
-        torch::Tensor gradWeight =
-            needWeight ? torch::zeros(weight.sizes(), weight.options().dtype(acc)) : torch::Tensor();
+        // The weight's (and bias's) gradient sums every chunk's product, accumulated in its own dtype (addmm keeps
+        // float32 sums inside each product): no float32 copy of a (vocab x hidden) matrix.
+        torch::Tensor gradWeight = needWeight ? torch::zeros_like(weight) : torch::Tensor();
         torch::Tensor gradBias = needBias ? torch::zeros(bias.sizes(), bias.options().dtype(acc)) : torch::Tensor();
         for (int64_t r0 = 0; r0 < N; r0 += chunk) {
             const int64_t rows = std::min(chunk, N - r0);
@@ -84,20 +83,11 @@ public:
             if (d.scalar_type() != dtype) d = d.to(dtype);  // the unfused path's cast back to the logits' dtype
             const torch::Tensor rowsIn = hidden.narrow(0, r0, rows);
             if (needHidden) gradHidden.narrow(0, r0, rows).copy_(torch::mm(d, weight));
-            if (needWeight) {
-                if (dtype == acc)
-                    gradWeight.addmm_(d.t(), rowsIn);
-                else
-                    gradWeight.add_(torch::mm(d.t(), rowsIn));
-            }
+            if (needWeight) gradWeight.addmm_(d.t(), rowsIn);
             if (needBias) gradBias.add_(d.sum(0, false, acc));
         }
-        return {gradHidden,
-                needWeight ? gradWeight.to(weight.scalar_type()) : torch::Tensor(),
-                needBias ? gradBias.to(bias.scalar_type()) : torch::Tensor(),
-                torch::Tensor(),
-                torch::Tensor(),
-                torch::Tensor()};
+        return {gradHidden,      gradWeight,      needBias ? gradBias.to(bias.scalar_type()) : torch::Tensor(),
+                torch::Tensor(), torch::Tensor(), torch::Tensor()};
     }
 };
 

@@ -13,6 +13,7 @@
 #include "core/config/memory_estimate.h"
 #include "core/config/model_shape.h"
 #include "core/config/train_config.h"
+#include "core/util/atomic_file.h"
 #include "core/util/error.h"
 
 #include "tests/support/qtest_suites.h"  // QTEST_MAIN registers this suite in its area's program
@@ -302,20 +303,21 @@ private slots:
         QCOMPARE(e.totalParameters, int64_t(psi));
         double params = 0, grads = 0, opt = 0, masterGrads = 0;
         if (bf16) {
-            params = stage >= 3 ? 2 * psi / n : 2 * psi;
-            grads = stage >= 2 ? 2 * psi / n : 2 * psi;
-            opt = stage >= 1 ? 12 * psi / n : 12 * psi;
+            // Stage 0 with bf16 runs autocast over float32 weights: 4 + 4 + 8 bytes (the paper's 16 all the same).
+            params = stage >= 3 ? 2 * psi / n : stage == 0 ? 4 * psi : 2 * psi;
+            grads = stage >= 2 ? 2 * psi / n : stage == 0 ? 4 * psi : 2 * psi;
+            opt = stage >= 1 ? 12 * psi / n : 8 * psi;
             masterGrads = stage >= 1 ? 4 * psi / n : 0;
             const double paper[] = {16 * psi, 4 * psi + 12 * psi / n, 2 * psi + 14 * psi / n, 16 * psi / n};
-            QVERIFY(std::abs(double(e.perRank.parameters + e.perRank.gradients + e.perRank.optimizerStates) -
+            QVERIFY(std::abs(double(e.states.parameters + e.states.gradients + e.states.optimizerStates) -
                              paper[stage]) <= 3);
         } else {
             params = 4 * psi, grads = 4 * psi, opt = 8 * psi;
         }
-        QVERIFY(std::abs(double(e.perRank.parameters) - params) <= 1);
-        QVERIFY(std::abs(double(e.perRank.gradients) - grads) <= 1);
-        QVERIFY(std::abs(double(e.perRank.optimizerStates) - opt) <= 1);
-        QVERIFY(std::abs(double(e.perRank.masterGradients) - masterGrads) <= 1);
+        QVERIFY(std::abs(double(e.states.parameters) - params) <= 1);
+        QVERIFY(std::abs(double(e.states.gradients) - grads) <= 1);
+        QVERIFY(std::abs(double(e.states.optimizerStates) - opt) <= 1);
+        QVERIFY(std::abs(double(e.states.masterGradients) - masterGrads) <= 1);
         const MemoryBreakdown& b = e.perRank;
         QCOMPARE(b.total, b.parameters + b.gradients + b.optimizerStates + b.masterGradients + b.activations +
                               b.buckets + b.workspace + b.allocatorSlack + b.runtime);
@@ -330,10 +332,10 @@ private slots:
         o.zeroStage = 2;
         const MemoryEstimate e = estimateMemory(cfg, o);
         const int64_t psi = 901632;
-        QCOMPARE(e.perRank.parameters, 4 * psi);
-        QCOMPARE(e.perRank.gradients, 4 * psi / 4);
-        QCOMPARE(e.perRank.optimizerStates, 12 * psi / 4);
-        QCOMPARE(e.perRank.masterGradients, 4 * psi / 4);
+        QCOMPARE(e.states.parameters, 4 * psi);
+        QCOMPARE(e.states.gradients, 4 * psi / 4);
+        QCOMPARE(e.states.optimizerStates, 12 * psi / 4);
+        QCOMPARE(e.states.masterGradients, 4 * psi / 4);
     }
 
     // DeepSpeed 0.19.8's estimators (mixed precision, no offload) against our terms:
@@ -364,11 +366,12 @@ private slots:
         o.suggest = false;
         o.zeroStage = 2;
         MemoryEstimate e = estimateMemory(cfg, s, o);
-        const MemoryBreakdown& b2 = e.perRank;
-        QVERIFY2(
-            std::abs(double(b2.parameters + b2.gradients + b2.masterGradients + b2.optimizerStates) -
-                     ref.at("zero2_gpu").get<double>()) <= 4,
-            qPrintable(QString("ours %1, DeepSpeed %2").arg(b2.modelStates()).arg(ref.at("zero2_gpu").get<int64_t>())));
+        const ModelStateSizes b2s = e.states;
+        QVERIFY2(std::abs(double(b2s.parameters + b2s.gradients + b2s.masterGradients + b2s.optimizerStates) -
+                          ref.at("zero2_gpu").get<double>()) <= 4,
+                 qPrintable(QString("ours %1, DeepSpeed %2")
+                                .arg((b2s.parameters + b2s.gradients + b2s.masterGradients + b2s.optimizerStates))
+                                .arg(ref.at("zero2_gpu").get<int64_t>())));
         o.offloadOptimizer = "cpu";
         e = estimateMemory(cfg, s, o);
         // Ours holds a bf16 copy of this rank's partition besides the parameters (the CPU step writes it, the
@@ -378,13 +381,15 @@ private slots:
         o.offloadOptimizer = "none";
         o.zeroStage = 3;
         e = estimateMemory(cfg, s, o);
+        const ModelStateSizes b3s = e.states;
         const MemoryBreakdown& b3 = e.perRank;
         const double theirs = ref.at("zero3_gpu").get<double>() - ref.at("zero3_largest_layer_memory").get<double>();
-        QVERIFY2(std::abs(double(b3.parameters + b3.masterGradients + b3.optimizerStates) - theirs) <= 4,
+        QVERIFY2(std::abs(double(b3s.parameters + b3s.masterGradients + b3s.optimizerStates) - theirs) <= 4,
                  qPrintable(QString("ours %1, DeepSpeed %2")
-                                .arg(b3.parameters + b3.masterGradients + b3.optimizerStates)
+                                .arg(b3s.parameters + b3s.masterGradients + b3s.optimizerStates)
                                 .arg(theirs)));
-        if (n > 1) QVERIFY(b3.buckets >= ref.at("zero3_largest_layer_memory").get<int64_t>());
+        if (n > 1 && b3.phase != "optimizer step")  // during backward the gathered blocks are alive
+            QVERIFY(b3.buckets >= ref.at("zero3_largest_layer_memory").get<int64_t>());
     }
 
     // offload_param at stage 3: "cpu" moves the parameter shard to host memory on a CUDA device (nothing moves on a
@@ -459,9 +464,9 @@ private slots:
         // q_proj: 64 -> 4*16 = 64, v_proj: 64 -> 2*16 = 32 (GQA), per layer; PEFT's LoRA A (r x in) and B (out x r).
         const int64_t adapters = s.numLayers * (4 * (64 + 64) + 4 * (64 + 32));
         QCOMPARE(e.trainableParameters, adapters);
-        QCOMPARE(e.perRank.gradients, 4 * adapters);
-        QCOMPARE(e.perRank.optimizerStates, 8 * adapters);
-        QCOMPARE(e.perRank.parameters, 4 * s.numParameters() + 4 * adapters);
+        QCOMPARE(e.states.gradients, 4 * adapters);
+        QCOMPARE(e.states.optimizerStates, 8 * adapters);
+        QCOMPARE(e.states.parameters, 4 * s.numParameters() + 4 * adapters);
     }
 
     void activationsFollowTheFormula() {
@@ -472,7 +477,8 @@ private slots:
         const int64_t perLayer = 4 * (8 * B * T * C + 2 * B * T * I + 4 * B * T + B * H * T);
         QCOMPARE(a.perLayer, perLayer);
         QCOMPARE(a.stored, L * perLayer + 4 * (2 * B * T * C + 2 * B * T) + 8 * B * T);
-        QCOMPARE(a.backwardWorking, perLayer);
+        // One block's backward: three (B, T, I) gradients of its MLP and three float32 (B, T, C) ones.
+        QCOMPARE(a.backwardWorking, 3 * 4 * B * T * I + 3 * 4 * B * T * C);
         const ActivationDetail ck = estimateActivations(s, B, T, "fp32", EstimateDevice::Cpu, true);
         QVERIFY(ck.stored + ck.backwardWorking < a.stored + a.backwardWorking);
         QCOMPARE(ck.stored, L * 4 * B * T * C + 4 * (2 * B * T * C + 2 * B * T) + 8 * B * T);
@@ -482,9 +488,59 @@ private slots:
         const ActivationDetail math = estimateActivations(dropout, B, T, "fp32", EstimateDevice::Cpu, false);
         QVERIFY(!math.flashAttention);
         QCOMPARE(math.perLayer - a.perLayer, 4 * (3 * B * H * T * T + 3 * B * T * C - B * H * T));
-        // Workspace: logits, shifted copy, log-probabilities (fp32).
+        // Workspace at the start of backward, unchunked: the float32 logits and their gradient. Chunked (the
+        // default): one chunk's float32 logits, softmax and gradient, the rows' and the head's gradients.
         const TrainConfig cfg = makeConfig(m_models.at("quickstart"), {{"train_micro_batch_size_per_gpu", 3}});
-        QCOMPARE(estimateMemory(cfg).perRank.workspace, 12 * 3 * 128 * V);
+        EstimateOptions unchunked;
+        unchunked.chunkedLoss = false;
+        const MemoryEstimate full = estimateMemory(cfg, unchunked);
+        QCOMPARE(full.perRank.phase, std::string("backward (start)"));
+        // (the loss's workspace and the first block's backward come one after the other: the larger counts)
+        const int64_t lossBytes = 8 * 3 * 128 * V, working = 3 * 4 * 3 * 128 * I + 3 * 4 * 3 * 128 * C;
+        QCOMPARE(full.perRank.workspace, lossBytes > working ? lossBytes : 0);
+        const MemoryEstimate chunked = estimateMemory(cfg);
+        const int64_t rows = std::min<int64_t>(3 * 128, (int64_t(32) << 20) / (4 * V));
+        const int64_t chunkWorkspace = rows * V * 8 + 3 * 128 * C * 4 + V * C * 4;
+        QCOMPARE(chunked.perRank.workspace, chunkWorkspace > working ? chunkWorkspace : 0);
+    }
+
+    // The first GPU measurement (tests/data/estimate/h200_llama_1b/measured.json): a 1.1B Llama, bf16, micro-batch
+    // 4 x 2048, stages 0-3 on one H200, the loss unchunked as it was then. The estimate (total, with the runtime
+    // term the allocator does not see) within 10% of the allocator's peak; the allocator peak alone within 3%.
+    void matchesTheH200Table_data() {
+        QTest::addColumn<int>("stage");
+        for (int stage = 0; stage <= 3; ++stage) QTest::addRow("stage%d", stage) << stage;
+    }
+    void matchesTheH200Table() {
+        QFETCH(int, stage);
+        const fs::path dir = kData / "estimate/h200_llama_1b";
+        const json measured = json::parse(readFile(dir / "measured.json"));
+        const double peak = measured.at("peak_gib").at(std::to_string(stage)).get<double>() * double(1 << 30);
+        json doc = {
+            {"model", {{"path", dir.string()}, {"init", "random"}}},
+            {"data",
+             {{"train", (kSource / "resources/quickstart/sample_stories.jsonl").string()}, {"max_length", 2048}}},
+            {"training", {{"output_dir", "/tmp/fts-estimate-test-out"}, {"device", "cuda"}}},
+            {"deepspeed",
+             {{"train_micro_batch_size_per_gpu", 4},
+              {"bf16", {{"enabled", true}}},
+              {"zero_optimization", {{"stage", stage}}}}}};
+        ConfigParseResult r = parseTrainConfig(doc, kSource, 1);
+        QVERIFY2(r.ok(), r.errorText().c_str());
+        EstimateOptions o;
+        o.chunkedLoss = false;
+        o.device = EstimateDevice::Cuda;
+        const MemoryEstimate e = estimateMemory(*r.config, o);
+        const double total = double(e.perRank.total) / peak, allocator = double(e.perRank.allocatorPeak) / peak;
+        qInfo("stage %d: estimate %.2f GiB (allocator %.2f GiB, %s) vs measured %.2f GiB: %.3f / %.3f", stage,
+              double(e.perRank.total) / double(1 << 30), double(e.perRank.allocatorPeak) / double(1 << 30),
+              e.perRank.phase.c_str(), peak / double(1 << 30), total, allocator);
+        QVERIFY2(std::abs(total - 1) <= 0.10, qPrintable(QString::number(total)));
+        QVERIFY2(std::abs(allocator - 1) <= 0.03, qPrintable(QString::number(allocator)));
+        // With the chunked loss (the default now) the full logits and their gradient (8 bytes x 4 x 2048 x 32000)
+        // leave the stage 0-2 peaks, which happen as backward starts.
+        const MemoryEstimate chunked = estimateMemory(*r.config, EstimateOptions{.device = EstimateDevice::Cuda});
+        if (stage < 3) QVERIFY(e.perRank.total - chunked.perRank.total > int64_t(1) << 30);
     }
 
     void activationsMatchAutograd_data() {

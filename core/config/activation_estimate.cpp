@@ -1,0 +1,110 @@
+// Saved-for-backward bytes of this version's blocks (see activation_estimate.h). Byte sizes: r the tensor a norm
+// keeps of the residual stream, c the compute dtype, f = 4 for norm statistics and log-sum-exp. Autograd keeps a
+// tensor once however many ops save it (views share storage), and a product with a constant keeps nothing.
+#include "core/config/activation_estimate.h"
+
+namespace fts {
+
+ActivationDetail estimateActivations(const ModelShape& s, const ActivationInputs& in) {
+    ActivationDetail d;
+    const ForwardMode mode = in.mode;
+    const bool fp32 = mode == ForwardMode::Fp32, half = mode == ForwardMode::Half;
+    const bool autocast = mode == ForwardMode::AutocastOverFp32 || mode == ForwardMode::AutocastBit16;
+    const int64_t c = fp32 ? 4 : 2;
+    const int64_t f = 4;
+    const int64_t B = in.batch, T = in.seq;
+    const int64_t C = s.hiddenSize, I = s.intermediateSize, H = s.numHeads, D = s.headDim, L = s.numLayers;
+    const int64_t K = s.numKvHeads > 0 ? s.numKvHeads : H;
+    const int64_t BT = B * T, BTC = BT * C, BTI = BT * I, BTQ = BT * H * D;
+    // Dropout on CPU keeps a noise tensor in the input's dtype; CUDA's fused dropout keeps a bool mask.
+    const int64_t dropBytes = in.device == EstimateDevice::Cpu ? c : 1;
+    // SDPA: the fused kernels (flash, memory-efficient; CPU's flash too) keep q, k, v, the output and a
+    // log-sum-exp (B, H, T). Grouped kv heads go in as they are without a bias (enable_gqa) and are repeated to H
+    // heads with one. On CPU with attention dropout the math path keeps softmax, dropout noise and dropped
+    // probabilities (3 x (B, H, T, T)), the scaled q and k, and a contiguous copy of the output.
+    d.flashAttention = !(in.device == EstimateDevice::Cpu && s.attentionDropout > 0);
+    const int64_t kvHeads = in.attentionBias || in.repeatKvHeads ? H : K;
+    const int64_t qkv = c * BTQ + 2 * c * BT * kvHeads * D;
+    const int64_t attention =
+        d.flashAttention ? qkv + c * BTQ + f * B * H * T : qkv + c * BTQ * 4 + 3 * c * B * H * T * T;
+    const int64_t ids = 8 * BT;  // int64 token ids the embedding keeps
+
+    int64_t perLayer = 0, outside = ids, blockInput = 0;
+    if (s.modelType == "gpt2") {
+        // ln_1 input + mean/rstd, ln_1 output (c_attn's input), the qkv projection (SDPA keeps q, k, v as views
+        // of it), attention output and log-sum-exp, the residual after attention (ln_2's input) + mean/rstd, ln_2
+        // output (c_fc's input), c_fc and gelu outputs. Under autocast layer_norm runs in float32: it keeps a
+        // float32 input (the residual itself over float32 weights, a cast of the bf16 residual over bf16 ones) and
+        // returns float32, which c_attn / c_fc cast to bf16 (c bytes).
+        const int64_t r = half ? 2 : 4;
+        const int64_t attn = d.flashAttention ? 3 * c * BTC + c * BTQ + f * B * H * T
+                                              : 3 * c * BTC + c * BTQ * 4 + 3 * c * B * H * T * T;
+        perLayer = r * BTC + 2 * f * BT + c * BTC + attn + r * BTC + 2 * f * BT + c * BTC + 2 * c * BTI;
+        if (s.hiddenDropout > 0) perLayer += 2 * dropBytes * BTC;
+        outside += r * BTC + 2 * f * BT + c * BTC;  // ln_f input, mean/rstd, ln_f output (the lm_head's input)
+        if (s.embeddingDropout > 0) outside += dropBytes * BTC;
+        blockInput = (fp32 || mode == ForwardMode::AutocastOverFp32 ? 4 : 2) * BTC;
+    } else if (s.modelType == "bert") {
+        // Post-LN: the q/k/v input (under autocast each projection keeps its own bf16 cast of the float32
+        // LayerNorm output: autocast caches casts of leaf weights only), q, k, v, attention, LayerNorm 1 input +
+        // mean/rstd, its output (intermediate input; a cast under autocast), intermediate and gelu outputs,
+        // LayerNorm 2 input + mean/rstd; hidden dropout x2. Under autocast LayerNorm outputs float32, so the
+        // residual stream between layers is float32 whatever the weights' dtype.
+        const int64_t r = half ? 2 : 4;
+        const int64_t attn = d.flashAttention ? 3 * c * BTC + c * BTQ + f * B * H * T
+                                              : 3 * c * BTC + c * BTQ * 4 + 3 * c * B * H * T * T;
+        perLayer =
+            (autocast ? 3 : 1) * c * BTC + attn + r * BTC + 2 * f * BT + c * BTC + 2 * c * BTI + r * BTC + 2 * f * BT;
+        if (s.hiddenDropout > 0) perLayer += 2 * dropBytes * BTC;
+        blockInput = r * BTC;
+        outside += r * BTC + 2 * f * BT;  // embeddings LayerNorm in, mean/rstd
+        if (s.hiddenDropout > 0) outside += dropBytes * BTC;
+        if (s.lmHead)
+            outside += (3 * c + r) * BTC + 2 * f * BT;  // transform in, gelu in, LayerNorm in, decoder in
+        else
+            outside += 4 * f * B * C;  // pooler: first token, tanh, dropout, classifier in
+    } else {                           // llama, mistral, qwen2
+        // RMSNorm (x.to(float32), x * rsqrt(mean(x^2) + eps), weight * that.to(x's dtype)): with a float32 input
+        // it keeps the input (the residual), rsqrt (B, T) and the normalised float32 tensor (weight's product; not
+        // when the weight is frozen); with a bit16 input a float32 copy, rsqrt, the normalised bit16 tensor and the
+        // output. The fused CPU float32 kernel keeps input and rstd only. The projections keep their input: the
+        // norm's output, or under autocast over float32 weights one bf16 cast of it per projection (k = 3 for
+        // q/k/v, 2 for gate/up). RoPE keeps bit16 copies of cos and sin for q and for k (4 x T x D per block) when
+        // q and k are bit16, nothing per block in float32. The gated MLP keeps gate out, silu out, up out and
+        // their product.
+        const int64_t normed = in.frozenNormWeights ? 0 : 1;
+        auto norm = [&](int64_t k) -> int64_t {
+            switch (mode) {
+                case ForwardMode::Fp32:
+                    if (in.fusedCpuOps && in.device == EstimateDevice::Cpu) return (4 + c) * BTC + f * BT;
+                    return (4 + normed * f + c) * BTC + f * BT;
+                case ForwardMode::AutocastOverFp32:
+                    return (4 + normed * f + k * c) * BTC + f * BT;
+                default:
+                    return (f + normed * c + c) * BTC + f * BT;
+            }
+        };
+        const int64_t rope = fp32 ? 0 : 4 * T * D * c;
+        perLayer = norm(3) + attention + norm(2) + 4 * c * BTI + rope;
+        outside += norm(1) + (fp32 ? 2 * T * D * 4 : 0);  // the final norm; float32 cos/sin, kept once
+        blockInput = (fp32 || mode == ForwardMode::AutocastOverFp32 ? 4 : 2) * BTC;
+    }
+    if (in.attentionBias || (s.slidingWindow > 0 && s.slidingWindow < T))
+        outside += c * B * T * T;  // the additive (B, 1, T, T) bias, shared by the layers
+    d.perLayer = perLayer;
+    d.blockInput = blockInput;
+    d.outside = outside;
+    // One block's backward: the gradients in flight of its MLP (three of (B, T, I)) and of the residual stream and
+    // the norm (three of (B, T, C) in float32); with checkpointing the block's recomputed forward comes first.
+    const int64_t working = 3 * c * BTI + 3 * 4 * BTC;
+    if (in.checkpointing) {
+        d.stored = L * blockInput + outside;
+        d.backwardWorking = perLayer + working;
+    } else {
+        d.stored = L * perLayer + outside;
+        d.backwardWorking = working;
+    }
+    return d;
+}
+
+}  // namespace fts
