@@ -167,7 +167,7 @@ void addProbeCommand(CLI::App& app) {
                 if (a->numGpus > 0) eo.device = EstimateDevice::Cuda;
                 const MemoryEstimate e = estimateMemory(loadTrainConfig(file, world), eo);
                 // On a CPU device the offloaded states share the memory the peak is measured in.
-                row.estimate = e.perRank.total + (e.device == EstimateDevice::Cpu ? e.perRank.hostOffload : 0);
+                row.estimate = e.perRank.total;  // on a CPU device the host offload is in the total
             } catch (const std::exception& e) {
                 row.failure = e.what();
                 rows.push_back(row);

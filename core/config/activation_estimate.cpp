@@ -8,8 +8,13 @@ namespace fts {
 ActivationDetail estimateActivations(const ModelShape& s, const ActivationInputs& in) {
     ActivationDetail d;
     const ForwardMode mode = in.mode;
-    const bool fp32 = mode == ForwardMode::Fp32, half = mode == ForwardMode::Half;
-    const bool autocast = mode == ForwardMode::AutocastOverFp32 || mode == ForwardMode::AutocastBit16;
+    const bool fp32 = mode == ForwardMode::Fp32;
+    // CUDA's autocast runs layer_norm in float32 (its fp32 list); CPU's does not, so over bf16 weights on CPU GPT-2's
+    // and BERT's norms see and return bf16, as without autocast.
+    const bool layerNormInBit16 =
+        mode == ForwardMode::Half || (mode == ForwardMode::AutocastBit16 && in.device == EstimateDevice::Cpu);
+    const bool half = layerNormInBit16;
+    const bool autocast = !layerNormInBit16 && mode != ForwardMode::Fp32;
     const int64_t c = fp32 ? 4 : 2;
     const int64_t f = 4;
     const int64_t B = in.batch, T = in.seq;
@@ -78,7 +83,8 @@ ActivationDetail estimateActivations(const ModelShape& s, const ActivationInputs
                 case ForwardMode::Fp32:
                     if (in.fusedCpuOps && in.device == EstimateDevice::Cpu) return (4 + c) * BTC + f * BT;
                     return (4 + normed * f + c) * BTC + f * BT;
-                case ForwardMode::AutocastOverFp32:
+                case ForwardMode::AutocastOverFp32:  // the norm's input and weight are float32: fused on CPU
+                    if (in.fusedCpuOps && in.device == EstimateDevice::Cpu) return (4 + k * c) * BTC + f * BT;
                     return (4 + normed * f + k * c) * BTC + f * BT;
                 default:
                     return (f + normed * c + c) * BTC + f * BT;

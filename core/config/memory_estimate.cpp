@@ -123,7 +123,7 @@ struct Inputs {
     int world = 1, stage = 0;
     std::string precision = "fp32";
     EstimateDevice device = EstimateDevice::Cpu;
-    int64_t micro = 1, seq = 0;
+    int64_t micro = 1, seq = 0, accumulation = 1;
     bool checkpointing = false;
     ZeroKnobs zero;
     std::optional<LoraKnobs> lora;
@@ -360,11 +360,15 @@ Result compute(const ModelShape& shape, const Inputs& in) {
     }
 
     // ---- the moments --------------------------------------------------------------------------------------------
+    // On a CPU device the offloaded optimizer (and parameter shard) lives in the same memory: it counts.
+    if (in.device == EstimateDevice::Cpu) deviceOptimizer += b.hostOffload;
     // Backward starts: every activation, the casts, the loss's workspace (or the first block's working set).
     Moment start{"backward (start)"};
     start.parameters = deviceParams + castCopies;
     start.optimizer = deviceOptimizer;
-    start.gradients = persistentGrads;
+    // With gradient accumulation, stage 0's .grad (every trainable parameter) outlives the micro-steps: the second
+    // micro-step's backward starts with all of it.
+    start.gradients = persistentGrads + (in.stage == 0 && in.accumulation > 1 ? trainable * gradBytes : 0);
     start.buckets = persistentBuckets + gathered;
     start.activations = act.stored + (act.backwardWorking > loss ? act.backwardWorking : 0);
     start.workspace = act.backwardWorking > loss ? 0 : loss;
@@ -433,6 +437,7 @@ Inputs resolveInputs(const TrainConfig& config, const EstimateOptions& o) {
     in.micro = o.microBatch.value_or(ds.microBatchPerGpu > 0 ? ds.microBatchPerGpu : 1);
     if (in.micro <= 0) throw ConfigError("estimate: micro-batch must be positive, got " + std::to_string(in.micro));
     in.seq = config.data.maxLength;
+    in.accumulation = std::max<int64_t>(1, config.deepspeed.gradientAccumulationSteps);
     in.checkpointing = o.activationCheckpointing.value_or(config.model.activationCheckpointing);
     in.device =
         o.device.value_or(config.training.device.rfind("cuda", 0) == 0 ? EstimateDevice::Cuda : EstimateDevice::Cpu);
@@ -547,6 +552,7 @@ MemoryEstimate estimateMemory(const TrainConfig& config, const ModelShape& shape
         for (int64_t m = in.micro / 2; m >= 1; m /= 2) {
             Inputs x = in;
             x.micro = m;
+            x.accumulation = in.accumulation * (in.micro / m);
             const Result alt = compute(shape, x);
             if (alt.b.total <= cap || m == 1) {
                 attempt("micro_batch",

@@ -51,7 +51,8 @@ struct MemoryBreakdown {
     int64_t runtime = 0;          // fixed per-process cost: LibTorch's code and heap (CPU) or CUDA context
     int64_t allocatorPeak = 0;    // the tensor bytes alive at the peak
     int64_t total = 0;
-    int64_t hostOffload = 0;  // optimizer offload: host memory (states, NVMe buffers, CUDA staging); not in total
+    int64_t hostOffload = 0;  // optimizer offload: host memory (states, NVMe buffers, CUDA staging); in the total only
+                              // on a CPU device (the same memory: counted in optimizerStates there)
     int64_t nvmeOffload = 0;  // optimizer offload to NVMe: the swap file's bytes; not in total
     int64_t modelStates() const { return parameters + gradients + optimizerStates + masterGradients; }
 };

@@ -1,5 +1,7 @@
-// `fts estimate` end to end: the CLI contract (text, --json, options, errors) and the estimate against the
-// peak resident memory a real CPU run of the quick-start model records in the store (within 15%).
+// `fts estimate` end to end: the CLI contract (text, --json, options, errors), the estimate against the peak
+// resident memory a real CPU run of the quick-start model records in the store (within 15%), and its allocator
+// peak against the tensor bytes real CPU runs allocate (FTS_CPU_MEMORY=tensors, the counterpart of CUDA's
+// max_memory_allocated) over precisions, stages, ranks, checkpointing, LoRA, offload and accumulation (within 5%).
 #include <QTemporaryDir>
 #include <QtTest>
 
@@ -28,11 +30,44 @@ QString q(const fs::path& p) { return QString::fromStdString(p.string()); }
 // reached from the second step on (AdamW's state exists from the first update).
 const json kRun = {{"training", {{"max_steps", 3}, {"eval_interval", 0}, {"save_interval", 0}, {"log_interval", 1}}}};
 
+// A model large enough for its steps to dominate set-up (hidden 256, 4 blocks, vocabulary 8000), with the quick-start
+// tokenizer; `arch` llama (grouped kv heads) or gpt2.
+fs::path writeModel(const fs::path& dir, const std::string& arch) {
+    fs::create_directories(dir);
+    const json cfg = arch == "gpt2" ? json{{"architectures", {"GPT2LMHeadModel"}},
+                                           {"model_type", "gpt2"},
+                                           {"n_embd", 256},
+                                           {"n_layer", 4},
+                                           {"n_head", 8},
+                                           {"vocab_size", 8000},
+                                           {"n_positions", 512},
+                                           {"resid_pdrop", 0.0},
+                                           {"embd_pdrop", 0.0},
+                                           {"attn_pdrop", 0.0}}
+                                    : json{{"architectures", {"LlamaForCausalLM"}},
+                                           {"model_type", "llama"},
+                                           {"hidden_size", 256},
+                                           {"intermediate_size", 704},
+                                           {"num_hidden_layers", 4},
+                                           {"num_attention_heads", 8},
+                                           {"num_key_value_heads", 2},
+                                           {"vocab_size", 8000},
+                                           {"max_position_embeddings", 512}};
+    std::ofstream(dir / "config.json") << cfg.dump(2);
+    for (const char* f : {"tokenizer.json", "tokenizer_config.json"})
+        fs::copy_file(fts::testing::kQuickstart / "model" / f, dir / f, fs::copy_options::overwrite_existing);
+    return dir;
+}
+
 }  // namespace
 
 class TestEstimateCli : public QObject {
     Q_OBJECT
+    QTemporaryDir m_models;  // models written once for allocatorPeakMatchesTensorBytes
+
 private slots:
+    void allocatorPeakMatchesTensorBytes_data();
+    void allocatorPeakMatchesTensorBytes();
     void jsonContract() {
         QTemporaryDir tmp;
         const fs::path cfg = writeConfig(tmp.path().toStdString(), "est", kRun);
@@ -63,7 +98,8 @@ private slots:
         const fs::path cfg = writeConfig(tmp.path().toStdString(), "est", kRun);
         CliResult r = runFts({"estimate", q(cfg)});
         QVERIFY2(r.exitCode == 0, qPrintable(r.err));
-        for (const char* s : {"GPT2LMHeadModel", "per rank:", "parameters", "activations", "total", "fits in"})
+        for (const char* s :
+             {"GPT2LMHeadModel", "per rank, at the peak", "parameters", "activations", "total", "fits in"})
             QVERIFY2(r.out.contains(s), qPrintable(r.out));
         // 200 MiB cannot hold LibTorch's runtime alone: it does not fit, and the suggestions say what each change gives.
         r = runFts({"estimate", q(cfg), "--json", "--device-memory", "200MiB"});
@@ -163,6 +199,88 @@ private slots:
         }
     }
 };
+
+void TestEstimateCli::allocatorPeakMatchesTensorBytes_data() {
+    QTest::addColumn<QString>("arch");
+    QTest::addColumn<int>("ranks");
+    QTest::addColumn<QString>("patch");  // merged into the config
+    const QString bf16 = R"("bf16": {"enabled": true})";
+    auto ds = [](const QString& inner) { return QString(R"({"deepspeed": {%1}})").arg(inner); };
+    auto stage = [](int s) { return QString(R"("zero_optimization": {"stage": %1})").arg(s); };
+    QTest::newRow("fp32 stage 0") << "llama" << 1 << ds(stage(0));
+    QTest::newRow("bf16 stage 0") << "llama" << 1 << ds(bf16 + "," + stage(0));
+    QTest::newRow("bf16 stage 1 gpt2") << "gpt2" << 1 << ds(bf16 + "," + stage(1));
+    QTest::newRow("bf16 stage 2, 2 ranks") << "llama" << 2 << ds(bf16 + "," + stage(2));
+    QTest::newRow("bf16 stage 3") << "llama" << 1 << ds(bf16 + "," + stage(3));
+    QTest::newRow("fp16 stage 0") << "llama" << 1 << ds(R"("fp16": {"enabled": true},)" + stage(0));
+    QTest::newRow("bf16 checkpointing")
+        << "llama" << 1 << QString(R"({"model": {"activation_checkpointing": true}, "deepspeed": {%1}})").arg(bf16);
+    QTest::newRow("bf16 stage 2 cpu offload")
+        << "llama" << 1 << ds(bf16 + R"(, "zero_optimization": {"stage": 2, "offload_optimizer": {"device": "cpu"}})");
+    QTest::newRow("bf16 accumulation 3") << "llama" << 1 << ds(bf16 + R"(, "gradient_accumulation_steps": 3)");
+    QTest::newRow("bf16 micro-batch 2 x 512 stage 2")
+        << "llama" << 1
+        << QString(R"({"data": {"max_length": 512}, "deepspeed": {%1, "train_micro_batch_size_per_gpu": 2}})")
+               .arg(bf16 + "," + stage(2));
+    QTest::newRow("bf16 unchunked loss")
+        << "llama" << 1 << QString(R"({"model": {"chunked_loss": false}, "deepspeed": {%1}})").arg(bf16);
+    QTest::newRow("LoRA bf16 stage 0") << "lora" << 1 << ds(bf16 + "," + stage(0));
+    QTest::newRow("LoRA bf16 stage 2") << "lora" << 1 << ds(bf16 + "," + stage(2));
+}
+
+void TestEstimateCli::allocatorPeakMatchesTensorBytes() {
+#if defined(__SANITIZE_ADDRESS__)
+    QSKIP("the asan build replaces the allocator the counts come from");
+#endif
+    QFETCH(QString, arch);
+    QFETCH(int, ranks);
+    QFETCH(QString, patch);
+    QVERIFY(m_models.isValid());
+    const fs::path models = m_models.path().toStdString();
+    const json base = {{"data", {{"max_length", 256}, {"eval_fraction", 0}}},
+                       {"training", {{"max_steps", 3}, {"eval_interval", 0}, {"save_interval", 0}, {"device", "cpu"}}},
+                       {"deepspeed", {{"train_micro_batch_size_per_gpu", 8}}}};
+    QTemporaryDir tmp;
+    const fs::path dir = tmp.path().toStdString();
+    json doc = base;
+    if (arch == "lora") {
+        if (!fs::exists(models / "lora-base" / "model.safetensors")) {  // a saved base model, once
+            json make = base;
+            make["model"] = {{"path", writeModel(models / "llama", "llama").string()}, {"init", "random"}};
+            make["training"]["max_steps"] = 1;
+            make["training"]["output_dir"] = (models / "base-run").string();
+            const fs::path cfg = writeConfig(dir, "base", make);
+            CliResult r = runFts({"train", q(cfg), "--store", q(dir / "base.sqlite"), "--quiet"});
+            QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+            fs::rename(models / "base-run" / "final", models / "lora-base");
+        }
+        doc["model"] = {{"path", (models / "lora-base").string()},
+                        {"init", "pretrained"},
+                        {"lora", {{"r", 16}, {"lora_alpha", 32}, {"target_modules", "all-linear"}}}};
+    } else {
+        doc["model"] = {{"path", writeModel(models / arch.toStdString(), arch.toStdString()).string()},
+                        {"init", "random"}};
+    }
+    doc.merge_patch(json::parse(patch.toStdString()));
+    const fs::path cfg = writeConfig(dir, "run", doc);
+    const fs::path storeFile = dir / "runs.sqlite";
+    qputenv("FTS_CPU_MEMORY", "tensors");
+    CliResult train = runFts({"train", q(cfg), "--store", q(storeFile), "--quiet", "--nproc", QString::number(ranks)});
+    qunsetenv("FTS_CPU_MEMORY");
+    QVERIFY2(train.exitCode == 0, qPrintable(train.err));
+    CliResult est = runFts({"estimate", q(cfg), "--json", "--nproc", QString::number(ranks)});
+    QVERIFY2(est.exitCode == 0, qPrintable(est.err));
+    const json e = json::parse(est.out.toStdString());
+    const int64_t estimated = e.at("per_rank").at("allocator_peak").get<int64_t>();
+    fts::RunStore store(storeFile, true);
+    int64_t peak = 0;
+    for (const auto& s : store.deviceSamples(store.listRuns().at(0).id)) peak = std::max(peak, s.peak);
+    const double ratio = double(estimated) / double(peak);
+    qInfo("%s: estimate %.1f MiB (%s), allocated peak %.1f MiB: %.3f", QTest::currentDataTag(),
+          double(estimated) / 1048576.0, e.at("per_rank").at("phase").get<std::string>().c_str(),
+          double(peak) / 1048576.0, ratio);
+    QVERIFY2(std::abs(ratio - 1) <= 0.05, qPrintable(QString::number(ratio)));
+}
 
 QTEST_APPLESS_MAIN(TestEstimateCli)
 #include "test_estimate_cli.moc"

@@ -365,6 +365,7 @@ private slots:
         o.worldSize = int(n);
         o.suggest = false;
         o.zeroStage = 2;
+        o.device = EstimateDevice::Cuda;  // DeepSpeed's GPU estimators (on a CPU device the host offload counts too)
         MemoryEstimate e = estimateMemory(cfg, s, o);
         const ModelStateSizes b2s = e.states;
         QVERIFY2(std::abs(double(b2s.parameters + b2s.gradients + b2s.masterGradients + b2s.optimizerStates) -
