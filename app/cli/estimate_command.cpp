@@ -1,57 +1,14 @@
 // `fts estimate CONFIG [--json] [--nproc N | --num_gpus N] [--device-memory BYTES] [...]`: each rank's peak
 // memory for a training config, broken into terms, with suggestions when it does not fit (core/config/memory_estimate.h).
-#include <cctype>
-#include <fstream>
 #include <iostream>
 
 #include "app/cli/commands.h"
 #include "core/config/memory_estimate.h"
 #include "core/config/train_config.h"
+#include "core/util/byte_size.h"
 #include "core/util/error.h"
 
 namespace fts::cli {
-
-namespace {
-
-// "80000000000", "80GB", "80G", "80GiB", "512MiB", "1.5T": bytes (K/M/G/T are powers of 1024, as the GPU
-// vendors' "80GB" cards hold 80 GiB give or take).
-int64_t parseByteSize(const std::string& text) {
-    size_t pos = 0;
-    double v = 0;
-    try {
-        v = std::stod(text, &pos);
-    } catch (const std::exception&) {
-        throw ConfigError("--device-memory: expected a size such as 80GiB or 85899345920, got \"" + text + "\"");
-    }
-    std::string unit = text.substr(pos);
-    for (auto& ch : unit) ch = char(std::toupper(static_cast<unsigned char>(ch)));
-    double mult = 1;
-    if (unit.empty() || unit == "B")
-        mult = 1;
-    else if (unit == "K" || unit == "KB" || unit == "KIB")
-        mult = 1024.0;
-    else if (unit == "M" || unit == "MB" || unit == "MIB")
-        mult = 1024.0 * 1024;
-    else if (unit == "G" || unit == "GB" || unit == "GIB")
-        mult = 1024.0 * 1024 * 1024;
-    else if (unit == "T" || unit == "TB" || unit == "TIB")
-        mult = 1024.0 * 1024 * 1024 * 1024;
-    else
-        throw ConfigError("--device-memory: unknown unit \"" + text.substr(pos) + "\" (use B, KiB, MiB, GiB, TiB)");
-    if (!(v > 0)) throw ConfigError("--device-memory: must be positive, got \"" + text + "\"");
-    return int64_t(v * mult);
-}
-
-int64_t hostMemoryBytes() {
-    std::ifstream in("/proc/meminfo");
-    std::string key, unit;
-    int64_t kb = 0;
-    while (in >> key >> kb >> unit)
-        if (key == "MemTotal:") return kb * 1024;
-    return 0;
-}
-
-}  // namespace
 
 void addEstimateCommand(CLI::App& app) {
     auto* cmd = app.add_subcommand("estimate", "Estimate each rank's peak memory for a training config");
@@ -125,7 +82,7 @@ void addEstimateCommand(CLI::App& app) {
                                                 ? EstimateDevice::Cuda
                                                 : EstimateDevice::Cpu) == EstimateDevice::Cuda;
         if (!a->deviceMemory.empty())
-            o.deviceCapacity = parseByteSize(a->deviceMemory);
+            o.deviceCapacity = parseByteSize(a->deviceMemory, "--device-memory");
         else if (!cuda)
             o.deviceCapacity = hostMemoryBytes() / world;  // CPU ranks share the host's memory
         const MemoryEstimate e = estimateMemory(config, o);

@@ -28,6 +28,8 @@ void addTrainCommand(CLI::App& app) {
     cmd->add_option("config", opts->configPath, "Training config (JSON with a deepspeed block)")->required();
     cmd->add_option("--store", opts->storePath, "Run store file (default: $XDG_DATA_HOME/finetune-studio/runs.sqlite)");
     cmd->add_flag("--resume", opts->resume, "Continue from the latest checkpoint in training.output_dir");
+    cmd->add_flag("--force", opts->force,
+                  "Start even when the memory estimate exceeds the device's free memory (see fts estimate)");
     cmd->add_option("--name", opts->runName, "Run name (default: training.run_name or the config file name)");
     cmd->add_option("--nproc", opts->nproc, "Ranks to start on this machine (data parallel; default 1)");
     cmd->add_option("--num_gpus,--num-gpus", opts->numGpus,

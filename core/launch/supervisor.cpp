@@ -34,6 +34,7 @@
 #include "core/launch/deepspeed_env.h"
 #include "core/launch/failure_policy.h"
 #include "core/launch/hostfile.h"
+#include "core/launch/memory_preflight.h"
 #include "core/launch/net_address.h"
 #include "core/launch/node_group.h"
 #include "core/launch/node_transport.h"
@@ -202,6 +203,25 @@ int superviseTraining(const SupervisorOptions& o, std::ostream& out) {
         for (const ConfigIssue& issue : missing)
             out << "error: " << o.configPath.string() << ": " << issue.keyPath << ": " << issue.message << "\n";
         if (!missing.empty()) return 2;
+    }
+    // The memory estimate against the free memory of this machine's devices (remote hosts: not judged here).
+    if (!plan.remote()) {
+        try {
+            const NodePlan& node = plan.nodes.front();
+            const MemoryCheck memory =
+                checkRunMemory(cfg, world, node.setVisibleDevices ? node.slotIds : std::vector<int>{});
+            if (!memory.fits && !o.force) {
+                out << describeMemoryRefusal(memory, o.configPath.string()) << "\n";
+                return 2;
+            }
+            if (!memory.fits)
+                out << "warning: " << o.configPath.string() << ": the memory estimate ("
+                    << formatBytes(memory.estimate.perRank.total) << " per rank) exceeds " << memory.device << "'s "
+                    << formatBytes(memory.available) << " free; starting anyway (--force)\n";
+        } catch (const Error& e) {
+            out << "error: " << e.what() << "\n";
+            return 2;
+        }
     }
     if (!o.resume) {
         try {

@@ -23,6 +23,7 @@ struct SupervisorOptions {
     std::filesystem::path storePath;         // empty: RunStore::defaultPath()
     std::filesystem::path workerExecutable;  // the `fts` binary (it runs `fts worker ...`)
     bool resume = false;
+    bool force = false;    // start even when the memory estimate exceeds the devices' free memory
     std::string runName;   // overrides training.run_name
     bool progress = true;  // progress bar / lines on the error stream
     // Local multi-rank launch (see resolveLocalLaunch): 0 = not given.

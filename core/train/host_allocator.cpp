@@ -4,6 +4,7 @@
 
 #include <c10/core/CPUAllocator.h>
 #include <c10/core/alignment.h>
+#include <c10/util/Exception.h>
 
 #include <atomic>
 #include <cstdlib>
@@ -12,6 +13,8 @@
 #include <string>
 #include <unordered_map>
 #include <vector>
+
+#include "core/util/byte_size.h"
 
 namespace fts {
 
@@ -24,9 +27,13 @@ static_assert(kAlignment >= c10::gAlignment);
 
 class CachingHostAllocator final : public c10::Allocator {
 public:
-    explicit CachingHostAllocator(int64_t capBytes) : m_cap(capBytes) {}
+    CachingHostAllocator(int64_t capBytes, int64_t limitBytes) : m_cap(capBytes), m_limit(limitBytes) {}
+    int64_t limit() const { return m_limit; }
 
     c10::DataPtr allocate(size_t n) override {
+        if (m_limit > 0 && m_live.load() + int64_t(n) > m_limit)
+            TORCH_CHECK_WITH(OutOfMemoryError, false, "CPU out of memory: tried to allocate ", n, " bytes with ",
+                             m_live.load(), " bytes of tensors allocated; FTS_CPU_MEMORY_LIMIT is ", m_limit, " bytes");
         countAllocated(int64_t(n));
         void* base = nullptr;
         if (n < kMinCached || m_cap <= 0) return wrap(newBlock(n));
@@ -117,6 +124,7 @@ private:
     }
 
     const int64_t m_cap;
+    const int64_t m_limit;
     std::mutex m_mutex;
     std::unordered_map<size_t, std::vector<void*>> m_free;
     HostAllocatorStats m_stats;
@@ -132,7 +140,9 @@ void installHostCachingAllocator(int64_t capBytes) {
     std::call_once(g_installed, [&] {
         if (const char* env = std::getenv("FTS_HOST_CACHE_MB")) capBytes = std::strtoll(env, nullptr, 10) << 20;
         // Never destroyed: tensors may outlive every static destructor and still return their blocks here.
-        CachingHostAllocator::instance = new CachingHostAllocator(capBytes);
+        const char* limit = std::getenv("FTS_CPU_MEMORY_LIMIT");
+        CachingHostAllocator::instance =
+            new CachingHostAllocator(capBytes, limit && *limit ? parseByteSize(limit, "FTS_CPU_MEMORY_LIMIT") : 0);
         c10::SetCPUAllocator(CachingHostAllocator::instance, /*priority=*/1);
     });
 }
@@ -144,6 +154,8 @@ void releaseHostCache() {
 void resetHostPeak() {
     if (CachingHostAllocator::instance) CachingHostAllocator::instance->resetPeak();
 }
+
+int64_t hostTensorLimit() { return CachingHostAllocator::instance ? CachingHostAllocator::instance->limit() : 0; }
 
 bool hostAllocatorInstalled() { return CachingHostAllocator::instance != nullptr; }
 

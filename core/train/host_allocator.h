@@ -26,6 +26,9 @@ void releaseHostCache();
 HostAllocatorStats hostAllocatorStats();
 // Starts a new high-water mark at the bytes live now (torch.cuda.reset_peak_memory_stats's counterpart).
 void resetHostPeak();
+// FTS_CPU_MEMORY_LIMIT (a size, e.g. "2GiB"): the tensor bytes a CPU run may hold at once; an allocation beyond
+// it fails as CUDA's do when the device is full (c10::OutOfMemoryError). 0: no limit.
+int64_t hostTensorLimit();
 // True when the caching allocator is LibTorch's CPU allocator (installHostCachingAllocator ran).
 bool hostAllocatorInstalled();
 

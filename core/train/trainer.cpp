@@ -30,6 +30,7 @@
 #include "core/train/classification_batches.h"
 #include "core/train/classification_metrics.h"
 #include "core/train/host_allocator.h"
+#include "core/train/out_of_memory.h"
 #include "core/train/run_checkpoint.h"
 #include "core/train/run_model.h"
 #include "core/train/telemetry.h"
@@ -107,10 +108,12 @@ static bool deviceRunsBf16(torch::Device device) {
 }
 
 static TrainOutcome train(const TrainConfig& givenCfg, const TrainOptions& opt, EventSink& events,
-                          const std::atomic<bool>& stopRequested) {
+                          const std::atomic<bool>& stopRequested, RunPosition& where) {
     const torch::Device device = chooseDevice(givenCfg.training.device, opt.localRank >= 0 ? opt.localRank : opt.rank);
     TrainConfig cfg = givenCfg;  // what waited for the device: training.bf16 "auto"
     if (cfg.deepspeed.bf16Auto) cfg.deepspeed.bf16 = deviceRunsBf16(device);
+    where.device = device;
+    where.config = cfg;
     const auto& ds = cfg.deepspeed;
     const auto& tr = cfg.training;
 
@@ -213,6 +216,7 @@ static TrainOutcome train(const TrainConfig& givenCfg, const TrainOptions& opt, 
     using Metrics = std::map<std::string, double>;
     auto evaluate = [&]() -> Metrics {
         if (data->numEval() == 0) return {};
+        where.phase = StepPhase::Eval;
         torch::NoGradGuard noGrad;
         model->setTraining(false);
         AutocastScope autocast(ds.bf16, device);
@@ -264,6 +268,7 @@ static TrainOutcome train(const TrainConfig& givenCfg, const TrainOptions& opt, 
     };
 
     auto checkpoint = [&] {
+        where.phase = StepPhase::Checkpoint;
         const fs::path dir = saveRunCheckpoint(run, sampler, at);
         if (leader)
             events.publish({{"event", "checkpoint"}, {"step", step}, {"path", dir.string()}, {"time", unixNow()}});
@@ -285,11 +290,13 @@ static TrainOutcome train(const TrainConfig& givenCfg, const TrainOptions& opt, 
     // otherwise wait at the next collective for longer than its timeout); rank 0 publishes them.
     const std::unique_ptr<TrainingSamples> samples = TrainingSamples::prepare(cfg, *tokenizer, *model, events, leader);
     auto sample = [&] {
+        where.phase = StepPhase::Samples;
         AutocastScope autocast(ds.bf16, device);
         samples->publish(*model, step, events, leader);
     };
     if (samples && step == 0 && tr.sampleEvery() > 0) sample();
     while (step < totalSteps) {
+        where.step = step + 1;
         bool stopNow = stopRequested.load();
         if (opt.worldSize > 1) {  // the ranks stop together: a stop seen by any rank stops all at this step
             auto flag = torch::full({1}, stopNow ? 1.0f : 0.0f);
@@ -324,11 +331,13 @@ static TrainOutcome train(const TrainConfig& givenCfg, const TrainOptions& opt, 
         for (size_t a = 0; a < batches.size(); ++a) {
             TrainBatch& batch = batches[a];
             optimizer->beginMicroStep(a + 1 == batches.size());
+            where.phase = StepPhase::Forward;
             torch::Tensor loss;
             {
                 AutocastScope autocast(ds.bf16, device);
                 loss = forwardLossSum(*model, batch, cfg.model.chunkedLoss);
             }
+            where.phase = StepPhase::Backward;
             optimizer->backward(loss, stepLossTokens);  // a part of the step's loss (fp16: times the loss scale)
             optimizer->endMicroStep();
             lossSum += loss.item<double>();
@@ -340,6 +349,7 @@ static TrainOutcome train(const TrainConfig& givenCfg, const TrainOptions& opt, 
             comm->allReduce(l);
             lossSum = l.item<double>();
         }
+        where.phase = StepPhase::Optimizer;
         const StepResult stepped = optimizer->step(lr, ds.gradientClipping);  // LossScaleError at the minimum scale
         const double gradNorm = stepped.gradNorm;
         if (stepped.overflow) {
@@ -407,6 +417,7 @@ static TrainOutcome train(const TrainConfig& givenCfg, const TrainOptions& opt, 
     for (const auto& [name, value] : lastEval)
         if (std::isfinite(value)) final[name] = value;
     if (outcome == TrainOutcome::Completed && leader) {
+        where.phase = StepPhase::Export;
         const fs::path exportDir = tr.outputDir / "final";
         exportCheckpoint(latestCheckpoint(tr.outputDir), exportDir, "float32");
         final["export_dir"] = exportDir.string();
@@ -422,9 +433,16 @@ static TrainOutcome train(const TrainConfig& givenCfg, const TrainOptions& opt, 
 
 TrainOutcome runTraining(const TrainConfig& cfg, const TrainOptions& opt, EventSink& events,
                          const std::atomic<bool>& stopRequested) {
+    RunPosition where;
+    where.config = cfg;
     try {
-        return train(cfg, opt, events, stopRequested);
+        return train(cfg, opt, events, stopRequested, where);
+    } catch (const c10::OutOfMemoryError& e) {  // what a user can do about it, not LibTorch's paragraph
+        throw Error(outOfMemoryMessage(opt.worldSize, where, e.what_without_backtrace()));
+    } catch (const std::bad_alloc& e) {
+        throw Error(outOfMemoryMessage(opt.worldSize, where, e.what()));
     } catch (const c10::Error& e) {  // LibTorch's own errors: keep the message, drop the C++ backtrace
+        if (isOutOfMemory(e)) throw Error(outOfMemoryMessage(opt.worldSize, where, e.what_without_backtrace()));
         throw Error(e.what_without_backtrace());
     }
 }
