@@ -1388,6 +1388,14 @@
         <source>lr</source>
         <translation type="unfinished"></translation>
     </message>
+    <message>
+        <source>Chunked loss</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Compute the output layer and the loss a chunk of tokens at a time: the full logits never exist at once (same loss and gradients)</source>
+        <translation type="unfinished"></translation>
+    </message>
 </context>
 <context>
     <name>fts::ConfigValidatorWorker</name>
@@ -2317,6 +2325,18 @@
         <source>Talk to the selected run&apos;s fine-tuned model, or to any model folder (Ctrl+Shift+T)</source>
         <translation type="unfinished"></translation>
     </message>
+    <message>
+        <source>The run was not started</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Its memory estimate does not fit the free memory of the device it would use, so it would probably run out of memory. The details list the estimate, the free memory and the changes that would fit; change the config, or start it anyway.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The run was not started: its memory estimate does not fit the device&apos;s free memory.</source>
+        <translation type="unfinished"></translation>
+    </message>
 </context>
 <context>
     <name>fts::MemoryBars</name>
@@ -2334,6 +2354,14 @@
     </message>
     <message>
         <source>peak %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>estimate %1: peak %2%</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>estimate %1</source>
         <translation type="unfinished"></translation>
     </message>
 </context>
@@ -2815,6 +2843,42 @@
     </message>
     <message>
         <source>Samples</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>forward pass</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>backward pass</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>optimizer step</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>evaluation</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>checkpoint</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>export</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Out of memory while setting up.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Out of memory at step %1, in the %2.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Lower the memory it needs with one of the changes below (each with its estimate), then start it again.</source>
         <translation type="unfinished"></translation>
     </message>
 </context>

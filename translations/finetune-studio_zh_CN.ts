@@ -1382,6 +1382,14 @@
         <source>lr</source>
         <translation>学习率</translation>
     </message>
+    <message>
+        <source>Chunked loss</source>
+        <translation>分块损失</translation>
+    </message>
+    <message>
+        <source>Compute the output layer and the loss a chunk of tokens at a time: the full logits never exist at once (same loss and gradients)</source>
+        <translation>按 token 分块计算输出层和损失：完整的 logits 从不同时存在（损失和梯度不变）</translation>
+    </message>
 </context>
 <context>
     <name>fts::ConfigValidatorWorker</name>
@@ -2303,6 +2311,18 @@
         <source>Talk to the selected run&apos;s fine-tuned model, or to any model folder (Ctrl+Shift+T)</source>
         <translation>与所选运行微调后的模型或任意模型文件夹对话（Ctrl+Shift+T）</translation>
     </message>
+    <message>
+        <source>The run was not started</source>
+        <translation>运行未启动</translation>
+    </message>
+    <message>
+        <source>Its memory estimate does not fit the free memory of the device it would use, so it would probably run out of memory. The details list the estimate, the free memory and the changes that would fit; change the config, or start it anyway.</source>
+        <translation>它的显存估算超出了所用设备的空闲显存，运行很可能会显存不足。详细信息列出了估算值、空闲显存以及能放得下的修改；请修改配置，或仍然启动。</translation>
+    </message>
+    <message>
+        <source>The run was not started: its memory estimate does not fit the device&apos;s free memory.</source>
+        <translation>运行未启动：它的显存估算超出了设备的空闲显存。</translation>
+    </message>
 </context>
 <context>
     <name>fts::MemoryBars</name>
@@ -2321,6 +2341,14 @@
     <message>
         <source>peak %1</source>
         <translation>峰值 %1</translation>
+    </message>
+    <message>
+        <source>estimate %1: peak %2%</source>
+        <translation>估算 %1：峰值为其 %2%</translation>
+    </message>
+    <message>
+        <source>estimate %1</source>
+        <translation>估算 %1</translation>
     </message>
 </context>
 <context>
@@ -2800,6 +2828,42 @@
     <message>
         <source>Samples</source>
         <translation>样例</translation>
+    </message>
+    <message>
+        <source>forward pass</source>
+        <translation>前向传播</translation>
+    </message>
+    <message>
+        <source>backward pass</source>
+        <translation>反向传播</translation>
+    </message>
+    <message>
+        <source>optimizer step</source>
+        <translation>优化器步骤</translation>
+    </message>
+    <message>
+        <source>evaluation</source>
+        <translation>评估</translation>
+    </message>
+    <message>
+        <source>checkpoint</source>
+        <translation>检查点</translation>
+    </message>
+    <message>
+        <source>export</source>
+        <translation>导出</translation>
+    </message>
+    <message>
+        <source>Out of memory while setting up.</source>
+        <translation>准备阶段显存不足。</translation>
+    </message>
+    <message>
+        <source>Out of memory at step %1, in the %2.</source>
+        <translation>第 %1 步的%2中显存不足。</translation>
+    </message>
+    <message>
+        <source>Lower the memory it needs with one of the changes below (each with its estimate), then start it again.</source>
+        <translation>请用下面的某项修改（各附估算值）降低所需显存，然后重新启动。</translation>
     </message>
 </context>
 <context>

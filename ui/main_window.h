@@ -271,6 +271,8 @@ private:
         bool resume = false;  // the run's row exists already: attach when it shows the new supervisor's pid
     };
     std::optional<PendingStart> m_pending;
+    bool m_forceStart = false;  // the next start passes --force (the user chose "Start anyway")
+    bool offerStartDespiteMemory(const PendingStart& gone);
     QTimer m_pendingTimer;
     QTimer m_compareRefresh;
 };

@@ -220,6 +220,7 @@ bool MainWindow::maySetEditorAside() {
 }
 
 bool MainWindow::confirmEstimateFits() {
+    m_forceStart = false;
     const auto e = parseJsonOrDiscarded(m_editor->estimateJson().toStdString());
     if (!e.is_object() || e.value("fits", true) || !e.contains("device_capacity") || !e["device_capacity"].is_number())
         return true;
@@ -241,7 +242,8 @@ bool MainWindow::confirmEstimateFits() {
     QPushButton* start = box.addButton(tr("Start anyway"), QMessageBox::AcceptRole);
     box.setDefaultButton(QMessageBox::Cancel);
     box.exec();
-    return box.clickedButton() == start;
+    m_forceStart = box.clickedButton() == start;  // fts train would refuse it otherwise
+    return m_forceStart;
 }
 
 }  // namespace fts

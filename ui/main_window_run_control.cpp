@@ -13,6 +13,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <csignal>
+#include <utility>
 
 #include "ui/config_editor.h"
 #include "ui/config_form.h"
@@ -80,8 +81,9 @@ std::optional<qint64> MainWindow::startRun(QString* error) {
     }
     RunLaunchFiles files;
     if (!writeRunLaunch(*folder, config, placement, hostfileText, &files, &why)) return fail(why);
-    const auto started =
-        startTrainDetached({m_options.cliPath, files.configPath, m_options.storePath, files.logPath, placement}, &why);
+    TrainLaunch launch{m_options.cliPath, files.configPath, m_options.storePath, files.logPath, placement};
+    launch.force = std::exchange(m_forceStart, false);
+    const auto started = startTrainDetached(launch, &why);
     if (!started) return fail(why);
     m_pending = PendingStart{started->pid, files.configPath, started->logPath, 0};
     m_pendingTimer.start();
@@ -158,6 +160,36 @@ ProbeDialog* MainWindow::openProbeDialog() {
     return dialog;
 }
 
+// fts train refused the run before it started because its memory estimate exceeds the free memory of the device
+// (core/launch/memory_preflight.h): say so in the studio's words, with fts's lines (the estimate, the free memory,
+// the changes that fit) as details, and offer to start it anyway.
+bool MainWindow::offerStartDespiteMemory(const PendingStart& gone) {
+    if (gone.resume || gone.logPath.isEmpty()) return false;
+    QFile log(gone.logPath);
+    if (!log.open(QIODevice::ReadOnly)) return false;
+    if (log.size() > 65536) log.seek(log.size() - 65536);
+    const QString text = QString::fromUtf8(log.readAll());
+    const qsizetype at = text.lastIndexOf(QStringLiteral("the memory estimate does not fit"));
+    if (at < 0) return false;
+    const qsizetype lineStart = text.lastIndexOf(QLatin1Char('\n'), at) + 1;
+    QMessageBox box(QMessageBox::Warning, tr("The run was not started"),
+                    tr("Its memory estimate does not fit the free memory of the device it would use, so it would "
+                       "probably run out of memory. The details list the estimate, the free memory and the changes "
+                       "that would fit; change the config, or start it anyway."),
+                    QMessageBox::Cancel, this);
+    box.setDetailedText(text.mid(lineStart).trimmed());
+    QPushButton* start = box.addButton(tr("Start anyway"), QMessageBox::AcceptRole);
+    box.setDefaultButton(QMessageBox::Cancel);
+    box.exec();
+    if (box.clickedButton() != start) {
+        showMessage(tr("The run was not started: its memory estimate does not fit the device's free memory."), true);
+        return true;
+    }
+    m_forceStart = true;
+    startRun();
+    return true;
+}
+
 void MainWindow::checkPendingStart() {
     if (!m_pending) {
         m_pendingTimer.stop();
@@ -170,12 +202,14 @@ void MainWindow::checkPendingStart() {
     // Gone: give the poller a few ticks to list the run it may have written before exiting.
     m_poller->pollNow();
     if (++m_pending->goneTicks < kPendingGoneTicks) return;
-    showMessage(tr("The run exited before it appeared in the store. See its log: %1")
-                    .arg(QDir::toNativeSeparators(m_pending->logPath)),
-                true);
+    const PendingStart gone = *m_pending;
     m_pending.reset();
     m_pendingTimer.stop();
     updateActions();
+    if (offerStartDespiteMemory(gone)) return;
+    showMessage(tr("The run exited before it appeared in the store. See its log: %1")
+                    .arg(QDir::toNativeSeparators(gone.logPath)),
+                true);
 }
 
 // A run this window started shows up (same supervisor pid or config file): select it.

@@ -33,6 +33,12 @@ QString MemoryBars::barText(const MemoryBar& b) {
     QStringList extra;
     if (b.reserved > 0) extra << tr("reserved %1").arg(gib(b.reserved));
     if (b.peak > 0) extra << tr("peak %1").arg(gib(b.peak));
+    if (b.estimate > 0 && b.peak > 0)  // how good the estimate was: the measured peak as a share of it
+        extra << tr("estimate %1: peak %2%")
+                     .arg(gib(b.estimate))
+                     .arg(qRound(100.0 * double(b.peak) / double(b.estimate)));
+    else if (b.estimate > 0)
+        extra << tr("estimate %1").arg(gib(b.estimate));
     if (!extra.isEmpty()) text += QStringLiteral(" (") + extra.join(QStringLiteral(", ")) + QLatin1Char(')');
     return text;
 }
@@ -53,7 +59,8 @@ void MemoryBars::paintEvent(QPaintEvent*) {
                    b.label);
         const QRect bar(labelWidth, row.top(), width() - labelWidth - 2, row.height());
         p.fillRect(bar, palette().color(QPalette::AlternateBase));
-        const int64_t scale = b.capacity > 0 ? b.capacity : std::max({b.allocated, b.reserved, b.peak, int64_t(1)});
+        const int64_t scale =
+            b.capacity > 0 ? b.capacity : std::max({b.allocated, b.reserved, b.peak, b.estimate, int64_t(1)});
         const auto w = [&](int64_t v) {
             return int(double(bar.width()) * std::clamp(double(v) / double(scale), 0.0, 1.0));
         };
@@ -64,6 +71,11 @@ void MemoryBars::paintEvent(QPaintEvent*) {
         if (b.peak > 0) {
             p.setPen(QPen(peak, 2));
             const int x = bar.left() + w(b.peak);
+            p.drawLine(x, bar.top(), x, bar.bottom());
+        }
+        if (b.estimate > 0) {  // the estimate: a dashed marker next to the peak's solid one
+            p.setPen(QPen(palette().color(QPalette::WindowText), 1, Qt::DashLine));
+            const int x = bar.left() + w(b.estimate);
             p.drawLine(x, bar.top(), x, bar.bottom());
         }
         p.setPen(palette().color(QPalette::Mid));

@@ -11,6 +11,7 @@ namespace fts {
 struct MemoryBar {
     QString label;                                                // "rank 0 · cuda:0", "host RAM"
     int64_t allocated = 0, reserved = 0, peak = 0, capacity = 0;  // bytes; capacity 0 = unknown
+    int64_t estimate = 0;  // the run's memory estimate for this device (bytes; 0 = none), drawn as a marker
 };
 
 class MemoryBars : public QWidget {
@@ -19,7 +20,7 @@ public:
     explicit MemoryBars(QWidget* parent = nullptr);
     void setBars(const QVector<MemoryBar>& bars);
     const QVector<MemoryBar>& bars() const { return m_bars; }
-    // "1.2 / 16.0 GiB (reserved 2.0, peak 3.1)"
+    // "1.2 / 16.0 GiB (reserved 2.0, peak 3.1, estimate 3.0: peak 103%)"
     static QString barText(const MemoryBar& bar);
     QSize sizeHint() const override;
     QSize minimumSizeHint() const override;

@@ -160,6 +160,7 @@ std::optional<StartedProcess> startTrainDetached(const TrainLaunch& launch, QStr
     QStringList args{QStringLiteral("train"), launch.configPath, QStringLiteral("--store"), launch.storePath};
     args << launch.placement;
     if (launch.resume) args << QStringLiteral("--resume");
+    if (launch.force) args << QStringLiteral("--force");
     process.setArguments(args);
     process.setWorkingDirectory(QFileInfo(launch.configPath).absolutePath());
     // The GPU ids are nvidia-smi's (PCI bus order); make CUDA count them the same way (its default order is

@@ -55,6 +55,7 @@ struct TrainLaunch {
     QString logPath;        // stdout and stderr appended here ("" = discarded)
     QStringList placement;  // placementArguments(nproc, gpus), or --hostfile FILE --include SPEC
     bool resume = false;    // --resume: continue the run of the newest checkpoint in the config's output_dir
+    bool force = false;     // --force: start although the memory estimate exceeds the devices' free memory
 };
 // `cli train <configPath> --store <storePath> <placement...> [--resume]`, detached (the run outlives the
 // window), working directory = the config's folder, stdout+stderr appended to logPath.

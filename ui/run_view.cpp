@@ -9,6 +9,7 @@
 #include <QLabel>
 #include <QPlainTextEdit>
 #include <QPushButton>
+#include <QRegularExpression>
 #include <QSplitter>
 #include <QStyle>
 #include <QVBoxLayout>
@@ -304,6 +305,7 @@ void RunView::clear() {
     m_smoothedRevision = 0;
     m_smoothedWeight = -1;
     m_lastMemory.clear();
+    m_estimateTotal = m_estimateAllocator = 0;
     m_bars->setBars({});
     m_memAllocated.clear();
     m_memPeak.clear();
@@ -394,6 +396,10 @@ void RunView::applyBatch(const RunDataBatch& batch) {
             m_gradNorm.append(x, p.value);
         } else if (p.name == "loss_scale") {
             m_lossScale.append(x, p.value);
+        } else if (p.name == "memory_estimate_bytes") {  // fts train's estimate at the start (per rank)
+            m_estimateTotal = int64_t(p.value);
+        } else if (p.name == "memory_estimate_allocator_bytes") {
+            m_estimateAllocator = int64_t(p.value);
         }
         m_lastStep = std::max(m_lastStep, p.step);
     }
@@ -551,6 +557,9 @@ void RunView::updateBars() {
         b.reserved = s.reserved;
         b.peak = s.peak;
         b.capacity = s.capacity;
+        // The estimate this run started with, against what the device measures: CUDA's allocator counts tensors
+        // (the estimate without the CUDA context), a CPU sample is the process's resident memory (the whole).
+        b.estimate = s.device.rfind("cuda", 0) == 0 ? m_estimateAllocator : m_estimateTotal;
         bars.push_back(b);
     }
     const auto [used, total] = hostMemory();
@@ -562,6 +571,30 @@ void RunView::updateBars() {
         bars.push_back(host);
     }
     m_bars->setBars(bars);
+}
+
+// A run's failure in the studio's words where it knows the kind (out of memory: the step and phase, then fts's
+// details: the device's memory, the estimate and the changes that would fit), else fts's text as it is.
+QString RunView::failureText(const QString& reason) {
+    static const QRegularExpression oom(
+        QStringLiteral("^out of memory (?:at step (\\d+) \\(([^)]+)\\)|during set-up)"));
+    const QRegularExpressionMatch m = oom.match(reason);
+    if (!m.hasMatch()) return reason;
+    const QString phase = m.captured(2);
+    const QString phaseText = phase == QLatin1String("forward")          ? tr("forward pass")
+                              : phase == QLatin1String("backward")       ? tr("backward pass")
+                              : phase == QLatin1String("optimizer step") ? tr("optimizer step")
+                              : phase == QLatin1String("eval")           ? tr("evaluation")
+                              : phase == QLatin1String("checkpoint")     ? tr("checkpoint")
+                              : phase == QLatin1String("export")         ? tr("export")
+                                                                         : phase;
+    const QString head = m.captured(1).isEmpty()
+                             ? tr("Out of memory while setting up.")
+                             : tr("Out of memory at step %1, in the %2.").arg(m.captured(1), phaseText);
+    return head + QLatin1Char(' ') +
+           tr("Lower the memory it needs with one of the changes below (each with its estimate), then start it "
+              "again.") +
+           QStringLiteral("\n") + reason;
 }
 
 void RunView::updateLabels() {
@@ -601,7 +634,7 @@ void RunView::updateLabels() {
     else
         m_eta->setText(QStringLiteral("–"));
     if (!r.failureReason.empty()) {
-        m_failure->setText(QString::fromStdString(r.failureReason));
+        m_failure->setText(failureText(QString::fromStdString(r.failureReason)));
         m_failure->show();
     } else {
         m_failure->hide();

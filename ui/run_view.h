@@ -31,6 +31,8 @@ class SeriesChart;
 class RunView : public QWidget {
     Q_OBJECT
 public:
+    // The failure reason in the studio's words where it knows the kind (out of memory), else as fts wrote it.
+    static QString failureText(const QString& reason);
     // Redraws are batched: at most one per 100 ms (<= 10 Hz) however fast batches arrive.
     static constexpr int kReplotDelayMs = 100;
 
@@ -107,6 +109,7 @@ private:
     std::map<std::pair<int, QString>, double> m_capacityMiB;
     std::vector<std::pair<int64_t, double>> m_stepTimes;  // recent (step, time) of loss points, for the ETA
     double m_lastTokensPerS = -1;
+    int64_t m_estimateTotal = 0, m_estimateAllocator = 0;  // fts train's memory estimate per rank (bytes; 0: none)
     double m_lastLr = -1;
     int64_t m_lastStep = 0;
     bool m_stopPending = false;

@@ -205,7 +205,8 @@ Result compute(const ModelShape& shape, const Inputs& in) {
         // a swap file with buffer_count host buffers of one sub-group each; no fp32 master gradient (CPU-Adam reads
         // the reduced gradient in its own dtype). Stages 1-2 keep a parameter-dtype copy of the partition on the
         // device for the all-gather; a CUDA device stages one sub-group of gradient and parameter in host memory.
-        const int64_t group = std::min<int64_t>(part, int64_t(in.zero.subGroupSize));
+        const int64_t subGroup = std::min<int64_t>(part, int64_t(in.zero.subGroupSize));
+        const int64_t group = std::min(subGroup, kSwapGroupElements);  // the swap unit and the CUDA staging piece
         if (in.zero.offloadOptimizer == "nvme") {
             const int64_t seg = ceilDiv(group * 4, 4096) * 4096, groups = group > 0 ? ceilDiv(part, group) : 0;
             b.nvmeOffload = groups * 3 * seg;

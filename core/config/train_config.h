@@ -93,6 +93,11 @@ SchedulerConfig resolveScheduleForRun(SchedulerConfig s, int64_t totalSteps);
 enum class OffloadDevice { None, Cpu, Nvme };
 const char* offloadDeviceName(OffloadDevice d);  // "none", "cpu", "nvme"
 
+// The most elements one NVMe swap unit of the optimizer state (and one CUDA staging piece of a sub-group) holds:
+// 64 MiB of float32 per segment. The update is elementwise, so it sets only the host buffers' size
+// (core/offload/optimizer_partition.cpp; the estimate counts the same).
+inline constexpr int64_t kSwapGroupElements = int64_t(1) << 24;
+
 // zero_optimization.offload_optimizer (DeepSpeed 0.19.8's DeepSpeedZeroOffloadOptimizerConfig): the fp32 master
 // and the Adam moments of this rank's partition live in host memory (cpu) or in swap files (nvme), and the
 // optimizer step runs on the CPU (CPU-Adam). Stages 1-3.

@@ -205,11 +205,13 @@ int superviseTraining(const SupervisorOptions& o, std::ostream& out) {
         if (!missing.empty()) return 2;
     }
     // The memory estimate against the free memory of this machine's devices (remote hosts: not judged here).
+    std::optional<MemoryEstimate> estimate;  // recorded with the run: the studio shows it next to the measured peak
     if (!plan.remote()) {
         try {
             const NodePlan& node = plan.nodes.front();
             const MemoryCheck memory =
                 checkRunMemory(cfg, world, node.setVisibleDevices ? node.slotIds : std::vector<int>{});
+            estimate = memory.estimate;
             if (!memory.fits && !o.force) {
                 out << describeMemoryRefusal(memory, o.configPath.string()) << "\n";
                 return 2;
@@ -258,6 +260,10 @@ int superviseTraining(const SupervisorOptions& o, std::ostream& out) {
         r.worldSize = world;
         r.hostsJson = hostsJson(plan).dump();
         runId = store.createRun(r);
+        if (estimate)
+            store.addMetrics(runId,
+                             {{0, "memory_estimate_bytes", double(estimate->perRank.total), t0},
+                              {0, "memory_estimate_allocator_bytes", double(estimate->perRank.allocatorPeak), t0}});
     }
     store.markStarted(runId, ::getpid(), t0);
     FailurePolicy failures(world);

@@ -150,7 +150,10 @@ OptimizerPartition::OptimizerPartition(const torch::Tensor& initial, const Optim
     s->createdDir = true;
     std::filesystem::create_directories(s->dir, ec);
     if (ec) throw ConfigError(key + ": cannot create " + s->dir.string() + ": " + ec.message());
-    s->groupElems = std::min(m_place.subGroupElems, std::max<int64_t>(1, m_elements));
+    // The unit swapped is a sub-group, at most kSwapGroupElements: the update is elementwise, so the unit only sets
+    // the host buffers' size (buffer_count of them, 3 segments each). DeepSpeed keeps buffer_count buffers of a
+    // whole sub-group (16 GB pinned at its default sub_group_size of 1e9).
+    s->groupElems = std::min({m_place.subGroupElems, kSwapGroupElements, std::max<int64_t>(1, m_elements)});
     s->groups = m_elements == 0 ? 0 : (m_elements + s->groupElems - 1) / s->groupElems;
     s->segElems = alignUp(s->groupElems * 4, kSwapAlign) / 4;
     s->slotBytes = 3 * s->segElems * 4;
@@ -283,7 +286,10 @@ void OptimizerPartition::stepOffloaded(const torch::Tensor& grad, double gradSca
     const int threads = cpuThreads(m_place.cpuThreads);
     const torch::Tensor g = grad.reshape({-1});
     if (g.is_cpu() && !g.is_contiguous()) throw Error("optimizer partition: the gradient must be contiguous");
-    const int64_t sub = m_swap ? m_swap->groupElems : m_place.subGroupElems;
+    // Host placement on a CUDA device: sub-groups pass the staging buffers in pieces of at most kSwapGroupElements.
+    const int64_t sub = m_swap               ? m_swap->groupElems
+                        : m_device.is_cuda() ? std::min(m_place.subGroupElems, kSwapGroupElements)
+                                             : m_place.subGroupElems;
     auto stepGroup = [&](int64_t offset, int64_t n, float* master, float* m, float* v) {
         torch::Tensor gHost = g.narrow(0, offset, n);
         if (!gHost.is_cpu()) {
@@ -452,10 +458,14 @@ PartitionBytes OptimizerPartition::bytes() const {
             for (const auto& buf : m_swap->buffers) b.host += buf.bytes();
             break;
     }
+    // CUDA training stages a piece of gradient and of parameter through host memory (from the first step).
+    if (m_gradStage.defined()) b.host += m_gradStage.nbytes();
+    if (m_outStage.defined()) b.host += m_outStage.nbytes();
     return b;
 }
 
 int64_t OptimizerPartition::swapBytesRead() const { return m_swap ? m_swap->file->bytesRead() : 0; }
 int64_t OptimizerPartition::swapBytesWritten() const { return m_swap ? m_swap->file->bytesWritten() : 0; }
+double OptimizerPartition::swapWaitSeconds() const { return m_swap ? m_swap->file->waitSeconds() : 0.0; }
 
 }  // namespace fts

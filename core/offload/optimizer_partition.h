@@ -88,6 +88,7 @@ public:
     // NVMe: bytes moved through the swap file so far (0 otherwise).
     int64_t swapBytesRead() const;
     int64_t swapBytesWritten() const;
+    double swapWaitSeconds() const;
 
 private:
     struct Swap;

@@ -286,5 +286,6 @@ int64_t ParamShardStore::hostBytes() const {
 int64_t ParamShardStore::nvmeBytes() const { return m_swapped * m_esz; }
 int64_t ParamShardStore::swapBytesRead() const { return m_file ? m_file->bytesRead() : 0; }
 int64_t ParamShardStore::swapBytesWritten() const { return m_file ? m_file->bytesWritten() : 0; }
+double ParamShardStore::swapWaitSeconds() const { return m_file ? m_file->waitSeconds() : 0.0; }
 
 }  // namespace fts

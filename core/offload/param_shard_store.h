@@ -82,6 +82,7 @@ public:
     int64_t nvmeBytes() const;
     int64_t swapBytesRead() const;
     int64_t swapBytesWritten() const;
+    double swapWaitSeconds() const;
 
 private:
     struct Ahead {

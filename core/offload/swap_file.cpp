@@ -7,10 +7,12 @@
 #include <fcntl.h>
 #include <liburing.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
+#include <chrono>
 #include <condition_variable>
 #include <cstdlib>
 #include <cstring>
@@ -52,6 +54,7 @@ struct SwapFile::Impl {
     std::unordered_map<uint64_t, Request> requests;
     uint64_t next = 1;
     int64_t bytesRead = 0, bytesWritten = 0;
+    int64_t waitNanos = 0;  // time callers spent blocked in wait()
 
     struct Worker {
         io_uring ring{};
@@ -181,7 +184,17 @@ SwapFile::SwapFile(std::filesystem::path path, int64_t bytes, const SwapIoOption
         throw IoError(m_path.string() + ": cannot create the swap file: " + sysError(err));
     }
     if (m_bytes > 0) {
-        const int rc = ::posix_fallocate(d.fd, 0, m_bytes);
+        // fallocate reserves the blocks without writing them (glibc's posix_fallocate would write a zero into every
+        // block where the file system lacks it: minutes for tens of GB). Without it, a sparse file of the size,
+        // after checking the free space, so a full disk still fails here and not mid-run.
+        int rc = ::fallocate(d.fd, 0, 0, off_t(m_bytes)) == 0 ? 0 : errno;
+        if (rc == EOPNOTSUPP || rc == ENOSYS) {
+            struct statvfs fs {};
+            if (::fstatvfs(d.fd, &fs) == 0 && int64_t(fs.f_bavail) * int64_t(fs.f_frsize) < m_bytes)
+                rc = ENOSPC;
+            else
+                rc = ::ftruncate(d.fd, off_t(m_bytes)) == 0 ? 0 : errno;
+        }
         if (rc != 0) {
             ::close(d.fd);
             ::unlink(m_path.c_str());
@@ -245,7 +258,12 @@ void SwapFile::wait(Ticket t) {
     std::unique_lock<std::mutex> lock(d.mutex);
     auto it = d.requests.find(t);
     if (it == d.requests.end()) return;
-    d.done.wait(lock, [&] { return it->second.pending == 0; });
+    if (it->second.pending > 0) {  // the caller waits for the disk: count the stall
+        const auto t0 = std::chrono::steady_clock::now();
+        d.done.wait(lock, [&] { return it->second.pending == 0; });
+        d.waitNanos +=
+            std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - t0).count();
+    }
     const Impl::Request r = it->second;
     d.requests.erase(it);
     if (r.error)
@@ -260,6 +278,11 @@ void SwapFile::waitAll() {
         for (auto& [t, r] : m_impl->requests) all.push_back(t);
     }
     for (Ticket t : all) wait(t);
+}
+
+double SwapFile::waitSeconds() const {
+    std::lock_guard<std::mutex> lock(m_impl->mutex);
+    return double(m_impl->waitNanos) * 1e-9;
 }
 
 int64_t SwapFile::bytesRead() const {

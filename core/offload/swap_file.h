@@ -1,5 +1,6 @@
 // One swap file on a local SSD for offloaded state (ZeRO-Infinity): opened with O_DIRECT, its whole size reserved
-// up front (so a full disk fails at start, not mid-run), read and written asynchronously through io_uring by
+// up front with fallocate, no data written (so a full disk fails at start, not mid-run; a file system without
+// fallocate gets a sparse file after a free-space check), read and written asynchronously through io_uring by
 // `intra_op_parallelism` I/O threads, each keeping up to `queue_depth` requests of `block_size` bytes in flight.
 // Buffers, offsets and sizes must be multiples of kSwapAlign. The file is removed when the object is destroyed.
 // No LibTorch here.
@@ -39,9 +40,11 @@ public:
     void waitAll();
     const std::filesystem::path& path() const { return m_path; }
     int64_t size() const { return m_bytes; }
-    // Bytes moved so far (for benchmarks).
+    // Bytes moved so far, and the seconds callers spent waiting for requests still in flight (the part of the I/O
+    // that compute did not hide): a run's per-step swap figures.
     int64_t bytesRead() const;
     int64_t bytesWritten() const;
+    double waitSeconds() const;
 
 private:
     struct Impl;

@@ -274,6 +274,29 @@ static TrainOutcome train(const TrainConfig& givenCfg, const TrainOptions& opt, 
             events.publish({{"event", "checkpoint"}, {"step", step}, {"path", dir.string()}, {"time", unixNow()}});
     };
 
+    // NVMe offload: this rank's swap traffic since the last log line, as throughput over that wall time and the
+    // seconds per step the step waited for the disk (a slow disk shows as the reason for a slow step).
+    ModelStateBytes swapBefore = optimizer->modelState();
+    auto swapSince = Clock::now();
+    int64_t swapStepBefore = step;
+    auto publishSwap = [&](int64_t atStep) {
+        const ModelStateBytes now = optimizer->modelState();
+        const int64_t read = now.swapRead - swapBefore.swapRead, written = now.swapWritten - swapBefore.swapWritten;
+        const double seconds = std::max(1e-9, std::chrono::duration<double>(Clock::now() - swapSince).count());
+        const double steps = double(std::max<int64_t>(1, atStep - swapStepBefore));
+        if (read + written > 0)
+            events.publish({{"event", "metrics"},
+                            {"step", atStep},
+                            {"time", unixNow()},
+                            {"values",
+                             {{"swap_read_mb_s", double(read) / 1e6 / seconds},
+                              {"swap_write_mb_s", double(written) / 1e6 / seconds},
+                              {"swap_wait_s", (now.swapWaitSeconds - swapBefore.swapWaitSeconds) / steps}}}});
+        swapBefore = now;
+        swapSince = Clock::now();
+        swapStepBefore = atStep;
+    };
+
     // ---- the loop -----------------------------------------------------------------------------
     model->setTraining(true);
     double lastLoss = std::nan("");
@@ -390,6 +413,7 @@ static TrainOutcome train(const TrainConfig& givenCfg, const TrainOptions& opt, 
                                 {"step", step},
                                 {"time", unixNow()},
                                 {"values", {{"loss_scale", stepped.lossScale}}}});
+            if (leader) publishSwap(step);
             publishMemory(step);
         }
         // eval block

@@ -17,6 +17,10 @@ struct ModelStateBytes {
     int64_t buckets = 0;                       // communication buffers held between steps (reduce bucket)
     int64_t hostOffload = 0;  // optimizer state offloaded to host memory (and NVMe swap buffers); not in total()
     int64_t nvmeOffload = 0;  // optimizer state in swap files on NVMe; not in total()
+    // NVMe traffic so far (swap files of the optimizer state and of offloaded parameters): bytes read and written
+    // and the seconds the step waited for the disk. Not in toJson() (the trainer reports it per step).
+    int64_t swapRead = 0, swapWritten = 0;
+    double swapWaitSeconds = 0;
     static int64_t sum(const std::map<std::string, int64_t>& m);
     // What rests on the training device (with a CPU device: in host memory besides the offloaded part).
     int64_t total() const { return sum(parameters) + sum(gradients) + sum(optimizer) + buckets; }

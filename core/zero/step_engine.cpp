@@ -230,6 +230,9 @@ public:
         for (const auto& [dt, b] : base.parameters) m.parameters[dt] += b;
         m.hostOffload += base.hostOffload;
         m.nvmeOffload += base.nvmeOffload;
+        m.swapRead += base.swapRead;
+        m.swapWritten += base.swapWritten;
+        m.swapWaitSeconds += base.swapWaitSeconds;
         return m;
     }
 

@@ -443,6 +443,9 @@ ModelStateBytes Zero3Optimizer::modelState() const {
     const std::string dt = dtypeName(m_dtype);
     m.parameters[dt] += m_store->deviceBytes();
     m.hostOffload += m_store->hostBytes();
+    m.swapRead += m_store->swapBytesRead();
+    m.swapWritten += m_store->swapBytesWritten();
+    m.swapWaitSeconds += m_store->swapWaitSeconds();
     m.nvmeOffload += m_store->nvmeBytes();
     for (size_t p = 0; p < m_params.size(); ++p)
         if (m_params[p].persistent) m.parameters[dt] += m_params[p].numel * int64_t(m_gradShard.element_size());

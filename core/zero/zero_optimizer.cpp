@@ -345,6 +345,9 @@ void PartitionStep::addBytes(ModelStateBytes& m) const {
     if (m_paramCopy.defined()) m.parameters[dtypeName(m_dtype)] += m_paramCopy.nbytes();
     m.hostOffload += b.host;
     m.nvmeOffload += b.nvme;
+    m.swapRead += m_part.swapBytesRead();
+    m.swapWritten += m_part.swapBytesWritten();
+    m.swapWaitSeconds += m_part.swapWaitSeconds();
 }
 
 GradientStats ZeroOptimizer::prepareGradients(double maxNorm, double lossScale) {

@@ -64,6 +64,52 @@ RunDataBatch batchOf(int64_t runId, int64_t fromStep, int64_t toStep, bool reset
 class TestRunView : public QObject {
     Q_OBJECT
 private slots:
+    // fts train records its memory estimate with the run: each device's bar carries it next to the measured peak
+    // (CUDA: the allocator estimate, as the allocator measures tensors; CPU: the total, as RSS is the whole).
+    void estimateNextToThePeak() {
+        RunView view;
+        view.showRun(runningRun(6));
+        RunDataBatch b;
+        b.runId = 6;
+        b.metrics = {{0, "memory_estimate_bytes", double(int64_t(3) << 30), 1.0},
+                     {0, "memory_estimate_allocator_bytes", double(int64_t(5) << 29), 1.0}};
+        DeviceSample gpu;
+        gpu.step = 1;
+        gpu.device = "cuda:0";
+        gpu.allocated = int64_t(1) << 30;
+        gpu.peak = int64_t(5) << 29;  // 2.5 GiB: the allocator estimate exactly
+        gpu.capacity = int64_t(1) << 34;
+        DeviceSample cpu = gpu;
+        cpu.rank = 1;
+        cpu.device = "cpu";
+        cpu.peak = int64_t(3) << 29;  // 1.5 GiB of the 3 GiB total
+        b.samples = {gpu, cpu};
+        view.applyBatch(b);
+        QTRY_VERIFY(view.memoryBars()->bars().size() >= 2);  // the bars follow on the next replot
+        const QVector<MemoryBar>& bars = view.memoryBars()->bars();
+        QCOMPARE(bars[0].estimate, int64_t(5) << 29);
+        QCOMPARE(bars[1].estimate, int64_t(3) << 30);
+        QVERIFY2(MemoryBars::barText(bars[0]).contains(QStringLiteral("estimate 2.5: peak 100%")),
+                 qPrintable(MemoryBars::barText(bars[0])));
+        QVERIFY2(MemoryBars::barText(bars[1]).contains(QStringLiteral("estimate 3.0: peak 50%")),
+                 qPrintable(MemoryBars::barText(bars[1])));
+    }
+
+    // An out-of-memory failure leads with the studio's own sentence (step and phase), then fts's details; other
+    // reasons are shown as they are.
+    void outOfMemoryInTheStudiosWords() {
+        const QString reason = QStringLiteral(
+            "out of memory at step 12 (backward) on cuda:0: the peak was 22.10 GiB allocated (23.20 GiB reserved) of "
+            "23.55 GiB. The estimate is 30.00 GiB per rank (peak at backward (start)). Each change estimated alone: "
+            "model.activation_checkpointing = true (18.00 GiB, fits)");
+        const QString text = RunView::failureText(reason);
+        QVERIFY2(text.startsWith(QStringLiteral("Out of memory at step 12, in the backward pass.")), qPrintable(text));
+        QVERIFY(text.endsWith(reason));
+        QCOMPARE(RunView::failureText(QStringLiteral("the loss is nan")), QStringLiteral("the loss is nan"));
+        QVERIFY(RunView::failureText(QStringLiteral("out of memory during set-up on cpu: x"))
+                    .startsWith(QStringLiteral("Out of memory while setting up.")));
+    }
+
     // training.sample_prompts: no Samples tab until the first text; then newest step first, the prompts of a step in
     // their order; another run's texts are ignored; a new run empties the table and hides the tab again.
     void samplesTab() {

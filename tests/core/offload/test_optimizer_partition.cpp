@@ -8,6 +8,8 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
+#include <fstream>
+
 #include "core/offload/optimizer_partition.h"
 #include "core/util/error.h"
 
@@ -75,6 +77,38 @@ class TestOptimizerPartition : public QObject {
     QTemporaryDir m_tmp;
 
 private slots:
+    void nvmeHostBytesAreWhatIsResident() {
+        // The host bytes an NVMe partition reports are its swap buffers, and they are what the process's resident
+        // memory grows by (within 10%). The default sub_group_size (1e9) swaps in units of kSwapGroupElements.
+        const int64_t n = int64_t(3) << 22;  // 12.6 M elements, under one swap unit: one buffer of 3 x 48 MiB
+        const torch::Tensor init = torch::randn({n});
+        QTemporaryDir tmp;
+        PartitionPlacement p = nvme(tmp.path().toStdString(), 1000000000, 4, true);
+        p.io.blockSize = 1 << 20;
+        auto rss = [] {
+            std::ifstream in("/proc/self/status");
+            std::string key;
+            int64_t kb = 0;
+            while (in >> key)
+                if (key == "VmRSS:" && (in >> kb)) return kb * 1024;
+            return int64_t(0);
+        };
+        const int64_t before = rss();
+        OptimizerPartition part(init, adamConfig(true), p);
+        const int64_t grown = rss() - before;
+        const PartitionBytes b = part.bytes();
+        QCOMPARE(b.host, 3 * n * 4);
+        QVERIFY2(std::abs(double(grown) / double(b.host) - 1) <= 0.10,
+                 qPrintable(QString("reported %1, resident growth %2").arg(b.host).arg(grown)));
+        QCOMPARE(b.nvme, 3 * n * 4);
+        // Above one unit: buffers of kSwapGroupElements, at most buffer_count of them, whatever the sub-group.
+        QTemporaryDir tmp2;
+        OptimizerPartition big(torch::zeros({kSwapGroupElements + 3}), adamConfig(true),
+                               nvme(tmp2.path().toStdString(), 1000000000, 1, true));
+        QCOMPARE(big.bytes().host, 3 * kSwapGroupElements * 4);
+        QCOMPARE(big.bytes().nvme, 2 * 3 * kSwapGroupElements * 4);
+    }
+
     void offloadedStepEqualsDeviceAdamW_data() {
         QTest::addColumn<int>("where");
         QTest::addColumn<bool>("adamW");

@@ -4,6 +4,7 @@
 // small, a folder that cannot hold files and misaligned requests are clear errors naming the path.
 #include <torch/torch.h>
 
+#include <QElapsedTimer>
 #include <QTemporaryDir>
 #include <QtTest>
 
@@ -73,6 +74,24 @@ private slots:
             QCOMPARE(f.bytesRead(), int64_t(count * slot));
         }
         QVERIFY2(!fs::exists(path), "the swap file goes with the object");
+    }
+
+    void reservationWritesNothing() {
+        // 1 GiB reserved with fallocate: no data written (glibc's posix_fallocate fallback wrote every block),
+        // under a second (issue 31's bound), and the blocks are the file's (a full disk fails here, not mid-run).
+        QTemporaryDir tmp;
+        const fs::path path = fs::path(tmp.path().toStdString()) / "big.swp";
+        const int64_t bytes = int64_t(1) << 30;
+        QElapsedTimer timer;
+        timer.start();
+        SwapFile f(path, bytes, SwapIoOptions{});
+        const qint64 ms = timer.elapsed();
+        qInfo("reserved 1 GiB in %lld ms", (long long)ms);
+        QVERIFY2(ms < 1000, qPrintable(QString::number(ms)));
+        QCOMPARE(f.bytesWritten(), int64_t(0));
+        struct stat st {};
+        QCOMPARE(::stat(path.c_str(), &st), 0);
+        QCOMPARE(int64_t(st.st_size), bytes);
     }
 
     void diskTooSmallIsAClearError() {
