@@ -885,10 +885,6 @@
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>Parameters %1 · gradients %2 · optimizer %3 · activations %4 · buckets and workspace %5 · runtime %6 (%7 ranks, ZeRO %8, %9)</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
         <source>The device&apos;s capacity is not known here: the estimate is not judged.</source>
         <translation type="unfinished"></translation>
     </message>
@@ -1394,6 +1390,22 @@
     </message>
     <message>
         <source>Compute the output layer and the loss a chunk of tokens at a time: the full logits never exist at once (same loss and gradients)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>at the start of backward</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>at the end of backward</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>during the optimizer step</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>At its peak (%1): parameters %2 · gradients %3 · optimizer %4 · activations %5 · buckets and workspace %6 · runtime %7 (%8 ranks, ZeRO %9)</source>
         <translation type="unfinished"></translation>
     </message>
 </context>

@@ -879,10 +879,6 @@
         <translation>每个 rank（%1）</translation>
     </message>
     <message>
-        <source>Parameters %1 · gradients %2 · optimizer %3 · activations %4 · buckets and workspace %5 · runtime %6 (%7 ranks, ZeRO %8, %9)</source>
-        <translation>参数 %1 · 梯度 %2 · 优化器 %3 · 激活 %4 · 通信桶与工作区 %5 · 运行时 %6（%7 个 rank，ZeRO %8，%9）</translation>
-    </message>
-    <message>
         <source>The device&apos;s capacity is not known here: the estimate is not judged.</source>
         <translation>此处无法得知设备容量：不判断是否放得下。</translation>
     </message>
@@ -1389,6 +1385,22 @@
     <message>
         <source>Compute the output layer and the loss a chunk of tokens at a time: the full logits never exist at once (same loss and gradients)</source>
         <translation>按 token 分块计算输出层和损失：完整的 logits 从不同时存在（损失和梯度不变）</translation>
+    </message>
+    <message>
+        <source>at the start of backward</source>
+        <translation>反向传播开始时</translation>
+    </message>
+    <message>
+        <source>at the end of backward</source>
+        <translation>反向传播结束时</translation>
+    </message>
+    <message>
+        <source>during the optimizer step</source>
+        <translation>优化器步骤中</translation>
+    </message>
+    <message>
+        <source>At its peak (%1): parameters %2 · gradients %3 · optimizer %4 · activations %5 · buckets and workspace %6 · runtime %7 (%8 ranks, ZeRO %9)</source>
+        <translation>峰值时（%1）：参数 %2 · 梯度 %3 · 优化器 %4 · 激活 %5 · 通信桶与工作区 %6 · 运行时 %7（%8 个 rank，ZeRO %9）</translation>
     </message>
 </context>
 <context>

@@ -528,17 +528,25 @@ void ConfigForm::applyEstimate() {
     m_estimateBars->setBars(bars);
     m_estimateBars->show();
     QStringList lines;
-    lines << tr("Parameters %1 · gradients %2 · optimizer %3 · activations %4 · buckets and workspace %5 · "
-                "runtime %6 (%7 ranks, ZeRO %8, %9)")
-                 .arg(gib(r.value("parameters", int64_t(0))),
+    // The terms alive at the peak: gradients, the loss's workspace and the optimizer's fp32 gradient do not all exist
+    // at once (docs/estimate.md, "The peak").
+    const std::string phase = r.value("phase", std::string());
+    const QString when = phase == "backward (start)" ? tr("at the start of backward")
+                         : phase == "backward (end)" ? tr("at the end of backward")
+                         : phase == "optimizer step" ? tr("during the optimizer step")
+                                                     : QString::fromStdString(phase);
+    lines << tr("At its peak (%1): parameters %2 · gradients %3 · optimizer %4 · activations %5 · buckets and "
+                "workspace %6 · runtime %7 (%8 ranks, ZeRO %9)")
+                 .arg(when, gib(r.value("parameters", int64_t(0))),
                       gib(r.value("gradients", int64_t(0)) + r.value("master_gradients", int64_t(0))),
                       gib(r.value("optimizer_states", int64_t(0))), gib(r.value("activations", int64_t(0))),
                       gib(r.value("buckets", int64_t(0)) + r.value("workspace", int64_t(0)) +
                           r.value("allocator_slack", int64_t(0))),
                       gib(r.value("runtime", int64_t(0))))
                  .arg(e.value("world_size", 1))
-                 .arg(e.value("zero_stage", 0))
-                 .arg(QString::fromStdString(e.value("precision", std::string())));
+                 .arg(QStringLiteral("%1, %2")
+                          .arg(e.value("zero_stage", 0))
+                          .arg(QString::fromStdString(e.value("precision", std::string()))));
     const QString offOpt = QString::fromStdString(e.value("offload_optimizer", std::string("none")));
     const QString offParam = QString::fromStdString(e.value("offload_param", std::string("none")));
     if ((hostOff > 0 || nvmeOff > 0) && offParam == QLatin1String("none"))
