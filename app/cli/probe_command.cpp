@@ -167,7 +167,8 @@ void addProbeCommand(CLI::App& app) {
                 if (a->numGpus > 0) eo.device = EstimateDevice::Cuda;
                 const MemoryEstimate e = estimateMemory(loadTrainConfig(file, world), eo);
                 // On a CPU device the offloaded states share the memory the peak is measured in.
-                row.estimate = e.perRank.total;  // on a CPU device the host offload is in the total
+                // Against what the store measures: CUDA the allocator peak, CPU the resident set (the total).
+                row.estimate = e.device == EstimateDevice::Cuda ? e.perRank.allocatorPeak : e.perRank.total;
             } catch (const std::exception& e) {
                 row.failure = e.what();
                 rows.push_back(row);
