@@ -425,6 +425,24 @@ private slots:
                 if (d.step >= 1) p = std::max(p, d.allocated), hwm = std::max(hwm, d.peak);
             QVERIFY(p > 0);
             peak[nvme] = p;
+            // Each logged step reports the rank's swap traffic (a slow disk shows as the reason for a slow step).
+            const auto reads = fts::testing::series(s, s.listRuns().at(0).id, "swap_read_mb_s");
+            const auto writes = fts::testing::series(s, s.listRuns().at(0).id, "swap_write_mb_s");
+            const auto waits = fts::testing::series(s, s.listRuns().at(0).id, "swap_wait_s");
+            if (nvme) {
+                QCOMPARE(reads.size(), size_t(3));
+                QCOMPARE(waits.size(), size_t(3));
+                for (size_t i = 0; i < reads.size(); ++i) {
+                    QVERIFY2(reads[i] > 0 && writes[i] > 0 && waits[i] >= 0,
+                             qPrintable(QString("step %1: read %2 MB/s, write %3 MB/s, wait %4 s")
+                                            .arg(i + 1)
+                                            .arg(reads[i])
+                                            .arg(writes[i])
+                                            .arg(waits[i])));
+                }
+            } else {
+                QVERIFY(reads.empty() && writes.empty());  // nothing swapped, nothing reported
+            }
             qInfo("%s: RSS during the steps up to %.1f MB, lifetime peak %.1f MB", name.c_str(), p / 1e6, hwm / 1e6);
         }
         const double measured = double(peak[false] - peak[true]), estimated = double(estimate[false] - estimate[true]);
