@@ -58,22 +58,50 @@ std::vector<std::pair<int, int64_t>> parseGpuFreeMemory(const std::string& csv) 
 MemoryCheck checkRunMemory(const TrainConfig& cfg, int worldSize, const std::vector<int>& gpus) {
     MemoryCheck c;
     const int world = std::max(1, worldSize);
-    const bool cuda = cfg.training.device.rfind("cuda", 0) == 0;
+    const std::string& spec = cfg.training.device;
+    // "auto" trains on CUDA when there is a GPU (the trainer's chooseDevice): judged as CUDA when nvidia-smi lists one.
+    std::vector<std::pair<int, int64_t>> free;
+    bool cuda = spec.rfind("cuda", 0) == 0;
+    const char* cap = std::getenv("FTS_DEVICE_MEMORY");
+    if (!(cap && *cap) && (cuda || spec == "auto")) {
+        free = queryGpuFreeMemory();
+        cuda = cuda || !free.empty();
+    }
     c.device = cuda ? "cuda" : "cpu";
-    if (const char* cap = std::getenv("FTS_DEVICE_MEMORY"); cap && *cap) {
+    if (cap && *cap) {
         c.available = parseByteSize(cap, "FTS_DEVICE_MEMORY");
         c.source = "FTS_DEVICE_MEMORY";
         c.judged = true;
     } else if (cuda) {
+        // The physical GPUs the ranks will use: the plan's (CUDA_VISIBLE_DEVICES it sets), else the ones a
+        // CUDA_VISIBLE_DEVICES of the caller lists (numeric ids; UUIDs are not mapped: not judged), else
+        // training.device's index or 0..world-1, as nvidia-smi numbers them.
         std::vector<int> ids = gpus;
         if (ids.empty()) {
-            const size_t colon = cfg.training.device.find(':');
+            std::vector<int> visible;
+            bool mapped = true;
+            if (const char* env = std::getenv("CUDA_VISIBLE_DEVICES"); env && *env) {
+                std::stringstream list(env);
+                std::string item;
+                while (std::getline(list, item, ',')) try {
+                        size_t used = 0;
+                        visible.push_back(std::stoi(item, &used));
+                        if (used != item.size()) mapped = false;
+                    } catch (const std::exception&) {
+                        mapped = false;
+                    }
+                if (!mapped) return c;  // GPU UUIDs or MIG names: not judged
+            }
+            const size_t colon = spec.find(':');
+            std::vector<int> logical;
             if (colon != std::string::npos)
-                ids.push_back(std::atoi(cfg.training.device.c_str() + colon + 1));
+                logical.push_back(std::atoi(spec.c_str() + colon + 1));
             else
-                for (int i = 0; i < world; ++i) ids.push_back(i);
+                for (int i = 0; i < world; ++i) logical.push_back(i);
+            for (int l : logical) {
+                ids.push_back(visible.empty() ? l : visible[size_t(l) % visible.size()]);
+            }
         }
-        const auto free = queryGpuFreeMemory();
         int64_t least = -1;
         std::string names;
         for (int id : ids)
@@ -94,6 +122,7 @@ MemoryCheck checkRunMemory(const TrainConfig& cfg, int worldSize, const std::vec
     }
     EstimateOptions o;
     o.worldSize = world;
+    if (cuda) o.device = EstimateDevice::Cuda;
     if (c.judged) o.deviceCapacity = c.available;
     c.estimate = estimateMemory(cfg, o);
     c.fits = !c.judged || c.estimate.fits;

@@ -21,9 +21,10 @@ struct MemoryCheck {
 };
 
 // The free memory of the devices the ranks of this machine use: FTS_DEVICE_MEMORY (a size per rank, e.g. "24GiB":
-// tests and deliberate caps) when set; on CUDA nvidia-smi's memory.free of those GPUs (the smallest), `gpus` being
-// the ids CUDA_VISIBLE_DEVICES will hold (empty: training.device's index, or 0..world-1); on CPU the host's
-// MemAvailable shared by the ranks. Throws ConfigError for a malformed FTS_DEVICE_MEMORY; IoError/ConfigError of the
+// tests and deliberate caps) when set; on CUDA (training.device "cuda...", or "auto" where nvidia-smi lists a GPU)
+// nvidia-smi's memory.free of those GPUs (the smallest), `gpus` being the ids CUDA_VISIBLE_DEVICES will hold (empty:
+// the caller's CUDA_VISIBLE_DEVICES mapping training.device's index or 0..world-1); on CPU the host's MemAvailable
+// shared by the ranks. Throws ConfigError for a malformed FTS_DEVICE_MEMORY; IoError/ConfigError of the
 // estimate (unreadable config.json) propagate.
 MemoryCheck checkRunMemory(const TrainConfig& cfg, int worldSize, const std::vector<int>& gpus);
 

@@ -71,7 +71,42 @@ private slots:
         QVERIFY(host.judged);
         QCOMPARE(host.source, std::string("MemAvailable / 2 ranks"));
     }
+
+    void gpusFromNvidiaSmi();
 };
+
+void TestMemoryPreflight::gpusFromNvidiaSmi() {
+    // A stand-in nvidia-smi first on PATH: GPU 0 has 8000 MiB free, GPU 1 1000 MiB.
+    QTemporaryDir tmp;
+    const fs::path bin = fs::path(tmp.path().toStdString());
+    {
+        std::ofstream f(bin / "nvidia-smi");
+        f << "#!/bin/sh\nprintf '0, 8000\\n1, 1000\\n'\n";
+    }
+    fs::permissions(bin / "nvidia-smi", fs::perms::owner_all);
+    const QByteArray path = qgetenv("PATH");
+    qputenv("PATH", QByteArray(bin.c_str()) + ":" + path);
+    qunsetenv("FTS_DEVICE_MEMORY");
+    qunsetenv("CUDA_VISIBLE_DEVICES");
+    TrainConfig cfg = quickstart(bin / "out");
+    cfg.training.device = "auto";  // the trainer picks CUDA when there is a GPU: judged as CUDA
+    MemoryCheck c = checkRunMemory(cfg, 1, {});
+    QVERIFY(c.judged);
+    QCOMPARE(c.device, std::string("cuda:0"));
+    QCOMPARE(c.available, int64_t(8000) << 20);
+    QCOMPARE(c.source, std::string("nvidia-smi memory.free"));
+    QVERIFY(c.estimate.device == EstimateDevice::Cuda);
+    // Two ranks: the smaller of GPUs 0 and 1; the plan's ids win; the caller's CUDA_VISIBLE_DEVICES maps the index.
+    QCOMPARE(checkRunMemory(cfg, 2, {}).available, int64_t(1000) << 20);
+    QCOMPARE(checkRunMemory(cfg, 1, {1}).device, std::string("cuda:1"));
+    cfg.training.device = "cuda:0";
+    qputenv("CUDA_VISIBLE_DEVICES", "1");
+    QCOMPARE(checkRunMemory(cfg, 1, {}).device, std::string("cuda:1"));
+    qputenv("CUDA_VISIBLE_DEVICES", "GPU-8a1b");  // a UUID: which GPU it is is not known here
+    QVERIFY(!checkRunMemory(cfg, 1, {}).judged);
+    qunsetenv("CUDA_VISIBLE_DEVICES");
+    qputenv("PATH", path);
+}
 
 QTEST_APPLESS_MAIN(TestMemoryPreflight)
 #include "test_memory_preflight.moc"
