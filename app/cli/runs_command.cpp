@@ -30,25 +30,41 @@ void addRunsCommand(CLI::App& app) {
         }
     });
 
-    auto* show = runs->add_subcommand("show", "One run: config, status, final metrics, latest metrics");
+    auto* show = runs->add_subcommand(
+        "show", "One run: config, status, final metrics, latest metrics, and its warnings and errors");
     show->fallthrough();
     auto id = std::make_shared<int64_t>(0);
     auto showJson = std::make_shared<bool>(false);
+    auto allLogs = std::make_shared<bool>(false);
     show->add_option("id", *id, "Run id")->required();
     show->add_flag("--json", *showJson, "JSON output");
-    show->callback([storePath, id, showJson] {
+    show->add_flag("--logs", *allLogs, "Every log line of the run, not only its warnings and errors");
+    show->callback([storePath, id, showJson, allLogs] {
         RunStore store(storePath->empty() ? RunStore::defaultPath() : *storePath, /*readOnly=*/true);
         auto run = store.getRun(*id);
         if (!run) throw Error(store.path().string() + ": no run with id " + std::to_string(*id));
+        // The run's warnings and errors (a damaged checkpoint skipped, bad data rows, a failure), or every line.
+        std::vector<LogLine> lines;
+        for (LogLine& l : store.logs(*id, 0))
+            if (*allLogs || l.level != "info") lines.push_back(std::move(l));
         if (*showJson) {
             auto metrics = store.metrics(*id);
             nlohmann::json j = runToJson(*run);
             nlohmann::json series = nlohmann::json::object();
             for (const auto& m : metrics) series[m.name].push_back({m.step, m.value});
             j["metrics"] = series;
+            nlohmann::json logs = nlohmann::json::array();
+            for (const LogLine& l : lines)
+                logs.push_back({{"time", l.time}, {"rank", l.rank}, {"level", l.level}, {"message", l.message}});
+            j[*allLogs ? "logs" : "warnings_and_errors"] = logs;
             std::cout << j.dump(2) << "\n";
         } else {
             std::cout << formatRunDetails(*run, store.latestMetrics(*id));
+            std::cout << (*allLogs ? "\nlog:\n" : "\nwarnings and errors:")
+                      << (lines.empty() && !*allLogs ? " none\n" : "\n");
+            for (const LogLine& l : lines)
+                std::cout << "  " << (l.rank < 0 ? std::string("supervisor") : "rank " + std::to_string(l.rank)) << " "
+                          << l.level << ": " << l.message << "\n";
         }
     });
 }

@@ -107,6 +107,19 @@ private slots:
         QVERIFY2(reason.contains("(forward)") || reason.contains("(backward)"), qPrintable(reason));
         QVERIFY2(!reason.contains("\n"), qPrintable(reason));  // one line, not LibTorch's backtrace
         QVERIFY2((r.out + r.err).contains("out of memory at step 1"), qPrintable(r.out + r.err));
+        // fts runs show lists the run's warnings and errors; --logs every line; --json carries them too.
+        CliResult show = runFts({"runs", "show", QString::number(runs[0].id), "--store", q(storeFile)});
+        QVERIFY2(show.exitCode == 0, qPrintable(show.err));
+        QVERIFY2(
+            show.out.contains("warnings and errors:") && show.out.contains("rank 0 error: out of memory at step 1"),
+            qPrintable(show.out));
+        QVERIFY2(!show.out.contains(" info: "), qPrintable(show.out));
+        CliResult all = runFts({"runs", "show", QString::number(runs[0].id), "--store", q(storeFile), "--logs"});
+        QVERIFY2(all.out.contains(" info: ") && all.out.contains("error: out of memory"), qPrintable(all.out));
+        CliResult js = runFts({"runs", "show", QString::number(runs[0].id), "--store", q(storeFile), "--json"});
+        const json shown = json::parse(js.out.toStdString());
+        QVERIFY(!shown.at("warnings_and_errors").empty());
+        for (const auto& l : shown.at("warnings_and_errors")) QVERIFY(l.at("level") != "info");
     }
 };
 
