@@ -151,7 +151,15 @@ void RunRecorder::onEvent(const std::string& nodeHost, const json& ev) {
             m_out << (m_tty ? "\n" : "") << "sample at step " << step << ": " << text << "\n";
         }
     } else if (kind == "log") {
-        m_logs.push_back({time, rank, fieldOr(ev, "level", "info"), fieldOr(ev, "message", "")});
+        const std::string level = fieldOr(ev, "level", "info"), message = fieldOr(ev, "message", "");
+        m_logs.push_back({time, rank, level, message});
+        // A rank's warning (a damaged checkpoint skipped, bad data rows, an fp16 overflow that ends the run...) is
+        // printed as it happens, with --quiet too: it is not progress.
+        if (level == "warn" || level == "warning")
+            m_out << (m_tty && m_progress ? "\n" : "") << "warning"
+                  << (rank >= 0 && m_world > 1 ? " (rank " + std::to_string(rank) + ")" : std::string()) << ": "
+                  << message << "\n"
+                  << std::flush;
     } else if (kind == "stderr") {
         const std::string line = fieldOr(ev, "line", "");
         m_logs.push_back({time, rank, "stderr", line});

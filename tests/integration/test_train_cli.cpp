@@ -301,6 +301,10 @@ void TestTrainCli::damagedNewestCheckpointResumesFromThePrevious() {
     CliResult b2 = runFts(
         {"train", QString::fromStdString(writeConfig(dir, "split", second).string()), "--store", store, "--resume"});
     QVERIFY2(b2.exitCode == 0, qPrintable(b2.out + b2.err));
+    // The terminal says so as it happens, naming the file (not only the store).
+    QVERIFY2((b2.out + b2.err).contains("warning: ") && (b2.out + b2.err).contains("step-00000006 is damaged") &&
+                 (b2.out + b2.err).contains("optimizer.safetensors: checksum mismatch"),
+             qPrintable(b2.out + b2.err));
     fts::RunStore s((dir / "runs.sqlite"), true);
     int64_t splitId = 0;
     for (const auto& r : s.listRuns())
