@@ -118,19 +118,7 @@ torch::Tensor chunkedHeadCrossEntropy(const torch::Tensor& hidden, const torch::
     const torch::Tensor rows = hidden.reshape({-1, hidden.size(-1)}).to(computeDtype).contiguous();
     const torch::Tensor w = weight.to(computeDtype);
     const torch::Tensor b = bias.defined() ? bias.to(computeDtype) : torch::empty({0}, w.options());
-    const torch::Tensor targets1d = targets.reshape({-1}).to(hidden.device(), torch::kInt64).contiguous();
-    const torch::Tensor counted = targets1d.ne(kIgnoreTarget);
-    const torch::Tensor outOfRange = counted.logical_and(targets1d.lt(0).logical_or(targets1d.ge(V)));
-    if (outOfRange.any().item<bool>()) {
-        const int64_t bad = targets1d.masked_select(outOfRange)[0].item<int64_t>();
-        throw Error("cross entropy: target ids must lie in [0, " + std::to_string(V) + ") or be " +
-                    std::to_string(kIgnoreTarget) + " (ignored), found " + std::to_string(bad));
-    }
-    double divisor = 0.0;
-    if (reduction == TokenLossReduction::Mean) {
-        const int64_t count = counted.sum().item<int64_t>();
-        divisor = count > 0 ? double(count) : -1.0;
-    }
+    const auto [targets1d, divisor] = checkedTargets(targets, V, hidden.device(), reduction);
     const int64_t chunk = chunkRows > 0 ? chunkRows : chunkRowsFor(V, hidden.is_cuda());
     return ChunkedHeadLossFn::apply(rows, w, b, targets1d, divisor, chunk);
 }

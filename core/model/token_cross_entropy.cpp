@@ -106,7 +106,13 @@ torch::Tensor tokenCrossEntropy(const torch::Tensor& logits, const torch::Tensor
     const int64_t V = logits.size(-1);
     c10::impl::ExcludeDispatchKeyGuard noAutocast(c10::autocast_dispatch_keyset);  // the loss stays in float32
     const torch::Tensor logits2d = logits.reshape({-1, V}).contiguous();
-    const torch::Tensor targets1d = targets.reshape({-1}).to(logits.device(), torch::kInt64).contiguous();
+    const auto [targets1d, divisor] = checkedTargets(targets, V, logits.device(), reduction);
+    return TokenCrossEntropyFn::apply(logits2d, targets1d, divisor);
+}
+
+std::pair<torch::Tensor, double> checkedTargets(const torch::Tensor& targets, int64_t V, const torch::Device& device,
+                                                TokenLossReduction reduction) {
+    const torch::Tensor targets1d = targets.reshape({-1}).to(device, torch::kInt64).contiguous();
     const torch::Tensor counted = targets1d.ne(kIgnoreTarget);
     const torch::Tensor outOfRange = counted.logical_and(targets1d.lt(0).logical_or(targets1d.ge(V)));
     if (outOfRange.any().item<bool>()) {
@@ -119,7 +125,7 @@ torch::Tensor tokenCrossEntropy(const torch::Tensor& logits, const torch::Tensor
         const int64_t count = counted.sum().item<int64_t>();
         divisor = count > 0 ? double(count) : -1.0;
     }
-    return TokenCrossEntropyFn::apply(logits2d, targets1d, divisor);
+    return {targets1d, divisor};
 }
 
 torch::Tensor nextTokenTargets(const torch::Tensor& labels) {

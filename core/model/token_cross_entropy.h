@@ -4,6 +4,7 @@
 #include <torch/torch.h>
 
 #include <cstdint>
+#include <utility>
 
 namespace fts {
 
@@ -15,6 +16,11 @@ enum class TokenLossReduction { Sum, Mean };
 // as in torch. Throws fts::Error on shape mismatch or a target outside [0, V).
 torch::Tensor tokenCrossEntropy(const torch::Tensor& logits, const torch::Tensor& targets,
                                 TokenLossReduction reduction);
+
+// Targets flattened to (N) int64 on `device`, each in [0, vocab) or kIgnoreTarget (fts::Error naming the first
+// other), and the divisor of `reduction`: the counted targets for Mean (-1 when none: NaN, as torch), 0 for Sum.
+std::pair<torch::Tensor, double> checkedTargets(const torch::Tensor& targets, int64_t vocab,
+                                                const torch::Device& device, TokenLossReduction reduction);
 
 // Next-token targets of a causal LM: targets[:, t] = labels[:, t + 1], and the last position ignored, as
 // transformers 5 shifts the labels (not the logits) in ForCausalLMLoss.
