@@ -3,7 +3,8 @@
 #include <iostream>
 
 #include "app/cli/commands.h"
-#include "core/train/trainer.h"
+#include "core/checkpoint/checkpoint.h"
+#include "core/util/checkpoint_dir.h"
 #include "core/util/error.h"
 
 namespace fts::cli {

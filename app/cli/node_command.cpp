@@ -19,6 +19,8 @@ void addNodeCommand(CLI::App& app) {
     cmd->add_flag("--probe", *probe, "Print this host's fts version and GPUs as one JSON line, and exit");
     cmd->add_option("--require", *required, "With --probe: paths this host must have (listed as missing otherwise)");
     cmd->add_option("--config", o->configPath, "Training config (the same path on every host)");
+    cmd->add_option("--config-overrides", o->configOverrides,
+                    "JSON merge patch over the config (fts train's --output_dir, --max_steps, --seed)");
     cmd->add_option("--host", o->host, "This host's name in the hostfile (tags the events)");
     cmd->add_option("--run-id", o->runId, "Run id in the store");
     cmd->add_option("--world-size", o->worldSize, "Ranks of the run");

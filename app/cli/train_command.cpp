@@ -1,15 +1,18 @@
-// `fts train CONFIG [--store FILE] [--resume] [--name NAME] [--nproc N | --num_gpus N | --include/--exclude SPEC]
-// [--hostfile FILE --num_nodes N --master_addr A --master_port P --ssh_port P --ssh-config F --remote-fts PATH]`:
-// the supervisor (see core/launch/supervisor.h). DeepSpeed's spellings with '_' and '-' both work.
+// `fts train CONFIG [--store FILE] [--resume] [--name NAME] [--output_dir DIR | --new-output] [--max_steps N]
+// [--seed N] [--nproc N | --num_gpus N | --include/--exclude SPEC] [--hostfile FILE --num_nodes N --master_addr A
+// --master_port P --ssh_port P --ssh-config F --remote-fts PATH]`: the supervisor (see core/launch/supervisor.h).
+// DeepSpeed's spellings with '_' and '-' both work.
 #include <signal.h>
 
 #include <iostream>
+#include <optional>
 
 #include "app/cli/commands.h"
 #include "core/dist/store_server.h"
 #include "core/launch/supervisor.h"
 
 namespace fts::cli {
+namespace fs = std::filesystem;
 
 int& exitCode() {
     static int code = 0;
@@ -31,6 +34,17 @@ void addTrainCommand(CLI::App& app) {
     cmd->add_flag("--force", opts->force,
                   "Start even when the memory estimate exceeds the device's free memory (see fts estimate)");
     cmd->add_option("--name", opts->runName, "Run name (default: training.run_name or the config file name)");
+    // The keys people change between runs of one config, set over the file for this run (and recorded with it).
+    auto outputDir = std::make_shared<std::filesystem::path>();
+    auto maxSteps = std::make_shared<std::optional<int64_t>>();
+    auto seed = std::make_shared<std::optional<int64_t>>();
+    cmd->add_option("--output_dir,--output-dir", *outputDir,
+                    "Output folder for this run's checkpoints and export (sets training.output_dir)");
+    cmd->add_option("--max_steps,--max-steps", *maxSteps, "Optimizer steps to train (sets training.max_steps)");
+    cmd->add_option("--seed", *seed, "Random seed (sets training.seed)");
+    cmd->add_flag("--new-output", opts->newOutput,
+                  "Write to a fresh folder beside training.output_dir (<dir>-2, -3, ...) when it is not empty, as "
+                  "the studio does for a new run");
     cmd->add_option("--nproc", opts->nproc, "Ranks to start on this machine (data parallel; default 1)");
     cmd->add_option("--num_gpus,--num-gpus", opts->numGpus,
                     "One rank per GPU on the first N visible GPUs (DeepSpeed's)");
@@ -53,8 +67,11 @@ void addTrainCommand(CLI::App& app) {
                     "Milliseconds a rank waits in a collective or the rendezvous before failing (default 30000)");
     auto quiet = std::make_shared<bool>(false);
     cmd->add_flag("--quiet", *quiet, "No progress output");
-    cmd->callback([opts, quiet] {
+    cmd->callback([opts, quiet, outputDir, maxSteps, seed] {
         opts->progress = !*quiet;
+        if (!outputDir->empty()) opts->configOverrides["training"]["output_dir"] = fs::absolute(*outputDir).string();
+        if (*maxSteps) opts->configOverrides["training"]["max_steps"] = **maxSteps;
+        if (*seed) opts->configOverrides["training"]["seed"] = **seed;
         opts->workerExecutable = selfExecutable();
         opts->hostStore = hostRendezvousStore;
         exitCode() = superviseTraining(*opts, std::cerr);

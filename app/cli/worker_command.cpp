@@ -31,6 +31,9 @@ void addWorkerCommand(CLI::App& app) {
     auto configPath = std::make_shared<std::filesystem::path>();
     auto opts = std::make_shared<TrainOptions>();
     cmd->add_option("--config", *configPath, "Training config (not with --check)");
+    auto overrides = std::make_shared<std::string>();
+    cmd->add_option("--config-overrides", *overrides,
+                    "JSON merge patch over the config (fts train's --output_dir, --max_steps, --seed)");
     auto check = std::make_shared<bool>(false);
     auto host = std::make_shared<std::string>();
     cmd->add_flag("--check", *check, "Run the hosts check (collectives and links) instead of training");
@@ -41,7 +44,7 @@ void addWorkerCommand(CLI::App& app) {
     cmd->add_option("--world-size", opts->worldSize, "Number of ranks");
     cmd->add_flag("--resume", opts->resume, "Continue from the latest checkpoint");
     cmd->add_option("--resume-from", opts->resumeFrom, "Continue from this checkpoint folder");
-    cmd->callback([configPath, opts, check, host] {
+    cmd->callback([configPath, overrides, opts, check, host] {
         // Its node starts it with SIGTERM and SIGINT blocked; they stay blocked in this thread and in every thread
         // LibTorch starts, and a stop sent while it loaded arrives at the watcher now.
         std::atomic<bool> stop{false};
@@ -91,7 +94,8 @@ void addWorkerCommand(CLI::App& app) {
                 return;
             }
             if (configPath->empty()) throw ConfigError("fts worker: --config is required");
-            TrainConfig cfg = loadTrainConfig(*configPath, opts->worldSize);
+            const nlohmann::json patch = overrides->empty() ? nlohmann::json(nullptr) : parseJson(*overrides);
+            TrainConfig cfg = loadTrainConfig(*configPath, opts->worldSize, patch);
             runTraining(cfg, *opts, events, stop);
             exitCode() = 0;
         } catch (const DistError& e) {  // a collective failed: often because a peer died (the supervisor decides)

@@ -543,7 +543,8 @@ ConfigParseResult parseTrainConfig(const nlohmann::json& doc, const fs::path& ba
     return parseDocument(doc, baseDir, worldSize, issues);
 }
 
-ConfigParseResult parseTrainConfigText(const std::string& text, const fs::path& baseDir, int worldSize) {
+ConfigParseResult parseTrainConfigText(const std::string& text, const fs::path& baseDir, int worldSize,
+                                       const json& overrides) {
     IssueList issues;
     json doc;
     try {
@@ -570,10 +571,11 @@ ConfigParseResult parseTrainConfigText(const std::string& text, const fs::path& 
              true});
         return r;
     }
+    if (overrides.is_object() && doc.is_object()) doc.merge_patch(overrides);
     return parseDocument(doc, baseDir, worldSize, issues);
 }
 
-ConfigParseResult parseTrainConfigFile(const fs::path& file, int worldSize) {
+ConfigParseResult parseTrainConfigFile(const fs::path& file, int worldSize, const json& overrides) {
     std::ifstream in(file, std::ios::binary);
     if (!in) throw IoError(file.string() + ": cannot open the training config for reading");
     std::ostringstream buf;
@@ -582,7 +584,7 @@ ConfigParseResult parseTrainConfigFile(const fs::path& file, int worldSize) {
     std::error_code ec;
     fs::path abs = fs::absolute(file, ec);
     if (ec) abs = file;
-    ConfigParseResult r = parseTrainConfigText(buf.str(), abs.parent_path(), worldSize);
+    ConfigParseResult r = parseTrainConfigText(buf.str(), abs.parent_path(), worldSize, overrides);
     if (r.config) {
         r.config->sourceFile = abs.lexically_normal();
         if (r.config->training.runName.empty()) r.config->training.runName = file.stem().string();
@@ -590,8 +592,8 @@ ConfigParseResult parseTrainConfigFile(const fs::path& file, int worldSize) {
     return r;
 }
 
-TrainConfig loadTrainConfig(const fs::path& file, int worldSize) {
-    ConfigParseResult r = parseTrainConfigFile(file, worldSize);
+TrainConfig loadTrainConfig(const fs::path& file, int worldSize, const json& overrides) {
+    ConfigParseResult r = parseTrainConfigFile(file, worldSize, overrides);
     if (r.ok()) return std::move(*r.config);
     size_t errors = 0;
     for (const auto& i : r.issues) errors += i.isError ? 1 : 0;

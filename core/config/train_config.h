@@ -273,15 +273,19 @@ struct ConfigParseResult {
 
 // Parse and validate. Relative paths resolve against baseDir. worldSize feeds DeepSpeed's batch triple.
 ConfigParseResult parseTrainConfig(const nlohmann::json& doc, const std::filesystem::path& baseDir, int worldSize = 1);
-// Parse text (JSON syntax errors become one issue naming line and column).
-ConfigParseResult parseTrainConfigText(const std::string& text, const std::filesystem::path& baseDir,
-                                       int worldSize = 1);
+// Parse text (JSON syntax errors become one issue naming line and column). overrides: a JSON merge patch (RFC 7386)
+// applied to the document before it is read, as `fts train --output_dir/--max_steps/--seed` write it (paths in it
+// absolute); cfg.raw is the patched document.
+ConfigParseResult parseTrainConfigText(const std::string& text, const std::filesystem::path& baseDir, int worldSize = 1,
+                                       const nlohmann::json& overrides = nullptr);
 // Read a file and parse it against the file's folder; sets sourceFile and, when training.run_name is
 // absent, runName = the file's stem. Throws IoError only when the file cannot be read.
-ConfigParseResult parseTrainConfigFile(const std::filesystem::path& file, int worldSize = 1);
+ConfigParseResult parseTrainConfigFile(const std::filesystem::path& file, int worldSize = 1,
+                                       const nlohmann::json& overrides = nullptr);
 // Read a file and parse; throws ConfigError (message starts with the file path and lists every error)
 // on invalid content, IoError when the file cannot be read.
-TrainConfig loadTrainConfig(const std::filesystem::path& file, int worldSize = 1);
+TrainConfig loadTrainConfig(const std::filesystem::path& file, int worldSize = 1,
+                            const nlohmann::json& overrides = nullptr);
 
 // The resolved config as JSON in the input's layout (model, data, training, deepspeed), every default
 // and "auto" filled in, the batch triple resolved, paths absolute. Parsing it again (same world size)

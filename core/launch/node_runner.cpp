@@ -164,6 +164,7 @@ int runNode(const NodeOptions& o, int controlFd, int eventFd) {
                                       "--host",
                                       o.host};
         if (!o.configPath.empty()) argv.insert(argv.end(), {"--config", o.configPath.string()});
+        if (!o.configOverrides.empty()) argv.insert(argv.end(), {"--config-overrides", o.configOverrides});
         if (o.resume) argv.push_back("--resume");
         if (o.check) argv.push_back("--check");
         try {

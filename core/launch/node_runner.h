@@ -19,7 +19,8 @@ namespace fts {
 struct NodeOptions {
     std::filesystem::path workerExecutable;  // this `fts`
     std::filesystem::path configPath;
-    std::string host;  // the name the hostfile gives this host (tags the events)
+    std::string configOverrides;  // a JSON merge patch over the config, handed to the workers as it came
+    std::string host;             // the name the hostfile gives this host (tags the events)
     int64_t runId = 0;
     int worldSize = 1;
     int firstRank = 0;

@@ -90,6 +90,7 @@ std::vector<std::string> nodeArgv(const NodePlan& node, const NodeCommand& c, co
         args.insert(args.end(), {"--gpus", ids});
     }
     if (!c.configPath.empty()) args.insert(args.end(), {"--config", c.configPath.string()});
+    if (!c.configOverrides.empty()) args.insert(args.end(), {"--config-overrides", c.configOverrides});
     if (c.resume) args.push_back("--resume");
     if (c.check) args.push_back("--check");
     return onHost(node.host, node.local, args, o);

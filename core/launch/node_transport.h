@@ -21,6 +21,7 @@ struct TransportOptions {
 
 struct NodeCommand {
     std::filesystem::path configPath;  // absolute; the same path must hold the config on every host
+    std::string configOverrides;       // a JSON merge patch over the config (fts train --output_dir ...); may be empty
     int64_t runId = 0;
     int worldSize = 1;
     std::string masterAddr;

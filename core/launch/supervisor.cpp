@@ -110,10 +110,25 @@ void refuseOutputDirInUse(const fs::path& outputDir, RunStore& store) {
         whose = "run " + std::to_string(owner);
         if (const auto r = store.getRun(owner)) whose += " (\"" + r->name + "\")";
     }
-    throw ConfigError("training.output_dir: " + outputDir.string() + " already holds checkpoints of " + whose + " (" +
-                      std::to_string(held.size()) + ", newest " + held.back().filename().string() +
-                      "); a new run there would mix its checkpoints with them. Choose another output_dir, or continue "
-                      "that run with --resume");
+    throw ConfigError(
+        "training.output_dir: " + outputDir.string() + " already holds checkpoints of " + whose + " (" +
+        std::to_string(held.size()) + ", newest " + held.back().filename().string() +
+        "); a new run there would mix its checkpoints with them. Choose another folder (--output_dir DIR, or "
+        "--new-output for a fresh one beside it), or continue that run with --resume");
+}
+
+// --new-output: the output folder itself when it is free (missing or empty), else the first free <dir>-2, <dir>-3,
+// ... (the studio's rule for a new run of a config whose folder is taken).
+fs::path freshOutputDir(const fs::path& dir) {
+    std::error_code ec;
+    auto isFree = [&](const fs::path& d) { return !fs::exists(d, ec) || fs::is_empty(d, ec); };
+    if (isFree(dir)) return dir;
+    const fs::path clean =
+        dir.lexically_normal().string().ends_with('/') ? dir.lexically_normal().parent_path() : dir.lexically_normal();
+    for (int k = 2;; ++k) {
+        const fs::path candidate = clean.string() + "-" + std::to_string(k);
+        if (isFree(candidate)) return candidate;
+    }
 }
 
 // The plan: a hostfile (DeepSpeed's launcher rules) or ranks on this machine only.
@@ -173,11 +188,22 @@ int superviseTraining(const SupervisorOptions& o, std::ostream& out) {
     // ---- config and plan: errors here never create a run row -------------------------------------
     TrainConfig cfg;
     LaunchPlan plan;
+    nlohmann::json overrides = o.configOverrides;  // what the command line sets over the file; every rank applies it
     std::vector<std::filesystem::path> envSources;
     EnvList exported;
     try {
         plan = planFor(o);
-        cfg = loadTrainConfig(o.configPath, plan.worldSize);
+        cfg = loadTrainConfig(o.configPath, plan.worldSize, overrides);
+        if (o.newOutput) {
+            if (o.resume) throw ConfigError("--new-output starts a new run; it cannot be combined with --resume");
+            const fs::path fresh = freshOutputDir(cfg.training.outputDir);
+            if (fresh != cfg.training.outputDir) {
+                out << "note: training.output_dir " << cfg.training.outputDir.string()
+                    << " is not empty; this run writes to " << fresh.string() << " (--new-output)\n";
+                overrides["training"]["output_dir"] = fresh.string();
+                cfg = loadTrainConfig(o.configPath, plan.worldSize, overrides);
+            }
+        }
         if (!o.hostfile.empty()) {
             const char* home = std::getenv("HOME");
             exported = nodeEnvironment(home ? fs::path(home) : fs::path(), fs::current_path(), &envSources);
@@ -319,8 +345,15 @@ int superviseTraining(const SupervisorOptions& o, std::ostream& out) {
     }
 
     // ---- one `fts node` per host; the token and exported variables go on its stdin ------------------
-    const NodeCommand command{fs::absolute(o.configPath), runId,    world, masterAddr, port,
-                              o.collectiveTimeoutMs,      o.resume, false};
+    NodeCommand command;
+    command.configPath = fs::absolute(o.configPath);
+    command.configOverrides = overrides.is_null() ? std::string() : overrides.dump();
+    command.runId = runId;
+    command.worldSize = world;
+    command.masterAddr = masterAddr;
+    command.masterPort = port;
+    command.collectiveTimeoutMs = o.collectiveTimeoutMs;
+    command.resume = o.resume;
     json hello{{"token", token}, {"env", json::object()}};
     for (const auto& [k, v] : exported) hello["env"][k] = v;
     const std::vector<std::string> nodeEnv = environmentWith({"FTS_RUN_TOKEN"}, {});

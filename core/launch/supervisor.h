@@ -12,6 +12,8 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "core/launch/launch_plan.h"
 #include "core/launch/run_recorder.h"
 #include "core/util/error.h"
@@ -23,9 +25,14 @@ struct SupervisorOptions {
     std::filesystem::path storePath;         // empty: RunStore::defaultPath()
     std::filesystem::path workerExecutable;  // the `fts` binary (it runs `fts worker ...`)
     bool resume = false;
-    bool force = false;    // start even when the memory estimate exceeds the devices' free memory
-    std::string runName;   // overrides training.run_name
-    bool progress = true;  // progress bar / lines on the error stream
+    bool force = false;   // start even when the memory estimate exceeds the devices' free memory
+    std::string runName;  // overrides training.run_name
+    // Keys of the config file set on the command line (fts train --output_dir, --max_steps, --seed): a JSON merge
+    // patch the supervisor and every rank apply after reading the file (paths in it absolute). Recorded with the run
+    // as part of its config.
+    nlohmann::json configOverrides;
+    bool newOutput = false;  // --new-output: a fresh output folder (<output_dir>-2, -3, ...) when it is not empty
+    bool progress = true;    // progress bar / lines on the error stream
     // Local multi-rank launch (see resolveLocalLaunch): 0 = not given.
     int nproc = 0;
     int numGpus = 0;

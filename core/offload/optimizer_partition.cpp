@@ -27,21 +27,6 @@ const char* statePlacementName(StatePlacement p) {
     return "device";
 }
 
-PartitionPlacement partitionPlacement(const DeepSpeedConfig& ds, const std::string& runKey, int rank) {
-    PartitionPlacement p;
-    const OffloadOptimizerConfig& o = ds.zero.offloadOptimizer;
-    p.subGroupElems = ds.zero.subGroupSize;
-    if (ds.zeroStage == 0 || !o.enabled()) return p;
-    p.where = o.device == OffloadDevice::Nvme ? StatePlacement::Nvme : StatePlacement::Host;
-    p.pinMemory = o.pinMemory;
-    p.bufferCount = int(std::max<int64_t>(1, o.bufferCount));
-    p.pipelineRead = o.pipelineRead;
-    p.pipelineWrite = o.pipelineWrite;
-    if (p.where == StatePlacement::Nvme) p.swapDir = o.nvmePath / runKey / ("rank" + std::to_string(rank));
-    p.io = swapIoOptions(ds.aio);
-    return p;
-}
-
 SwapIoOptions swapIoOptions(const AioConfig& aio) {
     SwapIoOptions io;
     io.blockSize = aio.blockSize;

@@ -41,10 +41,6 @@ struct PartitionPlacement {
 // The top-level "aio" block as the swapper's I/O options.
 SwapIoOptions swapIoOptions(const AioConfig& aio);
 
-// The offload settings of `ds` as a placement for rank `rank` of run `runKey` (the swap folder is
-// <nvme_path>/<runKey>/rank<rank>). Stage 0 or offload_optimizer none: Device.
-PartitionPlacement partitionPlacement(const DeepSpeedConfig& ds, const std::string& runKey, int rank);
-
 // Bytes of optimizer state by where they rest.
 struct PartitionBytes {
     int64_t device = 0, host = 0, nvme = 0;

@@ -16,20 +16,6 @@ int64_t alignDown(int64_t n, int64_t a) { return n / a * a; }
 
 }  // namespace
 
-ParamStorePlacement paramStorePlacement(const DeepSpeedConfig& ds, const std::string& runKey, int rank) {
-    ParamStorePlacement p;
-    const OffloadParamConfig& o = ds.zero.offloadParam;
-    if (ds.zeroStage != 3 || !o.enabled()) return p;
-    p.where = o.device == OffloadDevice::Nvme ? StatePlacement::Nvme : StatePlacement::Host;
-    p.pinMemory = o.pinMemory;
-    p.maxInCpu = o.maxInCpu;
-    p.bufferCount = int(o.bufferCount);
-    p.bufferElems = o.bufferSize;
-    if (p.where == StatePlacement::Nvme) p.swapDir = o.nvmePath / runKey / ("rank" + std::to_string(rank));
-    p.io = swapIoOptions(ds.aio);
-    return p;
-}
-
 ParamShardStore::ParamShardStore(const torch::Tensor& initial, const ParamStorePlacement& placement,
                                  int64_t largestChunk, const std::string& largestName)
     : m_place(placement),

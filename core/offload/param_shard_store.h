@@ -32,9 +32,6 @@ struct ParamStorePlacement {
     SwapIoOptions io;
 };
 
-// offload_param of `ds` for rank `rank` of run `runKey` (swap folder <nvme_path>/<runKey>/rank<rank>).
-ParamStorePlacement paramStorePlacement(const DeepSpeedConfig& ds, const std::string& runKey, int rank);
-
 class ParamShardStore : public ParamSink {
 public:
     // initial: the shard (elements, the parameter dtype, on the training device). largestChunk: the largest

@@ -1,14 +1,11 @@
-// Full or LoRA model of a run (see run_model.h): loading for a fresh start or a resume, checkpoint contents,
-// export of LoRA checkpoints (merged + adapter/, or the adapter alone).
+// Full or LoRA model of a run (see run_model.h): loading for a fresh start or a resume.
 #include "core/train/run_model.h"
 
+#include "core/checkpoint/checkpoint.h"
 #include "core/model/lora.h"
 #include "core/train/training_data.h"
-#include "core/zero/step_engine.h"
-#include "core/train/zero3_checkpoint.h"
-#include "core/util/atomic_file.h"
 #include "core/util/error.h"
-#include "core/util/json_parse.h"
+#include "core/zero/zero_plan.h"
 
 namespace fts {
 namespace fs = std::filesystem;
@@ -26,29 +23,7 @@ LoraOptions loraOptionsFrom(const LoraSection& l) {
     return o;
 }
 
-// The run's training config as stored in a checkpoint's trainer_state.json (null when absent).
-nlohmann::json storedTrainConfig(const fs::path& checkpointDir) {
-    std::error_code ec;
-    if (!fs::is_regular_file(checkpointDir / "trainer_state.json", ec)) return nullptr;
-    try {
-        auto st = parseJson(readFile(checkpointDir / "trainer_state.json"));
-        return st.contains("train_config") ? st["train_config"] : nlohmann::json(nullptr);
-    } catch (const nlohmann::json::exception&) {
-        return nullptr;
-    }
-}
-
-void copyTokenizerFiles(const fs::path& from, const fs::path& to) {
-    for (const char* f : {"tokenizer.json", "tokenizer_config.json", "special_tokens_map.json"})
-        if (fs::exists(from / f)) writeFileAtomic(to / f, readFile(from / f));
-}
-
 }  // namespace
-
-bool isLoraCheckpoint(const fs::path& dir) {
-    std::error_code ec;
-    return fs::is_regular_file(dir / "adapter_config.json", ec) && !fs::exists(dir / "model.safetensors", ec);
-}
 
 std::unique_ptr<LanguageModel> loadRunModel(const TrainConfig& cfg, const fs::path& resumeDir,
                                             const ModelLoadOptions& opts, uint64_t seed) {
@@ -77,52 +52,9 @@ std::unique_ptr<LanguageModel> loadRunModel(const TrainConfig& cfg, const fs::pa
     return model;
 }
 
-void addModelToCheckpoint(LanguageModel& model, const TrainConfig& cfg, CheckpointContents& c) {
-    if (!hasLora(model)) {
-        for (auto& p : model.parameters()) c.modelTensors.emplace_back(p.name, p.tensor);
-        return;
-    }
-    const std::string base = cfg.model.path.string();
-    LanguageModel* m = &model;
-    c.writeExtra = [m, base](const fs::path& dir) { saveLoraAdapter(*m, dir, base); };
-}
-
-void exportLoraCheckpoint(const fs::path& checkpointDir, const fs::path& outDir, torch::Dtype dtype) {
-    readLoraAdapterConfig(checkpointDir);  // validates the adapter before anything is written
-    const nlohmann::json cfg = parseJson(readFile(checkpointDir / "adapter_config.json"));
-    const std::string base = cfg.value("base_model_name_or_path", nlohmann::json(nullptr)).is_string()
-                                 ? cfg["base_model_name_or_path"].get<std::string>()
-                                 : std::string();
-    bool merge = true;
-    const nlohmann::json tc = storedTrainConfig(checkpointDir);
-    if (tc.is_object() && tc.contains("model") && tc["model"].is_object() && tc["model"].contains("lora") &&
-        tc["model"]["lora"].is_object() && tc["model"]["lora"].contains("merge_on_export") &&
-        tc["model"]["lora"]["merge_on_export"].is_boolean())
-        merge = tc["model"]["lora"]["merge_on_export"].get<bool>();
-    std::error_code ec;
-    fs::create_directories(outDir, ec);
-    const fs::path adapterOut = merge ? outDir / "adapter" : outDir;
-    fs::create_directories(adapterOut, ec);
-    for (const char* f : {"adapter_config.json", "adapter_model.safetensors"})
-        writeFileAtomic(adapterOut / f, readFile(checkpointDir / f));
-    copyTokenizerFiles(checkpointDir, adapterOut);
-    if (!merge) return;
-    // A folder with adapter_config.json at its top is taken for an adapter by transformers: drop one a previous
-    // adapter-only export left here.
-    for (const char* f : {"adapter_config.json", "adapter_model.safetensors"}) fs::remove(outDir / f, ec);
-    if (base.empty() || !fs::is_directory(base, ec))
-        throw IoError((checkpointDir / "adapter_config.json").string() + ": base_model_name_or_path \"" + base +
-                      "\" is not a model folder; the merged export needs the base model the adapter was trained on");
-    ModelLoadOptions o;
-    auto model = loadPretrainedModel(base, o);
-    loadLoraAdapter(*model, checkpointDir);
-    mergeLora(*model);
-    saveHfModel(*model, outDir, dtype);
-    copyTokenizerFiles(checkpointDir, outDir);
-}
-
-RunModel prepareRunModel(const TrainConfig& cfg, const fs::path& resumeDir, torch::Device device, Communicator& comm,
-                         int64_t vocabSize, const fs::path& tokenizerFile, const nlohmann::json& configPatch) {
+RunModel prepareRunModel(const TrainConfig& cfg, const ZeroPlan& plan, const fs::path& resumeDir, torch::Device device,
+                         Communicator& comm, int64_t vocabSize, const fs::path& tokenizerFile,
+                         const nlohmann::json& configPatch) {
     ModelLoadOptions loadOpts;
     loadOpts.device = device;
     if (cfg.data.classification()) {
@@ -134,21 +66,13 @@ RunModel prepareRunModel(const TrainConfig& cfg, const fs::path& resumeDir, torc
         loadOpts.configPatch = configPatch;
         loadOpts.initSeed = cfg.training.seed;  // a classifier the checkpoint lacks (or re-sized) is drawn from it
     }
-    // fp16: fp16 parameters with fp32 masters in the step engine (DeepSpeed's fp16). bf16: under ZeRO 1/2 the
-    // parameters are bf16 and the fp32 masters live in the optimizer partition (DeepSpeed's bf16 with ZeRO); at
-    // stage 0 the parameters stay fp32 under bf16 autocast.
-    if (cfg.deepspeed.fp16.enabled) loadOpts.dtype = torch::kFloat16;
-    if (cfg.deepspeed.bf16 && cfg.deepspeed.zeroStage > 0) loadOpts.dtype = torch::kBFloat16;
+    // The precision's parameter dtype (ZeroPlan::modelDtype: fp16; bf16 under ZeRO 1-3; else fp32).
+    static const torch::Dtype kDtype[] = {torch::kFloat32, torch::kBFloat16, torch::kFloat16};
+    loadOpts.dtype = kDtype[int(plan.modelDtype())];
     // ZeRO stage 3: every tensor is cut to this rank's part as soon as it is read (or drawn), so no rank holds the
     // whole model; every rank reads the same files (or draws with the same seed), so no broadcast is needed.
     std::vector<std::vector<int64_t>> fullShapes;
-    if (cfg.deepspeed.zeroStage == 3 && !cfg.model.lora.enabled)
-        loadOpts.partition = [&fullShapes, &cfg, rank = comm.rank(), world = comm.worldSize()](
-                                 size_t i, const torch::Tensor& full) {
-            if (fullShapes.size() <= i) fullShapes.resize(i + 1);
-            fullShapes[i] = full.sizes().vec();
-            return stage3RankPart(full, rank, world, cfg.deepspeed);
-        };
+    loadOpts.partition = plan.loadPartition(fullShapes);
     // Full weights, or a frozen base + LoRA adapters (model.lora).
     std::unique_ptr<LanguageModel> model;
     try {
@@ -168,7 +92,8 @@ RunModel prepareRunModel(const TrainConfig& cfg, const fs::path& resumeDir, torc
         throw ConfigError(tokenizerFile.string() + ": the tokenizer has " + std::to_string(vocabSize) +
                           " tokens but the model's vocab_size is " + std::to_string(model->info().vocabSize));
     const std::vector<torch::Tensor> params = trainableTensors(*model);
-    if (comm.worldSize() > 1 && fullShapes.empty()) {  // every rank starts from rank 0's weights, whatever it loaded
+    if (comm.worldSize() > 1 &&
+        !plan.partitionsOnLoad()) {  // every rank starts from rank 0's weights, whatever it loaded
         torch::NoGradGuard noGrad;
         std::vector<torch::Tensor> flat;
         for (const auto& t : params) flat.push_back(t.detach().reshape({-1}));

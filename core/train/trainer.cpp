@@ -1,7 +1,8 @@
 // One rank's training loop (see trainer.h). Reads top to bottom: set-up (device, ranks, tokenizer, data, model,
 // step engine, resume), then per step: the training section (micro-batches, backward, the engine's step), then the
-// log / eval / checkpoint blocks gated by their intervals. Loss scaling, reduction, clipping and where the optimizer
-// state lives are the step engine's (core/zero/step_engine.h); checkpoints are run_checkpoint.h's.
+// log / eval / checkpoint blocks gated by their intervals. What the ZeRO stage and offload change is the plan's
+// (core/zero/zero_plan.h); loss scaling, reduction, clipping and the optimizer state are the step engine's
+// (core/zero/step_engine.h); checkpoints are core/checkpoint's.
 #include "core/train/trainer.h"
 
 #include <torch/torch.h>
@@ -26,18 +27,18 @@
 #include "core/model/lora.h"
 #include "core/optim/adamw.h"
 #include "core/config/lr_schedule.h"
-#include "core/train/checkpoint.h"
+#include "core/checkpoint/checkpoint.h"
 #include "core/train/classification_batches.h"
 #include "core/train/classification_metrics.h"
 #include "core/train/host_allocator.h"
 #include "core/train/out_of_memory.h"
-#include "core/train/run_checkpoint.h"
 #include "core/train/run_model.h"
 #include "core/train/telemetry.h"
 #include "core/train/training_samples.h"
 #include "core/train/training_data.h"
 #include "core/util/error.h"
 #include "core/zero/step_engine.h"
+#include "core/zero/zero_plan.h"
 
 namespace fts {
 namespace fs = std::filesystem;
@@ -149,31 +150,35 @@ static TrainOutcome train(const TrainConfig& givenCfg, const TrainOptions& opt, 
     const SchedulerConfig schedule = resolveScheduleForRun(ds.scheduler, totalSteps);  // "auto" step counts
 
     // ---- model (run_model.h) -----------------------------------------------------------------
-    const fs::path resumeDir = resumeFolder(cfg, opt, [&](const fs::path& damaged, const std::string& why) {
-        if (leader)
-            events.log("warn", damaged.string() + " is damaged (" + why + "): resuming from the checkpoint before it");
-    });
+    const fs::path resumeDir =
+        resumeFolder(tr.outputDir, opt.resume, opt.resumeFrom, [&](const fs::path& damaged, const std::string& why) {
+            if (leader)
+                events.log("warn",
+                           damaged.string() + " is damaged (" + why + "): resuming from the checkpoint before it");
+        });
+    // What the ZeRO stage and offload settings mean for this rank (zero_plan.h). The run's key names its offload
+    // swap folders: the store's id, or this process for runs outside the store.
+    const std::string runKey = opt.runId > 0 ? "run" + std::to_string(opt.runId) : "pid" + std::to_string(::getpid());
+    const ZeroPlan plan(ds, cfg.model.lora.enabled, ZeroWorld{opt.rank, opt.worldSize, runKey});
     const ClassificationData* labelled = data->classification();  // classification rows: labels for config and eval
-    RunModel loaded = prepareRunModel(cfg, resumeDir, device, *comm, tokenizer->vocabSize(), tokenizerPath,
+    RunModel loaded = prepareRunModel(cfg, plan, resumeDir, device, *comm, tokenizer->vocabSize(), tokenizerPath,
                                       labelled ? classificationConfigPatch(*labelled) : nlohmann::json(nullptr));
     std::unique_ptr<LanguageModel> model = std::move(loaded.model);
     std::vector<torch::Tensor> params = trainableTensors(*model);  // all parameters, or the LoRA adapters
     if (opt.worldSize > 1)
         torch::manual_seed(tr.seed + uint64_t(opt.rank));  // dropout differs across ranks, as in DeepSpeed
-    // ZeRO stage 0-3 (step_engine.h); stage 3 partitions the model's parameters in place and runs its blocks.
-    // The run's key names its offload swap folder: the store's id, or this process for runs outside the store.
-    const std::string runKey = opt.runId > 0 ? "run" + std::to_string(opt.runId) : "pid" + std::to_string(::getpid());
-    std::unique_ptr<StepEngine> optimizer = makeStepEngine(params, ds, *comm, model.get(), loaded.fullShapes, runKey);
-    if (ds.zero.offloadParam.device == OffloadDevice::Cpu && device.is_cpu() && leader)
-        events.log("info",
-                   "offload_param cpu: on a CPU device the stage-3 parameter shards rest in host memory already");
+    // The plan's engine (step_engine.h); stage 3 partitions the model's parameters in place and runs its blocks.
+    std::unique_ptr<StepEngine> optimizer = makeStepEngine(params, plan, *comm, model.get(), loaded.fullShapes);
+    if (leader)
+        for (const std::string& note : plan.notes(device.is_cuda())) events.log("info", note);
     params.clear();
-    events.log("info", "rank " + std::to_string(opt.rank) + " model states (ZeRO stage " +
-                           std::to_string(ds.zeroStage) + ", bytes): " + optimizer->modelState().toJson().dump());
+    events.log("info", "rank " + std::to_string(opt.rank) + " model states, " + plan.summary() + ":\n" +
+                           modelStateTable(optimizer->modelState()));
 
     // ---- resume -------------------------------------------------------------------------------
     BlockSampler sampler(data->numTrain(), tr.seed, opt.rank, opt.worldSize);
-    const RunParts run{cfg, opt, *comm, *optimizer, *model, *data, device, tokenizerPath};
+    const RunParts run{cfg,         plan,   *comm,        *optimizer, *model, opt.runId, data->numTrain(),
+                       data->key(), device, tokenizerPath};
     LoopCounters at;  // step, tokens seen, skipped fp16 steps, earlier training time
     if (!resumeDir.empty()) {
         at = resumeRun(run, resumeDir, sampler);
@@ -219,7 +224,7 @@ static TrainOutcome train(const TrainConfig& givenCfg, const TrainOptions& opt, 
         where.phase = StepPhase::Eval;
         torch::NoGradGuard noGrad;
         model->setTraining(false);
-        AutocastScope autocast(ds.bf16, device);
+        AutocastScope autocast(plan.bf16Autocast(), device);
         double sum = 0.0;
         int64_t counted = 0, batches = 0;
         std::vector<float> logitRows, targetRows;
@@ -311,10 +316,11 @@ static TrainOutcome train(const TrainConfig& givenCfg, const TrainOptions& opt, 
     }
     // Replies to training.sample_prompts. Every rank generates them (the same greedy tokens: ranks 1..N-1 would
     // otherwise wait at the next collective for longer than its timeout); rank 0 publishes them.
-    const std::unique_ptr<TrainingSamples> samples = TrainingSamples::prepare(cfg, *tokenizer, *model, events, leader);
+    const std::unique_ptr<TrainingSamples> samples =
+        TrainingSamples::prepare(cfg, *tokenizer, *model, plan.runsSamples(), events, leader);
     auto sample = [&] {
         where.phase = StepPhase::Samples;
-        AutocastScope autocast(ds.bf16, device);
+        AutocastScope autocast(plan.bf16Autocast(), device);
         samples->publish(*model, step, events, leader);
     };
     if (samples && step == 0 && tr.sampleEvery() > 0) sample();
@@ -357,7 +363,7 @@ static TrainOutcome train(const TrainConfig& givenCfg, const TrainOptions& opt, 
             where.phase = StepPhase::Forward;
             torch::Tensor loss;
             {
-                AutocastScope autocast(ds.bf16, device);
+                AutocastScope autocast(plan.bf16Autocast(), device);
                 loss = forwardLossSum(*model, batch, cfg.model.chunkedLoss);
             }
             where.phase = StepPhase::Backward;

@@ -41,8 +41,4 @@ enum class TrainOutcome { Completed, Stopped };
 TrainOutcome runTraining(const TrainConfig& config, const TrainOptions& options, EventSink& events,
                          const std::atomic<bool>& stopRequested);
 
-// Writes the model of a checkpoint folder as an HF folder (config.json, model.safetensors, tokenizer files).
-void exportCheckpoint(const std::filesystem::path& checkpointDir, const std::filesystem::path& outDir,
-                      const std::string& dtype);
-
 }  // namespace fts

@@ -12,10 +12,11 @@
 namespace fts {
 
 std::unique_ptr<TrainingSamples> TrainingSamples::prepare(const TrainConfig& cfg, const Tokenizer& tokenizer,
-                                                          LanguageModel& model, EventSink& events, bool leader) {
+                                                          LanguageModel& model, bool wholeWeights, EventSink& events,
+                                                          bool leader) {
     const TrainingSection& tr = cfg.training;
     if (tr.samplePrompts.empty()) return nullptr;
-    if (cfg.deepspeed.zeroStage == 3) return nullptr;  // warned by the config parser
+    if (!wholeWeights) return nullptr;  // ZeRO stage 3 (ZeroPlan::runsSamples): warned by the config parser
     if (!dynamic_cast<CachedDecoder*>(&model) || model.info().task != ModelTask::CausalLM) {
         if (leader)
             events.log("warn", "training.sample_prompts: " + model.info().architecture +

@@ -20,9 +20,11 @@ namespace fts {
 class TrainingSamples {
 public:
     // nullptr when the config has no prompts, or (logged as a warning naming the key) when this run cannot sample:
-    // ZeRO stage 3 (partitioned parameters) or a model that does not generate.
+    // no rank holds whole weights (wholeWeights false: ZeroPlan::runsSamples, stage 3) or a model that does not
+    // generate.
     static std::unique_ptr<TrainingSamples> prepare(const TrainConfig& cfg, const Tokenizer& tokenizer,
-                                                    LanguageModel& model, EventSink& events, bool leader);
+                                                    LanguageModel& model, bool wholeWeights, EventSink& events,
+                                                    bool leader);
     bool due(int64_t step, bool lastStep) const;
     // Generates from the model as it is now (eval mode, no grad; under the caller's autocast) and publishes the
     // texts; the model is put back into training mode. A generation error is logged, not thrown.

@@ -29,6 +29,11 @@ struct ModelStateBytes {
     nlohmann::json toJson() const;
 };
 
+// The accounting as a table for the terminal and the run's log: one row per kind of state (parameters, gradients,
+// optimizer, buckets), one column per dtype and the row's total, then what rests on the device, in host memory and
+// on NVMe. Sizes as formatBytes writes them ("12.0 MiB"; "-" where a kind holds none of a dtype).
+std::string modelStateTable(const ModelStateBytes& m);
+
 // The ZeRO paper's model-state bytes per rank for psi parameters on n ranks in mixed precision (2 bytes per
 // parameter and per gradient, 12 bytes of fp32 optimizer state): stage 0: 16psi, 1: 4psi + 12psi/n,
 // 2: 2psi + 14psi/n, 3: 16psi/n.

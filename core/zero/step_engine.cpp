@@ -100,7 +100,6 @@ public:
         m.optimizer["float32"] += m_adam.stateBytes();
         return m;
     }
-    bool sharded() const override { return false; }
     std::vector<std::pair<std::string, torch::Tensor>> stateTensors() const override {
         auto out = m_adam.stateTensors();
         for (size_t i = 0; i < m_masters.size(); ++i) out.emplace_back("master." + std::to_string(i), m_masters[i]);
@@ -154,7 +153,6 @@ public:
     }
     int64_t stepCount() const override { return m_zero.stepCount(); }
     ModelStateBytes modelState() const override { return m_zero.modelState(); }
-    bool sharded() const override { return true; }
     std::vector<std::pair<std::string, torch::Tensor>> stateTensors() const override { return m_zero.shardTensors(); }
     void loadState(const std::vector<std::pair<std::string, torch::Tensor>>& tensors, int64_t step,
                    const std::string& what) override {
@@ -243,57 +241,35 @@ private:
 
 }  // namespace
 
-std::unique_ptr<StepEngine> makeStepEngine(std::vector<torch::Tensor> params, const DeepSpeedConfig& ds,
-                                           Communicator& comm, LanguageModel* model,
-                                           const std::vector<std::vector<int64_t>>& partitionedShapes,
-                                           const std::string& runKey) {
-    const PartitionPlacement placement = partitionPlacement(ds, runKey, comm.rank());
-    if (ds.zeroStage == 0) return std::make_unique<Stage0Engine>(std::move(params), ds.optimizer, comm, ds.fp16);
-    if (ds.zeroStage == 3) {
-        if (!model) throw Error("ZeRO stage 3 needs the model (it partitions the model's parameters)");
-        const bool lora = params.size() != model->parameters().size() ||
-                          std::none_of(params.begin(), params.end(), [&](const torch::Tensor& t) {
-                              return t.is_same(model->parameters().front().tensor);
-                          });
-        Zero3Options o;
-        o.reduceBucketElems = ds.zero.reduceBucketSize;
-        o.allgatherBucketElems = ds.zero.allgatherBucketSize;
-        o.reduceScatter = ds.zero.reduceScatter;
-        o.prefetchBucketElems = ds.zero.prefetchBucketSize;
-        o.persistenceThreshold = ds.zero.paramPersistenceThreshold;
-        o.maxLiveElems = ds.zero.maxLiveParameters;
-        o.placement = placement;
-        o.paramPlacement = paramStorePlacement(ds, runKey, comm.rank());
-        if (lora) {  // model.lora: the base partitioned and frozen, the adapters trained beside it
-            o.frozen = true;
-            ZeroOptions a;
-            a.stage = 2;
-            a.reduceBucketElems = ds.zero.reduceBucketSize;
-            a.allgatherBucketElems = ds.zero.allgatherBucketSize;
-            a.contiguousGradients = ds.zero.contiguousGradients;
-            a.reduceScatter = ds.zero.reduceScatter;
-            a.placement = placement;
-            return std::make_unique<Stage3LoraEngine>(*model, std::move(params), ds.optimizer, ds.fp16, comm, a, o);
-        }
-        return std::make_unique<Stage3Engine>(*model, ds.optimizer, ds.fp16, comm, o, partitionedShapes);
-    }
-    if (ds.zeroStage != 1 && ds.zeroStage != 2)
-        throw ConfigError("deepspeed.zero_optimization.stage " + std::to_string(ds.zeroStage) +
-                          ": this engine runs stages 0 to 3");
-    ZeroOptions o;
-    o.stage = ds.zeroStage;
+std::unique_ptr<StepEngine> makeStepEngine(std::vector<torch::Tensor> params, const ZeroPlan& plan, Communicator& comm,
+                                           LanguageModel* model,
+                                           const std::vector<std::vector<int64_t>>& partitionedShapes) {
+    const DeepSpeedConfig& ds = plan.deepspeed();
+    if (plan.stage() == 0) return std::make_unique<Stage0Engine>(std::move(params), ds.optimizer, comm, ds.fp16);
+    ZeroOptions o;  // stages 1 and 2, and LoRA's adapters at stage 3 (as stage 2)
+    o.stage = plan.partitionsGradients() ? 2 : 1;
     o.reduceBucketElems = ds.zero.reduceBucketSize;
     o.allgatherBucketElems = ds.zero.allgatherBucketSize;
     o.contiguousGradients = ds.zero.contiguousGradients;
     o.reduceScatter = ds.zero.reduceScatter;
-    o.placement = placement;
-    return std::make_unique<ZeroEngine>(ds.fp16, comm.worldSize(), std::move(params), ds.optimizer, comm, o);
+    o.placement = plan.optimizerPlacement();
+    if (!plan.partitionsParameters())
+        return std::make_unique<ZeroEngine>(ds.fp16, comm.worldSize(), std::move(params), ds.optimizer, comm, o);
+    if (!model) throw Error("ZeRO stage 3 needs the model (it partitions the model's parameters)");
+    Zero3Options z;
+    z.reduceBucketElems = ds.zero.reduceBucketSize;
+    z.allgatherBucketElems = ds.zero.allgatherBucketSize;
+    z.reduceScatter = ds.zero.reduceScatter;
+    z.prefetchBucketElems = ds.zero.prefetchBucketSize;
+    z.persistenceThreshold = ds.zero.paramPersistenceThreshold;
+    z.maxLiveElems = ds.zero.maxLiveParameters;
+    z.placement = o.placement;
+    z.paramPlacement = plan.parameterPlacement();
+    if (plan.lora()) {  // model.lora: the base partitioned and frozen, the adapters trained beside it
+        z.frozen = true;
+        return std::make_unique<Stage3LoraEngine>(*model, std::move(params), ds.optimizer, ds.fp16, comm, o, z);
+    }
+    return std::make_unique<Stage3Engine>(*model, ds.optimizer, ds.fp16, comm, z, partitionedShapes);
 }
-
-torch::Tensor stage3RankPart(const torch::Tensor& full, int rank, int world, const DeepSpeedConfig& ds) {
-    return Zero3Optimizer::rankPart(full, rank, world, ds.zero.paramPersistenceThreshold);
-}
-
-std::string optimizerShardName(int rank) { return "optimizer_rank" + std::to_string(rank) + ".safetensors"; }
 
 }  // namespace fts

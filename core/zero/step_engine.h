@@ -19,6 +19,7 @@
 #include "core/dist/communicator.h"
 #include "core/optim/loss_scaler.h"
 #include "core/zero/model_state.h"
+#include "core/zero/zero_plan.h"
 
 namespace fts {
 
@@ -52,8 +53,8 @@ public:
     void restoreLossScaler(const nlohmann::json& state) { m_scaler.restore(state); }
     virtual int64_t stepCount() const = 0;
     virtual ModelStateBytes modelState() const = 0;
-    // Checkpoints: stage 0 state is replicated (rank 0 writes it); ZeRO state is this rank's shard.
-    virtual bool sharded() const = 0;
+    // Checkpoints: stage 0 state is replicated (rank 0 writes it); ZeRO state is this rank's shard
+    // (ZeroPlan::shardedCheckpoints).
     virtual std::vector<std::pair<std::string, torch::Tensor>> stateTensors() const = 0;
     // Collective for ZeRO (the parameters are re-replicated from the restored masters).
     virtual void loadState(const std::vector<std::pair<std::string, torch::Tensor>>& tensors, int64_t step,
@@ -72,20 +73,12 @@ private:
     int m_worldSize;
 };
 
-// params: the trainable parameters, identical on every rank. ds.zeroStage picks the engine (0-3). Stage 3 needs
-// `model` (every parameter trained): it partitions the model's parameters in place and installs its block runner.
-// partitionedShapes non-empty: the model was loaded with ModelLoadOptions::partition = stage3RankPart (its tensors
-// are this rank's parts) and these are the full shapes.
-// runKey names the run in offload swap folders (<nvme_path>/<runKey>/rank<r>/).
-std::unique_ptr<StepEngine> makeStepEngine(std::vector<torch::Tensor> params, const DeepSpeedConfig& ds,
-                                           Communicator& comm, LanguageModel* model = nullptr,
-                                           const std::vector<std::vector<int64_t>>& partitionedShapes = {},
-                                           const std::string& runKey = "run");
-
-// What a rank keeps of a full parameter when a stage 3 model is loaded (ModelLoadOptions::partition).
-torch::Tensor stage3RankPart(const torch::Tensor& full, int rank, int world, const DeepSpeedConfig& ds);
-
-// File name of rank r's optimizer shard inside a checkpoint folder.
-std::string optimizerShardName(int rank);
+// params: the trainable parameters, identical on every rank. The plan picks the engine (stage 0-3) and where its
+// state rests. Stage 3 needs `model`: it partitions the model's (without LoRA: every) parameters in place and
+// installs its block runner. partitionedShapes non-empty: the model was loaded with the plan's loadPartition (its
+// tensors are this rank's parts) and these are the full shapes.
+std::unique_ptr<StepEngine> makeStepEngine(std::vector<torch::Tensor> params, const ZeroPlan& plan, Communicator& comm,
+                                           LanguageModel* model = nullptr,
+                                           const std::vector<std::vector<int64_t>>& partitionedShapes = {});
 
 }  // namespace fts

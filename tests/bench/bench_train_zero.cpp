@@ -128,6 +128,19 @@ std::map<int, std::string> dsTokensPerSecond(const fs::path& cfg, const fs::path
 // The fp32 closed form of one rank's model states (docs/estimate.md): parameters 4Ψ (/N at stage 3), gradients 4Ψ
 // (/N from stage 2), optimizer 8Ψ at stage 0 (the parameters are the master) else 12Ψ/N, master gradients 4Ψ/N
 // from stage 1.
+// A size of the model-states table (modelStateTable, core/zero/model_state.h): the last column of row `row`, as
+// "12.0 MiB" / "1.25 GiB" / "4.0 KiB" / "12 B"; -1 when the row is missing.
+double tableBytes(const std::string& table, const std::string& row) {
+    const auto at = table.find("\n  " + row + " ");
+    if (at == std::string::npos) return -1;
+    const std::string line = table.substr(at + 1, table.find('\n', at + 1) - at - 1);
+    const auto unitAt = line.rfind(' ');
+    const auto numberAt = line.rfind(' ', unitAt - 1);
+    const double v = std::stod(line.substr(numberAt + 1, unitAt - numberAt - 1));
+    const std::string unit = line.substr(unitAt + 1);
+    return v * (unit == "GiB" ? 1073741824.0 : unit == "MiB" ? 1048576.0 : unit == "KiB" ? 1024.0 : 1.0);
+}
+
 double fp32FormulaBytes(int stage, double psi, int n) {
     const double params = stage == 3 ? 4 * psi / n : 4 * psi;
     const double grads = stage >= 2 ? 4 * psi / n : 4 * psi;
@@ -250,11 +263,8 @@ private slots:
                 if (d.rank >= 0 && d.rank < n) peak[size_t(d.rank)] = std::max(peak[size_t(d.rank)], d.peak);
             double engine = -1;  // rank 0's own accounting, from its start log line
             for (const auto& l : s.logsAfterId(run, 0)) {
-                const auto at = l.message.find("model states");
-                if (l.rank == 0 && at != std::string::npos) {
-                    const json m = json::parse(l.message.substr(l.message.find('{')));
-                    engine = m.at("total").get<double>() - m.value("buckets", 0.0);
-                }
+                if (l.rank == 0 && l.message.find("model states") != std::string::npos)
+                    engine = tableBytes(l.message, "on device") - tableBytes(l.message, "buckets");
             }
             const double mib = 1048576.0, total = b.at("total").get<double>();
             const double lo = double(*std::min_element(peak.begin(), peak.end()));

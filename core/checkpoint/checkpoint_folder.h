@@ -1,4 +1,5 @@
-// Checkpoints. A checkpoint folder is a complete HF model folder (config.json, model.safetensors, tokenizer
+// A checkpoint folder as files (the checkpoint module's own header; others include checkpoint.h). A checkpoint
+// folder is a complete HF model folder (config.json, model.safetensors, tokenizer
 // files) plus optimizer.safetensors (ZeRO: optimizer_rank<r>.safetensors, one per rank), rng.safetensors and
 // trainer_state.json.
 // It is written under a temporary name, every file fsynced, then renamed into place, and only then is
@@ -21,7 +22,7 @@ using TensorList = std::vector<std::pair<std::string, torch::Tensor>>;
 
 struct CheckpointContents {
     nlohmann::json hfConfig;  // model config.json
-    TensorList modelTensors;  // HF names; empty: no model.safetensors (a LoRA checkpoint, see run_model.h)
+    TensorList modelTensors;  // HF names; empty: no model.safetensors (a LoRA or ZeRO stage 3 checkpoint)
     std::function<void(const std::filesystem::path&)> writeExtra;  // more files, written into the folder being built
     TensorList optimizerTensors;
     TensorList rngTensors;                              // generator states (uint8)

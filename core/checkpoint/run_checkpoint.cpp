@@ -1,19 +1,22 @@
-// A run's checkpoints: save and resume (see run_checkpoint.h).
-#include "core/train/run_checkpoint.h"
+// A run's checkpoints: save and resume (see checkpoint.h). The ZeRO layout comes from the run's plan; a LoRA model
+// enters as its PEFT adapter.
+#include <torch/torch.h>
 
 #include <algorithm>
 #include <mutex>
 
+#include "core/checkpoint/checkpoint.h"
+#include "core/checkpoint/checkpoint_folder.h"
+#include "core/data/block_sampler.h"
+#include "core/dist/communicator.h"
 #include "core/model/language_model.h"
-#include "core/train/checkpoint.h"
-#include "core/train/run_model.h"
-#include "core/train/training_data.h"
-#include "core/util/checkpoint_checksums.h"
+#include "core/model/lora.h"
 #include "core/util/checkpoint_dir.h"
 #include "core/util/error.h"
 #include "core/util/json_fields.h"
 #include "core/util/owner_only.h"
 #include "core/zero/step_engine.h"
+#include "core/zero/zero_plan.h"
 
 namespace fts {
 namespace fs = std::filesystem;
@@ -65,60 +68,73 @@ void restoreRngState(const TensorList& tensors, torch::Device device, int rank) 
     }
 }
 
+// The model part of a checkpoint: HF tensors, or (LoRA) the adapter files in PEFT's format, written into the folder
+// being built (base_model_name_or_path: the base folder the run loaded).
+void addModelToCheckpoint(LanguageModel& model, const TrainConfig& cfg, CheckpointContents& c) {
+    if (!hasLora(model)) {
+        for (auto& p : model.parameters()) c.modelTensors.emplace_back(p.name, p.tensor);
+        return;
+    }
+    const std::string base = cfg.model.path.string();
+    LanguageModel* m = &model;
+    c.writeExtra = [m, base](const fs::path& dir) { saveLoraAdapter(*m, dir, base); };
+}
+
 }  // namespace
 
 fs::path saveRunCheckpoint(const RunParts& run, const BlockSampler& sampler, const LoopCounters& counters) {
     const TrainConfig& cfg = run.cfg;
-    const TrainOptions& opt = run.opt;
     Communicator& comm = run.comm;
+    const int rank = comm.rank(), worldSize = comm.worldSize();
     StepEngine& engine = run.engine;
     const int64_t atStep = counters.step;
     // Every rank's sampler position and RNG reach rank 0, which writes the one (replicated) checkpoint.
     auto samplerRows = torch::tensor({sampler.state().epoch, sampler.state().position}, torch::kInt64);
-    auto samplerAll = torch::empty({2 * opt.worldSize}, torch::kInt64);
+    auto samplerAll = torch::empty({2 * worldSize}, torch::kInt64);
     comm.allGather(samplerAll, samplerRows);
     TensorList myRng = rngState(run.device);
-    std::vector<TensorList> rngAll(size_t(opt.worldSize));
+    std::vector<TensorList> rngAll(static_cast<size_t>(worldSize));
     for (auto& [name, t] : myRng) {
-        auto all = torch::empty({t.numel() * opt.worldSize}, t.options());
+        auto all = torch::empty({t.numel() * worldSize}, t.options());
         torch::Tensor flat = t.contiguous().view({-1});
         comm.allGather(all, flat);
-        for (int r = 0; r < opt.worldSize; ++r)
+        for (int r = 0; r < worldSize; ++r)
             rngAll[size_t(r)].emplace_back(name, all.narrow(0, r * t.numel(), t.numel()).clone());
     }
     // ZeRO: every rank writes its own optimizer shard (atomically) where rank 0 moves it into the checkpoint.
     const fs::path shardDir = cfg.training.outputDir / "checkpoints" / (checkpointDirName(atStep) + ".tmp-shards");
     // Each shard's xxh3-64, computed as it was written, reaches rank 0 for the checkpoint's checksums.json.
-    auto shardSums = torch::zeros({opt.worldSize}, torch::kInt64);
-    if (engine.sharded()) {
+    auto shardSums = torch::zeros({worldSize}, torch::kInt64);
+    if (run.plan.shardedCheckpoints()) {
         createOwnerOnlyDirectory(shardDir.parent_path());  // "checkpoints" may not exist yet on this host
         fs::create_directories(shardDir);
-        const uint64_t sum = writeTensorFile(shardDir / optimizerShardName(opt.rank), engine.stateTensors());
+        const uint64_t sum = writeTensorFile(shardDir / optimizerShardName(rank), engine.stateTensors());
         auto mine = torch::tensor({static_cast<int64_t>(sum)}, torch::kInt64);
         comm.allGather(shardSums, mine);
     }
-    if (opt.rank != 0) {
+    if (rank != 0) {
         comm.barrier();  // rank 0 has written the checkpoint
         return {};
     }
     CheckpointContents c;
     c.hfConfig = run.model.info().hfConfig;
-    nlohmann::json partition = engine.partition();  // null also for stage 3 with LoRA: the adapter is the checkpoint
-    if (partition.is_null()) {
-        addModelToCheckpoint(run.model, cfg, c);
-    } else {  // stage 3: no model.safetensors; the weights are the ranks' master shards (zero3_checkpoint.h)
+    nlohmann::json partition;  // null unless the weights are the ranks' master shards
+    if (run.plan.checkpointHoldsModel()) {
+        addModelToCheckpoint(run.model, cfg, c);  // the weights, or the LoRA adapter (also at stage 3)
+    } else {  // stage 3: no model.safetensors; the weights are the ranks' master shards (core/zero/zero3_export.h)
+        partition = engine.partition();
         partition["architecture"] = run.model.info().architecture;
         partition["model_type"] = run.model.info().modelType;
     }
-    if (engine.sharded()) {
-        for (int r = 0; r < opt.worldSize; ++r) {
+    if (run.plan.shardedCheckpoints()) {
+        for (int r = 0; r < worldSize; ++r) {
             c.movedIn.push_back(shardDir / optimizerShardName(r));
             c.movedInChecksums[optimizerShardName(r)] = static_cast<uint64_t>(shardSums[r].item<int64_t>());
         }
     } else {
         c.optimizerTensors = engine.stateTensors();
     }
-    for (int r = 0; r < opt.worldSize; ++r)
+    for (int r = 0; r < worldSize; ++r)
         for (auto& [name, t] : rngAll[size_t(r)])
             c.rngTensors.emplace_back(r == 0 ? name : name + "_rank" + std::to_string(r), t);
     c.trainerState = {{"format_version", 1},
@@ -126,28 +142,27 @@ fs::path saveRunCheckpoint(const RunParts& run, const BlockSampler& sampler, con
                       {"optimizer_step", engine.stepCount()},
                       {"skipped_steps", counters.skippedSteps},
                       {"loss_scaler", engine.lossScalerState()},
-                      {"zero_stage", cfg.deepspeed.zeroStage},
+                      {"zero_stage", run.plan.stage()},
                       {"tokens_seen", counters.tokensSeen},
-                      {"train_blocks", run.data.numTrain()},
-                      {"data_key", run.data.key()},
+                      {"train_blocks", run.trainSequences},
+                      {"data_key", run.dataKey},
                       {"sampler", sampler.state().toJson()},
-                      {"sampler_ranks", samplerRanksJson(samplerAll, opt.worldSize)},
-                      {"run_id", opt.runId},
-                      {"world_size", opt.worldSize},
+                      {"sampler_ranks", samplerRanksJson(samplerAll, worldSize)},
+                      {"run_id", run.runId},
+                      {"world_size", worldSize},
                       {"seed", cfg.training.seed},
                       {"elapsed_s", counters.elapsedBefore},
                       {"train_config", cfg.raw}};
     if (!partition.is_null()) c.trainerState["zero3_partition"] = partition;
     c.tokenizerFiles = tokenizerFilesFor(run.tokenizerPath);
     fs::path dir = saveCheckpoint(cfg.training.outputDir, atStep, c, cfg.training.keepCheckpoints);
-    if (engine.sharded()) fs::remove_all(shardDir);
+    if (run.plan.shardedCheckpoints()) fs::remove_all(shardDir);
     comm.barrier();
     return dir;
 }
 
 LoopCounters resumeRun(const RunParts& run, const fs::path& resumeDir, BlockSampler& sampler) {
-    const TrainOptions& opt = run.opt;
-    const int stage = run.cfg.deepspeed.zeroStage;
+    const int rank = run.comm.rank(), worldSize = run.comm.worldSize();
     nlohmann::json st = readTrainerState(resumeDir);
     const std::string where = (resumeDir / "trainer_state.json").string();
     LoopCounters out;
@@ -164,77 +179,61 @@ LoopCounters resumeRun(const RunParts& run, const fs::path& resumeDir, BlockSamp
     }
     const int64_t trainBlocks = requiredField<int64_t>(st, "train_blocks", where);
     const std::string dataKey = optionalField<std::string>(st, "data_key", where).value_or("");
-    if (trainBlocks != run.data.numTrain() || dataKey != run.data.key())
+    if (trainBlocks != run.trainSequences || dataKey != run.dataKey)
         throw FormatError(where + ": the checkpoint was made with " + std::to_string(trainBlocks) +
                           " training sequences (data " + (dataKey.empty() ? "lm" : dataKey) +
-                          ") but the data now gives " + std::to_string(run.data.numTrain()) + " (data " +
-                          (run.data.key().empty() ? "lm" : run.data.key()) +
+                          ") but the data now gives " + std::to_string(run.trainSequences) + " (data " +
+                          (run.dataKey.empty() ? "lm" : run.dataKey) +
                           "); resume needs the same data, tokenizer and data settings");
     const int madeBy = optionalField<int>(st, "world_size", where).value_or(1);
-    if (opt.worldSize != madeBy)
+    if (worldSize != madeBy)
         throw FormatError(where + ": the checkpoint was made by " + std::to_string(madeBy) +
-                          " ranks; resume it with the same number (now " + std::to_string(opt.worldSize) + ")");
+                          " ranks; resume it with the same number (now " + std::to_string(worldSize) + ")");
     if (!st["sampler"].is_object()) throw FormatError(where + ": key \"sampler\" must be a JSON object");
     nlohmann::json ss = st["sampler"];
     if (st.contains("sampler_ranks")) {  // this rank's position; the identity is this rank's
         const nlohmann::json& ranks = st["sampler_ranks"];
         const bool ok =
-            ranks.is_array() && ranks.size() == size_t(opt.worldSize) &&
+            ranks.is_array() && ranks.size() == size_t(worldSize) &&
             std::all_of(ranks.begin(), ranks.end(), [](const nlohmann::json& p) {
                 return p.is_array() && p.size() == 2 && jsonHolds<int64_t>(p[0]) && jsonHolds<int64_t>(p[1]);
             });
         if (!ok)
             throw FormatError(where + ": key \"sampler_ranks\" must list [epoch, position] for each of the " +
-                              std::to_string(opt.worldSize) + " ranks, found " + jsonForMessage(ranks));
-        ss["rank"] = opt.rank;
-        ss["epoch"] = ranks[size_t(opt.rank)][0];
-        ss["position"] = ranks[size_t(opt.rank)][1];
+                              std::to_string(worldSize) + " ranks, found " + jsonForMessage(ranks));
+        ss["rank"] = rank;
+        ss["epoch"] = ranks[size_t(rank)][0];
+        ss["position"] = ranks[size_t(rank)][1];
     }
     try {
         sampler.restore(SamplerState::fromJson(ss));
     } catch (const FormatError& e) {
         throw FormatError(where + ": " + e.what());
     }
-    // Stage 0 keeps a replicated optimizer, stages 1 and 2 share one flat partition, stage 3 partitions each tensor.
-    auto layoutOf = [](int s) { return s == 0 ? 0 : s == 3 ? 3 : 1; };
-    const int madeWith = optionalField<int>(st, "zero_stage", where).value_or(0);
-    if (layoutOf(madeWith) != layoutOf(stage))
-        throw FormatError(where + ": the checkpoint was made with ZeRO stage " + std::to_string(madeWith) +
-                          " but the config asks for stage " + std::to_string(stage) + "; resume with stage " +
-                          (madeWith == 0   ? "0"
-                           : madeWith == 3 ? "3"
-                                           : "1 or 2 (the same partition)"));
+    run.plan.checkResumable(optionalField<int>(st, "zero_stage", where).value_or(0), where);
     const fs::path optFile =
-        resumeDir / (run.engine.sharded() ? optimizerShardName(opt.rank) : "optimizer.safetensors");
+        resumeDir / (run.plan.shardedCheckpoints() ? optimizerShardName(rank) : "optimizer.safetensors");
     run.engine.loadState(readTensorFile(optFile), requiredField<int64_t>(st, "optimizer_step", where),
                          optFile.string());
-    restoreRngState(readTensorFile(resumeDir / "rng.safetensors"), run.device, opt.rank);
+    restoreRngState(readTensorFile(resumeDir / "rng.safetensors"), run.device, rank);
     return out;
 }
 
-fs::path resumeFolder(const TrainConfig& cfg, const TrainOptions& opt,
+fs::path resumeFolder(const fs::path& outputDir, bool resume, const fs::path& resumeFrom,
                       const std::function<void(const fs::path&, const std::string&)>& skippedDamaged) {
-    fs::path dir = opt.resumeFrom;
-    if (!dir.empty()) {  // the folder the user named: damaged is an error, not a reason to pick another
-        if (const std::vector<std::string> damage = checkpointDamage(dir); !damage.empty()) {
-            std::string text;
-            for (const std::string& d : damage) text += "\n  - " + d;
-            throw FormatError(dir.string() +
-                              ": the checkpoint is damaged (its files do not match checksums.json):" + text);
-        }
-        return dir;
+    if (!resumeFrom.empty()) {  // the folder the user named: damaged is an error, not a reason to pick another
+        verifyCheckpoint(resumeFrom);
+        return resumeFrom;
     }
-    if (!opt.resume) return dir;
-    if (latestCheckpoint(cfg.training.outputDir).empty())
-        throw IoError(cfg.training.outputDir.string() +
-                      "/checkpoints: --resume given but there is no checkpoint to resume from");
+    if (!resume) return {};
+    if (latestCheckpoint(outputDir).empty())
+        throw IoError(outputDir.string() + "/checkpoints: --resume given but there is no checkpoint to resume from");
     std::string damaged;
-    dir = newestIntactCheckpoint(cfg.training.outputDir, [&](const fs::path& d, const std::string& why) {
+    fs::path dir = newestIntactCheckpoint(outputDir, [&](const fs::path& d, const std::string& why) {
         damaged += "\n  - " + d.string() + ": " + why;
         if (skippedDamaged) skippedDamaged(d, why);
     });
-    if (dir.empty())
-        throw FormatError(cfg.training.outputDir.string() + "/checkpoints: every checkpoint is damaged:" + damaged);
+    if (dir.empty()) throw FormatError(outputDir.string() + "/checkpoints: every checkpoint is damaged:" + damaged);
     return dir;
 }
 

@@ -1,7 +1,7 @@
-// Consolidation of a ZeRO stage 3 checkpoint (see zero3_checkpoint.h). Parameter p's flat elements are the
+// Consolidation of a ZeRO stage 3 checkpoint (see zero3_export.h). Parameter p's flat elements are the
 // concatenation over ranks q = 0..N-1 of master[offset_p, offset_p + len_q) in rank q's shard, len_q =
 // min(chunk_p, numel_p - q * chunk_p): the safetensors writer's fill callback streams them in that order.
-#include "core/train/zero3_checkpoint.h"
+#include "core/zero/zero3_export.h"
 
 #include <nlohmann/json.hpp>
 
@@ -10,8 +10,7 @@
 
 #include "core/weights/safetensors.h"
 #include "core/model/safetensors_torch.h"
-#include "core/train/checkpoint.h"
-#include "core/zero/step_engine.h"
+#include "core/zero/zero_plan.h"
 #include "core/util/atomic_file.h"
 #include "core/util/error.h"
 #include "core/util/json_fields.h"
@@ -20,20 +19,9 @@
 namespace fts {
 namespace fs = std::filesystem;
 
-bool isZero3Checkpoint(const fs::path& dir) {
-    std::error_code ec;
-    if (!fs::is_regular_file(dir / "trainer_state.json", ec) || fs::exists(dir / "model.safetensors", ec)) return false;
-    try {
-        return parseJson(readFile(dir / "trainer_state.json")).contains("zero3_partition");
-    } catch (const nlohmann::json::exception&) {
-        return false;
-    }
-}
-
-void exportZero3Checkpoint(const fs::path& dir, const fs::path& outDir, torch::Dtype dtype) {
+void exportZero3Checkpoint(const nlohmann::json& st, const fs::path& dir, const fs::path& outDir, torch::Dtype dtype) {
     const fs::path stateFile = dir / "trainer_state.json";
     const std::string where = stateFile.string() + ": zero3_partition";
-    const nlohmann::json st = readTrainerState(dir);
     if (!st.contains("zero3_partition") || !st["zero3_partition"].is_object())
         throw FormatError(stateFile.string() + ": key \"zero3_partition\" is missing or not an object");
     const nlohmann::json& part = st["zero3_partition"];

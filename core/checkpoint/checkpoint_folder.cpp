@@ -1,17 +1,14 @@
-// Atomic single-rank checkpoints (see checkpoint.h). Layout:
+// Atomic single-rank checkpoints (see checkpoint_folder.h). Layout:
 //   <output_dir>/checkpoints/step-00000100/{config.json, model.safetensors, optimizer.safetensors,
 //                                          rng.safetensors, trainer_state.json, tokenizer files}
 //   <output_dir>/checkpoints/latest      (text: the folder name of the newest complete checkpoint)
-#include "core/train/checkpoint.h"
+#include "core/checkpoint/checkpoint_folder.h"
 
 #include <algorithm>
 #include <cstdio>
 #include <random>
 
 #include "core/model/safetensors_torch.h"
-#include "core/train/run_model.h"
-#include "core/train/zero3_checkpoint.h"
-#include "core/train/trainer.h"
 #include "core/util/atomic_file.h"
 #include "core/util/checkpoint_checksums.h"
 #include "core/util/checkpoint_dir.h"
@@ -94,34 +91,6 @@ void pruneOwnCheckpoints(const fs::path& outputDir, int64_t runId, const fs::pat
         if (checkpointRunId(dir) == runId) own.push_back(dir);
     for (size_t i = 0; i + size_t(keep) < own.size(); ++i)
         if (own[i] != newest) fs::remove_all(own[i]);
-}
-
-void exportCheckpoint(const fs::path& checkpointDir, const fs::path& outDir, const std::string& dtype) {
-    const bool lora = !checkpointDir.empty() && isLoraCheckpoint(checkpointDir);
-    const bool zero3 = !checkpointDir.empty() && isZero3Checkpoint(checkpointDir);
-    if (checkpointDir.empty() || (!lora && !zero3 && !fs::exists(checkpointDir / "model.safetensors")))
-        throw IoError(checkpointDir.string() +
-                      ": not a checkpoint folder (model.safetensors, or adapter_config.json of a "
-                      "LoRA run, is missing)");
-    torch::Dtype dt = dtype == "float32" || dtype == "fp32"    ? torch::kFloat32
-                      : dtype == "bfloat16" || dtype == "bf16" ? torch::kBFloat16
-                      : dtype == "float16" || dtype == "fp16"
-                          ? torch::kFloat16
-                          : throw ConfigError("--dtype: \"" + dtype + "\"; expected float32, bfloat16 or float16");
-    if (const std::vector<std::string> damage = checkpointDamage(checkpointDir); !damage.empty()) {
-        std::string text;
-        for (const std::string& d : damage) text += "\n  - " + d;
-        throw FormatError(checkpointDir.string() +
-                          ": the checkpoint is damaged (its files do not match checksums.json):" + text);
-    }
-    if (lora) return exportLoraCheckpoint(checkpointDir, outDir, dt);
-    if (zero3) return exportZero3Checkpoint(checkpointDir, outDir, dt);
-    ModelLoadOptions o;
-    auto model = loadPretrainedModel(checkpointDir, o);
-    fs::create_directories(outDir);
-    saveHfModel(*model, outDir, dt);
-    for (const char* f : {"tokenizer.json", "tokenizer_config.json", "special_tokens_map.json"})
-        if (fs::exists(checkpointDir / f)) writeFileAtomic(outDir / f, readFile(checkpointDir / f));
 }
 
 }  // namespace fts
