@@ -12,10 +12,6 @@
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>Cannot start %1: %2</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
         <source>This model has no chat template: the conversation goes in as plain text and the model continues it.</source>
         <translation type="unfinished"></translation>
     </message>
@@ -143,6 +139,13 @@
     </message>
     <message>
         <source>Generating…</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>fts::CliProcess</name>
+    <message>
+        <source>Cannot start %1: %2</source>
         <translation type="unfinished"></translation>
     </message>
 </context>
@@ -1637,10 +1640,6 @@
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>Cannot start %1: %2</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
         <source>Runtime</source>
         <translation type="unfinished"></translation>
     </message>
@@ -1716,10 +1715,6 @@
     </message>
     <message>
         <source>no output</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Cannot start %1: %2</source>
         <translation type="unfinished"></translation>
     </message>
     <message numerus="yes">
@@ -2534,10 +2529,6 @@
     </message>
     <message>
         <source>The probe ended without a result: %1</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Cannot start %1: %2</source>
         <translation type="unfinished"></translation>
     </message>
     <message>

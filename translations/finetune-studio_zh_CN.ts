@@ -12,10 +12,6 @@
         <translation>模型进程已结束：%1</translation>
     </message>
     <message>
-        <source>Cannot start %1: %2</source>
-        <translation>无法启动 %1：%2</translation>
-    </message>
-    <message>
         <source>This model has no chat template: the conversation goes in as plain text and the model continues it.</source>
         <translation>此模型没有对话模板：对话以纯文本输入，由模型接着写下去。</translation>
     </message>
@@ -143,6 +139,13 @@
     <message>
         <source>Generating…</source>
         <translation>正在生成…</translation>
+    </message>
+</context>
+<context>
+    <name>fts::CliProcess</name>
+    <message>
+        <source>Cannot start %1: %2</source>
+        <translation>无法启动 %1：%2</translation>
     </message>
 </context>
 <context>
@@ -1627,10 +1630,6 @@
         <translation>%1 个错误，%2 个警告</translation>
     </message>
     <message>
-        <source>Cannot start %1: %2</source>
-        <translation>无法启动 %1：%2</translation>
-    </message>
-    <message>
         <source>Runtime</source>
         <translation>运行时</translation>
     </message>
@@ -1706,10 +1705,6 @@
     <message>
         <source>no output</source>
         <translation>无输出</translation>
-    </message>
-    <message>
-        <source>Cannot start %1: %2</source>
-        <translation>无法启动 %1：%2</translation>
     </message>
     <message numerus="yes">
         <source>Checking %n host(s): ssh, fts, GPUs, then collectives and links…</source>
@@ -2519,10 +2514,6 @@
     <message>
         <source>The probe ended without a result: %1</source>
         <translation>测量结束但没有结果：%1</translation>
-    </message>
-    <message>
-        <source>Cannot start %1: %2</source>
-        <translation>无法启动 %1：%2</translation>
     </message>
     <message>
         <source>Starting the probe…</source>

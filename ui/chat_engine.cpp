@@ -1,5 +1,6 @@
 // `fts chat --json` in a QProcess; see chat_engine.h.
 #include "ui/chat_engine.h"
+#include "ui/cli_process.h"
 
 #include <QCoreApplication>
 #include <QProcess>
@@ -79,9 +80,7 @@ void ChatEngine::start(const QString& modelFolder, const QStringList& extraArgs)
         if (why.isEmpty()) why = tr("fts chat ended (exit code %1)").arg(code);
         emit failed(wasReady ? tr("The model process ended: %1").arg(why) : why);
     });
-    connect(m_process, &QProcess::errorOccurred, this, [this](QProcess::ProcessError e) {
-        if (e == QProcess::FailedToStart) emit failed(tr("Cannot start %1: %2").arg(m_cli, m_process->errorString()));
-    });
+    whenCliFailsToStart(m_process, m_cli, [this](const QString& message) { emit failed(message); });
     m_process->start(m_cli, QStringList{"chat", "--json", "--model", modelFolder} + extraArgs);
 }
 

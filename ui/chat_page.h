@@ -34,7 +34,6 @@ public:
     void send(const QString& text);                // as the Send button with this text
 
     // For tests and the screenshots.
-    QLineEdit* modelEdit() const { return m_model[0]; }
     QTextBrowser* conversation(int side) const { return m_view[side]; }
     QLabel* statusLabel(int side) const { return m_status[side]; }
     QPushButton* sendButton() const { return m_send; }

@@ -45,7 +45,6 @@ public:
     CollapsibleSection* section(FieldSection s) const { return m_sections.value(int(s)); }
     // True while the JSON text does not parse (the form then shows a banner and is read-only).
     bool jsonBroken() const { return m_jsonBroken; }
-    QLabel* otherIssuesLabel() const { return m_otherIssues; }
     QSpinBox* ranksSpin() const { return m_ranks; }
     // CPU or local GPUs: with GPUs checked the ranks are one per GPU (the spin box follows, read-only).
     DevicePanel* devicePanel() const { return m_devices; }

@@ -1,5 +1,6 @@
 // "Check this machine": fts doctor --json, shown as a table; see doctor_panel.h.
 #include "ui/doctor_panel.h"
+#include "ui/cli_process.h"
 
 #include <QHBoxLayout>
 #include <QHeaderView>
@@ -115,9 +116,9 @@ void DoctorPanel::run() {
         m_run->setEnabled(true);
         emit finished(m_errors, m_warnings);
     });
-    connect(m_process, &QProcess::errorOccurred, this, [this](QProcess::ProcessError e) {
-        if (e != QProcess::FailedToStart || !m_process) return;
-        m_status->setText(tr("Cannot start %1: %2").arg(m_cli, m_process->errorString()));
+    whenCliFailsToStart(m_process, m_cli, [this](const QString& message) {
+        if (!m_process) return;
+        m_status->setText(message);
         m_process->deleteLater();
         m_process = nullptr;
         m_run->setEnabled(true);

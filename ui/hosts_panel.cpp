@@ -1,5 +1,6 @@
 // HostsPanel (see hosts_panel.h).
 #include "ui/hosts_panel.h"
+#include "ui/cli_process.h"
 
 #include <QDir>
 #include <QEvent>
@@ -211,9 +212,9 @@ void HostsPanel::checkHosts() {
         }
         emit checked();
     });
-    connect(m_process, &QProcess::errorOccurred, this, [this](QProcess::ProcessError e) {
-        if (e != QProcess::FailedToStart || !m_process) return;
-        m_status->setText(tr("Cannot start %1: %2").arg(m_cli, m_process->errorString()));
+    whenCliFailsToStart(m_process, m_cli, [this](const QString& message) {
+        if (!m_process) return;
+        m_status->setText(message);
         m_process->deleteLater();
         m_process = nullptr;
         m_check->setEnabled(true);

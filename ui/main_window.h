@@ -124,7 +124,6 @@ public:
     QStringList modelFolders() const;
     RunView* runView() const { return m_runView; }
     CompareView* compareView() const { return m_compareView; }
-    ChatPage* chatPage() const { return m_chatPage; }
     // The Chat page, with the selected run's export (output_dir/final) as the model when it has one.
     void openChat();
     QAction* compareAction() const { return m_compareAction; }

@@ -1,6 +1,7 @@
 // The "Measure ZeRO stages" dialog (see probe_dialog.h): `fts probe` in a QProcess, its stderr lines as progress, its
 // JSON as the table.
 #include "ui/probe_dialog.h"
+#include "ui/cli_process.h"
 
 #include <QCheckBox>
 #include <QCloseEvent>
@@ -145,9 +146,9 @@ void ProbeDialog::start() {
         m_status->setText(tr("The probe ended without a result: %1").arg(QString::fromUtf8(m_stderrTail).trimmed()));
         emit finishedProbe(false);
     });
-    connect(m_process, &QProcess::errorOccurred, this, [this](QProcess::ProcessError e) {
-        if (e != QProcess::FailedToStart || !m_process) return;
-        m_status->setText(tr("Cannot start %1: %2").arg(m_cli, m_process->errorString()));
+    whenCliFailsToStart(m_process, m_cli, [this](const QString& message) {
+        if (!m_process) return;
+        m_status->setText(message);
         m_process->deleteLater();
         m_process = nullptr;
         m_run->setEnabled(true);

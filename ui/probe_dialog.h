@@ -35,7 +35,6 @@ public:
     QTableWidget* table() const { return m_table; }
     QLabel* statusLabel() const { return m_status; }
     QCheckBox* stageBox(int stage) const { return m_stages[stage]; }
-    QCheckBox* offloadBox() const { return m_offload; }
     QSpinBox* stepsSpin() const { return m_steps; }
 
 signals:

@@ -18,11 +18,8 @@ public:
     // section runs `fts doctor` on the store at storePath (doctor_panel.h).
     explicit SettingsDialog(const QStringList& defaultModelFolders, QWidget* parent = nullptr,
                             const QString& cliPath = QString(), const QString& storePath = QString());
-    DoctorPanel* doctorPanel() const { return m_doctor; }
     QComboBox* languageCombo() const { return m_language; }
     QComboBox* themeCombo() const { return m_theme; }
-    QLineEdit* storeEdit() const { return m_store; }
-    QListWidget* modelFolderList() const { return m_folders; }
     // Writes the settings and applies language and theme.
     void apply();
 

@@ -99,14 +99,10 @@ void addWorkerCommand(CLI::App& app) {
             runTraining(cfg, *opts, events, stop);
             exitCode() = 0;
         } catch (const DistError& e) {  // a collective failed: often because a peer died (the supervisor decides)
-            events.publish({{"event", "error"},
-                            {"rank", opts->rank},
-                            {"message", e.what()},
-                            {"collective", true},
-                            {"time", unixNow()}});
+            events.publishEvent(ErrorEvent{e.what(), true}, opts->rank);
             exitCode() = 1;
         } catch (const std::exception& e) {
-            events.publish({{"event", "error"}, {"rank", opts->rank}, {"message", e.what()}, {"time", unixNow()}});
+            events.publishEvent(ErrorEvent{e.what(), false}, opts->rank);
             exitCode() = 1;
         }
     });

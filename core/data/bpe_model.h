@@ -22,7 +22,6 @@ public:
     int32_t idLimit() const override { return static_cast<int32_t>(m_tokens.size()); }
     int32_t vocabCount() const override { return static_cast<int32_t>(m_vocab.size()); }
 
-    size_t numMerges() const { return m_merges.size(); }
     static constexpr size_t kCacheShards = 64;
     static constexpr size_t kCacheShardCapacity = 1024;  // entries per shard
     static constexpr size_t kCacheMaxBytes = 256;        // longer pieces are not cached

@@ -484,4 +484,40 @@ std::string markMaskedSpans(const std::vector<RenderedSegment>& segments, const 
     return out;
 }
 
+nlohmann::json sftStatsToJson(const SftStats& s) {
+    return {{"format", s.format},
+            {"template", s.chatTemplate},
+            {"records", s.records},
+            {"samples", s.samples},
+            {"bad_rows", s.badRows},
+            {"bad_row_messages", s.badRowMessages},
+            {"truncated", s.truncated},
+            {"dropped", s.dropped},
+            {"train_tokens", s.trainTokens},
+            {"train_trainable_tokens", s.trainTrainableTokens},
+            {"mean_tokens", s.meanTokens},
+            {"p50_tokens", s.p50Tokens},
+            {"p95_tokens", s.p95Tokens},
+            {"max_tokens", s.maxTokens}};
+}
+
+SftStats sftStatsFromJson(const nlohmann::json& j) {
+    SftStats s;
+    s.records = j.at("records");
+    s.samples = j.at("samples");
+    s.badRows = j.at("bad_rows");
+    s.badRowMessages = j.at("bad_row_messages").get<std::vector<std::string>>();
+    s.truncated = j.at("truncated");
+    s.dropped = j.at("dropped");
+    s.trainTokens = j.at("train_tokens");
+    s.trainTrainableTokens = j.at("train_trainable_tokens");
+    s.meanTokens = j.at("mean_tokens");
+    s.p50Tokens = j.at("p50_tokens");
+    s.p95Tokens = j.at("p95_tokens");
+    s.maxTokens = j.at("max_tokens");
+    s.chatTemplate = j.contains("template") ? j.at("template") : j.at("chat_template");
+    s.format = j.at("format");
+    return s;
+}
+
 }  // namespace fts

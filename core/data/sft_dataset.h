@@ -99,6 +99,12 @@ struct SftStats {
     std::string format;        // the format used (resolved from auto)
 };
 
+// The statistics as JSON, one name per field for every reader: the token cache stores them, the run's start event
+// carries them (data summary). "template" is the chat template used (the config's data.template); caches written
+// before this name read back from "chat_template".
+nlohmann::json sftStatsToJson(const SftStats& s);
+SftStats sftStatsFromJson(const nlohmann::json& j);  // nlohmann::json::exception when a field is missing
+
 struct SftData {
     SftSequences train, eval;
     SftStats stats;

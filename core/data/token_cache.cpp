@@ -52,42 +52,6 @@ void hashString(XXH3_state_t* state, const std::string& s) {
     XXH3_128bits_update(state, s.data(), s.size());
 }
 
-nlohmann::json statsToJson(const SftStats& s) {
-    return {{"records", s.records},
-            {"samples", s.samples},
-            {"bad_rows", s.badRows},
-            {"bad_row_messages", s.badRowMessages},
-            {"truncated", s.truncated},
-            {"dropped", s.dropped},
-            {"train_tokens", s.trainTokens},
-            {"train_trainable_tokens", s.trainTrainableTokens},
-            {"mean_tokens", s.meanTokens},
-            {"p50_tokens", s.p50Tokens},
-            {"p95_tokens", s.p95Tokens},
-            {"max_tokens", s.maxTokens},
-            {"chat_template", s.chatTemplate},
-            {"format", s.format}};
-}
-
-SftStats statsFromJson(const nlohmann::json& j) {
-    SftStats s;
-    s.records = j.at("records");
-    s.samples = j.at("samples");
-    s.badRows = j.at("bad_rows");
-    s.badRowMessages = j.at("bad_row_messages").get<std::vector<std::string>>();
-    s.truncated = j.at("truncated");
-    s.dropped = j.at("dropped");
-    s.trainTokens = j.at("train_tokens");
-    s.trainTrainableTokens = j.at("train_trainable_tokens");
-    s.meanTokens = j.at("mean_tokens");
-    s.p50Tokens = j.at("p50_tokens");
-    s.p95Tokens = j.at("p95_tokens");
-    s.maxTokens = j.at("max_tokens");
-    s.chatTemplate = j.at("chat_template");
-    s.format = j.at("format");
-    return s;
-}
-
 // Zero bytes after a split's three int32 arrays, so the next split's int64 offsets start 8-byte aligned.
 size_t splitPadding(int64_t tokens) { return (static_cast<size_t>(tokens) * 12) % 8; }
 
@@ -180,7 +144,7 @@ std::unique_ptr<CachedSftData> CachedSftData::open(const std::filesystem::path& 
     c->m_train = view(h.trainSequences, h.trainTokens);
     c->m_eval = view(h.evalSequences, h.evalTokens);
     try {
-        c->m_stats = statsFromJson(parseJson(std::string(p, static_cast<size_t>(h.statsBytes))));
+        c->m_stats = sftStatsFromJson(parseJson(std::string(p, static_cast<size_t>(h.statsBytes))));
     } catch (const nlohmann::json::exception&) {
         return nullptr;
     }
@@ -254,7 +218,7 @@ void buildSftCacheFile(const SftOptions& options, const Tokenizer& tokenizer, co
             out.write(buf.data(), size_t(in.gcount()));
     }
     out.write(zeros, splitPadding(h.evalTokens));
-    const std::string statsText = statsToJson(stats).dump();
+    const std::string statsText = sftStatsToJson(stats).dump();
     h.statsBytes = static_cast<int64_t>(statsText.size());
     out.write(statsText);
     std::memcpy(header, &h, sizeof(h));

@@ -32,8 +32,6 @@ public:
     // Thread-safe: match state is per thread.
     void findAll(std::string_view text, std::vector<RegexMatch>& out) const;
 
-    const std::string& pcrePattern() const { return m_pcrePattern; }
-
     // The Oniguruma -> PCRE2 rewrite (exposed for tests).
     static std::string translateOnigPattern(std::string_view pattern, const JsonContext& ctx);
 

@@ -19,20 +19,9 @@ namespace {
 // nvidia-smi's free memory per GPU; empty when it is not there or fails.
 std::vector<std::pair<int, int64_t>> queryGpuFreeMemory() {
     try {
-        ChildProcess p = spawnChild({"nvidia-smi", "--query-gpu=index,memory.free", "--format=csv,noheader,nounits"},
-                                    SpawnOptions{environmentWith({}, {}), false, false, -1});
-        std::string text;
-        char buf[4096];
-        ssize_t n;
-        while ((n = ::read(p.outFd, buf, sizeof buf)) > 0) text.append(buf, size_t(n));
-        while (::read(p.errFd, buf, sizeof buf) > 0) {
-        }
-        ::close(p.outFd);
-        ::close(p.errFd);
-        int status = 0;
-        ::waitpid(p.pid, &status, 0);
-        if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) return {};
-        return parseGpuFreeMemory(text);
+        const CapturedRun r =
+            runCaptured({"nvidia-smi", "--query-gpu=index,memory.free", "--format=csv,noheader,nounits"});
+        return r.ok() ? parseGpuFreeMemory(r.out) : std::vector<std::pair<int, int64_t>>();
     } catch (const Error&) {
         return {};
     }

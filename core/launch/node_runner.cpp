@@ -1,5 +1,6 @@
 // `fts node` (see node_runner.h): one poll loop over the control channel and every rank's stdout/stderr.
 #include "core/launch/node_runner.h"
+#include "core/events/run_events.h"
 
 #include <fcntl.h>
 #include <poll.h>
@@ -54,22 +55,11 @@ std::string probeLine(const std::vector<std::string>& requiredPaths) {
     json gpus = json::array();
     std::string smi = "not found";
     try {
-        ChildProcess p = spawnChild(
-            {"nvidia-smi", "--query-gpu=index,name,memory.total,memory.used", "--format=csv,noheader,nounits"},
-            SpawnOptions{environmentWith({}, {}), false, false, -1});
-        std::string text;
-        char buf[4096];
-        ssize_t n;
-        while ((n = ::read(p.outFd, buf, sizeof buf)) > 0) text.append(buf, size_t(n));
-        while (::read(p.errFd, buf, sizeof buf) > 0) {
-        }
-        ::close(p.outFd);
-        ::close(p.errFd);
-        int status = 0;
-        ::waitpid(p.pid, &status, 0);
-        smi = WIFEXITED(status) && WEXITSTATUS(status) == 0 ? "ok" : "failed: " + describeExitStatus(status);
-        if (WIFEXITED(status) && WEXITSTATUS(status) == 127) smi = "not found";
-        std::istringstream lines(text);
+        const CapturedRun r = runCaptured(
+            {"nvidia-smi", "--query-gpu=index,name,memory.total,memory.used", "--format=csv,noheader,nounits"});
+        smi = r.ok() ? "ok" : "failed: " + describeExitStatus(r.status);
+        if (WIFEXITED(r.status) && WEXITSTATUS(r.status) == 127) smi = "not found";
+        std::istringstream lines(r.out);
         std::string line;
         while (std::getline(lines, line)) {
             std::vector<std::string> f;
@@ -114,14 +104,14 @@ int runNode(const NodeOptions& o, int controlFd, int eventFd) {
     };
     std::string first;
     if (!readLine(controlFd, first)) {
-        emit({{"event", "node_error"}, {"message", "the control channel closed before the run token arrived"}});
+        emit(runEventJson(NodeErrorEvent{"the control channel closed before the run token arrived"}));
         return 1;
     }
     json hello;
     try {
         hello = parseJson(first);
     } catch (const std::exception&) {
-        emit({{"event", "node_error"}, {"message", "the first control line is not JSON"}});
+        emit(runEventJson(NodeErrorEvent{"the first control line is not JSON"}));
         return 1;
     }
     const std::string token = fieldOr(hello, "token", "");
@@ -142,10 +132,7 @@ int runNode(const NodeOptions& o, int controlFd, int eventFd) {
     const std::vector<std::string> env =
         environmentWith({"FTS_RUN_TOKEN", "FTS_STORE_FD", "FTS_MASTER_ADDR", "FTS_MASTER_PORT"}, add);
 
-    emit({{"event", "node_started"},
-          {"pid", int64_t(::getpid())},
-          {"fts", FTS_VERSION},
-          {"hostname", RunStore::localHostName()}});
+    emit(runEventJson(NodeStartedEvent{int64_t(::getpid()), FTS_VERSION, RunStore::localHostName()}));
     std::vector<Rank> ranks(size_t(o.ranks));
     bool startFailed = false;
     for (int i = 0; i < o.ranks; ++i) {
@@ -171,14 +158,14 @@ int runNode(const NodeOptions& o, int controlFd, int eventFd) {
             // SIGTERM blocked until the worker's handler is in place: a stop during its start-up is not a crash.
             r.proc = spawnChild(argv, SpawnOptions{env, true, false, -1, /*blockStopSignals=*/true});
         } catch (const Error& e) {
-            emit({{"event", "rank_exit"}, {"rank", r.globalRank}, {"ok", false}, {"description", e.what()}});
+            emit(runEventJson(RankExitEvent{false, 0, e.what()}, r.globalRank));
             r.exited = true;
             startFailed = true;
             break;
         }
         r.outOpen = r.errOpen = true;
         writeAll(r.proc.inFd, json{{"token", token}}.dump() + "\n");  // the rank keeps its stdin open
-        emit({{"event", "rank_started"}, {"rank", r.globalRank}, {"local_rank", i}, {"pid", int64_t(r.proc.pid)}});
+        emit(runEventJson(RankStartedEvent{i, int64_t(r.proc.pid)}, r.globalRank));
     }
     auto signalAll = [&](int sig) {
         for (Rank& r : ranks)
@@ -192,14 +179,14 @@ int runNode(const NodeOptions& o, int controlFd, int eventFd) {
     char buf[65536];
     auto onRankLine = [&](Rank& r, const std::string& line, bool isErr) {
         if (isErr) {
-            emit({{"event", "stderr"}, {"rank", r.globalRank}, {"line", line}});
+            emit(runEventJson(StderrEvent{line}, r.globalRank));
             return;
         }
         json ev;
         try {
             ev = parseJson(line);
         } catch (const std::exception&) {
-            emit({{"event", "log"}, {"rank", r.globalRank}, {"level", "info"}, {"message", line}});
+            emit(runEventJson(LogEvent{"info", line}, r.globalRank));
             return;
         }
         if (!ev.is_object()) return;
@@ -283,11 +270,8 @@ int runNode(const NodeOptions& o, int controlFd, int eventFd) {
             r.exited = true;
             const bool ok = WIFEXITED(status) && WEXITSTATUS(status) == 0;
             allOk = allOk && ok;
-            emit({{"event", "rank_exit"},
-                  {"rank", r.globalRank},
-                  {"ok", ok},
-                  {"signal", WIFSIGNALED(status) ? WTERMSIG(status) : 0},
-                  {"description", describeExitStatus(status)}});
+            emit(runEventJson(RankExitEvent{ok, WIFSIGNALED(status) ? WTERMSIG(status) : 0, describeExitStatus(status)},
+                              r.globalRank));
         }
     }
     return allOk ? 0 : 1;

@@ -76,158 +76,163 @@ bool RunRecorder::nodeStarted(const std::string& host) const {
 }
 
 void RunRecorder::onNodeLine(const std::string& host, const std::string& line) {
-    json ev;
+    json parsed;
     try {
-        ev = parseJson(line);
+        parsed = parseJson(line);
     } catch (const std::exception&) {
         log(-1, "info", host + ": " + line);
         return;
     }
-    if (!ev.is_object()) return;
     try {
-        onEvent(host, ev);
+        const std::optional<RunEvent> ev = readRunEvent(parsed);
+        if (ev) onEvent(host, *ev);                 // a kind this version does not know is dropped
     } catch (const nlohmann::json::exception& e) {  // a field of the wrong kind: logged, never the end of the run
         log(-1, "warn", host + ": an event line with a malformed field (" + e.what() + "): " + line);
     }
 }
 
-void RunRecorder::onEvent(const std::string& nodeHost, const json& ev) {
-    const std::string kind = fieldOr(ev, "event", "");
-    const std::string host = fieldOr(ev, "host", nodeHost);
-    const double time = fieldOr(ev, "time", unixNow());
-    const int rank = fieldOr(ev, "rank", 0);
+namespace {
+
+template <class... F>
+struct Overloaded : F... {
+    using F::operator()...;
+};
+template <class... F>
+Overloaded(F...) -> Overloaded<F...>;
+
+}  // namespace
+
+void RunRecorder::onEvent(const std::string& nodeHost, const RunEvent& ev) {
+    const std::string host = ev.host.empty() ? nodeHost : ev.host;
+    const double time = ev.time != 0 ? ev.time : unixNow();
+    const int rank = ev.rank.value_or(0);
     const bool rankKnown = rank >= 0 && rank < m_world;
-    if (kind == "metrics") {
-        const int64_t step = fieldOr(ev, "step", int64_t(0));
-        const json values = ev.contains("values") && ev["values"].is_object() ? ev["values"] : json::object();
-        for (const auto& [name, value] : values.items())
-            if (value.is_number()) m_metrics.push_back({step, name, value.get<double>(), time});
-        if (values.contains("loss") && values["loss"].is_number()) {
-            if (m_firstStepTime == 0) m_firstStepTime = time;
-            const double loss = values["loss"].get<double>();
-            if (m_progress) {
-                const double tps = fieldOr(values, "tokens_per_s", 0.0);
-                const double rate = double(step - m_startStep) / std::max(1e-9, unixNow() - m_trainStart);
-                const double eta = rate > 0 ? double(m_totalSteps - step) / rate : NAN;
-                if (m_tty) {
-                    m_out << '\r' << progressLine(step, m_totalSteps, loss, tps, eta, 30) << std::flush;
-                } else if (step == m_totalSteps || m_lastPrinted < 0 ||
-                           step - m_lastPrinted >= std::max<int64_t>(1, m_totalSteps / 20)) {
-                    m_out << progressLine(step, m_totalSteps, loss, tps, eta, 30) << "\n" << std::flush;
-                    m_lastPrinted = step;
+    const char* const lineStart = m_tty && m_progress ? "\n" : "";  // off the progress bar's line
+    std::visit(
+        Overloaded{
+            [&](const MetricsEvent& e) {
+                for (const auto& [name, value] : e.values) m_metrics.push_back({e.step, name, value, time});
+                if (const auto loss = e.values.find("loss"); loss != e.values.end()) {
+                    if (m_firstStepTime == 0) m_firstStepTime = time;
+                    if (m_progress) printProgress(e.step, loss->second, e.values);
                 }
-            }
-        }
-        if (values.contains("eval_loss") && values["eval_loss"].is_number() && m_progress)
-            m_out << (m_tty ? "\n" : "") << "eval loss " << values["eval_loss"].get<double>() << " at step " << step
-                  << "\n";
-    } else if (kind == "memory") {
-        DeviceSample s{fieldOr(ev, "step", int64_t(0)),
-                       time,
-                       rank,
-                       fieldOr(ev, "device", "cpu"),
-                       fieldOr(ev, "allocated", int64_t(0)),
-                       fieldOr(ev, "reserved", int64_t(0)),
-                       fieldOr(ev, "peak", int64_t(0)),
-                       fieldOr(ev, "capacity", int64_t(0))};
-        s.host = host;
-        m_memory.push_back(s);
-    } else if (kind == "sample") {  // texts generated from the weights at a step (training.sample_prompts)
-        const int64_t step = fieldOr(ev, "step", int64_t(0));
-        const json samples = fieldOr(ev, "samples", json::array());
-        for (size_t i = 0; i < samples.size(); ++i)
-            if (samples[i].is_object())
-                m_samples.push_back({step, time, fieldOr(samples[i], "index", int(i)),
-                                     fieldOr(samples[i], "prompt", ""), fieldOr(samples[i], "text", ""), 0});
-        if (m_progress && !samples.empty() && samples[0].is_object()) {
-            // One line: the first reply, newlines as spaces, cut at a character boundary.
-            std::string text = fieldOr(samples[0], "text", "");
-            std::replace(text.begin(), text.end(), '\n', ' ');
-            if (text.size() > 160) {
-                size_t cut = 160;
-                while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xC0) == 0x80) --cut;
-                text = text.substr(0, cut) + "...";
-            }
-            m_out << (m_tty ? "\n" : "") << "sample at step " << step << ": " << text << "\n";
-        }
-    } else if (kind == "log") {
-        const std::string level = fieldOr(ev, "level", "info"), message = fieldOr(ev, "message", "");
-        m_logs.push_back({time, rank, level, message});
-        // A rank's warning (a damaged checkpoint skipped, bad data rows, an fp16 overflow that ends the run...) is
-        // printed as it happens, with --quiet too: it is not progress.
-        if (level == "warn" || level == "warning")
-            m_out << (m_tty && m_progress ? "\n" : "") << "warning"
-                  << (rank >= 0 && m_world > 1 ? " (rank " + std::to_string(rank) + ")" : std::string()) << ": "
-                  << message << "\n"
-                  << std::flush;
-    } else if (kind == "stderr") {
-        const std::string line = fieldOr(ev, "line", "");
-        m_logs.push_back({time, rank, "stderr", line});
-        if (rankKnown) {
-            auto& tail = m_stderrTail[size_t(rank)];
-            tail.push_back(line);
-            if (tail.size() > 20) tail.erase(tail.begin());
-        }
-    } else if (kind == "start") {
-        m_totalSteps = fieldOr(ev, "total_steps", int64_t(0));
-        m_startStep = fieldOr(ev, "start_step", int64_t(0));
-        m_trainStart = unixNow();
-        m_store.setTotalSteps(m_runId, m_totalSteps);
-        if (ev.contains("versions") && ev["versions"].is_object()) m_store.setVersions(m_runId, ev["versions"].dump());
-        std::ostringstream msg;
-        if (m_world > 1) msg << m_world << " ranks, ";
-        msg << "training on " << fieldOr(ev, "device", "?") << ": " << fieldOr(ev, "parameters", int64_t(0))
-            << " parameters, " << fieldOr(ev, "train_sequences", int64_t(0)) << " train / "
-            << fieldOr(ev, "eval_sequences", int64_t(0)) << " eval sequences, steps " << m_startStep << " -> "
-            << m_totalSteps;
-        m_logs.push_back({time, 0, "info", msg.str()});
-        if (m_progress) m_out << "run " << m_runId << ": " << msg.str() << "\n";
-    } else if (kind == "checkpoint") {
-        m_logs.push_back(
-            {time, 0, "info",
-             "checkpoint at step " + std::to_string(fieldOr(ev, "step", int64_t(0))) + ": " + fieldOr(ev, "path", "")});
-    } else if (kind == "end") {
-        if (rank == 0) {
-            m_endStatus = fieldOr(ev, "status", "");
-            if (ev.contains("final") && ev["final"].is_object()) m_final = ev["final"];
-        }
-    } else if (kind == "error") {
-        const std::string message = fieldOr(ev, "message", "unknown error");
-        m_logs.push_back({time, rank, "error", message});
-        if (rankKnown) m_reportedError[size_t(rank)] = true;
-        const bool remote = !host.empty() && host != "localhost" && host != "127.0.0.1";
-        m_failures.rankFailed(rank, (remote ? "on " + host + ": " : std::string()) + message,
-                              fieldOr(ev, "collective", false));
-    } else if (kind == "node_started") {
-        m_startedNodes.push_back(host);
-        m_logs.push_back({time, -1, "info",
-                          "host " + host + " (" + fieldOr(ev, "hostname", "?") + "): node started, pid " +
-                              std::to_string(fieldOr(ev, "pid", int64_t(0)))});
-    } else if (kind == "rank_started") {
-        m_logs.push_back({time, rank, "info",
-                          "worker rank " + std::to_string(rank) + " of " + std::to_string(m_world) + " started on " +
-                              host + " (pid " + std::to_string(fieldOr(ev, "pid", int64_t(0))) + ")"});
-    } else if (kind == "rank_exit") {
-        onRankExit(host, ev);
-    } else if (kind == "node_error") {
-        m_failures.launchFailed("host " + host + ": " + fieldOr(ev, "message", "node error"));
+                if (const auto eval = e.values.find("eval_loss"); eval != e.values.end() && m_progress)
+                    m_out << (m_tty ? "\n" : "") << "eval loss " << eval->second << " at step " << e.step << "\n";
+            },
+            [&](const MemoryEvent& e) {
+                DeviceSample s{e.step, time, rank, e.device, e.allocated, e.reserved, e.peak, e.capacity};
+                s.host = host;
+                m_memory.push_back(s);
+            },
+            [&](const SampleEvent& e) {  // texts generated from the weights at a step (training.sample_prompts)
+                for (const SampleEvent::Text& t : e.samples)
+                    m_samples.push_back({e.step, time, t.index, t.prompt, t.text, 0});
+                if (m_progress && !e.samples.empty()) {
+                    // One line: the first reply, newlines as spaces, cut at a character boundary.
+                    std::string text = e.samples.front().text;
+                    std::replace(text.begin(), text.end(), '\n', ' ');
+                    if (text.size() > 160) {
+                        size_t cut = 160;
+                        while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xC0) == 0x80) --cut;
+                        text = text.substr(0, cut) + "...";
+                    }
+                    m_out << (m_tty ? "\n" : "") << "sample at step " << e.step << ": " << text << "\n";
+                }
+            },
+            [&](const LogEvent& e) {
+                m_logs.push_back({time, rank, e.level, e.message});
+                // A rank's warning (a damaged checkpoint skipped, bad data rows, an fp16 overflow that ends the
+                // run...) is printed as it happens, with --quiet too: it is not progress.
+                if (e.level == "warn" || e.level == "warning")
+                    m_out << lineStart << "warning"
+                          << (rank >= 0 && m_world > 1 ? " (rank " + std::to_string(rank) + ")" : std::string()) << ": "
+                          << e.message << "\n"
+                          << std::flush;
+            },
+            [&](const ModelStatesEvent& e) {
+                m_logs.push_back({time, rank, "info",
+                                  "rank " + std::to_string(rank) + " model states, " + e.plan + ":\n" + e.table});
+                if (m_progress && rank == 0)  // rank 0's table stands for the others (docs/zero.md)
+                    m_out << lineStart << "model states of rank 0, " << e.plan << ":\n" << e.table << "\n";
+            },
+            [&](const StderrEvent& e) {
+                m_logs.push_back({time, rank, "stderr", e.line});
+                if (rankKnown) {
+                    auto& tail = m_stderrTail[size_t(rank)];
+                    tail.push_back(e.line);
+                    if (tail.size() > 20) tail.erase(tail.begin());
+                }
+            },
+            [&](const StartEvent& e) {
+                m_totalSteps = e.totalSteps;
+                m_startStep = e.startStep;
+                m_trainStart = unixNow();
+                m_store.setTotalSteps(m_runId, m_totalSteps);
+                if (e.versions.is_object()) m_store.setVersions(m_runId, e.versions.dump());
+                std::ostringstream msg;
+                if (m_world > 1) msg << m_world << " ranks, ";
+                msg << "training on " << e.device << ": " << e.parameters << " parameters, " << e.trainSequences
+                    << " train / " << e.evalSequences << " eval sequences, steps " << m_startStep << " -> "
+                    << m_totalSteps;
+                m_logs.push_back({time, 0, "info", msg.str()});
+                if (m_progress) m_out << "run " << m_runId << ": " << msg.str() << "\n";
+            },
+            [&](const CheckpointEvent& e) {
+                m_logs.push_back({time, 0, "info", "checkpoint at step " + std::to_string(e.step) + ": " + e.path});
+            },
+            [&](const EndEvent& e) {
+                if (rank != 0) return;
+                m_endStatus = e.status;
+                m_final = e.final;
+            },
+            [&](const ErrorEvent& e) {
+                m_logs.push_back({time, rank, "error", e.message});
+                if (rankKnown) m_reportedError[size_t(rank)] = true;
+                const bool remote = !host.empty() && host != "localhost" && host != "127.0.0.1";
+                m_failures.rankFailed(rank, (remote ? "on " + host + ": " : std::string()) + e.message, e.collective);
+            },
+            [&](const NodeStartedEvent& e) {
+                m_startedNodes.push_back(host);
+                m_logs.push_back(
+                    {time, -1, "info",
+                     "host " + host + " (" + e.hostname + "): node started, pid " + std::to_string(e.pid)});
+            },
+            [&](const RankStartedEvent& e) {
+                m_logs.push_back({time, rank, "info",
+                                  "worker rank " + std::to_string(rank) + " of " + std::to_string(m_world) +
+                                      " started on " + host + " (pid " + std::to_string(e.pid) + ")"});
+            },
+            [&](const RankExitEvent& e) { onRankExit(host, rank, e); },
+            [&](const NodeErrorEvent& e) { m_failures.launchFailed("host " + host + ": " + e.message); },
+        },
+        ev.body);
+}
+
+void RunRecorder::printProgress(int64_t step, double loss, const std::map<std::string, double>& values) {
+    const auto tpsAt = values.find("tokens_per_s");
+    const double tps = tpsAt == values.end() ? 0.0 : tpsAt->second;
+    const double rate = double(step - m_startStep) / std::max(1e-9, unixNow() - m_trainStart);
+    const double eta = rate > 0 ? double(m_totalSteps - step) / rate : NAN;
+    if (m_tty) {
+        m_out << '\r' << progressLine(step, m_totalSteps, loss, tps, eta, 30) << std::flush;
+    } else if (step == m_totalSteps || m_lastPrinted < 0 ||
+               (m_printEvery > 0 && step - m_lastPrinted >= m_printEvery)) {
+        m_out << progressLine(step, m_totalSteps, loss, tps, eta, 30) << "\n" << std::flush;
+        m_lastPrinted = step;
     }
 }
 
-void RunRecorder::onRankExit(const std::string& host, const json& ev) {
-    const int rank = fieldOr(ev, "rank", 0);
-    if (fieldOr(ev, "ok", false)) return;
-    const int sig = fieldOr(ev, "signal", 0);
-    if (m_killedByUs && sig == 9) return;  // we stopped it after another failure
-    std::string why =
-        "worker rank " + std::to_string(rank) + " on " + host + " " + fieldOr(ev, "description", "failed");
+void RunRecorder::onRankExit(const std::string& host, int rank, const RankExitEvent& ev) {
+    if (ev.ok) return;
+    if (m_killedByUs && ev.signal == 9) return;  // we stopped it after another failure
+    std::string why = "worker rank " + std::to_string(rank) + " on " + host + " " + ev.description;
     const bool rankKnown = rank >= 0 && rank < m_world;
     if (rankKnown && !m_stderrTail[size_t(rank)].empty()) {
         why += "; last output:";
         for (const auto& l : m_stderrTail[size_t(rank)]) why += "\n  " + l;
     }
     // an exit after the rank's own error event: that event already says why
-    if (sig != 0 || !rankKnown || !m_reportedError[size_t(rank)])
+    if (ev.signal != 0 || !rankKnown || !m_reportedError[size_t(rank)])
         m_failures.rankFailed(rank, why, false);
     else
         m_failures.rankFailed(rank, why, true);

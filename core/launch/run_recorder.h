@@ -6,11 +6,13 @@
 #include <chrono>
 #include <cstdint>
 #include <iosfwd>
+#include <map>
 #include <string>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
+#include "core/events/run_events.h"
 #include "core/launch/failure_policy.h"
 #include "core/store/run_store.h"
 
@@ -42,10 +44,15 @@ public:
     double firstStepTime() const { return m_firstStepTime; }  // unix seconds of the first metrics event (0: none)
     // Set when the supervisor kills the ranks itself (their SIGKILL is then not a failure of their own).
     void setKilledByUs() { m_killedByUs = true; }
+    // Output that is not a terminal gets a progress line every `steps` steps (deepspeed.steps_per_print; 0: only
+    // the first and the last), besides warnings, evals and samples. A terminal's progress bar redraws every logged
+    // step.
+    void setPrintInterval(int64_t steps) { m_printEvery = steps; }
 
 private:
-    void onEvent(const std::string& host, const nlohmann::json& ev);
-    void onRankExit(const std::string& host, const nlohmann::json& ev);
+    void onEvent(const std::string& nodeHost, const RunEvent& ev);
+    void onRankExit(const std::string& host, int rank, const RankExitEvent& ev);
+    void printProgress(int64_t step, double loss, const std::map<std::string, double>& values);
 
     RunStore& m_store;
     int64_t m_runId;
@@ -58,7 +65,7 @@ private:
     std::vector<LogLine> m_logs;
     std::vector<SampleText> m_samples;
     std::chrono::steady_clock::time_point m_lastFlush;
-    int64_t m_totalSteps = 0, m_startStep = 0, m_lastPrinted = -1;
+    int64_t m_totalSteps = 0, m_startStep = 0, m_lastPrinted = -1, m_printEvery = 10;
     double m_trainStart = 0, m_firstStepTime = 0;
     std::string m_endStatus;
     nlohmann::json m_final = nlohmann::json::object();

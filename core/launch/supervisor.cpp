@@ -294,6 +294,7 @@ int superviseTraining(const SupervisorOptions& o, std::ostream& out) {
     store.markStarted(runId, ::getpid(), t0);
     FailurePolicy failures(world);
     RunRecorder recorder(store, runId, world, o.progress, out, failures);
+    recorder.setPrintInterval(cfg.deepspeed.steps_per_print);
     if (plan.nodes.size() > 1 || plan.remote()) recorder.log(-1, "info", "launch plan: " + describePlan(plan));
     for (const auto& f : envSources)
         recorder.log(-1, "info", "exporting the variables of " + f.string() + " on every node");

@@ -5,7 +5,7 @@
 
 #include <cmath>
 
-#include "core/model/cached_decoder.h"
+#include "core/model/causal_decoder.h"
 #include "core/model/dense.h"
 #include "core/util/error.h"
 
@@ -57,7 +57,7 @@ Gpt2Config parseGpt2Config(const HfConfig& config) {
 
 namespace {
 
-class Gpt2LMHeadModel final : public HfModel, public CachedDecoder {
+class Gpt2LMHeadModel final : public CausalDecoderModel {
 public:
     Gpt2LMHeadModel(const HfConfig& config, const ModelLoadOptions& opts) : m_cfg(parseGpt2Config(config)) {
         if (opts.disableDropout) m_cfg.attnPdrop = m_cfg.residPdrop = m_cfg.embdPdrop = 0.0;
@@ -82,31 +82,10 @@ public:
         return m_cfg.tieWordEmbeddings && name == "lm_head.weight";
     }
 
-    torch::Tensor forward(const torch::Tensor& inputIds, const torch::Tensor& attentionMask) override {
-        return run(inputIds, attentionMask, torch::Tensor(), nullptr);
-    }
-
-    bool supportsPacking() const override { return true; }
-    torch::Tensor forwardPacked(const torch::Tensor& inputIds, const torch::Tensor& positionIds) override {
-        return run(inputIds, torch::Tensor(), positionIds, nullptr);
-    }
-
-    torch::Tensor forwardCached(const torch::Tensor& inputIds, const torch::Tensor& positionIds,
-                                const torch::Tensor& keyMask, KvCache& cache) override {
-        return run(inputIds, keyMask, positionIds, &cache);
-    }
-
-    torch::Tensor loss(const torch::Tensor& logits, const torch::Tensor& labels) const override {
-        return causalLmLoss(logits, labels.to(logits.device()));
-    }
-
 private:
-    // positionIdsIn defined: a packed forward (wpe at the given positions, block-diagonal causal attention,
-    // no attention mask). Undefined: positions 0..T-1 with the optional padding mask. cache set: an incremental
-    // forward (cached_decoder.h): attentionMaskIn is the key mask over cache + new tokens, wpe at positionIdsIn, and
-    // the result is the last position's logits (B, V).
+    // CausalDecoderModel::run; the positions index wpe.
     torch::Tensor run(const torch::Tensor& inputIdsIn, const torch::Tensor& attentionMaskIn,
-                      const torch::Tensor& positionIdsIn, KvCache* cache) {
+                      const torch::Tensor& positionIdsIn, KvCache* cache) override {
         const torch::Tensor& wte = param(kWte);
         const auto device = wte.device();
         if (inputIdsIn.dim() != 2)

@@ -6,7 +6,7 @@
 #include <cmath>
 
 #include "core/model/block_ops.h"
-#include "core/model/cached_decoder.h"
+#include "core/model/causal_decoder.h"
 #include "core/model/dense.h"
 #include "core/util/error.h"
 
@@ -133,7 +133,7 @@ LlamaConfig parseLlamaConfig(const HfConfig& config, LlamaVariant variant) {
 
 namespace {
 
-class LlamaForCausalLM final : public HfModel, public CachedDecoder {
+class LlamaForCausalLM final : public CausalDecoderModel {
 public:
     LlamaForCausalLM(const HfConfig& config, const ModelLoadOptions& opts, LlamaVariant variant)
         : m_cfg(parseLlamaConfig(config, variant)) {
@@ -160,31 +160,10 @@ public:
         return m_cfg.tieWordEmbeddings && name == "lm_head.weight";
     }
 
-    torch::Tensor forward(const torch::Tensor& inputIds, const torch::Tensor& attentionMask) override {
-        return run(inputIds, attentionMask, torch::Tensor(), nullptr);
-    }
-
-    bool supportsPacking() const override { return true; }
-    torch::Tensor forwardPacked(const torch::Tensor& inputIds, const torch::Tensor& positionIds) override {
-        return run(inputIds, torch::Tensor(), positionIds, nullptr);
-    }
-
-    torch::Tensor forwardCached(const torch::Tensor& inputIds, const torch::Tensor& positionIds,
-                                const torch::Tensor& keyMask, KvCache& cache) override {
-        return run(inputIds, keyMask, positionIds, &cache);
-    }
-
-    torch::Tensor loss(const torch::Tensor& logits, const torch::Tensor& labels) const override {
-        return causalLmLoss(logits, labels.to(logits.device()));
-    }
-
 private:
-    // positionIdsIn defined: a packed forward (no attention mask; block-diagonal causal attention, RoPE at the
-    // given positions). Undefined: positions 0..T-1 with the optional padding mask. cache set: an incremental forward
-    // (cached_decoder.h): attentionMaskIn is the key mask over cache + new tokens, RoPE at positionIdsIn, and the
-    // result is the last position's logits (B, V).
+    // CausalDecoderModel::run; the positions rotate q and k (RoPE).
     torch::Tensor run(const torch::Tensor& inputIdsIn, const torch::Tensor& attentionMaskIn,
-                      const torch::Tensor& positionIdsIn, KvCache* cache) {
+                      const torch::Tensor& positionIdsIn, KvCache* cache) override {
         const torch::Tensor& embed = m_params[0].tensor;
         const auto device = embed.device();
         const std::string arch = m_info.architecture;

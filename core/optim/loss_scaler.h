@@ -26,7 +26,6 @@ public:
     bool dynamic() const { return m_dynamic; }
     // After every optimizer step (skipped or not): DeepSpeed's update_scale(overflow).
     void update(bool overflow);
-    int hysteresisLeft() const { return m_curHysteresis; }
 
     nlohmann::json state() const;  // for checkpoints
     // The state() of a checkpoint; a field of the wrong kind, or a scale that is not positive, is a FormatError

@@ -3,6 +3,9 @@
 // StoreError naming the store file, the operation and sqlite3_errmsg.
 #include "core/store/run_store.h"
 
+#include "core/store/sqlite_statement.h"
+#include "core/store/store_tables.h"
+
 #include "core/util/process.h"
 #include "core/util/wall_clock.h"
 
@@ -27,6 +30,7 @@
 
 namespace fts {
 namespace fs = std::filesystem;
+using namespace store_sql;
 
 // ---------------------------------------------------------------------------------------------
 // Schema. Migration N takes a store from user_version N-1 to N and runs in one transaction
@@ -125,159 +129,14 @@ CREATE INDEX IF NOT EXISTS samples_by_run_id ON samples (run_id, id);
 };
 static_assert(kMigrations.size() == RunStore::kSchemaVersion, "kSchemaVersion must equal the number of migrations");
 
-// ---------------------------------------------------------------------------------------------
-// Checked SQLite calls.
-
-// std::source_location where the standard library has it; clang 14 (the `fuzz` preset's compiler) lacks the builtin
-// libstdc++ 12 needs for it, so there the same two fields come from __builtin_FILE / __builtin_LINE.
-#if defined(__cpp_lib_source_location)
-using SourceLocation = std::source_location;
-#else
-struct SourceLocation {
-    const char* file = "";
-    unsigned lineNumber = 0;
-    static constexpr SourceLocation current(const char* f = __builtin_FILE(), unsigned l = __builtin_LINE()) noexcept {
-        return {f, l};
-    }
-    constexpr const char* file_name() const noexcept { return file; }
-    constexpr unsigned line() const noexcept { return lineNumber; }
-};
-#endif
-
-// `where` is the caller's line (a default argument), so a failure points at the query that failed.
-[[noreturn]] void throwStore(sqlite3* db, const fs::path& file, std::string_view operation, int rc,
-                             const SourceLocation& where) {
-    std::string msg = "run store " + file.string() + ": " + std::string(operation) + " failed: ";
-    msg += db ? sqlite3_errmsg(db) : sqlite3_errstr(rc);
-    msg += " (sqlite code " + std::to_string(rc) + ", " + fs::path(where.file_name()).filename().string() + ":" +
-           std::to_string(where.line()) + ")";
-    throw StoreError(msg);
-}
-
-// Every sqlite3 call returning a status goes through this.
-void checkOk(int rc, sqlite3* db, const fs::path& file, std::string_view operation,
-             const SourceLocation& where = SourceLocation::current()) {
-    if (rc != SQLITE_OK) throwStore(db, file, operation, rc, where);
-}
-
-// A prepared statement, finalised on scope exit. bind*() are 1-based like SQLite; columns 0-based.
-// Failures of prepare, bind or step report the line where the statement was created.
-class Statement {
-public:
-    Statement(sqlite3* db, const fs::path& file, std::string_view sql, std::string operation,
-              const SourceLocation& where = SourceLocation::current())
-        : m_db(db), m_file(file), m_operation(std::move(operation)), m_where(where) {
-        check(sqlite3_prepare_v2(m_db, sql.data(), static_cast<int>(sql.size()), &m_stmt, nullptr), "prepare ");
-    }
-    ~Statement() { sqlite3_finalize(m_stmt); }
-    Statement(const Statement&) = delete;
-    Statement& operator=(const Statement&) = delete;
-
-    Statement& bind(int index, int64_t v) {
-        check(sqlite3_bind_int64(m_stmt, index, v), "bind ");
-        return *this;
-    }
-    Statement& bind(int index, int v) { return bind(index, static_cast<int64_t>(v)); }
-    Statement& bind(int index, double v) {
-        check(sqlite3_bind_double(m_stmt, index, v), "bind ");
-        return *this;
-    }
-    Statement& bind(int index, std::string_view v) {
-        check(sqlite3_bind_text64(m_stmt, index, v.data(), v.size(), SQLITE_TRANSIENT, SQLITE_UTF8), "bind ");
-        return *this;
-    }
-    Statement& bind(int index, const std::string& v) { return bind(index, std::string_view(v)); }
-    Statement& bind(int index, const char* v) { return bind(index, std::string_view(v)); }
-
-    // true: a row is available; false: done.
-    bool step() {
-        const int rc = sqlite3_step(m_stmt);
-        if (rc == SQLITE_ROW) return true;
-        if (rc == SQLITE_DONE) return false;
-        throwStore(m_db, m_file, m_operation, rc, m_where);
-    }
-    // Like step(), but SQLITE_BUSY (a lock the busy handler could not wait for) returns nullopt.
-    std::optional<bool> tryStep() {
-        const int rc = sqlite3_step(m_stmt);
-        if (rc == SQLITE_ROW) return true;
-        if (rc == SQLITE_DONE) return false;
-        if ((rc & 0xFF) == SQLITE_BUSY) {
-            sqlite3_reset(m_stmt);
-            return std::nullopt;
-        }
-        throwStore(m_db, m_file, m_operation, rc, m_where);
-    }
-    void run() {  // a statement that returns no rows
-        while (step()) {
-        }
-    }
-    void reset() {
-        // sqlite3_reset repeats the last step's error, which step() has already thrown.
-        sqlite3_reset(m_stmt);
-        check(sqlite3_clear_bindings(m_stmt), "reset ");
-    }
-
-    int64_t int64(int col) const { return sqlite3_column_int64(m_stmt, col); }
-    double real(int col) const { return sqlite3_column_double(m_stmt, col); }
-    std::string text(int col) const {
-        const auto* p = reinterpret_cast<const char*>(sqlite3_column_text(m_stmt, col));
-        return p ? std::string(p, static_cast<size_t>(sqlite3_column_bytes(m_stmt, col))) : std::string();
-    }
-
-private:
-    void check(int rc, const char* phase) const {
-        if (rc != SQLITE_OK) throwStore(m_db, m_file, phase + m_operation, rc, m_where);
-    }
-
-    sqlite3* m_db;
-    const fs::path& m_file;
-    std::string m_operation;
-    SourceLocation m_where;
-    sqlite3_stmt* m_stmt = nullptr;
-};
-
-void execSql(sqlite3* db, const fs::path& file, const char* sql, std::string_view operation,
-             const SourceLocation& where = SourceLocation::current()) {
-    checkOk(sqlite3_exec(db, sql, nullptr, nullptr, nullptr), db, file, operation, where);
-}
-
-// BEGIN IMMEDIATE (take the write lock up front: no deadlock on lock upgrade); rolls back unless committed.
-class Transaction {
-public:
-    Transaction(sqlite3* db, const fs::path& file, std::string operation,
-                const SourceLocation& where = SourceLocation::current())
-        : m_db(db), m_file(file), m_operation(std::move(operation)), m_where(where) {
-        execSql(m_db, m_file, "BEGIN IMMEDIATE", "begin transaction for " + m_operation, m_where);
-    }
-    ~Transaction() {
-        if (!m_done) sqlite3_exec(m_db, "ROLLBACK", nullptr, nullptr, nullptr);
-    }
-    Transaction(const Transaction&) = delete;
-    Transaction& operator=(const Transaction&) = delete;
-    void commit() {
-        execSql(m_db, m_file, "COMMIT", "commit " + m_operation, m_where);
-        m_done = true;
-    }
-
-private:
-    sqlite3* m_db;
-    const fs::path& m_file;
-    std::string m_operation;
-    SourceLocation m_where;
-    bool m_done = false;
-};
-
 int readUserVersion(sqlite3* db, const fs::path& file) {
     Statement st(db, file, "PRAGMA user_version", "read the schema version (PRAGMA user_version)");
     return st.step() ? static_cast<int>(st.int64(0)) : 0;
 }
 
-constexpr const char* kRunColumns =
-    "id, name, status, created_at, started_at, ended_at, config_json, config_path, model, dataset, "
-    "output_dir, host, versions_json, final_metrics_json, failure_reason, pid, world_size, total_steps, "
-    "last_step, notes, tags, hosts_json, resolved_config_json";
+}  // namespace
 
-std::vector<std::string> splitTags(const std::string& joined) {
+std::vector<std::string> store_sql::splitTags(const std::string& joined) {
     std::vector<std::string> out;
     size_t start = 0;
     while (start < joined.size()) {
@@ -289,83 +148,7 @@ std::vector<std::string> splitTags(const std::string& joined) {
     return out;
 }
 
-RunRecord readRun(const Statement& st) {
-    RunRecord r;
-    r.id = st.int64(0);
-    r.name = st.text(1);
-    r.status = runStatusFromString(st.text(2));
-    r.createdAt = st.real(3);
-    r.startedAt = st.real(4);
-    r.endedAt = st.real(5);
-    r.configJson = st.text(6);
-    r.configPath = st.text(7);
-    r.model = st.text(8);
-    r.dataset = st.text(9);
-    r.outputDir = st.text(10);
-    r.host = st.text(11);
-    r.versionsJson = st.text(12);
-    r.finalMetricsJson = st.text(13);
-    r.failureReason = st.text(14);
-    r.pid = st.int64(15);
-    r.worldSize = static_cast<int>(st.int64(16));
-    r.totalSteps = st.int64(17);
-    r.lastStep = st.int64(18);
-    r.notes = st.text(19);
-    r.tags = splitTags(st.text(20));
-    r.hostsJson = st.text(21);
-    r.resolvedConfigJson = st.text(22);
-    return r;
-}
-
-MetricPoint readMetric(const Statement& st) {  // columns: id, step, name, value, time
-    MetricPoint p;
-    p.id = st.int64(0);
-    p.step = st.int64(1);
-    p.name = st.text(2);
-    p.value = st.real(3);
-    p.time = st.real(4);
-    return p;
-}
-constexpr const char* kMetricColumns = "id, step, name, value, time";
-
-DeviceSample readDeviceSample(const Statement& st) {
-    DeviceSample s;
-    s.id = st.int64(0);
-    s.step = st.int64(1);
-    s.time = st.real(2);
-    s.rank = static_cast<int>(st.int64(3));
-    s.device = st.text(4);
-    s.allocated = st.int64(5);
-    s.reserved = st.int64(6);
-    s.peak = st.int64(7);
-    s.capacity = st.int64(8);
-    s.host = st.text(9);
-    return s;
-}
-constexpr const char* kDeviceColumns = "id, step, time, rank, device, allocated, reserved, peak, capacity, host";
-
-LogLine readLog(const Statement& st) {
-    LogLine l;
-    l.id = st.int64(0);
-    l.time = st.real(1);
-    l.rank = static_cast<int>(st.int64(2));
-    l.level = st.text(3);
-    l.message = st.text(4);
-    return l;
-}
-constexpr const char* kLogColumns = "id, time, rank, level, message";
-
-SampleText readSample(const Statement& st) {
-    SampleText t;
-    t.id = st.int64(0);
-    t.step = st.int64(1);
-    t.time = st.real(2);
-    t.index = static_cast<int>(st.int64(3));
-    t.prompt = st.text(4);
-    t.text = st.text(5);
-    return t;
-}
-constexpr const char* kSampleColumns = "id, step, time, idx, prompt, text";
+namespace {
 
 int64_t sqlLimit(int limit) { return limit > 0 ? limit : -1; }  // LIMIT -1: no limit
 
@@ -540,32 +323,8 @@ void RunStore::requireOneChange(const char* operation, int64_t id) const {
 int64_t RunStore::createRun(const RunRecord& run) {
     std::lock_guard lock(m_mutex);
     requireWritable("create a run");
-    Statement st(m_db, m_path,
-                 "INSERT INTO runs (name, status, created_at, started_at, ended_at, config_json, config_path, "
-                 "model, dataset, output_dir, host, versions_json, final_metrics_json, failure_reason, pid, "
-                 "world_size, total_steps, last_step, hosts_json, resolved_config_json) "
-                 "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
-                 "insert a run");
-    st.bind(1, run.name)
-        .bind(2, toString(run.status))
-        .bind(3, run.createdAt > 0 ? run.createdAt : unixNow())
-        .bind(4, run.startedAt)
-        .bind(5, run.endedAt)
-        .bind(6, run.configJson)
-        .bind(7, run.configPath)
-        .bind(8, run.model)
-        .bind(9, run.dataset)
-        .bind(10, run.outputDir)
-        .bind(11, run.host.empty() ? localHostName() : run.host)
-        .bind(12, run.versionsJson)
-        .bind(13, run.finalMetricsJson)
-        .bind(14, run.failureReason)
-        .bind(15, run.pid)
-        .bind(16, run.worldSize)
-        .bind(17, run.totalSteps)
-        .bind(18, run.lastStep)
-        .bind(19, run.hostsJson)
-        .bind(20, run.resolvedConfigJson);
+    Statement st(m_db, m_path, runsTable().insertSql(), "insert a run");
+    runsTable().bindInsert(st, run);
     st.run();
     return sqlite3_last_insert_rowid(m_db);
 }
@@ -681,12 +440,12 @@ void RunStore::addMetrics(int64_t runId, const std::vector<MetricPoint>& points)
     if (points.empty()) return;
     const std::string what = "insert metrics of run " + std::to_string(runId);
     Transaction tx(m_db, m_path, what);
-    Statement ins(m_db, m_path, "INSERT INTO metrics (run_id, step, name, value, time) VALUES (?,?,?,?,?)", what);
+    Statement ins(m_db, m_path, metricsTable().insertSql(), what);
     int64_t maxStep = points.front().step;
     for (const MetricPoint& p : points) {
         maxStep = std::max(maxStep, p.step);
         if (!std::isfinite(p.value)) continue;  // NaN/inf: not plottable, and SQLite stores NaN as NULL
-        ins.bind(1, runId).bind(2, p.step).bind(3, p.name).bind(4, p.value).bind(5, p.time);
+        metricsTable().bindInsert(ins, p, runId);
         ins.run();
         ins.reset();
     }
@@ -703,22 +462,9 @@ void RunStore::addDeviceSamples(int64_t runId, const std::vector<DeviceSample>& 
     if (samples.empty()) return;
     const std::string what = "insert device samples of run " + std::to_string(runId);
     Transaction tx(m_db, m_path, what);
-    Statement ins(
-        m_db, m_path,
-        "INSERT INTO device_samples (run_id, step, time, rank, device, allocated, reserved, peak, capacity, host) "
-        "VALUES (?,?,?,?,?,?,?,?,?,?)",
-        what);
+    Statement ins(m_db, m_path, deviceSamplesTable().insertSql(), what);
     for (const DeviceSample& s : samples) {
-        ins.bind(1, runId)
-            .bind(2, s.step)
-            .bind(3, s.time)
-            .bind(4, s.rank)
-            .bind(5, s.device)
-            .bind(6, s.allocated)
-            .bind(7, s.reserved)
-            .bind(8, s.peak)
-            .bind(9, s.capacity)
-            .bind(10, s.host);
+        deviceSamplesTable().bindInsert(ins, s, runId);
         ins.run();
         ins.reset();
     }
@@ -731,9 +477,9 @@ void RunStore::addLogs(int64_t runId, const std::vector<LogLine>& lines) {
     if (lines.empty()) return;
     const std::string what = "insert log lines of run " + std::to_string(runId);
     Transaction tx(m_db, m_path, what);
-    Statement ins(m_db, m_path, "INSERT INTO logs (run_id, time, rank, level, message) VALUES (?,?,?,?,?)", what);
+    Statement ins(m_db, m_path, logsTable().insertSql(), what);
     for (const LogLine& l : lines) {
-        ins.bind(1, runId).bind(2, l.time).bind(3, l.rank).bind(4, l.level).bind(5, l.message);
+        logsTable().bindInsert(ins, l, runId);
         ins.run();
         ins.reset();
     }
@@ -746,10 +492,9 @@ void RunStore::addSamples(int64_t runId, const std::vector<SampleText>& samples)
     if (samples.empty()) return;
     const std::string what = "insert samples of run " + std::to_string(runId);
     Transaction tx(m_db, m_path, what);
-    Statement ins(m_db, m_path, "INSERT INTO samples (run_id, step, time, idx, prompt, text) VALUES (?,?,?,?,?,?)",
-                  what);
+    Statement ins(m_db, m_path, samplesTable().insertSql(), what);
     for (const SampleText& t : samples) {
-        ins.bind(1, runId).bind(2, t.step).bind(3, t.time).bind(4, t.index).bind(5, t.prompt).bind(6, t.text);
+        samplesTable().bindInsert(ins, t, runId);
         ins.run();
         ins.reset();
     }
@@ -761,43 +506,39 @@ void RunStore::addSamples(int64_t runId, const std::vector<SampleText>& samples)
 
 std::vector<SampleText> RunStore::samplesAfterId(int64_t runId, int64_t afterId, int limit) const {
     std::lock_guard lock(m_mutex);
-    Statement st(
-        m_db, m_path,
-        std::string("SELECT ") + kSampleColumns + " FROM samples WHERE run_id = ? AND id > ? ORDER BY id LIMIT ?",
-        "read the samples of run " + std::to_string(runId));
+    Statement st(m_db, m_path, samplesTable().select("WHERE run_id = ? AND id > ? ORDER BY id LIMIT ?"),
+                 "read the samples of run " + std::to_string(runId));
     st.bind(1, runId).bind(2, afterId).bind(3, sqlLimit(limit));
     std::vector<SampleText> out;
-    while (st.step()) out.push_back(readSample(st));
+    while (st.step()) out.push_back(samplesTable().read(st));
     return out;
 }
 
 std::vector<RunRecord> RunStore::listRuns(int limit) const {
     std::lock_guard lock(m_mutex);
-    Statement st(m_db, m_path, std::string("SELECT ") + kRunColumns + " FROM runs ORDER BY id DESC LIMIT ?",
-                 "list runs");
+    Statement st(m_db, m_path, runsTable().select("ORDER BY id DESC LIMIT ?"), "list runs");
     st.bind(1, sqlLimit(limit));
     std::vector<RunRecord> out;
-    while (st.step()) out.push_back(readRun(st));
+    while (st.step()) out.push_back(runsTable().read(st));
     return out;
 }
 
 std::vector<RunRecord> RunStore::runsWithStatus(RunStatus status) const {
     std::lock_guard lock(m_mutex);
-    Statement st(m_db, m_path, std::string("SELECT ") + kRunColumns + " FROM runs WHERE status = ? ORDER BY id DESC",
+    Statement st(m_db, m_path, runsTable().select("WHERE status = ? ORDER BY id DESC"),
                  std::string("list runs with status ") + toString(status));
     st.bind(1, toString(status));
     std::vector<RunRecord> out;
-    while (st.step()) out.push_back(readRun(st));
+    while (st.step()) out.push_back(runsTable().read(st));
     return out;
 }
 
 std::optional<RunRecord> RunStore::getRun(int64_t id) const {
     std::lock_guard lock(m_mutex);
-    Statement st(m_db, m_path, std::string("SELECT ") + kRunColumns + " FROM runs WHERE id = ?",
-                 "read run " + std::to_string(id));
+    Statement st(m_db, m_path, runsTable().select("WHERE id = ?"), "read run " + std::to_string(id));
     st.bind(1, id);
     if (!st.step()) return std::nullopt;
-    return readRun(st);
+    return runsTable().read(st);
 }
 
 std::vector<MetricPoint> RunStore::metrics(int64_t runId, const std::string& name, int64_t afterStep) const {
@@ -805,19 +546,14 @@ std::vector<MetricPoint> RunStore::metrics(int64_t runId, const std::string& nam
     const std::string what = "read metrics of run " + std::to_string(runId);
     std::vector<MetricPoint> out;
     if (name.empty()) {
-        Statement st(
-            m_db, m_path,
-            std::string("SELECT ") + kMetricColumns + " FROM metrics WHERE run_id = ? AND step > ? ORDER BY step, id",
-            what);
+        Statement st(m_db, m_path, metricsTable().select("WHERE run_id = ? AND step > ? ORDER BY step, id"), what);
         st.bind(1, runId).bind(2, afterStep);
-        while (st.step()) out.push_back(readMetric(st));
+        while (st.step()) out.push_back(metricsTable().read(st));
     } else {
         Statement st(m_db, m_path,
-                     std::string("SELECT ") + kMetricColumns +
-                         " FROM metrics WHERE run_id = ? AND name = ? AND step > ? ORDER BY step, id",
-                     what);
+                     metricsTable().select("WHERE run_id = ? AND name = ? AND step > ? ORDER BY step, id"), what);
         st.bind(1, runId).bind(2, name).bind(3, afterStep);
-        while (st.step()) out.push_back(readMetric(st));
+        while (st.step()) out.push_back(metricsTable().read(st));
     }
     return out;
 }
@@ -826,13 +562,11 @@ std::vector<MetricPoint> RunStore::metrics(int64_t runId, const std::string& nam
 // SQLite from walking the whole run through the (run_id, ...) index and sorting it instead.
 std::vector<MetricPoint> RunStore::metricsAfterId(int64_t runId, int64_t afterId, int limit) const {
     std::lock_guard lock(m_mutex);
-    Statement st(
-        m_db, m_path,
-        std::string("SELECT ") + kMetricColumns + " FROM metrics WHERE id > ? AND +run_id = ? ORDER BY id LIMIT ?",
-        "read new metrics of run " + std::to_string(runId));
+    Statement st(m_db, m_path, metricsTable().select("WHERE id > ? AND +run_id = ? ORDER BY id LIMIT ?"),
+                 "read new metrics of run " + std::to_string(runId));
     st.bind(1, afterId).bind(2, runId).bind(3, sqlLimit(limit));
     std::vector<MetricPoint> out;
-    while (st.step()) out.push_back(readMetric(st));
+    while (st.step()) out.push_back(metricsTable().read(st));
     return out;
 }
 
@@ -841,11 +575,12 @@ std::vector<MetricPoint> RunStore::latestMetrics(int64_t runId) const {
     // SQLite's bare columns with max(): id, name, value and time come from the row holding max(step)
     // (ties: unspecified which row; steps of one name are unique in practice).
     Statement st(m_db, m_path,
-                 "SELECT id, max(step), name, value, time FROM metrics WHERE run_id = ? GROUP BY name ORDER BY name",
+                 "SELECT " + metricsTable().columns({"step", "max(step)"}) +
+                     " FROM metrics WHERE run_id = ? GROUP BY name ORDER BY name",
                  "read latest metrics of run " + std::to_string(runId));
     st.bind(1, runId);
     std::vector<MetricPoint> out;
-    while (st.step()) out.push_back(readMetric(st));
+    while (st.step()) out.push_back(metricsTable().read(st));
     return out;
 }
 
@@ -871,48 +606,42 @@ std::vector<std::pair<int64_t, double>> RunStore::minMetricPerRun(const std::str
 
 std::vector<DeviceSample> RunStore::deviceSamples(int64_t runId, int64_t afterStep) const {
     std::lock_guard lock(m_mutex);
-    Statement st(m_db, m_path,
-                 std::string("SELECT ") + kDeviceColumns +
-                     " FROM device_samples WHERE run_id = ? AND step > ? ORDER BY step, id",
+    Statement st(m_db, m_path, deviceSamplesTable().select("WHERE run_id = ? AND step > ? ORDER BY step, id"),
                  "read device samples of run " + std::to_string(runId));
     st.bind(1, runId).bind(2, afterStep);
     std::vector<DeviceSample> out;
-    while (st.step()) out.push_back(readDeviceSample(st));
+    while (st.step()) out.push_back(deviceSamplesTable().read(st));
     return out;
 }
 
 std::vector<DeviceSample> RunStore::deviceSamplesAfterId(int64_t runId, int64_t afterId, int limit) const {
     std::lock_guard lock(m_mutex);
-    Statement st(m_db, m_path,
-                 std::string("SELECT ") + kDeviceColumns +
-                     " FROM device_samples WHERE id > ? AND +run_id = ? ORDER BY id LIMIT ?",
+    Statement st(m_db, m_path, deviceSamplesTable().select("WHERE id > ? AND +run_id = ? ORDER BY id LIMIT ?"),
                  "read new device samples of run " + std::to_string(runId));
     st.bind(1, afterId).bind(2, runId).bind(3, sqlLimit(limit));
     std::vector<DeviceSample> out;
-    while (st.step()) out.push_back(readDeviceSample(st));
+    while (st.step()) out.push_back(deviceSamplesTable().read(st));
     return out;
 }
 
 std::vector<LogLine> RunStore::logs(int64_t runId, int limit) const {
     std::lock_guard lock(m_mutex);
     Statement st(m_db, m_path,
-                 std::string("SELECT * FROM (SELECT ") + kLogColumns +
-                     " FROM logs WHERE run_id = ? ORDER BY id DESC LIMIT ?) ORDER BY id",
+                 "SELECT * FROM (" + logsTable().select("WHERE run_id = ? ORDER BY id DESC LIMIT ?") + ") ORDER BY id",
                  "read log lines of run " + std::to_string(runId));
     st.bind(1, runId).bind(2, sqlLimit(limit));
     std::vector<LogLine> out;
-    while (st.step()) out.push_back(readLog(st));
+    while (st.step()) out.push_back(logsTable().read(st));
     return out;
 }
 
 std::vector<LogLine> RunStore::logsAfterId(int64_t runId, int64_t afterId, int limit) const {
     std::lock_guard lock(m_mutex);
-    Statement st(m_db, m_path,
-                 std::string("SELECT ") + kLogColumns + " FROM logs WHERE run_id = ? AND id > ? ORDER BY id LIMIT ?",
+    Statement st(m_db, m_path, logsTable().select("WHERE run_id = ? AND id > ? ORDER BY id LIMIT ?"),
                  "read new log lines of run " + std::to_string(runId));
     st.bind(1, runId).bind(2, afterId).bind(3, sqlLimit(limit));
     std::vector<LogLine> out;
-    while (st.step()) out.push_back(readLog(st));
+    while (st.step()) out.push_back(logsTable().read(st));
     return out;
 }
 

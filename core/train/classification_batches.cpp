@@ -7,7 +7,7 @@
 #include <fstream>
 
 #include "core/data/tokenizer.h"
-#include "core/train/events.h"
+#include "core/events/event_sink.h"
 #include "core/util/error.h"
 #include "core/util/json_parse.h"
 

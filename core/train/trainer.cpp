@@ -172,8 +172,12 @@ static TrainOutcome train(const TrainConfig& givenCfg, const TrainOptions& opt, 
     if (leader)
         for (const std::string& note : plan.notes(device.is_cuda())) events.log("info", note);
     params.clear();
-    events.log("info", "rank " + std::to_string(opt.rank) + " model states, " + plan.summary() + ":\n" +
-                           modelStateTable(optimizer->modelState()));
+    const ModelStateBytes states = optimizer->modelState();
+    events.publishEvent(
+        ModelStatesEvent{plan.summary(), modelStateTable(states), ModelStateBytes::sum(states.parameters),
+                         ModelStateBytes::sum(states.gradients), ModelStateBytes::sum(states.optimizer), states.buckets,
+                         states.total(), states.hostOffload, states.nvmeOffload},
+        opt.rank);
 
     // ---- resume -------------------------------------------------------------------------------
     BlockSampler sampler(data->numTrain(), tr.seed, opt.rank, opt.worldSize);
@@ -188,32 +192,15 @@ static TrainOutcome train(const TrainConfig& givenCfg, const TrainOptions& opt, 
     int64_t& step = at.step;
 
     if (leader)
-        events.publish({{"event", "start"},
-                        {"time", unixNow()},
-                        {"rank", opt.rank},
-                        {"world_size", opt.worldSize},
-                        {"start_step", step},
-                        {"total_steps", totalSteps},
-                        {"device", device.str()},
-                        {"parameters", model->info().numParameters},
-                        {"train_sequences", data->numTrain()},
-                        {"eval_sequences", data->numEval()},
-                        {"data", data->summary()},
-                        {"tokens_per_step", globalBatch * cfg.data.maxLength},
-                        {"versions", versionsJson(device)}});
+        events.publishEvent(
+            StartEvent{opt.worldSize, step, totalSteps, device.str(), model->info().numParameters, data->numTrain(),
+                       data->numEval(), data->summary(), globalBatch * cfg.data.maxLength, versionsJson(device)},
+            opt.rank);
 
     const int deviceIndex = device.is_cuda() ? device.index() : -1;
     auto publishMemory = [&](int64_t atStep) {
         MemorySample m = sampleMemory(deviceIndex);
-        events.publish({{"event", "memory"},
-                        {"step", atStep},
-                        {"rank", opt.rank},
-                        {"device", m.device},
-                        {"allocated", m.allocated},
-                        {"reserved", m.reserved},
-                        {"peak", m.peak},
-                        {"capacity", m.capacity},
-                        {"time", unixNow()}});
+        events.publishEvent(MemoryEvent{atStep, m.device, m.allocated, m.reserved, m.peak, m.capacity}, opt.rank);
     };
 
     // eval_loss: the summed loss of the eval sequences over their counted predictions (classification: the mean
@@ -265,18 +252,16 @@ static TrainOutcome train(const TrainConfig& givenCfg, const TrainOptions& opt, 
         return out;
     };
     auto publishEval = [&](const Metrics& m) {
-        nlohmann::json values = nlohmann::json::object();
+        MetricsEvent e{step, {}};
         for (const auto& [name, value] : m)
-            if (std::isfinite(value)) values[name] = value;  // Pearson's r of a constant side is NaN: not stored
-        if (leader && !values.empty())
-            events.publish({{"event", "metrics"}, {"step", step}, {"time", unixNow()}, {"values", values}});
+            if (std::isfinite(value)) e.values[name] = value;  // Pearson's r of a constant side is NaN: not stored
+        if (leader && !e.values.empty()) events.publishEvent(e);
     };
 
     auto checkpoint = [&] {
         where.phase = StepPhase::Checkpoint;
         const fs::path dir = saveRunCheckpoint(run, sampler, at);
-        if (leader)
-            events.publish({{"event", "checkpoint"}, {"step", step}, {"path", dir.string()}, {"time", unixNow()}});
+        if (leader) events.publishEvent(CheckpointEvent{step, dir.string()});
     };
 
     // NVMe offload: this rank's swap traffic since the last log line, as throughput over that wall time and the
@@ -290,13 +275,11 @@ static TrainOutcome train(const TrainConfig& givenCfg, const TrainOptions& opt, 
         const double seconds = std::max(1e-9, std::chrono::duration<double>(Clock::now() - swapSince).count());
         const double steps = double(std::max<int64_t>(1, atStep - swapStepBefore));
         if (read + written > 0)
-            events.publish({{"event", "metrics"},
-                            {"step", atStep},
-                            {"time", unixNow()},
-                            {"values",
+            events.publishEvent(
+                MetricsEvent{atStep,
                              {{"swap_read_mb_s", double(read) / 1e6 / seconds},
                               {"swap_write_mb_s", double(written) / 1e6 / seconds},
-                              {"swap_wait_s", (now.swapWaitSeconds - swapBefore.swapWaitSeconds) / steps}}}});
+                              {"swap_wait_s", (now.swapWaitSeconds - swapBefore.swapWaitSeconds) / steps}}});
         swapBefore = now;
         swapSince = Clock::now();
         swapStepBefore = atStep;
@@ -400,25 +383,19 @@ static TrainOutcome train(const TrainConfig& givenCfg, const TrainOptions& opt, 
         // log block
         if (step % tr.logInterval == 0 || last) {
             if (leader)
-                events.publish(
-                    {{"event", "metrics"},
-                     {"step", step},
-                     {"time", unixNow()},
-                     {"values",
-                      {{"loss", lastLoss},
-                       {"lr", lr},
-                       {"grad_norm", gradNorm},
-                       {"tokens_per_s", double(stepTokens) / std::max(stepSeconds, 1e-9)},
-                       {"tokens_seen", double(at.tokensSeen)},
-                       // training time so far, over resumes (the compare page's wall-time axis)
-                       {"elapsed_s", at.elapsedBefore + std::chrono::duration<double>(Clock::now() - runStart).count()},
-                       {"epoch", double(sampler.state().epoch) +
-                                     double(sampler.state().position) / double(data->numTrain())}}}});
-            if (leader && ds.fp16.enabled)  // the scale this step's backward used (the GUI plots it)
-                events.publish({{"event", "metrics"},
-                                {"step", step},
-                                {"time", unixNow()},
-                                {"values", {{"loss_scale", stepped.lossScale}}}});
+                events.publishEvent(MetricsEvent{
+                    step,
+                    {{"loss", lastLoss},
+                     {"lr", lr},
+                     {"grad_norm", gradNorm},
+                     {"tokens_per_s", double(stepTokens) / std::max(stepSeconds, 1e-9)},
+                     {"tokens_seen", double(at.tokensSeen)},
+                     // training time so far, over resumes (the compare page's wall-time axis)
+                     {"elapsed_s", at.elapsedBefore + std::chrono::duration<double>(Clock::now() - runStart).count()},
+                     {"epoch",
+                      double(sampler.state().epoch) + double(sampler.state().position) / double(data->numTrain())}}});
+            if (leader && plan.lossScaling())  // the scale this step's backward used (the GUI plots it)
+                events.publishEvent(MetricsEvent{step, {{"loss_scale", stepped.lossScale}}});
             if (leader) publishSwap(step);
             publishMemory(step);
         }
@@ -453,11 +430,7 @@ static TrainOutcome train(const TrainConfig& givenCfg, const TrainOptions& opt, 
         final["export_dir"] = exportDir.string();
     }
     comm->barrier();  // rank 0's export is done before any rank reports the end
-    events.publish({{"event", "end"},
-                    {"rank", opt.rank},
-                    {"status", outcome == TrainOutcome::Completed ? "completed" : "stopped"},
-                    {"final", final},
-                    {"time", unixNow()}});
+    events.publishEvent(EndEvent{outcome == TrainOutcome::Completed ? "completed" : "stopped", final}, opt.rank);
     return outcome;
 }
 

@@ -2,7 +2,7 @@
 // clipping, schedule, bf16 autocast, periodic eval and atomic checkpoints -> HF export at the end.
 // With worldSize > 1 the ranks are data parallel (ZeRO stage 0): gradients are averaged with an
 // all-reduce, so N ranks compute what one rank computes on the same global batch.
-// Progress leaves only as events (events.h). No LibTorch in this header: the CLI includes it.
+// Progress leaves only as events (core/events/run_events.h). No LibTorch in this header: the CLI includes it.
 #pragma once
 #include <atomic>
 #include <cstdint>
@@ -10,7 +10,7 @@
 #include <string>
 
 #include "core/config/train_config.h"
-#include "core/train/events.h"
+#include "core/events/event_sink.h"
 #include "core/util/checkpoint_dir.h"
 
 namespace fts {

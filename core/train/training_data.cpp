@@ -16,7 +16,7 @@
 #include "core/model/hf_model.h"
 #include "core/model/language_model.h"
 #include "core/model/token_cross_entropy.h"
-#include "core/train/events.h"
+#include "core/events/event_sink.h"
 #include "core/util/error.h"
 
 namespace fts {
@@ -71,23 +71,11 @@ public:
     int64_t numEval() const override { return m_cache->eval().size(); }
     std::string key() const override { return m_key; }
     nlohmann::json summary() const override {
-        const SftStats& s = m_cache->stats();
-        return {{"format", s.format},
-                {"template", s.chatTemplate},
-                {"records", s.records},
-                {"samples", s.samples},
-                {"bad_rows", s.badRows},
-                {"truncated", s.truncated},
-                {"dropped", s.dropped},
-                {"train_tokens", s.trainTokens},
-                {"train_trainable_tokens", s.trainTrainableTokens},
-                {"mean_tokens", s.meanTokens},
-                {"p50_tokens", s.p50Tokens},
-                {"p95_tokens", s.p95Tokens},
-                {"max_tokens", s.maxTokens},
-                {"packing", m_packed},
-                {"from_cache", m_cache->fromCache()},
-                {"cache_file", m_cache->file().string()}};
+        nlohmann::json s = sftStatsToJson(m_cache->stats());
+        s["packing"] = m_packed;
+        s["from_cache"] = m_cache->fromCache();
+        s["cache_file"] = m_cache->file().string();
+        return s;
     }
     TrainBatch batch(bool eval, const std::vector<int64_t>& indices, const torch::Device& device) const override {
         const SftSequencesView& v = eval ? m_cache->eval() : m_cache->train();

@@ -70,12 +70,12 @@ void TrainingSamples::publish(LanguageModel& model, int64_t step, EventSink& eve
     }
     model.setTraining(true);
     if (!publishEvent) return;
-    nlohmann::json samples = nlohmann::json::array();
+    SampleEvent e{step, {}};
     for (size_t i = 0; i < out.size(); ++i) {
         std::vector<int32_t> ids(out[i].ids.begin(), out[i].ids.end());
-        samples.push_back({{"index", i}, {"prompt", m_prompts[i]}, {"text", m_tokenizer->decode(ids, true)}});
+        e.samples.push_back({int(i), m_prompts[i], m_tokenizer->decode(ids, true)});
     }
-    events.publish({{"event", "sample"}, {"step", step}, {"time", unixNow()}, {"samples", samples}});
+    events.publishEvent(std::move(e));
 }
 
 }  // namespace fts

@@ -13,7 +13,7 @@
 #include "core/config/train_config.h"
 #include "core/data/tokenizer.h"
 #include "core/model/language_model.h"
-#include "core/train/events.h"
+#include "core/events/event_sink.h"
 
 namespace fts {
 

@@ -2,6 +2,7 @@
 #include "core/util/child_process.h"
 
 #include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
 #include <spawn.h>
 #include <sys/wait.h>
@@ -105,6 +106,36 @@ bool writeAll(int fd, const std::string& data) {
         done += size_t(n);
     }
     return true;
+}
+
+bool CapturedRun::ok() const { return WIFEXITED(status) && WEXITSTATUS(status) == 0; }
+
+CapturedRun runCaptured(const std::vector<std::string>& argv) {
+    ChildProcess p = spawnChild(argv, SpawnOptions{environmentWith({}, {}), false, false, -1});
+    CapturedRun r;
+    char buf[4096];
+    int fds[2] = {p.outFd, p.errFd};  // both drained together: a full stderr pipe must not stall the child
+    while (fds[0] >= 0 || fds[1] >= 0) {
+        pollfd pf[2];
+        nfds_t n = 0;
+        for (int fd : fds)
+            if (fd >= 0) pf[n++] = {fd, POLLIN, 0};
+        if (::poll(pf, n, -1) < 0 && errno != EINTR) break;
+        for (nfds_t k = 0; k < n; ++k) {
+            if (!(pf[k].revents & (POLLIN | POLLHUP | POLLERR))) continue;
+            const ssize_t got = ::read(pf[k].fd, buf, sizeof buf);
+            if (got > 0) {
+                if (pf[k].fd == p.outFd) r.out.append(buf, size_t(got));
+                continue;
+            }
+            ::close(pf[k].fd);
+            for (int& fd : fds)
+                if (fd == pf[k].fd) fd = -1;
+        }
+    }
+    while (::waitpid(p.pid, &r.status, 0) < 0 && errno == EINTR) {
+    }
+    return r;
 }
 
 }  // namespace fts

@@ -30,6 +30,15 @@ struct SpawnOptions {
 // Throws IoError naming argv[0] when the pipes or the process cannot be made.
 ChildProcess spawnChild(const std::vector<std::string>& argv, const SpawnOptions& options);
 
+// Runs argv to its end (this process's environment, stdin /dev/null) and returns its stdout and wait status; its
+// stderr is read and dropped. IoError when it cannot be started (a missing program reads as exit status 127).
+struct CapturedRun {
+    std::string out;
+    int status = 0;   // as waitpid gives it
+    bool ok() const;  // exited with status 0
+};
+CapturedRun runCaptured(const std::vector<std::string>& argv);
+
 // The calling process's environment without the variables named in `drop` (exact names) and then
 // `add` appended (NAME=VALUE).
 std::vector<std::string> environmentWith(const std::vector<std::string>& drop, const std::vector<std::string>& add);

@@ -44,10 +44,10 @@ std::string modelStateTable(const ModelStateBytes& m) {
     kindRow("parameters", m.parameters);
     kindRow("gradients", m.gradients);
     kindRow("optimizer", m.optimizer);
-    totalRow("buckets", m.buckets);
+    if (m.buckets > 0) totalRow("buckets", m.buckets);
     totalRow("on device", m.total());
-    totalRow("host offload", m.hostOffload);
-    totalRow("nvme offload", m.nvmeOffload);
+    if (m.hostOffload > 0) totalRow("host offload", m.hostOffload);
+    if (m.nvmeOffload > 0) totalRow("nvme offload", m.nvmeOffload);
     std::vector<size_t> width(rows[0].size(), 0);
     for (const auto& row : rows)
         for (size_t c = 0; c < row.size(); ++c) width[c] = std::max(width[c], row[c].size());

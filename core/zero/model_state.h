@@ -30,8 +30,8 @@ struct ModelStateBytes {
 };
 
 // The accounting as a table for the terminal and the run's log: one row per kind of state (parameters, gradients,
-// optimizer, buckets), one column per dtype and the row's total, then what rests on the device, in host memory and
-// on NVMe. Sizes as formatBytes writes them ("12.0 MiB"; "-" where a kind holds none of a dtype).
+// optimizer, and the buckets when there are any), one column per dtype and the row's total, then what rests on the
+// device, and in host memory and on NVMe when anything does. Sizes as formatBytes writes them ("12.0 MiB"; "-" where a kind holds none of a dtype).
 std::string modelStateTable(const ModelStateBytes& m);
 
 // The ZeRO paper's model-state bytes per rank for psi parameters on n ranks in mixed precision (2 bytes per

@@ -91,7 +91,6 @@ public:
 
     int64_t stepCount() const { return m_state ? m_state->partition().stepCount() : 0; }
     bool frozen() const { return m_opt.frozen; }
-    const OptimizerPartition& optimizerPartition() const { return m_state->partition(); }
     const ParamShardStore& parameterStore() const { return *m_store; }
     ModelStateBytes modelState() const;
     const std::vector<Zero3Param>& partition() const { return m_params; }

@@ -123,7 +123,6 @@ public:
     void zeroGrad();
 
     int64_t stepCount() const { return m_state.partition().stepCount(); }
-    const OptimizerPartition& optimizerPartition() const { return m_state.partition(); }
     const FlatLayout& layout() const { return m_layout; }
     int stage() const { return m_opt.stage; }
     // This rank's model-state bytes, from the tensors it holds (model_state.h).

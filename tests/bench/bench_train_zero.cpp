@@ -264,7 +264,7 @@ private slots:
             double engine = -1;  // rank 0's own accounting, from its start log line
             for (const auto& l : s.logsAfterId(run, 0)) {
                 if (l.rank == 0 && l.message.find("model states") != std::string::npos)
-                    engine = tableBytes(l.message, "on device") - tableBytes(l.message, "buckets");
+                    engine = tableBytes(l.message, "on device") - std::max(0.0, tableBytes(l.message, "buckets"));
             }
             const double mib = 1048576.0, total = b.at("total").get<double>();
             const double lo = double(*std::min_element(peak.begin(), peak.end()));

@@ -6,7 +6,8 @@
 //     kill -9 of the supervisor: the remote ranks end with their ssh sessions within 10 s;
 //   - an unreachable host, a refused key, a missing remote fts, hostile host names and paths: clear errors
 //     naming the host before any rank starts, and no injected command ran (canary files);
-//   - Ctrl-C stops every host with a checkpoint, and the resumed run continues with the uninterrupted losses.
+//   - Ctrl-C stops every host with a checkpoint, and the resumed run continues with the uninterrupted losses;
+//   - fts train returns only after every process of the run on every host has exited (10 runs, checked at once).
 #include "tests/integration/zero_run_support.h"  // LibTorch before Qt
 
 #include <QtTest>
@@ -170,6 +171,26 @@ private slots:
         QCOMPARE(hostOfRank[1], std::string("h1"));
         QCOMPARE(hostOfRank[2], std::string("h2"));
         QVERIFY(noFtsProcessAnywhere());
+    }
+
+    // `fts train` returns only after every process it started on every host has exited: ten short runs over two
+    // hosts, each checked the moment the command returns (no waiting).
+    void noProcessOfTheRunOutlivesTrain() {
+        const fs::path hf = hostfile("returns.hostfile", "h1 slots=1\nh2 slots=1\n");
+        for (int i = 0; i < 10; ++i) {
+            const fs::path cfg = writeConfig(m_dir, "returns" + std::to_string(i), 2, 2,
+                                             {{"training", {{"max_steps", 2}, {"eval_interval", 0}}}});
+            CliResult r = runFts(
+                QStringList{"train", q(cfg), "--store", q(m_dir / "returns.sqlite"), "--quiet", "--hostfile", q(hf)} +
+                sshArgs());
+            QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+            std::string left;
+            for (int k = 1; k <= 3; ++k)
+                for (int pid : ftsPidsIn(ns(k))) left += " h" + std::to_string(k) + ":" + std::to_string(pid);
+            QVERIFY2(left.empty(), qPrintable(QString("run %1: processes left after fts train returned:%2")
+                                                  .arg(i + 1)
+                                                  .arg(QString::fromStdString(left))));
+        }
     }
 
     // `fts hosts check`: verified collectives over every rank and a measured ping-pong per pair of hosts.

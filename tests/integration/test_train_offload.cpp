@@ -165,7 +165,7 @@ private slots:
         const auto at = got.modelState.find("\n  " + key + " ");
         QVERIFY2(at != std::string::npos, got.modelState.c_str());
         const std::string row = got.modelState.substr(at + 1, got.modelState.find('\n', at + 1) - at - 1);
-        QVERIFY2(!row.ends_with(" 0 B"), got.modelState.c_str());
+        QVERIFY2(!row.ends_with(" 0 B"), got.modelState.c_str());  // (a row of 0 B is not printed at all)
         // Swap files live under <nvme_path>/<run>/rank<r>/ and go with the run.
         QVERIFY2(fs::is_empty(m_dir / "nvme"), "the NVMe swap folder was left behind");
         qInfo("stage %d, %d ranks, offload %s%s: worst loss rel. diff %.3g, final weights rel. L2 %.3g", stage, nproc,

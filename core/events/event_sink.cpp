@@ -1,11 +1,13 @@
-// Training events as JSON lines (see events.h).
-#include "core/train/events.h"
+// Training events as JSON lines (see event_sink.h).
+#include "core/events/event_sink.h"
 
 namespace fts {
 
-void EventSink::log(const std::string& level, const std::string& message) {
-    publish({{"event", "log"}, {"level", level}, {"message", message}, {"time", unixNow()}});
+void EventSink::publishEvent(RunEventBody event, std::optional<int> rank) {
+    publish(runEventJson(std::move(event), rank));
 }
+
+void EventSink::log(const std::string& level, const std::string& message) { publishEvent(LogEvent{level, message}); }
 
 void JsonLinesSink::publish(const nlohmann::json& event) {
     // Replace invalid UTF-8 rather than throwing: a log line must never kill a run.
