@@ -177,18 +177,26 @@ LoopCounters resumeRun(const RunParts& run, const fs::path& resumeDir, BlockSamp
             throw FormatError(where + ": " + e.what());
         }
     }
-    const int64_t trainBlocks = requiredField<int64_t>(st, "train_blocks", where);
-    const std::string dataKey = optionalField<std::string>(st, "data_key", where).value_or("");
-    if (trainBlocks != run.trainSequences || dataKey != run.dataKey)
-        throw FormatError(where + ": the checkpoint was made with " + std::to_string(trainBlocks) +
-                          " training sequences (data " + (dataKey.empty() ? "lm" : dataKey) +
-                          ") but the data now gives " + std::to_string(run.trainSequences) + " (data " +
-                          (run.dataKey.empty() ? "lm" : run.dataKey) +
-                          "); resume needs the same data, tokenizer and data settings");
+    // The world size first: the data's sequence count depends on it, and it is what the user changes.
     const int madeBy = optionalField<int>(st, "world_size", where).value_or(1);
     if (worldSize != madeBy)
         throw FormatError(where + ": the checkpoint was made by " + std::to_string(madeBy) +
                           " ranks; resume it with the same number (now " + std::to_string(worldSize) + ")");
+    const int64_t trainBlocks = requiredField<int64_t>(st, "train_blocks", where);
+    const std::string dataKey = optionalField<std::string>(st, "data_key", where).value_or("");
+    if (trainBlocks != run.trainSequences || dataKey != run.dataKey) {
+        // The seed splits the eval set off and orders the data: a different one is the likely cause.
+        const auto seed = optionalField<int64_t>(st, "seed", where);
+        const bool seedDiffers = seed && uint64_t(*seed) != run.cfg.training.seed;
+        throw FormatError(where + ": the checkpoint was made with " + std::to_string(trainBlocks) +
+                          " training sequences (data " + (dataKey.empty() ? "lm" : dataKey) +
+                          ") but the data now gives " + std::to_string(run.trainSequences) + " (data " +
+                          (run.dataKey.empty() ? "lm" : run.dataKey) +
+                          "); resume needs the same data, tokenizer and data settings" +
+                          (seedDiffers ? " and the same training.seed (the checkpoint's is " + std::to_string(*seed) +
+                                             ", the config's " + std::to_string(run.cfg.training.seed) + ")"
+                                       : std::string()));
+    }
     if (!st["sampler"].is_object()) throw FormatError(where + ": key \"sampler\" must be a JSON object");
     nlohmann::json ss = st["sampler"];
     if (st.contains("sampler_ranks")) {  // this rank's position; the identity is this rank's

@@ -50,12 +50,74 @@ private slots:
     void resumeEqualsUninterrupted();
     void stopCheckpointsAndResumeCompletes();
     void damagedNewestCheckpointResumesFromThePrevious();
+    void commandLineOverridesTheConfig();
     void fullDiskFailsTheRunAndKeepsThePreviousCheckpoint();
     void badInputFailsClearly_data();
     void badInputFailsClearly();
     void versionNamesTheRuntime();
     void doctorSaysWhatToFix();
 };
+
+// --output_dir / --max_steps / --seed / --name set over the file for one run (every rank reads them), recorded with
+// the run; running the same config again is refused in the same folder and takes a fresh one with --new-output;
+// the terminal shows rank 0's model states as a table, not JSON.
+void TestTrainCli::commandLineOverridesTheConfig() {
+    QTemporaryDir tmp;
+    const fs::path dir = tmp.path().toStdString();
+    const fs::path cfg = writeConfig(dir, "over", kSmall);
+    const QString store = QString::fromStdString((dir / "runs.sqlite").string());
+    const fs::path out = dir / "elsewhere";
+    CliResult a = runFts({"train", QString::fromStdString(cfg.string()), "--store", store, "--output_dir",
+                          QString::fromStdString(out.string()), "--max_steps", "2", "--seed", "11", "--name", "first",
+                          "--nproc", "2"});
+    QVERIFY2(a.exitCode == 0, qPrintable(a.err));
+    QVERIFY2(a.err.contains("model states of rank 0") && a.err.contains("optimizer") && !a.err.contains("{\""),
+             qPrintable(a.err));
+    QVERIFY(fs::exists(out / "checkpoints" / fts::checkpointDirName(2)));
+    QVERIFY(fs::exists(out / "final" / "model.safetensors"));
+    {
+        fts::RunStore s(dir / "runs.sqlite", true);
+        const fts::RunRecord run = s.listRuns().at(0);
+        QCOMPARE(run.name, std::string("first"));
+        QCOMPARE(run.outputDir, out.string());
+        QCOMPARE(series(s, run.id, "loss").size(), size_t(2));
+        const json config = json::parse(run.configJson);
+        QCOMPARE(config["training"]["max_steps"].get<int>(), 2);
+        QCOMPARE(config["training"]["seed"].get<int>(), 11);
+    }
+    // The same config into the same folder: refused, naming the way out; --new-output writes beside it.
+    CliResult b = runFts({"train", QString::fromStdString(cfg.string()), "--store", store, "--output_dir",
+                          QString::fromStdString(out.string()), "--max_steps", "2"});
+    QCOMPARE(b.exitCode, 2);
+    QVERIFY2(b.err.contains("already holds checkpoints of run 1") && b.err.contains("--new-output"), qPrintable(b.err));
+    CliResult c = runFts({"train", QString::fromStdString(cfg.string()), "--store", store, "--output_dir",
+                          QString::fromStdString(out.string()), "--max_steps", "1", "--new-output", "--quiet"});
+    QVERIFY2(c.exitCode == 0, qPrintable(c.err));
+    const fs::path fresh = dir / "elsewhere-2";
+    QVERIFY2(c.err.contains(QString::fromStdString("this run writes to " + fresh.string())), qPrintable(c.err));
+    QVERIFY(fs::exists(fresh / "checkpoints" / fts::checkpointDirName(1)));
+    QCOMPARE(fts::listCheckpoints(out).size(), size_t(1));  // the first run's folder is untouched
+    // --resume continues the run of the folder named on the command line, with its ranks and seed: another rank
+    // count or seed is refused by name.
+    const QStringList resume{"train",        QString::fromStdString(cfg.string()),
+                             "--store",      store,
+                             "--output_dir", QString::fromStdString(out.string()),
+                             "--max_steps",  "3",
+                             "--resume",     "--quiet"};
+    CliResult ranks = runFts(resume + QStringList{"--seed", "11"});
+    QVERIFY2(ranks.exitCode != 0 && ranks.err.contains("made by 2 ranks; resume it with the same number (now 1)"),
+             qPrintable(ranks.err));
+    CliResult seed = runFts(resume + QStringList{"--nproc", "2"});
+    QVERIFY2(
+        seed.exitCode != 0 && seed.err.contains("the same training.seed (the checkpoint's is 11, the config's 42)"),
+        qPrintable(seed.err));
+    CliResult d = runFts(resume + QStringList{"--nproc", "2", "--seed", "11"});
+    QVERIFY2(d.exitCode == 0, qPrintable(d.err));
+    QVERIFY(fs::exists(out / "checkpoints" / fts::checkpointDirName(3)));
+    CliResult e = runFts({"train", QString::fromStdString(cfg.string()), "--store", store, "--new-output", "--resume"});
+    QCOMPARE(e.exitCode, 2);
+    QVERIFY2(e.err.contains("--new-output starts a new run"), qPrintable(e.err));
+}
 
 void TestTrainCli::endToEndRecordsRunAndExportReloads() {
     QTemporaryDir tmp;
