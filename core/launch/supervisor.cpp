@@ -285,6 +285,7 @@ int superviseTraining(const SupervisorOptions& o, std::ostream& out) {
         r.versionsJson = json{{"fts", FTS_VERSION}}.dump();
         r.worldSize = world;
         r.hostsJson = hostsJson(plan).dump();
+        r.pid = ::getpid();  // from the first moment a reader sees the row (the studio re-attaches by it)
         runId = store.createRun(r);
         if (estimate)
             store.addMetrics(runId,

@@ -21,6 +21,14 @@ HfConfig HfConfig::load(const std::filesystem::path& configJson) {
         throw FormatError(configJson.string() + ": not valid JSON: " + e.what());
     }
     if (!j.is_object()) throw FormatError(configJson.string() + ": expected a JSON object at the top level");
+    // A checkpoint saved quantized (bitsandbytes, GPTQ, AWQ, ...): its weights are not floats. docs/qlora.md.
+    if (const auto q = j.find("quantization_config"); q != j.end() && q->is_object()) {
+        const std::string method = q->value("quant_method", std::string("unknown"));
+        throw FormatError(configJson.string() + ": key \"quantization_config\": the model is saved quantized (" +
+                          method +
+                          "); loading quantized weights is not supported yet (docs/qlora.md). Use the model's "
+                          "unquantized release (float32, bfloat16 or float16 weights)");
+    }
     return HfConfig(std::move(j), configJson.string());
 }
 

@@ -1021,6 +1021,9 @@ void TestTrainConfig::typeAndRangeErrors_data() {
     QTest::newRow("gradient_clipping negative") << R"({"deepspeed":{"gradient_clipping":-1}})"
                                                 << "deepspeed.gradient_clipping"
                                                 << "expected a number >= 0 (0 turns clipping off), got -1";
+    QTest::newRow("4-bit base not yet") << R"({"model":{"lora":{"r":8},"quantization":{"load_in_4bit":true}}})"
+                                        << "model.quantization"
+                                        << "4-bit base weights (QLoRA, bitsandbytes' load_in_4bit) are not available";
     QTest::newRow("steps_per_print 0") << R"({"deepspeed":{"steps_per_print":0}})"
                                        << "deepspeed.steps_per_print"
                                        << "got 0";
