@@ -1,7 +1,15 @@
 // Quant4Weight (see quant4bit.h): LibTorch tensors around the bnb4bit kernels.
 #include "core/model/quant4bit.h"
 
+#include <nlohmann/json.hpp>
+
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+
 #include "core/util/error.h"
+#include "core/util/json_fields.h"
+#include "core/util/json_parse.h"
 
 namespace fts {
 
@@ -72,6 +80,149 @@ torch::Tensor dequantize4bit(const Quant4Weight& q, torch::Dtype dtype) {
     kernels::dequantize4bit(packed.data_ptr<uint8_t>(), absmax.data_ptr<float>(), n, q.blocksize, q.type,
                             out.data_ptr<float>());
     return out.to(dtype).reshape(q.shape);
+}
+
+namespace {
+
+const char* typeName(Quant4Type t) { return t == Quant4Type::Nf4 ? "nf4" : "fp4"; }
+
+const char* dtypeName(torch::Dtype d) {
+    return d == torch::kBFloat16 ? "bfloat16" : d == torch::kFloat16 ? "float16" : "float32";
+}
+
+// A float32 as Python's repr of it as a double: the shortest digits that read back as the same double, in fixed
+// notation when the decimal exponent is in [-4, 16), else as d.ddde-XX.
+std::string pythonFloat(float f) {
+    const double d = f;
+    if (d == 0.0) return std::signbit(d) ? "-0.0" : "0.0";
+    char buf[64];
+    int precision = 1;
+    for (; precision <= 17; ++precision) {
+        std::snprintf(buf, sizeof buf, "%.*e", precision - 1, d);
+        if (std::strtod(buf, nullptr) == d) break;
+    }
+    const std::string e = buf;  // [-]d.ddde[+-]XX
+    const bool negative = e[0] == '-';
+    const size_t ePos = e.find('e');
+    std::string digits;
+    for (size_t i = negative ? 1 : 0; i < ePos; ++i)
+        if (e[i] != '.') digits += e[i];
+    const int exponent = std::stoi(e.substr(ePos + 1));
+    std::string out = negative ? "-" : "";
+    if (exponent >= -4 && exponent < 16) {
+        if (exponent < 0) {
+            out += "0." + std::string(size_t(-exponent - 1), '0') + digits;
+        } else if (size_t(exponent) + 1 >= digits.size()) {
+            out += digits + std::string(size_t(exponent) + 1 - digits.size(), '0') + ".0";
+        } else {
+            out += digits.substr(0, size_t(exponent) + 1) + "." + digits.substr(size_t(exponent) + 1);
+        }
+        return out;
+    }
+    out += digits.substr(0, 1) + (digits.size() > 1 ? "." + digits.substr(1) : std::string());
+    char ex[8];
+    std::snprintf(ex, sizeof ex, "e%c%02d", exponent < 0 ? '-' : '+', std::abs(exponent));
+    return out + ex;
+}
+
+}  // namespace
+
+std::vector<std::pair<std::string, torch::Tensor>> quant4Tensors(const std::string& key, const Quant4Weight& q) {
+    std::vector<std::pair<std::string, torch::Tensor>> out;
+    out.emplace_back(key, q.packed);
+    out.emplace_back(key + ".absmax", q.absmax);
+    out.emplace_back(
+        key + ".quant_map",
+        torch::from_blob(const_cast<float*>(kernels::quant4Codebook(q.type)), {16}, torch::kFloat32).clone());
+    if (q.nested()) {
+        out.emplace_back(key + ".nested_absmax", q.nestedAbsmax);
+        out.emplace_back(key + ".nested_quant_map", q.nestedCode);
+    }
+    // json.dumps with its default separators, in QuantState.as_dict's order.
+    std::string shape;
+    for (int64_t d : q.shape) shape += (shape.empty() ? "" : ", ") + std::to_string(d);
+    std::string json = std::string("{\"quant_type\": \"") + typeName(q.type) +
+                       "\", \"blocksize\": " + std::to_string(q.blocksize) + ", \"dtype\": \"" + dtypeName(q.dtype) +
+                       "\", \"shape\": [" + shape + "]";
+    if (q.nested())
+        json +=
+            ", \"nested_blocksize\": 256, \"nested_dtype\": \"float32\", \"nested_offset\": " + pythonFloat(q.offset);
+    json += "}";
+    torch::Tensor bytes = torch::empty({int64_t(json.size())}, torch::kUInt8);
+    std::memcpy(bytes.data_ptr<uint8_t>(), json.data(), json.size());
+    out.emplace_back(key + ".quant_state.bitsandbytes__" + typeName(q.type), bytes);
+    return out;
+}
+
+std::optional<Quant4Weight> readQuant4Weight(const std::string& key,
+                                             const std::function<torch::Tensor(const std::string&)>& find,
+                                             const std::string& file) {
+    Quant4Weight q;
+    std::string stateKey;
+    torch::Tensor state;
+    for (Quant4Type t : {Quant4Type::Nf4, Quant4Type::Fp4}) {
+        const std::string k = key + ".quant_state.bitsandbytes__" + typeName(t);
+        if (torch::Tensor s = find(k); s.defined()) {
+            stateKey = k;
+            state = s;
+            q.type = t;
+        }
+    }
+    if (!state.defined()) return std::nullopt;
+    auto fail = [&](const std::string& what) -> FormatError {
+        return FormatError(file + ": 4-bit weight '" + key + "': " + what);
+    };
+    if (state.scalar_type() != torch::kUInt8) throw fail("'" + stateKey + "' must be uint8 (JSON bytes)");
+    const torch::Tensor bytes = state.to(torch::kCPU).contiguous();
+    nlohmann::json j;
+    try {
+        j = parseJson(std::string(reinterpret_cast<const char*>(bytes.data_ptr<uint8_t>()), size_t(bytes.numel())));
+    } catch (const nlohmann::json::exception& e) {
+        throw fail("'" + stateKey + "' is not JSON: " + e.what());
+    }
+    const std::string where = file + ": '" + stateKey + "'";
+    q.blocksize = requiredField<int64_t>(j, "blocksize", where);
+    const std::string dtype = requiredField<std::string>(j, "dtype", where);
+    q.dtype = dtype == "bfloat16"  ? torch::kBFloat16
+              : dtype == "float16" ? torch::kFloat16
+              : dtype == "float32" ? torch::kFloat32
+                                   : throw fail("dtype \"" + dtype + "\": expected float32, bfloat16 or float16");
+    if (!j.contains("shape") || !j["shape"].is_array() || j["shape"].empty()) throw fail("\"shape\" must be a list");
+    for (const auto& d : j["shape"]) {
+        if (!jsonHolds<int64_t>(d) || d.get<int64_t>() < 1 || d.get<int64_t>() > (int64_t(1) << 40))
+            throw fail("\"shape\" must list positive sizes, found " + jsonForMessage(j["shape"]));
+        q.shape.push_back(d.get<int64_t>());
+    }
+    if (q.blocksize < 32 || q.blocksize > 4096 || (q.blocksize & (q.blocksize - 1)) != 0)
+        throw fail("blocksize " + std::to_string(q.blocksize) + ": expected a power of two from 32 to 4096");
+    const int64_t n = q.numel(), blocks = kernels::quant4Blocks(n, q.blocksize);
+    q.packed = find(key);
+    q.absmax = find(key + ".absmax");
+    if (!q.packed.defined() || !q.absmax.defined()) throw fail("'" + key + "' or '" + key + ".absmax' is missing");
+    // Other quant_storage dtypes are the same bytes (bitsandbytes reinterprets them).
+    q.packed = q.packed.to(torch::kCPU).contiguous().view(torch::kUInt8).reshape({-1, 1});
+    if (q.packed.size(0) != (n + 1) / 2)
+        throw fail(std::to_string(q.packed.size(0)) + " bytes of codes; the shape " + jsonForMessage(j["shape"]) +
+                   " needs " + std::to_string((n + 1) / 2));
+    const bool nested = j.contains("nested_offset");
+    if (q.absmax.numel() != blocks || q.absmax.scalar_type() != (nested ? torch::kUInt8 : torch::kFloat32))
+        throw fail("'" + key + ".absmax' must be " + (nested ? "uint8" : "float32") + " with " +
+                   std::to_string(blocks) + " values");
+    if (nested) {
+        if (requiredField<int64_t>(j, "nested_blocksize", where) != kernels::kNestedBlocksize)
+            throw fail("nested_blocksize must be 256");
+        q.offset = float(requiredField<double>(j, "nested_offset", where));
+        q.nestedAbsmax = find(key + ".nested_absmax");
+        q.nestedCode = find(key + ".nested_quant_map");
+        if (!q.nestedAbsmax.defined() || !q.nestedCode.defined())
+            throw fail("'" + key + ".nested_absmax' or '" + key + ".nested_quant_map' is missing");
+        q.nestedAbsmax = q.nestedAbsmax.to(torch::kCPU, torch::kFloat32).contiguous();
+        q.nestedCode = q.nestedCode.to(torch::kCPU, torch::kFloat32).contiguous();
+        if (q.nestedCode.numel() != 256 ||
+            q.nestedAbsmax.numel() != kernels::quant4Blocks(blocks, kernels::kNestedBlocksize))
+            throw fail("the nested quantization state does not fit its " + std::to_string(blocks) + " blocks");
+    }
+    return q;
 }
 
 }  // namespace fts

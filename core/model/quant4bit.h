@@ -6,6 +6,10 @@
 #include <torch/torch.h>
 
 #include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <utility>
 #include <vector>
 
 #include "kernels/cpu/bnb4bit.h"
@@ -39,5 +43,20 @@ torch::Tensor quant4Absmax(const Quant4Weight& q);
 
 // The weight in `dtype` (float32 products, one rounding to dtype), shaped q.shape, on the CPU.
 torch::Tensor dequantize4bit(const Quant4Weight& q, torch::Dtype dtype);
+
+// ---- the layout transformers saves (save_pretrained of a bitsandbytes 4-bit model) ----
+// For a weight saved under `key` ("model.layers.0.self_attn.q_proj.weight"): `key` (the packed codes), `key.absmax`,
+// `key.quant_map` (the 16-value codebook), with double quantization `key.nested_absmax` and `key.nested_quant_map`,
+// and `key.quant_state.bitsandbytes__<nf4|fp4>`: the other fields as the bytes of a JSON object
+// ({"quant_type", "blocksize", "dtype", "shape"[, "nested_blocksize", "nested_dtype", "nested_offset"]}, written as
+// Python's json.dumps writes it).
+std::vector<std::pair<std::string, torch::Tensor>> quant4Tensors(const std::string& key, const Quant4Weight& q);
+
+// The weight saved under `key`, read through `find` (a tensor of the file by name; undefined when absent). nullopt
+// when `key` is not saved 4-bit (no quant_state entry); FormatError naming `file` and the key when the entries are
+// missing or do not fit each other.
+std::optional<Quant4Weight> readQuant4Weight(const std::string& key,
+                                             const std::function<torch::Tensor(const std::string&)>& find,
+                                             const std::string& file);
 
 }  // namespace fts

@@ -120,6 +120,50 @@ private slots:
                                 .arg((deq.to(torch::kFloat32) - want.to(torch::kFloat32)).abs().max().item<float>())));
     }
 
+    // The layout transformers saves, both ways: every 4-bit weight of a tiny Llama saved by transformers (NF4 with
+    // double quantization; FP4 without) reads back and decodes as bitsandbytes decodes it, and quantizing the
+    // unquantized model's weight ourselves gives the saved tensors byte for byte, the quant_state JSON included.
+    void transformersLayoutBothWays() {
+        const fs::path dir = fs::path(m_tmp.path().toStdString()) / "tiny";
+        QProcess p;
+        p.start(QString::fromUtf8(FTS_TEST_PYTHON), {QString::fromUtf8(FTS_TEST_DATA_DIR) + "/model/bnb_save_tiny.py",
+                                                     QString::fromStdString(dir.string())});
+        QVERIFY(p.waitForFinished(300000));
+        QVERIFY2(p.exitCode() == 0, p.readAllStandardError().constData());
+        const auto base = loadSafetensors(dir / "base" / "model.safetensors");
+        for (const auto& [variant, type, dq] :
+             {std::tuple{"nf4dq", Quant4Type::Nf4, true}, std::tuple{"fp4", Quant4Type::Fp4, false}}) {
+            const auto saved = loadSafetensors(dir / variant / "model.safetensors");
+            const auto deq = loadSafetensors(dir / variant / "dequant.safetensors");
+            auto find = [&](const std::string& k) { return saved.count(k) ? saved.at(k) : torch::Tensor(); };
+            QCOMPARE(deq.size(), size_t(14));  // 7 Linear layers per block x 2 blocks; lm_head stays whole
+            for (const auto& [key, want] : deq) {
+                const std::optional<Quant4Weight> q = readQuant4Weight(key, find, "model.safetensors");
+                QVERIFY2(q.has_value(), key.c_str());
+                QVERIFY(q->type == type && q->nested() == dq && q->dtype == torch::kBFloat16);
+                QVERIFY2(torch::equal(dequantize4bit(*q, q->dtype), want), (std::string(variant) + " " + key).c_str());
+                const Quant4Weight mine = quantize4bit(base.at(key), type, 64, dq);
+                for (const auto& [name, t] : quant4Tensors(key, mine)) {
+                    QVERIFY2(saved.count(name), ("transformers saved no " + name).c_str());
+                    const torch::Tensor s = saved.at(name);
+                    QVERIFY2(s.scalar_type() == t.scalar_type() && s.sizes() == t.sizes() && torch::equal(s, t),
+                             ("differs from transformers: " + name +
+                              (t.scalar_type() == torch::kUInt8 && t.dim() == 1 &&
+                                       name.find("quant_state") != std::string::npos
+                                   ? "\n  ours:   " +
+                                         std::string(reinterpret_cast<const char*>(t.data_ptr<uint8_t>()),
+                                                     size_t(t.numel())) +
+                                         "\n  theirs: " +
+                                         std::string(reinterpret_cast<const char*>(s.contiguous().data_ptr<uint8_t>()),
+                                                     size_t(s.numel()))
+                                   : std::string()))
+                                 .c_str());
+                }
+            }
+            QVERIFY(!readQuant4Weight("lm_head.weight", find, "model.safetensors").has_value());
+        }
+    }
+
     // A folder saved quantized (config.json's quantization_config) is refused naming the key and the method, until
     // quantized checkpoints load (docs/qlora.md), instead of failing later on uint8 weights.
     void quantizedFolderIsRefusedByName() {
