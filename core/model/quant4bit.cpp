@@ -82,6 +82,31 @@ torch::Tensor dequantize4bit(const Quant4Weight& q, torch::Dtype dtype) {
     return out.to(dtype).reshape(q.shape);
 }
 
+torch::Tensor dequantize4bitOnDevice(const Quant4Weight& q, torch::Dtype dtype) {
+    const torch::Device device = q.packed.device();
+    const auto f32 = torch::TensorOptions().dtype(torch::kFloat32).device(device);
+    const int64_t n = q.numel();
+    torch::Tensor absmax;
+    if (q.nested()) {
+        const torch::Tensor codes = q.absmax.to(device, torch::kLong).reshape({-1});
+        const torch::Tensor scale = q.nestedAbsmax.to(device, torch::kFloat32)
+                                        .repeat_interleave(kernels::kNestedBlocksize)
+                                        .narrow(0, 0, codes.numel());
+        absmax = q.nestedCode.to(device, torch::kFloat32).index({codes}).mul(scale).add(q.offset);
+    } else {
+        absmax = q.absmax.to(device, torch::kFloat32).reshape({-1});
+    }
+    const torch::Tensor bytes = q.packed.contiguous().view(torch::kUInt8).reshape({-1});
+    const torch::Tensor codes = torch::stack({bytes.bitwise_right_shift(4), bytes.bitwise_and(15)}, 1)
+                                    .reshape({-1})
+                                    .narrow(0, 0, n)
+                                    .to(torch::kLong);
+    const torch::Tensor book =
+        torch::from_blob(const_cast<float*>(kernels::quant4Codebook(q.type)), {16}, torch::kFloat32).to(f32);
+    const torch::Tensor scale = absmax.repeat_interleave(q.blocksize).narrow(0, 0, n);
+    return book.index({codes}).mul(scale).to(dtype).reshape(q.shape);
+}
+
 namespace {
 
 const char* typeName(Quant4Type t) { return t == Quant4Type::Nf4 ? "nf4" : "fp4"; }

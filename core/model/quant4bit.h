@@ -44,6 +44,11 @@ torch::Tensor quant4Absmax(const Quant4Weight& q);
 // The weight in `dtype` (float32 products, one rounding to dtype), shaped q.shape, on the CPU.
 torch::Tensor dequantize4bit(const Quant4Weight& q, torch::Dtype dtype);
 
+// The same weight computed with LibTorch ops on the device q's tensors live on (CUDA included): codes split from
+// the bytes, looked up in the codebook, times the block's absmax in float32, one cast to dtype. Equal to
+// dequantize4bit bit for bit (model_test_quant4bit_golden). The nested absmax is decoded with the same ops.
+torch::Tensor dequantize4bitOnDevice(const Quant4Weight& q, torch::Dtype dtype);
+
 // ---- the layout transformers saves (save_pretrained of a bitsandbytes 4-bit model) ----
 // For a weight saved under `key` ("model.layers.0.self_attn.q_proj.weight"): `key` (the packed codes), `key.absmax`,
 // `key.quant_map` (the 16-value codebook), with double quantization `key.nested_absmax` and `key.nested_quant_map`,
