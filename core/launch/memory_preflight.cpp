@@ -1,9 +1,6 @@
 // The memory check before a run (see memory_preflight.h).
 #include "core/launch/memory_preflight.h"
 
-#include <sys/wait.h>
-#include <unistd.h>
-
 #include <algorithm>
 #include <cstdlib>
 #include <sstream>

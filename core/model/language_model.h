@@ -124,5 +124,7 @@ std::unique_ptr<LanguageModel> initModelFromConfig(const std::filesystem::path& 
 // Write an HF folder transformers can load: config.json + model.safetensors (tied weights left out as
 // save_pretrained does), tensors converted to `dtype`. Atomic per file.
 void saveHfModel(LanguageModel& model, const std::filesystem::path& dir, torch::Dtype dtype);
+// "float32", "float16", "bfloat16", "float64": the name config.json's torch_dtype gives it; Error for another dtype.
+std::string torchDtypeConfigName(torch::Dtype dtype);
 
 }  // namespace fts

@@ -244,7 +244,6 @@ std::unique_ptr<LanguageModel> initModelFromConfig(const fs::path& configJson, u
     return model;
 }
 
-namespace {
 std::string torchDtypeConfigName(torch::Dtype dtype) {
     switch (dtype) {
         case torch::kFloat32:
@@ -260,7 +259,6 @@ std::string torchDtypeConfigName(torch::Dtype dtype) {
                         " (use float32, float16 or bfloat16)");
     }
 }
-}  // namespace
 
 void saveHfModel(LanguageModel& model, const fs::path& dir, torch::Dtype dtype) {
     const std::string dtypeName = torchDtypeConfigName(dtype);

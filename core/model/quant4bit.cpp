@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <cstring>
 
+#include "core/model/language_model.h"
 #include "core/util/error.h"
 #include "core/util/json_fields.h"
 #include "core/util/json_parse.h"
@@ -111,10 +112,6 @@ namespace {
 
 const char* typeName(Quant4Type t) { return t == Quant4Type::Nf4 ? "nf4" : "fp4"; }
 
-const char* dtypeName(torch::Dtype d) {
-    return d == torch::kBFloat16 ? "bfloat16" : d == torch::kFloat16 ? "float16" : "float32";
-}
-
 // A float32 as Python's repr of it as a double: the shortest digits that read back as the same double, in fixed
 // notation when the decimal exponent is in [-4, 16), else as d.ddde-XX.
 std::string pythonFloat(float f) {
@@ -167,8 +164,8 @@ std::vector<std::pair<std::string, torch::Tensor>> quant4Tensors(const std::stri
     std::string shape;
     for (int64_t d : q.shape) shape += (shape.empty() ? "" : ", ") + std::to_string(d);
     std::string json = std::string("{\"quant_type\": \"") + typeName(q.type) +
-                       "\", \"blocksize\": " + std::to_string(q.blocksize) + ", \"dtype\": \"" + dtypeName(q.dtype) +
-                       "\", \"shape\": [" + shape + "]";
+                       "\", \"blocksize\": " + std::to_string(q.blocksize) + ", \"dtype\": \"" +
+                       torchDtypeConfigName(q.dtype) + "\", \"shape\": [" + shape + "]";
     if (q.nested())
         json +=
             ", \"nested_blocksize\": 256, \"nested_dtype\": \"float32\", \"nested_offset\": " + pythonFloat(q.offset);

@@ -9,6 +9,7 @@
 #include <limits>
 
 #include "core/weights/safetensors.h"
+#include "core/model/language_model.h"
 #include "core/model/safetensors_torch.h"
 #include "core/zero/zero_plan.h"
 #include "core/util/atomic_file.h"
@@ -87,9 +88,7 @@ void exportZero3Checkpoint(const nlohmann::json& st, const fs::path& dir, const 
     fs::create_directories(outDir, ec);
     if (!fs::is_directory(outDir, ec)) throw IoError(outDir.string() + ": cannot create the output folder");
     nlohmann::json config = parseJson(readFile(dir / "config.json"));
-    const std::string dtypeName = dtype == torch::kFloat32    ? "float32"
-                                  : dtype == torch::kBFloat16 ? "bfloat16"
-                                                              : "float16";
+    const std::string dtypeName = torchDtypeConfigName(dtype);
     config["torch_dtype"] = dtypeName;
     if (config.contains("dtype")) config["dtype"] = dtypeName;
     if (const auto arch = optionalField<std::string>(part, "architecture", where); arch && !arch->empty())

@@ -5,7 +5,6 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
-#include <mutex>
 
 namespace fts::kernels {
 
@@ -157,19 +156,10 @@ const float* dynamicMap8bit() {
 }
 
 void quantizeBlockwise8bit(const float* x, int64_t n, const float* code, uint8_t* q, float* absmax) {
-    // One lookup per codebook; the dynamic map's is made once.
-    static std::mutex mutex;
-    static const float* cachedFor = nullptr;
-    static QuantizeLut cached;
+    // The dynamic map's lookup is made once; another codebook's for this call.
+    static const QuantizeLut dynamicLut = makeLut(dynamicMap8bit());
     QuantizeLut local;
-    const QuantizeLut* lut = &cached;
-    {
-        std::lock_guard<std::mutex> lock(mutex);
-        if (cachedFor != dynamicMap8bit()) {
-            cached = makeLut(dynamicMap8bit());
-            cachedFor = dynamicMap8bit();
-        }
-    }
+    const QuantizeLut* lut = &dynamicLut;
     if (!std::equal(code, code + 256, dynamicMap8bit())) {
         local = makeLut(code);
         lut = &local;
