@@ -42,6 +42,10 @@ void addTrainCommand(CLI::App& app) {
                     "Output folder for this run's checkpoints and export (sets training.output_dir)");
     cmd->add_option("--max_steps,--max-steps", *maxSteps, "Optimizer steps to train (sets training.max_steps)");
     cmd->add_option("--seed", *seed, "Random seed (sets training.seed)");
+    auto profile = std::make_shared<bool>(false);
+    cmd->add_flag("--profile", *profile,
+                  "Profile steps 6-8 kernel by kernel into <output_dir>/profile/ (sets training.profile; "
+                  "docs/benchmarks.md)");
     cmd->add_flag("--new-output", opts->newOutput,
                   "Write to a fresh folder beside training.output_dir (<dir>-2, -3, ...) when it is not empty, as "
                   "the studio does for a new run");
@@ -67,11 +71,12 @@ void addTrainCommand(CLI::App& app) {
                     "Milliseconds a rank waits in a collective or the rendezvous before failing (default 30000)");
     auto quiet = std::make_shared<bool>(false);
     cmd->add_flag("--quiet", *quiet, "No progress output");
-    cmd->callback([opts, quiet, outputDir, maxSteps, seed] {
+    cmd->callback([opts, quiet, outputDir, maxSteps, seed, profile] {
         opts->progress = !*quiet;
         if (!outputDir->empty()) opts->configOverrides["training"]["output_dir"] = fs::absolute(*outputDir).string();
         if (*maxSteps) opts->configOverrides["training"]["max_steps"] = **maxSteps;
         if (*seed) opts->configOverrides["training"]["seed"] = **seed;
+        if (*profile) opts->configOverrides["training"]["profile"] = true;
         opts->workerExecutable = selfExecutable();
         opts->hostStore = hostRendezvousStore;
         exitCode() = superviseTraining(*opts, std::cerr);

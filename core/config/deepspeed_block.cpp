@@ -52,11 +52,11 @@ const std::vector<std::string> kUsedTopKeys = {"train_batch_size",
                                                "scheduler",
                                                "zero_optimization",
                                                "steps_per_print",
+                                               "wall_clock_breakdown",
                                                "aio"};
 
 // Valid DeepSpeed 0.19.8 top-level keys that Finetune Studio accepts but does not act on (yet).
-const std::vector<std::string> kIgnoredTopKeys = {"wall_clock_breakdown",
-                                                  "memory_breakdown",
+const std::vector<std::string> kIgnoredTopKeys = {"memory_breakdown",
                                                   "flops_profiler",
                                                   "tensorboard",
                                                   "wandb",
@@ -790,6 +790,9 @@ DeepSpeedConfig parseDeepSpeedBlock(const json& block, int worldSize, int64_t ma
                                   "a positive integer, or null for never"))
             out.steps_per_print = int(*n);
     }
+    // Forward, backward and optimizer-step times per step, as metrics at the log interval (core/train/step_timer.h).
+    if (auto f = findField(block, "wall_clock_breakdown", true))
+        if (auto b = readBool(issues, *f, joinKey(kDs, "wall_clock_breakdown"))) out.wallClockBreakdown = *b;
 
     parseFp16(block, issues, out.fp16);
     bool bf16 = false;
@@ -814,6 +817,7 @@ json deepSpeedToJson(const DeepSpeedConfig& ds) {
     out["gradient_accumulation_steps"] = ds.gradientAccumulationSteps;
     out["gradient_clipping"] = ds.gradientClipping;
     out["steps_per_print"] = ds.steps_per_print > 0 ? json(ds.steps_per_print) : json(nullptr);
+    out["wall_clock_breakdown"] = ds.wallClockBreakdown;
     const Fp16Config& fp = ds.fp16;
     out["fp16"] = {{"enabled", fp.enabled},
                    {"loss_scale", fp.lossScale},

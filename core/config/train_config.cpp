@@ -296,6 +296,27 @@ bool validDevice(const std::string& s) {
     return true;
 }
 
+// training.profile: true / false, or {"wait": steps before, "active": steps profiled}.
+void parseProfile(const json& v, IssueList& issues, ProfileSettings& p) {
+    if (v.is_boolean() || v.is_null()) {
+        p.enabled = v.is_boolean() && v.get<bool>();
+        return;
+    }
+    if (!v.is_object()) {
+        issues.error("training.profile",
+                     "expected true, false or {\"wait\": steps before the profile, \"active\": steps profiled}, got " +
+                         describeValue(v));
+        return;
+    }
+    p.enabled = true;
+    if (const json* f = findField(v, "wait"))
+        if (auto n = readInt(issues, *f, "training.profile.wait", 0, kMaxInt, "a non-negative integer")) p.wait = *n;
+    if (const json* f = findField(v, "active"))
+        if (auto n = readInt(issues, *f, "training.profile.active", 1, 1000, "an integer from 1 to 1000"))
+            p.active = *n;
+    warnUnknownKeys(issues, v, "training.profile", {"wait", "active"});
+}
+
 void parseTraining(const json& doc, const fs::path& baseDir, IssueList& issues, TrainingSection& t) {
     const json* o = section(doc, "training", "\"output_dir\" and \"max_steps\" or \"epochs\"", issues);
     if (!o) return;
@@ -365,14 +386,13 @@ void parseTraining(const json& doc, const fs::path& baseDir, IssueList& issues, 
     if (t.samplePrompts.empty() && (findField(*o, "sample_interval") || findField(*o, "sample_max_new_tokens")))
         issues.warning(findField(*o, "sample_interval") ? "training.sample_interval" : "training.sample_max_new_tokens",
                        "no effect without training.sample_prompts");
+    if (const json* v = findField(*o, "profile")) parseProfile(*v, issues, t.profile);
     parseTrainerArguments(*o, issues, t.trainer);
-    std::vector<std::string> known = {"max_steps",        "epochs",
-                                      "eval_interval",    "eval_batches",
-                                      "save_interval",    "log_interval",
-                                      "output_dir",       "seed",
-                                      "run_name",         "device",
-                                      "keep_checkpoints", "sample_prompts",
-                                      "sample_interval",  "sample_max_new_tokens"};
+    std::vector<std::string> known = {"profile",        "max_steps",       "epochs",
+                                      "eval_interval",  "eval_batches",    "save_interval",
+                                      "log_interval",   "output_dir",      "seed",
+                                      "run_name",       "device",          "keep_checkpoints",
+                                      "sample_prompts", "sample_interval", "sample_max_new_tokens"};
     known.insert(known.end(), trainerArgumentKeys().begin(), trainerArgumentKeys().end());
     warnUnknownKeys(issues, *o, "training", known);
 }
@@ -666,6 +686,7 @@ nlohmann::json configToResolvedJson(const TrainConfig& c) {
         training["sample_interval"] = t.sampleEvery();
         training["sample_max_new_tokens"] = t.sampleMaxNewTokens;
     }
+    if (t.profile.enabled) training["profile"] = {{"wait", t.profile.wait}, {"active", t.profile.active}};
     trainerArgumentsToJson(t.trainer, training);
     return {{"model", model}, {"data", data}, {"training", training}, {"deepspeed", deepSpeedToJson(c.deepspeed)}};
 }

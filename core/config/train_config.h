@@ -160,9 +160,10 @@ struct DeepSpeedConfig {
     SchedulerConfig scheduler;
     int zeroStage = 0;
     ZeroConfig zero;
-    AioConfig aio;             // "aio": the NVMe swapper's I/O
-    int steps_per_print = 10;  // 0 = never (null in the file)
-    int worldSize = 1;         // the data-parallel world size the batch triple was resolved for
+    AioConfig aio;                    // "aio": the NVMe swapper's I/O
+    int steps_per_print = 10;         // 0 = never (null in the file)
+    bool wallClockBreakdown = false;  // forward / backward / step times per step as metrics (core/train/step_timer.h)
+    int worldSize = 1;                // the data-parallel world size the batch triple was resolved for
 };
 
 // model.lora: LoRA adapters with PEFT's LoraConfig semantics (docs/config.md, docs/models.md).
@@ -234,6 +235,14 @@ struct TrainerArguments {
     std::optional<bool> fp16;                                     // fp16
 };
 
+// training.profile: a Kineto profile of steps wait+1 .. wait+active (core/train/step_profiler.h). `true` takes the
+// defaults; the names are torch.profiler.schedule's (its warmup is part of wait here).
+struct ProfileSettings {
+    bool enabled = false;
+    int64_t wait = 5;  // steps run before the profile starts (allocator, cuBLAS and autotuning settle)
+    int64_t active = 3;
+};
+
 struct TrainingSection {
     int64_t maxSteps = 0;  // optimizer steps; 0 = use epochs
     double epochs = 1.0;
@@ -252,6 +261,7 @@ struct TrainingSection {
     std::vector<std::string> samplePrompts;  // sample_prompts
     std::optional<int64_t> sampleInterval;   // sample_interval
     int64_t sampleMaxNewTokens = 64;         // sample_max_new_tokens
+    ProfileSettings profile;                 // profile
     int64_t sampleEvery() const { return sampleInterval.value_or(evalInterval); }
 };
 

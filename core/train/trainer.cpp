@@ -8,6 +8,7 @@
 #include <torch/torch.h>
 #include <torch/version.h>
 #include <ATen/autocast_mode.h>
+#include <ATen/record_function.h>
 
 #include <chrono>
 #include <cmath>
@@ -33,6 +34,8 @@
 #include "core/train/host_allocator.h"
 #include "core/train/out_of_memory.h"
 #include "core/train/run_model.h"
+#include "core/train/step_profiler.h"
+#include "core/train/step_timer.h"
 #include "core/train/telemetry.h"
 #include "core/train/training_samples.h"
 #include "core/train/training_data.h"
@@ -307,6 +310,12 @@ static TrainOutcome train(const TrainConfig& givenCfg, const TrainOptions& opt, 
         samples->publish(*model, step, events, leader);
     };
     if (samples && step == 0 && tr.sampleEvery() > 0) sample();
+    // deepspeed.wall_clock_breakdown: section times as metrics; training.profile: a kernel-by-kernel profile
+    StepTimer timer(ds.wallClockBreakdown, device);
+    StepProfiler profiler(
+        tr.profile, device,
+        opt.worldSize > 1 ? tr.outputDir / "profile" / ("rank" + std::to_string(opt.rank)) : tr.outputDir / "profile");
+    int64_t stepsRun = 0;  // by this process (the profile's window counts from its start, resumed or not)
     while (step < totalSteps) {
         where.step = step + 1;
         bool stopNow = stopRequested.load();
@@ -320,6 +329,7 @@ static TrainOutcome train(const TrainConfig& givenCfg, const TrainOptions& opt, 
             break;
         }
         // training section: one optimizer step = `accum` micro-batches of `micro` sequences
+        profiler.beforeStep(stepsRun);
         auto t0 = Clock::now();
         const double lr = learningRateAt(schedule, ds.optimizer.lr, step - at.skippedSteps);
         // The step's micro-batches first: the loss is normalised by the counted predictions of the whole
@@ -345,13 +355,21 @@ static TrainOutcome train(const TrainConfig& givenCfg, const TrainOptions& opt, 
             optimizer->beginMicroStep(a + 1 == batches.size());
             where.phase = StepPhase::Forward;
             torch::Tensor loss;
+            timer.begin(StepSection::Forward);
             {
+                RECORD_USER_SCOPE("fts::forward");
                 AutocastScope autocast(plan.bf16Autocast(), device);
                 loss = forwardLossSum(*model, batch, cfg.model.chunkedLoss);
             }
+            timer.end(StepSection::Forward);
             where.phase = StepPhase::Backward;
-            optimizer->backward(loss, stepLossTokens);  // a part of the step's loss (fp16: times the loss scale)
-            optimizer->endMicroStep();
+            timer.begin(StepSection::Backward);
+            {
+                RECORD_USER_SCOPE("fts::backward");
+                optimizer->backward(loss, stepLossTokens);  // a part of the step's loss (fp16: times the loss scale)
+                optimizer->endMicroStep();
+            }
+            timer.end(StepSection::Backward);
             lossSum += loss.item<double>();
             batch = TrainBatch();
         }
@@ -362,7 +380,13 @@ static TrainOutcome train(const TrainConfig& givenCfg, const TrainOptions& opt, 
             lossSum = l.item<double>();
         }
         where.phase = StepPhase::Optimizer;
-        const StepResult stepped = optimizer->step(lr, ds.gradientClipping);  // LossScaleError at the minimum scale
+        timer.begin(StepSection::Optimizer);
+        const StepResult stepped = [&] {
+            RECORD_USER_SCOPE("fts::optimizer_step");
+            return optimizer->step(lr, ds.gradientClipping);  // LossScaleError at the minimum scale
+        }();
+        timer.end(StepSection::Optimizer);
+        timer.stepDone();
         const double gradNorm = stepped.gradNorm;
         if (stepped.overflow) {
             at.skippedSteps += 1;
@@ -372,6 +396,8 @@ static TrainOutcome train(const TrainConfig& givenCfg, const TrainOptions& opt, 
                                        std::to_string(stepped.lossScale) + " -> " + std::to_string(stepped.nextScale));
         }
         step += 1;
+        stepsRun += 1;
+        if (auto written = profiler.afterStep(); written && leader) events.log("info", *written);
         at.tokensSeen += stepTokens;
         const double stepSeconds = std::chrono::duration<double>(Clock::now() - t0).count();
         lastLoss = lossSum / double(std::max<int64_t>(stepLossTokens, 1));
@@ -396,6 +422,8 @@ static TrainOutcome train(const TrainConfig& givenCfg, const TrainOptions& opt, 
                       double(sampler.state().epoch) + double(sampler.state().position) / double(data->numTrain())}}});
             if (leader && plan.lossScaling())  // the scale this step's backward used (the GUI plots it)
                 events.publishEvent(MetricsEvent{step, {{"loss_scale", stepped.lossScale}}});
+            if (auto sections = timer.take(); leader && !sections.empty())  // ms per step since the last log
+                events.publishEvent(MetricsEvent{step, {sections.begin(), sections.end()}});
             if (leader) publishSwap(step);
             publishMemory(step);
         }
@@ -414,6 +442,7 @@ static TrainOutcome train(const TrainConfig& givenCfg, const TrainOptions& opt, 
             savedAtLastStep = true;
         }
     }
+    if (auto written = profiler.finish(); written && leader) events.log("info", *written);
     if (outcome == TrainOutcome::Stopped && !savedAtLastStep && step > 0) {
         events.log("info", "stop requested: saving a checkpoint at step " + std::to_string(step));
         checkpoint();
