@@ -76,9 +76,15 @@ ActivationDetail estimateActivations(const ModelShape& s, const ActivationInputs
         // norm's output, or under autocast over float32 weights one bf16 cast of it per projection (k = 3 for
         // q/k/v, 2 for gate/up). RoPE keeps bit16 copies of cos and sin for q and for k (4 x T x D per block) when
         // q and k are bit16, nothing per block in float32. The gated MLP keeps gate out, silu out, up out and
-        // their product.
+        // their product. The fused CUDA kernels (kernels/cuda/block_ops.cuh) keep the norm's input and rstd, and
+        // SwiGLU's gate and up only (silu is recomputed in backward).
         const int64_t normed = in.frozenNormWeights ? 0 : 1;
+        const bool fusedCuda = in.fusedCudaOps && in.device == EstimateDevice::Cuda;
         auto norm = [&](int64_t k) -> int64_t {
+            if (fusedCuda) {  // the fused CUDA kernel keeps its input and rstd; the projections keep its output
+                const int64_t input = mode == ForwardMode::Fp32 || mode == ForwardMode::AutocastOverFp32 ? 4 : c;
+                return (input + (mode == ForwardMode::AutocastOverFp32 ? k : 1) * c) * BTC + f * BT;
+            }
             switch (mode) {
                 case ForwardMode::Fp32:
                     if (in.fusedCpuOps && in.device == EstimateDevice::Cpu) return (4 + c) * BTC + f * BT;
@@ -91,7 +97,7 @@ ActivationDetail estimateActivations(const ModelShape& s, const ActivationInputs
             }
         };
         const int64_t rope = fp32 ? 0 : 4 * T * D * c;
-        perLayer = norm(3) + attention + norm(2) + 4 * c * BTI + rope;
+        perLayer = norm(3) + attention + norm(2) + (fusedCuda ? 3 : 4) * c * BTI + rope;
         outside += norm(1) + (fp32 ? 2 * T * D * 4 : 0);  // the final norm; float32 cos/sin, kept once
         blockInput = (fp32 || mode == ForwardMode::AutocastOverFp32 ? 4 : 2) * BTC;
     }

@@ -28,6 +28,7 @@ struct ActivationInputs {
                                  // k/v heads and the (B, 1, T, T) bias; without one grouped heads go in as they are
     bool repeatKvHeads = false;  // repeated kv heads without a bias (saved_bytes.py's replica)
     bool fusedCpuOps = true;     // the fused CPU float32 RMSNorm/RoPE (FTS_FUSED_BLOCK_OPS) where they apply
+    bool fusedCudaOps = true;    // the fused CUDA RMSNorm/RoPE/SwiGLU (FTS_FUSED_BLOCK_OPS) on a CUDA device
     bool frozenNormWeights = false;  // LoRA: norm weights need no gradient, so their product keeps no input
 };
 

@@ -5,6 +5,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
+#include <cstring>
 #include <cstdio>
 #include <map>
 #include <sstream>
@@ -118,6 +120,12 @@ std::string precisionOf(const DeepSpeedConfig& ds) { return ds.bf16 ? "bf16" : d
 
 int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
+// The trainer's switch for the fused block kernels (core/model/block_ops.h): on unless FTS_FUSED_BLOCK_OPS=0.
+bool fusedKernelsByDefault() {
+    const char* v = std::getenv("FTS_FUSED_BLOCK_OPS");
+    return !(v && std::strcmp(v, "0") == 0);
+}
+
 // Everything one estimate depends on, with the options applied.
 struct Inputs {
     int world = 1, stage = 0;
@@ -129,6 +137,7 @@ struct Inputs {
     std::optional<LoraKnobs> lora;
     int64_t runtime = 0;
     bool chunkedLoss = true;
+    bool fusedKernels = true;
     bool attentionBias = false;  // instruction data (padding or packed samples): SDPA gets a mask
 };
 
@@ -283,6 +292,7 @@ Result compute(const ModelShape& shape, const Inputs& in) {
     ai.checkpointing = in.checkpointing || in.stage >= 3;
     ai.attentionBias = in.attentionBias;
     ai.frozenNormWeights = lora;
+    ai.fusedCpuOps = ai.fusedCudaOps = in.fusedKernels;
     res.act = estimateActivations(shape, ai);
     // Autocast over float32 weights (stage 0 bf16) casts every linear weight to bf16 once per forward; the casts
     // stay alive until their layer's backward (the products keep them).
@@ -448,6 +458,7 @@ Inputs resolveInputs(const TrainConfig& config, const EstimateOptions& o) {
     if (o.loraRank) in.lora = LoraKnobs{*o.loraRank, {}};
     in.runtime = o.runtimeBytes.value_or(in.device == EstimateDevice::Cuda ? kCudaRuntimeBytes : kCpuRuntimeBytes);
     in.chunkedLoss = o.chunkedLoss.value_or(config.model.chunkedLoss);
+    in.fusedKernels = o.fusedKernels.value_or(fusedKernelsByDefault());
     in.attentionBias = config.data.instructionFormat();
     return in;
 }
@@ -464,6 +475,7 @@ ActivationDetail estimateActivations(const ModelShape& s, int64_t B, int64_t T, 
     in.checkpointing = checkpointing;
     in.repeatKvHeads = true;  // the replica repeats kv heads
     in.fusedCpuOps = false;   // and composes RMSNorm from ATen ops
+    in.fusedCudaOps = false;
     return estimateActivations(s, in);
 }
 

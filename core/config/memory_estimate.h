@@ -30,7 +30,10 @@ struct EstimateOptions {
     std::optional<int64_t> deviceCapacity;  // bytes one rank may use; unset: not judged (fits = true)
     std::optional<int64_t> runtimeBytes;  // the per-process fixed cost (default: kCpuRuntimeBytes / kCudaRuntimeBytes)
     std::optional<bool> chunkedLoss;      // model.chunked_loss
-    bool suggest = true;                  // compute suggestions when it does not fit
+    // The fused RMSNorm / RoPE / SwiGLU kernels keep fewer tensors (default: on unless FTS_FUSED_BLOCK_OPS=0, as the
+    // trainer decides).
+    std::optional<bool> fusedKernels;
+    bool suggest = true;  // compute suggestions when it does not fit
 };
 
 // Per rank, bytes, at the peak moment (`phase`). total = parameters + gradients + masterGradients + optimizerStates

@@ -1,6 +1,7 @@
-// RMSNorm and the rotary embedding of the Llama family as transformers computes them, with fused CPU float32
-// kernels (kernels/cpu/block_ops.h) behind custom autograd functions; other devices and dtypes compose ATen ops in
-// transformers' order. Invariant: both paths give the same values up to float32 rounding of the reductions.
+// RMSNorm, the rotary embedding and SwiGLU of the Llama family as transformers computes them, with fused kernels
+// behind custom autograd functions: CPU float32 (kernels/cpu/block_ops.h) and CUDA float32 / bfloat16 / float16
+// (kernels/cuda/block_ops.cuh); other devices and dtypes compose ATen ops in transformers' order. Invariant: the
+// paths give the same values up to float32 rounding of the reductions (RoPE and SwiGLU's forward: identical).
 #pragma once
 #include "core/model/hf_model.h"
 
@@ -14,8 +15,12 @@ torch::Tensor rmsNorm(const torch::Tensor& x, const torch::Tensor& weight, doubl
 // dtype (cos/sin are cast to it).
 torch::Tensor applyRope(const torch::Tensor& x, const torch::Tensor& cos, const torch::Tensor& sin);
 
-// Whether the fused CPU kernels are used where they apply (default yes; FTS_FUSED_BLOCK_OPS=0 turns them off, for
-// the side-by-side benchmark and for bisecting).
+// silu(gate) * up (the gated MLP's activation), rounded as the two ATen ops round; the fused CUDA path keeps only
+// gate and up for the backward (silu(gate) is recomputed), one (tokens x intermediate) tensor less per layer.
+torch::Tensor siluMul(const torch::Tensor& gate, const torch::Tensor& up);
+
+// Whether the fused kernels (CPU and CUDA) are used where they apply (default yes; FTS_FUSED_BLOCK_OPS=0 turns them
+// off, for the side-by-side benchmark and for bisecting).
 bool fusedBlockOpsEnabled();
 void setFusedBlockOpsEnabled(bool on);
 

@@ -242,7 +242,9 @@ private:
                 a = a.transpose(1, 2).reshape({B, T, H * D});
                 h = h + linearAt(oW, a, oB);
                 x = rmsNorm(h, ln2, m_cfg.rmsNormEps);
-                torch::Tensor m = applyActivation(m_cfg.activation, linearAt(gW, x, gB)) * linearAt(uW, x, uB);
+                const torch::Tensor gate = linearAt(gW, x, gB), up = linearAt(uW, x, uB);
+                torch::Tensor m = m_cfg.activation == Activation::Silu ? siluMul(gate, up)  // fused on CUDA
+                                                                       : applyActivation(m_cfg.activation, gate) * up;
                 return h + linearAt(dW, m, dB);
             };
             h = cache

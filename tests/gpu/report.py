@@ -86,7 +86,8 @@ if exp_file and os.path.exists(exp_file):
     print(f"greedy generation on the GPU equal to transformers (CPU reference): {ok}/{tot} {bad}")
 
 print("throughput, Llama 1.1B, bf16, seq 2048, micro batch 4, one GPU:")
-for mode, name in (("full", "full"), ("lora", "lora"), ("ac", "ac"), ("s3", "stage3"), ("off_cpu_s2", "off_cpu_s2")):
+for mode, name in (("full", "full"), ("full", "full_unfused"), ("lora", "lora"), ("ac", "ac"), ("s3", "stage3"),
+                   ("off_cpu_s2", "off_cpu_s2")):
     r = runs.get(name)
     hf = json.loads(show(f"hf_speed_{mode}.json") or "null")
     ft = None
@@ -94,7 +95,7 @@ for mode, name in (("full", "full"), ("lora", "lora"), ("ac", "ac"), ("s3", "sta
         tps = [v for st, v in r["metrics"].get("tokens_per_s", []) if st > 5]
         ft = statistics.median(tps) if tps else None
     f = lora_flops_tok if mode == "lora" else flops_tok * (4 / 3 if mode == "ac" else 1)
-    line = f"  {mode}: fts {ft and round(ft)} tok/s"
+    line = f"  {name}: fts {ft and round(ft)} tok/s"
     if ft:
         line += f" (MFU {ft * f / PEAK:.1%}, peak {r['peak'] and r['peak'] / 2**30:.1f} GiB)"
     if hf:
@@ -102,13 +103,17 @@ for mode, name in (("full", "full"), ("lora", "lora"), ("ac", "ac"), ("s3", "sta
                 f"peak {hf['peak_bytes'] / 2**30:.1f} GiB)"
         if ft:
             line += f"; ratio {ft / hf['tokens_per_s']:.2f}x"
-    est = show(f"estimate_{mode}.json")
+    est = show(f"estimate_{mode}.json") if name == mode else None
     if est:
         try:
-            e = json.loads(est.strip().splitlines()[-1])
-            line += f"; estimate {json.dumps(e)[:160]}"
-        except Exception:
-            line += f"; estimate: {est.strip()[:120]}"
+            e = json.loads(est[est.index("{"):])
+            tot = e.get("per_rank", {}).get("total") or e.get("total")
+            alloc = e.get("per_rank", {}).get("allocator_peak")
+            line += f"; estimate total {tot and tot / 2**30:.2f} GiB, allocator {alloc and alloc / 2**30:.2f} GiB"
+            if r and r["peak"] and alloc:
+                line += f" (allocator estimate / measured peak {alloc / r['peak']:.3f})"
+        except Exception as ex:
+            line += f"; estimate unreadable ({ex}): {est.strip()[:80]}"
     if r:
         sec = {k: statistics.median([v for st, v in r["metrics"].get(k, []) if st > 5] or [float("nan")])
                for k in ("time_forward_ms", "time_backward_ms", "time_step_ms")}

@@ -7,7 +7,9 @@
 #   gputests  every gpu-labelled suite (gpu_suites.txt)
 #   speed, lora, ac   the 1.1B Llama full / LoRA r=16 all-linear / activation checkpointing, bf16, micro-batch
 #             4 x 2048: fts (with deepspeed.wall_clock_breakdown and a 3-step training.profile) and the HF Trainer
-#   fixed     fp32 fts vs transformers on a fixed batch, 20 steps;  bf16: stages 0-3 and fp16 vs autocast
+#             (speed also runs the full fine-tune with FTS_FUSED_BLOCK_OPS=0: the unfused reference)
+#   fixed     fp32 fts vs transformers on a fixed batch, 20 steps;  bf16: stages BF16_STAGES (default 0-3) and
+#             fp16 vs autocast
 #   offload   ZeRO-2 with CPU optimizer offload on the 1.1B (OFFLOAD="cpu_s2 nvme_s2 cpu_s3p" for all)
 #   hfprofile torch.profiler over 3 steps of the Trainer's step (the kernels it runs, beside fts's)
 #   probe     fts probe at stages 0-3;  gen: greedy generation cases;  oom: a batch that cannot fit
@@ -88,11 +90,14 @@ if [[ " $SECTIONS " == *" speed "* ]]; then
   train full $W/full.json
   timeout 150 $PY "$D/dev.py" hf-speed $M/llama-1b 4 2048 30 full "$OUT/hf_speed_full.json" > "$OUT/hf_full.log" 2>&1
   tail -2 "$OUT/hf_full.log"
+  # the same run with the fused block kernels off (the ATen composition they replace), side by side
+  sed "s#$OD/full#$OD/full_unfused#" $W/full.json > $W/full_unfused.json
+  export FTS_FUSED_BLOCK_OPS=0; train full_unfused $W/full_unfused.json; unset FTS_FUSED_BLOCK_OPS
 fi
 
 if [[ " $SECTIONS " == *" bf16 "* ]]; then
   say "fixed batch: bf16 stages 0-3 and fp16 stage 2 vs transformers autocast"
-  for st in 0 1 2 3; do
+  for st in ${BF16_STAGES:-0 1 2 3}; do
     cfg $W/b$st.json model.path=$M/llama-small model.init=pretrained data.train=$DA/fixed.jsonl \
         training.output_dir=$OD/bf16_s$st deepspeed.bf16.enabled=true deepspeed.zero_optimization.stage=$st
     train bf16_s$st $W/b$st.json

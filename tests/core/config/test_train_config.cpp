@@ -869,11 +869,14 @@ void TestTrainConfig::unknownKeys_data() {
                                        << "deepspeed.my_setting"
                                        << R"(unknown DeepSpeed key "my_setting")";
     const QString notYet = "accepted but not used by Finetune Studio yet";
-    QTest::newRow("wall_clock_breakdown") << R"({"deepspeed":{"wall_clock_breakdown":true}})"
-                                          << "deepspeed.wall_clock_breakdown" << notYet;
-    QTest::newRow("wall_clock_breakdown off: silent") << R"({"deepspeed":{"wall_clock_breakdown":false}})"
-                                                      << ""
-                                                      << "";
+    QTest::newRow("memory_breakdown") << R"({"deepspeed":{"memory_breakdown":true}})"
+                                      << "deepspeed.memory_breakdown" << notYet;
+    QTest::newRow("memory_breakdown off: silent") << R"({"deepspeed":{"memory_breakdown":false}})"
+                                                  << ""
+                                                  << "";
+    QTest::newRow("wall_clock_breakdown: used") << R"({"deepspeed":{"wall_clock_breakdown":true}})"
+                                                << ""
+                                                << "";
     QTest::newRow("flops_profiler") << R"({"deepspeed":{"flops_profiler":{"enabled":true,"profile_step":1}}})"
                                     << "deepspeed.flops_profiler" << notYet;
     QTest::newRow("tensorboard off: silent") << R"({"deepspeed":{"tensorboard":{"enabled":false}}})"
@@ -1128,7 +1131,7 @@ void TestTrainConfig::everyErrorReportedAtOnce() {
                       "scheduler": {"type": "OneCycle"},
                       "fp16": {"enabled": true}, "bf16": {"enabled": true},
                       "zero_optimization": {"stage": 4},
-                      "wall_clock_breakdown": true}
+                      "memory_breakdown": true}
     })");
     ConfigParseResult r = parse(d);
     QVERIFY(!r.ok());
@@ -1147,12 +1150,12 @@ void TestTrainConfig::everyErrorReportedAtOnce() {
     for (const auto& i : r.issues)
         if (i.isError) errorKeys.push_back(i.keyPath);
     QCOMPARE(errorKeys, expected);  // all of them, sorted by key path
-    QVERIFY(issueAt(r, "deepspeed.wall_clock_breakdown", false));
+    QVERIFY(issueAt(r, "deepspeed.memory_breakdown", false));
     // errorText: one "key: message" line per error, warnings left out
     const std::string text = r.errorText();
     QCOMPARE(size_t(std::count(text.begin(), text.end(), '\n')) + 1, expected.size());
     QVERIFY(text.find("model.init: expected \"pretrained\" or \"random\", got \"zeros\"") != std::string::npos);
-    QVERIFY(text.find("wall_clock_breakdown") == std::string::npos);
+    QVERIFY(text.find("memory_breakdown") == std::string::npos);
 }
 
 // ---- paths ----
