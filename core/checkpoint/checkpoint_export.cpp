@@ -2,6 +2,8 @@
 // ranks' ZeRO stage 3 shards) read from its files, then the weights written as an HF model folder.
 #include <torch/torch.h>
 
+#include <optional>
+
 #include "core/checkpoint/checkpoint.h"
 #include "core/checkpoint/checkpoint_folder.h"
 #include "core/model/language_model.h"
@@ -34,6 +36,28 @@ nlohmann::json storedTrainConfig(const fs::path& checkpointDir) {
     }
 }
 
+// The run's model.quantization (QLoRA) as load options, so that the merged export starts from the same 4-bit base
+// the adapter was trained over (dequantized + the adapter's delta). nullopt without one.
+std::optional<Quant4LoadOptions> storedQuantization(const nlohmann::json& tc) {
+    if (!tc.is_object() || !tc.contains("model") || !tc["model"].is_object()) return std::nullopt;
+    const nlohmann::json& q = tc["model"].value("quantization", nlohmann::json(nullptr));
+    if (!q.is_object() || (q.value("load_in_4bit", false) != true && q.value("_load_in_4bit", false) != true))
+        return std::nullopt;
+    Quant4LoadOptions o;
+    o.fp4 = q.value("bnb_4bit_quant_type", std::string("nf4")) == "fp4";
+    o.doubleQuant = q.value("bnb_4bit_use_double_quant", false);
+    // as the config parser reads it: "bfloat16", "torch.bfloat16", "bf16", ... (null: float32)
+    const nlohmann::json& c = q.value("bnb_4bit_compute_dtype", nlohmann::json(nullptr));
+    const std::string compute = c.is_string() ? c.get<std::string>() : "float32";
+    const bool bf16 = compute.find("bfloat16") != std::string::npos || compute == "bf16";
+    const bool fp16 = !bf16 && (compute.find("float16") != std::string::npos || compute == "fp16" || compute == "half");
+    o.computeDtype = bf16 ? torch::kBFloat16 : fp16 ? torch::kFloat16 : torch::kFloat32;
+    if (q.contains("llm_int8_skip_modules") && q["llm_int8_skip_modules"].is_array())
+        for (const auto& m : q["llm_int8_skip_modules"])
+            if (m.is_string()) o.skipModules.push_back(m.get<std::string>());
+    return o;
+}
+
 // A LoRA checkpoint as an export: merged into its base (outDir, `dtype`) with the PEFT adapter in outDir/adapter/,
 // or, when the run's model.lora.merge_on_export is false, the PEFT adapter folder itself in outDir.
 void exportLoraCheckpoint(const fs::path& checkpointDir, const fs::path& outDir, torch::Dtype dtype) {
@@ -63,6 +87,7 @@ void exportLoraCheckpoint(const fs::path& checkpointDir, const fs::path& outDir,
         throw IoError((checkpointDir / "adapter_config.json").string() + ": base_model_name_or_path \"" + base +
                       "\" is not a model folder; the merged export needs the base model the adapter was trained on");
     ModelLoadOptions o;
+    o.quantize4bit = storedQuantization(tc);
     auto model = loadPretrainedModel(base, o);
     loadLoraAdapter(*model, checkpointDir);
     mergeLora(*model);

@@ -16,6 +16,7 @@
 #include "core/config/deepspeed_block.h"
 #include "core/config/hf_cache.h"
 #include "core/config/model_shape.h"
+#include "core/config/quantization_section.h"
 #include "core/config/trainer_arguments.h"
 #include "core/util/error.h"
 #include "core/util/json_parse.h"
@@ -167,12 +168,9 @@ void parseModel(const json& doc, const fs::path& baseDir, IssueList& issues, Mod
     if (const json* v = findField(*o, "chunked_loss"))
         if (auto b = readBool(issues, *v, "model.chunked_loss")) m.chunkedLoss = *b;
     if (const json* v = findField(*o, "lora"); v && !v->is_null()) parseLora(*v, baseDir, m, issues);
-    // BitsAndBytesConfig (QLoRA): the 4-bit format is in the engine (core/model/quant4bit.h) but training over it is
-    // not yet; refused rather than trained in full precision behind the user's back.
+    // BitsAndBytesConfig (QLoRA): the base held 4-bit under the adapters (quantization_section.h).
     if (const json* v = findField(*o, "quantization"); v && !v->is_null())
-        issues.error("model.quantization",
-                     "4-bit base weights (QLoRA, bitsandbytes' load_in_4bit) are not available in this version yet "
-                     "(docs/qlora.md); remove the key to train LoRA over the model's own precision");
+        parseQuantization(*v, issues, m.quantization);
     warnUnknownKeys(issues, *o, "model",
                     {"path", "init", "tokenizer", "activation_checkpointing", "chunked_loss", "lora", "quantization"});
 }
@@ -517,6 +515,7 @@ ConfigParseResult parseDocument(const json& doc, const fs::path& baseDir, int wo
         TrainerFill fill = fillTrainerAutos(*ds, cfg.training.trainer, worldSize, maxSteps, hiddenSize, issues);
         cfg.deepspeed = parseDeepSpeedBlock(fill.block, worldSize, maxSteps, issues, baseDir);
         applyTrainerArguments(*ds, cfg.training.trainer, fill, maxSteps, issues, cfg.deepspeed);
+        checkQuantizationFits(cfg, issues);
         if (!cfg.training.samplePrompts.empty() && cfg.deepspeed.zeroStage == 3)
             issues.warning("training.sample_prompts",
                            "not generated under ZeRO stage 3 in this version (the parameters are partitioned across "
@@ -649,6 +648,7 @@ nlohmann::json configToResolvedJson(const TrainConfig& c) {
         }
         model["lora"] = lora;
     }
+    if (c.model.quantization.enabled) model["quantization"] = quantizationToJson(c.model.quantization);
     const DataSection& d = c.data;
     json data = {{"train", d.train.generic_string()}, {"max_length", d.maxLength}, {"format", d.format}};
     // Only what the format uses (what it ignores is warned about when written).

@@ -181,6 +181,16 @@ struct LoraSection {
     bool mergeOnExport = true;       // the final export is the merged model (+ the adapter in adapter/)
 };
 
+// model.quantization: the frozen base held 4-bit under LoRA (QLoRA), in transformers' BitsAndBytesConfig names
+// (docs/qlora.md). Every Linear layer but the LM head (and llm_int8_skip_modules) is quantized as it loads.
+struct QuantizationSection {
+    bool enabled = false;                  // load_in_4bit
+    std::string quantType = "nf4";         // bnb_4bit_quant_type: "nf4" or "fp4"
+    bool doubleQuant = false;              // bnb_4bit_use_double_quant
+    std::string computeDtype = "float32";  // bnb_4bit_compute_dtype (BitsAndBytesConfig's default float32)
+    std::vector<std::string> skipModules;  // llm_int8_skip_modules: module names (or ".suffix"es) kept unquantized
+};
+
 struct ModelSection {
     std::filesystem::path path;       // HF model folder (config.json + weights, or config.json only with init=random)
     std::string init = "pretrained";  // "pretrained" (load weights) or "random" (seeded init from config.json)
@@ -190,6 +200,7 @@ struct ModelSection {
     // (tokens x vocab) logits never exist at once (core/model/chunked_head_loss.h). Same loss and gradients.
     bool chunkedLoss = true;
     LoraSection lora;
+    QuantizationSection quantization;
 };
 
 struct DataSection {

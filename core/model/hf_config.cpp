@@ -21,13 +21,17 @@ HfConfig HfConfig::load(const std::filesystem::path& configJson) {
         throw FormatError(configJson.string() + ": not valid JSON: " + e.what());
     }
     if (!j.is_object()) throw FormatError(configJson.string() + ": expected a JSON object at the top level");
-    // A checkpoint saved quantized (bitsandbytes, GPTQ, AWQ, ...): its weights are not floats. docs/qlora.md.
+    // A checkpoint saved quantized: bitsandbytes' 4-bit format loads (the model factory reads it, quant4bit.h);
+    // GPTQ, AWQ, 8-bit and the rest do not. docs/qlora.md.
     if (const auto q = j.find("quantization_config"); q != j.end() && q->is_object()) {
         const std::string method = q->value("quant_method", std::string("unknown"));
-        throw FormatError(configJson.string() + ": key \"quantization_config\": the model is saved quantized (" +
-                          method +
-                          "); loading quantized weights is not supported yet (docs/qlora.md). Use the model's "
-                          "unquantized release (float32, bfloat16 or float16 weights)");
+        const bool fourBit = (q->contains("load_in_4bit") && (*q)["load_in_4bit"] == true) ||
+                             (q->contains("_load_in_4bit") && (*q)["_load_in_4bit"] == true);
+        if (method != "bitsandbytes" || !fourBit)
+            throw FormatError(configJson.string() + ": key \"quantization_config\": the model is saved quantized (" +
+                              method + (method == "bitsandbytes" ? ", 8-bit" : "") +
+                              "); only bitsandbytes' 4-bit format (load_in_4bit, NF4/FP4) loads (docs/qlora.md). Use "
+                              "the model's unquantized release (float32, bfloat16 or float16 weights)");
     }
     return HfConfig(std::move(j), configJson.string());
 }

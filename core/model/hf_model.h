@@ -24,6 +24,7 @@ enum class LayerKind { Other, Linear, Conv1D };
 
 struct LoraLayer;  // lora.h
 struct LoraOptions;
+struct Quant4Weight;  // quant4bit.h
 
 struct ParamSpec {
     std::string name;  // HF state_dict name
@@ -66,6 +67,17 @@ public:
     const std::vector<std::shared_ptr<LoraLayer>>& loraByParam() const { return m_lora; }
     const std::shared_ptr<LoraOptions>& loraOptions() const { return m_loraOptions; }
 
+    // 4-bit base weights (quant4bit.h) by parameter index, null where the weight is a plain tensor. A quantized
+    // weight's entry in parameters() is a placeholder of its shape on the meta device (no memory); linearAt and
+    // conv1dAt run the layer through quant4Linear in computeDtype, and the model's own dtype outside it.
+    void setQuant4(std::vector<std::shared_ptr<Quant4Weight>> byParam, torch::Dtype computeDtype);
+    const std::vector<std::shared_ptr<Quant4Weight>>& quant4ByParam() const { return m_quant4; }
+    bool quantized(size_t index) const { return index < m_quant4.size() && m_quant4[index] != nullptr; }
+    // Where parameter `index` lives (a quantized weight: where its 4-bit tensors are).
+    torch::Device parameterDevice(size_t index) const;
+    // Puts a plain tensor in place of parameter `index` (a merged, dequantized weight), dropping its 4-bit form.
+    void replaceParameter(size_t index, torch::Tensor tensor);
+
 protected:
     virtual void bindParameters() = 0;  // cache handles into m_params for forward()
     const torch::Tensor& param(size_t index) const { return m_params[index].tensor; }
@@ -91,6 +103,8 @@ protected:
     bool m_activationCheckpointing = false;
     std::vector<std::shared_ptr<LoraLayer>> m_lora;
     std::shared_ptr<LoraOptions> m_loraOptions;
+    std::vector<std::shared_ptr<Quant4Weight>> m_quant4;
+    torch::Dtype m_quantComputeDtype = torch::kFloat32;
     std::vector<std::pair<size_t, size_t>> m_blockRanges;  // (first parameter, count) of each block, forward order
     BlockRunner m_blockRunner;
     bool m_deferHead = false;

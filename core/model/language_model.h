@@ -36,6 +36,15 @@ struct ModelInfo {
     std::vector<std::string> loadWarnings;  // checkpoint tensors the model does not use (HF warns, loads anyway)
 };
 
+// Quantize-on-load (model.quantization, QLoRA): every Linear / Conv1D weight but the output head's and
+// skipModules' is held 4-bit in bitsandbytes' format (quant4bit.h), quantized from the weight as loaded in `dtype`.
+struct Quant4LoadOptions {
+    bool fp4 = false;  // bitsandbytes' FP4 codebook instead of NF4
+    bool doubleQuant = false;
+    torch::Dtype computeDtype = torch::kFloat32;  // the products' dtype (bnb_4bit_compute_dtype)
+    std::vector<std::string> skipModules;         // module names or ".suffix"es left unquantized
+};
+
 struct ModelLoadOptions {
     torch::Dtype dtype = torch::kFloat32;  // parameter dtype in memory
     torch::Device device = torch::kCPU;
@@ -50,6 +59,7 @@ struct ModelLoadOptions {
     // tensor at a time, in parameters() order) and the model keeps what it returns (this rank's part), so no rank
     // ever holds the whole model. Such a model runs only under the stage 3 engine that knows the full shapes.
     std::function<torch::Tensor(size_t index, const torch::Tensor& full)> partition;
+    std::optional<Quant4LoadOptions> quantize4bit;  // model.quantization; a folder saved 4-bit loads 4-bit anyway
 };
 
 // The output layer of an LM head: logits = rows @ weight^T + bias (bias may be undefined).

@@ -14,6 +14,8 @@
 
 #include "core/model/dense.h"
 #include "core/model/hf_model.h"
+#include "core/model/quant4_linear.h"
+#include "core/model/quant4bit.h"
 #include "core/model/safetensors_torch.h"
 #include "core/util/atomic_file.h"
 #include "core/util/error.h"
@@ -126,11 +128,35 @@ void HfModel::setLora(std::vector<std::shared_ptr<LoraLayer>> byParam, std::shar
     m_loraOptions = std::move(options);
 }
 
+namespace {
+// bitsandbytes' Linear4bit.forward: x and the bias in the compute dtype for the product, the result in x's dtype.
+torch::Tensor quantizedLinear(const Quant4Weight& q, torch::Dtype computeDtype, const torch::Tensor& x,
+                              const torch::Tensor& bias) {
+    const torch::Tensor b = bias.defined() ? bias.to(computeDtype) : bias;
+    return quant4Linear(x.to(computeDtype), q, b).to(x.scalar_type());
+}
+}  // namespace
+
 torch::Tensor HfModel::linearAt(size_t weightIndex, const torch::Tensor& x, const torch::Tensor& bias) const {
-    const torch::Tensor& w = m_params[weightIndex].tensor;
-    torch::Tensor y = denseLinear(x, w, bias);
+    torch::Tensor y = quantized(weightIndex) ? quantizedLinear(*m_quant4[weightIndex], m_quantComputeDtype, x, bias)
+                                             : denseLinear(x, m_params[weightIndex].tensor, bias);
     if (weightIndex < m_lora.size() && m_lora[weightIndex]) y = y + m_lora[weightIndex]->delta(x, m_training);
     return y;
+}
+
+void HfModel::setQuant4(std::vector<std::shared_ptr<Quant4Weight>> byParam, torch::Dtype computeDtype) {
+    m_quant4 = std::move(byParam);
+    m_quantComputeDtype = computeDtype;
+}
+
+torch::Device HfModel::parameterDevice(size_t index) const {
+    return quantized(index) ? m_quant4[index]->packed.device() : m_params.at(index).tensor.device();
+}
+
+void HfModel::replaceParameter(size_t index, torch::Tensor tensor) {
+    if (index < m_quant4.size()) m_quant4[index].reset();
+    m_params.at(index).tensor = std::move(tensor);
+    bindParameters();
 }
 
 torch::Tensor HfModel::outputLayer(std::optional<size_t> weightIndex, const torch::Tensor& x,
@@ -145,7 +171,9 @@ torch::Tensor HfModel::outputLayer(std::optional<size_t> weightIndex, const torc
 }
 
 torch::Tensor HfModel::conv1dAt(size_t weightIndex, const torch::Tensor& x, const torch::Tensor& bias) const {
-    torch::Tensor y = denseConv1d(x, m_params[weightIndex].tensor, bias);
+    // a quantized Conv1D weight is held (out, in), transposed as transformers quantizes it
+    torch::Tensor y = quantized(weightIndex) ? quantizedLinear(*m_quant4[weightIndex], m_quantComputeDtype, x, bias)
+                                             : denseConv1d(x, m_params[weightIndex].tensor, bias);
     if (weightIndex < m_lora.size() && m_lora[weightIndex]) y = y + m_lora[weightIndex]->delta(x, m_training);
     return y;
 }
@@ -239,7 +267,7 @@ void attachLora(LanguageModel& model, const LoraOptions& optsIn, uint64_t seed, 
         const int64_t out = layer->fanInFanOut ? w.size(1) : w.size(0);
         // nn.init.kaiming_uniform_(a=sqrt(5)) on (r, in): gain sqrt(2 / (1 + 5)), bound = gain * sqrt(3 / in) = 1 / sqrt(in).
         const double bound = 1.0 / std::sqrt(double(in));
-        const auto options = torch::TensorOptions().dtype(torch::kFloat32).device(w.device());
+        const auto options = torch::TensorOptions().dtype(torch::kFloat32).device(hf.parameterDevice(wi));
         layer->a =
             torch::empty({opts->r, in}, torch::kFloat32).uniform_(-bound, bound, gen).to(options).requires_grad_(true);
         layer->b = torch::zeros({out, opts->r}, options).requires_grad_(true);
@@ -252,6 +280,14 @@ void attachLora(LanguageModel& model, const LoraOptions& optsIn, uint64_t seed, 
 bool hasLora(LanguageModel& model) {
     auto* hf = dynamic_cast<HfModel*>(&model);
     return hf && hf->loraOptions();
+}
+
+bool hasQuantizedWeights(LanguageModel& model) {
+    auto* hf = dynamic_cast<HfModel*>(&model);
+    if (!hf) return false;
+    for (const auto& q : hf->quant4ByParam())
+        if (q) return true;
+    return false;
 }
 
 const LoraOptions* loraOptions(LanguageModel& model) {
@@ -297,10 +333,25 @@ void mergeLora(LanguageModel& model) {
     auto& params = hf.parameters();
     for (const auto& layer : hf.loraByParam())
         if (layer) {
-            torch::Tensor& w = params[layer->weightIndex].tensor;
+            const size_t i = layer->weightIndex;
+            if (hf.quantized(i)) {  // the 4-bit weight dequantized (in the dtype it was quantized from) + the delta
+                const Quant4Weight& q = *hf.quant4ByParam()[i];
+                torch::Tensor w = dequantize4bitOnDevice(q, q.dtype);
+                if (layer->fanInFanOut) w = w.t().contiguous();
+                hf.replaceParameter(i, w.add_(layer->deltaWeight().to(w.scalar_type())));
+                continue;
+            }
+            torch::Tensor& w = params[i].tensor;
             w.add_(layer->deltaWeight().to(w.scalar_type()));
         }
     hf.setLora({}, nullptr);
+    // 4-bit weights without an adapter become plain tensors too (Conv1D ones back in their (in, out) layout)
+    for (size_t i = 0; i < params.size(); ++i)
+        if (hf.quantized(i)) {
+            const Quant4Weight& q = *hf.quant4ByParam()[i];
+            torch::Tensor w = dequantize4bitOnDevice(q, q.dtype);
+            hf.replaceParameter(i, hf.parameterSpecs()[i].layer == LayerKind::Conv1D ? w.t().contiguous() : w);
+        }
     for (auto& p : params) p.tensor.requires_grad_(true);
 }
 

@@ -60,6 +60,8 @@ void loadLoraAdapter(LanguageModel& model, const std::filesystem::path& adapterD
 void saveLoraAdapter(LanguageModel& model, const std::filesystem::path& dir, const std::string& baseModelNameOrPath);
 
 bool hasLora(LanguageModel& model);
+// Whether some base weight is held 4-bit (model.quantization, or a folder saved 4-bit; quant4bit.h).
+bool hasQuantizedWeights(LanguageModel& model);
 const LoraOptions* loraOptions(LanguageModel& model);
 // Adapter tensors by PEFT name ("base_model.model.<module>.lora_A.weight"), plus modules_to_save parameters.
 std::vector<NamedTensor> loraStateTensors(LanguageModel& model);

@@ -3,6 +3,7 @@
 // Invariant: a model is returned only when every parameter was found with its expected shape.
 #include <ATen/CPUGeneratorImpl.h>
 
+#include <algorithm>
 #include <set>
 
 #include "core/model/activation_checkpoint.h"
@@ -11,6 +12,7 @@
 #include "core/model/llama.h"
 #include "core/model/hf_model.h"
 #include "core/model/lora.h"
+#include "core/model/quant4bit.h"
 #include "core/model/safetensors_torch.h"
 #include "core/weights/model_weights.h"
 #include "core/util/atomic_file.h"
@@ -72,7 +74,7 @@ torch::Tensor HfModel::runBlock(const std::function<torch::Tensor(const torch::T
     if (!m_activationCheckpointing) return block(h);
     std::vector<torch::Tensor> params;
     for (size_t k = firstParam; k < firstParam + count && k < m_params.size(); ++k) {
-        params.push_back(m_params[k].tensor);
+        if (!quantized(k)) params.push_back(m_params[k].tensor);  // a 4-bit weight is frozen: no gradient to replay
         if (k < m_lora.size() &&
             m_lora[k]) {  // adapters are read by the block too: their gradients come from the replay
             params.push_back(m_lora[k]->a);
@@ -138,6 +140,52 @@ HfConfig loadPatchedConfig(const fs::path& configJson, const ModelLoadOptions& o
     return HfConfig(std::move(j), configJson.string());
 }
 
+// transformers' rule for llm_int8_skip_modules (and the output head it adds): a module whose dotted name contains
+// one of the names stays unquantized.
+bool skippedModule(const std::string& paramName, const std::vector<std::string>& skip) {
+    for (const auto& s : skip)
+        if (!s.empty() && paramName.find(s) != std::string::npos) return true;
+    return false;
+}
+
+// Whether the spec's weight is held 4-bit when model.quantization asks: the weights of Linear and Conv1D layers,
+// not the output head's (lm_head, classifier: bitsandbytes' integration leaves them), not skipped ones.
+bool quantizedOnLoad(const ParamSpec& spec, const Quant4LoadOptions& q) {
+    return (spec.layer == LayerKind::Linear || spec.layer == LayerKind::Conv1D) && !spec.outputHead &&
+           !skippedModule(spec.name, q.skipModules);
+}
+
+// The name suffixes transformers saves beside a 4-bit weight (quant4bit.h), and the quant_state key present.
+const char* const kQuantSuffixes[] = {".absmax",
+                                      ".quant_map",
+                                      ".nested_absmax",
+                                      ".nested_quant_map",
+                                      ".quant_state.bitsandbytes__nf4",
+                                      ".quant_state.bitsandbytes__fp4"};
+bool savedQuantized(const ModelWeights& ck, const std::string& name) {
+    return ck.tensors.count(name + ".quant_state.bitsandbytes__nf4") ||
+           ck.tensors.count(name + ".quant_state.bitsandbytes__fp4");
+}
+
+// config.json's bnb_4bit_compute_dtype of a folder saved 4-bit (float32 when absent, as BitsAndBytesConfig).
+torch::Dtype savedComputeDtype(const HfConfig& config) {
+    const nlohmann::json& q = config.json().at("quantization_config");
+    const std::string name = q.value("bnb_4bit_compute_dtype", std::string("float32"));
+    if (name == "bfloat16") return torch::kBFloat16;
+    if (name == "float16") return torch::kFloat16;
+    return torch::kFloat32;
+}
+
+Quant4Weight onDevice(Quant4Weight q, const torch::Device& device) {
+    q.packed = q.packed.to(device);
+    q.absmax = q.absmax.to(device);
+    if (q.nested()) {
+        q.nestedAbsmax = q.nestedAbsmax.to(device);
+        q.nestedCode = q.nestedCode.to(device);
+    }
+    return q;
+}
+
 void checkLoadOptions(const ModelLoadOptions& opts) {
     if (!c10::isFloatingType(opts.dtype))
         throw Error(std::string("model parameters need a floating-point dtype, got ") + c10::toString(opts.dtype));
@@ -155,6 +203,9 @@ std::unique_ptr<LanguageModel> loadPretrainedModel(const fs::path& dir, const Mo
     const HfConfig config = loadPatchedConfig(dir / "config.json", opts);
     std::unique_ptr<HfModel> model = buildModelFromConfig(config, opts);
     const ModelWeights ck = openModelWeights(dir);
+    // 4-bit weights: those the folder holds 4-bit (config.json's quantization_config, checked by HfConfig::load),
+    // and with model.quantization those quantized as they load.
+    const bool folderQuantized = config.has({"quantization_config"});
 
     // Match every parameter spec to a checkpoint tensor; collect all problems before failing.
     std::vector<std::string> problems;
@@ -185,6 +236,10 @@ std::unique_ptr<LanguageModel> loadPretrainedModel(const fs::path& dir, const Mo
             continue;
         }
         used.insert(foundName);
+        if (folderQuantized && savedQuantized(ck, foundName)) {  // the packed codes: checked when they are read
+            for (const char* suffix : kQuantSuffixes) used.insert(foundName + suffix);
+            continue;
+        }
         const TensorEntry& e = *found->entry;
         if (e.shape != spec.shape)
             problems.push_back("tensor '" + foundName + "': expected shape " + shapeText(spec.shape) + " (" +
@@ -211,19 +266,66 @@ std::unique_ptr<LanguageModel> loadPretrainedModel(const fs::path& dir, const Mo
 
     std::vector<torch::Tensor> tensors;
     tensors.reserve(sources.size());
+    std::vector<std::shared_ptr<Quant4Weight>> quant(sources.size());
     {
         torch::NoGradGuard noGrad;
         auto gen = at::make_generator<at::CPUGeneratorImpl>(opts.initSeed);
+        const auto& specs = model->parameterSpecs();
         for (size_t i = 0; i < sources.size(); ++i) {
             const WeightTensor* src = sources[i];
+            const ParamSpec& spec = specs[i];
+            const auto placeholder = [&] {  // a 4-bit weight's entry in parameters(): its shape, no memory
+                return torch::empty(spec.shape, torch::TensorOptions().dtype(opts.dtype).device(torch::kMeta));
+            };
+            if (src && folderQuantized && savedQuantized(ck, src->entry->name)) {
+                const std::string file = src->file->path().string();
+                std::optional<Quant4Weight> q = readQuant4Weight(
+                    src->entry->name,
+                    [&](const std::string& name) {
+                        auto it = ck.tensors.find(name);
+                        return it == ck.tensors.end() ? torch::Tensor()
+                                                      : tensorView(it->second.file, *it->second.entry).clone();
+                    },
+                    file);
+                if (!q) throw FormatError(file + ": tensor '" + src->entry->name + "' has no 4-bit quant_state");
+                // transformers holds a quantized Conv1D weight (in, out) transposed, as the Linear it becomes
+                std::vector<int64_t> want = spec.shape;
+                if (spec.layer == LayerKind::Conv1D && want.size() == 2) std::swap(want[0], want[1]);
+                if (q->shape != want)
+                    throw FormatError(file + ": tensor '" + src->entry->name + "' holds a 4-bit weight of shape " +
+                                      shapeText(q->shape) + ", expected " + shapeText(want) + " (" + spec.shapeFrom +
+                                      " from config.json)");
+                quant[i] = std::make_shared<Quant4Weight>(onDevice(std::move(*q), opts.device));
+                tensors.push_back(placeholder());
+                continue;
+            }
+            if (src && opts.quantize4bit && quantizedOnLoad(spec, *opts.quantize4bit)) {
+                // One weight at a time: read in the run's dtype on the CPU, quantized, only the 4-bit form kept.
+                torch::Tensor w = loadTensorReleasing(src->file, *src->entry, opts.dtype, torch::kCPU);
+                if (spec.layer == LayerKind::Conv1D) w = w.t().contiguous();
+                quant[i] = std::make_shared<Quant4Weight>(
+                    onDevice(quantize4bit(w, opts.quantize4bit->fp4 ? Quant4Type::Fp4 : Quant4Type::Nf4, 64,
+                                          opts.quantize4bit->doubleQuant),
+                             opts.device));
+                tensors.push_back(placeholder());
+                continue;
+            }
             // Converted chunk by chunk; the mapped source pages leave the resident set as they are copied.
-            torch::Tensor t = src ? loadTensorReleasing(src->file, *src->entry, opts.dtype, opts.device)
-                                  : initTensor(model->parameterSpecs()[i], gen)
-                                        .to(torch::TensorOptions().dtype(opts.dtype).device(opts.device));
+            torch::Tensor t =
+                src ? loadTensorReleasing(src->file, *src->entry, opts.dtype, opts.device)
+                    : initTensor(spec, gen).to(torch::TensorOptions().dtype(opts.dtype).device(opts.device));
             tensors.push_back(opts.partition ? opts.partition(i, t) : t);  // stage 3: only this rank's part is kept
         }
     }
+    const bool anyQuantized = std::any_of(quant.begin(), quant.end(), [](const auto& q) { return q != nullptr; });
+    if (anyQuantized && opts.partition)
+        throw ConfigError(dir.string() +
+                          ": 4-bit weights cannot be partitioned by ZeRO stage 3 in this version; use "
+                          "stage 0-2 (deepspeed.zero_optimization.stage)");
     model->setParameters(std::move(tensors), bool(opts.partition));
+    if (anyQuantized)
+        model->setQuant4(std::move(quant),
+                         opts.quantize4bit ? opts.quantize4bit->computeDtype : savedComputeDtype(config));
     return model;
 }
 
@@ -266,7 +368,10 @@ void saveHfModel(LanguageModel& model, const fs::path& dir, torch::Dtype dtype) 
     std::error_code ec;
     fs::create_directories(dir, ec);
     if (!fs::is_directory(dir, ec)) throw IoError(dir.string() + ": cannot create the output folder");
+    if (hasQuantizedWeights(model))
+        throw Error("saveHfModel: the model holds 4-bit weights; merge or dequantize them first (mergeLora)");
     nlohmann::json config = info.hfConfig.is_object() ? info.hfConfig : nlohmann::json::object();
+    config.erase("quantization_config");  // the weights written are plain floats (a 4-bit source was dequantized)
     config["torch_dtype"] = dtypeName;
     if (config.contains("dtype")) config["dtype"] = dtypeName;  // transformers 5 spells it "dtype"
     if (!info.architecture.empty()) config["architectures"] = nlohmann::json::array({info.architecture});

@@ -39,7 +39,12 @@ std::unique_ptr<LanguageModel> loadRunModel(const TrainConfig& cfg, const fs::pa
         // ranks' master shards (the step engine's loadState).
         if (!resumeDir.empty() && !isZero3Checkpoint(resumeDir)) return loadPretrainedModel(resumeDir, opts);
         if (cfg.model.init == "random") return initModelFromConfig(cfg.model.path / "config.json", seed, opts);
-        return loadPretrainedModel(cfg.model.path, opts);
+        std::unique_ptr<LanguageModel> model = loadPretrainedModel(cfg.model.path, opts);
+        if (hasQuantizedWeights(*model))
+            throw ConfigError((cfg.model.path / "config.json").string() +
+                              ": quantization_config: the folder holds 4-bit weights, which are frozen; train them "
+                              "with model.lora (QLoRA), or start from the model's unquantized release");
+        return model;
     }
     std::unique_ptr<LanguageModel> model = loadPretrainedModel(cfg.model.path, opts);
     const LoraSection& l = cfg.model.lora;
@@ -73,6 +78,16 @@ RunModel prepareRunModel(const TrainConfig& cfg, const ZeroPlan& plan, const fs:
     // whole model; every rank reads the same files (or draws with the same seed), so no broadcast is needed.
     std::vector<std::vector<int64_t>> fullShapes;
     loadOpts.partition = plan.loadPartition(fullShapes);
+    if (const QuantizationSection& q = cfg.model.quantization; q.enabled) {  // QLoRA: the base held 4-bit
+        Quant4LoadOptions o;
+        o.fp4 = q.quantType == "fp4";
+        o.doubleQuant = q.doubleQuant;
+        o.computeDtype = q.computeDtype == "bfloat16"  ? torch::kBFloat16
+                         : q.computeDtype == "float16" ? torch::kFloat16
+                                                       : torch::kFloat32;
+        o.skipModules = q.skipModules;
+        loadOpts.quantize4bit = o;
+    }
     // Full weights, or a frozen base + LoRA adapters (model.lora).
     std::unique_ptr<LanguageModel> model;
     try {

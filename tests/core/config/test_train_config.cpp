@@ -1024,9 +1024,31 @@ void TestTrainConfig::typeAndRangeErrors_data() {
     QTest::newRow("gradient_clipping negative") << R"({"deepspeed":{"gradient_clipping":-1}})"
                                                 << "deepspeed.gradient_clipping"
                                                 << "expected a number >= 0 (0 turns clipping off), got -1";
-    QTest::newRow("4-bit base not yet") << R"({"model":{"lora":{"r":8},"quantization":{"load_in_4bit":true}}})"
-                                        << "model.quantization"
-                                        << "4-bit base weights (QLoRA, bitsandbytes' load_in_4bit) are not available";
+    QTest::newRow("4-bit base without LoRA") << R"({"model":{"quantization":{"load_in_4bit":true}}})"
+                                             << "model.quantization"
+                                             << "they train only with LoRA adapters beside them";
+    QTest::newRow("8-bit base") << R"({"model":{"lora":{"r":8},"quantization":{"load_in_8bit":true}}})"
+                                << "model.quantization.load_in_8bit"
+                                << "8-bit base weights (LLM.int8) are not supported";
+    QTest::newRow("4-bit type") << R"({"model":{"lora":{"r":8},"quantization":{"load_in_4bit":true,
+                                      "bnb_4bit_quant_type":"int4"}}})"
+                                << "model.quantization.bnb_4bit_quant_type"
+                                << R"(expected "nf4" or "fp4", got "int4")";
+    QTest::newRow("4-bit compute dtype") << R"({"model":{"lora":{"r":8},"quantization":{"load_in_4bit":true,
+                                               "bnb_4bit_compute_dtype":"int8"}}})"
+                                         << "model.quantization.bnb_4bit_compute_dtype"
+                                         << R"(got "int8")";
+    QTest::newRow("4-bit storage") << R"({"model":{"lora":{"r":8},"quantization":{"load_in_4bit":true,
+                                         "bnb_4bit_quant_storage":"bfloat16"}}})"
+                                   << "model.quantization.bnb_4bit_quant_storage"
+                                   << R"(only "uint8")";
+    QTest::newRow("GPTQ") << R"({"model":{"lora":{"r":8},"quantization":{"quant_method":"gptq","bits":4}}})"
+                          << "model.quantization.quant_method"
+                          << R"(only "bitsandbytes")";
+    QTest::newRow("4-bit at stage 3") << R"({"model":{"lora":{"r":8},"quantization":{"load_in_4bit":true}},
+                                            "deepspeed":{"zero_optimization":{"stage":3}}})"
+                                      << "deepspeed.zero_optimization.stage"
+                                      << "which 4-bit weights (model.quantization) do not allow";
     QTest::newRow("steps_per_print 0") << R"({"deepspeed":{"steps_per_print":0}})"
                                        << "deepspeed.steps_per_print"
                                        << "got 0";
