@@ -126,6 +126,31 @@ bool fusedKernelsByDefault() {
     return !(v && std::strcmp(v, "0") == 0);
 }
 
+// model.quantization (QLoRA, BitsAndBytesConfig's names): the blocks' linear weights held 4-bit.
+struct QuantKnobs {
+    bool doubleQuant = false;
+    int64_t computeBytes = 4;  // bnb_4bit_compute_dtype: the dequantized weight of one product
+};
+std::optional<QuantKnobs> readQuantization(const json& raw) {
+    if (!raw.is_object() || !raw.contains("model") || !raw["model"].is_object()) return std::nullopt;
+    auto it = raw["model"].find("quantization");
+    if (it == raw["model"].end() || !it->is_object()) return std::nullopt;
+    if (!boolOr(*it, "load_in_4bit", false) && !boolOr(*it, "_load_in_4bit", false)) return std::nullopt;
+    QuantKnobs q;
+    q.doubleQuant = boolOr(*it, "bnb_4bit_use_double_quant", false);
+    const auto c = it->find("bnb_4bit_compute_dtype");
+    if (c != it->end() && c->is_string() && c->get<std::string>().find("16") != std::string::npos) q.computeBytes = 2;
+    return q;
+}
+
+// Bytes of one weight of n elements in bitsandbytes' 4-bit format (core/model/quant4bit.h): two codes per byte, a
+// float32 absmax per 64 elements, or with double quantization one byte per 64 plus a float32 per 256 blocks and
+// the 256-entry code.
+int64_t quant4Bytes(int64_t n, bool doubleQuant) {
+    const int64_t blocks = (n + 63) / 64;
+    return (n + 1) / 2 + (doubleQuant ? blocks + (blocks + 255) / 256 * 4 + 256 * 4 : blocks * 4) + 16 * 4;
+}
+
 // Everything one estimate depends on, with the options applied.
 struct Inputs {
     int world = 1, stage = 0;
@@ -135,6 +160,7 @@ struct Inputs {
     bool checkpointing = false;
     ZeroKnobs zero;
     std::optional<LoraKnobs> lora;
+    std::optional<QuantKnobs> quant;
     int64_t runtime = 0;
     bool chunkedLoss = true;
     bool fusedKernels = true;
@@ -199,7 +225,19 @@ Result compute(const ModelShape& shape, const Inputs& in) {
     ModelStateSizes& st = res.states;
     const int64_t paramsTrainable =
         in.stage >= 3 && !lora ? ceilDiv(trainable * trainBytes, N) : trainable * trainBytes;
-    const int64_t paramsFrozen = in.stage >= 3 ? ceilDiv(frozen * baseBytes, N) : frozen * baseBytes;
+    int64_t paramsFrozen = in.stage >= 3 ? ceilDiv(frozen * baseBytes, N) : frozen * baseBytes;
+    // QLoRA: the blocks' linear weights 4-bit (stages 0-2; the config refuses stage 3), the rest in baseBytes.
+    int64_t quantizedElements = 0, largestQuantized = 0;
+    if (in.quant && lora) {
+        int64_t quantBytes = 0;
+        for (const auto& t : shape.tensors)
+            if (!t.module.empty() && t.layer >= 0) {
+                quantizedElements += t.numel;
+                largestQuantized = std::max(largestQuantized, t.numel);
+                quantBytes += quant4Bytes(t.numel, in.quant->doubleQuant);
+            }
+        paramsFrozen = (frozen - quantizedElements) * baseBytes + quantBytes;
+    }
     st.parameters = paramsTrainable + paramsFrozen;
     // The paper's gradient term: the full set at stages 0-1, the partition from stage 2.
     st.gradients = in.stage >= 2 ? ceilDiv(trainable * gradBytes, N) : trainable * gradBytes;
@@ -296,7 +334,11 @@ Result compute(const ModelShape& shape, const Inputs& in) {
     res.act = estimateActivations(shape, ai);
     // Autocast over float32 weights (stage 0 bf16) casts every linear weight to bf16 once per forward; the casts
     // stay alive until their layer's backward (the products keep them).
-    const int64_t castCopies = mode == ForwardMode::AutocastOverFp32 ? 2 * linearWeightElements(shape) : 0;
+    // A 4-bit weight is dequantized inside its product and not kept: no cast copies of it.
+    const int64_t castCopies =
+        mode == ForwardMode::AutocastOverFp32 ? 2 * (linearWeightElements(shape) - quantizedElements) : 0;
+    // ... but the product's dequantized weight exists while it runs (in backward too: one at a time).
+    const int64_t dequantizedTile = in.quant && lora ? largestQuantized * in.quant->computeBytes : 0;
     // The loss (core/model/chunked_head_loss.h, token_cross_entropy.h). Unchunked: the float32 logits the loss
     // keeps and, as its backward starts, their float32 gradient (8 bytes per logit; the forward's bit16 logits and
     // float32 copy, 6 bytes, come before), then the bit16 gradient of the logits with the head's input and weight
@@ -382,7 +424,7 @@ Result compute(const ModelShape& shape, const Inputs& in) {
     start.gradients = persistentGrads + (in.stage == 0 && in.accumulation > 1 ? trainable * gradBytes : 0);
     start.buckets = persistentBuckets + gathered;
     start.activations = act.stored + (act.backwardWorking > loss ? act.backwardWorking : 0);
-    start.workspace = act.backwardWorking > loss ? 0 : loss;
+    start.workspace = (act.backwardWorking > loss ? 0 : loss) + dequantizedTile;
     // Backward ends: the activations gone, every gradient made (stage 0 .grad), or, at stage 3, the backward of a
     // block with the bucket holding up to max(reduce_bucket_size, a block) of gradients, or a bucket's
     // reduction (its send and receive buffers) once the blocks whose gradients filled it have freed their inputs.
@@ -393,6 +435,7 @@ Result compute(const ModelShape& shape, const Inputs& in) {
     end.gradients = persistentGrads + (in.stage == 0 ? trainable * gradBytes : 0) + outsideGrads;
     end.buckets = persistentBuckets + gathered + gradBucketsEnd;
     end.activations = act.outside + act.backwardWorking + (ai.checkpointing ? act.blockInput : act.perLayer);
+    end.workspace = dequantizedTile;
     Moment blockBackward{"backward (end)"};
     if (in.stage >= 3 && !lora) {
         int64_t blockFull = 0;
@@ -455,6 +498,7 @@ Inputs resolveInputs(const TrainConfig& config, const EstimateOptions& o) {
     in.zero = readZeroKnobs(config.raw, in.stage);
     if (o.offloadOptimizer) in.zero.offloadOptimizer = *o.offloadOptimizer;
     in.lora = readLora(config.raw);
+    in.quant = readQuantization(config.raw);
     if (o.loraRank) in.lora = LoraKnobs{*o.loraRank, {}};
     in.runtime = o.runtimeBytes.value_or(in.device == EstimateDevice::Cuda ? kCudaRuntimeBytes : kCpuRuntimeBytes);
     in.chunkedLoss = o.chunkedLoss.value_or(config.model.chunkedLoss);
@@ -498,6 +542,7 @@ MemoryEstimate estimateMemory(const TrainConfig& config, const ModelShape& shape
     e.offloadOptimizer = in.stage >= 1 ? in.zero.offloadOptimizer : "none";
     e.offloadParam = in.stage >= 3 ? in.zero.offloadParam : "none";
     if (in.lora) e.loraRank = in.lora->rank;
+    e.quantized4bit = in.lora && in.quant;
     const Result r = compute(shape, in);
     e.trainableParameters = r.trainable;
     e.activationDetail = r.act;
@@ -641,6 +686,7 @@ nlohmann::json toJson(const MemoryEstimate& e) {
               {"offload_optimizer", e.offloadOptimizer},
               {"offload_param", e.offloadParam},
               {"lora_rank", e.loraRank ? json(*e.loraRank) : json(nullptr)},
+              {"quantization", e.quantized4bit ? json("4-bit") : json(nullptr)},
               {"activation_detail",
                {{"per_layer", e.activationDetail.perLayer},
                 {"stored", e.activationDetail.stored},
@@ -678,7 +724,8 @@ std::string formatEstimate(const MemoryEstimate& e) {
     std::ostringstream out;
     out << e.shape.architecture << ": " << e.totalParameters << " parameters";
     if (e.trainableParameters != e.totalParameters)
-        out << " (" << e.trainableParameters << " trainable, LoRA r=" << e.loraRank.value_or(0) << ")";
+        out << " (" << e.trainableParameters << " trainable, LoRA r=" << e.loraRank.value_or(0)
+            << (e.quantized4bit ? " over a 4-bit base" : "") << ")";
     out << "\n"
         << e.worldSize << (e.worldSize == 1 ? " rank" : " ranks") << " on "
         << (e.device == EstimateDevice::Cuda ? "cuda" : "cpu") << ", ZeRO stage " << e.zeroStage << ", " << e.precision

@@ -90,6 +90,7 @@ struct MemoryEstimate {
     std::string offloadOptimizer = "none";
     std::string offloadParam = "none";  // stage 3: where the parameter shard rests ("none", "cpu", "nvme")
     std::optional<int> loraRank;
+    bool quantized4bit = false;  // model.quantization with LoRA: the blocks' linear weights counted 4-bit
     bool chunkedLoss = true;
     ActivationDetail activationDetail;
     ModelStateSizes states;

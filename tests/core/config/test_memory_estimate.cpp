@@ -470,6 +470,38 @@ private slots:
         QCOMPARE(e.states.parameters, 4 * s.numParameters() + 4 * adapters);
     }
 
+    void qloraCountsTheBaseIn4Bits() {
+        // model.quantization with LoRA: the blocks' linear weights in bitsandbytes' 4-bit format (half a byte each, a
+        // float32 absmax per 64, or with double quantization a byte per 64 plus a float32 per 256 blocks and the
+        // code), the rest of the base as it was; the largest dequantized weight is workspace while its product runs.
+        const fs::path dir = m_models.at("llama");
+        const ModelShape s = readModelShape(dir);
+        const json lora = {{"r", 4}, {"target_modules", {"q_proj", "v_proj"}}};
+        const TrainConfig plain =
+            makeConfig(dir, {{"train_micro_batch_size_per_gpu", 1}}, 1, {{"init", "pretrained"}, {"lora", lora}});
+        for (bool dq : {false, true}) {
+            const TrainConfig q4 =
+                makeConfig(dir, {{"train_micro_batch_size_per_gpu", 1}}, 1,
+                           {{"init", "pretrained"},
+                            {"lora", lora},
+                            {"quantization", {{"load_in_4bit", true}, {"bnb_4bit_use_double_quant", dq}}}});
+            const MemoryEstimate a = estimateMemory(plain, s), b = estimateMemory(q4, s);
+            QVERIFY(b.quantized4bit && !a.quantized4bit);
+            int64_t linear = 0, packed = 0, largest = 0;
+            for (const auto& t : s.tensors)
+                if (!t.module.empty() && t.layer >= 0) {
+                    linear += t.numel;
+                    largest = std::max(largest, t.numel);
+                    const int64_t blocks = (t.numel + 63) / 64;
+                    packed += (t.numel + 1) / 2 + 64 + (dq ? blocks + (blocks + 255) / 256 * 4 + 1024 : blocks * 4);
+                }
+            QCOMPARE(a.states.parameters - b.states.parameters, 4 * linear - packed);
+            QCOMPARE(b.trainableParameters, a.trainableParameters);
+            QCOMPARE(b.states.optimizerStates, a.states.optimizerStates);
+            QVERIFY(b.perRank.workspace >= 4 * largest);  // float32 compute: the dequantized weight
+        }
+    }
+
     void activationsFollowTheFormula() {
         // GPT-2, fp32, no dropout: per block 8·BTC + 2·BTI fp32 tensors + 4·BT norm statistics + B·H·T log-sum-exp.
         const ModelShape s = readModelShape(m_models.at("quickstart"));
@@ -523,7 +555,10 @@ private slots:
              {{"train", (kSource / "resources/quickstart/sample_stories.jsonl").string()}, {"max_length", 2048}}},
             {"training", {{"output_dir", "/tmp/fts-estimate-test-out"}, {"device", "cuda"}}},
             {"deepspeed", {{"train_micro_batch_size_per_gpu", 4}, {"bf16", {{"enabled", true}}}}}};
-        if (mode == "lora") doc["model"]["lora"] = measured.at("config").at("lora");
+        if (mode == "lora") {
+            doc["model"]["lora"] = measured.at("config").at("lora");
+            doc["model"]["init"] = "pretrained";  // (the estimate reads config.json only)
+        }
         if (mode == "activation_checkpointing") doc["model"]["activation_checkpointing"] = true;
         ConfigParseResult r = parseTrainConfig(doc, kSource, 1);
         QVERIFY2(r.ok(), r.errorText().c_str());
