@@ -1411,6 +1411,38 @@
         <source>At its peak (%1): parameters %2 · gradients %3 · optimizer %4 · activations %5 · buckets and workspace %6 · runtime %7 (%8 ranks, ZeRO %9)</source>
         <translation type="unfinished"></translation>
     </message>
+    <message>
+        <source>Quantize the base model (4-bit)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>QLoRA: hold the frozen base weights in bitsandbytes&apos; 4-bit format (model.quantization); about a quarter of their memory in bf16, the adapters train as before</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>4-bit type</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>nf4 (QLoRA&apos;s NormalFloat, the usual choice) or fp4; not set: fp4, as BitsAndBytesConfig</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Double quantization</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Quantize the per-block scales too: about 0.4 bits less per weight</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>4-bit compute dtype</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The dtype the weights are dequantized to for each product (default float32, as BitsAndBytesConfig; bfloat16 with bf16 training)</source>
+        <translation type="unfinished"></translation>
+    </message>
 </context>
 <context>
     <name>fts::ConfigValidatorWorker</name>

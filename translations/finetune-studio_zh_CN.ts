@@ -1405,6 +1405,38 @@
         <source>At its peak (%1): parameters %2 · gradients %3 · optimizer %4 · activations %5 · buckets and workspace %6 · runtime %7 (%8 ranks, ZeRO %9)</source>
         <translation>峰值时（%1）：参数 %2 · 梯度 %3 · 优化器 %4 · 激活 %5 · 通信桶与工作区 %6 · 运行时 %7（%8 个 rank，ZeRO %9）</translation>
     </message>
+    <message>
+        <source>Quantize the base model (4-bit)</source>
+        <translation>量化基础模型（4 位）</translation>
+    </message>
+    <message>
+        <source>QLoRA: hold the frozen base weights in bitsandbytes&apos; 4-bit format (model.quantization); about a quarter of their memory in bf16, the adapters train as before</source>
+        <translation>QLoRA：以 bitsandbytes 的 4 位格式保存冻结的基础权重（model.quantization），约为 bf16 内存的四分之一，适配器照常训练</translation>
+    </message>
+    <message>
+        <source>4-bit type</source>
+        <translation>4 位类型</translation>
+    </message>
+    <message>
+        <source>nf4 (QLoRA&apos;s NormalFloat, the usual choice) or fp4; not set: fp4, as BitsAndBytesConfig</source>
+        <translation>nf4（QLoRA 的 NormalFloat，常用选择）或 fp4；未设置时为 fp4，与 BitsAndBytesConfig 相同</translation>
+    </message>
+    <message>
+        <source>Double quantization</source>
+        <translation>双重量化</translation>
+    </message>
+    <message>
+        <source>Quantize the per-block scales too: about 0.4 bits less per weight</source>
+        <translation>同时量化每块的缩放因子：每个权重约少 0.4 位</translation>
+    </message>
+    <message>
+        <source>4-bit compute dtype</source>
+        <translation>4 位计算精度</translation>
+    </message>
+    <message>
+        <source>The dtype the weights are dequantized to for each product (default float32, as BitsAndBytesConfig; bfloat16 with bf16 training)</source>
+        <translation>每次矩阵乘法时权重反量化到的数据类型（默认 float32，与 BitsAndBytesConfig 相同；bf16 训练时用 bfloat16）</translation>
+    </message>
 </context>
 <context>
     <name>fts::ConfigValidatorWorker</name>

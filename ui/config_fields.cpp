@@ -25,6 +25,7 @@ std::vector<ConfigField> buildFields() {
     QStringList withBadRows = instruction;
     withBadRows << QStringLiteral("classification");
     const QString lora = QStringLiteral("model.lora");
+    const QString quant4 = QStringLiteral("model.quantization.load_in_4bit");
     return {
         // Model
         {"model.path",
@@ -315,6 +316,48 @@ std::vector<ConfigField> buildFields() {
          false,
          lora,
          {}},
+        // QLoRA: model.quantization with BitsAndBytesConfig's names; offered with LoRA (4-bit weights are frozen)
+        {"model.quantization.load_in_4bit",
+         S::Method,
+         K::Boolean,
+         QT_TRANSLATE_NOOP("fts::ConfigForm", "Quantize the base model (4-bit)"),
+         QT_TRANSLATE_NOOP("fts::ConfigForm",
+                           "QLoRA: hold the frozen base weights in bitsandbytes' 4-bit format (model.quantization); "
+                           "about a quarter of their memory in bf16, the adapters train as before"),
+         {},
+         false,
+         lora,
+         {}},
+        {"model.quantization.bnb_4bit_quant_type",
+         S::Method,
+         K::Choice,
+         QT_TRANSLATE_NOOP("fts::ConfigForm", "4-bit type"),
+         QT_TRANSLATE_NOOP("fts::ConfigForm",
+                           "nf4 (QLoRA's NormalFloat, the usual choice) or fp4; not set: fp4, as BitsAndBytesConfig"),
+         {QStringLiteral("nf4"), QStringLiteral("fp4")},
+         false,
+         quant4,
+         on},
+        {"model.quantization.bnb_4bit_use_double_quant",
+         S::Method,
+         K::Boolean,
+         QT_TRANSLATE_NOOP("fts::ConfigForm", "Double quantization"),
+         QT_TRANSLATE_NOOP("fts::ConfigForm", "Quantize the per-block scales too: about 0.4 bits less per weight"),
+         {},
+         false,
+         quant4,
+         on},
+        {"model.quantization.bnb_4bit_compute_dtype",
+         S::Method,
+         K::Choice,
+         QT_TRANSLATE_NOOP("fts::ConfigForm", "4-bit compute dtype"),
+         QT_TRANSLATE_NOOP("fts::ConfigForm",
+                           "The dtype the weights are dequantized to for each product (default float32, as "
+                           "BitsAndBytesConfig; bfloat16 with bf16 training)"),
+         {QStringLiteral("bfloat16"), QStringLiteral("float16"), QStringLiteral("float32")},
+         false,
+         quant4,
+         on},
         {"model.activation_checkpointing", S::Method, K::Boolean,
          QT_TRANSLATE_NOOP("fts::ConfigForm", "Activation checkpointing"),
          QT_TRANSLATE_NOOP("fts::ConfigForm",

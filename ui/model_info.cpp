@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/config/hf_cache.h"
+#include "core/config/model_shape.h"
 #include "core/util/error.h"
 #include "core/util/json_parse.h"
 #include "core/weights/model_weights.h"
@@ -61,6 +62,27 @@ ModelInfo readModelInfo(const QString& folder) {
             info.dtype = QString::fromStdString(weights.mainDtypeName());
         } catch (const Error& e) {
             info.weightsError = QString::fromStdString(e.what());
+        }
+    }
+    // Saved 4-bit (bitsandbytes): the stored elements are packed codes and scales, so the count comes from the
+    // shapes config.json gives, and the dtype says what the weights are.
+    if (cfg.contains("quantization_config") && cfg["quantization_config"].is_object()) {
+        const nlohmann::json& q = cfg["quantization_config"];
+        const bool fourBit = q.value("load_in_4bit", false) || q.value("_load_in_4bit", false);
+        if (q.value("quant_method", std::string()) == "bitsandbytes" && fourBit) {
+            info.dtype = QStringLiteral("4-bit %1")
+                             .arg(QString::fromStdString(q.value("bnb_4bit_quant_type", std::string("fp4"))).toUpper());
+            if (info.weightFiles > 0) {
+                try {
+                    info.parameters = readModelShape(dir).numParameters();
+                } catch (const std::exception&) {
+                    info.parameters = -1;
+                }
+            }
+        } else {
+            info.weightsError =
+                QStringLiteral("%1: quantization_config (%2): only bitsandbytes' 4-bit format loads")
+                    .arg(cfgFile.fileName(), QString::fromStdString(q.value("quant_method", std::string("unknown"))));
         }
     }
     if (info.dtype.isEmpty()) {

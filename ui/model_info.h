@@ -17,7 +17,8 @@ struct ModelInfo {
     QString architecture;  // architectures[0], else model_type
     QString modelType;
     int64_t parameters = -1;  // from the safetensors headers; -1 = no weights found (or unreadable)
-    QString dtype;            // the most common stored dtype (e.g. "F32", "BF16"), else config's torch_dtype
+    QString dtype;            // the most common stored dtype (e.g. "F32", "BF16"), else config's torch_dtype;
+                              // "4-bit NF4" / "4-bit FP4" for a folder saved by bitsandbytes
     int64_t vocabSize = -1;
     int64_t contextLength = -1;  // max_position_embeddings / n_positions / n_ctx / seq_length
     int weightFiles = 0;

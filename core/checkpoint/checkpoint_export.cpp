@@ -44,7 +44,7 @@ std::optional<Quant4LoadOptions> storedQuantization(const nlohmann::json& tc) {
     if (!q.is_object() || (q.value("load_in_4bit", false) != true && q.value("_load_in_4bit", false) != true))
         return std::nullopt;
     Quant4LoadOptions o;
-    o.fp4 = q.value("bnb_4bit_quant_type", std::string("nf4")) == "fp4";
+    o.fp4 = q.value("bnb_4bit_quant_type", std::string("fp4")) == "fp4";  // BitsAndBytesConfig's default
     o.doubleQuant = q.value("bnb_4bit_use_double_quant", false);
     // as the config parser reads it: "bfloat16", "torch.bfloat16", "bf16", ... (null: float32)
     const nlohmann::json& c = q.value("bnb_4bit_compute_dtype", nlohmann::json(nullptr));

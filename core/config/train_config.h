@@ -185,7 +185,7 @@ struct LoraSection {
 // (docs/qlora.md). Every Linear layer but the LM head (and llm_int8_skip_modules) is quantized as it loads.
 struct QuantizationSection {
     bool enabled = false;                  // load_in_4bit
-    std::string quantType = "nf4";         // bnb_4bit_quant_type: "nf4" or "fp4"
+    std::string quantType = "fp4";         // bnb_4bit_quant_type: "nf4" or "fp4" (BitsAndBytesConfig's default fp4)
     bool doubleQuant = false;              // bnb_4bit_use_double_quant
     std::string computeDtype = "float32";  // bnb_4bit_compute_dtype (BitsAndBytesConfig's default float32)
     std::vector<std::string> skipModules;  // llm_int8_skip_modules: module names (or ".suffix"es) kept unquantized

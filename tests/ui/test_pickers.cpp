@@ -157,6 +157,35 @@ private slots:
         QCOMPARE(t->item(n, ModelPicker::ParametersColumn)->text(), ModelPicker::tr("no weights"));
     }
 
+    // A folder saved 4-bit by bitsandbytes shows as "4-bit NF4" (its parameters counted from config.json's shapes,
+    // not from the packed codes); another quantization method is the weights' error, naming the key.
+    void quantizedFoldersSayWhatTheyAre() {
+        QTemporaryDir root;
+        const QString q4 = root.filePath(QStringLiteral("q4")), gptq = root.filePath(QStringLiteral("gptq"));
+        QFile src(kModels + QStringLiteral("/gpt2/config.json"));
+        QVERIFY(src.open(QIODevice::ReadOnly));
+        const nlohmann::json base = nlohmann::json::parse(src.readAll().toStdString());
+        nlohmann::json a = base, b = base;
+        a["quantization_config"] = {{"quant_method", "bitsandbytes"},
+                                    {"_load_in_4bit", true},
+                                    {"load_in_4bit", true},
+                                    {"bnb_4bit_quant_type", "nf4"}};
+        b["quantization_config"] = {{"quant_method", "gptq"}, {"bits", 4}};
+        for (const auto& [dir, cfg] : {std::pair{q4, a}, std::pair{gptq, b}}) {
+            QVERIFY(QDir().mkpath(dir));
+            QFile f(dir + QStringLiteral("/config.json"));
+            QVERIFY(f.open(QIODevice::WriteOnly));
+            f.write(QByteArray::fromStdString(cfg.dump()));
+        }
+        const ModelInfo quantized = readModelInfo(q4);
+        QCOMPARE(quantized.dtype, QStringLiteral("4-bit NF4"));
+        QVERIFY(quantized.weightsError.isEmpty());
+        const ModelInfo other = readModelInfo(gptq);
+        QVERIFY2(other.weightsError.contains(QStringLiteral("quantization_config")) &&
+                     other.weightsError.contains(QStringLiteral("gptq")),
+                 qPrintable(other.weightsError));
+    }
+
     void parameterCountFormat_data() {
         QTest::addColumn<qint64>("n");
         QTest::addColumn<QString>("text");
