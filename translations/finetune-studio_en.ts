@@ -1443,6 +1443,70 @@
         <source>The dtype the weights are dequantized to for each product (default float32, as BitsAndBytesConfig; bfloat16 with bf16 training)</source>
         <translation type="unfinished"></translation>
     </message>
+    <message>
+        <source>Keep unquantized</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Module names left in full precision (a weight whose name contains one); the LM head always is</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>4-bit storage</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Only uint8: two 4-bit codes per byte</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Quantization method</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Only bitsandbytes&apos; 4-bit format</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Time forward / backward / step</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Record each step&apos;s forward, backward and optimizer-step times as metrics (DeepSpeed&apos;s wall_clock_breakdown)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Profile steps</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Record a few steps kernel by kernel into &lt;output_dir&gt;/profile/ (trace.json, summary.txt)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>No profile</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Profile a few steps</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Steps before the profile</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Steps run first (default 5), so the profile sees settled steps</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Steps profiled</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>How many steps are recorded (default 3)</source>
+        <translation type="unfinished"></translation>
+    </message>
 </context>
 <context>
     <name>fts::ConfigValidatorWorker</name>

@@ -1437,6 +1437,70 @@
         <source>The dtype the weights are dequantized to for each product (default float32, as BitsAndBytesConfig; bfloat16 with bf16 training)</source>
         <translation>每次矩阵乘法时权重反量化到的数据类型（默认 float32，与 BitsAndBytesConfig 相同；bf16 训练时用 bfloat16）</translation>
     </message>
+    <message>
+        <source>Keep unquantized</source>
+        <translation>保持不量化</translation>
+    </message>
+    <message>
+        <source>Module names left in full precision (a weight whose name contains one); the LM head always is</source>
+        <translation>保持全精度的模块名（名称包含其一的权重）；语言模型输出头始终不量化</translation>
+    </message>
+    <message>
+        <source>4-bit storage</source>
+        <translation>4 位存储类型</translation>
+    </message>
+    <message>
+        <source>Only uint8: two 4-bit codes per byte</source>
+        <translation>仅支持 uint8：每字节两个 4 位编码</translation>
+    </message>
+    <message>
+        <source>Quantization method</source>
+        <translation>量化方法</translation>
+    </message>
+    <message>
+        <source>Only bitsandbytes&apos; 4-bit format</source>
+        <translation>仅支持 bitsandbytes 的 4 位格式</translation>
+    </message>
+    <message>
+        <source>Time forward / backward / step</source>
+        <translation>计时前向 / 反向 / 优化步</translation>
+    </message>
+    <message>
+        <source>Record each step&apos;s forward, backward and optimizer-step times as metrics (DeepSpeed&apos;s wall_clock_breakdown)</source>
+        <translation>将每步的前向、反向和优化器步耗时记录为指标（DeepSpeed 的 wall_clock_breakdown）</translation>
+    </message>
+    <message>
+        <source>Profile steps</source>
+        <translation>性能剖析</translation>
+    </message>
+    <message>
+        <source>Record a few steps kernel by kernel into &lt;output_dir&gt;/profile/ (trace.json, summary.txt)</source>
+        <translation>逐内核记录几个训练步到 &lt;output_dir&gt;/profile/（trace.json、summary.txt）</translation>
+    </message>
+    <message>
+        <source>No profile</source>
+        <translation>不剖析</translation>
+    </message>
+    <message>
+        <source>Profile a few steps</source>
+        <translation>剖析几个步骤</translation>
+    </message>
+    <message>
+        <source>Steps before the profile</source>
+        <translation>剖析前的步数</translation>
+    </message>
+    <message>
+        <source>Steps run first (default 5), so the profile sees settled steps</source>
+        <translation>先运行的步数（默认 5），使剖析看到稳定的步骤</translation>
+    </message>
+    <message>
+        <source>Steps profiled</source>
+        <translation>剖析的步数</translation>
+    </message>
+    <message>
+        <source>How many steps are recorded (default 3)</source>
+        <translation>记录多少步（默认 3）</translation>
+    </message>
 </context>
 <context>
     <name>fts::ConfigValidatorWorker</name>

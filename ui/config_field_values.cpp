@@ -56,8 +56,11 @@ QString stringListText(const J& value) {
 template <typename J>
 QString textFromJsonImpl(FieldKind kind, const J& value) {
     if (value.is_null()) return {};
-    if (kind == FieldKind::Block)
-        return value.is_object() ? QStringLiteral("on") : QString::fromStdString(value.dump());
+    if (kind == FieldKind::Block) {  // an object, or `true` where the core takes it for one (training.profile)
+        if (value.is_object() || (value.is_boolean() && value.template get<bool>())) return QStringLiteral("on");
+        if (value.is_boolean()) return {};
+        return QString::fromStdString(value.dump());
+    }
     if (kind == FieldKind::StringList) return stringListText(value);
     if (value.is_string()) return QString::fromStdString(value.template get<std::string>());
     if (kind == FieldKind::NumberList && value.is_array()) {

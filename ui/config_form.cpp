@@ -39,7 +39,8 @@ const char* kHintStyle = "color: palette(placeholder-text);";
 // Whether a field's value (from its text) is what the JSON holds. A Block field only says "present".
 bool sameValue(FieldKind kind, const std::optional<OrderedJson>& a, const OrderedJson* b) {
     if (!a) return b == nullptr || b->is_null();
-    if (kind == FieldKind::Block && a->is_object()) return b != nullptr && b->is_object();
+    if (kind == FieldKind::Block && a->is_object())
+        return b != nullptr && (b->is_object() || (b->is_boolean() && b->get<bool>()));  // `true` reads as present
     return b != nullptr && *a == *b;
 }
 

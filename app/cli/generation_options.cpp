@@ -22,6 +22,11 @@ void addGenerationOptions(CLI::App& cmd, const std::shared_ptr<GenerationCliOpti
     cmd.add_option("--adapter", s.adapter, "A PEFT LoRA adapter folder to apply to --model");
     cmd.add_flag("--merge_adapter", s.mergeAdapter, "Merge the adapter into the weights before generating");
     cmd.add_option("--tokenizer", s.tokenizer, "tokenizer.json (default: the model folder's, else its base's)");
+    cmd.add_flag("--load_in_4bit", s.loadIn4bit,
+                 "Quantize the base's linear layers to bitsandbytes' 4-bit format as they load (QLoRA's base, for an "
+                 "adapter trained over one; products in --dtype)");
+    cmd.add_option("--bnb_4bit_quant_type", s.quantType, "With --load_in_4bit: nf4 or fp4")->capture_default_str();
+    cmd.add_flag("--bnb_4bit_use_double_quant", s.doubleQuant, "With --load_in_4bit: double quantization");
     cmd.add_option("--dtype", s.dtype, "float32, bfloat16 or float16")->capture_default_str();
     cmd.add_option("--device", s.device, "auto, cpu, cuda or cuda:N")->capture_default_str();
     cmd.add_option_function<std::string>(

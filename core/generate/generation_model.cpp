@@ -64,6 +64,7 @@ GenerationModel openGenerationModel(const fs::path& dir, const GenerationModelOp
     ModelLoadOptions load;
     load.dtype = options.dtype;
     load.device = options.device;
+    load.quantize4bit = options.quantize4bit;
     g.model = loadPretrainedModel(g.modelDir, load);
     if (!g.adapterDir.empty()) {
         loadLoraAdapter(*g.model, g.adapterDir, 0.0);

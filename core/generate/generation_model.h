@@ -20,6 +20,7 @@ struct GenerationModelOptions {
     std::filesystem::path adapter;    // a PEFT adapter folder to apply to the model (empty: none)
     bool mergeAdapter = false;        // merge the adapter into the weights (faster; the same outputs up to rounding)
     std::filesystem::path tokenizer;  // tokenizer.json to use instead of the folder's
+    std::optional<Quant4LoadOptions> quantize4bit;  // the base's linear layers 4-bit as they load (QLoRA)
 };
 
 struct GenerationModel {

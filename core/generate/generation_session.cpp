@@ -7,6 +7,7 @@
 #include "core/generate/generation_model.h"
 #include "core/generate/generator.h"
 #include "core/generate/stop_tokens.h"
+#include "core/model/lora.h"
 #include "core/generate/text_stream.h"
 #include "core/util/error.h"
 
@@ -130,7 +131,7 @@ public:
         GenerationSessionInfo i;
         i.architecture = m_g.model->info().architecture;
         i.parameters = m_g.model->info().numParameters;
-        i.dtype = m_dtypeName;
+        i.dtype = hasQuantizedWeights(*m_g.model) ? "4-bit base, " + m_dtypeName + " compute" : m_dtypeName;
         i.device = m_g.model->parameters().at(0).tensor.device().str();
         if (!m_g.adapterDir.empty()) i.adapter = m_g.adapterDir.filename().string();
         return i;
@@ -166,6 +167,15 @@ std::unique_ptr<GenerationSession> GenerationSession::open(const GenerationSessi
     mo.adapter = options.adapter;
     mo.mergeAdapter = options.mergeAdapter;
     mo.tokenizer = options.tokenizer;
+    if (options.loadIn4bit) {
+        if (options.quantType != "nf4" && options.quantType != "fp4")
+            throw ConfigError("--bnb_4bit_quant_type: expected nf4 or fp4, got \"" + options.quantType + "\"");
+        Quant4LoadOptions q;
+        q.fp4 = options.quantType == "fp4";
+        q.doubleQuant = options.doubleQuant;
+        q.computeDtype = mo.dtype;
+        mo.quantize4bit = q;
+    }
     std::optional<ChatTemplateKind> chat;
     if (options.chatTemplate && !options.chatTemplate->empty()) chat = chatTemplateFromName(*options.chatTemplate);
     return std::make_unique<TorchGenerationSession>(openGenerationModel(options.model, mo), options.dtype, chat);

@@ -24,6 +24,12 @@ struct GenerationSessionOptions {
     std::string dtype = "float32";            // float32, bfloat16, float16
     std::string device = "auto";              // auto (the first CUDA device, else the CPU), cpu, cuda, cuda:N
     std::optional<std::string> chatTemplate;  // a built-in template name (chat_template.h); empty: the model's
+    // QLoRA's base: the linear layers quantized to bitsandbytes' 4-bit format as they load (BitsAndBytesConfig's
+    // load_in_4bit / bnb_4bit_quant_type / bnb_4bit_use_double_quant; products in `dtype`), so an adapter trained
+    // over a 4-bit base runs over the same weights. A folder saved 4-bit loads 4-bit without it.
+    bool loadIn4bit = false;
+    std::string quantType = "fp4";  // "nf4" or "fp4" (BitsAndBytesConfig's default)
+    bool doubleQuant = false;
 };
 
 // What the user set; unset fields take the model folder's generation_config.json, then transformers' defaults

@@ -174,6 +174,14 @@ static TrainOutcome train(const TrainConfig& givenCfg, const TrainOptions& opt, 
     std::unique_ptr<StepEngine> optimizer = makeStepEngine(params, plan, *comm, model.get(), loaded.fullShapes);
     if (leader)
         for (const std::string& note : plan.notes(device.is_cuda())) events.log("info", note);
+    if (leader && hasQuantizedWeights(*model)) {  // QLoRA (docs/qlora.md): say what the base is
+        const QuantizationSection& q = cfg.model.quantization;
+        events.log("info", q.enabled ? "model.quantization: the base's linear layers are held 4-bit (" + q.quantType +
+                                           (q.doubleQuant ? ", double quantization" : "") +
+                                           "), their products run in " + q.computeDtype + "; LoRA trains beside them"
+                                     : "the model folder holds 4-bit weights (config.json's quantization_config): "
+                                       "they stay 4-bit and frozen; LoRA trains beside them");
+    }
     params.clear();
     const ModelStateBytes states = optimizer->modelState();
     events.publishEvent(

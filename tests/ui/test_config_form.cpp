@@ -388,6 +388,9 @@ private slots:
         QTest::newRow("fp16 + WarmupDecayLR") << R"({"deepspeed": {"fp16": {"enabled": true},
             "scheduler": {"type": "WarmupDecayLR"}}})";
         QTest::newRow("WarmupCosineLR") << R"({"deepspeed": {"scheduler": {"type": "WarmupCosineLR"}}})";
+        QTest::newRow("qlora, profile") << R"({"model": {"lora": {"r": 4}, "quantization": {"load_in_4bit": true,
+            "llm_int8_skip_modules": ["mlp"]}}, "training": {"profile": {"wait": 2}},
+            "deepspeed": {"wall_clock_breakdown": true}})";
         QTest::newRow("offload") << R"({"deepspeed": {"zero_optimization": {"stage": 3,
             "offload_optimizer": {"device": "nvme", "nvme_path": "swap"}, "offload_param": {"device": "cpu"}}}})";
     }
