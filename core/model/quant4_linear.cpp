@@ -1,9 +1,17 @@
 // quant4Linear (see quant4_linear.h): an autograd Function that keeps the 4-bit tensors, not the dequantized weight.
 #include "core/model/quant4_linear.h"
 
+#include "core/model/dense.h"
+
 namespace fts {
 
 namespace {
+
+// The weight in the product's dtype: the CPU kernel on the CPU (parallel, one pass), LibTorch ops elsewhere; both
+// give the same bits (model_test_quant4bit_golden).
+torch::Tensor dequantized(const Quant4Weight& w, torch::Dtype dtype) {
+    return w.packed.device().is_cpu() ? dequantize4bit(w, dtype) : dequantize4bitOnDevice(w, dtype);
+}
 
 // The weight's tensors are saved as they are (uint8 codes, scales); the scalars in saved_data. Without a bias the
 // Function has no bias input at all (autograd does not take an undefined tensor as an input).
@@ -30,14 +38,14 @@ torch::Tensor inputGradient(torch::autograd::AutogradContext* ctx, const torch::
     w.shape = ctx->saved_data["shape"].toIntVector();
     w.dtype = torch::ScalarType(ctx->saved_data["dtype"].toInt());
     w.offset = float(ctx->saved_data["offset"].toDouble());
-    return dy.matmul(dequantize4bitOnDevice(w, dy.scalar_type()));
+    return dy.matmul(dequantized(w, dy.scalar_type()));
 }
 
 class Quant4LinearNoBias : public torch::autograd::Function<Quant4LinearNoBias> {
 public:
     static torch::Tensor forward(torch::autograd::AutogradContext* ctx, const torch::Tensor& x, const Quant4Weight& w) {
         saveWeight(ctx, w);
-        return torch::linear(x, dequantize4bitOnDevice(w, x.scalar_type()));
+        return denseLinear(x, dequantized(w, x.scalar_type()));
     }
     static torch::autograd::variable_list backward(torch::autograd::AutogradContext* ctx,
                                                    torch::autograd::variable_list grads) {
@@ -50,7 +58,7 @@ public:
     static torch::Tensor forward(torch::autograd::AutogradContext* ctx, const torch::Tensor& x,
                                  const torch::Tensor& bias, const Quant4Weight& w) {
         saveWeight(ctx, w);
-        return torch::linear(x, dequantize4bitOnDevice(w, x.scalar_type()), bias);
+        return denseLinear(x, dequantized(w, x.scalar_type()), bias);
     }
 
     static torch::autograd::variable_list backward(torch::autograd::AutogradContext* ctx,

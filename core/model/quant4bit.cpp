@@ -1,6 +1,8 @@
 // Quant4Weight (see quant4bit.h): LibTorch tensors around the bnb4bit kernels.
 #include "core/model/quant4bit.h"
 
+#include <ATen/Parallel.h>
+
 #include <nlohmann/json.hpp>
 
 #include <cmath>
@@ -38,8 +40,15 @@ Quant4Weight quantize4bit(const torch::Tensor& weight, Quant4Type type, int64_t 
     const int64_t n = flat.numel(), blocks = kernels::quant4Blocks(n, blocksize);
     q.packed = torch::zeros({(n + 1) / 2, 1}, torch::kUInt8);
     torch::Tensor absmax = torch::empty({blocks}, torch::kFloat32);
-    kernels::quantize4bit(flat.data_ptr<float>(), n, blocksize, type, q.packed.data_ptr<uint8_t>(),
-                          absmax.data_ptr<float>());
+    // In parallel over whole blocks: only the tensor's last block may be partial (and its last byte half used),
+    // and it ends the last range as it ends the tensor, so every range quantizes as the whole call would.
+    const float* values = flat.data_ptr<float>();
+    uint8_t* codes = q.packed.data_ptr<uint8_t>();
+    float* scales = absmax.data_ptr<float>();
+    at::parallel_for(0, blocks, std::max<int64_t>(1, 16384 / blocksize), [&](int64_t b0, int64_t b1) {
+        const int64_t from = b0 * blocksize, to = std::min(n, b1 * blocksize);
+        kernels::quantize4bit(values + from, to - from, blocksize, type, codes + from / 2, scales + b0);
+    });
     if (!doubleQuant) {
         q.absmax = absmax;
         return q;
@@ -78,8 +87,15 @@ torch::Tensor dequantize4bit(const Quant4Weight& q, torch::Dtype dtype) {
                     " scales do not hold a weight of " + std::to_string(n) + " values in blocks of " +
                     std::to_string(q.blocksize));
     torch::Tensor out = torch::empty({n}, torch::kFloat32);
-    kernels::dequantize4bit(packed.data_ptr<uint8_t>(), absmax.data_ptr<float>(), n, q.blocksize, q.type,
-                            out.data_ptr<float>());
+    // In parallel over whole blocks (a block starts at an even index: its codes start at a byte).
+    const uint8_t* codes = packed.data_ptr<uint8_t>();
+    const float* scales = absmax.data_ptr<float>();
+    float* values = out.data_ptr<float>();
+    const int64_t blocks = kernels::quant4Blocks(n, q.blocksize);
+    at::parallel_for(0, blocks, std::max<int64_t>(1, 16384 / q.blocksize), [&](int64_t b0, int64_t b1) {
+        const int64_t from = b0 * q.blocksize, to = std::min(n, b1 * q.blocksize);
+        kernels::dequantize4bit(codes + from / 2, scales + b0, to - from, q.blocksize, q.type, values + from);
+    });
     return out.to(dtype).reshape(q.shape);
 }
 

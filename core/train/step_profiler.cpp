@@ -147,11 +147,14 @@ struct StepProfiler::Impl {
                                {"host_reads_per_step", double(reads) / steps}};
         std::string text = "profile of steps " + std::to_string(firstStep + 1) + ".." +
                            std::to_string(firstStep + stepsRecorded) + " on " + device.str() + "\n";
-        text += "per step: wall " + fixed(wallMs / steps, 2) + " ms, GPU busy " + fixed(busyMs / steps, 2) +
-                " ms (idle " + fixed(std::max(0.0, wallMs - busyMs) / steps, 2) + " ms), kernels " +
-                fixed(double(kernelCount) / steps, 1) + ", operators " + fixed(double(operatorCount) / steps, 1) +
-                ", host synchronisations " + fixed(double(syncs) / steps, 1) + ", values read on the host " +
-                fixed(double(reads) / steps, 1) + "\n\n";
+        text += "per step: wall " + fixed(wallMs / steps, 2) + " ms, " +
+                (device.is_cuda() ? "GPU busy " + fixed(busyMs / steps, 2) + " ms (idle " +
+                                        fixed(std::max(0.0, wallMs - busyMs) / steps, 2) + " ms), kernels " +
+                                        fixed(double(kernelCount) / steps, 1) + ", "
+                                  : std::string()) +
+                "operators " + fixed(double(operatorCount) / steps, 1) + ", host synchronisations " +
+                fixed(double(syncs) / steps, 1) + ", values read on the host " + fixed(double(reads) / steps, 1) +
+                "\n\n";
         nlohmann::json kernelRows = nlohmann::json::array(), operatorRows = nlohmann::json::array();
         if (!kernels.empty()) {
             text += "GPU kernels by total time      calls/step   ms/step   share\n";
@@ -179,10 +182,15 @@ struct StepProfiler::Impl {
         summary["operators"] = operatorRows;
         writeFileAtomic(folder / "summary.txt", text);
         writeFileAtomic(folder / "summary.json", summary.dump(1));
-        return "profile of steps " + std::to_string(firstStep + 1) + ".." + std::to_string(firstStep + stepsRecorded) +
-               " written to " + folder.string() + " (summary.txt, trace.json): " + fixed(wallMs / steps, 1) +
-               " ms per step, GPU busy " + fixed(busyMs / steps, 1) + " ms, " + fixed(double(kernelCount) / steps, 0) +
-               " kernels, " + fixed(double(syncs) / steps, 1) + " host synchronisations";
+        std::string line = "profile of steps " + std::to_string(firstStep + 1) + ".." +
+                           std::to_string(firstStep + stepsRecorded) + " written to " + folder.string() +
+                           " (summary.txt, trace.json): " + fixed(wallMs / steps, 1) + " ms per step";
+        if (device.is_cuda())
+            line += ", GPU busy " + fixed(busyMs / steps, 1) + " ms, " + fixed(double(kernelCount) / steps, 0) +
+                    " kernels, " + fixed(double(syncs) / steps, 1) + " host synchronisations";
+        else
+            line += ", " + fixed(double(operatorCount) / steps, 0) + " operators";
+        return line;
     }
 };
 

@@ -1,10 +1,11 @@
-// quant4Linear (core/model/quant4_linear.h): the 4-bit Linear's forward equals torch::linear over the dequantized
-// weight, its backward gives the input and bias gradients autograd gives for that product, in float32 and bfloat16,
+// quant4Linear (core/model/quant4_linear.h): the 4-bit Linear's forward equals the model's dense product
+// (denseLinear: oneDNN for float32 on the CPU, else torch::linear) over the dequantized weight, its backward gives the input and bias gradients autograd gives for that product, in float32 and bfloat16,
 // with and without a bias; the weight gets no gradient.
 #include <QtTest>
 
 #include <torch/torch.h>
 
+#include "core/model/dense.h"
 #include "core/model/quant4_linear.h"
 
 #include "tests/support/qtest_suites.h"  // QTEST_MAIN registers this suite in its area's program
@@ -41,7 +42,7 @@ private slots:
         torch::Tensor xr = x0.clone().set_requires_grad(true);
         torch::Tensor br = withBias ? b0.clone().set_requires_grad(true) : torch::Tensor();
         const torch::Tensor weight = dequantize4bit(w, dt);
-        const torch::Tensor yr = torch::linear(xr, weight, br);
+        const torch::Tensor yr = denseLinear(xr, weight, br);
         yr.backward(dy);
 
         QVERIFY(torch::equal(y, yr));
