@@ -6,6 +6,7 @@
 
 #include "core/checkpoint/checkpoint.h"
 #include "core/checkpoint/checkpoint_folder.h"
+#include "core/config/train_config.h"
 #include "core/model/language_model.h"
 #include "core/model/lora.h"
 #include "core/util/atomic_file.h"
@@ -39,23 +40,10 @@ nlohmann::json storedTrainConfig(const fs::path& checkpointDir) {
 // The run's model.quantization (QLoRA) as load options, so that the merged export starts from the same 4-bit base
 // the adapter was trained over (dequantized + the adapter's delta). nullopt without one.
 std::optional<Quant4LoadOptions> storedQuantization(const nlohmann::json& tc) {
-    if (!tc.is_object() || !tc.contains("model") || !tc["model"].is_object()) return std::nullopt;
-    const nlohmann::json& q = tc["model"].value("quantization", nlohmann::json(nullptr));
-    if (!q.is_object() || (q.value("load_in_4bit", false) != true && q.value("_load_in_4bit", false) != true))
-        return std::nullopt;
-    Quant4LoadOptions o;
-    o.fp4 = q.value("bnb_4bit_quant_type", std::string("fp4")) == "fp4";  // BitsAndBytesConfig's default
-    o.doubleQuant = q.value("bnb_4bit_use_double_quant", false);
-    // as the config parser reads it: "bfloat16", "torch.bfloat16", "bf16", ... (null: float32)
-    const nlohmann::json& c = q.value("bnb_4bit_compute_dtype", nlohmann::json(nullptr));
-    const std::string compute = c.is_string() ? c.get<std::string>() : "float32";
-    const bool bf16 = compute.find("bfloat16") != std::string::npos || compute == "bf16";
-    const bool fp16 = !bf16 && (compute.find("float16") != std::string::npos || compute == "fp16" || compute == "half");
-    o.computeDtype = bf16 ? torch::kBFloat16 : fp16 ? torch::kFloat16 : torch::kFloat32;
-    if (q.contains("llm_int8_skip_modules") && q["llm_int8_skip_modules"].is_array())
-        for (const auto& m : q["llm_int8_skip_modules"])
-            if (m.is_string()) o.skipModules.push_back(m.get<std::string>());
-    return o;
+    if (!tc.is_object() || !tc.contains("model")) return std::nullopt;
+    const std::optional<QuantizationSection> q = readQuantizationSection(tc["model"]);
+    if (!q) return std::nullopt;
+    return quant4LoadOptions(q->quantType, q->doubleQuant, q->computeDtype, q->skipModules);
 }
 
 // A LoRA checkpoint as an export: merged into its base (outDir, `dtype`) with the PEFT adapter in outDir/adapter/,

@@ -132,14 +132,12 @@ struct QuantKnobs {
     int64_t computeBytes = 4;  // bnb_4bit_compute_dtype: the dequantized weight of one product
 };
 std::optional<QuantKnobs> readQuantization(const json& raw) {
-    if (!raw.is_object() || !raw.contains("model") || !raw["model"].is_object()) return std::nullopt;
-    auto it = raw["model"].find("quantization");
-    if (it == raw["model"].end() || !it->is_object()) return std::nullopt;
-    if (!boolOr(*it, "load_in_4bit", false) && !boolOr(*it, "_load_in_4bit", false)) return std::nullopt;
+    if (!raw.is_object() || !raw.contains("model")) return std::nullopt;
+    const std::optional<QuantizationSection> section = readQuantizationSection(raw["model"]);
+    if (!section) return std::nullopt;
     QuantKnobs q;
-    q.doubleQuant = boolOr(*it, "bnb_4bit_use_double_quant", false);
-    const auto c = it->find("bnb_4bit_compute_dtype");
-    if (c != it->end() && c->is_string() && c->get<std::string>().find("16") != std::string::npos) q.computeBytes = 2;
+    q.doubleQuant = section->doubleQuant;
+    q.computeBytes = section->computeDtype == "float32" ? 4 : 2;
     return q;
 }
 

@@ -118,3 +118,18 @@ json quantizationToJson(const QuantizationSection& q) {
 }
 
 }  // namespace fts::config_detail
+
+namespace fts {
+
+std::optional<QuantizationSection> readQuantizationSection(const nlohmann::json& modelSection) {
+    if (!modelSection.is_object()) return std::nullopt;
+    const auto it = modelSection.find("quantization");
+    if (it == modelSection.end() || !it->is_object()) return std::nullopt;
+    config_detail::IssueList ignored;
+    QuantizationSection q;
+    config_detail::parseQuantization(*it, ignored, q);
+    if (!q.enabled) return std::nullopt;
+    return q;
+}
+
+}  // namespace fts

@@ -191,6 +191,11 @@ struct QuantizationSection {
     std::vector<std::string> skipModules;  // llm_int8_skip_modules: module names (or ".suffix"es) kept unquantized
 };
 
+// model.quantization as written in a config's "model" object (a run's stored train_config, an estimate's raw
+// config): the section when it turns 4-bit loading on, else nullopt. Values the parser would refuse fall back to
+// BitsAndBytesConfig's defaults (the config was checked when the run started).
+std::optional<QuantizationSection> readQuantizationSection(const nlohmann::json& modelSection);
+
 struct ModelSection {
     std::filesystem::path path;       // HF model folder (config.json + weights, or config.json only with init=random)
     std::string init = "pretrained";  // "pretrained" (load weights) or "random" (seeded init from config.json)

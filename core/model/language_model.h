@@ -45,6 +45,11 @@ struct Quant4LoadOptions {
     std::vector<std::string> skipModules;         // module names or ".suffix"es left unquantized
 };
 
+// The load options of model.quantization's values (BitsAndBytesConfig's names: "nf4"/"fp4", the compute dtype's
+// name "bfloat16"/"float16"/"float32"; anything else float32).
+Quant4LoadOptions quant4LoadOptions(const std::string& quantType, bool doubleQuant, const std::string& computeDtype,
+                                    std::vector<std::string> skipModules);
+
 struct ModelLoadOptions {
     torch::Dtype dtype = torch::kFloat32;  // parameter dtype in memory
     torch::Device device = torch::kCPU;

@@ -195,6 +195,18 @@ void checkLoadOptions(const ModelLoadOptions& opts) {
 
 // ---- public entry points ---------------------------------------------------------------------------------
 
+Quant4LoadOptions quant4LoadOptions(const std::string& quantType, bool doubleQuant, const std::string& computeDtype,
+                                    std::vector<std::string> skipModules) {
+    Quant4LoadOptions o;
+    o.fp4 = quantType == "fp4";
+    o.doubleQuant = doubleQuant;
+    o.computeDtype = computeDtype == "bfloat16"  ? torch::kBFloat16
+                     : computeDtype == "float16" ? torch::kFloat16
+                                                 : torch::kFloat32;
+    o.skipModules = std::move(skipModules);
+    return o;
+}
+
 std::unique_ptr<LanguageModel> loadPretrainedModel(const fs::path& dir, const ModelLoadOptions& opts) {
     checkLoadOptions(opts);
     std::error_code ec;

@@ -78,16 +78,8 @@ RunModel prepareRunModel(const TrainConfig& cfg, const ZeroPlan& plan, const fs:
     // whole model; every rank reads the same files (or draws with the same seed), so no broadcast is needed.
     std::vector<std::vector<int64_t>> fullShapes;
     loadOpts.partition = plan.loadPartition(fullShapes);
-    if (const QuantizationSection& q = cfg.model.quantization; q.enabled) {  // QLoRA: the base held 4-bit
-        Quant4LoadOptions o;
-        o.fp4 = q.quantType == "fp4";
-        o.doubleQuant = q.doubleQuant;
-        o.computeDtype = q.computeDtype == "bfloat16"  ? torch::kBFloat16
-                         : q.computeDtype == "float16" ? torch::kFloat16
-                                                       : torch::kFloat32;
-        o.skipModules = q.skipModules;
-        loadOpts.quantize4bit = o;
-    }
+    if (const QuantizationSection& q = cfg.model.quantization; q.enabled)  // QLoRA: the base held 4-bit
+        loadOpts.quantize4bit = quant4LoadOptions(q.quantType, q.doubleQuant, q.computeDtype, q.skipModules);
     // Full weights, or a frozen base + LoRA adapters (model.lora).
     std::unique_ptr<LanguageModel> model;
     try {
