@@ -54,7 +54,7 @@ void StepTimer::begin(StepSection section) {
 void StepTimer::end(StepSection section) {
     if (!impl_) return;
     for (auto it = impl_->open.rbegin(); it != impl_->open.rend(); ++it)
-        if (it->section == section && !it->stop && it->stopAt == Clock::time_point{}) {
+        if (it->section == section && it->stopAt == Clock::time_point{}) {  // the open interval of this section
             it->stopAt = Clock::now();
             if (impl_->events) {
                 it->stop.emplace(impl_->device.type(), c10::EventFlag::BACKEND_DEFAULT);
@@ -74,8 +74,8 @@ std::vector<std::pair<std::string, double>> StepTimer::take() {
     std::array<double, 3> ms{0.0, 0.0, 0.0};
     std::vector<Impl::Interval> unfinished;
     for (auto& interval : impl_->open) {
-        const bool ended = impl_->events ? interval.stop.has_value() : interval.stopAt != Clock::time_point{};
-        if (!ended) {  // a section still running at the log point belongs to the next figures
+        if (interval.stopAt ==
+            Clock::time_point{}) {  // a section still running at the log point belongs to the next figures
             unfinished.push_back(std::move(interval));
             continue;
         }

@@ -10,6 +10,7 @@
 
 #include "core/util/atomic_file.h"
 
+#include "tests/support/capturing_sink.h"
 #include "tests/support/qtest_suites.h"  // QTEST_MAIN registers this suite in its area's program
 
 using nlohmann::json;
@@ -19,22 +20,7 @@ namespace {
 
 const fs::path kQuickstart = fs::path(FTS_SOURCE_DIR) / "resources" / "quickstart";
 
-struct CapturingSink : fts::EventSink {
-    std::vector<json> events;
-    void publish(const json& e) override { events.push_back(e); }
-    std::vector<std::pair<int64_t, json>> metrics() const {
-        std::vector<std::pair<int64_t, json>> v;
-        for (const auto& e : events)
-            if (e.value("event", "") == "metrics") v.emplace_back(e.at("step").get<int64_t>(), e.at("values"));
-        return v;
-    }
-    std::vector<std::string> logs() const {
-        std::vector<std::string> v;
-        for (const auto& e : events)
-            if (e.value("event", "") == "log") v.push_back(e.value("message", ""));
-        return v;
-    }
-};
+using fts::test::CapturingSink;
 
 fts::ConfigParseResult parse(const fs::path& outDir, const json& patch) {
     json cfg = json::parse(fts::readFile(kQuickstart / "quickstart.json"));

@@ -15,6 +15,7 @@
 #include "core/util/checkpoint_dir.h"
 #include "core/util/error.h"
 
+#include "tests/support/capturing_sink.h"
 #include "tests/support/qtest_suites.h"  // QTEST_MAIN registers this suite in its area's program
 
 using nlohmann::json;
@@ -24,17 +25,7 @@ namespace {
 
 const fs::path kQuickstart = fs::path(FTS_SOURCE_DIR) / "resources" / "quickstart";
 
-struct CapturingSink : fts::EventSink {
-    std::vector<json> events;
-    void publish(const json& e) override { events.push_back(e); }
-    std::vector<double> values(const std::string& name) const {
-        std::vector<double> v;
-        for (const auto& e : events)
-            if (e.value("event", "") == "metrics" && e.at("values").contains(name))
-                v.push_back(e["values"][name].get<double>());
-        return v;
-    }
-};
+using fts::test::CapturingSink;
 
 fts::TrainConfig makeConfig(const fs::path& outDir, const json& patch) {
     json cfg = json::parse(fts::readFile(kQuickstart / "quickstart.json"));
