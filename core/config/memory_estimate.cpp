@@ -205,15 +205,17 @@ Result compute(const ModelShape& shape, const Inputs& in) {
     res.trainable = trainable;
     // Bytes per element. Stage 0 with bf16 keeps float32 weights (autocast over them) and float32 gradients; fp16
     // keeps fp16 weights and gradients with a float32 master; ZeRO 1-3 keep bit16 weights and gradients in mixed
-    // precision. LoRA adapters are float32 at every stage; the frozen base at stage 0 stays float32 under bf16.
+    // precision. LoRA adapters are float32 at every stage; the frozen base is bit16 at every stage in mixed
+    // precision (ZeroPlan::modelDtype).
     const int64_t bit16 = mixed ? 2 : 4;
-    const int64_t baseBytes = in.stage == 0 ? (fp16 ? 2 : 4) : bit16;
+    const bool bit16Base = in.stage > 0 || fp16 || lora;
+    const int64_t baseBytes = bit16Base ? bit16 : 4;
     const int64_t trainBytes = lora ? 4 : baseBytes;
     const int64_t gradBytes = lora ? 4 : (in.stage == 0 ? (fp16 ? 2 : 4) : bit16);
-    const ForwardMode mode = !mixed          ? ForwardMode::Fp32
-                             : fp16          ? ForwardMode::Half
-                             : in.stage == 0 ? ForwardMode::AutocastOverFp32
-                                             : ForwardMode::AutocastBit16;
+    const ForwardMode mode = !mixed      ? ForwardMode::Fp32
+                             : fp16      ? ForwardMode::Half
+                             : bit16Base ? ForwardMode::AutocastBit16
+                                         : ForwardMode::AutocastOverFp32;
     // Optimizer state per trainable element: a master copy (12) unless the weights are float32 and stepped in place
     // (stage 0 fp32/bf16, or float32 LoRA adapters at stage 0: 8).
     const int64_t optBytes = in.stage == 0 && trainBytes == 4 ? 8 : 12;

@@ -282,6 +282,16 @@ bool hasLora(LanguageModel& model) {
     return hf && hf->loraOptions();
 }
 
+void trainBaseModulesInFloat32(LanguageModel& model) {
+    HfModel& hf = hfModel(model);
+    torch::NoGradGuard noGrad;
+    for (size_t i = 0; i < hf.parameters().size(); ++i) {
+        const torch::Tensor& t = hf.parameters()[i].tensor;
+        if (t.requires_grad() && t.scalar_type() != torch::kFloat32)
+            hf.replaceParameter(i, t.detach().to(torch::kFloat32).requires_grad_(true));
+    }
+}
+
 bool hasQuantizedWeights(LanguageModel& model) {
     auto* hf = dynamic_cast<HfModel*>(&model);
     if (!hf) return false;

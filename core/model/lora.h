@@ -62,6 +62,10 @@ void saveLoraAdapter(LanguageModel& model, const std::filesystem::path& dir, con
 bool hasLora(LanguageModel& model);
 // Whether some base weight is held 4-bit (model.quantization, or a folder saved 4-bit; quant4bit.h).
 bool hasQuantizedWeights(LanguageModel& model);
+
+// The base's trainable modules (modules_to_save) moved to float32 where the base is held in a 16-bit dtype with no
+// float32 master behind it (bf16 LoRA at ZeRO stage 0), so AdamW steps them in float32 as the adapters.
+void trainBaseModulesInFloat32(LanguageModel& model);
 const LoraOptions* loraOptions(LanguageModel& model);
 // Adapter tensors by PEFT name ("base_model.model.<module>.lora_A.weight"), plus modules_to_save parameters.
 std::vector<NamedTensor> loraStateTensors(LanguageModel& model);

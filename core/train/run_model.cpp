@@ -93,6 +93,9 @@ RunModel prepareRunModel(const TrainConfig& cfg, const ZeroPlan& plan, const fs:
                           "the checkpoint's classifier another number: start from a model folder without a classifier "
                           "head (the base model) or one trained on the same labels");
     }
+    // bf16 LoRA at stage 0 holds the frozen base in bf16 with no master copy: modules_to_save train in float32
+    if (plan.lora() && plan.stage() == 0 && plan.modelDtype() == ParamDtype::BFloat16)
+        trainBaseModulesInFloat32(*model);
     model->setActivationCheckpointing(cfg.model.activationCheckpointing);  // docs/models.md
     checkModelForData(cfg.data, *model);
     if (vocabSize > model->info().vocabSize)

@@ -39,7 +39,10 @@ ZeroPlan::ZeroPlan(const DeepSpeedConfig& ds, bool lora, ZeroWorld world)
 
 ParamDtype ZeroPlan::modelDtype() const {
     if (m_ds.fp16.enabled) return ParamDtype::Float16;
-    if (m_ds.bf16 && m_stage > 0) return ParamDtype::BFloat16;
+    // LoRA: the base is frozen, so it needs no float32 master at any stage (the adapters are float32 parameters of
+    // their own); bf16 holds it in bfloat16 at stage 0 too, as DeepSpeed's bf16 engine and PEFT over a model loaded
+    // with torch_dtype=bfloat16 hold it.
+    if (m_ds.bf16 && (m_stage > 0 || m_lora)) return ParamDtype::BFloat16;
     return ParamDtype::Float32;
 }
 

@@ -50,8 +50,8 @@ public:
 
     // ---- precision ----
     // The dtype of the model's parameters on the device: fp16 runs keep fp16 parameters (fp32 masters in the
-    // engine); bf16 runs under ZeRO 1-3 keep bf16 parameters (fp32 masters in the partition); bf16 at stage 0 and
-    // fp32 runs keep fp32 parameters.
+    // engine); bf16 runs under ZeRO 1-3, and LoRA's frozen base under bf16 at any stage, keep bf16 parameters (fp32
+    // masters in the partition; float32 adapters); full bf16 fine-tunes at stage 0 and fp32 runs keep fp32.
     ParamDtype modelDtype() const;
     bool bf16Autocast() const { return m_ds.bf16; }  // the forward (and eval, samples) under bf16 autocast
     bool lossScaling() const { return m_ds.fp16.enabled; }
