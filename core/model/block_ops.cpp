@@ -16,6 +16,7 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "core/model/kernel_dtype.h"
 #include "kernels/cpu/block_ops.h"
 #include "kernels/cuda/block_ops.cuh"
 #include "kernels/cuda/cuda_device.cuh"
@@ -137,18 +138,7 @@ struct RopeFunction : torch::autograd::Function<RopeFunction> {
 #ifdef FTS_BLOCK_OPS_CUDA
 // ---- CUDA: the kernels of kernels/cuda/block_ops.cuh on LibTorch's current stream ---------------------------------
 
-std::optional<kernels::DType> kernelType(const torch::Tensor& t) {
-    switch (t.scalar_type()) {
-        case torch::kFloat32:
-            return kernels::DType::Float32;
-        case torch::kBFloat16:
-            return kernels::DType::BFloat16;
-        case torch::kFloat16:
-            return kernels::DType::Float16;
-        default:
-            return std::nullopt;
-    }
-}
+std::optional<kernels::DType> kernelType(const torch::Tensor& t) { return kernelDType(t.scalar_type()); }
 
 cudaStream_t streamOf(const torch::Tensor& t) { return c10::cuda::getCurrentCUDAStream(t.device().index()).stream(); }
 

@@ -7,11 +7,9 @@ namespace fts {
 
 namespace {
 
-// The weight in the product's dtype: the CPU kernel on the CPU (parallel, one pass), LibTorch ops elsewhere; both
-// give the same bits (model_test_quant4bit_golden).
-torch::Tensor dequantized(const Quant4Weight& w, torch::Dtype dtype) {
-    return w.packed.device().is_cpu() ? dequantize4bit(w, dtype) : dequantize4bitOnDevice(w, dtype);
-}
+// The weight in the product's dtype: the CPU kernel on the CPU (parallel, one pass), the CUDA kernel on a GPU;
+// every path gives the same bits (model_test_quant4bit_golden, model_test_quant4bit_cuda).
+torch::Tensor dequantized(const Quant4Weight& w, torch::Dtype dtype) { return dequantize4bitOnDevice(w, dtype); }
 
 // The weight's tensors are saved as they are (uint8 codes, scales); the scalars in saved_data. Without a bias the
 // Function has no bias input at all (autograd does not take an undefined tensor as an input).

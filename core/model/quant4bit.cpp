@@ -7,6 +7,7 @@
 
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 
 #include "core/model/language_model.h"
@@ -100,6 +101,17 @@ torch::Tensor dequantize4bit(const Quant4Weight& q, torch::Dtype dtype) {
 }
 
 torch::Tensor dequantize4bitOnDevice(const Quant4Weight& q, torch::Dtype dtype) {
+    const torch::Device device = q.packed.device();
+    if (device.is_cpu()) return dequantize4bit(q, dtype).to(device);
+    static const bool useKernel = [] {
+        const char* v = std::getenv("FTS_CUDA_DEQUANT");
+        return quant4CudaKernelBuilt() && !(v && std::strcmp(v, "0") == 0);
+    }();
+    if (device.is_cuda() && useKernel) return dequantize4bitCuda(q, dtype);
+    return dequantize4bitOps(q, dtype);
+}
+
+torch::Tensor dequantize4bitOps(const Quant4Weight& q, torch::Dtype dtype) {
     const torch::Device device = q.packed.device();
     const auto f32 = torch::TensorOptions().dtype(torch::kFloat32).device(device);
     const int64_t n = q.numel();

@@ -46,7 +46,17 @@ torch::Tensor dequantize4bit(const Quant4Weight& q, torch::Dtype dtype);
 
 // The same weight computed with LibTorch ops on the device q's tensors live on (CUDA included): codes split from
 // the bytes, looked up in the codebook, times the block's absmax in float32, one cast to dtype. Equal to
-// dequantize4bit bit for bit (model_test_quant4bit_golden). The nested absmax is decoded with the same ops.
+// dequantize4bit bit for bit (model_test_quant4bit_golden). The nested absmax is decoded with the same ops. The
+// reference the CUDA kernel is checked against, and the path where no kernel was built.
+torch::Tensor dequantize4bitOps(const Quant4Weight& q, torch::Dtype dtype);
+
+// The fused CUDA kernel (kernels/cuda/bnb4bit.cuh) on q's device and LibTorch's current stream: one pass, the same
+// bits as dequantize4bitOps. Throws when fts_kernels was built without CUDA or q is not on a CUDA device.
+torch::Tensor dequantize4bitCuda(const Quant4Weight& q, torch::Dtype dtype);
+bool quant4CudaKernelBuilt();
+
+// The weight in `dtype` on q's device, by the fastest path there: the CPU kernel on the CPU, the CUDA kernel on a
+// GPU (FTS_CUDA_DEQUANT=0 takes dequantize4bitOps instead), LibTorch ops elsewhere. Every path gives the same bits.
 torch::Tensor dequantize4bitOnDevice(const Quant4Weight& q, torch::Dtype dtype);
 
 // ---- the layout transformers saves (save_pretrained of a bitsandbytes 4-bit model) ----

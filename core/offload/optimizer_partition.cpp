@@ -11,6 +11,7 @@
 #include <deque>
 
 #include "core/util/error.h"
+#include "core/model/kernel_dtype.h"
 #include "kernels/cpu/cpu_adam.h"
 
 namespace fts {
@@ -40,17 +41,8 @@ SwapIoOptions swapIoOptions(const AioConfig& aio) {
 namespace {
 
 kernels::DType kernelType(torch::ScalarType t, const char* what) {
-    switch (t) {
-        case torch::kFloat32:
-            return kernels::DType::Float32;
-        case torch::kBFloat16:
-            return kernels::DType::BFloat16;
-        case torch::kFloat16:
-            return kernels::DType::Float16;
-        default:
-            throw Error(std::string("optimizer offload: ") + what + " of dtype " + c10::toString(t) +
-                        " is not supported");
-    }
+    if (const std::optional<kernels::DType> k = kernelDType(t)) return *k;
+    throw Error(std::string("optimizer offload: ") + what + " of dtype " + c10::toString(t) + " is not supported");
 }
 
 kernels::CpuAdamHyper hyper(const OptimizerConfig& cfg, double lr, int64_t step, double gradScale) {

@@ -11,6 +11,7 @@
 #include <optional>
 
 #include "core/util/error.h"
+#include "core/model/kernel_dtype.h"
 #include "kernels/cuda/adamw.cuh"
 #include "kernels/cuda/cuda_device.cuh"
 
@@ -50,20 +51,8 @@ bool fusedAdamWStepCuda(const std::vector<torch::Tensor>& params, std::vector<to
             {p.data_ptr<float>(), g.data_ptr(), expAvg[i].data_ptr<float>(), expAvgSq[i].data_ptr<float>(), p.numel()});
     }
     if (list.empty()) return false;
-    kernels::DType gt;
-    switch (*gradType) {
-        case torch::kFloat32:
-            gt = kernels::DType::Float32;
-            break;
-        case torch::kBFloat16:
-            gt = kernels::DType::BFloat16;
-            break;
-        case torch::kFloat16:
-            gt = kernels::DType::Float16;
-            break;
-        default:
-            return false;
-    }
+    const std::optional<kernels::DType> gt = kernelDType(*gradType);
+    if (!gt) return false;
     kernels::AdamWHyper h;
     h.lr = lr;
     h.beta1 = cfg.beta1;
@@ -74,7 +63,7 @@ bool fusedAdamWStepCuda(const std::vector<torch::Tensor>& params, std::vector<to
     h.step = step;
     c10::cuda::CUDAGuard guard(*device);
     try {
-        kernels::adamwCuda(list.data(), list.size(), gt, h, c10::cuda::getCurrentCUDAStream(device->index()).stream());
+        kernels::adamwCuda(list.data(), list.size(), *gt, h, c10::cuda::getCurrentCUDAStream(device->index()).stream());
     } catch (const kernels::KernelError& e) {
         throw Error(std::string("AdamW on ") + device->str() + " (" + std::to_string(list.size()) +
                     " tensors): " + e.what());

@@ -10,6 +10,7 @@
 #include <optional>
 
 #include "core/util/error.h"
+#include "core/model/kernel_dtype.h"
 #include "kernels/cuda/unscale.cuh"
 
 namespace fts {
@@ -24,22 +25,10 @@ std::optional<bool> unscaleCudaFused(const std::vector<torch::Tensor>& grads, do
     for (const auto& g : grads) {
         if (!g.defined()) continue;
         if (!g.is_cuda() || !g.is_contiguous() || (device && *device != g.device())) return std::nullopt;
-        kernels::DType t;
-        switch (g.scalar_type()) {
-            case torch::kFloat32:
-                t = kernels::DType::Float32;
-                break;
-            case torch::kBFloat16:
-                t = kernels::DType::BFloat16;
-                break;
-            case torch::kFloat16:
-                t = kernels::DType::Float16;
-                break;
-            default:
-                return std::nullopt;
-        }
+        const std::optional<kernels::DType> t = kernelDType(g.scalar_type());
+        if (!t) return std::nullopt;
         device = g.device();
-        list.push_back({g.data_ptr(), g.numel(), t});
+        list.push_back({g.data_ptr(), g.numel(), *t});
     }
     if (list.empty()) return std::nullopt;
     c10::cuda::CUDAGuard guard(*device);

@@ -2,6 +2,7 @@
 // kernels/CMakeLists.txt compiles this file only when FTS_CUDA_ENABLED is off.
 #include "kernels/cuda/adamw.cuh"
 #include "kernels/cuda/block_ops.cuh"
+#include "kernels/cuda/bnb4bit.cuh"
 #include "kernels/cuda/cuda_device.cuh"
 #include "kernels/cuda/unscale.cuh"
 
@@ -35,6 +36,9 @@ void siluMulForwardCuda(const void*, const void*, void*, DType, int64_t, cudaStr
 }
 void siluMulBackwardCuda(const void*, const void*, const void*, void*, void*, DType, int64_t, cudaStream_t) {
     notBuilt("siluMulBackwardCuda");
+}
+void dequantize4bitCuda(const uint8_t*, const Quant4Scales&, int64_t, int64_t, Quant4Type, void*, DType, cudaStream_t) {
+    notBuilt("dequantize4bitCuda");
 }
 
 }  // namespace fts::kernels

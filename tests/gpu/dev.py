@@ -115,15 +115,79 @@ def mkweights(model_dir, out):
         shutil.copy(os.path.join(model_dir, f), out)
 
 
+def mkbig(out, shape, tokenizer_dir):
+    """A model folder with random bfloat16 weights in the shape of Qwen2.5-7B or -14B (sharded safetensors, the
+    quick-start tokenizer: its ids are a subset of the vocabulary), written tensor by tensor from the GPU."""
+    import torch, shutil
+    from safetensors.torch import save_file
+    dims = {"7b": (3584, 18944, 28, 28, 4), "14b": (5120, 13824, 48, 40, 8), "tiny": (256, 512, 2, 4, 2)}[shape]
+    d, inter, layers, heads, kv = dims
+    V, hd = 152064, d // dims[3]
+    os.makedirs(out, exist_ok=True)
+    json.dump(dict(architectures=["Qwen2ForCausalLM"], model_type="qwen2", hidden_size=d, intermediate_size=inter,
+                   num_hidden_layers=layers, num_attention_heads=heads, num_key_value_heads=kv, vocab_size=V,
+                   max_position_embeddings=32768, rope_theta=1000000.0, rms_norm_eps=1e-6, hidden_act="silu",
+                   tie_word_embeddings=False, torch_dtype="bfloat16", bos_token_id=0, eos_token_id=0,
+                   use_sliding_window=False), open(f"{out}/config.json", "w"), indent=1)
+    g = torch.Generator(device=DEV).manual_seed(0)
+
+    def rnd(*shape):
+        return (torch.randn(*shape, generator=g, device=DEV, dtype=torch.bfloat16) * 0.02).cpu()
+
+    index, shard, size, n = {}, {}, 0, 0
+
+    def flush():
+        nonlocal shard, size, n
+        if shard:
+            name = f"model-{n:05d}.safetensors"
+            save_file(shard, f"{out}/{name}", metadata={"format": "pt"})
+            index.update({k: name for k in shard}); shard, size, n = {}, 0, n + 1
+
+    def add(k, t):
+        nonlocal size
+        shard[k] = t; size += t.numel() * 2
+        if size > 4 << 30:
+            flush()
+
+    add("model.embed_tokens.weight", rnd(V, d))
+    for i in range(layers):
+        p = f"model.layers.{i}."
+        add(p + "input_layernorm.weight", torch.ones(d, dtype=torch.bfloat16))
+        add(p + "post_attention_layernorm.weight", torch.ones(d, dtype=torch.bfloat16))
+        for nm, o, iw in (("q", heads * hd, d), ("k", kv * hd, d), ("v", kv * hd, d)):
+            add(p + f"self_attn.{nm}_proj.weight", rnd(o, iw)); add(p + f"self_attn.{nm}_proj.bias", rnd(o))
+        add(p + "self_attn.o_proj.weight", rnd(d, heads * hd))
+        add(p + "mlp.gate_proj.weight", rnd(inter, d)); add(p + "mlp.up_proj.weight", rnd(inter, d))
+        add(p + "mlp.down_proj.weight", rnd(d, inter))
+    add("model.norm.weight", torch.ones(d, dtype=torch.bfloat16))
+    add("lm_head.weight", rnd(V, d))
+    flush()
+    json.dump({"metadata": {}, "weight_map": index}, open(f"{out}/model.safetensors.index.json", "w"))
+    for f in ("tokenizer.json", "tokenizer_config.json"):
+        shutil.copy(os.path.join(tokenizer_dir, f), out)
+    print("mkbig", out, shape, n, "shards")
+
+
 def hf_speed(model_dir, mb, seq, steps, mode, out):
     import torch
     from transformers import (AutoConfig, LlamaForCausalLM, Trainer, TrainingArguments, TrainerCallback)
     mb, seq, steps = int(mb), int(seq), int(steps)
     config = AutoConfig.from_pretrained(model_dir)
     torch.manual_seed(0)
-    with torch.device(DEV):
-        model = LlamaForCausalLM._from_config(config, attn_implementation="sdpa", torch_dtype=torch.float32)
-    if mode == "lora":
+    if mode == "qlora":  # PEFT over bitsandbytes' NF4 base (double quant, bf16 compute), as QLoRA recipes load it
+        from transformers import BitsAndBytesConfig
+        bnb = BitsAndBytesConfig(load_in_4bit=True, bnb_4bit_quant_type="nf4", bnb_4bit_use_double_quant=True,
+                                 bnb_4bit_compute_dtype=torch.bfloat16)
+        model = LlamaForCausalLM.from_pretrained(model_dir, quantization_config=bnb, torch_dtype=torch.bfloat16,
+                                                 attn_implementation="sdpa",
+                                                 device_map={"": 0 if DEV == "cuda" else DEV})
+    else:
+        # LoRA: the frozen base in bfloat16, as LLaMA-Factory and PEFT recipes load it (torch_dtype=bfloat16); the
+        # full fine-tune and checkpointing in float32 under bf16 autocast (the Trainer's bf16=True)
+        dtype = torch.bfloat16 if mode == "lora" else torch.float32
+        with torch.device(DEV):
+            model = LlamaForCausalLM._from_config(config, attn_implementation="sdpa", torch_dtype=dtype)
+    if mode in ("lora", "qlora"):
         from peft import LoraConfig, get_peft_model
         model = get_peft_model(model, LoraConfig(r=16, lora_alpha=32, target_modules="all-linear",
                                                  task_type="CAUSAL_LM"))
@@ -194,4 +258,4 @@ def hf_profile(model_dir, mb, seq, out):
 if __name__ == "__main__":
     cmd, *a = sys.argv[1:]
     {"prep": prep, "cfg": cfg, "mkweights": mkweights, "hf-fixed": hf_fixed, "hf-speed": hf_speed,
-     "hf-profile": hf_profile}[cmd](*a)
+     "hf-profile": hf_profile, "mkbig": mkbig}[cmd](*a)

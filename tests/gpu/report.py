@@ -86,15 +86,15 @@ if exp_file and os.path.exists(exp_file):
     print(f"greedy generation on the GPU equal to transformers (CPU reference): {ok}/{tot} {bad}")
 
 print("throughput, Llama 1.1B, bf16, seq 2048, micro batch 4, one GPU:")
-for mode, name in (("full", "full"), ("full", "full_unfused"), ("lora", "lora"), ("ac", "ac"), ("s3", "stage3"),
-                   ("off_cpu_s2", "off_cpu_s2")):
+for mode, name in (("full", "full"), ("full", "full_unfused"), ("lora", "lora"), ("qlora", "qlora"),
+                   ("qlora", "qlora_ops"), ("ac", "ac"), ("s3", "stage3"), ("off_cpu_s2", "off_cpu_s2")):
     r = runs.get(name)
     hf = json.loads(show(f"hf_speed_{mode}.json") or "null")
     ft = None
     if r:
         tps = [v for st, v in r["metrics"].get("tokens_per_s", []) if st > 5]
         ft = statistics.median(tps) if tps else None
-    f = lora_flops_tok if mode == "lora" else flops_tok * (4 / 3 if mode == "ac" else 1)
+    f = lora_flops_tok if mode in ("lora", "qlora") else flops_tok * (4 / 3 if mode == "ac" else 1)
     line = f"  {name}: fts {ft and round(ft)} tok/s"
     if ft:
         line += f" (MFU {ft * f / PEAK:.1%}, peak {r['peak'] and r['peak'] / 2**30:.1f} GiB)"
@@ -127,7 +127,22 @@ for mode, name in (("full", "full"), ("full", "full_unfused"), ("lora", "lora"),
         line += "\n    " + "\n    ".join(prof.strip().splitlines()[:12])
     print(line)
 
-for f in ("probe.txt", "oom.log", "estimate_oom.txt"):
+big = runs.get("qlora_big")
+if big:
+    tps = [v for st, v in big["metrics"].get("tokens_per_s", []) if st > 2]
+    line = (f"QLoRA, Qwen2.5-14B shape, micro batch 1 x 2048, AC: {big['status']} {big['error'][:200]}; "
+            f"tokens/s {statistics.median(tps) if tps else None}; peak {big['peak'] and big['peak'] / 2**30:.2f} GiB")
+    est = show("estimate_qlora_big.json")
+    try:
+        e = json.loads(est[est.index("{"):])
+        alloc = e.get("per_rank", {}).get("allocator_peak")
+        line += f"; estimate allocator {alloc / 2**30:.2f} GiB"
+        if big["peak"]:
+            line += f" (estimate / measured {alloc / big['peak']:.3f})"
+    except Exception as ex:
+        line += f"; estimate unreadable ({ex})"
+    print(line)
+for f in ("mkbig.log", "probe.txt", "oom.log", "estimate_oom.txt"):
     t = show(f)
     if t:
         print(f"--- {f}:"); print("\n".join(t.strip().splitlines()[-14:]))

@@ -11,6 +11,9 @@
 #   fixed     fp32 fts vs transformers on a fixed batch, 20 steps;  bf16: stages BF16_STAGES (default 0-3) and
 #             fp16 vs autocast
 #   offload   ZeRO-2 with CPU optimizer offload on the 1.1B (OFFLOAD="cpu_s2 nvme_s2 cpu_s3p" for all)
+#   qlora     the 1.1B QLoRA (NF4, double quant, r=16 all-linear) beside PEFT + bitsandbytes (carried as $BNB_PATH on
+#             PYTHONPATH), and with FTS_CUDA_DEQUANT=0 (the LibTorch-ops dequantization)
+#   qlorabig  QLoRA on a Qwen2.5-14B-shaped model (BIG=7b|14b) with random weights: load time and peak GPU memory
 #   hfprofile torch.profiler over 3 steps of the Trainer's step (the kernels it runs, beside fts's)
 #   probe     fts probe at stages 0-3;  gen: greedy generation cases;  oom: a batch that cannot fit
 set -u
@@ -125,6 +128,39 @@ for mode in lora ac; do
   [ "$(left)" -gt 80 ] && timeout $(( $(left) - 15 )) $PY "$D/dev.py" hf-speed $M/llama-1b 4 2048 20 $mode \
       "$OUT/hf_speed_$mode.json" > "$OUT/hf_$mode.log" 2>&1; tail -1 "$OUT/hf_$mode.log"
 done
+
+if [[ " $SECTIONS " == *" qlora "* ]]; then
+  say "QLoRA: the 1.1B with an NF4 base (double quant, bf16 compute), LoRA r=16 all-linear, beside PEFT + bitsandbytes"
+  base=$M/llama-1b-ft
+  [ -f $base/config.json ] || timeout 90 $PY "$D/dev.py" mkweights $M/llama-1b $base
+  QCFG='model.quantization={"load_in_4bit":true,"bnb_4bit_quant_type":"nf4","bnb_4bit_use_double_quant":true,"bnb_4bit_compute_dtype":"bfloat16"}'
+  LCFG='model.lora={"r":16,"lora_alpha":32,"target_modules":"all-linear"}'
+  qargs=(model.path=$base model.init=pretrained data.train=$DA/stories.jsonl data.max_length=2048
+         deepspeed.bf16.enabled=true deepspeed.train_micro_batch_size_per_gpu=4 deepspeed.optimizer.params.lr=1e-4
+         "$LCFG" "$QCFG" deepspeed.wall_clock_breakdown=true)
+  cfg $W/qlora.json "${qargs[@]}" training.max_steps=20 training.output_dir=$OD/qlora \
+      'training.profile={"wait":12,"active":3}'
+  timeout 60 $FTS estimate $W/qlora.json --json > "$OUT/estimate_qlora.json" 2>&1
+  train qlora $W/qlora.json
+  [ "$(left)" -gt 100 ] && timeout $(( $(left) - 15 )) $PY "$D/dev.py" hf-speed $base 4 2048 20 qlora \
+      "$OUT/hf_speed_qlora.json" > "$OUT/hf_qlora.log" 2>&1; tail -1 "$OUT/hf_qlora.log"
+  # the LibTorch-ops dequantization (the reference path the CUDA kernel replaces), side by side
+  cfg $W/qlora_ops.json "${qargs[@]}" training.max_steps=12 training.output_dir=$OD/qlora_ops
+  export FTS_CUDA_DEQUANT=0; train qlora_ops $W/qlora_ops.json; unset FTS_CUDA_DEQUANT
+fi
+
+if [[ " $SECTIONS " == *" qlorabig "* ]] && [ "$(left)" -gt 200 ]; then
+  say "QLoRA on a Qwen2.5-${BIG:-14b}-shaped model (random bf16 weights): peak GPU memory, micro-batch 1 x 2048, AC"
+  timeout 150 $PY "$D/dev.py" mkbig $W/qwen-big ${BIG:-14b} $M/llama-1b > "$OUT/mkbig.log" 2>&1; tail -1 "$OUT/mkbig.log"
+  cfg $W/qlora_big.json model.path=$W/qwen-big model.init=pretrained data.train=$DA/stories.jsonl \
+      data.max_length=2048 training.max_steps=6 training.output_dir=$OD/qlora_big deepspeed.bf16.enabled=true \
+      deepspeed.train_micro_batch_size_per_gpu=1 deepspeed.optimizer.params.lr=1e-4 model.activation_checkpointing=true \
+      'model.lora={"r":16,"lora_alpha":32,"target_modules":"all-linear"}' \
+      'model.quantization={"load_in_4bit":true,"bnb_4bit_quant_type":"nf4","bnb_4bit_use_double_quant":true,"bnb_4bit_compute_dtype":"bfloat16"}'
+  timeout 60 $FTS estimate $W/qlora_big.json --json > "$OUT/estimate_qlora_big.json" 2>&1
+  T1=$(date +%s); train qlora_big $W/qlora_big.json; echo "qlora_big wall $(( $(date +%s) - T1 )) s"
+  rm -rf $W/qwen-big
+fi
 
 if [[ " $SECTIONS " == *" hfprofile "* ]] && [ "$(left)" -gt 90 ]; then
   say "torch.profiler of the Trainer's step (full fine-tune), beside fts's profile"

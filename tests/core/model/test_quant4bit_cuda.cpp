@@ -1,6 +1,7 @@
-// The 4-bit weight on a CUDA device (label gpu; skipped without one): dequantize4bitOnDevice there equals the CPU
-// kernel (and so bitsandbytes) bit for bit, NF4/FP4, with and without double quantization, into float32, bfloat16
-// and float16; quant4Linear's forward and input gradient on the GPU match the CPU's within the products' rounding.
+// The 4-bit weight on a CUDA device (label gpu; skipped without one): the CUDA kernel and the LibTorch-ops path there
+// equal the CPU kernel (and so bitsandbytes) bit for bit, NF4/FP4, with and without double quantization, into
+// float32, bfloat16 and float16, for sizes and block sizes that leave partial groups, odd counts and unaligned
+// codes; quant4Linear's forward and input gradient on the GPU match the CPU's within the products' rounding.
 #include <QtTest>
 
 #include <torch/torch.h>
@@ -33,16 +34,46 @@ private slots:
         if (!torch::cuda::is_available()) QSKIP("no CUDA device here (label gpu: runs on the device machine)");
     }
 
+    void dequantizeEqualsTheCpuKernel_data() {
+        QTest::addColumn<qint64>("rows");
+        QTest::addColumn<qint64>("cols");
+        QTest::addColumn<qint64>("blocksize");
+        QTest::newRow("640x96, blocks of 64") << qint64(640) << qint64(96) << qint64(64);
+        QTest::newRow("odd count 37x29, blocks of 64") << qint64(37) << qint64(29) << qint64(64);
+        QTest::newRow("1000x3 (a partial group of 8), blocks of 128") << qint64(1000) << qint64(3) << qint64(128);
+        QTest::newRow("more than 256 blocks, blocks of 32") << qint64(300) << qint64(64) << qint64(32);
+        QTest::newRow("a single value") << qint64(1) << qint64(1) << qint64(64);
+    }
     void dequantizeEqualsTheCpuKernel() {
+        QFETCH(qint64, rows);
+        QFETCH(qint64, cols);
+        QFETCH(qint64, blocksize);
         torch::manual_seed(5);
-        const torch::Tensor w = torch::randn({640, 96}) * 0.02;
+        const torch::Tensor w = torch::randn({rows, cols}) * 0.02;
+        QVERIFY(quant4CudaKernelBuilt());
         for (Quant4Type type : {Quant4Type::Nf4, Quant4Type::Fp4})
             for (bool dq : {false, true}) {
-                const Quant4Weight q = quantize4bit(w, type, 64, dq);
+                const Quant4Weight q = quantize4bit(w, type, blocksize, dq);
                 const Quant4Weight g = onDevice(q, torch::kCUDA);
-                for (torch::Dtype dt : {torch::kFloat32, torch::kBFloat16, torch::kFloat16})
-                    QVERIFY(torch::equal(dequantize4bitOnDevice(g, dt).cpu(), dequantize4bit(q, dt)));
+                for (torch::Dtype dt : {torch::kFloat32, torch::kBFloat16, torch::kFloat16}) {
+                    const torch::Tensor want = dequantize4bit(q, dt);
+                    QVERIFY2(torch::equal(dequantize4bitCuda(g, dt).cpu(), want), "the CUDA kernel differs");
+                    QVERIFY2(torch::equal(dequantize4bitOps(g, dt).cpu(), want), "the LibTorch-ops path differs");
+                    QVERIFY(torch::equal(dequantize4bitOnDevice(g, dt).cpu(), want));
+                }
             }
+    }
+
+    // Codes that start one byte into their storage (a view, as a sliced state dict can give): the scalar path.
+    void unalignedCodes() {
+        torch::manual_seed(7);
+        const Quant4Weight q = quantize4bit(torch::randn({64, 48}), Quant4Type::Nf4, 64, true);
+        Quant4Weight g = onDevice(q, torch::kCUDA);
+        const torch::Tensor shifted = torch::empty({g.packed.size(0) + 1, 1}, g.packed.options());
+        shifted.narrow(0, 1, g.packed.size(0)).copy_(g.packed);
+        g.packed = shifted.narrow(0, 1, g.packed.size(0));
+        QVERIFY(reinterpret_cast<uintptr_t>(g.packed.data_ptr()) % 4 != 0);
+        QVERIFY(torch::equal(dequantize4bitCuda(g, torch::kBFloat16).cpu(), dequantize4bit(q, torch::kBFloat16)));
     }
 
     void linearOnTheGpu() {

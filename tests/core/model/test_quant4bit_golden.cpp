@@ -115,7 +115,7 @@ private slots:
         }
         const torch::Tensor deq = dequantize4bit(q, x.scalar_type());
         const torch::Tensor want = m_ref.at(key + "dequant");
-        QVERIFY2(sameBits(dequantize4bitOnDevice(q, x.scalar_type()), want), "the LibTorch-ops path differs");
+        QVERIFY2(sameBits(dequantize4bitOps(q, x.scalar_type()), want), "the LibTorch-ops path differs");
         QVERIFY2(sameBits(deq, want),
                  qPrintable(QString("dequantized weight differs: largest difference %1")
                                 .arg((deq.to(torch::kFloat32) - want.to(torch::kFloat32)).abs().max().item<float>())));
