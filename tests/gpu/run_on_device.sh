@@ -41,7 +41,7 @@ train() {  # name config [extra args]
   local n=$1 c=$2; shift 2
   [ "$(left)" -gt 40 ] || { say "skip $n (time)"; return 1; }
   say "fts train $n"
-  timeout $(( $(left) - 20 )) $FTS train "$c" --store "$S" --name "$n" --quiet "$@" > "$OUT/$n.log" 2>&1
+  timeout -k 10 $(( $(left) - 20 )) $FTS train "$c" --store "$S" --name "$n" --quiet "$@" > "$OUT/$n.log" 2>&1
   local rc=$?; say "$n rc=$rc"; tail -3 "$OUT/$n.log"
   if [ -d $OD/$n/profile ]; then  # training.profile's files (the trace compressed)
     mkdir -p "$OUT/profile_$n" && cp $OD/$n/profile/summary.* "$OUT/profile_$n/"

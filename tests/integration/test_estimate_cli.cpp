@@ -226,6 +226,17 @@ void TestEstimateCli::allocatorPeakMatchesTensorBytes_data() {
         << "llama" << 1 << QString(R"({"model": {"chunked_loss": false}, "deepspeed": {%1}})").arg(bf16);
     QTest::newRow("LoRA bf16 stage 0") << "lora" << 1 << ds(bf16 + "," + stage(0));
     QTest::newRow("LoRA bf16 stage 2") << "lora" << 1 << ds(bf16 + "," + stage(2));
+    // QLoRA: the blocks' linear weights 4-bit (NF4, double quantization), products in bfloat16
+    const QString quant =
+        R"("quantization": {"load_in_4bit": true, "bnb_4bit_quant_type": "nf4", "bnb_4bit_use_double_quant": true,
+                            "bnb_4bit_compute_dtype": "bfloat16"})";
+    QTest::newRow("QLoRA bf16 stage 0") << "lora" << 1
+                                        << QString(R"({"model": {%1}, "deepspeed": {%2}})").arg(quant, bf16);
+    QTest::newRow("QLoRA bf16 checkpointing")
+        << "lora" << 1
+        << QString(R"({"model": {%1, "activation_checkpointing": true}, "deepspeed": {%2}})").arg(quant, bf16);
+    QTest::newRow("QLoRA fp32 stage 2") << "lora" << 1
+                                        << QString(R"({"model": {%1}, "deepspeed": {%2}})").arg(quant, stage(2));
 }
 
 void TestEstimateCli::allocatorPeakMatchesTensorBytes() {

@@ -538,11 +538,12 @@ private slots:
     }
 
     // The fused kernels' GPU measurement (tests/data/estimate/h200_llama_1b/measured_fused.json): the 1.1B Llama at
-    // stage 0 in bf16 with the chunked loss, full / LoRA r=16 on all linear layers / activation checkpointing. The
-    // allocator estimate within 4% of the measured peak (0.998, 0.996 and 1.032 when measured).
+    // stage 0 in bf16 with the chunked loss, full / activation checkpointing. The allocator estimate within 4% of the
+    // measured peak (0.998 and 1.032 when measured; the full fine-tune's peak was the same bytes on an H100). The
+    // LoRA row measured a float32 frozen base, which bf16 LoRA no longer holds ("superseded" in the file).
     void matchesTheFusedH200Runs_data() {
         QTest::addColumn<QString>("mode");
-        for (const char* m : {"full", "lora", "activation_checkpointing"}) QTest::addRow("%s", m) << QString(m);
+        for (const char* m : {"full", "activation_checkpointing"}) QTest::addRow("%s", m) << QString(m);
     }
     void matchesTheFusedH200Runs() {
         QFETCH(QString, mode);
