@@ -2,9 +2,12 @@
 // does it (compiled without contraction: the one fused multiply-add is explicit, as in bitsandbytes' x86 build).
 #include "kernels/cpu/bnb4bit.h"
 
+#include "kernels/kernel_types.h"
+
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <string>
 
 namespace fts::kernels {
 
@@ -140,14 +143,30 @@ void quantize4bit(const float* x, int64_t n, int64_t blocksize, Quant4Type type,
     if (n % 2 == 1) put(n, codeOf(c, 0.0f));  // the padding value 0.0 fills the last byte's low nibble
 }
 
+void dequantize4bitReference(const uint8_t* packed, const float* absmax, int64_t n, int64_t blocksize, Quant4Type type,
+                             float* out) {
+    bnb4bit_detail::dequantizeScalarFrom(packed, absmax, 0, n, blocksize, quant4Codebook(type), out);
+}
+
+void dequantize4bit(const uint8_t* packed, const float* absmax, int64_t n, int64_t blocksize, Quant4Type type,
+                    float* out, CpuIsa isa) {
+    if (!cpuIsaSupported(isa))
+        throw KernelError(std::string("dequantize4bit: this CPU does not support the ") + cpuIsaName(isa) + " variant");
+    const float* lut = quant4Codebook(type);
+    switch (isa) {
+        case CpuIsa::Avx512:
+            return bnb4bit_detail::dequantizeAvx512(packed, absmax, n, blocksize, lut, out);
+        case CpuIsa::Avx2:
+            return bnb4bit_detail::dequantizeAvx2(packed, absmax, n, blocksize, lut, out);
+        case CpuIsa::Scalar:
+            break;
+    }
+    bnb4bit_detail::dequantizeScalarFrom(packed, absmax, 0, n, blocksize, lut, out);
+}
+
 void dequantize4bit(const uint8_t* packed, const float* absmax, int64_t n, int64_t blocksize, Quant4Type type,
                     float* out) {
-    const float* lut = quant4Codebook(type);
-    for (int64_t i = 0; i < n; ++i) {
-        const uint8_t byte = packed[i / 2];
-        const uint8_t code = i % 2 == 0 ? uint8_t(byte >> 4) : uint8_t(byte & 0xF);
-        out[i] = lut[code] * absmax[i / blocksize];
-    }
+    dequantize4bit(packed, absmax, n, blocksize, type, out, bestCpuIsa());
 }
 
 const float* dynamicMap8bit() {

@@ -11,6 +11,8 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "kernels/cpu/cpu_isa.h"
+
 namespace fts::kernels {
 
 enum class Quant4Type { Nf4, Fp4 };
@@ -24,9 +26,34 @@ inline int64_t quant4Blocks(int64_t n, int64_t blocksize) { return (n + blocksiz
 // x: n float32 values. packed: (n + 1) / 2 bytes. absmax: quant4Blocks(n, blocksize) floats.
 void quantize4bit(const float* x, int64_t n, int64_t blocksize, Quant4Type type, uint8_t* packed, float* absmax);
 
-// out[i] = codebook[code i] * absmax[i / blocksize], float32 (cast afterwards for bf16/fp16 weights).
+// out[i] = codebook[code i] * absmax[i / blocksize], float32 (cast afterwards for bf16/fp16 weights), with the
+// widest vector variant this CPU runs (bestCpuIsa), or the one named (KernelError when this CPU lacks it). Every
+// variant gives the reference's bits: the same one multiplication per value.
 void dequantize4bit(const uint8_t* packed, const float* absmax, int64_t n, int64_t blocksize, Quant4Type type,
                     float* out);
+void dequantize4bit(const uint8_t* packed, const float* absmax, int64_t n, int64_t blocksize, Quant4Type type,
+                    float* out, CpuIsa isa);
+// The scalar loop the variants are tested against.
+void dequantize4bitReference(const uint8_t* packed, const float* absmax, int64_t n, int64_t blocksize, Quant4Type type,
+                             float* out);
+
+namespace bnb4bit_detail {
+// The vector variants (bnb4bit_avx2.cpp, bnb4bit_avx512.cpp), each compiled for its instruction set: whole blocks
+// whose size is a multiple of the vector's values vectorised, the rest by the scalar loop. lut: the 16 values.
+void dequantizeAvx2(const uint8_t* packed, const float* absmax, int64_t n, int64_t blocksize, const float* lut,
+                    float* out);
+void dequantizeAvx512(const uint8_t* packed, const float* absmax, int64_t n, int64_t blocksize, const float* lut,
+                      float* out);
+// out[i] for i in [from, n) one by one.
+inline void dequantizeScalarFrom(const uint8_t* packed, const float* absmax, int64_t from, int64_t n, int64_t blocksize,
+                                 const float* lut, float* out) {
+    for (int64_t i = from; i < n; ++i) {
+        const uint8_t byte = packed[i / 2];
+        const uint8_t code = i % 2 == 0 ? uint8_t(byte >> 4) : uint8_t(byte & 0xF);
+        out[i] = lut[code] * absmax[i / blocksize];
+    }
+}
+}  // namespace bnb4bit_detail
 
 // ---- double quantization of the absmax ----
 

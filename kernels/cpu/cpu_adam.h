@@ -7,6 +7,7 @@
 #pragma once
 #include <cstdint>
 
+#include "kernels/cpu/cpu_isa.h"
 #include "kernels/kernel_types.h"
 
 namespace fts::kernels {
@@ -34,13 +35,6 @@ struct CpuAdamBuffers {
     DType outType = DType::BFloat16;
     int64_t numel = 0;
 };
-
-enum class CpuIsa { Scalar, Avx2, Avx512 };
-const char* cpuIsaName(CpuIsa isa);
-// Whether this CPU (and OS) runs the variant: AVX2 needs avx2+fma+f16c, AVX-512 avx512f.
-bool cpuIsaSupported(CpuIsa isa);
-// The widest supported variant; FTS_CPU_ISA=scalar|avx2|avx512 in the environment caps it (for comparisons).
-CpuIsa bestCpuIsa();
 
 // The float32 constants of one step, derived as DeepSpeed's Adam_Optimizer::IncrementStep / update_state do.
 struct CpuAdamScalars {
