@@ -2980,6 +2980,10 @@
         <source>Lower the memory it needs with one of the changes below (each with its estimate), then start it again.</source>
         <translation type="unfinished"></translation>
     </message>
+    <message>
+        <source>took %1 of training, over %2 (stopped and resumed)</source>
+        <translation type="unfinished"></translation>
+    </message>
 </context>
 <context>
     <name>fts::RunsTableModel</name>

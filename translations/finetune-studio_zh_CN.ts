@@ -2964,6 +2964,10 @@
         <source>Lower the memory it needs with one of the changes below (each with its estimate), then start it again.</source>
         <translation>请用下面的某项修改（各附估算值）降低所需显存，然后重新启动。</translation>
     </message>
+    <message>
+        <source>took %1 of training, over %2 (stopped and resumed)</source>
+        <translation>训练用时 %1，历时 %2（中途停止后续训）</translation>
+    </message>
 </context>
 <context>
     <name>fts::RunsTableModel</name>

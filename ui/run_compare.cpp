@@ -224,8 +224,17 @@ RunSummary summarizeRun(const CompareRunData& data) {
         if (!s.tokensSeen) s.tokensSeen = num("tokens_seen");
     }
     s.steps = std::max(s.steps, data.run.lastStep);
+    // The training time (the trainer's elapsed_s, which a resumed run carries on), else the wall time of its session.
+    std::optional<double> lastElapsed;
+    for (const auto& m : data.metrics)
+        if (m.name == "elapsed_s") lastElapsed = m.value;
+    if (fin.is_object() && fin.contains("elapsed_s") && fin["elapsed_s"].is_number())
+        lastElapsed = fin["elapsed_s"].get<double>();
     const double end = data.run.endedAt > 0 ? data.run.endedAt : lastTime;
-    if (data.run.startedAt > 0 && end >= data.run.startedAt) s.durationS = end - data.run.startedAt;
+    if (lastElapsed)
+        s.durationS = *lastElapsed;
+    else if (data.run.startedAt > 0 && end >= data.run.startedAt)
+        s.durationS = end - data.run.startedAt;
     return s;
 }
 

@@ -1,6 +1,8 @@
 // RunView: charts and labels of one run, redrawn by a batching timer (see run_view.h).
 #include "ui/run_view.h"
 
+#include "core/store/run_json.h"
+
 #include <QDateTime>
 #include <QEvent>
 #include <QFontDatabase>
@@ -527,6 +529,16 @@ std::optional<double> RunView::secondsPerStep(const std::vector<std::pair<int64_
     return seconds / steps;
 }
 
+QString RunView::tookText(const RunRecord& r) {
+    const double session = r.endedAt - r.startedAt;
+    const std::optional<double> trained = trainingSeconds(r);
+    // Resumed: the training time spans sessions; the wall time from the run's creation shows the pause too.
+    if (trained && *trained > session + 1.0 && r.createdAt > 0 && r.endedAt > r.createdAt)
+        return tr("took %1 of training, over %2 (stopped and resumed)")
+            .arg(formatDuration(*trained), formatDuration(r.endedAt - r.createdAt));
+    return tr("took %1").arg(formatDuration(trained.value_or(session)));
+}
+
 QString RunView::formatDuration(double seconds) {
     if (!std::isfinite(seconds) || seconds < 0) return QString();
     const auto s = static_cast<qint64>(std::llround(seconds));
@@ -630,7 +642,7 @@ void RunView::updateLabels() {
     if (running && perStep && r.totalSteps > m_lastStep)
         m_eta->setText(formatDuration(*perStep * static_cast<double>(r.totalSteps - m_lastStep)));
     else if (!running && r.endedAt > 0 && r.startedAt > 0)
-        m_eta->setText(tr("took %1").arg(formatDuration(r.endedAt - r.startedAt)));
+        m_eta->setText(tookText(r));
     else
         m_eta->setText(QStringLiteral("–"));
     if (!r.failureReason.empty()) {

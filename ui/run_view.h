@@ -78,6 +78,9 @@ public:
     // Seconds per optimizer step over the recent window of (step, unix time) points; nullopt if unknown.
     static std::optional<double> secondsPerStep(const std::vector<std::pair<int64_t, double>>& stepTimes);
     static QString formatDuration(double seconds);
+    // "took 3m05s" for an ended run: its training time over every session, and for a stopped and resumed run the
+    // wall time from its creation beside it.
+    static QString tookText(const RunRecord& r);
     // Every text of the page again in the current language (also on QEvent::LanguageChange).
     void retranslate();
 

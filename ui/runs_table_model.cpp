@@ -1,6 +1,8 @@
 // RunsTableModel: presentation of RunRecord rows; no store access here (rows come from the poller).
 #include "ui/runs_table_model.h"
 
+#include "core/store/run_json.h"
+
 #include <QApplication>
 #include <algorithm>
 #include <QDateTime>
@@ -327,7 +329,11 @@ void RunsTableModel::rebuildIndex() {
 RunsTableModel::Figures RunsTableModel::figuresOf(const RunRecord& r) {
     Figures f;
     {
-        if (!r.finalMetricsJson.empty()) {
+        // A run that is running again after a stop still holds the stop's final metrics: they are not this
+        // session's, so it shows nothing until it ends, as a fresh run does.
+        const bool ended =
+            r.status == RunStatus::Completed || r.status == RunStatus::Failed || r.status == RunStatus::Stopped;
+        if (ended && !r.finalMetricsJson.empty()) {
             const auto doc = parseJsonOrDiscarded(r.finalMetricsJson);
             if (doc.is_object()) {
                 const auto num = [&](const char* key) -> std::optional<double> {
@@ -340,7 +346,11 @@ RunsTableModel::Figures RunsTableModel::figuresOf(const RunRecord& r) {
                 f.tokens = num("tokens_seen");
             }
         }
-        if (r.startedAt > 0 && r.endedAt >= r.startedAt) f.duration = r.endedAt - r.startedAt;
+        // the training time over every session (a resumed run's clock goes on); else the last session's wall time
+        if (const std::optional<double> trained = trainingSeconds(r); trained && r.endedAt > 0)
+            f.duration = *trained;
+        else if (r.startedAt > 0 && r.endedAt >= r.startedAt)
+            f.duration = r.endedAt - r.startedAt;
     }
     return f;
 }

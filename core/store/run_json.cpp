@@ -204,7 +204,17 @@ std::string formatDuration(double seconds) {
     return buf;
 }
 
+std::optional<double> trainingSeconds(const RunRecord& run) {
+    const json j = parsedOrRaw(run.finalMetricsJson);
+    if (!j.is_object()) return std::nullopt;
+    const auto it = j.find("elapsed_s");
+    if (it == j.end() || !it->is_number() || !std::isfinite(it->get<double>())) return std::nullopt;
+    return it->get<double>();
+}
+
 double runDurationSeconds(const RunRecord& run, double now) {
+    if (run.endedAt > 0)
+        if (const std::optional<double> trained = trainingSeconds(run)) return std::max(0.0, *trained);
     if (run.startedAt <= 0) return -1;
     if (run.endedAt > 0) return std::max(0.0, run.endedAt - run.startedAt);
     if (run.status == RunStatus::Running) return std::max(0.0, currentTime(now) - run.startedAt);
@@ -233,6 +243,8 @@ json runToJson(const RunRecord& run) {
     j["ended_at"] = timeOrNull(run.endedAt, true);
     j["ended_at_unix"] = timeOrNull(run.endedAt, false);
     j["duration_s"] = run.startedAt > 0 && run.endedAt > 0 ? json(run.endedAt - run.startedAt) : json(nullptr);
+    const std::optional<double> trained = trainingSeconds(run);
+    j["training_s"] = trained ? json(*trained) : json(nullptr);
     j["config"] = parsedOrRaw(run.configJson);
     if (!run.resolvedConfigJson.empty()) j["resolved_config"] = parsedOrRaw(run.resolvedConfigJson);
     j["config_path"] = run.configPath;

@@ -269,7 +269,12 @@ static TrainOutcome train(const TrainConfig& givenCfg, const TrainOptions& opt, 
         if (leader && !e.values.empty()) events.publishEvent(e);
     };
 
+    // Training time: the seconds before this process (from the checkpoint resumed) plus this process's since the
+    // loop began, folded into `at` whenever a checkpoint is written, so a resumed run's clock goes on.
+    Clock::time_point runStart = Clock::now();
     auto checkpoint = [&] {
+        at.elapsedBefore += std::chrono::duration<double>(Clock::now() - runStart).count();
+        runStart = Clock::now();
         where.phase = StepPhase::Checkpoint;
         const fs::path dir = saveRunCheckpoint(run, sampler, at);
         if (leader) events.publishEvent(CheckpointEvent{step, dir.string()});
@@ -302,7 +307,7 @@ static TrainOutcome train(const TrainConfig& givenCfg, const TrainOptions& opt, 
     Metrics lastEval;
     bool savedAtLastStep = false;
     TrainOutcome outcome = TrainOutcome::Completed;
-    auto runStart = Clock::now();
+    runStart = Clock::now();
     publishMemory(step);
     if (step == 0 && tr.evalInterval > 0) {  // a baseline before training (as HF's eval_on_start)
         lastEval = evaluate();
@@ -444,8 +449,6 @@ static TrainOutcome train(const TrainConfig& givenCfg, const TrainOptions& opt, 
         // checkpoint block
         savedAtLastStep = false;
         if ((tr.saveInterval > 0 && step % tr.saveInterval == 0) || last) {
-            at.elapsedBefore += std::chrono::duration<double>(Clock::now() - runStart).count();
-            runStart = Clock::now();
             checkpoint();
             savedAtLastStep = true;
         }
@@ -456,7 +459,11 @@ static TrainOutcome train(const TrainConfig& givenCfg, const TrainOptions& opt, 
         checkpoint();
     }
 
-    nlohmann::json final{{"steps", step}, {"tokens_seen", at.tokensSeen}};
+    // elapsed_s: the training time over every session of the run (the store's ended - started is the last one's)
+    nlohmann::json final{
+        {"steps", step},
+        {"tokens_seen", at.tokensSeen},
+        {"elapsed_s", at.elapsedBefore + std::chrono::duration<double>(Clock::now() - runStart).count()}};
     if (std::isfinite(lastLoss)) final["loss"] = lastLoss;
     for (const auto& [name, value] : lastEval)
         if (std::isfinite(value)) final[name] = value;

@@ -157,6 +157,13 @@ private slots:
                      {3, "loss", 2.0, 1004.0},     {3, "elapsed_s", 14.0, 1004.0}};
         QCOMPARE(compareCurve(d, "loss", CompareXAxis::WallTime).x, (QVector<double>{5.0, 10.0, 14.0}));
         QCOMPARE(compareCurve(d, "eval_loss", CompareXAxis::WallTime).x, (QVector<double>{0.0, 10.0}));
+        // its duration in the summary is the training time of both sessions, not the last one's wall time
+        d.run.endedAt = 1005.0;
+        QCOMPARE(*summarizeRun(d).durationS, 14.0);
+        d.run.finalMetricsJson = R"({"loss": 2.0, "elapsed_s": 14.5})";  // the end's figure wins
+        QCOMPARE(*summarizeRun(d).durationS, 14.5);
+        d.run.endedAt = 0;
+        d.run.finalMetricsJson.clear();
         // Recorded without elapsed_s: seconds since the first point, never below zero.
         d.metrics = {{1, "loss", 4.0, 105.0}, {3, "loss", 2.0, 1004.0}};
         QCOMPARE(compareCurve(d, "loss", CompareXAxis::WallTime).x, (QVector<double>{0.0, 899.0}));

@@ -336,6 +336,25 @@ private slots:
         }
     }
 
+    // An ended run's "took": its training time over every session; a stopped and resumed run also names the wall
+    // time since it was created (the pause), a run that never stopped only its time.
+    void tookCountsEverySession() {
+        RunRecord r;
+        r.createdAt = 1000;
+        r.startedAt = 1005;
+        r.endedAt = 1065;
+        r.finalMetricsJson = R"({"loss": 1.0, "elapsed_s": 58.0})";
+        QCOMPARE(RunView::tookText(r), QStringLiteral("took %1").arg(RunView::formatDuration(58.0)));
+        r.startedAt = 4000;  // resumed an hour later, 20 s more of training
+        r.endedAt = 4025;
+        r.finalMetricsJson = R"({"loss": 0.9, "elapsed_s": 78.0})";
+        const QString text = RunView::tookText(r);
+        QVERIFY2(text.contains(RunView::formatDuration(78.0)) && text.contains(RunView::formatDuration(3025.0)),
+                 qPrintable(text));
+        r.finalMetricsJson = R"({"loss": 0.9})";  // recorded before the end carried its training time
+        QCOMPARE(RunView::tookText(r), QStringLiteral("took %1").arg(RunView::formatDuration(25.0)));
+    }
+
     void formatDuration_data() {
         QTest::addColumn<double>("seconds");
         QTest::addColumn<QString>("text");

@@ -39,6 +39,7 @@ private slots:
             runs[size_t(i)].id = 100 + i;
             runs[size_t(i)].name = "r" + std::to_string(i);
             runs[size_t(i)].finalMetricsJson = R"({"loss": 1.5})";
+            runs[size_t(i)].status = fts::RunStatus::Completed;  // (final metrics are an ended run's)
         }
         model.setRuns(runs);
         QSignalSpy changed(&model, &QAbstractItemModel::dataChanged);
@@ -133,6 +134,25 @@ private slots:
         QCOMPARE(m.rowOfRun(99), -1);
         QVERIFY(m.runById(7) && m.runById(7)->lastStep == 120);
         QVERIFY(!m.runAt(2));
+    }
+
+    // Stopped at 0.9141 after 22 s of training, then resumed: while it runs again the list shows no final loss
+    // (the stop's is not this session's); once it ends, its duration is the training time of both sessions, not the
+    // last session's wall time.
+    void aResumedRunShowsThisSessionsFigures() {
+        RunsTableModel m;
+        RunRecord r = run(4, RunStatus::Running, 153, 200, R"({"loss": 0.9141, "elapsed_s": 22.46})");
+        r.createdAt = 1.7e9;
+        r.startedAt = 1.7e9 + 3600;
+        m.setRuns({r});
+        QCOMPARE(cell(m, 0, RunsTableModel::FinalLossColumn), QString());
+        r.status = RunStatus::Completed;
+        r.endedAt = r.startedAt + 20;
+        r.finalMetricsJson = R"({"loss": 0.6566, "elapsed_s": 41.0})";
+        m.setRuns({r});
+        QCOMPARE(cell(m, 0, RunsTableModel::FinalLossColumn), QStringLiteral("0.6566"));
+        QCOMPARE(m.data(m.index(0, RunsTableModel::DurationColumn), RunsTableModel::SortRole).toDouble(), 41.0);
+        QCOMPARE(cell(m, 0, RunsTableModel::DurationColumn), QStringLiteral("0:41"));
     }
 
     void updatesKeepRowsWhenIdsAreTheSame() {

@@ -164,6 +164,25 @@ private slots:
         QCOMPARE(fts::latestCheckpoint(out).filename().string(), std::string("step-00000003"));
         QCOMPARE(sink.events.back().value("status", ""), std::string("stopped"));
         QVERIFY(!fs::exists(out / "final"));  // only a completed run is exported
+
+        // The checkpoint written on the stop holds the training time so far, and the resumed run's clock goes on
+        // from it (elapsed_s never falls back, the compare view's wall-time axis has no fold).
+        const std::vector<double> before = sink.values("elapsed_s");
+        QCOMPARE(before.size(), size_t(3));
+        const json st = json::parse(fts::readFile(fts::latestCheckpoint(out) / "trainer_state.json"));
+        const double saved = st.at("elapsed_s").get<double>();
+        QVERIFY2(saved >= before.back() && saved > 0, qPrintable(QString("%1 vs %2").arg(saved).arg(before.back())));
+        json second = patch;
+        second["training"]["max_steps"] = 5;
+        fts::TrainOptions opt;
+        opt.resumeFrom = fts::latestCheckpoint(out);
+        CapturingSink resumed;
+        std::atomic<bool> noStop{false};
+        QVERIFY(fts::runTraining(makeConfig(out, second), opt, resumed, noStop) == fts::TrainOutcome::Completed);
+        const std::vector<double> after = resumed.values("elapsed_s");
+        QCOMPARE(after.size(), size_t(2));  // steps 4 and 5
+        QVERIFY2(after.front() > saved, qPrintable(QString("%1 after %2").arg(after.front()).arg(saved)));
+        QVERIFY(after.back() >= after.front());
     }
 
     // A trainer_state.json edited by hand or written by another tool (no checksums.json to catch it): a field
