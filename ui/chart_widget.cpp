@@ -3,6 +3,7 @@
 
 #include <QEvent>
 #include <QMouseEvent>
+#include <QResizeEvent>
 #include <QWheelEvent>
 
 namespace fts {
@@ -22,6 +23,36 @@ SeriesChart::SeriesChart(const QString& title, const QString& xLabel, const QStr
     setNoAntialiasingOnDrag(true);
     setMinimumHeight(120);  // two charts and the log still fit a 640-pixel-high screen
     applyPalette();
+}
+
+void SeriesChart::resizeEvent(QResizeEvent* event) {
+    placeLegend(event->size().height() >= kLegendInsideMinHeight);
+    QCustomPlot::resizeEvent(event);
+}
+
+void SeriesChart::placeLegend(bool inside) {
+    inside = inside || !legend->visible();  // a hidden legend takes no column
+    if (inside == m_legendInside) return;
+    if (inside) {
+        m_legendColumn->take(legend);
+        plotLayout()->remove(m_legendColumn);  // deletes the column and its filler
+        m_legendColumn = nullptr;
+        plotLayout()->simplify();
+        axisRect()->insetLayout()->addElement(legend, Qt::AlignTop | Qt::AlignRight);
+    } else {
+        axisRect()->insetLayout()->take(legend);
+        // a column beside the axis rect (row 1; row 0 holds the title): the legend at its top, as narrow as its
+        // names, an empty element below taking the rest of the height
+        m_legendColumn = new QCPLayoutGrid;
+        plotLayout()->addElement(1, 1, m_legendColumn);
+        m_legendColumn->setAutoMargins(QCP::msNone);
+        m_legendColumn->setMargins(QMargins(2, 6, 8, 0));
+        plotLayout()->setColumnStretchFactor(1, 0.001);
+        m_legendColumn->addElement(0, 0, legend);
+        m_legendColumn->addElement(1, 0, new QCPLayoutElement(this));
+        m_legendColumn->setRowStretchFactors({0.001, 1.0});
+    }
+    m_legendInside = inside;
 }
 
 void SeriesChart::changeEvent(QEvent* event) {

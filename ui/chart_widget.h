@@ -45,9 +45,18 @@ protected:
     void wheelEvent(QWheelEvent* event) override;
     void mouseDoubleClickEvent(QMouseEvent* event) override;
     void changeEvent(QEvent* event) override;  // follows the palette (light/dark theme)
+    void resizeEvent(QResizeEvent* event) override;
+
+public:
+    // Below this height the legend leaves the plot for a column at its right, so it covers no data or axis.
+    static constexpr int kLegendInsideMinHeight = 260;
+    bool legendInsidePlot() const { return m_legendInside; }
 
 private:
     void applyPalette();
+    void placeLegend(bool inside);
+    bool m_legendInside = true;
+    QCPLayoutGrid* m_legendColumn = nullptr;  // holds the legend while it is outside the plot
     bool m_zoomable = true;
     QCPTextElement* m_title = nullptr;
     QHash<QString, QCPGraph*> m_graphs;

@@ -117,11 +117,18 @@ MainWindow::MainWindow(StudioOptions options, QWidget* parent) : QMainWindow(par
         newRunFromQuickStart();
     else
         showPage(Page::Welcome);
-    // A first start fits the screen (a laptop's 1024x640 too); later starts restore the last geometry.
+    // A first start fits the screen (a laptop's 1024x640 too) with its title bar and frame, which resize() does not
+    // count (40 px of height, 8 of width allowed for them); later starts restore the last geometry, kept on screen.
     QSize size(1280, 820);
-    if (const QScreen* sc = screen()) size = size.boundedTo(sc->availableGeometry().size());
+    if (const QScreen* sc = screen()) size = size.boundedTo(sc->availableGeometry().size() - QSize(8, 40));
     resize(size);
     restoreWindowSettings();
+    if (const QScreen* sc = screen(); sc && !isMaximized()) {
+        const QRect avail = sc->availableGeometry();
+        if (width() > avail.width() - 8 || height() > avail.height() - 40)  // saved on a larger screen
+            resize(this->size().boundedTo(avail.size() - QSize(8, 40)));
+        if (!avail.contains(frameGeometry().topLeft())) move(avail.topLeft());
+    }
 }
 
 MainWindow::~MainWindow() {

@@ -169,20 +169,19 @@ RunView::RunView(QWidget* parent) : QWidget(parent) {
     m_logs->setMaximumBlockCount(500);
     m_logs->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
 
-    auto* lossPane = new QWidget(this);
+    // The loss chart's controls sit at the right of the facts (no row of their own: the chart keeps the height)
     auto* lossControls = new QHBoxLayout;
-    lossControls->addStretch(1);
-    m_smoothLabel = new QLabel(lossPane);
+    m_smoothLabel = new QLabel(this);
     lossControls->addWidget(m_smoothLabel);
     lossControls->addWidget(m_smoothSpin);
     lossControls->addWidget(m_logScale);
-    auto* lossLayout = new QVBoxLayout(lossPane);
-    lossLayout->setContentsMargins(0, 0, 0, 0);
-    lossLayout->addLayout(lossControls);
-    lossLayout->addWidget(m_lossChart, 1);
+    facts->addLayout(lossControls, 0, kFactCount, 2, 1, Qt::AlignRight | Qt::AlignBottom);
+    for (int col = 0; col < kFactCount; ++col) facts->setColumnStretch(col, 1);
+    // the log keeps a few lines at least and gives way first when the window is short
+    m_logs->setMinimumHeight(3 * m_logs->fontMetrics().lineSpacing());
 
     auto* split = new QSplitter(Qt::Vertical, this);
-    split->addWidget(lossPane);
+    split->addWidget(m_lossChart);
     split->addWidget(m_tabs);
     split->addWidget(m_logs);
     split->setStretchFactor(0, 3);
