@@ -1507,6 +1507,14 @@
         <source>How many steps are recorded (default 3)</source>
         <translation type="unfinished"></translation>
     </message>
+    <message>
+        <source>The learning rate each optimizer step will use, as the run computes it. With a warm-up from 0 (warmup_min_lr 0) the first step&apos;s rate is 0, so the loss does not move at step 1: DeepSpeed&apos;s WarmupLR does the same (it sets the minimum before the first step), and configs train here as they do there. Set warmup_min_lr above 0 to start moving at once.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>(step 1 at 0: see the tooltip)</source>
+        <translation type="unfinished"></translation>
+    </message>
 </context>
 <context>
     <name>fts::ConfigValidatorWorker</name>
@@ -2440,6 +2448,18 @@
         <source>The run was not started: its memory estimate does not fit the device&apos;s free memory.</source>
         <translation type="unfinished"></translation>
     </message>
+    <message>
+        <source>The config already uses this variant.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Changed in the config: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>(not set)</source>
+        <translation type="unfinished"></translation>
+    </message>
 </context>
 <context>
     <name>fts::MemoryBars</name>
@@ -2645,6 +2665,14 @@
     </message>
     <message>
         <source>failed</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Use this variant</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Write the selected variant&apos;s ZeRO stage and offload settings into the config</source>
         <translation type="unfinished"></translation>
     </message>
 </context>

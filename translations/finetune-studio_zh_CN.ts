@@ -1501,6 +1501,14 @@
         <source>How many steps are recorded (default 3)</source>
         <translation>记录多少步（默认 3）</translation>
     </message>
+    <message>
+        <source>The learning rate each optimizer step will use, as the run computes it. With a warm-up from 0 (warmup_min_lr 0) the first step&apos;s rate is 0, so the loss does not move at step 1: DeepSpeed&apos;s WarmupLR does the same (it sets the minimum before the first step), and configs train here as they do there. Set warmup_min_lr above 0 to start moving at once.</source>
+        <translation>运行时每个优化器步骤将使用的学习率。预热从 0 开始（warmup_min_lr 为 0）时，第 1 步的学习率为 0，因此第 1 步损失不变：DeepSpeed 的 WarmupLR 也是如此（它在第一步之前设为最小值），这里的配置与在 DeepSpeed 中训练结果一致。将 warmup_min_lr 设为大于 0 即可从第一步开始更新。</translation>
+    </message>
+    <message>
+        <source>(step 1 at 0: see the tooltip)</source>
+        <translation>（第 1 步为 0：见提示）</translation>
+    </message>
 </context>
 <context>
     <name>fts::ConfigValidatorWorker</name>
@@ -2426,6 +2434,18 @@
         <source>The run was not started: its memory estimate does not fit the device&apos;s free memory.</source>
         <translation>运行未启动：它的显存估算超出了设备的空闲显存。</translation>
     </message>
+    <message>
+        <source>The config already uses this variant.</source>
+        <translation>配置已在使用此变体。</translation>
+    </message>
+    <message>
+        <source>Changed in the config: %1</source>
+        <translation>已修改配置：%1</translation>
+    </message>
+    <message>
+        <source>(not set)</source>
+        <translation>（未设置）</translation>
+    </message>
 </context>
 <context>
     <name>fts::MemoryBars</name>
@@ -2630,6 +2650,14 @@
     <message>
         <source>failed</source>
         <translation>失败</translation>
+    </message>
+    <message>
+        <source>Use this variant</source>
+        <translation>使用此变体</translation>
+    </message>
+    <message>
+        <source>Write the selected variant&apos;s ZeRO stage and offload settings into the config</source>
+        <translation>将所选变体的 ZeRO 阶段和卸载设置写入配置</translation>
     </message>
 </context>
 <context>

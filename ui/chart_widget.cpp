@@ -1,6 +1,8 @@
 // SeriesChart: QCustomPlot set-up shared by the run view's charts (see chart_widget.h).
 #include "ui/chart_widget.h"
 
+#include <QAbstractScrollArea>
+#include <QApplication>
 #include <QEvent>
 #include <QMouseEvent>
 #include <QResizeEvent>
@@ -197,6 +199,17 @@ void SeriesChart::setZoomable(bool on) {
 
 void SeriesChart::wheelEvent(QWheelEvent* event) {
     if (!m_zoomable) {
+        // A chart inside a scrolled form: the turn scrolls the form. Handed to the scroll area's viewport directly
+        // (QCustomPlot's ignored wheel events did not reach it).
+        for (QWidget* p = parentWidget(); p; p = p->parentWidget())
+            if (auto* area = qobject_cast<QAbstractScrollArea*>(p)) {
+                QWheelEvent copy(area->viewport()->mapFromGlobal(event->globalPosition()), event->globalPosition(),
+                                 event->pixelDelta(), event->angleDelta(), event->buttons(), event->modifiers(),
+                                 event->phase(), event->inverted(), event->source());
+                QApplication::sendEvent(area->viewport(), &copy);
+                event->setAccepted(copy.isAccepted());
+                return;
+            }
         event->ignore();
         return;
     }

@@ -15,6 +15,9 @@
 #include <QToolTip>
 #include <QVBoxLayout>
 #include <algorithm>
+#include <optional>
+#include <sstream>
+#include <string>
 #include <vector>
 
 #include "core/config/memory_estimate.h"
@@ -26,6 +29,31 @@
 
 namespace fts {
 namespace {
+
+// The config with every key that has an error taken out, when it then parses: so the paths a run opens are checked
+// beside a value error elsewhere, and both errors show at once (the core reports every key; the paths need a
+// parsed config). nullopt when nothing could be taken out or the rest still does not parse.
+std::optional<TrainConfig> configWithoutErrorKeys(const std::string& text, const ConfigParseResult& result,
+                                                  const std::filesystem::path& base, int worldSize) {
+    nlohmann::json doc = nlohmann::json::parse(text, nullptr, false);
+    if (doc.is_discarded() || !doc.is_object()) return std::nullopt;
+    bool removed = false;
+    for (const ConfigIssue& issue : result.issues) {
+        if (!issue.isError || issue.keyPath.empty()) continue;
+        nlohmann::json* node = &doc;
+        std::string key;
+        std::istringstream parts(issue.keyPath);
+        std::vector<std::string> path;
+        while (std::getline(parts, key, '.')) path.push_back(key);
+        for (size_t i = 0; node && i + 1 < path.size(); ++i)
+            node = node->is_object() && node->contains(path[i]) ? &(*node)[path[i]] : nullptr;
+        if (node && node->is_object() && !path.empty() && node->erase(path.back()) > 0) removed = true;
+    }
+    if (!removed) return std::nullopt;
+    ConfigParseResult rest = parseTrainConfig(doc, base, worldSize);
+    if (!rest.ok()) return std::nullopt;
+    return std::move(rest.config);
+}
 
 const QColor kErrorColor(0xc0, 0x1c, 0x28);
 const QColor kWarningColor(0xb3, 0x6b, 0x00);
@@ -284,9 +312,13 @@ void ConfigValidatorWorker::validate(quint64 generation, const QString& text, co
             }
         }
         std::vector<ConfigIssue> issues = result.issues;
+        // "Valid" means it will start: the paths a run opens, with the loaders' messages (beside the value errors
+        // of other keys too).
         if (result.ok()) {
-            // "Valid" means it will start: the paths a run opens, with the loaders' messages.
             for (ConfigIssue& missing : preflightPaths(*result.config)) issues.push_back(std::move(missing));
+        } else if (const std::optional<TrainConfig> rest =
+                       configWithoutErrorKeys(text.toStdString(), result, base, worldSize)) {
+            for (ConfigIssue& missing : preflightPaths(*rest)) issues.push_back(std::move(missing));
         }
         for (const ConfigIssue& issue : issues) {
             EditorIssue e;

@@ -470,6 +470,17 @@ void ConfigForm::applyLrSchedule() {
     m_lrNote->setText(points.isEmpty() ? tr("Learning-rate schedule: shown once the config is valid and sets max steps "
                                             "(with epochs the steps are known at run start).")
                                        : tr("Learning-rate schedule of this run (step → lr):"));
+    // A warm-up from 0 gives the first step a learning rate of 0 (DeepSpeed's WarmupLR does the same), which reads
+    // as a bug on the run page's lr chart and its flat first losses: said where the user looks.
+    const bool startsAtZero = !points.isEmpty() && points.front().y() == 0.0;
+    const QString why =
+        tr("The learning rate each optimizer step will use, as the run computes it. With a warm-up "
+           "from 0 (warmup_min_lr 0) the first step's rate is 0, so the loss does not move at step "
+           "1: DeepSpeed's WarmupLR does the same (it sets the minimum before the first step), and "
+           "configs train here as they do there. Set warmup_min_lr above 0 to start moving at once.");
+    m_lrChart->setToolTip(why);
+    m_lrNote->setToolTip(why);
+    if (startsAtZero) m_lrNote->setText(m_lrNote->text() + QLatin1Char(' ') + tr("(step 1 at 0: see the tooltip)"));
     QCPGraph* g = m_lrChart->ensureGraph(QStringLiteral("lr"), tr("lr"), QPen(SeriesChart::seriesColor(0), 1.5));
     QVector<double> xs, ys;
     xs.reserve(points.size());

@@ -82,6 +82,10 @@ public:
     bool canResume(qint64 runId) const;
     // Run > Measure ZeRO stages: the probe dialog for the current config on this machine's ranks (null on errors).
     ProbeDialog* openProbeDialog();
+    // "Use this variant" of the probe: writes the variant's deepspeed.zero_optimization stage and offload keys (its
+    // JSON as the probe gives it) into the config (an offload block the variant keeps is left as written) and
+    // returns the changes as "key: before → after" lines (empty: the config uses it already, or it is not JSON).
+    QStringList applyProbeVariant(const QString& variantJson);
     void stopSelectedRun();
     // "Stop now": the supervisor's second stop request kills the workers without a checkpoint. Sends the
     // first request too unless Stop & save already did (the second follows kSecondStopDelayMs later, once the

@@ -16,6 +16,7 @@
 #include <utility>
 
 #include "ui/config_editor.h"
+#include "ui/config_field_values.h"
 #include "ui/config_form.h"
 #include "ui/device_panel.h"
 #include "ui/hosts_panel.h"
@@ -156,8 +157,48 @@ ProbeDialog* MainWindow::openProbeDialog() {
                         placementArguments(m_form->ranksSpin()->value(), m_form->devicePanel()->selectedGpus()), this);
     dialog->setAttribute(Qt::WA_DeleteOnClose);
     connect(dialog, &ProbeDialog::finishedProbe, this, [this] { m_poller->pollNow(); });
+    connect(dialog, &ProbeDialog::variantChosen, this, [this, dialog](const QString& variantJson) {
+        const QStringList changes = applyProbeVariant(variantJson);
+        const QString text = changes.isEmpty()
+                                 ? tr("The config already uses this variant.")
+                                 : tr("Changed in the config: %1").arg(changes.join(QStringLiteral("; ")));
+        dialog->statusLabel()->setText(text);
+        showMessage(text, false);
+    });
     dialog->show();
     return dialog;
+}
+
+QStringList MainWindow::applyProbeVariant(const QString& variantJson) {
+    const nlohmann::json variant = parseJsonOrDiscarded(variantJson.toStdString());
+    OrderedJson doc = parseOrderedJsonOrDiscarded(m_editor->text().toStdString());
+    if (!doc.is_object() || !variant.is_object()) return {};
+    QStringList changes;
+    const auto shown = [this](const OrderedJson* v) { return v ? QString::fromStdString(v->dump()) : tr("(not set)"); };
+    const QString zero = QStringLiteral("deepspeed.zero_optimization.");
+    const OrderedJson stage = variant.value("stage", 0);
+    if (const OrderedJson* now = jsonAt(doc, zero + QStringLiteral("stage")); !now || *now != stage) {
+        changes << QStringLiteral("%1stage: %2 → %3").arg(zero, shown(now), shown(&stage));
+        setJsonAt(doc, zero + QStringLiteral("stage"), stage);
+    }
+    for (const char* name : {"offload_optimizer", "offload_param"}) {
+        const std::string device = variant.value(name, std::string("none"));
+        const QString key = zero + QString::fromLatin1(name);
+        const OrderedJson* now = jsonAt(doc, key);
+        const std::string nowDevice = now && now->is_object() && now->contains("device") && (*now)["device"].is_string()
+                                          ? (*now)["device"].get<std::string>()
+                                          : "none";
+        if (nowDevice == device) continue;  // as written (pin_memory, nvme_path, ... kept)
+        const QString before = shown(now);
+        if (device == "none") {
+            removeJsonAt(doc, key);
+        } else {
+            setJsonAt(doc, key, OrderedJson{{"device", device}});
+        }
+        changes << QStringLiteral("%1: %2 → %3").arg(key, before, shown(jsonAt(doc, key)));
+    }
+    if (!changes.isEmpty()) m_editor->replaceText(QString::fromStdString(doc.dump(2)) + QLatin1Char('\n'));
+    return changes;
 }
 
 // fts train refused the run before it started because its memory estimate exceeds the free memory of the device

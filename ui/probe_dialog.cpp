@@ -69,6 +69,18 @@ ProbeDialog::ProbeDialog(const QString& cliPath, const QString& configPath, cons
     m_run = buttons->addButton(tr("Run"), QDialogButtonBox::ActionRole);
     m_stop = buttons->addButton(tr("Stop"), QDialogButtonBox::ActionRole);
     m_stop->setEnabled(false);
+    m_use = buttons->addButton(tr("Use this variant"), QDialogButtonBox::ActionRole);
+    m_use->setObjectName(QStringLiteral("useVariantButton"));
+    m_use->setToolTip(tr("Write the selected variant's ZeRO stage and offload settings into the config"));
+    m_use->setEnabled(false);
+    m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
+    m_table->setSelectionMode(QAbstractItemView::SingleSelection);
+    connect(m_table, &QTableWidget::itemSelectionChanged, this,
+            [this] { m_use->setEnabled(!variantAt(m_table->currentRow()).is_null()); });
+    connect(m_use, &QPushButton::clicked, this, [this] {
+        const nlohmann::json v = variantAt(m_table->currentRow());
+        if (!v.is_null()) emit variantChosen(QString::fromStdString(v.dump()));
+    });
     QPushButton* close = buttons->addButton(QDialogButtonBox::Close);
     close->setText(tr("Close"));
     connect(m_run, &QPushButton::clicked, this, &ProbeDialog::start);
@@ -102,6 +114,7 @@ void ProbeDialog::start() {
     m_done = 0;
     m_stdout.clear();
     m_stderrTail.clear();
+    m_stderrPartial.clear();
     m_table->setRowCount(0);
     QStringList args{QStringLiteral("probe"),
                      m_config,
@@ -120,13 +133,10 @@ void ProbeDialog::start() {
     connect(m_process, &QProcess::readyReadStandardError, this, [this] {
         const QByteArray chunk = m_process->readAllStandardError();
         m_stderrTail = (m_stderrTail + chunk).right(4000);
-        for (const QByteArray& line : chunk.split('\n')) {
-            if (!line.startsWith("probe: stage ")) continue;  // "probe: stage N [+ offload optimizer cpu] ... (...)"
-            ++m_done;
-            QString label = tr("Stage %1").arg(QChar::fromLatin1(line.at(13)));
-            if (line.contains("offload optimizer")) label += tr(" + optimizer offload");
-            if (line.contains("offload param")) label += tr(" + parameter offload");
-            m_status->setText(tr("Running %1 (%2 of %3)…").arg(label).arg(m_done).arg(m_variants));
+        m_stderrPartial += chunk;
+        for (qsizetype end = m_stderrPartial.indexOf('\n'); end >= 0; end = m_stderrPartial.indexOf('\n')) {
+            processStderrLine(m_stderrPartial.left(end));
+            m_stderrPartial.remove(0, end + 1);
         }
     });
     connect(m_process, &QProcess::finished, this, [this](int code, QProcess::ExitStatus status) {
@@ -161,6 +171,20 @@ void ProbeDialog::start() {
     m_process->start(m_cli, args);
 }
 
+void ProbeDialog::processStderrLine(const QByteArray& line) {
+    if (line.startsWith("probe: result ")) {  // one variant's row as JSON, as it ends
+        const nlohmann::json v = parseJsonOrDiscarded(line.mid(14).toStdString());
+        if (v.is_object()) addVariantRow(v);
+        return;
+    }
+    if (!line.startsWith("probe: stage ")) return;  // "probe: stage N [+ offload optimizer cpu] ... (...)"
+    ++m_done;
+    QString label = tr("Stage %1").arg(QChar::fromLatin1(line.at(13)));
+    if (line.contains("offload optimizer")) label += tr(" + optimizer offload");
+    if (line.contains("offload param")) label += tr(" + parameter offload");
+    m_status->setText(tr("Running %1 (%2 of %3)…").arg(label).arg(m_done).arg(m_variants));
+}
+
 void ProbeDialog::stop() {
     if (!m_process) return;
     m_status->setText(tr("Stopping…"));
@@ -171,31 +195,46 @@ void ProbeDialog::showResult(const nlohmann::json& result) {
     const nlohmann::json& variants = result.at("variants");
     m_table->setRowCount(int(variants.size()));
     int row = 0;
-    for (const nlohmann::json& v : variants) {
-        auto cell = [&](int col, const QString& text) {
-            auto* item = new QTableWidgetItem(text);
-            if (col > 0) item->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
-            m_table->setItem(row, col, item);
-            return item;
-        };
-        const int stage = v.value("stage", 0);
-        QString label = tr("Stage %1").arg(stage);
-        if (v.value("offload_optimizer", std::string("none")) != "none") label += tr(" + optimizer offload");
-        if (v.value("offload_param", std::string("none")) != "none") label += tr(" + parameter offload");
-        cell(0, label);
-        cell(1, bytes(v.value("estimate_bytes", int64_t(0))));
-        if (v.contains("failure")) {
-            QTableWidgetItem* failed = cell(2, tr("failed"));
-            failed->setToolTip(QString::fromStdString(v.at("failure").get<std::string>()));
-            failed->setForeground(QColor(0xc0, 0x1c, 0x28));
-            cell(3, QString());
-            cell(4, QString());
-        } else {
-            cell(2, bytes(v.value("peak_bytes", int64_t(0))));
-            cell(3, QString::number(v.value("tokens_per_s", 0.0), 'f', 0));
-            cell(4, QString::number(v.value("steps_per_s", 0.0), 'f', 3));
-        }
-        ++row;
+    for (const nlohmann::json& v : variants) setRow(row++, v);
+    m_use->setEnabled(!variantAt(m_table->currentRow()).is_null());
+}
+
+void ProbeDialog::addVariantRow(const nlohmann::json& variant) {
+    const int row = m_table->rowCount();
+    m_table->setRowCount(row + 1);
+    setRow(row, variant);
+}
+
+nlohmann::json ProbeDialog::variantAt(int row) const {
+    const QTableWidgetItem* item = row >= 0 ? m_table->item(row, 0) : nullptr;
+    if (!item) return nullptr;
+    const nlohmann::json v = parseJsonOrDiscarded(item->data(Qt::UserRole).toString().toStdString());
+    return v.is_object() && !v.contains("failure") ? v : nlohmann::json();
+}
+
+void ProbeDialog::setRow(int row, const nlohmann::json& v) {
+    auto cell = [&](int col, const QString& text) {
+        auto* item = new QTableWidgetItem(text);
+        if (col > 0) item->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
+        m_table->setItem(row, col, item);
+        return item;
+    };
+    const int stage = v.value("stage", 0);
+    QString label = tr("Stage %1").arg(stage);
+    if (v.value("offload_optimizer", std::string("none")) != "none") label += tr(" + optimizer offload");
+    if (v.value("offload_param", std::string("none")) != "none") label += tr(" + parameter offload");
+    cell(0, label)->setData(Qt::UserRole, QString::fromStdString(v.dump()));
+    cell(1, bytes(v.value("estimate_bytes", int64_t(0))));
+    if (v.contains("failure")) {
+        QTableWidgetItem* failed = cell(2, tr("failed"));
+        failed->setToolTip(QString::fromStdString(v.at("failure").get<std::string>()));
+        failed->setForeground(QColor(0xc0, 0x1c, 0x28));
+        cell(3, QString());
+        cell(4, QString());
+    } else {
+        cell(2, bytes(v.value("peak_bytes", int64_t(0))));
+        cell(3, QString::number(v.value("tokens_per_s", 0.0), 'f', 0));
+        cell(4, QString::number(v.value("steps_per_s", 0.0), 'f', 3));
     }
 }
 

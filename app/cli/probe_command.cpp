@@ -42,6 +42,24 @@ struct Row {
     std::string failure;
 };
 
+// A variant's figures as `--json` lists them (and as the "probe: result" line on stderr gives each as it ends).
+nlohmann::json rowJson(const Row& r) {
+    nlohmann::json j = {{"variant", r.variant.label()},
+                        {"stage", r.variant.stage},
+                        {"offload_optimizer", r.variant.offloadOptimizer},
+                        {"offload_param", r.variant.offloadParam},
+                        {"run_id", r.runId},
+                        {"estimate_bytes", r.estimate}};
+    if (r.failure.empty()) {
+        j["peak_bytes"] = r.peak;
+        j["tokens_per_s"] = r.tokensPerS;
+        j["steps_per_s"] = r.stepsPerS;
+    } else {
+        j["failure"] = r.failure;
+    }
+    return j;
+}
+
 std::vector<int> parseStages(const std::string& text) {
     std::vector<int> out;
     std::stringstream in(text);
@@ -172,6 +190,7 @@ void addProbeCommand(CLI::App& app) {
             } catch (const std::exception& e) {
                 row.failure = e.what();
                 rows.push_back(row);
+                if (a->json) std::cerr << "probe: result " << rowJson(row).dump() << std::endl;
                 continue;
             }
             SupervisorOptions so;
@@ -199,27 +218,14 @@ void addProbeCommand(CLI::App& app) {
             std::error_code ec;
             std::filesystem::remove_all(scratch / tag, ec);  // checkpoints and export of a probe are not kept
             rows.push_back(row);
+            // each variant's row as it ends (one line of JSON), so a front end fills its table as the probe goes
+            if (a->json) std::cerr << "probe: result " << rowJson(row).dump() << std::endl;
         }
         std::error_code ec;
         std::filesystem::remove_all(scratch, ec);
         if (a->json) {
             nlohmann::json out = nlohmann::json::array();
-            for (const Row& r : rows) {
-                nlohmann::json j = {{"variant", r.variant.label()},
-                                    {"stage", r.variant.stage},
-                                    {"offload_optimizer", r.variant.offloadOptimizer},
-                                    {"offload_param", r.variant.offloadParam},
-                                    {"run_id", r.runId},
-                                    {"estimate_bytes", r.estimate}};
-                if (r.failure.empty()) {
-                    j["peak_bytes"] = r.peak;
-                    j["tokens_per_s"] = r.tokensPerS;
-                    j["steps_per_s"] = r.stepsPerS;
-                } else {
-                    j["failure"] = r.failure;
-                }
-                out.push_back(j);
-            }
+            for (const Row& r : rows) out.push_back(rowJson(r));
             std::cout << nlohmann::json{{"world_size", world}, {"steps", a->steps}, {"variants", out}}.dump(2) << "\n";
         } else {
             std::cout << table(rows);

@@ -15,7 +15,9 @@ rendered=$(MANWIDTH=100 man -l "$page" 2>&1)
 # The page is the same on every machine: no default resolved from this one's home or environment.
 grep -qF "$HOME/" "$page" && fail "the man page holds a path of this machine: $(grep -nF "$HOME/" "$page" | head -1)"
 for sub in $("$fts" --help | awk '/^Subcommands:/ {s=1; next} s && /^  [a-z]/ {print $1}'); do
-  echo "$rendered" | grep -q "^   fts $sub\$" || fail "the man page has no section for fts $sub"
+  # (a here-string, not `echo | grep -q`: under pipefail grep's early exit can kill echo with SIGPIPE and fail the
+  # pipeline for a section that is there)
+  grep -q "^   fts $sub\$" <<< "$rendered" || fail "the man page has no section for fts $sub"
 done
 
 complete_words() {  # the completions of the given words, the last being completed

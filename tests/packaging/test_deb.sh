@@ -47,9 +47,9 @@ grep -q "./opt/finetune-studio/bin/finetune-studio$" "$tmp/contents.txt" && has_
 wanted=(libc6 libstdc++6 libsqlite3-0 libicu72 libpcre2-8-0)
 [ $has_gui = 1 ] && wanted+=(libqt6core6 libqt6widgets6 libqcustomplot2.1-qt6 qt6-qpa-plugins)
 for dep in "${wanted[@]}"; do
-  echo "$dep_names" | grep -qxF "$dep" || fail "Depends lacks $dep: $depends"
+  grep -qxF "$dep" <<< "$dep_names" || fail "Depends lacks $dep: $depends"
 done
-echo "$depends" | grep -qiE "torch|cuda|nccl|cudnn|nvidia" && fail "Depends names a bundled library: $depends"
+grep -qiE "torch|cuda|nccl|cudnn|nvidia" <<< "$depends" && fail "Depends names a bundled library: $depends"
 
 # 3. Unpack; the tree's layout.
 root="$tmp/root"
@@ -88,8 +88,8 @@ done
 
 fts="$opt/bin/fts"
 out=$("${clean_env[@]}" "$fts" --version) || fail "fts --version: $out"
-echo "$out" | grep -qx "fts $version" || fail "fts --version does not say $version: $out"
-echo "$out" | grep -q "^LibTorch 2\.11\.0 (CUDA runtime 13\." || fail "fts --version names no LibTorch/CUDA: $out"
+grep -qx "fts $version" <<< "$out" || fail "fts --version does not say $version: $out"
+grep -q "^LibTorch 2\.11\.0 (CUDA runtime 13\." <<< "$out" || fail "fts --version names no LibTorch/CUDA: $out"
 if [ $has_gui = 1 ]; then
   out=$("${clean_env[@]}" QT_QPA_PLATFORM=offscreen "$opt/bin/finetune-studio" --version 2>/dev/null) ||
     fail "finetune-studio --version: $out"
@@ -121,7 +121,7 @@ story=$("${clean_env[@]}" "$fts" generate --model "$final" --prompt "Once upon a
 for page in fts finetune-studio; do
   [ $has_gui = 0 ] && [ $page = finetune-studio ] && continue
   rendered=$(MANWIDTH=100 man -l "$root/usr/share/man/man1/$page.1.gz" 2>&1) || fail "man -l $page.1.gz: $rendered"
-  echo "$rendered" | grep -q "^NAME" || fail "man -l $page.1.gz shows no NAME section"
+  grep -q "^NAME" <<< "$rendered" || fail "man -l $page.1.gz shows no NAME section"
 done
 got=$(bash -c 'source "$0"; COMP_WORDS=(fts tra); COMP_CWORD=1; _fts; echo "${COMPREPLY[*]}"' \
   "$root/usr/share/bash-completion/completions/fts")

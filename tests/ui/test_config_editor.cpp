@@ -10,6 +10,8 @@
 
 #include "ui/config_editor.h"
 
+#include <nlohmann/json.hpp>
+
 #include "tests/support/qtest_suites.h"  // QTEST_MAIN registers this suite in its area's program
 
 using fts::ConfigEditor;
@@ -212,6 +214,25 @@ private slots:
         editor.validateNow();
         QTRY_VERIFY(editor.isValidated());
         QCOMPARE(editor.errorCount(), 0);
+    }
+
+    // A missing model folder and a value error elsewhere ("abc" as the eval fraction): both errors at once (the
+    // value error used to hide the folder's).
+    void aValueErrorDoesNotHideAMissingPath() {
+        ConfigEditor editor;
+        QTemporaryDir folder;
+        folderForConfig(folder);
+        QDir(folder.filePath(QStringLiteral("model"))).removeRecursively();
+        nlohmann::json doc = nlohmann::json::parse(kConfig);
+        doc["data"]["eval_fraction"] = "abc";
+        editor.setConfigText(QString::fromStdString(doc.dump(2)), folder.path());
+        QTRY_VERIFY(editor.isValidated());
+        QStringList keys;
+        for (const auto& issue : editor.issues())
+            if (issue.isError) keys << issue.keyPath;
+        keys.sort();
+        QCOMPARE(keys, (QStringList{QStringLiteral("data.eval_fraction"), QStringLiteral("model.path")}));
+        QCOMPARE(editor.errorCount(), 2);
     }
 
     void typingUnknownKeyWarnsAndBadJsonPointsAtTheLine() {

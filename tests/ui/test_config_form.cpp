@@ -610,6 +610,35 @@ private slots:
         QVERIFY(combo->currentText() != QStringLiteral("AdamW"));
     }
 
+    // The learning-rate preview does not zoom: a wheel turn over it scrolls the form (it did nothing).
+    void wheelOverTheLrPreviewScrollsTheForm() {
+        QWidget window;
+        auto* editor = new ConfigEditor(&window);
+        auto* scroll = new QScrollArea(&window);
+        auto* form = new ConfigForm(editor);
+        scroll->setWidget(form);
+        scroll->setWidgetResizable(true);
+        auto* layout = new QHBoxLayout(&window);
+        layout->addWidget(scroll);
+        layout->addWidget(editor);
+        window.resize(900, 400);
+        editor->setConfigText(readFile(kDir + "/full_example.json"), kDir);
+        window.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        auto* chart = form->findChild<fts::SeriesChart*>(QStringLiteral("lrSchedulePreview"));
+        QVERIFY(chart);
+        QScrollBar* bar = scroll->verticalScrollBar();
+        QTRY_VERIFY(bar->maximum() > 0);
+        scroll->ensureWidgetVisible(chart);
+        QTRY_VERIFY(chart->visibleRegion().boundingRect().height() > 20);
+        const int from = bar->value();
+        const QPoint at = chart->visibleRegion().boundingRect().center();
+        QWheelEvent e(at, chart->mapToGlobal(at), QPoint(), QPoint(0, from > 0 ? 120 : -120), Qt::NoButton,
+                      Qt::NoModifier, Qt::NoScrollPhase, false);
+        QApplication::sendEvent(chart, &e);
+        QVERIFY2(bar->value() != from, "the form did not scroll");
+    }
+
     void removePrunesEmptyParents() {
         OrderedJson doc = OrderedJson::parse(R"({"a": {"b": {"c": 1}}, "d": 2})");
         fts::removeJsonAt(doc, QStringLiteral("a.b.c"));

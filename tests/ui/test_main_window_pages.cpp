@@ -238,6 +238,7 @@ private slots:
         // The run page at 1024x600 (a netbook, or 640 less a title bar): the window may be that small, and every
         // chart in view keeps a readable height with its legend outside the plot when it is short.
         const QSize withRunPage = w.minimumSizeHint().expandedTo(w.minimumSize());
+        qInfo("window minimum with the run page: %dx%d", withRunPage.width(), withRunPage.height());
         QVERIFY2(
             withRunPage.height() <= 600 && withRunPage.width() <= 1024,
             qPrintable(
@@ -255,6 +256,29 @@ private slots:
         }
         QVERIFY(charts >= 2);  // the loss chart and the open tab's
         saveScreenshot(&w, QStringLiteral("run_1024x600"));
+    }
+
+    // The probe's "Use this variant": only deepspeed.zero_optimization's stage and offload keys change (the diff is
+    // returned to show), everything else in the config is as it was; the same variant again changes nothing.
+    void probeVariantWritesOnlyItsKeys() {
+        QTemporaryDir dir;
+        MainWindow w(pageOptions(dir));
+        QVERIFY(w.newRunFromQuickStart());
+        QTRY_VERIFY(w.configEditor()->isValidated());
+        const nlohmann::json before = nlohmann::json::parse(w.configEditor()->text().toStdString());
+        const QString variant =
+            QStringLiteral(R"({"stage": 2, "offload_optimizer": "cpu", "offload_param": "none", "peak_bytes": 1})");
+        const QStringList changes = w.applyProbeVariant(variant);
+        QCOMPARE(changes.size(), 2);  // the stage and offload_optimizer
+        QVERIFY2(changes.join(QLatin1Char('\n')).contains(QStringLiteral("zero_optimization.stage: 0 → 2")),
+                 qPrintable(changes.join(QLatin1Char('\n'))));
+        nlohmann::json after = nlohmann::json::parse(w.configEditor()->text().toStdString());
+        QCOMPARE(after["deepspeed"]["zero_optimization"]["stage"].get<int>(), 2);
+        QCOMPARE(after["deepspeed"]["zero_optimization"]["offload_optimizer"]["device"].get<std::string>(),
+                 std::string("cpu"));
+        after["deepspeed"]["zero_optimization"] = before["deepspeed"]["zero_optimization"];
+        QCOMPARE(after, before);
+        QVERIFY(w.applyProbeVariant(variant).isEmpty());
     }
 
     // The welcome page's "New run with a model folder": the quick-start's settings with that model's weights,

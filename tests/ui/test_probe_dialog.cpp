@@ -4,10 +4,14 @@
 // renders a failed variant with its reason.
 #include <QCheckBox>
 #include <QLabel>
+#include <QPushButton>
+#include <QSignalSpy>
 #include <QSpinBox>
 #include <QTableWidget>
 #include <QTemporaryDir>
 #include <QtTest>
+
+#include <sys/stat.h>
 
 #include <fstream>
 
@@ -63,6 +67,53 @@ private slots:
         for (const auto& r : runs) QCOMPARE(r.status, fts::RunStatus::Completed);
     }
 
+    // Rows appear as each variant ends, not when the probe does: a stand-in CLI gives the first variant's result,
+    // then waits on a FIFO the test opens only after seeing that row; "Use this variant" is offered for a measured
+    // row and hands that row's variant over.
+    void rowsArriveOneByOne() {
+        QTemporaryDir tmp;
+        const QString fifo = tmp.filePath(QStringLiteral("go"));
+        QVERIFY(::mkfifo(fifo.toLocal8Bit().constData(), 0600) == 0);
+        const QString cli = tmp.filePath(QStringLiteral("fts"));
+        const char* row0 = R"({"variant": "stage 0", "stage": 0, "offload_optimizer": "none", "offload_param": "none",)"
+                           R"( "run_id": 1, "estimate_bytes": 1048576, "peak_bytes": 2097152, "tokens_per_s": 900,)"
+                           R"( "steps_per_s": 1.5})";
+        const char* row1 = R"({"variant": "stage 2 + offload optimizer cpu", "stage": 2, "offload_optimizer": "cpu",)"
+                           R"( "offload_param": "none", "run_id": 2, "estimate_bytes": 524288, "peak_bytes": 1048576,)"
+                           R"( "tokens_per_s": 500, "steps_per_s": 0.8})";
+        {
+            std::ofstream sh(cli.toStdString());
+            sh << "#!/bin/sh\n"
+               << "echo 'probe: stage 0 (2 steps on 1 rank)' >&2\n"
+               << "echo 'probe: result " << row0 << "' >&2\n"
+               << "read go < \"" << fifo.toStdString() << "\"\n"
+               << "echo 'probe: stage 2 + offload optimizer cpu (2 steps on 1 rank)' >&2\n"
+               << "echo 'probe: result " << row1 << "' >&2\n"
+               << "echo '{\"world_size\": 1, \"steps\": 2, \"variants\": [" << row0 << ", " << row1 << "]}'\n";
+        }
+        QFile::setPermissions(cli, QFile::ReadOwner | QFile::WriteOwner | QFile::ExeOwner);
+        fts::ProbeDialog d(cli, QStringLiteral("c.json"), QStringLiteral("s.sqlite"), {});
+        QSignalSpy done(&d, &fts::ProbeDialog::finishedProbe);
+        QSignalSpy chosen(&d, &fts::ProbeDialog::variantChosen);
+        d.start();
+        QTRY_COMPARE_WITH_TIMEOUT(d.table()->rowCount(), 1, 20000);
+        QVERIFY(d.isRunning());  // the first row while the probe goes on
+        QVERIFY(d.table()->item(0, 3)->text().startsWith(QLatin1String("900")));
+        d.table()->selectRow(0);
+        QVERIFY(d.useButton()->isEnabled());
+        {
+            std::ofstream(fifo.toStdString()) << "go\n";  // lets the stand-in finish
+        }
+        QVERIFY(done.wait(20000));
+        QCOMPARE(d.table()->rowCount(), 2);
+        d.table()->selectRow(1);
+        QTest::mouseClick(d.useButton(), Qt::LeftButton);
+        QCOMPARE(chosen.count(), 1);
+        const json v = json::parse(chosen.at(0).at(0).toString().toStdString());
+        QCOMPARE(v.value("stage", -1), 2);
+        QCOMPARE(v.value("offload_optimizer", std::string()), std::string("cpu"));
+    }
+
     void failedVariantShowsItsReason() {
         fts::ProbeDialog d(QStringLiteral("fts"), QStringLiteral("c.json"), QStringLiteral("s.sqlite"), {});
         d.showResult(json::parse(R"({"variants": [{"variant": "stage 3", "stage": 3, "offload_optimizer": "none",
@@ -70,6 +121,8 @@ private slots:
         QCOMPARE(d.table()->rowCount(), 1);
         QCOMPARE(d.table()->item(0, 1)->text(), QStringLiteral("1.0 MiB"));
         QCOMPARE(d.table()->item(0, 2)->toolTip(), QStringLiteral("CUDA out of memory"));
+        d.table()->selectRow(0);
+        QVERIFY(!d.useButton()->isEnabled());  // nothing measured to use
     }
 };
 

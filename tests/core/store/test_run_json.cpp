@@ -142,6 +142,7 @@ private slots:
         QCOMPARE(j.at("ended_at").get<std::string>(), std::string("2024-05-01T13:37:01Z"));
         QCOMPARE(j.at("ended_at_unix").get<double>(), kT0 + 3725);
         QCOMPARE(j.at("duration_s").get<double>(), 3725.0);
+        QVERIFY(j.at("training_s").is_null());  // the final metrics carry no elapsed_s here
         QVERIFY(j.at("config").is_object());
         QCOMPARE(j.at("config").at("train_micro_batch_size_per_gpu").get<int>(), 4);
         QCOMPARE(j.at("config").at("bf16").at("enabled").get<bool>(), true);
@@ -159,7 +160,25 @@ private slots:
         QCOMPARE(j.at("last_step").get<int64_t>(), int64_t(500));
         QCOMPARE(j.at("notes").get<std::string>(), std::string());
         QVERIFY(j.at("tags").is_array() && j.at("tags").empty());
-        QCOMPARE(j.size(), size_t(25));  // every field, nothing else
+        QCOMPARE(j.size(), size_t(26));  // every field, nothing else
+    }
+
+    // A stopped and resumed run: its training time (the end's elapsed_s) is what `fts runs list` shows as its
+    // duration, and runs show --json gives it as training_s beside the last session's duration_s.
+    void trainingTimeOfAResumedRun() {
+        RunRecord r;
+        r.status = RunStatus::Completed;
+        r.startedAt = kT0 + 3600;
+        r.endedAt = kT0 + 3620;
+        r.finalMetricsJson = R"({"loss": 0.65, "elapsed_s": 41.5})";
+        QCOMPARE(*trainingSeconds(r), 41.5);
+        QCOMPARE(runDurationSeconds(r), 41.5);
+        const json j = runToJson(r);
+        QCOMPARE(j.at("training_s").get<double>(), 41.5);
+        QCOMPARE(j.at("duration_s").get<double>(), 20.0);
+        r.finalMetricsJson = R"({"loss": 0.65})";  // recorded before the end carried it
+        QVERIFY(!trainingSeconds(r));
+        QCOMPARE(runDurationSeconds(r), 20.0);
     }
 
     void runToJsonUnsetAndMalformed() {
