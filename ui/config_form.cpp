@@ -1,5 +1,6 @@
 // ConfigForm (see config_form.h): widgets from the field table, JSON <-> form sync, inline core issues.
 #include "ui/config_form.h"
+#include "ui/json_text_edit.h"
 
 #include "ui/chart_widget.h"
 
@@ -287,13 +288,17 @@ void ConfigForm::writeField(const QString& key) {
     if (doc.is_discarded() || !doc.is_object()) return;  // refreshFromJson shows the banner
     const std::optional<OrderedJson> value = jsonFromFieldText(it->field->kind, widgetText(*it));
     if (sameValue(it->field->kind, value, jsonAt(doc, key))) return;
+    const OrderedJson before = doc;
     if (value)
         setJsonAt(doc, key, *value);
     else
         removeJsonAt(doc, key);
     linkPeakLearningRate(doc, key);
+    // Only the edited key's text changes (and the peak lr it is linked to): the rest of the file stays as written.
     m_writing = true;
-    m_editor->replaceText(QString::fromStdString(doc.dump(2)) + QLatin1Char('\n'));
+    m_editor->replaceText(editedJsonText(current, before, doc,
+                                         {key, QStringLiteral("deepspeed.optimizer.params.lr"),
+                                          QStringLiteral("deepspeed.scheduler.params.warmup_max_lr")}));
     m_writing = false;
     emit fieldEdited(key);
 }

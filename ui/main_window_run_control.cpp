@@ -17,6 +17,7 @@
 
 #include "ui/config_editor.h"
 #include "ui/config_field_values.h"
+#include "ui/json_text_edit.h"
 #include "ui/config_form.h"
 #include "ui/device_panel.h"
 #include "ui/hosts_panel.h"
@@ -171,8 +172,10 @@ ProbeDialog* MainWindow::openProbeDialog() {
 
 QStringList MainWindow::applyProbeVariant(const QString& variantJson) {
     const nlohmann::json variant = parseJsonOrDiscarded(variantJson.toStdString());
-    OrderedJson doc = parseOrderedJsonOrDiscarded(m_editor->text().toStdString());
+    const QString text = m_editor->text();
+    OrderedJson doc = parseOrderedJsonOrDiscarded(text.toStdString());
     if (!doc.is_object() || !variant.is_object()) return {};
+    const OrderedJson before = doc;
     QStringList changes;
     const auto shown = [this](const OrderedJson* v) { return v ? QString::fromStdString(v->dump()) : tr("(not set)"); };
     const QString zero = QStringLiteral("deepspeed.zero_optimization.");
@@ -197,7 +200,11 @@ QStringList MainWindow::applyProbeVariant(const QString& variantJson) {
         }
         changes << QStringLiteral("%1: %2 → %3").arg(key, before, shown(jsonAt(doc, key)));
     }
-    if (!changes.isEmpty()) m_editor->replaceText(QString::fromStdString(doc.dump(2)) + QLatin1Char('\n'));
+    if (!changes.isEmpty())
+        m_editor->replaceText(
+            editedJsonText(text, before, doc,
+                           {zero + QStringLiteral("stage"), zero + QStringLiteral("offload_optimizer"),
+                            zero + QStringLiteral("offload_param")}));
     return changes;
 }
 

@@ -276,6 +276,36 @@ private slots:
                  qPrintable(form.estimateText()->text()));
     }
 
+    // An edit in the form changes only its key's text: a one-line object, "1e-8" and the file's layout stay byte for
+    // byte (the whole file used to be written out again, expanded and with 1e-08). A new key goes in after its
+    // siblings in their layout.
+    void oneEditLeavesTheRestOfTheText() {
+        ConfigEditor editor;
+        ConfigForm form(&editor);
+        const QString text = QStringLiteral(R"({
+  "model": {"path": "model", "init": "random"},
+  "data": {"train": "train.jsonl", "max_length": 64},
+  "training": {"output_dir": "out", "max_steps": 20},
+  "deepspeed": {
+    "train_micro_batch_size_per_gpu": 2,
+    "optimizer": {"type": "AdamW", "params": {"lr": 0.003, "eps": 1e-8}},
+    "zero_optimization": { "stage": 0 }
+  }
+}
+)");
+        editor.setConfigText(text, kDir);
+        QTRY_VERIFY(editor.isValidated());
+        form.setFieldText("training.max_steps", QStringLiteral("35"));
+        QTRY_COMPARE(editor.text(),
+                     QString(text).replace(QStringLiteral("\"max_steps\": 20"), QStringLiteral("\"max_steps\": 35")));
+        form.setFieldText("training.seed", QStringLiteral("7"));
+        QTRY_COMPARE(
+            editor.text(),
+            QString(text)
+                .replace(QStringLiteral("\"max_steps\": 20"), QStringLiteral("\"max_steps\": 35"))
+                .replace(QStringLiteral("\"max_steps\": 35}"), QStringLiteral("\"max_steps\": 35, \"seed\": 7}")));
+    }
+
     void schedulerParamsFollowType() {
         ConfigEditor editor;
         ConfigForm form(&editor);
