@@ -3142,6 +3142,10 @@
         <source>Theme</source>
         <translation type="unfinished"></translation>
     </message>
+    <message>
+        <source>This window uses %1 (given with --store); the setting above is the store the studio opens when started without --store.</source>
+        <translation type="unfinished"></translation>
+    </message>
 </context>
 <context>
     <name>fts::StorePoller</name>

@@ -3126,6 +3126,10 @@
         <source>Theme</source>
         <translation>主题</translation>
     </message>
+    <message>
+        <source>This window uses %1 (given with --store); the setting above is the store the studio opens when started without --store.</source>
+        <translation>此窗口使用 %1（由 --store 指定）；上面的设置是不带 --store 启动时打开的运行库。</translation>
+    </message>
 </context>
 <context>
     <name>fts::StorePoller</name>

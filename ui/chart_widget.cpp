@@ -155,12 +155,13 @@ void SeriesChart::refresh() {
             const double pad = y.size() > 0 ? y.size() * 0.05 : (y.center() != 0.0 ? std::abs(y.center()) * 0.1 : 1.0);
             yAxis->setRange(y.lower - pad, y.upper + pad);
         }
-        // A little room on the right so the newest point (often an eval marker) is not cut by the frame.
+        // A little room on both sides, so the newest point (often an eval marker) is not cut by the frame and the
+        // first (the step-0 eval) does not sit on the y axis behind it.
         QCPRange x = xAxis->range();
         if (x.size() <= 0)
             xAxis->setRange(x.lower - 1, x.upper + 1);
         else
-            xAxis->setRange(x.lower, x.upper + x.size() * 0.02);
+            xAxis->setRange(x.lower - x.size() * 0.02, x.upper + x.size() * 0.02);
     }
     replot();
 }

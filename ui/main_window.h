@@ -82,6 +82,9 @@ public:
     bool canResume(qint64 runId) const;
     // Run > Measure ZeRO stages: the probe dialog for the current config on this machine's ranks (null on errors).
     ProbeDialog* openProbeDialog();
+    // The editor's config has changes that are nowhere on disk (not saved, and not the config of the run it started
+    // last): "New run" and "Open config" ask to save it first.
+    bool hasUnsavedConfig() const;
     // "Use this variant" of the probe: writes the variant's deepspeed.zero_optimization stage and offload keys (its
     // JSON as the probe gives it) into the config (an offload block the variant keeps is left as written) and
     // returns the changes as "key: before → after" lines (empty: the config uses it already, or it is not JSON).
@@ -255,6 +258,7 @@ private:
     // training.output_dir as the config came (loaded, quick-start, "Start from this run"): a run started with
     // it unchanged gets a folder of its own when another run holds it; one the user typed is refused instead.
     QString m_loadedOutputDir;
+    QString m_startedText;  // the editor's text when the last run started (saved in that run's folder)
     bool m_isQuickStart = false;
     qint64 m_selectedRunId = 0;
     QList<qint64> m_selectedIds;  // the list's selection, restored after a model reset

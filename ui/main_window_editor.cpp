@@ -211,8 +211,13 @@ void MainWindow::openConfigDialog() {
     if (!path.isEmpty()) loadConfigFile(path);
 }
 
+bool MainWindow::hasUnsavedConfig() const {
+    // Unchanged since it started a run, the config is kept in that run's folder: nothing to save.
+    return m_editor->isModified() && (m_startedText.isEmpty() || m_editor->text() != m_startedText);
+}
+
 bool MainWindow::maySetEditorAside() {
-    if (!m_editor->isModified()) return true;
+    if (!hasUnsavedConfig()) return true;
     const auto answer = QMessageBox::question(
         this, tr("Unsaved config"), tr("The config in the editor has unsaved changes. Save them?"),
         QMessageBox::Save | QMessageBox::Discard | QMessageBox::Cancel, QMessageBox::Save);

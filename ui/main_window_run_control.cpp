@@ -88,6 +88,7 @@ std::optional<qint64> MainWindow::startRun(QString* error) {
     const auto started = startTrainDetached(launch, &why);
     if (!started) return fail(why);
     m_pending = PendingStart{started->pid, files.configPath, started->logPath, 0};
+    m_startedText = m_editor->text();  // kept in the run's folder: leaving it unchanged asks nothing
     m_pendingTimer.start();
     QString text = tr("Starting the run \"%1\" (supervisor pid %2) in %3…")
                        .arg(folder->runName)

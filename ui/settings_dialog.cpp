@@ -4,6 +4,7 @@
 #include "ui/doctor_panel.h"
 
 #include <QComboBox>
+#include <QFileInfo>
 #include <QDialogButtonBox>
 #include <QDir>
 #include <QFileDialog>
@@ -43,6 +44,17 @@ SettingsDialog::SettingsDialog(const QStringList& defaultModelFolders, QWidget* 
     auto* storeRow = new QHBoxLayout;
     storeRow->addWidget(m_store, 1);
     storeRow->addWidget(browse);
+    // A window opened with --store on another file: say which store it uses, so the field (the store a start
+    // without --store opens) is not taken for it.
+    const QString configured = m_store->text().isEmpty() ? defaultStorePath() : m_store->text();
+    m_storeInUse = new QLabel(this);
+    m_storeInUse->setObjectName(QStringLiteral("settingsStoreInUse"));
+    m_storeInUse->setWordWrap(true);
+    m_storeInUse->setText(tr("This window uses %1 (given with --store); the setting above is the store the studio "
+                             "opens when started without --store.")
+                              .arg(QDir::toNativeSeparators(storePath)));
+    m_storeInUse->setVisible(!storePath.isEmpty() &&
+                             QFileInfo(storePath).absoluteFilePath() != QFileInfo(configured).absoluteFilePath());
 
     m_folders = new QListWidget(this);
     m_folders->setObjectName(QStringLiteral("settingsModelFolders"));
@@ -80,6 +92,7 @@ SettingsDialog::SettingsDialog(const QStringList& defaultModelFolders, QWidget* 
 
     auto* form = new QFormLayout;
     form->addRow(tr("Run store"), storeRow);
+    form->addRow(QString(), m_storeInUse);
     auto* storeNote =
         new QLabel(tr("A new store location is used from the next start (empty: $FTS_STORE or the default)."), this);
     storeNote->setWordWrap(true);

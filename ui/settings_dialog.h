@@ -4,6 +4,7 @@
 #include <QDialog>
 
 class QComboBox;
+class QLabel;
 class QLineEdit;
 class QListWidget;
 
@@ -25,6 +26,7 @@ public:
 
 private:
     QLineEdit* m_store;
+    QLabel* m_storeInUse = nullptr;  // shown when this window's store is not the one the setting names
     QListWidget* m_folders;
     QComboBox* m_language;
     QComboBox* m_theme;

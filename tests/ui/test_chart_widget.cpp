@@ -133,6 +133,9 @@ private slots:
         chart.sync(QStringLiteral("a"), s);
         chart.refresh();
         QVERIFY(chart.xAxis->range().contains(10) && chart.yAxis->range().contains(100));
+        // the first point (a step-0 eval) is drawn clear of the y axis, not on it
+        QVERIFY2(chart.xAxis->range().lower < 0, qPrintable(QString::number(chart.xAxis->range().lower)));
+        QVERIFY(chart.xAxis->coordToPixel(0) - chart.axisRect()->left() >= 3);
 
         const QPointF center = chart.axisRect()->rect().center();
         QWheelEvent wheel(center, chart.mapToGlobal(center), QPoint(), QPoint(0, 120), Qt::NoButton, Qt::NoModifier,

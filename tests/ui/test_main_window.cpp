@@ -19,6 +19,7 @@
 
 #include "ui/chart_widget.h"
 #include "ui/config_editor.h"
+#include "ui/config_form.h"
 #include "ui/main_window.h"
 #include "ui/run_launcher.h"
 #include "ui/run_view.h"
@@ -268,8 +269,20 @@ private slots:
         for (int i = 0; i < 2; ++i) {
             QVERIFY(w->newRunFromQuickStart());
             QTRY_VERIFY(w->configEditor()->isValidated() && w->startAction()->isEnabled());
+            if (i == 1) {  // an edited config, started: kept in the run's folder, so "New run" has nothing to ask
+                w->configForm()->setFieldText(QStringLiteral("training.seed"), QStringLiteral("43"));
+                QTRY_VERIFY(w->configEditor()->isModified() && w->hasUnsavedConfig());
+                QTRY_VERIFY(w->configEditor()->isValidated() && w->startAction()->isEnabled());
+            }
             QSignalSpy launched(w.get(), &MainWindow::runLaunched);
             QVERIFY2(w->startRun(), qPrintable(w->lastMessage()));
+            if (i == 1) {
+                QVERIFY(!w->hasUnsavedConfig());
+                w->configForm()->setFieldText(QStringLiteral("training.seed"), QStringLiteral("44"));
+                QTRY_VERIFY(w->hasUnsavedConfig());  // changed after the start: that is unsaved
+                w->configForm()->setFieldText(QStringLiteral("training.seed"), QStringLiteral("43"));
+                QTRY_VERIFY(!w->hasUnsavedConfig());
+            }
             m_supervisorPid = launched.at(0).at(0).toLongLong();
             folders << QFileInfo(launched.at(0).at(1).toString()).absolutePath();
             QTRY_VERIFY_WITH_TIMEOUT(w->runView()->runId() > 0 && !ids.contains(w->runView()->runId()), 60000);

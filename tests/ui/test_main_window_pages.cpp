@@ -522,6 +522,10 @@ private slots:
         w.settingsAction()->trigger();
         auto* dialog = w.findChild<SettingsDialog*>();
         QVERIFY(dialog);
+        // this window's store (--store) is not the one the setting names: the dialog says which it uses
+        auto* inUse = dialog->findChild<QLabel*>(QStringLiteral("settingsStoreInUse"));
+        QVERIFY(inUse && !inUse->isHidden());
+        QVERIFY2(inUse->text().contains(QDir::toNativeSeparators(o.storePath)), qPrintable(inUse->text()));
         dialog->languageCombo()->setCurrentIndex(dialog->languageCombo()->findData(QStringLiteral("zh_CN")));
         dialog->themeCombo()->setCurrentIndex(dialog->themeCombo()->findData(QStringLiteral("dark")));
         saveScreenshot(dialog, QStringLiteral("settings"));
