@@ -141,6 +141,22 @@
         <source>Generating…</source>
         <translation type="unfinished"></translation>
     </message>
+    <message>
+        <source>Complete the text alone</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>This model has no chat template: each message is continued on its own, as fts generate does, without the conversation before it (a base or LM-trained model often ends a plain-text conversation at once).</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source> · the model ended its reply at once (its end-of-text came first)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>: with no chat template, try &quot;Complete the text alone&quot;</source>
+        <translation type="unfinished"></translation>
+    </message>
 </context>
 <context>
     <name>fts::CliProcess</name>

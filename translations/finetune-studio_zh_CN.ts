@@ -140,6 +140,22 @@
         <source>Generating…</source>
         <translation>正在生成…</translation>
     </message>
+    <message>
+        <source>Complete the text alone</source>
+        <translation>单独续写文本</translation>
+    </message>
+    <message>
+        <source>This model has no chat template: each message is continued on its own, as fts generate does, without the conversation before it (a base or LM-trained model often ends a plain-text conversation at once).</source>
+        <translation>此模型没有对话模板：每条消息单独续写（与 fts generate 相同），不带之前的对话（基础模型或按语言模型训练的模型常会立即结束纯文本对话）。</translation>
+    </message>
+    <message>
+        <source> · the model ended its reply at once (its end-of-text came first)</source>
+        <translation> · 模型立即结束了回复（首先生成了文本结束符）</translation>
+    </message>
+    <message>
+        <source>: with no chat template, try &quot;Complete the text alone&quot;</source>
+        <translation>：此模型没有对话模板，可试试“单独续写文本”</translation>
+    </message>
 </context>
 <context>
     <name>fts::CliProcess</name>

@@ -102,6 +102,7 @@ void ChatEngine::onLine(const QByteArray& line) {
     if (j.contains("ready")) {
         m_ready = true;
         m_description = describeModel(j);
+        m_hasTemplate = !j.contains("note");
         if (j.contains("note"))  // fts chose the "none" template: say it in the studio's language
             m_description += QStringLiteral("\n") +
                              tr("This model has no chat template: the conversation goes in as plain text and the "

@@ -30,6 +30,8 @@ public:
     bool isBusy() const { return m_busy; }
     QString modelFolder() const { return m_folder; }
     QString description() const { return m_description; }
+    // The model has a chat template (fts chose one); false when the conversation goes in as plain text.
+    bool hasChatTemplate() const { return m_hasTemplate; }
     // A request: {"messages": [...], sampling fields}. Only when ready and not busy.
     void send(const nlohmann::json& request);
     void stop();  // ends the reply in progress (SIGINT)
@@ -43,6 +45,7 @@ signals:
 
 private:
     void onLine(const QByteArray& line);
+    bool m_hasTemplate = true;
     QString m_cli;
     QString m_folder;
     QString m_description;

@@ -54,6 +54,9 @@ ChatPage::ChatPage(QString cliPath, QWidget* parent) : QWidget(parent), m_cli(st
     m_maxNewTokens->setRange(1, 8192);
     m_maxNewTokens->setValue(256);
     m_sample = new QCheckBox(this);
+    m_completeText = new QCheckBox(this);
+    m_completeText->setObjectName(QStringLiteral("chatCompleteText"));
+    m_completeText->hide();  // shown once a model without a chat template is loaded
     m_temperatureLabel = new QLabel(this);
     m_temperature = new QDoubleSpinBox(this);
     m_temperature->setRange(0.01, 5.0);
@@ -67,7 +70,7 @@ ChatPage::ChatPage(QString cliPath, QWidget* parent) : QWidget(parent), m_cli(st
     for (QWidget* w : std::initializer_list<QWidget*>{m_maxNewTokens, m_temperature, m_topP})
         w->setFocusPolicy(Qt::StrongFocus);  // a wheel turn over an unfocused box does not change it
     for (QWidget* w : std::initializer_list<QWidget*>{m_maxLabel, m_maxNewTokens, m_sample, m_temperatureLabel,
-                                                      m_temperature, m_topPLabel, m_topP})
+                                                      m_temperature, m_topPLabel, m_topP, m_completeText})
         settings->addWidget(w);
     settings->addStretch(1);
     connect(m_sample, &QCheckBox::toggled, this, [this] { updateButtons(); });
@@ -90,6 +93,7 @@ ChatPage::ChatPage(QString cliPath, QWidget* parent) : QWidget(parent), m_cli(st
         ChatEngine* e = m_engine[side];
         connect(e, &ChatEngine::ready, this, [this, side](const QString& description) {
             m_status[side]->setText(description);
+            if (side == 0) m_completeText->setVisible(!m_engine[0]->hasChatTemplate());
             if (m_pending[side]) dispatch(side);
             updateButtons();
         });
@@ -102,11 +106,8 @@ ChatPage::ChatPage(QString cliPath, QWidget* parent) : QWidget(parent), m_cli(st
             m_view[side]->verticalScrollBar()->setValue(m_view[side]->verticalScrollBar()->maximum());
         });
         connect(e, &ChatEngine::finished, this, [this, side](const ChatReplyStats& s) {
-            QString line = tr("%n new token(s)", nullptr, s.newTokens);
-            if (m_firstPiece[side] >= 0) line += tr(" · first token after %1 s").arg(m_firstPiece[side], 0, 'f', 2);
-            if (s.seconds > 0 && s.newTokens > 0) line += tr(" · %1 tokens/s").arg(s.newTokens / s.seconds, 0, 'f', 1);
-            if (s.finishReason == QLatin1String("cancelled")) line += tr(" · stopped");
-            if (s.finishReason == QLatin1String("context")) line += tr(" · the model's context is full: Clear");
+            const bool empty = m_turns[side].empty() || m_turns[side].back().text.trimmed().isEmpty();
+            const QString line = replyStatusLine(s, m_firstPiece[side], empty, m_engine[side]->hasChatTemplate());
             m_status[side]->setText(m_engine[side]->description() + QStringLiteral("\n") + line);
             updateButtons();
             emit replyFinished(side, s.finishReason);
@@ -181,6 +182,11 @@ void ChatPage::retranslate() {
     m_systemLabel->setText(tr("System prompt"));
     m_system->setPlaceholderText(tr("Optional: how the assistant should behave"));
     m_maxLabel->setText(tr("Max new tokens"));
+    m_completeText->setText(tr("Complete the text alone"));
+    m_completeText->setToolTip(
+        tr("This model has no chat template: each message is continued on its own, as fts "
+           "generate does, without the conversation before it (a base or LM-trained model "
+           "often ends a plain-text conversation at once)."));
     m_sample->setText(tr("Sample"));
     m_sample->setToolTip(
         tr("Off: greedy decoding (the same reply every time). On: sampling with the temperature "
@@ -271,11 +277,27 @@ void ChatPage::submit() {
     updateButtons();
 }
 
+QString ChatPage::replyStatusLine(const ChatReplyStats& s, double firstPieceS, bool replyEmpty, bool hasTemplate) {
+    QString line = tr("%n new token(s)", nullptr, s.newTokens);
+    if (firstPieceS >= 0) line += tr(" · first token after %1 s").arg(firstPieceS, 0, 'f', 2);
+    if (s.seconds > 0 && s.newTokens > 0) line += tr(" · %1 tokens/s").arg(s.newTokens / s.seconds, 0, 'f', 1);
+    if (s.finishReason == QLatin1String("cancelled")) line += tr(" · stopped");
+    if (s.finishReason == QLatin1String("context")) line += tr(" · the model's context is full: Clear");
+    if (replyEmpty && (s.finishReason == QLatin1String("eos") || s.finishReason == QLatin1String("stop_string"))) {
+        line += tr(" · the model ended its reply at once (its end-of-text came first)");
+        if (!hasTemplate) line += tr(": with no chat template, try \"Complete the text alone\"");
+    }
+    return line;
+}
+
 nlohmann::json ChatPage::requestFor(int side) const {
     nlohmann::json messages = nlohmann::json::array();
+    // Completing the text alone (a model without a chat template): only the message just sent, no system prompt.
+    const bool alone = m_completeText->isChecked() && !m_engine[side]->hasChatTemplate();
     const QString system = m_system->text().trimmed();
-    if (!system.isEmpty()) messages.push_back({{"role", "system"}, {"content", system.toStdString()}});
-    for (size_t i = 0; i + 1 < m_turns[side].size(); ++i)  // the last turn is the reply being written
+    if (!system.isEmpty() && !alone) messages.push_back({{"role", "system"}, {"content", system.toStdString()}});
+    for (size_t i = alone && m_turns[side].size() >= 2 ? m_turns[side].size() - 2 : 0; i + 1 < m_turns[side].size();
+         ++i)  // the last turn is the reply being written
         messages.push_back(
             {{"role", m_turns[side][i].role.toStdString()}, {"content", m_turns[side][i].text.toStdString()}});
     nlohmann::json req{

@@ -41,6 +41,12 @@ public:
     QPlainTextEdit* input() const { return m_input; }
     QString replyText(int side) const;  // the last reply of that side, as generated
     bool isBusy() const;
+    // "Complete the text alone": offered for a model without a chat template; each message is then continued on its
+    // own, without the conversation before it.
+    QCheckBox* completeTextBox() const { return m_completeText; }
+    // The status line after a reply: tokens, speed and why it ended (a reply the model ended at once says so, and
+    // for a model without a chat template points at "Complete the text alone").
+    static QString replyStatusLine(const ChatReplyStats& s, double firstPieceS, bool replyEmpty, bool hasTemplate);
 
 signals:
     void replyFinished(int side, const QString& finishReason);
@@ -77,6 +83,7 @@ private:
     QLabel* m_maxLabel = nullptr;
     QSpinBox* m_maxNewTokens = nullptr;
     QCheckBox* m_sample = nullptr;
+    QCheckBox* m_completeText = nullptr;
     QLabel* m_temperatureLabel = nullptr;
     QDoubleSpinBox* m_temperature = nullptr;
     QLabel* m_topPLabel = nullptr;

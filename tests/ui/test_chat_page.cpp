@@ -9,6 +9,7 @@
 #include <QPushButton>
 #include <QSignalSpy>
 #include <QSpinBox>
+#include <QCheckBox>
 #include <QTemporaryDir>
 #include <QTextBrowser>
 #include <QtTest>
@@ -16,6 +17,7 @@
 #include <nlohmann/json.hpp>
 
 #include "ui/app_translations.h"
+#include "ui/chat_engine.h"
 #include "ui/chat_page.h"
 
 #include "tests/support/qtest_suites.h"  // QTEST_MAIN registers this suite in its area's program
@@ -154,6 +156,41 @@ private slots:
                      page.statusLabel(0)->text().contains(" parameters, float32 on cpu"),
                  qPrintable(page.statusLabel(0)->text()));
         QVERIFY(!page.replyText(0).isEmpty());
+    }
+
+    // A model without a chat template offers "Complete the text alone": the next message is then continued on its
+    // own (the reply equals fts generate on that text alone), not after the conversation before it.
+    void completeTheTextAlone() {
+        ChatPage page(QStringLiteral(FTS_CLI_PATH));
+        QVERIFY(!page.completeTextBox()->isVisible());
+        QCOMPARE(replyFromGoldenGpt2(page, 6, QStringLiteral("Hello world, this is")), QStringLiteral("length"));
+        QTRY_VERIFY(page.completeTextBox()->isVisible());
+        page.completeTextBox()->setChecked(true);
+        QSignalSpy done(&page, &ChatPage::replyFinished);
+        const QString second = QStringLiteral("She opened the door and saw");
+        page.send(second);
+        QVERIFY(done.wait(60000));
+        QProcess generate;  // the text alone, as a prompt
+        generate.start(QStringLiteral(FTS_CLI_PATH), {"generate", "--model", kData + "/models/gpt2", "--prompt", second,
+                                                      "--max_new_tokens", "6", "--json"});
+        QVERIFY(generate.waitForFinished(60000) && generate.exitCode() == 0);
+        const std::string want =
+            nlohmann::json::parse(generate.readAllStandardOutput().toStdString()).at("text").get<std::string>();
+        QVERIFY(!want.empty());
+        QCOMPARE(page.replyText(0), QString::fromStdString(want));
+    }
+
+    // A reply the model ended at once says so, and for a model without a chat template points at the mode above.
+    void anEmptyReplySaysWhy() {
+        ChatReplyStats s;
+        s.finishReason = QStringLiteral("eos");
+        s.newTokens = 1;
+        const QString plain = ChatPage::replyStatusLine(s, 0.1, true, false);
+        QVERIFY2(plain.contains(QLatin1String("ended its reply at once")) &&
+                     plain.contains(QLatin1String("Complete the text alone")),
+                 qPrintable(plain));
+        QVERIFY(!ChatPage::replyStatusLine(s, 0.1, true, true).contains(QLatin1String("Complete the text alone")));
+        QVERIFY(!ChatPage::replyStatusLine(s, 0.1, false, false).contains(QLatin1String("at once")));
     }
 
     // In Chinese the status line is Chinese too: the model's description as well as the notes.
