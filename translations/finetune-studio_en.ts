@@ -2010,6 +2010,114 @@
         <source>%1: not found (%2)</source>
         <translation type="unfinished"></translation>
     </message>
+    <message>
+        <source>a number</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>a number in [0, 1)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>a non-negative integer (0 = only at the end)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>an integer</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>a number &gt;= 0 (0 turns clipping off)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>a non-negative integer</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>an integer from 1 to 64</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>an integer from 1 to 4096</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>an integer from 1 to 1000</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>an integer &gt;= 2 (tokens per training sequence)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>a whole number of cycles &gt;= 1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>a positive integer, or null for never</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>a positive integer or &quot;auto&quot;</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>a positive integer (the adapter rank)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>a number of waves &gt; 0</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>a number of bytes &gt; 0</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>a number &gt;= 0 (0 enables dynamic loss scaling)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>a number &gt; 0</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>a non-negative integer (default: training.seed)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>a non-negative integer (0 = use epochs)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>a non-negative integer (0 = the whole eval split)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>a non-negative integer (0 = keep all)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>a fraction of the total steps in [0, 1]</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>a fraction of the peak learning rate in [0, 1]</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>a fraction from 0 to 1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>a dropout probability in [0, 1)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>a ZeRO stage 0-3</source>
+        <translation type="unfinished"></translation>
+    </message>
 </context>
 <context>
     <name>fts::MainWindow</name>

@@ -1997,6 +1997,114 @@
         <source>%1: not found (%2)</source>
         <translation>%1：未找到（%2）</translation>
     </message>
+    <message>
+        <source>a number</source>
+        <translation>一个数</translation>
+    </message>
+    <message>
+        <source>a number in [0, 1)</source>
+        <translation>[0, 1) 内的数</translation>
+    </message>
+    <message>
+        <source>a non-negative integer (0 = only at the end)</source>
+        <translation>非负整数（0 = 仅在结束时）</translation>
+    </message>
+    <message>
+        <source>an integer</source>
+        <translation>整数</translation>
+    </message>
+    <message>
+        <source>a number &gt;= 0 (0 turns clipping off)</source>
+        <translation>&gt;= 0 的数（0 表示不裁剪）</translation>
+    </message>
+    <message>
+        <source>a non-negative integer</source>
+        <translation>非负整数</translation>
+    </message>
+    <message>
+        <source>an integer from 1 to 64</source>
+        <translation>1 到 64 的整数</translation>
+    </message>
+    <message>
+        <source>an integer from 1 to 4096</source>
+        <translation>1 到 4096 的整数</translation>
+    </message>
+    <message>
+        <source>an integer from 1 to 1000</source>
+        <translation>1 到 1000 的整数</translation>
+    </message>
+    <message>
+        <source>an integer &gt;= 2 (tokens per training sequence)</source>
+        <translation>&gt;= 2 的整数（每条训练序列的词元数）</translation>
+    </message>
+    <message>
+        <source>a whole number of cycles &gt;= 1</source>
+        <translation>&gt;= 1 的整数个周期</translation>
+    </message>
+    <message>
+        <source>a positive integer, or null for never</source>
+        <translation>正整数，或 null 表示从不</translation>
+    </message>
+    <message>
+        <source>a positive integer or &quot;auto&quot;</source>
+        <translation>正整数或 &quot;auto&quot;</translation>
+    </message>
+    <message>
+        <source>a positive integer (the adapter rank)</source>
+        <translation>正整数（适配器的秩）</translation>
+    </message>
+    <message>
+        <source>a number of waves &gt; 0</source>
+        <translation>&gt; 0 的波数</translation>
+    </message>
+    <message>
+        <source>a number of bytes &gt; 0</source>
+        <translation>&gt; 0 的字节数</translation>
+    </message>
+    <message>
+        <source>a number &gt;= 0 (0 enables dynamic loss scaling)</source>
+        <translation>&gt;= 0 的数（0 表示启用动态损失缩放）</translation>
+    </message>
+    <message>
+        <source>a number &gt; 0</source>
+        <translation>&gt; 0 的数</translation>
+    </message>
+    <message>
+        <source>a non-negative integer (default: training.seed)</source>
+        <translation>非负整数（默认：training.seed）</translation>
+    </message>
+    <message>
+        <source>a non-negative integer (0 = use epochs)</source>
+        <translation>非负整数（0 = 按轮数）</translation>
+    </message>
+    <message>
+        <source>a non-negative integer (0 = the whole eval split)</source>
+        <translation>非负整数（0 = 整个验证集）</translation>
+    </message>
+    <message>
+        <source>a non-negative integer (0 = keep all)</source>
+        <translation>非负整数（0 = 全部保留）</translation>
+    </message>
+    <message>
+        <source>a fraction of the total steps in [0, 1]</source>
+        <translation>占总步数的比例，在 [0, 1] 内</translation>
+    </message>
+    <message>
+        <source>a fraction of the peak learning rate in [0, 1]</source>
+        <translation>峰值学习率的比例，在 [0, 1] 内</translation>
+    </message>
+    <message>
+        <source>a fraction from 0 to 1</source>
+        <translation>0 到 1 的比例</translation>
+    </message>
+    <message>
+        <source>a dropout probability in [0, 1)</source>
+        <translation>[0, 1) 内的丢弃概率</translation>
+    </message>
+    <message>
+        <source>a ZeRO stage 0-3</source>
+        <translation>ZeRO 阶段 0-3</translation>
+    </message>
 </context>
 <context>
     <name>fts::MainWindow</name>
