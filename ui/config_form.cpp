@@ -1,6 +1,7 @@
 // ConfigForm (see config_form.h): widgets from the field table, JSON <-> form sync, inline core issues.
 #include "ui/config_form.h"
 #include "ui/json_text_edit.h"
+#include "ui/issue_text.h"
 
 #include "ui/chart_widget.h"
 
@@ -506,7 +507,7 @@ void ConfigForm::applyEstimate() {
         m_estimateBars->hide();
         const QString why = m_editor->estimateError();
         m_estimateText->setText(why.isEmpty() ? tr("No estimate while the config has errors.")
-                                              : tr("No estimate: %1").arg(why));
+                                              : tr("No estimate: %1").arg(issueText(why)));
         m_estimateText->setStyleSheet(QString());
         return;
     }

@@ -4,6 +4,8 @@
 // tensors exist (biases, norms, tied heads counted once).
 #include "core/config/model_shape.h"
 
+#include "core/config/issue_kinds.h"
+
 #include <algorithm>
 #include <cmath>
 #include <fstream>
@@ -367,6 +369,9 @@ ModelShape modelShapeFromJson(const nlohmann::json& config, const std::string& s
 ModelShape readModelShape(const std::filesystem::path& configJsonOrDir) {
     std::filesystem::path file = configJsonOrDir;
     if (std::filesystem::is_directory(file)) file /= "config.json";
+    std::error_code ec;
+    if (!std::filesystem::exists(file, ec))  // a message of a kind the studio says in its own language
+        throw IoError(notFoundMessage(file.string(), "a Hugging Face model folder needs config.json"));
     std::ifstream in(file, std::ios::binary);
     if (!in) throw IoError(file.string() + ": cannot read the model's config.json");
     std::stringstream ss;

@@ -9,6 +9,8 @@
 #include <QScrollArea>
 #include <QScrollBar>
 #include <QWheelEvent>
+#include <QDir>
+#include <QTemporaryDir>
 #include <QFile>
 #include <QLabel>
 #include <QLineEdit>
@@ -16,12 +18,15 @@
 #include <QTest>
 #include <QToolButton>
 
+#include <nlohmann/json.hpp>
+
 #include "core/config/memory_estimate.h"
 #include "core/config/train_config.h"
 #include "ui/memory_bars.h"
 #include "ui/collapsible_section.h"
 #include "ui/config_editor.h"
 #include "ui/config_field_values.h"
+#include "ui/app_translations.h"
 #include "ui/chart_widget.h"
 #include "ui/config_form.h"
 #include "ui/wheel_guard.h"
@@ -274,6 +279,27 @@ private slots:
         QVERIFY2(form.estimateText()->text().contains(
                      QString::fromStdString(e.suggestions.front().description).toHtmlEscaped()),
                  qPrintable(form.estimateText()->text()));
+    }
+
+    // No estimate for a model folder without config.json: in Chinese the reason is Chinese (the core's not-found
+    // message, said from the catalogue), not "无法估算：… cannot read the model's config.json".
+    void estimateReasonInChinese() {
+        fts::installStudioTranslations(QStringLiteral("zh_CN"));
+        ConfigEditor editor;
+        ConfigForm form(&editor);
+        QTemporaryDir dir;
+        QDir(dir.path()).mkpath(QStringLiteral("empty-model"));
+        nlohmann::json doc = nlohmann::json::parse(readFile(kDir + "/valid_minimal.json").toStdString());
+        doc["model"]["path"] = dir.filePath(QStringLiteral("empty-model")).toStdString();
+        editor.setConfigText(QString::fromStdString(doc.dump(2)), kDir);
+        QTRY_VERIFY(editor.isValidated());
+        QTRY_VERIFY(!form.estimateText()->text().isEmpty());
+        const QString text = form.estimateText()->text();
+        fts::installStudioTranslations(QStringLiteral("en"));
+        QVERIFY2(text.contains(QStringLiteral("未找到")) && text.contains(QStringLiteral("模型文件夹需要 config.json")),
+                 qPrintable(text));
+        QVERIFY2(!text.contains(QLatin1String("cannot")) && !text.contains(QLatin1String("not found")),
+                 qPrintable(text));
     }
 
     // An edit in the form changes only its key's text: a one-line object, "1e-8" and the file's layout stay byte for
