@@ -179,11 +179,14 @@ RunSummary summarizeRun(const CompareRunData& data) {
     std::map<std::string, int64_t> evalMetricStep;
     double tokSum = 0, lastTime = 0;
     int tokCount = 0;
+    std::optional<double> lastElapsed;  // the trainer's training time at its last point
     for (const MetricPoint& p : data.metrics) {
         if (!std::isfinite(p.value)) continue;
         s.steps = std::max(s.steps, p.step);
         lastTime = std::max(lastTime, p.time);
-        if (p.name == "loss" && p.step >= lossStep) {
+        if (p.name == "elapsed_s") {
+            lastElapsed = p.value;
+        } else if (p.name == "loss" && p.step >= lossStep) {
             lossStep = p.step;
             s.finalLoss = p.value;
         } else if (p.name == "eval_loss") {
@@ -225,9 +228,6 @@ RunSummary summarizeRun(const CompareRunData& data) {
     }
     s.steps = std::max(s.steps, data.run.lastStep);
     // The training time (the trainer's elapsed_s, which a resumed run carries on), else the wall time of its session.
-    std::optional<double> lastElapsed;
-    for (const auto& m : data.metrics)
-        if (m.name == "elapsed_s") lastElapsed = m.value;
     if (fin.is_object() && fin.contains("elapsed_s") && fin["elapsed_s"].is_number())
         lastElapsed = fin["elapsed_s"].get<double>();
     const double end = data.run.endedAt > 0 ? data.run.endedAt : lastTime;

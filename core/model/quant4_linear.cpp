@@ -7,10 +7,6 @@ namespace fts {
 
 namespace {
 
-// The weight in the product's dtype: the CPU kernel on the CPU (parallel, one pass), the CUDA kernel on a GPU;
-// every path gives the same bits (model_test_quant4bit_golden, model_test_quant4bit_cuda).
-torch::Tensor dequantized(const Quant4Weight& w, torch::Dtype dtype) { return dequantize4bitOnDevice(w, dtype); }
-
 // The weight's tensors are saved as they are (uint8 codes, scales); the scalars in saved_data. Without a bias the
 // Function has no bias input at all (autograd does not take an undefined tensor as an input).
 void saveWeight(torch::autograd::AutogradContext* ctx, const Quant4Weight& w) {
@@ -36,14 +32,14 @@ torch::Tensor inputGradient(torch::autograd::AutogradContext* ctx, const torch::
     w.shape = ctx->saved_data["shape"].toIntVector();
     w.dtype = torch::ScalarType(ctx->saved_data["dtype"].toInt());
     w.offset = float(ctx->saved_data["offset"].toDouble());
-    return dy.matmul(dequantized(w, dy.scalar_type()));
+    return dy.matmul(dequantize4bitOnDevice(w, dy.scalar_type()));
 }
 
 class Quant4LinearNoBias : public torch::autograd::Function<Quant4LinearNoBias> {
 public:
     static torch::Tensor forward(torch::autograd::AutogradContext* ctx, const torch::Tensor& x, const Quant4Weight& w) {
         saveWeight(ctx, w);
-        return denseLinear(x, dequantized(w, x.scalar_type()));
+        return denseLinear(x, dequantize4bitOnDevice(w, x.scalar_type()));
     }
     static torch::autograd::variable_list backward(torch::autograd::AutogradContext* ctx,
                                                    torch::autograd::variable_list grads) {
@@ -56,7 +52,7 @@ public:
     static torch::Tensor forward(torch::autograd::AutogradContext* ctx, const torch::Tensor& x,
                                  const torch::Tensor& bias, const Quant4Weight& w) {
         saveWeight(ctx, w);
-        return denseLinear(x, dequantized(w, x.scalar_type()), bias);
+        return denseLinear(x, dequantize4bitOnDevice(w, x.scalar_type()), bias);
     }
 
     static torch::autograd::variable_list backward(torch::autograd::AutogradContext* ctx,

@@ -267,6 +267,24 @@ int normBlocks(int64_t rows) {
     return int(std::min<int64_t>(rows, 1024));
 }
 
+// Calls f(std::integral_constant<int, V>{}) for the register groups normGroups chose (1-4), or f with 0 (the row
+// loop) otherwise: one place instantiates the four vectorised kernels of each dtype combination.
+template <typename F>
+void withNormGroups(int groups, F&& f) {
+    switch (groups) {
+        case 1:
+            return f(std::integral_constant<int, 1>{});
+        case 2:
+            return f(std::integral_constant<int, 2>{});
+        case 3:
+            return f(std::integral_constant<int, 3>{});
+        case 4:
+            return f(std::integral_constant<int, 4>{});
+        default:
+            return f(std::integral_constant<int, 0>{});
+    }
+}
+
 template <typename TX, typename TW, typename TY>
 void launchRmsNorm(const void* x, const void* w, void* y, float* rstd, int64_t rows, int64_t n, float eps,
                    cudaStream_t stream) {
@@ -274,22 +292,13 @@ void launchRmsNorm(const void* x, const void* w, void* y, float* rstd, int64_t r
     const auto W = static_cast<const TW*>(w);
     const auto Y = static_cast<TY*>(y);
     const int blocks = normBlocks(rows);
-    switch (normGroups(n, {x, w, y})) {
-        case 1:
-            rmsNormForwardVecKernel<TX, TW, TY, 1><<<blocks, kNormThreads, 0, stream>>>(X, W, Y, rstd, rows, n, eps);
-            break;
-        case 2:
-            rmsNormForwardVecKernel<TX, TW, TY, 2><<<blocks, kNormThreads, 0, stream>>>(X, W, Y, rstd, rows, n, eps);
-            break;
-        case 3:
-            rmsNormForwardVecKernel<TX, TW, TY, 3><<<blocks, kNormThreads, 0, stream>>>(X, W, Y, rstd, rows, n, eps);
-            break;
-        case 4:
-            rmsNormForwardVecKernel<TX, TW, TY, 4><<<blocks, kNormThreads, 0, stream>>>(X, W, Y, rstd, rows, n, eps);
-            break;
-        default:
+    withNormGroups(normGroups(n, {x, w, y}), [&](auto groups) {
+        constexpr int V = decltype(groups)::value;
+        if constexpr (V > 0)
+            rmsNormForwardVecKernel<TX, TW, TY, V><<<blocks, kNormThreads, 0, stream>>>(X, W, Y, rstd, rows, n, eps);
+        else
             rmsNormForwardKernel<TX, TW, TY><<<blocks, kNormThreads, 0, stream>>>(X, W, Y, rstd, rows, n, eps);
-    }
+    });
     FTS_CUDA_CHECK("rmsNormForwardCuda", cudaGetLastError());
 }
 
@@ -301,26 +310,14 @@ void launchRmsNormBackward(const void* dy, const void* x, const void* w, const f
     const auto W = static_cast<const TW*>(w);
     const auto DX = static_cast<TX*>(dx);
     const int b = normBlocks(rows);
-    switch (normGroups(n, {dy, x, w, dx, dwPartial})) {
-        case 1:
-            rmsNormBackwardVecKernel<TX, TW, TY, 1>
+    withNormGroups(normGroups(n, {dy, x, w, dx, dwPartial}), [&](auto groups) {
+        constexpr int V = decltype(groups)::value;
+        if constexpr (V > 0)
+            rmsNormBackwardVecKernel<TX, TW, TY, V>
                 <<<b, kNormThreads, 0, stream>>>(DY, X, W, rstd, DX, dwPartial, rows, n);
-            break;
-        case 2:
-            rmsNormBackwardVecKernel<TX, TW, TY, 2>
-                <<<b, kNormThreads, 0, stream>>>(DY, X, W, rstd, DX, dwPartial, rows, n);
-            break;
-        case 3:
-            rmsNormBackwardVecKernel<TX, TW, TY, 3>
-                <<<b, kNormThreads, 0, stream>>>(DY, X, W, rstd, DX, dwPartial, rows, n);
-            break;
-        case 4:
-            rmsNormBackwardVecKernel<TX, TW, TY, 4>
-                <<<b, kNormThreads, 0, stream>>>(DY, X, W, rstd, DX, dwPartial, rows, n);
-            break;
-        default:
+        else
             rmsNormBackwardKernel<TX, TW, TY><<<b, kNormThreads, 0, stream>>>(DY, X, W, rstd, DX, dwPartial, rows, n);
-    }
+    });
     FTS_CUDA_CHECK("rmsNormBackwardCuda", cudaGetLastError());
 }
 
