@@ -2118,6 +2118,290 @@
         <source>a ZeRO stage 0-3</source>
         <translation type="unfinished"></translation>
     </message>
+    <message>
+        <source>%1: no store yet (the first run creates it)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1: schema %2, %3 run(s), quick_check %4</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>the store is damaged: copy it aside (runs.sqlite, -wal, -shm) and let the next run create a new one, or repair it with sqlite3&apos;s .recover</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>it is brought up to date the next time a run starts or the studio opens it</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>move the file aside (a new store is created by the next run), or point --store at another file</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1: free space unknown</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 free on %2</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>free space there: checkpoints, the token cache and the store need it</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>a checkpoint of a 1B-parameter model takes about 16 GB with its optimizer state: free space there</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>/proc/meminfo could not be read</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 available of %2</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>little host memory is free: close other programs, or lower the batch size (fts estimate CONFIG)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1: %2 model(s)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>no Hugging Face cache (searched %1); model folders work without one</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>check `ssh %1` works without a password (BatchMode) and fts is installed there</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>reachable (%1), fts %2, %3 GPU(s)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>give an ssh host name or address</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>multi-GPU training needs NCCL: reinstall the torch wheel of packaging/requirements-run.txt</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>no CUDA device visible to LibTorch: training runs on the CPU</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>install the NVIDIA driver (nvidia-smi must list the GPUs) and check CUDA_VISIBLE_DEVICES</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>given together with model.lora.init_from, whose adapter_config.json defines it; remove one of them</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 has no adapter_config.json; expected a PEFT LoRA adapter folder (adapter_config.json + adapter_model.safetensors)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&quot;%1&quot; is not a valid regular expression (%2)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>only &quot;none&quot; is supported (PEFT&apos;s &quot;all&quot; and &quot;lora_only&quot; train biases too; not available here), got %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>LoRA adapts pretrained weights, but model.init is &quot;random&quot;; use &quot;pretrained&quot;</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&quot;%1&quot; is not a folder (%2 does not exist) and %3</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>a classification row is one sequence with one label; set &quot;packing&quot;: false</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>ignored: data.columns.text names the text column</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>names the column &apos;%1&apos;, which is already data.columns.%2</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>max_steps is 0 and epochs is 0: nothing to train; expected max_steps &gt; 0 or epochs &gt; 0</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>missing; expected an object with %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>missing; expected %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>one of %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>a positive integer up to %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1: has %2 but only safetensors weights are supported (model.safetensors or model.safetensors.index.json); convert the checkpoint to safetensors first</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1: no model.safetensors or model.safetensors.index.json found (or set model.init to &quot;random&quot; to train from a fresh initialisation)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1: not a directory (expected a Hugging Face model folder)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1: is a directory; expected a tokenizer.json file (%2?)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1: is a directory; expected a data file (.jsonl, .json, .csv, .tsv or .txt)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1: cannot open data file (not readable)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1: not a directory; the output folder %2 cannot be created there</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1: not writable (checkpoints and the export go here)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1: cannot be created (%2 is not writable)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1: key &quot;%2&quot;: %3</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1: cannot read the model&apos;s config.json</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1: expected a JSON object (a Hugging Face config.json)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1: not valid JSON (%2)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>missing (supported: gpt2, llama, mistral, qwen2, bert)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>unsupported model type &quot;%1&quot; (supported: gpt2, llama, mistral, qwen2, bert)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>null is not allowed; expected %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>hidden size %1 must be divisible by %2 heads</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>num_attention_heads (%1) must be a multiple of %2</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&quot;pretrained&quot; or &quot;random&quot;</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>a module name (e.g. &quot;q_proj&quot;)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>a non-empty list of module names (matched exactly or as the last dotted parts) or a regular expression string</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&quot;auto&quot;, &quot;cpu&quot;, &quot;cuda&quot; or &quot;cuda:N&quot; (N a device index)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>a list of 1 to 16 prompts (strings)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>a non-empty prompt of at most 4096 bytes</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>true, false or {&quot;wait&quot;: steps before the profile, &quot;active&quot;: steps profiled}</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&quot;path&quot; (the Hugging Face model folder)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&quot;train&quot; (the training text: .txt or .jsonl)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&quot;output_dir&quot; and &quot;max_steps&quot; or &quot;epochs&quot;</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>the Hugging Face model folder (config.json, plus weights unless init is &quot;random&quot;)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>the training data file (.txt or .jsonl)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>the folder for checkpoints and exports</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>the DeepSpeed config object (at least train_micro_batch_size_per_gpu or train_batch_size)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>the optimizer type: Adam or AdamW</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>true (the base weights held 4-bit under LoRA)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>CUDA runtime %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>built without CUDA</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>NCCL not loaded</source>
+        <translation type="unfinished"></translation>
+    </message>
 </context>
 <context>
     <name>fts::MainWindow</name>

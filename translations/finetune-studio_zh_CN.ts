@@ -491,7 +491,7 @@
     </message>
     <message>
         <source>Local processes to launch (fts train --nproc); the batch sizes are validated for this world size</source>
-        <translation>要启动的本地进程数（fts train --nproc）；批大小按此 world size 校验</translation>
+        <translation>要启动的本地进程数（fts train --nproc）；批大小按此总进程数校验</translation>
     </message>
     <message>
         <source>Model folder or id</source>
@@ -547,11 +547,11 @@
     </message>
     <message>
         <source>Max length (tokens)</source>
-        <translation>最大长度（token）</translation>
+        <translation>最大长度（词元）</translation>
     </message>
     <message>
         <source>Tokens per training sequence (&gt;= 2)</source>
-        <translation>每条训练序列的 token 数（&gt;= 2）</translation>
+        <translation>每条训练序列的词元数（&gt;= 2）</translation>
     </message>
     <message>
         <source>Activation checkpointing</source>
@@ -607,7 +607,7 @@
     </message>
     <message>
         <source>micro-batch x accumulation x world size (&quot;auto&quot; = derived)</source>
-        <translation>微批 × 累积 × world size（&quot;auto&quot; = 推导）</translation>
+        <translation>微批 × 累积 × 总进程数（&quot;auto&quot; = 推导）</translation>
     </message>
     <message>
         <source>Optimizer</source>
@@ -683,7 +683,7 @@
     </message>
     <message>
         <source>log or linear</source>
-        <translation>log 或 linear</translation>
+        <translation>&quot;log&quot; 或 &quot;linear&quot;</translation>
     </message>
     <message>
         <source>Warm-up start lr</source>
@@ -1327,7 +1327,7 @@
     </message>
     <message>
         <source>The Hugging Face Trainer&apos;s schedule (lr_scheduler_type), used when the DeepSpeed block has no scheduler</source>
-        <translation>Hugging Face Trainer 的学习率调度（lr_scheduler_type），在 DeepSpeed 配置没有 scheduler 时使用</translation>
+        <translation>Hugging Face Trainer 的学习率调度（lr_scheduler_type），在 DeepSpeed 配置没有 &quot;scheduler&quot; 块时使用</translation>
     </message>
     <message>
         <source>Trainer warm-up</source>
@@ -1403,7 +1403,7 @@
     </message>
     <message>
         <source>Compute the output layer and the loss a chunk of tokens at a time: the full logits never exist at once (same loss and gradients)</source>
-        <translation>按 token 分块计算输出层和损失：完整的 logits 从不同时存在（损失和梯度不变）</translation>
+        <translation>按词元分块计算输出层和损失：完整的 logits 从不同时存在（损失和梯度不变）</translation>
     </message>
     <message>
         <source>at the start of backward</source>
@@ -1904,7 +1904,7 @@
     </message>
     <message>
         <source>fts hosts check: reach each host over ssh in BatchMode, compare fts versions, list GPUs, then run broadcast, all-reduce and a transfer per pair of hosts</source>
-        <translation>fts hosts check：以 BatchMode 通过 ssh 连接每台主机，比对 fts 版本，列出 GPU，然后运行广播、all-reduce，并在每对主机之间传输数据</translation>
+        <translation>“fts hosts check”：以 BatchMode 通过 ssh 连接每台主机，比对 fts 版本，列出 GPU，然后运行广播、all-reduce，并在每对主机之间传输数据</translation>
     </message>
     <message>
         <source>Checked hosts train with this machine: their GPUs (or CPU ranks), one rank each. The same fts, config, model and data paths must exist on every host (docs/multinode.md).</source>
@@ -2104,6 +2104,290 @@
     <message>
         <source>a ZeRO stage 0-3</source>
         <translation>ZeRO 阶段 0-3</translation>
+    </message>
+    <message>
+        <source>%1: no store yet (the first run creates it)</source>
+        <translation>%1：尚无运行库（首次运行时创建）</translation>
+    </message>
+    <message>
+        <source>%1: schema %2, %3 run(s), quick_check %4</source>
+        <translation>%1：模式版本 %2，%3 个运行，quick_check 结果 %4</translation>
+    </message>
+    <message>
+        <source>the store is damaged: copy it aside (runs.sqlite, -wal, -shm) and let the next run create a new one, or repair it with sqlite3&apos;s .recover</source>
+        <translation>运行库已损坏：把它（runs.sqlite、-wal、-shm）移到别处，让下次运行新建一个，或用 sqlite3 的 .recover 修复</translation>
+    </message>
+    <message>
+        <source>it is brought up to date the next time a run starts or the studio opens it</source>
+        <translation>下次开始运行或本程序打开它时会自动升级</translation>
+    </message>
+    <message>
+        <source>move the file aside (a new store is created by the next run), or point --store at another file</source>
+        <translation>把该文件移到别处（下次运行会新建运行库），或用 --store 指向另一个文件</translation>
+    </message>
+    <message>
+        <source>%1: free space unknown</source>
+        <translation>%1：可用空间未知</translation>
+    </message>
+    <message>
+        <source>%1 free on %2</source>
+        <translation>%2 上可用 %1</translation>
+    </message>
+    <message>
+        <source>free space there: checkpoints, the token cache and the store need it</source>
+        <translation>请在该处腾出空间：检查点、词元缓存和运行库都需要它</translation>
+    </message>
+    <message>
+        <source>a checkpoint of a 1B-parameter model takes about 16 GB with its optimizer state: free space there</source>
+        <translation>10 亿参数模型的检查点连同优化器状态约占 16 GB：请在该处腾出空间</translation>
+    </message>
+    <message>
+        <source>/proc/meminfo could not be read</source>
+        <translation>无法读取 /proc/meminfo</translation>
+    </message>
+    <message>
+        <source>%1 available of %2</source>
+        <translation>可用 %1，共 %2</translation>
+    </message>
+    <message>
+        <source>little host memory is free: close other programs, or lower the batch size (fts estimate CONFIG)</source>
+        <translation>主机空闲内存不多：关闭其他程序，或减小批大小（fts estimate CONFIG）</translation>
+    </message>
+    <message>
+        <source>%1: %2 model(s)</source>
+        <translation>%1：%2 个模型</translation>
+    </message>
+    <message>
+        <source>no Hugging Face cache (searched %1); model folders work without one</source>
+        <translation>没有 Hugging Face 缓存（已查找 %1）；不用缓存也可直接使用模型文件夹</translation>
+    </message>
+    <message>
+        <source>check `ssh %1` works without a password (BatchMode) and fts is installed there</source>
+        <translation>请确认 `ssh %1` 无需密码即可连接（BatchMode），且该主机已安装 fts</translation>
+    </message>
+    <message>
+        <source>reachable (%1), fts %2, %3 GPU(s)</source>
+        <translation>可连接（%1），fts %2，%3 块 GPU</translation>
+    </message>
+    <message>
+        <source>give an ssh host name or address</source>
+        <translation>请填写 ssh 主机名或地址</translation>
+    </message>
+    <message>
+        <source>multi-GPU training needs NCCL: reinstall the torch wheel of packaging/requirements-run.txt</source>
+        <translation>多 GPU 训练需要 NCCL：请重新安装 packaging/requirements-run.txt 中的 torch wheel</translation>
+    </message>
+    <message>
+        <source>no CUDA device visible to LibTorch: training runs on the CPU</source>
+        <translation>LibTorch 看不到 CUDA 设备：训练将在 CPU 上运行</translation>
+    </message>
+    <message>
+        <source>install the NVIDIA driver (nvidia-smi must list the GPUs) and check CUDA_VISIBLE_DEVICES</source>
+        <translation>请安装 NVIDIA 驱动（nvidia-smi 须能列出 GPU），并检查 CUDA_VISIBLE_DEVICES</translation>
+    </message>
+    <message>
+        <source>given together with model.lora.init_from, whose adapter_config.json defines it; remove one of them</source>
+        <translation>与 model.lora.init_from 同时给出，而后者的 adapter_config.json 已定义它；请删去其一</translation>
+    </message>
+    <message>
+        <source>%1 has no adapter_config.json; expected a PEFT LoRA adapter folder (adapter_config.json + adapter_model.safetensors)</source>
+        <translation>%1 中没有 adapter_config.json；应为 PEFT LoRA 适配器文件夹（adapter_config.json + adapter_model.safetensors）</translation>
+    </message>
+    <message>
+        <source>&quot;%1&quot; is not a valid regular expression (%2)</source>
+        <translation>“%1”不是有效的正则表达式（%2）</translation>
+    </message>
+    <message>
+        <source>only &quot;none&quot; is supported (PEFT&apos;s &quot;all&quot; and &quot;lora_only&quot; train biases too; not available here), got %1</source>
+        <translation>仅支持 &quot;none&quot;（PEFT 的 &quot;all&quot; 和 &quot;lora_only&quot; 还会训练偏置，这里不提供），实际为 %1</translation>
+    </message>
+    <message>
+        <source>LoRA adapts pretrained weights, but model.init is &quot;random&quot;; use &quot;pretrained&quot;</source>
+        <translation>LoRA 适配的是预训练权重，但 model.init 为 &quot;random&quot;；请改用 &quot;pretrained&quot;</translation>
+    </message>
+    <message>
+        <source>&quot;%1&quot; is not a folder (%2 does not exist) and %3</source>
+        <translation>“%1”不是文件夹（%2 不存在），并且%3</translation>
+    </message>
+    <message>
+        <source>a classification row is one sequence with one label; set &quot;packing&quot;: false</source>
+        <translation>分类数据的每一行是一条序列配一个标签；请设置 &quot;packing&quot;: false</translation>
+    </message>
+    <message>
+        <source>ignored: data.columns.text names the text column</source>
+        <translation>已忽略：文本列由 data.columns.text 指定</translation>
+    </message>
+    <message>
+        <source>names the column &apos;%1&apos;, which is already data.columns.%2</source>
+        <translation>指定的列“%1”已是 data.columns.%2</translation>
+    </message>
+    <message>
+        <source>max_steps is 0 and epochs is 0: nothing to train; expected max_steps &gt; 0 or epochs &gt; 0</source>
+        <translation>max_steps 为 0 且 epochs 为 0：没有可训练的；应为 max_steps &gt; 0 或 epochs &gt; 0</translation>
+    </message>
+    <message>
+        <source>missing; expected an object with %1</source>
+        <translation>缺失；应为含 %1 的对象</translation>
+    </message>
+    <message>
+        <source>missing; expected %1</source>
+        <translation>缺失；应为%1</translation>
+    </message>
+    <message>
+        <source>one of %1</source>
+        <translation>以下之一：%1</translation>
+    </message>
+    <message>
+        <source>a positive integer up to %1</source>
+        <translation>不超过 %1 的正整数</translation>
+    </message>
+    <message>
+        <source>%1: has %2 but only safetensors weights are supported (model.safetensors or model.safetensors.index.json); convert the checkpoint to safetensors first</source>
+        <translation>%1：含有 %2，但只支持 safetensors 权重（model.safetensors 或 model.safetensors.index.json）；请先把检查点转换为 safetensors</translation>
+    </message>
+    <message>
+        <source>%1: no model.safetensors or model.safetensors.index.json found (or set model.init to &quot;random&quot; to train from a fresh initialisation)</source>
+        <translation>%1：未找到 model.safetensors 或 model.safetensors.index.json（或将 model.init 设为 &quot;random&quot;，从随机初始化开始训练）</translation>
+    </message>
+    <message>
+        <source>%1: not a directory (expected a Hugging Face model folder)</source>
+        <translation>%1：不是文件夹（应为 Hugging Face 模型文件夹）</translation>
+    </message>
+    <message>
+        <source>%1: is a directory; expected a tokenizer.json file (%2?)</source>
+        <translation>%1：是文件夹；应为 tokenizer.json 文件（%2？）</translation>
+    </message>
+    <message>
+        <source>%1: is a directory; expected a data file (.jsonl, .json, .csv, .tsv or .txt)</source>
+        <translation>%1：是文件夹；应为数据文件（.jsonl、.json、.csv、.tsv 或 .txt）</translation>
+    </message>
+    <message>
+        <source>%1: cannot open data file (not readable)</source>
+        <translation>%1：无法打开数据文件（不可读）</translation>
+    </message>
+    <message>
+        <source>%1: not a directory; the output folder %2 cannot be created there</source>
+        <translation>%1：不是文件夹；无法在此创建输出文件夹 %2</translation>
+    </message>
+    <message>
+        <source>%1: not writable (checkpoints and the export go here)</source>
+        <translation>%1：不可写（检查点和导出都写在这里）</translation>
+    </message>
+    <message>
+        <source>%1: cannot be created (%2 is not writable)</source>
+        <translation>%1：无法创建（%2 不可写）</translation>
+    </message>
+    <message>
+        <source>%1: key &quot;%2&quot;: %3</source>
+        <translation>%1：键“%2”：%3</translation>
+    </message>
+    <message>
+        <source>%1: cannot read the model&apos;s config.json</source>
+        <translation>%1：无法读取模型的 config.json</translation>
+    </message>
+    <message>
+        <source>%1: expected a JSON object (a Hugging Face config.json)</source>
+        <translation>%1：应为 JSON 对象（Hugging Face 的 config.json）</translation>
+    </message>
+    <message>
+        <source>%1: not valid JSON (%2)</source>
+        <translation>%1：不是有效的 JSON（%2）</translation>
+    </message>
+    <message>
+        <source>missing (supported: gpt2, llama, mistral, qwen2, bert)</source>
+        <translation>缺失（支持：gpt2、llama、mistral、qwen2、bert）</translation>
+    </message>
+    <message>
+        <source>unsupported model type &quot;%1&quot; (supported: gpt2, llama, mistral, qwen2, bert)</source>
+        <translation>不支持的模型类型“%1”（支持：gpt2、llama、mistral、qwen2、bert）</translation>
+    </message>
+    <message>
+        <source>null is not allowed; expected %1</source>
+        <translation>不允许为 null；应为%1</translation>
+    </message>
+    <message>
+        <source>hidden size %1 must be divisible by %2 heads</source>
+        <translation>隐藏层大小 %1 必须能被 %2 个注意力头整除</translation>
+    </message>
+    <message>
+        <source>num_attention_heads (%1) must be a multiple of %2</source>
+        <translation>num_attention_heads（%1）必须是 %2 的倍数</translation>
+    </message>
+    <message>
+        <source>&quot;pretrained&quot; or &quot;random&quot;</source>
+        <translation>&quot;pretrained&quot; 或 &quot;random&quot;</translation>
+    </message>
+    <message>
+        <source>a module name (e.g. &quot;q_proj&quot;)</source>
+        <translation>模块名（如 &quot;q_proj&quot;）</translation>
+    </message>
+    <message>
+        <source>a non-empty list of module names (matched exactly or as the last dotted parts) or a regular expression string</source>
+        <translation>非空的模块名列表（完全匹配，或匹配以点分隔的末尾部分）或正则表达式字符串</translation>
+    </message>
+    <message>
+        <source>&quot;auto&quot;, &quot;cpu&quot;, &quot;cuda&quot; or &quot;cuda:N&quot; (N a device index)</source>
+        <translation>&quot;auto&quot;、&quot;cpu&quot;、&quot;cuda&quot; 或 &quot;cuda:N&quot;（N 为设备序号）</translation>
+    </message>
+    <message>
+        <source>a list of 1 to 16 prompts (strings)</source>
+        <translation>含 1 到 16 条提示词（字符串）的列表</translation>
+    </message>
+    <message>
+        <source>a non-empty prompt of at most 4096 bytes</source>
+        <translation>不超过 4096 字节的非空提示词</translation>
+    </message>
+    <message>
+        <source>true, false or {&quot;wait&quot;: steps before the profile, &quot;active&quot;: steps profiled}</source>
+        <translation>true、false 或 {&quot;wait&quot;: 分析前的步数, &quot;active&quot;: 分析的步数}</translation>
+    </message>
+    <message>
+        <source>&quot;path&quot; (the Hugging Face model folder)</source>
+        <translation>&quot;path&quot;（Hugging Face 模型文件夹）</translation>
+    </message>
+    <message>
+        <source>&quot;train&quot; (the training text: .txt or .jsonl)</source>
+        <translation>&quot;train&quot;（训练文本：.txt 或 .jsonl）</translation>
+    </message>
+    <message>
+        <source>&quot;output_dir&quot; and &quot;max_steps&quot; or &quot;epochs&quot;</source>
+        <translation>&quot;output_dir&quot; 以及 &quot;max_steps&quot; 或 &quot;epochs&quot;</translation>
+    </message>
+    <message>
+        <source>the Hugging Face model folder (config.json, plus weights unless init is &quot;random&quot;)</source>
+        <translation>Hugging Face 模型文件夹（config.json，除非 init 为 &quot;random&quot; 还需权重）</translation>
+    </message>
+    <message>
+        <source>the training data file (.txt or .jsonl)</source>
+        <translation>训练数据文件（.txt 或 .jsonl）</translation>
+    </message>
+    <message>
+        <source>the folder for checkpoints and exports</source>
+        <translation>存放检查点和导出的文件夹</translation>
+    </message>
+    <message>
+        <source>the DeepSpeed config object (at least train_micro_batch_size_per_gpu or train_batch_size)</source>
+        <translation>DeepSpeed 配置对象（至少含 train_micro_batch_size_per_gpu 或 train_batch_size）</translation>
+    </message>
+    <message>
+        <source>the optimizer type: Adam or AdamW</source>
+        <translation>优化器类型：Adam 或 AdamW</translation>
+    </message>
+    <message>
+        <source>true (the base weights held 4-bit under LoRA)</source>
+        <translation>true（在 LoRA 下以 4 位保存基础权重）</translation>
+    </message>
+    <message>
+        <source>CUDA runtime %1</source>
+        <translation>CUDA 运行时 %1</translation>
+    </message>
+    <message>
+        <source>built without CUDA</source>
+        <translation>构建时未含 CUDA</translation>
+    </message>
+    <message>
+        <source>NCCL not loaded</source>
+        <translation>NCCL 未加载</translation>
     </message>
 </context>
 <context>

@@ -198,9 +198,12 @@ void ChatPage::retranslate() {
     m_stop->setText(tr("Stop"));
     m_clear->setText(tr("Clear"));
     m_clear->setToolTip(tr("Start a new conversation (the models stay loaded)"));
-    for (int side = 0; side < 2; ++side)
-        if (!m_engine[side]->isReady() && m_status[side]->text().isEmpty())
-            m_status[side]->setText(tr("The model loads when you send the first message."));
+    for (int side = 0; side < 2; ++side)  // the idle note, in the new language when the language changes
+        if (!m_engine[side]->isReady() &&
+            (m_status[side]->text().isEmpty() || m_status[side]->text() == m_idleNote[side])) {
+            m_idleNote[side] = tr("The model loads when you send the first message.");
+            m_status[side]->setText(m_idleNote[side]);
+        }
 }
 
 void ChatPage::changeEvent(QEvent* event) {

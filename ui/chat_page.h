@@ -90,6 +90,7 @@ private:
     QDoubleSpinBox* m_topP = nullptr;
     QTextBrowser* m_view[2] = {};
     QLabel* m_status[2] = {};
+    QString m_idleNote[2];  // the note a status line shows before its model loads, as last said
     QPlainTextEdit* m_input = nullptr;
     QPushButton* m_send = nullptr;
     QPushButton* m_stop = nullptr;

@@ -12,6 +12,7 @@
 #include <QVBoxLayout>
 
 #include "core/util/json_parse.h"
+#include "ui/issue_text.h"
 #include "ui/studio_settings.h"
 
 namespace fts {
@@ -65,7 +66,8 @@ void DoctorPanel::addRow(const QString& level, const QString& topic, const QStri
     if (level == QLatin1String("error")) status->setForeground(QColor(0xc0, 0x20, 0x20));
     if (level == QLatin1String("warning")) status->setForeground(QColor(0xb0, 0x70, 0x00));
     m_table->setItem(row, 0, status);
-    // The topics in the studio's language; the details are fts's own words (paths, versions, messages).
+    // The topics in the studio's language, and the details and fixes through the catalogue of the core's templates
+    // (paths, versions and messages without a template stay fts's own words).
     QString shownTopic = topic;
     if (topic == QLatin1String("runtime")) shownTopic = tr("Runtime");
     if (topic == QLatin1String("gpus") || topic == QLatin1String("gpu")) shownTopic = tr("GPUs");
@@ -77,7 +79,16 @@ void DoctorPanel::addRow(const QString& level, const QString& topic, const QStri
     auto* topicItem = new QTableWidgetItem(shownTopic);
     topicItem->setData(Qt::UserRole, topic);
     m_table->setItem(row, 1, topicItem);
-    auto* result = new QTableWidgetItem(fix.isEmpty() ? detail : detail + QStringLiteral("\n→ ") + fix);
+    QString said = issueText(detail);
+    if (topic == QLatin1String("runtime")) {  // "LibTorch 2.11.0 (CUDA runtime 13.0, cuDNN 9.19.0, NCCL not loaded)"
+        const qsizetype open = detail.indexOf(QLatin1String(" ("));
+        if (open > 0 && detail.endsWith(QLatin1Char(')'))) {
+            QStringList parts = detail.mid(open + 2, detail.size() - open - 3).split(QStringLiteral(", "));
+            for (QString& p : parts) p = issueText(p);
+            said = detail.left(open) + QStringLiteral(" (") + parts.join(QStringLiteral(", ")) + QLatin1Char(')');
+        }
+    }
+    auto* result = new QTableWidgetItem(fix.isEmpty() ? said : said + QStringLiteral("\n→ ") + issueText(fix));
     result->setToolTip(result->text());
     m_table->setItem(row, 2, result);
 }

@@ -54,13 +54,35 @@ namespace {
     QT_TRANSLATE_NOOP("fts::IssueText", "a fraction from 0 to 1"),
     QT_TRANSLATE_NOOP("fts::IssueText", "a dropout probability in [0, 1)"),
     QT_TRANSLATE_NOOP("fts::IssueText", "a ZeRO stage 0-3"),
+    QT_TRANSLATE_NOOP("fts::IssueText", "\"pretrained\" or \"random\""),
+    QT_TRANSLATE_NOOP("fts::IssueText", "a module name (e.g. \"q_proj\")"),
+    QT_TRANSLATE_NOOP("fts::IssueText",
+                      "a non-empty list of module names (matched exactly or as the last dotted parts) or a regular "
+                      "expression string"),
+    QT_TRANSLATE_NOOP("fts::IssueText", "\"auto\", \"cpu\", \"cuda\" or \"cuda:N\" (N a device index)"),
+    QT_TRANSLATE_NOOP("fts::IssueText", "a list of 1 to 16 prompts (strings)"),
+    QT_TRANSLATE_NOOP("fts::IssueText", "a non-empty prompt of at most 4096 bytes"),
+    QT_TRANSLATE_NOOP("fts::IssueText",
+                      "true, false or {\"wait\": steps before the profile, \"active\": steps profiled}"),
+    // What a missing section or key should hold ("missing; expected ...").
+    QT_TRANSLATE_NOOP("fts::IssueText", "\"path\" (the Hugging Face model folder)"),
+    QT_TRANSLATE_NOOP("fts::IssueText", "\"train\" (the training text: .txt or .jsonl)"),
+    QT_TRANSLATE_NOOP("fts::IssueText", "\"output_dir\" and \"max_steps\" or \"epochs\""),
+    QT_TRANSLATE_NOOP("fts::IssueText",
+                      "the Hugging Face model folder (config.json, plus weights unless init is \"random\")"),
+    QT_TRANSLATE_NOOP("fts::IssueText", "the training data file (.txt or .jsonl)"),
+    QT_TRANSLATE_NOOP("fts::IssueText", "the folder for checkpoints and exports"),
+    QT_TRANSLATE_NOOP("fts::IssueText",
+                      "the DeepSpeed config object (at least train_micro_batch_size_per_gpu or train_batch_size)"),
+    QT_TRANSLATE_NOOP("fts::IssueText", "the optimizer type: Adam or AdamW"),
+    QT_TRANSLATE_NOOP("fts::IssueText", "true (the base weights held 4-bit under LoRA)"),
 };
 
-QString phrase(const std::string& english) {
-    return QCoreApplication::translate("fts::IssueText", english.c_str());  // itself when not in the catalogue
-}
-
 QString q(const std::string& s) { return QString::fromStdString(s); }
+
+// A part of a message (an expected value, a nested message): said through the catalogue when it is a message of a
+// kind or template, or a phrase the catalogue has; itself otherwise (paths, keys, numbers).
+QString phrase(const std::string& english) { return issueText(q(english)); }
 
 }  // namespace
 
@@ -81,10 +103,24 @@ QString issueText(const QString& coreMessage) {
             return a[1].empty()
                        ? QCoreApplication::translate("fts::IssueText", "%1: not found").arg(q(a[0]))
                        : QCoreApplication::translate("fts::IssueText", "%1: not found (%2)").arg(q(a[0]), phrase(a[1]));
+        case IssueKind::Template: {  // the template in the studio's language, each value said the same way
+            const QString text = QCoreApplication::translate("fts::IssueText", a[0].c_str());
+            QString out;  // %N replaced in one pass, so a value holding "%2" stays as it is
+            for (qsizetype i = 0; i < text.size(); ++i) {
+                const int n = i + 1 < text.size() ? text[i + 1].digitValue() : -1;
+                if (text[i] == QLatin1Char('%') && n >= 1 && size_t(n) < a.size()) {
+                    out += phrase(a[size_t(n)]);
+                    ++i;
+                } else {
+                    out += text[i];
+                }
+            }
+            return out;
+        }
         case IssueKind::Other:
             break;
     }
-    return coreMessage;
+    return QCoreApplication::translate("fts::IssueText", coreMessage.toUtf8().constData());  // itself when unknown
 }
 
 }  // namespace fts

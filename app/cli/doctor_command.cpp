@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "app/cli/commands.h"
+#include "core/config/message_templates.h"
 #include "core/launch/doctor.h"
 #include "core/launch/hostfile.h"
 #include "core/store/run_store.h"
@@ -21,16 +22,15 @@ std::vector<DoctorLine> runtimeLines() {
     const std::string libtorch =
         versions.substr(versions.find('\n') + 1, versions.rfind('\n') - versions.find('\n') - 1);
     DoctorLine rt{DoctorLine::Level::Ok, "runtime", libtorch, ""};
-    if (libtorch.find("NCCL not loaded") != std::string::npos) {
+    if (libtorch.find(msg::kNcclNotLoaded) != std::string::npos) {
         rt.level = DoctorLine::Level::Warning;
-        rt.fix = "multi-GPU training needs NCCL: reinstall the torch wheel of packaging/requirements-run.txt";
+        rt.fix = msg::kNcclMissingFix;
     }
     out.push_back(rt);
     const auto gpus = cudaDeviceDescriptions();
     if (gpus.empty()) {
-        out.push_back({DoctorLine::Level::Warning, "gpus",
-                       "no CUDA device visible to LibTorch: training runs on the CPU",
-                       "install the NVIDIA driver (nvidia-smi must list the GPUs) and check CUDA_VISIBLE_DEVICES"});
+        out.push_back(
+            {DoctorLine::Level::Warning, "gpus", std::string(msg::kNoCudaDevice), std::string(msg::kNoCudaDeviceFix)});
     } else {
         for (const auto& g : gpus) out.push_back({DoctorLine::Level::Ok, "gpu", g, ""});
     }
@@ -58,7 +58,7 @@ void addDoctorCommand(CLI::App& app) {
         std::vector<std::string> all;
         for (const auto& h : *hosts) {
             if (const std::string why = hostNameProblem(h); !why.empty())
-                lines.push_back({DoctorLine::Level::Error, "host " + h, why, "give an ssh host name or address"});
+                lines.push_back({DoctorLine::Level::Error, "host " + h, why, std::string(msg::kHostNameFix)});
             else
                 all.push_back(h);
         }

@@ -14,6 +14,7 @@ enum class IssueKind {
     Expected,    // {what was expected, the value found}: "expected a positive integer, got 0"
     UnknownKey,  // {key, suggested key or "", note or ""}: "unknown key "lr_rate" (ignored), did you mean "lr"?"
     NotFound,    // {path, what was expected there or ""}: "/data/x.jsonl: not found"
+    Template,    // {the template (message_templates.h), its %1.. values}: "/tmp/a: cannot be created (/tmp is ...)"
 };
 
 struct IssueParts {

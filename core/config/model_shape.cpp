@@ -5,6 +5,7 @@
 #include "core/config/model_shape.h"
 
 #include "core/config/issue_kinds.h"
+#include "core/config/message_templates.h"
 
 #include <algorithm>
 #include <cmath>
@@ -32,7 +33,7 @@ public:
     Reader(const json& j, std::string source) : m_j(j), m_source(std::move(source)) {}
 
     [[noreturn]] void fail(const std::string& key, const std::string& what) const {
-        throw ConfigError(m_source + ": key \"" + key + "\": " + what);
+        throw ConfigError(fillTemplate(msg::kModelConfigKey, {m_source, key, what}));
     }
     const json* find(const std::string& key) const {
         auto it = m_j.find(key);
@@ -50,7 +51,7 @@ public:
         if (!v) return fallback;
         if (v->is_null()) {
             if (nullFallback) return *nullFallback;
-            fail(key, "null is not allowed; expected a positive integer");
+            fail(key, fillTemplate(msg::kNullNotAllowed, {"a positive integer"}));
         }
         int64_t n = 0;
         if (v->is_number_unsigned()) {
@@ -59,40 +60,40 @@ public:
             n = v->get<int64_t>();
         } else if (v->is_number_float()) {
             const double d = v->get<double>();
-            if (!(d == std::floor(d))) fail(key, "expected a positive integer, found " + v->dump());
+            if (!(d == std::floor(d))) fail(key, expectedMessage("a positive integer", v->dump()));
             n = d > double(limit) ? limit + 1 : d < 0 ? -1 : int64_t(d);
         } else {
-            fail(key, "expected a positive integer, found " + v->dump());
+            fail(key, expectedMessage("a positive integer", v->dump()));
         }
-        if (n <= 0) fail(key, "expected a positive integer, found " + v->dump());
-        if (n > limit) fail(key, "expected a positive integer up to " + std::to_string(limit) + ", found " + v->dump());
+        if (n <= 0) fail(key, expectedMessage("a positive integer", v->dump()));
+        if (n > limit) fail(key, expectedMessage(fillTemplate(msg::kPositiveUpTo, {std::to_string(limit)}), v->dump()));
         return n;
     }
     // A null is refused for every key read below (transformers 5.23's strict validation of non-Optional fields).
     void notNull(const std::string& key, const std::string& expected) const {
-        if (isNull(key)) fail(key, "null is not allowed; expected " + expected);
+        if (isNull(key)) fail(key, fillTemplate(msg::kNullNotAllowed, {expected}));
     }
     bool boolean(const std::string& key, bool fallback) const {
         notNull(key, "true or false");
         const json* v = find(key);
         if (!v) return fallback;
-        if (!v->is_boolean()) fail(key, "expected true or false, found " + v->dump());
+        if (!v->is_boolean()) fail(key, expectedMessage("true or false", v->dump()));
         return v->get<bool>();
     }
     double probability(const std::string& key, double fallback) const {
         notNull(key, "a dropout probability in [0, 1)");
         const json* v = find(key);
         if (!v) return fallback;
-        if (!v->is_number()) fail(key, "expected a dropout probability in [0, 1), found " + v->dump());
+        if (!v->is_number()) fail(key, expectedMessage("a dropout probability in [0, 1)", v->dump()));
         const double p = v->get<double>();
-        if (!(p >= 0 && p < 1)) fail(key, "expected a dropout probability in [0, 1), found " + v->dump());
+        if (!(p >= 0 && p < 1)) fail(key, expectedMessage("a dropout probability in [0, 1)", v->dump()));
         return p;
     }
     std::string string(const std::string& key, const std::string& fallback) const {
         notNull(key, "a string");
         const json* v = find(key);
         if (!v) return fallback;
-        if (!v->is_string()) fail(key, "expected a string, found " + v->dump());
+        if (!v->is_string()) fail(key, expectedMessage("a string", v->dump()));
         return v->get<std::string>();
     }
     std::string firstArchitecture() const {
@@ -133,11 +134,11 @@ private:
 
 void checkHeads(const Reader& r, const ModelShape& s, bool headDimGiven) {
     if (!headDimGiven && s.hiddenSize % s.numHeads != 0)
-        r.fail("num_attention_heads", "hidden size " + std::to_string(s.hiddenSize) + " must be divisible by " +
-                                          std::to_string(s.numHeads) + " heads");
+        r.fail("num_attention_heads",
+               fillTemplate(msg::kHeadsDivide, {std::to_string(s.hiddenSize), std::to_string(s.numHeads)}));
     if (s.numHeads % s.numKvHeads != 0)
-        r.fail("num_key_value_heads", "num_attention_heads (" + std::to_string(s.numHeads) +
-                                          ") must be a multiple of " + std::to_string(s.numKvHeads));
+        r.fail("num_key_value_heads",
+               fillTemplate(msg::kKvHeadsDivide, {std::to_string(s.numHeads), std::to_string(s.numKvHeads)}));
 }
 
 // GPT2Config's attribute_map: the common name (hidden_size, ...) overrides n_embd when both are present; a null
@@ -349,10 +350,10 @@ int64_t ModelShape::largestModuleParameters() const {
 }
 
 ModelShape modelShapeFromJson(const nlohmann::json& config, const std::string& source) {
-    if (!config.is_object()) throw ConfigError(source + ": expected a JSON object (a Hugging Face config.json)");
+    if (!config.is_object()) throw ConfigError(fillTemplate(msg::kModelConfigNotObject, {source}));
     Reader r(config, source);
     ModelShape s;
-    if (!r.present("model_type")) r.fail("model_type", "missing (supported: gpt2, llama, mistral, qwen2, bert)");
+    if (!r.present("model_type")) r.fail("model_type", std::string(msg::kModelTypeMissing));
     s.modelType = r.string("model_type", "");
     if (s.modelType == "gpt2")
         readGpt2(r, s);
@@ -361,8 +362,7 @@ ModelShape modelShapeFromJson(const nlohmann::json& config, const std::string& s
     else if (s.modelType == "bert")
         readBert(r, s);
     else
-        r.fail("model_type",
-               "unsupported model type \"" + s.modelType + "\" (supported: gpt2, llama, mistral, qwen2, bert)");
+        r.fail("model_type", fillTemplate(msg::kModelTypeUnsupported, {s.modelType}));
     return s;
 }
 
@@ -373,14 +373,14 @@ ModelShape readModelShape(const std::filesystem::path& configJsonOrDir) {
     if (!std::filesystem::exists(file, ec))  // a message of a kind the studio says in its own language
         throw IoError(notFoundMessage(file.string(), "a Hugging Face model folder needs config.json"));
     std::ifstream in(file, std::ios::binary);
-    if (!in) throw IoError(file.string() + ": cannot read the model's config.json");
+    if (!in) throw IoError(fillTemplate(msg::kModelConfigUnreadable, {file.string()}));
     std::stringstream ss;
     ss << in.rdbuf();
     nlohmann::json j;
     try {
         j = parseJson(ss.str());
     } catch (const nlohmann::json::parse_error& e) {
-        throw ConfigError(file.string() + ": not valid JSON (" + e.what() + ")");
+        throw ConfigError(fillTemplate(msg::kNotValidJson, {file.string(), e.what()}));
     }
     return modelShapeFromJson(j, file.string());
 }

@@ -2,6 +2,7 @@
 #include "core/config/preflight.h"
 
 #include "core/config/issue_kinds.h"
+#include "core/config/message_templates.h"
 
 #include <unistd.h>
 
@@ -22,16 +23,10 @@ void checkWeights(const fs::path& dir, std::vector<ConfigIssue>& out) {
     if (fs::exists(dir / "model.safetensors", ec) || fs::exists(dir / "model.safetensors.index.json", ec)) return;
     for (const char* other : {"pytorch_model.bin", "pytorch_model.bin.index.json", "tf_model.h5", "model.ckpt.index"})
         if (fs::exists(dir / other, ec)) {
-            error(out, "model.path",
-                  dir.string() + ": has " + other +
-                      " but only safetensors weights are supported (model.safetensors or "
-                      "model.safetensors.index.json); convert the checkpoint to safetensors first");
+            error(out, "model.path", fillTemplate(msg::kWeightsNotSafetensors, {dir.string(), other}));
             return;
         }
-    error(out, "model.path",
-          dir.string() +
-              ": no model.safetensors or model.safetensors.index.json found (or set model.init to "
-              "\"random\" to train from a fresh initialisation)");
+    error(out, "model.path", fillTemplate(msg::kNoWeights, {dir.string()}));
 }
 
 void checkModel(const ModelSection& m, std::vector<ConfigIssue>& out) {
@@ -42,7 +37,7 @@ void checkModel(const ModelSection& m, std::vector<ConfigIssue>& out) {
         return;
     }
     if (!fs::is_directory(m.path, ec)) {
-        error(out, "model.path", m.path.string() + ": not a directory (expected a Hugging Face model folder)");
+        error(out, "model.path", fillTemplate(msg::kModelPathNotDirectory, {m.path.string()}));
         return;
     }
     if (!fs::is_regular_file(m.path / "config.json", ec))
@@ -53,8 +48,8 @@ void checkModel(const ModelSection& m, std::vector<ConfigIssue>& out) {
     if (!m.tokenizer.empty()) {
         if (fs::is_directory(m.tokenizer, ec))
             error(out, "model.tokenizer",
-                  m.tokenizer.string() + ": is a directory; expected a tokenizer.json file (" +
-                      (m.tokenizer / "tokenizer.json").string() + "?)");
+                  fillTemplate(msg::kTokenizerIsDirectory,
+                               {m.tokenizer.string(), (m.tokenizer / "tokenizer.json").string()}));
         else if (!fs::is_regular_file(m.tokenizer, ec))
             error(out, "model.tokenizer", notFoundMessage(m.tokenizer.string(), "expected the model's tokenizer.json"));
     }
@@ -70,9 +65,9 @@ void checkDataFile(const fs::path& file, const std::string& key, std::vector<Con
     if (!fs::exists(file, ec))
         error(out, key, notFoundMessage(file.string(), ""));
     else if (fs::is_directory(file, ec))
-        error(out, key, file.string() + ": is a directory; expected a data file (.jsonl, .json, .csv, .tsv or .txt)");
+        error(out, key, fillTemplate(msg::kDataIsDirectory, {file.string()}));
     else if (::access(file.c_str(), R_OK) != 0)
-        error(out, key, file.string() + ": cannot open data file (not readable)");
+        error(out, key, fillTemplate(msg::kDataUnreadable, {file.string()}));
 }
 
 // The output folder exists as a writable folder, or its nearest existing ancestor is one (it is created).
@@ -82,14 +77,13 @@ void checkOutputDir(const fs::path& dir, std::vector<ConfigIssue>& out) {
     fs::path at = fs::absolute(dir, ec);
     while (!at.empty() && !fs::exists(at, ec) && at.has_parent_path() && at.parent_path() != at) at = at.parent_path();
     if (!fs::is_directory(at, ec)) {
-        error(out, "training.output_dir",
-              at.string() + ": not a directory; the output folder " + dir.string() + " cannot be created there");
+        error(out, "training.output_dir", fillTemplate(msg::kOutputUnderFile, {at.string(), dir.string()}));
         return;
     }
     if (::access(at.c_str(), W_OK | X_OK) != 0)
         error(out, "training.output_dir",
-              at == fs::absolute(dir, ec) ? dir.string() + ": not writable (checkpoints and the export go here)"
-                                          : dir.string() + ": cannot be created (" + at.string() + " is not writable)");
+              at == fs::absolute(dir, ec) ? fillTemplate(msg::kOutputNotWritable, {dir.string()})
+                                          : fillTemplate(msg::kOutputCannotCreate, {dir.string(), at.string()}));
 }
 
 }  // namespace

@@ -15,6 +15,7 @@
 #include "core/config/config_reader.h"
 #include "core/config/deepspeed_block.h"
 #include "core/config/hf_cache.h"
+#include "core/config/message_templates.h"
 #include "core/config/model_shape.h"
 #include "core/config/quantization_section.h"
 #include "core/config/trainer_arguments.h"
@@ -34,7 +35,7 @@ constexpr int64_t kMaxInt = std::numeric_limits<int64_t>::max();
 const json* section(const json& doc, const char* name, const char* whatItHolds, IssueList& issues) {
     const json* v = findField(doc, name);
     if (!v) {
-        issues.error(name, std::string("missing; expected an object with ") + whatItHolds);
+        issues.error(name, fillTemplate(msg::kSectionMissing, {whatItHolds}));
         return nullptr;
     }
     return expectObject(issues, *v, name) ? v : nullptr;
@@ -60,16 +61,10 @@ void parseLora(const json& v, const fs::path& baseDir, ModelSection& m, IssueLis
     readPathField(v, "init_from", "model.lora", baseDir, issues, l.initFrom, nullptr);
     if (!l.initFrom.empty()) {
         for (const char* key : {"r", "lora_alpha", "target_modules", "use_rslora"})
-            if (findField(v, key))
-                issues.error(joinKey("model.lora", key),
-                             "given together with model.lora.init_from, whose "
-                             "adapter_config.json defines it; remove one of them");
+            if (findField(v, key)) issues.error(joinKey("model.lora", key), std::string(msg::kLoraKeyWithInitFrom));
         std::error_code ec;
         if (!fs::is_regular_file(l.initFrom / "adapter_config.json", ec))
-            issues.error("model.lora.init_from",
-                         l.initFrom.string() +
-                             " has no adapter_config.json; expected a PEFT "
-                             "LoRA adapter folder (adapter_config.json + adapter_model.safetensors)");
+            issues.error("model.lora.init_from", fillTemplate(msg::kLoraInitFromNotAdapter, {l.initFrom.string()}));
     }
     if (const json* f = findField(v, "r"))
         if (auto n = readInt(issues, *f, "model.lora.r", 1, kMaxInt, "a positive integer (the adapter rank)")) l.r = *n;
@@ -95,8 +90,7 @@ void parseLora(const json& v, const fs::path& baseDir, ModelSection& m, IssueLis
             try {
                 compileUserRegex(l.targetRegex);
             } catch (const std::exception& e) {  // std::regex_error, or one of compileUserRegex's limits
-                issues.error("model.lora.target_modules",
-                             "\"" + l.targetRegex + "\" is not a valid regular expression (" + e.what() + ")");
+                issues.error("model.lora.target_modules", fillTemplate(msg::kBadRegex, {l.targetRegex, e.what()}));
             }
         } else if (f->is_array() && !f->empty()) {
             for (size_t i = 0; i < f->size(); ++i) {
@@ -118,17 +112,13 @@ void parseLora(const json& v, const fs::path& baseDir, ModelSection& m, IssueLis
         if (auto s = readString(issues, *f, "model.lora.bias")) {
             l.bias = *s;
             if (*s != "none")
-                issues.error("model.lora.bias",
-                             "only \"none\" is supported (PEFT's \"all\" and \"lora_only\" train "
-                             "biases too; not available here), got " +
-                                 describeValue(*f));
+                issues.error("model.lora.bias", fillTemplate(msg::kLoraBiasUnsupported, {describeValue(*f)}));
         }
     if (const json* f = findField(v, "use_rslora"))
         if (auto b = readBool(issues, *f, "model.lora.use_rslora")) l.useRslora = *b;
     if (const json* f = findField(v, "merge_on_export"))
         if (auto b = readBool(issues, *f, "model.lora.merge_on_export")) l.mergeOnExport = *b;
-    if (m.init == "random")
-        issues.error("model.lora", "LoRA adapts pretrained weights, but model.init is \"random\"; use \"pretrained\"");
+    if (m.init == "random") issues.error("model.lora", std::string(msg::kLoraOverRandomInit));
     warnUnknownKeys(
         issues, v, "model.lora",
         {"r", "lora_alpha", "lora_dropout", "target_modules", "bias", "use_rslora", "init_from", "merge_on_export"});
@@ -148,8 +138,7 @@ void parseModel(const json& doc, const fs::path& baseDir, IssueList& issues, Mod
             try {
                 m.path = resolveHfCachedModel(raw);
             } catch (const IoError& e) {  // neither a folder nor cached: say every place that was searched
-                issues.error("model.path", "\"" + raw + "\" is not a folder (" + m.path.string() +
-                                               " does not exist) and " + e.what());
+                issues.error("model.path", fillTemplate(msg::kModelPathNeither, {raw, m.path.string(), e.what()}));
             }
         }
     }
@@ -266,10 +255,9 @@ void parseData(const json& doc, const fs::path& baseDir, IssueList& issues, Data
                                    (std::string(key) == "shuffle" ? "rows are drawn in a seeded random order each epoch"
                                                                   : "rows are not rendered with a chat template") +
                                    "), so it is ignored");
-        if (d.packing)
-            issues.error("data.packing", "a classification row is one sequence with one label; set \"packing\": false");
+        if (d.packing) issues.error("data.packing", std::string(msg::kClassificationPacking));
         if (findField(*o, "text_field") && d.columns.count("text"))
-            issues.warning("data.text_field", "ignored: data.columns.text names the text column");
+            issues.warning("data.text_field", std::string(msg::kTextFieldIgnored));
         // One file column cannot be two roles (the text cannot be its own label).
         std::map<std::string, std::string> roleOf;
         const std::string text = d.columns.count("text") ? d.columns.at("text") : d.textField;
@@ -278,8 +266,7 @@ void parseData(const json& doc, const fs::path& baseDir, IssueList& issues, Data
         for (const auto& [role, column] :
              {std::pair<std::string, std::string>{"text", text}, {"text_pair", pair}, {"label", label}})
             if (auto [it, fresh] = roleOf.emplace(column, role); !fresh)
-                issues.error("data.columns." + role,
-                             "names the column '" + column + "', which is already data.columns." + it->second);
+                issues.error("data.columns." + role, fillTemplate(msg::kColumnTwoRoles, {column, it->second}));
     }
     warnUnknownKeys(issues, *o, "data",
                     {"train", "eval", "text_field", "eval_fraction", "max_length", "format", "columns", "template",
@@ -334,9 +321,7 @@ void parseTraining(const json& doc, const fs::path& baseDir, IssueList& issues, 
         if (n) t.epochs = *n;
     }
     if (stepsOk && epochsOk && t.maxSteps == 0 && t.epochs <= 0.0)
-        issues.error("training.max_steps",
-                     "max_steps is 0 and epochs is 0: nothing to train; expected max_steps > 0 "
-                     "or epochs > 0");
+        issues.error("training.max_steps", std::string(msg::kNothingToTrain));
     intField("eval_interval", 0, "a non-negative integer (0 = only at the end)", t.evalInterval);
     intField("eval_batches", 0, "a non-negative integer (0 = the whole eval split)", t.evalBatches);
     intField("save_interval", 0, "a non-negative integer (0 = only at the end)", t.saveInterval);

@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/config/hf_cache.h"
+#include "core/config/message_templates.h"
 #include "core/store/run_store.h"
 #include "core/util/json_parse.h"
 
@@ -45,29 +46,27 @@ DoctorLine checkStore(const fs::path& path) {
     std::error_code ec;
     if (!fs::exists(path, ec)) {
         l.level = DoctorLine::Level::Info;
-        l.detail = path.string() + ": no store yet (the first run creates it)";
+        l.detail = fillTemplate(msg::kStoreMissing, {path.string()});
         return l;
     }
     try {
         RunStore store(path, true);
         const std::string check = store.quickCheck();
         const size_t runs = store.listRuns(0).size();  // 0: no limit
-        l.detail = path.string() + ": schema " + std::to_string(store.schemaVersion()) + ", " + std::to_string(runs) +
-                   " run(s), quick_check " + check;
+        l.detail = fillTemplate(msg::kStoreHealth,
+                                {path.string(), std::to_string(store.schemaVersion()), std::to_string(runs), check});
         if (check != "ok") {
             l.level = DoctorLine::Level::Error;
-            l.fix =
-                "the store is damaged: copy it aside (runs.sqlite, -wal, -shm) and let the next run create a new "
-                "one, or repair it with sqlite3's .recover";
+            l.fix = msg::kStoreDamagedFix;
         }
     } catch (const std::exception& e) {
         l.detail = e.what();
         if (l.detail.find("cannot be migrated") != std::string::npos) {  // an older schema: fine once opened read-write
             l.level = DoctorLine::Level::Warning;
-            l.fix = "it is brought up to date the next time a run starts or the studio opens it";
+            l.fix = msg::kStoreOldSchemaFix;
         } else {
             l.level = DoctorLine::Level::Error;
-            l.fix = "move the file aside (a new store is created by the next run), or point --store at another file";
+            l.fix = msg::kStoreUnreadableFix;
         }
     }
     return l;
@@ -81,17 +80,17 @@ DoctorLine checkDisk(const std::string& topic, const fs::path& path) {
     struct statvfs st {};
     if (::statvfs(p.c_str(), &st) != 0) {
         l.level = DoctorLine::Level::Warning;
-        l.detail = path.string() + ": free space unknown";
+        l.detail = fillTemplate(msg::kDiskUnknown, {path.string()});
         return l;
     }
     const uint64_t free = uint64_t(st.f_bavail) * st.f_frsize;
-    l.detail = gib(free) + " free on " + p.string();
+    l.detail = fillTemplate(msg::kDiskFree, {gib(free), p.string()});
     if (free < kGiB / 2) {
         l.level = DoctorLine::Level::Error;
-        l.fix = "free space there: checkpoints, the token cache and the store need it";
+        l.fix = msg::kDiskFullFix;
     } else if (free < 5 * kGiB) {
         l.level = DoctorLine::Level::Warning;
-        l.fix = "a checkpoint of a 1B-parameter model takes about 16 GB with its optimizer state: free space there";
+        l.fix = msg::kDiskLowFix;
     }
     return l;
 }
@@ -108,13 +107,13 @@ DoctorLine checkMemory() {
     }
     if (totalKb == 0) {
         l.level = DoctorLine::Level::Warning;
-        l.detail = "/proc/meminfo could not be read";
+        l.detail = msg::kMemInfoUnreadable;
         return l;
     }
-    l.detail = gib(availableKb * 1024) + " available of " + gib(totalKb * 1024);
+    l.detail = fillTemplate(msg::kMemoryAvailable, {gib(availableKb * 1024), gib(totalKb * 1024)});
     if (availableKb * 1024 < 4 * kGiB) {
         l.level = DoctorLine::Level::Warning;
-        l.fix = "little host memory is free: close other programs, or lower the batch size (fts estimate CONFIG)";
+        l.fix = msg::kMemoryLowFix;
     }
     return l;
 }
@@ -127,12 +126,12 @@ DoctorLine checkHfCache() {
         int models = 0;
         for (const auto& e : fs::directory_iterator(dir, ec))
             if (e.path().filename().string().rfind("models--", 0) == 0) ++models;
-        l.detail = dir.string() + ": " + std::to_string(models) + " model(s)";
+        l.detail = fillTemplate(msg::kHfCacheModels, {dir.string(), std::to_string(models)});
         return l;
     }
     std::string searched;
     for (const fs::path& dir : hfHubCacheDirs()) searched += (searched.empty() ? "" : ", ") + dir.string();
-    l.detail = "no Hugging Face cache (searched " + searched + "); model folders work without one";
+    l.detail = fillTemplate(msg::kHfCacheNone, {searched});
     return l;
 }
 
@@ -144,11 +143,11 @@ std::vector<DoctorLine> checkHosts(const std::vector<std::string>& hosts, const 
         if (!p.ok) {
             l.level = DoctorLine::Level::Error;
             l.detail = p.error;
-            l.fix = "check `ssh " + p.host + "` works without a password (BatchMode) and fts is installed there";
+            l.fix = fillTemplate(msg::kHostFix, {p.host});
         } else {
             const nlohmann::json gpus = parseJsonOrDiscarded(p.gpusJson);
             const size_t n = gpus.is_array() ? gpus.size() : 0;
-            l.detail = "reachable (" + p.hostname + "), fts " + p.ftsVersion + ", " + std::to_string(n) + " GPU(s)";
+            l.detail = fillTemplate(msg::kHostReachable, {p.hostname, p.ftsVersion, std::to_string(n)});
         }
         out.push_back(std::move(l));
     }

@@ -9,6 +9,8 @@
 
 #include <cstdio>
 
+#include "core/config/message_templates.h"
+
 #if __has_include(<cuda_runtime_api.h>)
 #include <cuda_runtime_api.h>
 #endif
@@ -35,9 +37,9 @@ std::string runtimeVersionText() {
     std::string parts;
     auto add = [&](const std::string& p) { parts += (parts.empty() ? "" : ", ") + p; };
     try {
-        add("CUDA runtime " + cudaText(hooks.versionCUDART()));
+        add(fillTemplate(msg::kCudaRuntime, {cudaText(hooks.versionCUDART())}));
     } catch (const std::exception&) {
-        add("built without CUDA");
+        add(std::string(msg::kBuiltWithoutCuda));
     }
     try {
         add("cuDNN " + cudnnText(hooks.versionCuDNN()));
@@ -49,7 +51,7 @@ std::string runtimeVersionText() {
         int v = 0;
         if (get(&v) == 0 && v > 0) add("NCCL " + ncclText(v));
     } else {
-        add("NCCL not loaded");
+        add(std::string(msg::kNcclNotLoaded));
     }
     out += " (" + parts + ")\nCUDA devices: ";
     int devices = 0;

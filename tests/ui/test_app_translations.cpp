@@ -3,9 +3,11 @@
 #include <QApplication>
 #include <QFile>
 #include <QTest>
+#include <QRegularExpression>
 #include <QXmlStreamReader>
 
 #include "ui/app_translations.h"
+#include "core/config/message_templates.h"
 #include "ui/issue_text.h"
 #include "ui/collapsible_section.h"
 #include "ui/config_editor.h"
@@ -96,6 +98,40 @@ private slots:
         fts::installStudioTranslations(QStringLiteral("en"));
         QCOMPARE(fts::issueText(QStringLiteral("expected a positive integer, got 0")),
                  QStringLiteral("expected a positive integer, got 0"));
+    }
+
+    // Every template the core lists (core/config/message_templates.h) has a zh_CN translation with the same %N, and a
+    // filled one reads in Chinese with its values kept and nested messages translated too: a model config.json's
+    // bad key (an estimate's reason), a cross-key config error, a doctor line.
+    void zhCoreTemplates() {
+        QVERIFY(fts::installStudioTranslations(QStringLiteral("zh_CN")).startsWith(QLatin1String("zh")));
+        const QRegularExpression placeholder(QStringLiteral("%[1-9]"));
+        QStringList missing;
+        for (std::string_view t : fts::messageTemplates()) {
+            const QString en = QString::fromUtf8(t.data(), qsizetype(t.size()));
+            const QString zh = QCoreApplication::translate("fts::IssueText", en.toUtf8().constData());
+            QStringList enMarks, zhMarks;
+            for (const auto& m : placeholder.globalMatch(en)) enMarks << m.captured();
+            for (const auto& m : placeholder.globalMatch(zh)) zhMarks << m.captured();
+            enMarks.sort();
+            zhMarks.sort();
+            if (zh == en || enMarks != zhMarks) missing << en;
+        }
+        QVERIFY2(missing.isEmpty(), qPrintable(missing.join(QLatin1Char('\n'))));
+        QCOMPARE(fts::issueText(QString::fromStdString(fts::fillTemplate(
+                     fts::msg::kModelConfigKey,
+                     {"/m/config.json", "hidden_size", "expected a positive integer up to 16384, got 99999"}))),
+                 QStringLiteral("/m/config.json：键“hidden_size”：应为不超过 16384 的正整数，实际为 99999"));
+        QCOMPARE(fts::issueText(QString::fromStdString(std::string(fts::msg::kLoraOverRandomInit))),
+                 QCoreApplication::translate("fts::IssueText", fts::msg::kLoraOverRandomInit.data()));
+        const QString disk =
+            fts::issueText(QString::fromStdString(fts::fillTemplate(fts::msg::kDiskFree, {"12.5 GiB", "/data"})));
+        QVERIFY2(disk.contains(QLatin1String("12.5 GiB")) && disk.contains(QLatin1String("/data")) &&
+                     !disk.contains(QLatin1String("free on")),
+                 qPrintable(disk));
+        fts::installStudioTranslations(QStringLiteral("en"));
+        QCOMPARE(fts::issueText(QString::fromStdString(fts::fillTemplate(fts::msg::kDiskFree, {"12.5 GiB", "/data"}))),
+                 QStringLiteral("12.5 GiB free on /data"));
     }
 
     void zhLoadsAndReachesWidgets() {

@@ -5,8 +5,11 @@
 #include <QtTest>
 
 #include <fstream>
+#include <set>
 
 #include "core/config/issue_kinds.h"
+#include "core/config/message_templates.h"
+#include "core/config/model_shape.h"
 #include "core/config/preflight.h"
 #include "core/config/train_config.h"
 
@@ -35,6 +38,76 @@ private slots:
         p = splitIssueMessage(notFoundMessage("/m", "expected a Hugging Face model folder"));
         QCOMPARE(p.args, (std::vector<std::string>{"/m", "expected a Hugging Face model folder"}));
         QCOMPARE(int(splitIssueMessage("WarmupLR does not take \"total_num_steps\"").kind), int(IssueKind::Other));
+    }
+
+    // Every template filled with distinct values splits back into itself and those values (so no template's
+    // shape hides another's: the list's order puts the specific first), and filling leaves a lone % alone.
+    void everyTemplateSplitsBack() {
+        QCOMPARE(fillTemplate("%1 of %2, 100% %3", {"a", "b"}), std::string("a of b, 100% "));
+        std::set<std::string_view> seen;
+        for (std::string_view t : messageTemplates()) {
+            QVERIFY2(seen.insert(t).second, std::string(t).c_str());  // listed once
+            int count = 0;
+            for (size_t i = 0; i + 1 < t.size(); ++i)
+                if (t[i] == '%' && t[i + 1] >= '1' && t[i + 1] <= '9') count = std::max(count, t[i + 1] - '0');
+            const std::vector<std::string> values{"/runs/a b.txt", "q_proj", "1.5 GiB", "x (y)", "7"};
+            std::vector<std::string_view> args(values.begin(), values.begin() + count);
+            std::string filled;
+            switch (count) {
+                case 0:
+                    filled = fillTemplate(t, {});
+                    break;
+                case 1:
+                    filled = fillTemplate(t, {args[0]});
+                    break;
+                case 2:
+                    filled = fillTemplate(t, {args[0], args[1]});
+                    break;
+                case 3:
+                    filled = fillTemplate(t, {args[0], args[1], args[2]});
+                    break;
+                case 4:
+                    filled = fillTemplate(t, {args[0], args[1], args[2], args[3]});
+                    break;
+                default:
+                    QFAIL("a template with more than four values: extend this test");
+            }
+            const IssueParts p = splitIssueMessage(filled);
+            QVERIFY2(p.kind == IssueKind::Template && !p.args.empty() && p.args[0] == t, filled.c_str());
+            QCOMPARE(p.args.size(), size_t(count) + 1);
+            for (int i = 0; i < count; ++i) QCOMPARE(p.args[size_t(i) + 1], values[size_t(i)]);
+        }
+    }
+
+    // Messages the real readers write are of a template: LoRA over a random init (a cross-key error), two columns
+    // with one role, a model config.json's bad key and its nested expected value.
+    void readersWriteTemplates() {
+        QTemporaryDir tmp;
+        const fs::path dir = tmp.path().toStdString();
+        const auto doc = nlohmann::json::parse(R"({"model": {"path": "model", "init": "random", "lora": {"r": 8}},
+            "data": {"train": "t.jsonl", "format": "classification", "columns": {"text": "a", "label": "a"}},
+            "training": {"output_dir": "out", "max_steps": 1}, "deepspeed": {"train_micro_batch_size_per_gpu": 2}})");
+        const ConfigParseResult r = parseTrainConfig(doc, dir, 1);
+        std::set<std::string_view> templates;
+        for (const ConfigIssue& i : r.issues)
+            if (const IssueParts p = splitIssueMessage(i.message); p.kind == IssueKind::Template)
+                templates.insert(std::string_view(p.args[0]) == msg::kLoraOverRandomInit ? msg::kLoraOverRandomInit
+                                 : std::string_view(p.args[0]) == msg::kColumnTwoRoles   ? msg::kColumnTwoRoles
+                                                                                         : std::string_view());
+        QVERIFY(templates.count(msg::kLoraOverRandomInit));
+        QVERIFY(templates.count(msg::kColumnTwoRoles));
+        try {
+            modelShapeFromJson(nlohmann::json::parse(R"({"model_type": "llama", "hidden_size": -3})"), "m/config.json");
+            QFAIL("a negative hidden size was accepted");
+        } catch (const std::exception& e) {
+            const IssueParts p = splitIssueMessage(e.what());
+            QVERIFY2(p.kind == IssueKind::Template && p.args[0] == msg::kModelConfigKey, e.what());
+            QCOMPARE(p.args[1], std::string("m/config.json"));
+            QCOMPARE(p.args[2], std::string("hidden_size"));
+            const IssueParts inner = splitIssueMessage(p.args[3]);
+            QCOMPARE(int(inner.kind), int(IssueKind::Expected));
+            QCOMPARE(inner.args, (std::vector<std::string>{"a positive integer", "-3"}));
+        }
     }
 
     // The parser's own messages (a type error, an unknown key with a suggestion) and preflight's are of a kind.

@@ -224,13 +224,13 @@ private slots:
         // Sizes a hostile or broken config.json could use to ask for billions of tensors or overflow the counts.
         QTest::newRow("a billion layers")
             << R"({"num_hidden_layers": 1000000000})"
-            << "key \"num_hidden_layers\": expected a positive integer up to 16384, found 1000000000";
+            << "key \"num_hidden_layers\": expected a positive integer up to 16384, got 1000000000";
         QTest::newRow("huge vocab") << R"({"vocab_size": 1e300})"
                                     << "key \"vocab_size\": expected a positive integer up to 16777216";
         QTest::newRow("huge unsigned") << R"({"hidden_size": 18446744073709551615})"
                                        << "key \"hidden_size\": expected a positive integer up to";
         QTest::newRow("fraction") << R"({"intermediate_size": 2.5})"
-                                  << "key \"intermediate_size\": expected a positive integer, found 2.5";
+                                  << "key \"intermediate_size\": expected a positive integer, got 2.5";
     }
     void shapeErrorsNameFileAndKey() {
         QFETCH(QString, patch);
