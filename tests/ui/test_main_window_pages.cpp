@@ -431,6 +431,11 @@ private slots:
             for (const QString& t : texts())
                 shown = shown || (t.contains(QLatin1String("model.init")) && t.contains(QStringLiteral("预训练权重")));
             QVERIFY(shown);
+            const QSize size = w.size();
+            w.resize(1024, 640);
+            QCoreApplication::processEvents();
+            saveScreenshot(&w, QStringLiteral("zh_editor_errors_1024x640"));
+            w.resize(size);
         }
         check(QStringLiteral("run"), [&] { w.selectRun(a); });
         check(QStringLiteral("chat"), [&] { w.openChat(); });
