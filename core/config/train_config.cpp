@@ -17,6 +17,7 @@
 #include "core/config/hf_cache.h"
 #include "core/config/message_templates.h"
 #include "core/config/model_shape.h"
+#include "core/config/preference_section.h"
 #include "core/config/quantization_section.h"
 #include "core/config/trainer_arguments.h"
 #include "core/util/error.h"
@@ -195,7 +196,7 @@ void parseData(const json& doc, const fs::path& baseDir, IssueList& issues, Data
         out = *s;
         return true;
     };
-    oneOf("format", {"lm", "auto", "text", "alpaca", "sharegpt", "messages", "classification"}, d.format);
+    oneOf("format", {"lm", "auto", "text", "alpaca", "sharegpt", "messages", "classification", "trl"}, d.format);
     oneOf("template",
           {"auto", "chatml", "qwen", "qwen3", "qwen2.5", "qwen2", "llama3", "mistral", "llama2", "alpaca", "none"},
           d.chatTemplate);
@@ -216,9 +217,9 @@ void parseData(const json& doc, const fs::path& baseDir, IssueList& issues, Data
     }
     if (const json* v = findField(*o, "columns"); v && expectObject(issues, *v, "data.columns")) {
         const std::vector<std::string> known =
-            d.classification()
-                ? std::vector<std::string>{"text", "text_pair", "label"}
-                : std::vector<std::string>{"instruction", "input", "output", "system", "messages", "role", "content"};
+            d.classification() ? std::vector<std::string>{"text", "text_pair", "label"}
+                               : std::vector<std::string>{"instruction", "input",   "output", "system", "messages",
+                                                          "role",        "content", "prompt", "chosen", "rejected"};
         for (const auto& [key, value] : v->items()) {
             const std::string path = "data.columns." + key;
             if (std::find(known.begin(), known.end(), key) == known.end()) {
@@ -369,13 +370,24 @@ void parseTraining(const json& doc, const fs::path& baseDir, IssueList& issues, 
     if (t.samplePrompts.empty() && (findField(*o, "sample_interval") || findField(*o, "sample_max_new_tokens")))
         issues.warning(findField(*o, "sample_interval") ? "training.sample_interval" : "training.sample_max_new_tokens",
                        "no effect without training.sample_prompts");
+    if (const json* v = findField(*o, "objective"))
+        if (auto s = readString(issues, *v, "training.objective")) {
+            if (*s == "sft" || isPreferenceObjective(*s))
+                t.objective = *s;
+            else if (*s == "kto")
+                issues.error("training.objective",
+                             "\"kto\" (unpaired preference data) is not built yet; pairs train with \"dpo\", \"orpo\" "
+                             "or \"simpo\"");
+            else
+                issues.error("training.objective",
+                             expectedMessage(fillTemplate(msg::kOneOf, {"sft, dpo, orpo, simpo"}), describeValue(*v)));
+        }
     if (const json* v = findField(*o, "profile")) parseProfile(*v, issues, t.profile);
     parseTrainerArguments(*o, issues, t.trainer);
-    std::vector<std::string> known = {"profile",        "max_steps",       "epochs",
-                                      "eval_interval",  "eval_batches",    "save_interval",
-                                      "log_interval",   "output_dir",      "seed",
-                                      "run_name",       "device",          "keep_checkpoints",
-                                      "sample_prompts", "sample_interval", "sample_max_new_tokens"};
+    std::vector<std::string> known = {"objective",        "profile",        "max_steps",       "epochs",
+                                      "eval_interval",    "eval_batches",   "save_interval",   "log_interval",
+                                      "output_dir",       "seed",           "run_name",        "device",
+                                      "keep_checkpoints", "sample_prompts", "sample_interval", "sample_max_new_tokens"};
     known.insert(known.end(), trainerArgumentKeys().begin(), trainerArgumentKeys().end());
     warnUnknownKeys(issues, *o, "training", known);
 }
@@ -477,10 +489,12 @@ ConfigParseResult parseDocument(const json& doc, const fs::path& baseDir, int wo
                          describeValue(doc));
         return finish(std::move(cfg), issues);
     }
-    warnUnknownKeys(issues, doc, "", {"model", "data", "training", "deepspeed"});
+    warnUnknownKeys(issues, doc, "", {"model", "data", "training", "preference", "deepspeed"});
     parseModel(doc, baseDir, issues, cfg.model);
     parseData(doc, baseDir, issues, cfg.data);
     parseTraining(doc, baseDir, issues, cfg.training);
+    if (const json* v = findField(doc, "preference"); v && !v->is_null())
+        parsePreference(*v, cfg.training.objective, baseDir, issues, cfg.preference);
     if (const json* ds = findField(doc, "deepspeed")) {
         // The Trainer's arguments fill the block's "auto" values first (trainer_arguments.h).
         const fs::path modelPath = cfg.model.path;
@@ -505,10 +519,12 @@ ConfigParseResult parseDocument(const json& doc, const fs::path& baseDir, int wo
             issues.warning("training.sample_prompts",
                            "not generated under ZeRO stage 3 in this version (the parameters are partitioned across "
                            "the ranks): the run records no samples; try the export with fts generate");
-    } else
+    } else {
         issues.error("deepspeed",
                      "missing; expected the DeepSpeed config object (at least "
                      "train_micro_batch_size_per_gpu or train_batch_size)");
+    }
+    checkPreferenceFits(doc, cfg, issues);
     return finish(std::move(cfg), issues);
 }
 
@@ -655,7 +671,8 @@ nlohmann::json configToResolvedJson(const TrainConfig& c) {
     if (d.seed) data["seed"] = *d.seed;
     if (!d.eval.empty()) data["eval"] = d.eval.generic_string();
     const TrainingSection& t = c.training;
-    json training = {{"max_steps", t.maxSteps},
+    json training = {{"objective", t.objective},
+                     {"max_steps", t.maxSteps},
                      {"epochs", t.epochs},
                      {"eval_interval", t.evalInterval},
                      {"eval_batches", t.evalBatches},
@@ -673,7 +690,9 @@ nlohmann::json configToResolvedJson(const TrainConfig& c) {
     }
     if (t.profile.enabled) training["profile"] = {{"wait", t.profile.wait}, {"active", t.profile.active}};
     trainerArgumentsToJson(t.trainer, training);
-    return {{"model", model}, {"data", data}, {"training", training}, {"deepspeed", deepSpeedToJson(c.deepspeed)}};
+    json out = {{"model", model}, {"data", data}, {"training", training}, {"deepspeed", deepSpeedToJson(c.deepspeed)}};
+    if (isPreferenceObjective(t.objective)) out["preference"] = preferenceToJson(t.objective, c.preference);
+    return out;
 }
 
 }  // namespace fts

@@ -229,6 +229,8 @@ struct DataSection {
     std::filesystem::path cacheDir;     // token cache; default $XDG_CACHE_HOME/finetune-studio/token_cache
 
     bool classification() const { return format == "classification"; }
+    // With a preference objective: "auto" (the layout found in the rows), "trl" (prompt/chosen/rejected, text or
+    // messages), "alpaca" / "sharegpt" (LLaMA-Factory's ranking layouts).
     bool instructionFormat() const { return format != "lm" && !classification(); }
 };
 
@@ -260,6 +262,10 @@ struct ProfileSettings {
 };
 
 struct TrainingSection {
+    // What is optimised: "sft" (the language-model / instruction loss, or the classifier's), or a preference
+    // objective over chosen/rejected pairs, "dpo", "orpo" or "simpo" (their settings: PreferenceSection).
+    std::string objective = "sft";
+    bool preferenceObjective() const { return objective != "sft"; }
     int64_t maxSteps = 0;  // optimizer steps; 0 = use epochs
     double epochs = 1.0;
     int64_t evalInterval = 0;  // 0 = only at the end
@@ -281,12 +287,31 @@ struct TrainingSection {
     int64_t sampleEvery() const { return sampleInterval.value_or(evalInterval); }
 };
 
+// The "preference" section: the settings of training.objective "dpo", "orpo" and "simpo" in TRL 1.16's names and
+// with its defaults (DPOConfig, ORPOConfig, CPOConfig; docs/preference.md gives each formula).
+struct PreferenceSection {
+    double beta = 0.1;
+    bool disableDropout = true;  // the policy (and reference) run without dropout, as TRL's disable_dropout
+    // dpo: loss_type, one name or a list summed with loss_weights (TRL's; "sft" is RPO's NLL term)
+    std::vector<std::string> lossTypes{"sigmoid"};
+    std::vector<double> lossWeights;  // empty: 1 for each loss type
+    double labelSmoothing = 0.0;      // dpo robust / exo_pair; simpo (CPO's sigmoid smoothing)
+    double simpoGamma = 0.5;          // simpo: the target reward margin gamma (CPOConfig.simpo_gamma)
+    double cpoAlpha = 1.0;            // simpo: weight of the NLL term on the chosen completions (CPOConfig.cpo_alpha)
+    double discopopTau = 0.05;        // dpo discopop
+    std::string truncationMode = "keep_start";  // dpo: which end of a sequence over data.max_length is kept
+    std::optional<int64_t> maxPromptLength;     // older TRL's max_prompt_length: the prompt keeps its last N tokens
+    bool precomputeRefLogProbs = false;  // dpo: the reference's log-probs in one pass before training, no copy held
+    std::filesystem::path refModel;      // dpo: the reference's folder; empty: adapters off (LoRA) or model.path
+};
+
 struct TrainConfig {
     DeepSpeedConfig deepspeed;
     ModelSection model;
     DataSection data;
     TrainingSection training;
-    nlohmann::json raw;  // the file as written (stored with the run)
+    PreferenceSection preference;  // read when training.objective is a preference objective
+    nlohmann::json raw;            // the file as written (stored with the run)
     std::filesystem::path sourceFile;
 };
 

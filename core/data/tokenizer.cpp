@@ -107,21 +107,28 @@ std::unique_ptr<Tokenizer> Tokenizer::fromFile(const std::filesystem::path& toke
         } catch (const json::exception& e) {
             throw FormatError(cfile + ": not valid JSON: " + e.what());
         }
-        static const json kNull;
-        const json& eos = config.is_object() ? member(config, "eos_token") : kNull;
-        std::string content;
-        if (eos.is_string()) {
-            content = eos.get<std::string>();
-        } else if (eos.is_object() && eos.contains("content") && eos["content"].is_string()) {
-            content = eos["content"].get<std::string>();  // serialized AddedToken
-        } else if (!eos.is_null()) {
-            throw FormatError(cfile + ": eos_token: expected a string or {\"content\": ...}, found " + eos.dump());
-        }
-        if (!content.empty()) {
+        // eos_token / bos_token: a string or a serialized AddedToken {"content": ...}; "" or null: none
+        auto special = [&](const char* key) -> std::optional<int32_t> {
+            static const json kNull;
+            const json& v = config.is_object() ? member(config, key) : kNull;
+            std::string content;
+            if (v.is_string()) {
+                content = v.get<std::string>();
+            } else if (v.is_object() && v.contains("content") && v["content"].is_string()) {
+                content = v["content"].get<std::string>();
+            } else if (!v.is_null()) {
+                throw FormatError(cfile + ": " + key + ": expected a string or {\"content\": ...}, found " + v.dump());
+            }
+            if (content.empty()) return std::nullopt;
+            const std::optional<int32_t> id = t->tokenToId(content);
+            if (!id) throw FormatError(cfile + ": " + key + ": '" + content + "' is not a token of " + file);
+            return id;
+        };
+        if (const std::optional<int32_t> eos = special("eos_token")) {
             configNamesEos = true;
-            t->m_eosId = t->tokenToId(content);
-            if (!t->m_eosId) throw FormatError(cfile + ": eos_token: '" + content + "' is not a token of " + file);
+            t->m_eosId = eos;
         }
+        t->m_bosId = special("bos_token");
     }
     if (!configNamesEos) {
         for (const char* candidate :

@@ -64,6 +64,8 @@ public:
     // conventional special added token present (<|endoftext|>, </s>, <|im_end|>, <|end_of_text|>,
     // <|eot_id|>, <eos>); else none.
     std::optional<int32_t> eosTokenId() const { return m_eosId; }
+    // bos_token of tokenizer_config.json next to the file; none when it names none (or there is no such file).
+    std::optional<int32_t> bosTokenId() const { return m_bosId; }
 
     const std::filesystem::path& path() const { return m_path; }
 
@@ -80,6 +82,7 @@ private:
     std::unique_ptr<tok::Decoder> m_decoder;
     std::unordered_set<std::string> m_specialContents;
     std::optional<int32_t> m_eosId;
+    std::optional<int32_t> m_bosId;
     int32_t m_vocabSize = 0;
 };
 

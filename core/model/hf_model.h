@@ -43,6 +43,10 @@ public:
     const ModelInfo& info() const override { return m_info; }
     std::vector<NamedTensor>& parameters() override { return m_params; }
     void setTraining(bool training) override { m_training = training; }
+    bool setAdaptersEnabled(bool on) override {
+        m_adaptersOff = !on;
+        return !m_lora.empty();
+    }
     void setActivationCheckpointing(bool on) override { m_activationCheckpointing = on; }
     bool activationCheckpointing() const { return m_activationCheckpointing; }
     bool isTraining() const { return m_training; }
@@ -100,6 +104,7 @@ protected:
     std::vector<ParamSpec> m_specs;
     std::vector<NamedTensor> m_params;
     bool m_training = true;
+    bool m_adaptersOff = false;  // setAdaptersEnabled(false): linearAt / conv1dAt skip the LoRA deltas
     bool m_activationCheckpointing = false;
     std::vector<std::shared_ptr<LoraLayer>> m_lora;
     std::shared_ptr<LoraOptions> m_loraOptions;

@@ -113,6 +113,12 @@ public:
     // Every parameter under its HF name, in HF state_dict order; tied weights appear once.
     virtual std::vector<NamedTensor>& parameters() = 0;
     virtual void setTraining(bool training) = 0;  // dropout on/off
+    // LoRA adapters in the forward pass (on by default): off, the model computes its base alone (PEFT's
+    // disable_adapter(), DPO's reference). False when the model has no adapters to switch.
+    virtual bool setAdaptersEnabled(bool on) {
+        (void)on;
+        return false;
+    }
     // Per transformer block: keep only block inputs in forward, recompute in backward (same gradients).
     virtual void setActivationCheckpointing(bool on) = 0;
 

@@ -140,7 +140,8 @@ torch::Tensor quantizedLinear(const Quant4Weight& q, torch::Dtype computeDtype, 
 torch::Tensor HfModel::linearAt(size_t weightIndex, const torch::Tensor& x, const torch::Tensor& bias) const {
     torch::Tensor y = quantized(weightIndex) ? quantizedLinear(*m_quant4[weightIndex], m_quantComputeDtype, x, bias)
                                              : denseLinear(x, m_params[weightIndex].tensor, bias);
-    if (weightIndex < m_lora.size() && m_lora[weightIndex]) y = y + m_lora[weightIndex]->delta(x, m_training);
+    if (!m_adaptersOff && weightIndex < m_lora.size() && m_lora[weightIndex])
+        y = y + m_lora[weightIndex]->delta(x, m_training);
     return y;
 }
 
@@ -161,7 +162,7 @@ void HfModel::replaceParameter(size_t index, torch::Tensor tensor) {
 
 torch::Tensor HfModel::outputLayer(std::optional<size_t> weightIndex, const torch::Tensor& x,
                                    const torch::Tensor& weight, const torch::Tensor& bias) {
-    const bool adapted = weightIndex && *weightIndex < m_lora.size() && m_lora[*weightIndex];
+    const bool adapted = !m_adaptersOff && weightIndex && *weightIndex < m_lora.size() && m_lora[*weightIndex];
     if (m_deferHead && !adapted) {
         m_lastHead = OutputHead{weight, bias};
         return x;
@@ -174,7 +175,8 @@ torch::Tensor HfModel::conv1dAt(size_t weightIndex, const torch::Tensor& x, cons
     // a quantized Conv1D weight is held (out, in), transposed as transformers quantizes it
     torch::Tensor y = quantized(weightIndex) ? quantizedLinear(*m_quant4[weightIndex], m_quantComputeDtype, x, bias)
                                              : denseConv1d(x, m_params[weightIndex].tensor, bias);
-    if (weightIndex < m_lora.size() && m_lora[weightIndex]) y = y + m_lora[weightIndex]->delta(x, m_training);
+    if (!m_adaptersOff && weightIndex < m_lora.size() && m_lora[weightIndex])
+        y = y + m_lora[weightIndex]->delta(x, m_training);
     return y;
 }
 

@@ -33,6 +33,7 @@
 #include "core/train/classification_metrics.h"
 #include "core/train/host_allocator.h"
 #include "core/train/out_of_memory.h"
+#include "core/train/preference_objective.h"
 #include "core/train/run_model.h"
 #include "core/train/step_profiler.h"
 #include "core/train/step_timer.h"
@@ -199,6 +200,28 @@ static TrainOutcome train(const TrainConfig& givenCfg, const TrainOptions& opt, 
         at = resumeRun(run, resumeDir, sampler);
         events.log("info", "resumed from " + resumeDir.string() + " at step " + std::to_string(at.step));
     }
+    // training.objective dpo / orpo / simpo: the pairs' loss and, for DPO, the reference (preference_objective.h)
+    std::unique_ptr<PreferenceObjective> preference;
+    if (const auto* pairs = dynamic_cast<const PreferenceTrainingData*>(data.get())) {
+        preference = std::make_unique<PreferenceObjective>(
+            cfg, *model, *pairs, device, micro,
+            [&](bool on) { on ? optimizer->beginForwardOnly() : optimizer->endForwardOnly(); }, !resumeDir.empty(),
+            events, leader);
+        if (leader)
+            events.log("info",
+                       "training.objective \"" + tr.objective + "\": the reference is " + preference->describe());
+    }
+    // A step's metrics averaged over the ranks (each rank saw its own pairs), as TRL gathers them.
+    auto meanOverRanks = [&](std::map<std::string, double> m) {
+        if (opt.worldSize <= 1 || m.empty()) return m;
+        std::vector<double> v;
+        for (const auto& [name, value] : m) v.push_back(value);
+        auto t = torch::tensor(v, torch::kFloat64);
+        comm->allReduce(t);
+        size_t k = 0;
+        for (auto& [name, value] : m) value = t[int64_t(k++)].item<double>() / double(opt.worldSize);
+        return m;
+    };
     releaseHostCache();  // set-up is done: what loading and partitioning freed goes back to the system
     int64_t& step = at.step;
 
@@ -233,6 +256,12 @@ static TrainOutcome train(const TrainConfig& givenCfg, const TrainOptions& opt, 
             std::vector<int64_t> idx;
             for (int64_t i = begin; i < std::min(n, begin + micro); ++i) idx.push_back(i);
             TrainBatch batch = data->batch(true, idx, device);
+            if (preference) {  // pairs: the loss is a mean per micro-batch, as are TRL's eval metrics
+                sum += preference->loss(*model, batch, idx, true).item<double>();
+                counted += 1;
+                batches += 1;
+                continue;
+            }
             if (!labelled) {  // language models: the loss alone (chunked unless model.chunked_loss is off)
                 sum += forwardLossSum(*model, batch, cfg.model.chunkedLoss).item<double>();
                 counted += batch.lossTokens;
@@ -256,6 +285,8 @@ static TrainOutcome train(const TrainConfig& givenCfg, const TrainOptions& opt, 
         model->setTraining(true);
         Metrics out;
         if (counted > 0) out["eval_loss"] = sum / double(counted);
+        if (preference)
+            for (const auto& [name, value] : meanOverRanks(preference->takeMetrics(true))) out["eval_" + name] = value;
         if (labelled)
             for (const auto& [name, value] :
                  classificationMetrics(labelled->kind, labelled->numLabels(), logitRows, targetRows))
@@ -348,11 +379,13 @@ static TrainOutcome train(const TrainConfig& givenCfg, const TrainOptions& opt, 
         // The step's micro-batches first: the loss is normalised by the counted predictions of the whole
         // accumulated batch on all ranks (transformers' num_items_in_batch), so masked tokens weigh nothing.
         std::vector<TrainBatch> batches;
+        std::vector<std::vector<int64_t>> batchIndices;
         int64_t stepLossTokens = 0, stepTokens = 0;
         for (int64_t a = 0; a < accum; ++a) {
             std::vector<int64_t> idx(static_cast<size_t>(micro));
             for (auto& i : idx) i = sampler.next();
             batches.push_back(data->batch(false, idx, device));
+            batchIndices.push_back(std::move(idx));
             stepLossTokens += batches.back().lossTokens;
             stepTokens += batches.back().tokens;
         }
@@ -372,7 +405,8 @@ static TrainOutcome train(const TrainConfig& givenCfg, const TrainOptions& opt, 
             {
                 RECORD_USER_SCOPE("fts::forward");
                 AutocastScope autocast(plan.bf16Autocast(), device);
-                loss = forwardLossSum(*model, batch, cfg.model.chunkedLoss);
+                loss = preference ? preference->loss(*model, batch, batchIndices[a], false)
+                                  : forwardLossSum(*model, batch, cfg.model.chunkedLoss);
             }
             timer.end(StepSection::Forward);
             where.phase = StepPhase::Backward;
@@ -433,6 +467,9 @@ static TrainOutcome train(const TrainConfig& givenCfg, const TrainOptions& opt, 
                      {"elapsed_s", at.elapsedBefore + std::chrono::duration<double>(Clock::now() - runStart).count()},
                      {"epoch",
                       double(sampler.state().epoch) + double(sampler.state().position) / double(data->numTrain())}}});
+            if (preference)  // TRL's rewards/..., logps/..., logits/... of the steps since the last log
+                if (const auto m = meanOverRanks(preference->takeMetrics(false)); leader && !m.empty())
+                    events.publishEvent(MetricsEvent{step, {m.begin(), m.end()}});
             if (leader && plan.lossScaling())  // the scale this step's backward used (the GUI plots it)
                 events.publishEvent(MetricsEvent{step, {{"loss_scale", stepped.lossScale}}});
             if (auto sections = timer.take(); leader && !sections.empty())  // ms per step since the last log

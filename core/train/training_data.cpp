@@ -10,6 +10,7 @@
 
 #include "core/data/text_dataset.h"
 #include "core/train/classification_batches.h"
+#include "core/train/preference_data.h"
 #include "core/data/token_cache.h"
 #include "core/data/tokenizer.h"
 #include "core/model/chunked_head_loss.h"
@@ -124,37 +125,12 @@ private:
 
 }  // namespace
 
-void logBadRows(EventSink& events, int64_t badRows, const std::vector<std::string>& messages) {
-    if (badRows <= 0) return;
-    std::string msg = std::to_string(badRows) + " bad row(s) skipped (data.on_bad_row is \"skip\")";
-    for (const std::string& m : messages) msg += "\n  " + m;
-    if (badRows > int64_t(messages.size()))
-        msg += "\n  ... and " + std::to_string(badRows - int64_t(messages.size())) + " more";
-    events.log("warn", msg);
-}
-
-std::unique_ptr<TrainingData> loadTrainingData(const TrainConfig& cfg, const Tokenizer& tokenizer, EventSink& events,
-                                               bool leader) {
+SftOptions sftOptionsFor(const TrainConfig& cfg) {
     const DataSection& d = cfg.data;
-    if (d.classification()) return loadClassificationData(cfg, tokenizer, events, leader);
-    if (d.format == "lm") {
-        LmDataOptions o;
-        o.trainPath = d.train;
-        o.evalPath = d.eval;
-        o.textField = d.textField;
-        o.evalFraction = d.evalFraction;
-        o.maxLength = d.maxLength;
-        o.seed = d.seed.value_or(cfg.training.seed);  // the held-out documents
-        LmDataSplit data = buildLmData(o, tokenizer);
-        if (data.train.numBlocks() == 0)
-            throw FormatError(d.train.string() + ": no training sequence of " + std::to_string(d.maxLength) +
-                              " tokens could be built (the data is shorter than data.max_length)");
-        return std::make_unique<LmBlocks>(std::move(data));
-    }
     SftOptions o;
     o.trainPath = d.train;
     o.evalPath = d.eval;
-    o.format = sampleFormatFromName(d.format);
+    o.format = d.format == "trl" ? SampleFormat::Auto : sampleFormatFromName(d.format);
     o.textField = d.textField;
     auto column = [&](const char* role, std::string& out) {
         if (auto it = d.columns.find(role); it != d.columns.end()) out = it->second;
@@ -175,6 +151,38 @@ std::unique_ptr<TrainingData> loadTrainingData(const TrainConfig& cfg, const Tok
     o.seed = d.seed.value_or(cfg.training.seed);
     o.shuffle = d.shuffle;
     o.badRows = d.onBadRow == "stop" ? BadRowPolicy::Stop : BadRowPolicy::Skip;
+    return o;
+}
+
+void logBadRows(EventSink& events, int64_t badRows, const std::vector<std::string>& messages) {
+    if (badRows <= 0) return;
+    std::string msg = std::to_string(badRows) + " bad row(s) skipped (data.on_bad_row is \"skip\")";
+    for (const std::string& m : messages) msg += "\n  " + m;
+    if (badRows > int64_t(messages.size()))
+        msg += "\n  ... and " + std::to_string(badRows - int64_t(messages.size())) + " more";
+    events.log("warn", msg);
+}
+
+std::unique_ptr<TrainingData> loadTrainingData(const TrainConfig& cfg, const Tokenizer& tokenizer, EventSink& events,
+                                               bool leader) {
+    const DataSection& d = cfg.data;
+    if (cfg.training.preferenceObjective()) return loadPreferenceData(cfg, tokenizer, events, leader);
+    if (d.classification()) return loadClassificationData(cfg, tokenizer, events, leader);
+    if (d.format == "lm") {
+        LmDataOptions o;
+        o.trainPath = d.train;
+        o.evalPath = d.eval;
+        o.textField = d.textField;
+        o.evalFraction = d.evalFraction;
+        o.maxLength = d.maxLength;
+        o.seed = d.seed.value_or(cfg.training.seed);  // the held-out documents
+        LmDataSplit data = buildLmData(o, tokenizer);
+        if (data.train.numBlocks() == 0)
+            throw FormatError(d.train.string() + ": no training sequence of " + std::to_string(d.maxLength) +
+                              " tokens could be built (the data is shorter than data.max_length)");
+        return std::make_unique<LmBlocks>(std::move(data));
+    }
+    const SftOptions o = sftOptionsFor(cfg);
     const auto t0 = std::chrono::steady_clock::now();
     std::unique_ptr<CachedSftData> cache = loadOrBuildSftData(o, tokenizer, d.cacheDir);
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();

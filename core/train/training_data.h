@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "core/config/train_config.h"
+#include "core/data/sft_dataset.h"
 
 namespace fts {
 
@@ -54,6 +55,9 @@ public:
 // Throws FormatError (data.on_bad_row "stop", no sample left, no training sequence).
 std::unique_ptr<TrainingData> loadTrainingData(const TrainConfig& cfg, const Tokenizer& tokenizer, EventSink& events,
                                                bool leader);
+
+// The instruction pipeline's options for a config's data section (paths, fields, template, split, bad rows).
+SftOptions sftOptionsFor(const TrainConfig& cfg);
 
 // "N bad row(s) skipped" with the first messages, as a warning event (no event when there are none).
 void logBadRows(EventSink& events, int64_t badRows, const std::vector<std::string>& messages);

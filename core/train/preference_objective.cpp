@@ -1,0 +1,174 @@
+// The preference objectives in the loop (see preference_objective.h).
+#include "core/train/preference_objective.h"
+
+#include <nlohmann/json.hpp>
+
+#include "core/events/event_sink.h"
+#include "core/model/language_model.h"
+#include "core/util/atomic_file.h"
+#include "core/util/error.h"
+#include "core/util/json_parse.h"
+
+namespace fts {
+
+namespace fs = std::filesystem;
+
+std::filesystem::path referenceLogpsFile(const TrainConfig& cfg) {
+    return cfg.training.outputDir / "reference_logps.json";
+}
+
+PreferenceObjective::PreferenceObjective(const TrainConfig& cfg, LanguageModel& policy,
+                                         const PreferenceTrainingData& data, torch::Device device, int64_t micro,
+                                         const std::function<void(bool)>& forwardOnly, bool resuming, EventSink& events,
+                                         bool leader)
+    : m_cfg(cfg), m_device(device) {
+    const PreferenceSection& p = cfg.preference;
+    if (cfg.training.objective != "dpo") return;  // SimPO and ORPO need no reference
+    // LoRA from a fresh adapter: the base is the reference. From init_from's adapter the reference is that adapter
+    // (TRL keeps a copy named "ref"): precomputed from the policy before its first step (the config requires it).
+    const bool adapters = cfg.model.lora.enabled && p.refModel.empty() && cfg.model.lora.initFrom.empty();
+    m_adaptersOff = adapters;
+    const bool policyIsReference = p.precomputeRefLogProbs && p.refModel.empty();
+    if (!adapters && !policyIsReference) {  // a frozen copy of the reference
+        const fs::path dir = p.refModel.empty() ? cfg.model.path : p.refModel;
+        if (p.refModel.empty() && cfg.model.init == "random")
+            throw ConfigError(
+                "preference.precompute_ref_log_probs: the reference is the model's random initialisation, which "
+                "cannot be loaded again; set it to true (or give preference.ref_model)");
+        ModelLoadOptions o;
+        o.dtype = cfg.deepspeed.bf16           ? torch::kBFloat16
+                  : cfg.deepspeed.fp16.enabled ? torch::kFloat16
+                                               : torch::kFloat32;
+        o.device = device;
+        o.disableDropout = true;
+        m_copy = loadPretrainedModel(dir, o);
+        for (auto& t : m_copy->parameters()) t.tensor.set_requires_grad(false);
+        m_copy->setTraining(false);
+    }
+    m_reference = adapters ? Reference::AdaptersOff : Reference::FrozenCopy;
+    if (!p.precomputeRefLogProbs) return;
+    const fs::path file = referenceLogpsFile(cfg);
+    std::error_code ec;
+    if (resuming && fs::exists(file, ec)) {  // the reference of the run's first step, kept with the run
+        const nlohmann::json j = parseJsonOrDiscarded(readFile(file));
+        if (!j.is_object() || j.value("data_key", std::string()) != data.key() || !j["train"].is_array() ||
+            !j["eval"].is_array() || j["train"].size() != 2 * data.pairs().train.size() ||
+            j["eval"].size() != 2 * data.pairs().eval.size())
+            throw IoError(file.string() + ": not the reference log-probs of this run's data (expected data_key " +
+                          data.key() + " with two values per pair); move it aside to compute them again");
+        m_refTrain = j["train"].get<std::vector<float>>();
+        m_refEval = j["eval"].get<std::vector<float>>();
+    } else {
+        if (resuming && !m_copy && !adapters)
+            throw IoError(file.string() +
+                          ": not found; the reference was the model before its first step, which a resumed run no "
+                          "longer has (give preference.ref_model, or start the run again)");
+        precompute(policy, data, micro, forwardOnly);
+        if (leader)
+            writeFileAtomic(
+                file, nlohmann::json{{"data_key", data.key()}, {"train", m_refTrain}, {"eval", m_refEval}}.dump());
+    }
+    m_copy.reset();  // the values are all the reference is needed for now
+    m_reference = Reference::Precomputed;
+    if (leader)
+        events.log("info", "preference.precompute_ref_log_probs: the reference's log-probs of " +
+                               std::to_string(data.numTrain() + data.numEval()) + " pairs in " + file.string());
+}
+
+PreferenceObjective::~PreferenceObjective() = default;
+
+std::string PreferenceObjective::describe() const {
+    switch (m_reference) {
+        case Reference::AdaptersOff:
+            return "the base model with the LoRA adapters switched off";
+        case Reference::FrozenCopy:
+            return "a frozen copy of " +
+                   (m_cfg.preference.refModel.empty() ? m_cfg.model.path : m_cfg.preference.refModel).string();
+        case Reference::Precomputed:
+            return "log-probs precomputed before the first step";
+        case Reference::None:
+            break;
+    }
+    return "none (" + m_cfg.training.objective + " needs no reference)";
+}
+
+torch::Tensor PreferenceObjective::scoreWithReference(LanguageModel& policy, const TrainBatch& batch) {
+    torch::NoGradGuard noGrad;
+    if (m_copy) return completionScores(forwardBatch(*m_copy, batch), batch.labels).logps;
+    if (!m_adaptersOff)  // precomputing from the policy before its first step: it is the reference
+        return completionScores(forwardBatch(policy, batch), batch.labels).logps;
+    if (!policy.setAdaptersEnabled(false))
+        throw ConfigError("preference: the reference is the base without its adapters, but the model has none");
+    torch::Tensor out;
+    try {
+        out = completionScores(forwardBatch(policy, batch), batch.labels).logps;
+    } catch (...) {
+        policy.setAdaptersEnabled(true);
+        throw;
+    }
+    policy.setAdaptersEnabled(true);
+    return out;
+}
+
+torch::Tensor PreferenceObjective::referenceLogps(LanguageModel& policy, const TrainBatch& batch,
+                                                  const std::vector<int64_t>& indices, bool eval) {
+    if (m_reference != Reference::Precomputed) return scoreWithReference(policy, batch);
+    const std::vector<float>& all = eval ? m_refEval : m_refTrain;
+    const auto P = int64_t(indices.size());
+    torch::Tensor out = torch::empty({2 * P}, torch::kFloat32);
+    auto* o = out.data_ptr<float>();
+    for (int64_t k = 0; k < P; ++k) {
+        o[k] = all.at(size_t(2 * indices[size_t(k)]));
+        o[P + k] = all.at(size_t(2 * indices[size_t(k)] + 1));
+    }
+    return out.to(m_device);
+}
+
+void PreferenceObjective::precompute(LanguageModel& policy, const PreferenceTrainingData& data, int64_t micro,
+                                     const std::function<void(bool)>& forwardOnly) {
+    forwardOnly(true);
+    policy.setTraining(false);
+    for (bool eval : {false, true}) {
+        const int64_t n = eval ? data.numEval() : data.numTrain();
+        std::vector<float>& into = eval ? m_refEval : m_refTrain;
+        into.assign(size_t(2 * n), 0.0f);
+        for (int64_t begin = 0; begin < n; begin += micro) {
+            std::vector<int64_t> idx;
+            for (int64_t i = begin; i < std::min(n, begin + micro); ++i) idx.push_back(i);
+            const torch::Tensor logps =
+                scoreWithReference(policy, data.batch(eval, idx, m_device)).to(torch::kCPU, torch::kFloat32);
+            const auto P = int64_t(idx.size());
+            for (int64_t k = 0; k < P; ++k) {
+                into[size_t(2 * idx[size_t(k)])] = logps[k].item<float>();
+                into[size_t(2 * idx[size_t(k)] + 1)] = logps[P + k].item<float>();
+            }
+        }
+    }
+    policy.setTraining(true);
+    forwardOnly(false);
+}
+
+torch::Tensor PreferenceObjective::loss(LanguageModel& policy, const TrainBatch& batch,
+                                        const std::vector<int64_t>& indices, bool eval) {
+    const std::string& objective = m_cfg.training.objective;
+    policy.setTraining(!eval && !m_cfg.preference.disableDropout);  // TRL's disable_dropout (the default)
+    torch::Tensor reference;
+    if (objective == "dpo") reference = referenceLogps(policy, batch, indices, eval);
+    const torch::Tensor logits = forwardBatch(policy, batch);
+    const CompletionScores scores = completionScores(logits, batch.labels);
+    PreferenceLoss out = preferenceLoss(objective, m_cfg.preference, logits, batch.labels, scores, reference,
+                                        objective == "orpo" ? wholeSequenceLabels(batch) : torch::Tensor());
+    for (const auto& [name, value] : out.metrics) m_sums[eval][name] += value;
+    m_count[eval] += 1;
+    return out.loss;
+}
+
+std::map<std::string, double> PreferenceObjective::takeMetrics(bool eval) {
+    std::map<std::string, double> out;
+    for (const auto& [name, sum] : m_sums[eval]) out[name] = sum / double(std::max<int64_t>(1, m_count[eval]));
+    m_sums[eval].clear();
+    m_count[eval] = 0;
+    return out;
+}
+
+}  // namespace fts
