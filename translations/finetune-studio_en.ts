@@ -391,6 +391,30 @@
         <source>Export</source>
         <translation type="unfinished"></translation>
     </message>
+    <message>
+        <source>Reward margin</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Reward accuracy</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Chosen reward</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Rejected reward</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Eval reward margin</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Eval reward accuracy</source>
+        <translation type="unfinished"></translation>
+    </message>
 </context>
 <context>
     <name>fts::ConfigEditor</name>
@@ -1356,10 +1380,6 @@
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>lm: documents concatenated into blocks; auto/text/alpaca/sharegpt/messages: one sample per row, rendered with the chat template; classification: text (and text_pair) with a label per row, for a BERT classifier</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
         <source>Column: text</source>
         <translation type="unfinished"></translation>
     </message>
@@ -1531,6 +1551,130 @@
         <source>(step 1 at 0: see the tooltip)</source>
         <translation type="unfinished"></translation>
     </message>
+    <message>
+        <source>lm: documents concatenated into blocks; auto/text/alpaca/sharegpt/messages: one sample per row, rendered with the chat template; classification: text (and text_pair) with a label per row, for a BERT classifier; with a preference objective, auto/trl/alpaca/sharegpt: chosen/rejected pairs</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Objective</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Beta</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>dpo: how far the policy may move from the reference; orpo: weight of the odds-ratio term; simpo: reward scale (TRL&apos;s default 0.1)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Loss weights</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>One weight per DPO loss type (default 1 each)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Label smoothing</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The chance a pair&apos;s labels are flipped: DPO&apos;s robust and exo_pair losses, SimPO</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>DiscoPOP tau</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Temperature of the discopop loss&apos;s blend (0.05)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>SimPO gamma</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The target reward margin (TRL&apos;s default 0.5)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>NLL weight</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>cpo_alpha: weight of the chosen completions&apos; NLL next to SimPO&apos;s loss (TRL&apos;s default 1; 0: SimPO alone)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Truncation</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Which end of a sequence longer than max length is kept; with keep_start a pair whose prompt fills max length is dropped</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Max prompt length</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Older TRL&apos;s key: the prompt keeps its last N tokens before max length applies</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Precompute the reference</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Score every pair with the reference once before training and keep the values, instead of holding a frozen copy of the model</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Reference model</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>A model folder to compare against; empty: the model itself before training (with LoRA: the adapters switched off)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>No dropout</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Train without dropout, as TRL does by default</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>sft: the language-model loss on the data (the responses of instruction data); dpo, orpo, simpo: preference training on chosen/rejected pairs; kto: on completions labelled desirable or not; as TRL computes them</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Loss type</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>TRL&apos;s loss_type. DPO: sigmoid, hinge (SLiC), ipo, robust, sigmoid_norm, ... (a list in the JSON sums several with loss_weights); KTO: kto or apo_zero_unpaired</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Desirable weight</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Weight of the desirable examples&apos; loss (TRL&apos;s default 1)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Undesirable weight</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Weight of the undesirable examples&apos; loss; balance it against their share of the data</source>
+        <translation type="unfinished"></translation>
+    </message>
 </context>
 <context>
     <name>fts::ConfigValidatorWorker</name>
@@ -1618,6 +1762,38 @@
     </message>
     <message>
         <source>Truncated to %1 tokens: %2 · bad rows: %3</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>chosen</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>rejected</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Line %1 · prompt %2 tokens · chosen %3 · rejected %4</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Pairs: %1 (layout %2, %3)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>template %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>plain text</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Tokens per sequence: mean %1, max %2</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Cut to %1 tokens: %2 sequence(s) · dropped (the prompt alone fills it): %3 · bad rows: %4</source>
         <translation type="unfinished"></translation>
     </message>
 </context>
@@ -3418,6 +3594,42 @@
     </message>
     <message>
         <source>took %1 of training, over %2 (stopped and resumed)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Rewards</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>chosen reward</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>rejected reward</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>reward margin</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>reward accuracy</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>reward</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>chosen</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>rejected</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>margin (chosen - rejected)</source>
         <translation type="unfinished"></translation>
     </message>
 </context>

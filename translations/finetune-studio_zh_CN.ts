@@ -387,6 +387,30 @@
         <source>Export</source>
         <translation>导出</translation>
     </message>
+    <message>
+        <source>Reward margin</source>
+        <translation>奖励间隔</translation>
+    </message>
+    <message>
+        <source>Reward accuracy</source>
+        <translation>奖励准确率</translation>
+    </message>
+    <message>
+        <source>Chosen reward</source>
+        <translation>chosen 奖励</translation>
+    </message>
+    <message>
+        <source>Rejected reward</source>
+        <translation>rejected 奖励</translation>
+    </message>
+    <message>
+        <source>Eval reward margin</source>
+        <translation>验证奖励间隔</translation>
+    </message>
+    <message>
+        <source>Eval reward accuracy</source>
+        <translation>验证奖励准确率</translation>
+    </message>
 </context>
 <context>
     <name>fts::ConfigEditor</name>
@@ -1350,10 +1374,6 @@
         <translation>训练数据：.txt 或 .jsonl；指令与分类格式还支持 .json、.csv、.tsv</translation>
     </message>
     <message>
-        <source>lm: documents concatenated into blocks; auto/text/alpaca/sharegpt/messages: one sample per row, rendered with the chat template; classification: text (and text_pair) with a label per row, for a BERT classifier</source>
-        <translation>lm：文档拼接后切成块；auto/text/alpaca/sharegpt/messages：每行一个样本，用对话模板渲染；classification：每行一段文本（及 text_pair）和一个标签，用于 BERT 分类器</translation>
-    </message>
-    <message>
         <source>Column: text</source>
         <translation>列：文本</translation>
     </message>
@@ -1525,6 +1545,130 @@
         <source>(step 1 at 0: see the tooltip)</source>
         <translation>（第 1 步为 0：见提示）</translation>
     </message>
+    <message>
+        <source>lm: documents concatenated into blocks; auto/text/alpaca/sharegpt/messages: one sample per row, rendered with the chat template; classification: text (and text_pair) with a label per row, for a BERT classifier; with a preference objective, auto/trl/alpaca/sharegpt: chosen/rejected pairs</source>
+        <translation>lm：文档拼接后切成块；auto/text/alpaca/sharegpt/messages：每行一个样本，用对话模板渲染；classification：每行一段文本（及 text_pair）和一个标签，用于 BERT 分类器；偏好训练时，auto/trl/alpaca/sharegpt：chosen/rejected 偏好对</translation>
+    </message>
+    <message>
+        <source>Objective</source>
+        <translation>训练目标</translation>
+    </message>
+    <message>
+        <source>Beta</source>
+        <translation>Beta</translation>
+    </message>
+    <message>
+        <source>dpo: how far the policy may move from the reference; orpo: weight of the odds-ratio term; simpo: reward scale (TRL&apos;s default 0.1)</source>
+        <translation>dpo：策略模型可偏离参考模型的程度；orpo：几率比项的权重；simpo：奖励的缩放（TRL 默认 0.1）</translation>
+    </message>
+    <message>
+        <source>Loss weights</source>
+        <translation>损失权重</translation>
+    </message>
+    <message>
+        <source>One weight per DPO loss type (default 1 each)</source>
+        <translation>每种 DPO 损失一个权重（默认均为 1）</translation>
+    </message>
+    <message>
+        <source>Label smoothing</source>
+        <translation>标签平滑</translation>
+    </message>
+    <message>
+        <source>The chance a pair&apos;s labels are flipped: DPO&apos;s robust and exo_pair losses, SimPO</source>
+        <translation>偏好对标签被翻转的概率：用于 DPO 的 robust 与 exo_pair 损失，以及 SimPO</translation>
+    </message>
+    <message>
+        <source>DiscoPOP tau</source>
+        <translation>DiscoPOP tau</translation>
+    </message>
+    <message>
+        <source>Temperature of the discopop loss&apos;s blend (0.05)</source>
+        <translation>discopop 损失混合的温度（0.05）</translation>
+    </message>
+    <message>
+        <source>SimPO gamma</source>
+        <translation>SimPO gamma</translation>
+    </message>
+    <message>
+        <source>The target reward margin (TRL&apos;s default 0.5)</source>
+        <translation>目标奖励间隔（TRL 默认 0.5）</translation>
+    </message>
+    <message>
+        <source>NLL weight</source>
+        <translation>NLL 权重</translation>
+    </message>
+    <message>
+        <source>cpo_alpha: weight of the chosen completions&apos; NLL next to SimPO&apos;s loss (TRL&apos;s default 1; 0: SimPO alone)</source>
+        <translation>cpo_alpha：chosen 回复的 NLL 在 SimPO 损失之外的权重（TRL 默认 1；0 表示只用 SimPO）</translation>
+    </message>
+    <message>
+        <source>Truncation</source>
+        <translation>截断</translation>
+    </message>
+    <message>
+        <source>Which end of a sequence longer than max length is kept; with keep_start a pair whose prompt fills max length is dropped</source>
+        <translation>序列超过最大长度时保留哪一端；keep_start 时，提示词本身就占满最大长度的偏好对会被丢弃</translation>
+    </message>
+    <message>
+        <source>Max prompt length</source>
+        <translation>最大提示词长度</translation>
+    </message>
+    <message>
+        <source>Older TRL&apos;s key: the prompt keeps its last N tokens before max length applies</source>
+        <translation>旧版 TRL 的键：先让提示词只保留最后 N 个词元，再应用最大长度</translation>
+    </message>
+    <message>
+        <source>Precompute the reference</source>
+        <translation>预先计算参考模型</translation>
+    </message>
+    <message>
+        <source>Score every pair with the reference once before training and keep the values, instead of holding a frozen copy of the model</source>
+        <translation>训练前用参考模型为每个偏好对打分一次并保存结果，而不是在内存中保留一份冻结的模型副本</translation>
+    </message>
+    <message>
+        <source>Reference model</source>
+        <translation>参考模型</translation>
+    </message>
+    <message>
+        <source>A model folder to compare against; empty: the model itself before training (with LoRA: the adapters switched off)</source>
+        <translation>用作对照的模型文件夹；留空：训练前的模型本身（LoRA 时为关闭适配器后的模型）</translation>
+    </message>
+    <message>
+        <source>No dropout</source>
+        <translation>不用 dropout</translation>
+    </message>
+    <message>
+        <source>Train without dropout, as TRL does by default</source>
+        <translation>训练时不使用 dropout（TRL 默认如此）</translation>
+    </message>
+    <message>
+        <source>sft: the language-model loss on the data (the responses of instruction data); dpo, orpo, simpo: preference training on chosen/rejected pairs; kto: on completions labelled desirable or not; as TRL computes them</source>
+        <translation>sft：数据上的语言模型损失（指令数据只算回复）；dpo、orpo、simpo：在 chosen/rejected 偏好对上做偏好训练；kto：在标注为可取或不可取的回复上训练；计算方式与 TRL 相同</translation>
+    </message>
+    <message>
+        <source>Loss type</source>
+        <translation>损失类型</translation>
+    </message>
+    <message>
+        <source>TRL&apos;s loss_type. DPO: sigmoid, hinge (SLiC), ipo, robust, sigmoid_norm, ... (a list in the JSON sums several with loss_weights); KTO: kto or apo_zero_unpaired</source>
+        <translation>TRL 的 loss_type。DPO：sigmoid、hinge（SLiC）、ipo、robust、sigmoid_norm 等（在 JSON 中写成列表时按 loss_weights 加权求和）；KTO：kto 或 apo_zero_unpaired</translation>
+    </message>
+    <message>
+        <source>Desirable weight</source>
+        <translation>可取样本权重</translation>
+    </message>
+    <message>
+        <source>Weight of the desirable examples&apos; loss (TRL&apos;s default 1)</source>
+        <translation>可取样本损失的权重（TRL 默认 1）</translation>
+    </message>
+    <message>
+        <source>Undesirable weight</source>
+        <translation>不可取样本权重</translation>
+    </message>
+    <message>
+        <source>Weight of the undesirable examples&apos; loss; balance it against their share of the data</source>
+        <translation>不可取样本损失的权重；按它们在数据中的占比来平衡</translation>
+    </message>
 </context>
 <context>
     <name>fts::ConfigValidatorWorker</name>
@@ -1612,6 +1756,38 @@
     <message>
         <source>Truncated to %1 tokens: %2 · bad rows: %3</source>
         <translation>截断到 %1 个 token：%2 · 坏行：%3</translation>
+    </message>
+    <message>
+        <source>chosen</source>
+        <translation>chosen（选中）</translation>
+    </message>
+    <message>
+        <source>rejected</source>
+        <translation>rejected（拒绝）</translation>
+    </message>
+    <message>
+        <source>Line %1 · prompt %2 tokens · chosen %3 · rejected %4</source>
+        <translation>第 %1 行 · 提示词 %2 个词元 · chosen %3 · rejected %4</translation>
+    </message>
+    <message>
+        <source>Pairs: %1 (layout %2, %3)</source>
+        <translation>偏好对：%1（布局 %2，%3）</translation>
+    </message>
+    <message>
+        <source>template %1</source>
+        <translation>模板 %1</translation>
+    </message>
+    <message>
+        <source>plain text</source>
+        <translation>纯文本</translation>
+    </message>
+    <message>
+        <source>Tokens per sequence: mean %1, max %2</source>
+        <translation>每条序列的词元数：平均 %1，最多 %2</translation>
+    </message>
+    <message>
+        <source>Cut to %1 tokens: %2 sequence(s) · dropped (the prompt alone fills it): %3 · bad rows: %4</source>
+        <translation>截断到 %1 个词元：%2 条序列 · 丢弃（提示词本身已占满）：%3 · 错误行：%4</translation>
     </message>
 </context>
 <context>
@@ -3403,6 +3579,42 @@
     <message>
         <source>took %1 of training, over %2 (stopped and resumed)</source>
         <translation>训练用时 %1，历时 %2（中途停止后续训）</translation>
+    </message>
+    <message>
+        <source>Rewards</source>
+        <translation>奖励</translation>
+    </message>
+    <message>
+        <source>chosen reward</source>
+        <translation>chosen 奖励</translation>
+    </message>
+    <message>
+        <source>rejected reward</source>
+        <translation>rejected 奖励</translation>
+    </message>
+    <message>
+        <source>reward margin</source>
+        <translation>奖励间隔</translation>
+    </message>
+    <message>
+        <source>reward accuracy</source>
+        <translation>奖励准确率</translation>
+    </message>
+    <message>
+        <source>reward</source>
+        <translation>奖励</translation>
+    </message>
+    <message>
+        <source>chosen</source>
+        <translation>chosen（选中）</translation>
+    </message>
+    <message>
+        <source>rejected</source>
+        <translation>rejected（拒绝）</translation>
+    </message>
+    <message>
+        <source>margin (chosen - rejected)</source>
+        <translation>间隔（chosen − rejected）</translation>
     </message>
 </context>
 <context>

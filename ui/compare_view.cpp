@@ -67,6 +67,7 @@ CompareView::CompareView(QWidget* parent) : QWidget(parent) {
         m_metric->addItem(QString(), QString::fromLatin1(metric));  // texts: retranslate()
     for (const char* metric : kClassificationEvalMetrics)
         if (std::string_view(metric) != "eval_f1_micro") m_metric->addItem(QString(), QString::fromLatin1(metric));
+    for (const char* metric : kPreferenceMetrics) m_metric->addItem(QString(), QString::fromLatin1(metric));
 
     m_xAxis = new QComboBox(this);
     m_xAxis->setObjectName(QStringLiteral("compareXAxis"));
@@ -184,6 +185,12 @@ QString CompareView::evalMetricTitle(const QString& key) {
     if (key == QLatin1String("eval_f1_micro")) return tr("Eval F1 (micro)");
     if (key == QLatin1String("eval_mse")) return tr("Eval MSE");
     if (key == QLatin1String("eval_pearson")) return tr("Eval Pearson r");
+    if (key == QLatin1String("rewards/margins")) return tr("Reward margin");
+    if (key == QLatin1String("rewards/accuracies")) return tr("Reward accuracy");
+    if (key == QLatin1String("rewards/chosen")) return tr("Chosen reward");
+    if (key == QLatin1String("rewards/rejected")) return tr("Rejected reward");
+    if (key == QLatin1String("eval_rewards/margins")) return tr("Eval reward margin");
+    if (key == QLatin1String("eval_rewards/accuracies")) return tr("Eval reward accuracy");
     return key;
 }
 

@@ -18,6 +18,7 @@
 
 #include "core/config/hf_cache.h"
 #include "core/data/classification_dataset.h"
+#include "core/data/preference_pairs.h"
 #include "core/data/sft_dataset.h"
 #include "core/data/tokenizer.h"
 #include "core/util/json_parse.h"
@@ -56,6 +57,9 @@ std::optional<DataPreviewRequest> previewRequestFromConfig(const QString& resolv
         return std::nullopt;
     }
     if (const QString f = str(resolved, "data", "text_field"); !f.isEmpty()) r.textField = f;
+    if (const QString v = str(resolved, "training", "objective"); !v.isEmpty()) r.objective = v;
+    r.keepEnd = str(resolved, "preference", "truncation_mode") == QLatin1String("keep_end");
+    r.maxPromptLength = str(resolved, "preference", "max_prompt_length").toLongLong();
     r.maxLength = str(resolved, "data", "max_length").toLongLong();
     r.modelDir = str(resolved, "model", "path");
     r.tokenizer = str(resolved, "model", "tokenizer");
@@ -163,6 +167,106 @@ void previewClassification(const DataPreviewRequest& request, const Tokenizer& t
     out.ok = true;
 }
 
+// Preference pairs: the first pairs as the objective tokenizes them (the prompt, then each completion), with the
+// pairs, dropped and truncated counts over the whole training file.
+void previewPairs(const DataPreviewRequest& request, const Tokenizer& tokenizer, const std::filesystem::path& modelDir,
+                  DataPreviewResult& out) {
+    PreferenceOptions o;
+    o.files.trainPath = request.train.toStdString();
+    if (request.maxLength > 0) o.files.maxLength = request.maxLength;
+    o.files.modelDir = modelDir;
+    if (!request.chatTemplate.isEmpty()) o.files.chatTemplate = request.chatTemplate.toStdString();
+    o.files.shuffle = false;
+    o.files.maxBadRowsShown = 5;
+    o.layout = pairLayoutFromName(request.format.isEmpty() ? "auto" : request.format.toStdString());
+    o.tokenization = request.objective == QLatin1String("dpo") ? PairTokenization::Dpo : PairTokenization::Cpo;
+    o.keepEnd = request.keepEnd;
+    if (request.maxPromptLength > 0) o.maxPromptLength = request.maxPromptLength;
+    for (const auto& [role, name] : request.columns) {
+        const std::string n = name.toStdString();
+        if (role == QLatin1String("prompt")) o.promptField = n;
+        if (role == QLatin1String("chosen")) o.chosenField = n;
+        if (role == QLatin1String("rejected")) o.rejectedField = n;
+        if (role == QLatin1String("instruction")) o.files.fields.instruction = n;
+        if (role == QLatin1String("input")) o.files.fields.input = n;
+        if (role == QLatin1String("system")) o.files.fields.system = n;
+        if (role == QLatin1String("messages")) o.files.fields.messages = n;
+    }
+    const PreferenceData d = buildPreferenceData(o, tokenizer);
+    const PreferenceStats& s = d.stats;
+    out.samples = s.pairs;
+    out.truncated = s.truncated;
+    out.dropped = s.promptTooLong;
+    out.badRows = s.badRows;
+    out.maxTokens = s.maxTokens;
+    out.meanTokens = s.meanTokens;
+    auto span = [&](const std::vector<int32_t>& ids, int64_t from, int64_t to, const char* style) {
+        const std::vector<int32_t> part(ids.begin() + from, ids.begin() + to);
+        return QStringLiteral("<span style=\"%1\">%2</span>")
+            .arg(QLatin1String(style), QString::fromStdString(tokenizer.decode(part, false)).toHtmlEscaped());
+    };
+    const char* prompt = "background:#dde1e6;color:#555";
+    const char* chosen = "background:#dff3dc";
+    const char* rejected = "background:#f6d8d8";
+    QString html =
+        QStringLiteral("<p>%1 &nbsp; %2 &nbsp; %3</p>")
+            .arg(QStringLiteral("<span style=\"%1\">%2</span>")
+                     .arg(QLatin1String(prompt),
+                          QCoreApplication::translate("fts::DataPreviewDialog", "prompt: no loss").toHtmlEscaped()),
+                 QStringLiteral("<span style=\"%1\">%2</span>")
+                     .arg(QLatin1String(chosen),
+                          QCoreApplication::translate("fts::DataPreviewDialog", "chosen").toHtmlEscaped()),
+                 QStringLiteral("<span style=\"%1\">%2</span>")
+                     .arg(QLatin1String(rejected),
+                          QCoreApplication::translate("fts::DataPreviewDialog", "rejected").toHtmlEscaped()));
+    const int shown = int(std::min<size_t>(size_t(std::max(0, request.samples)), d.train.size()));
+    std::vector<const PreferencePair*> first;
+    for (const PreferencePair& p : d.train) first.push_back(&p);
+    std::sort(first.begin(), first.end(), [](const auto* a, const auto* b) { return a->line < b->line; });
+    for (int i = 0; i < shown; ++i) {
+        const PreferencePair& p = *first[size_t(i)];
+        const auto& c = p.chosen.ids;
+        const auto& r = p.rejected.ids;
+        html += QStringLiteral(
+                    "<h4>%1</h4><pre style=\"white-space:pre-wrap\">%2%3</pre><pre "
+                    "style=\"white-space:pre-wrap\">%4%5</pre>")
+                    .arg(QCoreApplication::translate("fts::DataPreviewDialog",
+                                                     "Line %1 · prompt %2 tokens · chosen %3 · rejected %4")
+                             .arg(p.line)
+                             .arg(p.chosen.promptLength)
+                             .arg(p.chosen.completionTokens())
+                             .arg(p.rejected.completionTokens())
+                             .toHtmlEscaped(),
+                         span(c, 0, p.chosen.promptLength, prompt),
+                         span(c, p.chosen.promptLength, int64_t(c.size()), chosen),
+                         span(r, 0, p.rejected.promptLength, prompt),
+                         span(r, p.rejected.promptLength, int64_t(r.size()), rejected));
+        out.maskedSpans += 2;
+    }
+    out.html = html;
+    out.shown = shown;
+    QStringList lines;
+    lines << QCoreApplication::translate("fts::DataPreviewDialog", "Pairs: %1 (layout %2, %3)")
+                 .arg(s.pairs)
+                 .arg(QString::fromStdString(s.layout),
+                      s.conversational ? QCoreApplication::translate("fts::DataPreviewDialog", "template %1")
+                                             .arg(QString::fromStdString(s.chatTemplate))
+                                       : QCoreApplication::translate("fts::DataPreviewDialog", "plain text"));
+    lines << QCoreApplication::translate("fts::DataPreviewDialog", "Tokens per sequence: mean %1, max %2")
+                 .arg(s.meanTokens, 0, 'f', 1)
+                 .arg(s.maxTokens);
+    lines << QCoreApplication::translate("fts::DataPreviewDialog",
+                                         "Cut to %1 tokens: %2 sequence(s) · dropped (the prompt alone fills it): %3 "
+                                         "· bad rows: %4")
+                 .arg(o.files.maxLength)
+                 .arg(s.truncated)
+                 .arg(s.promptTooLong)
+                 .arg(s.badRows);
+    for (const std::string& m : s.badRowMessages) lines << QString::fromStdString(m);
+    out.statsText = lines.join(QLatin1Char('\n'));
+    out.ok = true;
+}
+
 }  // namespace
 
 DataPreviewResult runDataPreview(const DataPreviewRequest& request) {
@@ -177,6 +281,10 @@ DataPreviewResult runDataPreview(const DataPreviewRequest& request) {
         const auto tokenizer = Tokenizer::fromFile(tokenizerPath);
         if (request.format == QLatin1String("classification")) {
             previewClassification(request, *tokenizer, out);
+            return out;
+        }
+        if (request.objective != QLatin1String("sft") && !request.objective.isEmpty()) {
+            previewPairs(request, *tokenizer, modelDir, out);
             return out;
         }
         SftOptions o;

@@ -1,3 +1,5 @@
+// DataPreview: the dataset picker's preview. Preference runs (training.objective dpo / orpo / simpo) show their
+// pairs: the prompt greyed, the chosen completion green, the rejected red, as the objective tokenizes them.
 // DataPreview: the dataset picker's preview. The first samples rendered with the chat template (spans that
 // get no loss, i.e. the prompt, greyed), the token statistics over the whole training file (mean, p50, p95,
 // max) and the truncation / drop / bad-row counts, computed by the core's previewSftData on a worker
@@ -28,6 +30,9 @@ struct DataPreviewRequest {
     bool trainOnPrompt = false;
     std::map<QString, QString> columns;  // data.columns (classification: text, text_pair, label)
     int samples = 8;
+    QString objective = QStringLiteral("sft");  // training.objective: dpo / orpo / simpo preview pairs
+    bool keepEnd = false;                       // preference.truncation_mode "keep_end"
+    qint64 maxPromptLength = 0;                 // preference.max_prompt_length (0: none)
 };
 // From a resolved config (configToResolvedJson text) and the raw config text (for data keys the resolved
 // form may not carry). nullopt + error when the config has no training data.

@@ -124,6 +124,9 @@ RunView::RunView(QWidget* parent) : QWidget(parent) {
     m_evalMetricsChart = new SeriesChart(QString(), QString(), QString(), this);
     m_evalMetricsChart->setObjectName(QStringLiteral("evalMetricsChart"));
     m_evalMetricsChart->hide();
+    m_rewardsChart = new SeriesChart(QString(), QString(), QString(), this);
+    m_rewardsChart->setObjectName(QStringLiteral("rewardsChart"));
+    m_rewardsChart->hide();
     m_tabs = new QTabWidget(this);
     m_tabs->setObjectName(QStringLiteral("runChartTabs"));
     for (SeriesChart* c : {m_lrChart, m_gradNormChart, m_lossScaleChart, m_tokensChart, m_memoryChart})
@@ -238,7 +241,8 @@ void RunView::retranslate() {
     const std::pair<QWidget*, QString> tabs[] = {
         {m_lrChart, tr("Learning rate")},      {m_gradNormChart, tr("Grad norm")},
         {m_lossScaleChart, tr("Loss scale")},  {m_tokensChart, tr("Tokens/s")},
-        {m_memoryChart, tr("Memory history")}, {m_evalMetricsChart, tr("Eval metrics")}};
+        {m_memoryChart, tr("Memory history")}, {m_evalMetricsChart, tr("Eval metrics")},
+        {m_rewardsChart, tr("Rewards")}};
     for (const auto& [widget, text] : tabs)
         if (const int i = m_tabs->indexOf(widget); i >= 0) m_tabs->setTabText(i, text);
     m_samplesTable->setHorizontalHeaderLabels({tr("Step"), tr("Prompt"), tr("Reply")});
@@ -247,13 +251,29 @@ void RunView::retranslate() {
     m_evalMetricsChart->setAxisLabels(step, tr("value"));
     for (const auto& [key, series] : m_evalMetrics) {
         (void)series;
-        static const std::map<QString, const char*> names{{QStringLiteral("eval_accuracy"), QT_TR_NOOP("accuracy")},
-                                                          {QStringLiteral("eval_f1"), QT_TR_NOOP("F1")},
-                                                          {QStringLiteral("eval_f1_micro"), QT_TR_NOOP("F1 (micro)")},
-                                                          {QStringLiteral("eval_mse"), QT_TR_NOOP("MSE")},
-                                                          {QStringLiteral("eval_pearson"), QT_TR_NOOP("Pearson r")}};
+        static const std::map<QString, const char*> names{
+            {QStringLiteral("eval_accuracy"), QT_TR_NOOP("accuracy")},
+            {QStringLiteral("eval_f1"), QT_TR_NOOP("F1")},
+            {QStringLiteral("eval_f1_micro"), QT_TR_NOOP("F1 (micro)")},
+            {QStringLiteral("eval_mse"), QT_TR_NOOP("MSE")},
+            {QStringLiteral("eval_pearson"), QT_TR_NOOP("Pearson r")},
+            {QStringLiteral("eval_rewards/chosen"), QT_TR_NOOP("chosen reward")},
+            {QStringLiteral("eval_rewards/rejected"), QT_TR_NOOP("rejected reward")},
+            {QStringLiteral("eval_rewards/margins"), QT_TR_NOOP("reward margin")},
+            {QStringLiteral("eval_rewards/accuracies"), QT_TR_NOOP("reward accuracy")}};
         const auto it = names.find(key);
         if (QCPGraph* g = m_evalMetricsChart->graphByKey(key)) g->setName(it == names.end() ? key : tr(it->second));
+    }
+    m_rewardsChart->setTitle(tr("Rewards"));
+    m_rewardsChart->setAxisLabels(step, tr("reward"));
+    for (const auto& [key, series] : m_rewards) {
+        (void)series;
+        static const std::map<QString, const char*> names{
+            {QStringLiteral("rewards/chosen"), QT_TR_NOOP("chosen")},
+            {QStringLiteral("rewards/rejected"), QT_TR_NOOP("rejected")},
+            {QStringLiteral("rewards/margins"), QT_TR_NOOP("margin (chosen - rejected)")}};
+        const auto it = names.find(key);
+        if (QCPGraph* g = m_rewardsChart->graphByKey(key)) g->setName(it == names.end() ? key : tr(it->second));
     }
     m_smoothSpin->setToolTip(tr("EMA smoothing weight of the loss (0 = raw values)"));
     m_smoothLabel->setText(tr("Smoothing"));
@@ -301,6 +321,12 @@ void RunView::clear() {
     m_evalMetrics.clear();
     m_evalMetricsChart->removeAllSeries();
     showEvalMetricsTab(false);
+    m_rewards.clear();
+    m_rewardsChart->removeAllSeries();
+    if (const int i = m_tabs->indexOf(m_rewardsChart); i >= 0) {
+        m_tabs->removeTab(i);
+        m_rewardsChart->hide();
+    }
     m_samplesTable->setRowCount(0);
     showSamplesTab(false);
     m_smoothedRevision = 0;
@@ -377,14 +403,30 @@ void RunView::applyBatch(const RunDataBatch& batch) {
             }
         } else if (p.name == "eval_loss") {
             m_evalLoss.append(x, p.value);
-        } else if (p.name.rfind("eval_", 0) == 0) {  // classification: accuracy, F1, MSE, Pearson
+        } else if (p.name == "rewards/chosen" || p.name == "rewards/rejected" || p.name == "rewards/margins") {
+            const QString key = QString::fromStdString(p.name);
+            if (!m_rewardsChart->graphByKey(key)) {
+                const int colour = p.name == "rewards/margins" ? 0 : p.name == "rewards/chosen" ? 2 : 3;
+                m_rewardsChart->ensureGraph(
+                    key, QString(), QPen(SeriesChart::seriesColor(colour), p.name == "rewards/margins" ? 2.5 : 1.5));
+                if (m_tabs->indexOf(m_rewardsChart) < 0) {
+                    m_tabs->insertTab(0, m_rewardsChart, tr("Rewards"));
+                    m_tabs->setCurrentWidget(m_rewardsChart);  // what a preference run is about
+                }
+                m_rewardNamesStale = true;
+            }
+            m_rewards[key].append(x, p.value);
+        } else if (p.name.rfind("eval_", 0) == 0 &&
+                   (p.name.find('/') == std::string::npos || p.name.rfind("eval_rewards/", 0) == 0)) {
+            // classification: accuracy, F1, MSE, Pearson; preference: the rewards (log-probs and logits stay in
+            // the store, for the compare page)
             const QString key = QString::fromStdString(p.name);
             if (!m_evalMetricsChart->graphByKey(key)) {
                 QCPGraph* g = m_evalMetricsChart->ensureGraph(
                     key, QString(), QPen(SeriesChart::seriesColor(int(m_evalMetrics.size()) + 1), 2.0));
                 g->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCircle, 5));
                 showEvalMetricsTab(true);
-                if (m_evalMetrics.empty())
+                if (m_evalMetrics.empty() && m_tabs->indexOf(m_rewardsChart) < 0)
                     m_tabs->setCurrentWidget(m_evalMetricsChart);  // what a classifier run is about
                 m_evalNamesStale = true;
             }
@@ -496,6 +538,11 @@ void RunView::replotNow() {
     m_lossScaleChart->sync(QStringLiteral("loss_scale"), m_lossScale);
     m_tokensChart->sync(QStringLiteral("tokens_per_s"), m_tokensPerS);
     for (const auto& [key, series] : m_evalMetrics) m_evalMetricsChart->sync(key, series);
+    for (const auto& [key, series] : m_rewards) m_rewardsChart->sync(key, series);
+    if (m_rewardNamesStale) {
+        m_rewardNamesStale = false;
+        m_evalNamesStale = true;  // retranslate() below names both
+    }
     if (m_evalNamesStale) {
         m_evalNamesStale = false;
         retranslate();

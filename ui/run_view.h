@@ -55,6 +55,7 @@ public:
     SeriesChart* memoryChart() const { return m_memoryChart; }
     SeriesChart* lrChart() const { return m_lrChart; }
     SeriesChart* evalMetricsChart() const { return m_evalMetricsChart; }
+    SeriesChart* rewardsChart() const { return m_rewardsChart; }
     SeriesChart* gradNormChart() const { return m_gradNormChart; }
     SeriesChart* lossScaleChart() const { return m_lossScaleChart; }
     SeriesChart* tokensChart() const { return m_tokensChart; }
@@ -145,6 +146,11 @@ private:
     SeriesChart* m_evalMetricsChart;
     std::map<QString, LiveSeries> m_evalMetrics;
     void showEvalMetricsTab(bool show);
+    // Preference runs (training.objective dpo / orpo / simpo): TRL's rewards/chosen, rewards/rejected and
+    // rewards/margins per logged step; the tab appears (and comes forward) with the first such point.
+    SeriesChart* m_rewardsChart;
+    std::map<QString, LiveSeries> m_rewards;
+    bool m_rewardNamesStale = false;
     QTableWidget* m_samplesTable;
     void showSamplesTab(bool show);
     void addSampleTexts(const std::vector<SampleText>& texts);

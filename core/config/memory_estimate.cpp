@@ -163,6 +163,8 @@ struct Inputs {
     bool chunkedLoss = true;
     bool fusedKernels = true;
     bool attentionBias = false;  // instruction data (padding or packed samples): SDPA gets a mask
+    int64_t rowsPerSample = 1;   // preference objectives: a pair is two sequences (chosen and rejected)
+    int64_t referenceBytes = 0;  // DPO with a frozen copy of the reference: its weights (no gradient, no state)
 };
 
 struct Result {
@@ -308,6 +310,7 @@ Result compute(const ModelShape& shape, const Inputs& in) {
                 deviceParams += resident;
         }
     }
+    deviceParams += in.referenceBytes;
     // Gradient buffers that live across steps (core/zero): stage 1 a flat gradient of every trainable parameter,
     // stage 2 this rank's partition and one reduce_bucket_size bucket (allocated once), stage 3 the partition.
     // (LoRA at stage 3: the adapters run in a stage-2 optimizer.)
@@ -323,7 +326,7 @@ Result compute(const ModelShape& shape, const Inputs& in) {
     // Stage 3 runs every block through its gather/recompute runner: the forward keeps only the block's input and
     // backward recomputes it, as activation checkpointing does, whatever model.activation_checkpointing says.
     ActivationInputs ai;
-    ai.batch = in.micro;
+    ai.batch = in.micro * in.rowsPerSample;
     ai.seq = in.seq;
     ai.mode = mode;
     ai.device = in.device;
@@ -344,7 +347,7 @@ Result compute(const ModelShape& shape, const Inputs& in) {
     // float32 copy, 6 bytes, come before), then the bit16 gradient of the logits with the head's input and weight
     // gradients. Chunked: one chunk's float32 logits and softmax (8 bytes per logit of the chunk) with the rows' and
     // the head weight's gradients.
-    const int64_t tokens = in.micro * in.seq;
+    const int64_t tokens = in.micro * in.rowsPerSample * in.seq;
     const int64_t c = mode == ForwardMode::Fp32 ? 4 : 2;
     int64_t loss = 0;
     if (shape.lmHead) {
@@ -504,6 +507,18 @@ Inputs resolveInputs(const TrainConfig& config, const EstimateOptions& o) {
     in.chunkedLoss = o.chunkedLoss.value_or(config.model.chunkedLoss);
     in.fusedKernels = o.fusedKernels.value_or(fusedKernelsByDefault());
     in.attentionBias = config.data.instructionFormat();
+    if (config.training.preferenceObjective()) {                        // core/train/preference_objective.h
+        in.rowsPerSample = config.training.objective == "kto" ? 1 : 2;  // KTO: one sequence (its KL pass: no grad)
+        in.chunkedLoss = false;  // the pairs' log-probs are taken from the whole logits
+        const PreferenceSection& p = config.preference;
+        const bool copy = (config.training.objective == "dpo" || config.training.objective == "kto") &&
+                          !p.precomputeRefLogProbs && (!p.refModel.empty() || !config.model.lora.enabled);
+        if (copy) {
+            const ModelShape ref = p.refModel.empty() ? ModelShape() : readModelShape(p.refModel / "config.json");
+            in.referenceBytes = -1;  // the policy's shape unless ref_model names another: filled by the caller
+            if (!p.refModel.empty()) in.referenceBytes = ref.numParameters() * (in.precision == "fp32" ? 4 : 2);
+        }
+    }
     return in;
 }
 
@@ -528,7 +543,8 @@ MemoryEstimate estimateMemory(const TrainConfig& config, const EstimateOptions& 
 }
 
 MemoryEstimate estimateMemory(const TrainConfig& config, const ModelShape& shape, const EstimateOptions& options) {
-    const Inputs in = resolveInputs(config, options);
+    Inputs in = resolveInputs(config, options);
+    if (in.referenceBytes < 0) in.referenceBytes = shape.numParameters() * (in.precision == "fp32" ? 4 : 2);
     MemoryEstimate e;
     e.shape = shape;
     e.totalParameters = shape.numParameters();
@@ -552,6 +568,15 @@ MemoryEstimate estimateMemory(const TrainConfig& config, const ModelShape& shape
     e.deviceCapacity = options.deviceCapacity;
     e.fits = !e.deviceCapacity || e.perRank.total <= *e.deviceCapacity;
 
+    if (config.training.preferenceObjective())
+        e.notes.push_back(
+            "training.objective \"" + config.training.objective + "\": " +
+            (in.rowsPerSample == 2 ? "each pair is two sequences (micro-batch x 2 rows)"
+                                   : "each example is one sequence (its KL sequence is scored without gradient)") +
+            " and the loss takes the whole logits" +
+            (in.referenceBytes > 0
+                 ? "; the frozen reference copy (" + formatBytes(in.referenceBytes) + ") is counted with the parameters"
+                 : std::string()));
     if (in.precision == "bf16" && in.stage == 0)
         e.notes.push_back(
             "stage 0 with bf16: this version keeps fp32 weights and gradients (4+4+8 bytes per parameter, the same "

@@ -29,7 +29,14 @@ const std::vector<std::string>& keysOf(const std::string& objective) {
     static const std::vector<std::string> simpo = {"beta", "disable_dropout", "simpo_gamma", "cpo_alpha",
                                                    "label_smoothing"};
     static const std::vector<std::string> orpo = {"beta", "disable_dropout"};
-    return objective == "dpo" ? dpo : objective == "simpo" ? simpo : orpo;
+    static const std::vector<std::string> kto = {"beta",
+                                                 "disable_dropout",
+                                                 "loss_type",
+                                                 "desirable_weight",
+                                                 "undesirable_weight",
+                                                 "precompute_ref_log_probs",
+                                                 "ref_model"};
+    return objective == "dpo" ? dpo : objective == "simpo" ? simpo : objective == "kto" ? kto : orpo;
 }
 
 // TRL keys with no counterpart here: refused by name rather than ignored.
@@ -46,7 +53,7 @@ const std::vector<std::pair<std::string, std::string>> kRefused = {
 }  // namespace
 
 bool isPreferenceObjective(const std::string& objective) {
-    return objective == "dpo" || objective == "orpo" || objective == "simpo";
+    return objective == "dpo" || objective == "orpo" || objective == "simpo" || objective == "kto";
 }
 
 void parsePreference(const json& v, const std::string& objective, const std::filesystem::path& baseDir,
@@ -57,10 +64,12 @@ void parsePreference(const json& v, const std::string& objective, const std::fil
     }
     if (!isPreferenceObjective(objective)) {
         issues.warning(kSection, "ignored: training.objective is \"" + objective +
-                                     "\"; the section sets \"dpo\", \"orpo\" and \"simpo\"");
+                                     "\"; the section sets \"dpo\", \"orpo\", \"simpo\" and \"kto\"");
         return;
     }
     const std::vector<std::string>& mine = keysOf(objective);
+    static const std::vector<std::string> kKtoLossTypes = {"kto", "apo_zero_unpaired"};
+    const std::vector<std::string>& lossTypes = objective == "kto" ? kKtoLossTypes : kDpoLossTypes;
     auto wanted = [&](const char* name) -> const json* {
         const json* f = findField(v, name);
         if (!f || f->is_null()) return nullptr;
@@ -92,11 +101,15 @@ void parsePreference(const json& v, const std::string& objective, const std::fil
         }
         bool ok = !names.empty();
         for (const std::string& n : names)
-            if (std::find(kDpoLossTypes.begin(), kDpoLossTypes.end(), n) == kDpoLossTypes.end()) {
+            if (std::find(lossTypes.begin(), lossTypes.end(), n) == lossTypes.end()) {
                 ok = false;
                 issues.error(sectionKey("loss_type"),
-                             "expected one of " + joinNames(kDpoLossTypes) + ", got \"" + n + "\"");
+                             "expected one of " + joinNames(lossTypes) + ", got \"" + n + "\"");
             }
+        if (ok && objective == "kto" && names.size() != 1) {
+            ok = false;
+            issues.error(sectionKey("loss_type"), "KTO takes one loss type, \"kto\" or \"apo_zero_unpaired\"");
+        }
         if (ok) out.lossTypes = names;
     }
     if (const json* f = wanted("loss_weights")) {
@@ -143,6 +156,10 @@ void parsePreference(const json& v, const std::string& objective, const std::fil
             issues.warning(sectionKey("label_smoothing"),
                            "no effect on these loss types (TRL 1.16 applies it to robust and exo_pair only)");
     }
+    for (const auto& [name, field] :
+         {std::pair{"desirable_weight", &out.desirableWeight}, std::pair{"undesirable_weight", &out.undesirableWeight}})
+        if (const json* f = wanted(name))
+            if (auto n = readNumber(issues, *f, sectionKey(name), 0.0, kMax, "a number >= 0")) *field = *n;
     if (const json* f = wanted("simpo_gamma"))
         if (auto n = readNumber(issues, *f, sectionKey("simpo_gamma"), -kMax, kMax, "a number")) out.simpoGamma = *n;
     if (const json* f = wanted("cpo_alpha"))
@@ -211,21 +228,26 @@ void checkPreferenceFits(const json& doc, TrainConfig& cfg, IssueList& issues) {
                        "ignored: preference losses score the completions only (ORPO's NLL term covers the prompt "
                        "too, as TRL's does)");
     const PreferenceSection& p = cfg.preference;
-    if (objective == "dpo" && p.refModel.empty() && !cfg.model.lora.initFrom.empty() && !p.precomputeRefLogProbs)
+    const bool reference = objective == "dpo" || objective == "kto";
+    if (reference && p.refModel.empty() && !cfg.model.lora.initFrom.empty() && !p.precomputeRefLogProbs)
         issues.error("preference.precompute_ref_log_probs",
                      "with model.lora.init_from the reference is that adapter before training (TRL keeps a copy "
                      "named \"ref\"); set true to compute its log-probs once before the first step, or give "
                      "preference.ref_model");
-    if (objective == "dpo" && !p.precomputeRefLogProbs && cfg.deepspeed.zeroStage == 3)
+    if (reference && !p.precomputeRefLogProbs && cfg.deepspeed.zeroStage == 3)
         issues.error("preference.precompute_ref_log_probs",
                      "ZeRO stage 3 needs the reference's log-probs precomputed (true) in this version: neither a "
                      "frozen copy nor a second pass inside a partitioned step is built there");
-    if (objective == "dpo" && p.refModel.empty() && !cfg.model.lora.enabled && !p.precomputeRefLogProbs &&
+    if (reference && p.refModel.empty() && !cfg.model.lora.enabled && !p.precomputeRefLogProbs &&
         cfg.model.init == "random")
         issues.error("preference.precompute_ref_log_probs",
                      "the reference is the model's random initialisation, which cannot be loaded again; set true "
                      "(or give preference.ref_model)");
-    if (objective == "dpo" && !p.refModel.empty() && cfg.model.lora.enabled)
+    if (objective == "kto" && p.lossTypes == std::vector<std::string>{"kto"} && cfg.deepspeed.microBatchPerGpu < 2)
+        issues.error("deepspeed.train_micro_batch_size_per_gpu",
+                     "KTO's KL estimate pairs each example with another of its micro-batch: expected 2 or more, got " +
+                         std::to_string(cfg.deepspeed.microBatchPerGpu));
+    if (reference && !p.refModel.empty() && cfg.model.lora.enabled)
         issues.warning("preference.ref_model",
                        "used as the reference instead of the base with the adapters disabled (its own copy is held)");
 }
@@ -240,6 +262,12 @@ json preferenceToJson(const std::string& objective, const PreferenceSection& p) 
             out["discopop_tau"] = p.discopopTau;
         out["truncation_mode"] = p.truncationMode;
         if (p.maxPromptLength) out["max_prompt_length"] = *p.maxPromptLength;
+        out["precompute_ref_log_probs"] = p.precomputeRefLogProbs;
+        if (!p.refModel.empty()) out["ref_model"] = p.refModel.generic_string();
+    } else if (objective == "kto") {
+        out["loss_type"] = p.lossTypes.empty() ? "kto" : p.lossTypes[0];
+        out["desirable_weight"] = p.desirableWeight;
+        out["undesirable_weight"] = p.undesirableWeight;
         out["precompute_ref_log_probs"] = p.precomputeRefLogProbs;
         if (!p.refModel.empty()) out["ref_model"] = p.refModel.generic_string();
     } else if (objective == "simpo") {

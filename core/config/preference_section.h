@@ -9,7 +9,7 @@
 
 namespace fts::config_detail {
 
-// The preference objectives ("sft" is not one); "kto" is refused by name until it is built.
+// The preference objectives ("sft" is not one): dpo, orpo, simpo, kto.
 bool isPreferenceObjective(const std::string& objective);
 
 // Reads the "preference" object. Each key is checked against what the objective uses (a DPO key under "orpo" is a

@@ -374,13 +374,10 @@ void parseTraining(const json& doc, const fs::path& baseDir, IssueList& issues, 
         if (auto s = readString(issues, *v, "training.objective")) {
             if (*s == "sft" || isPreferenceObjective(*s))
                 t.objective = *s;
-            else if (*s == "kto")
-                issues.error("training.objective",
-                             "\"kto\" (unpaired preference data) is not built yet; pairs train with \"dpo\", \"orpo\" "
-                             "or \"simpo\"");
             else
-                issues.error("training.objective",
-                             expectedMessage(fillTemplate(msg::kOneOf, {"sft, dpo, orpo, simpo"}), describeValue(*v)));
+                issues.error(
+                    "training.objective",
+                    expectedMessage(fillTemplate(msg::kOneOf, {"sft, dpo, orpo, simpo, kto"}), describeValue(*v)));
         }
     if (const json* v = findField(*o, "profile")) parseProfile(*v, issues, t.profile);
     parseTrainerArguments(*o, issues, t.trainer);
@@ -493,6 +490,7 @@ ConfigParseResult parseDocument(const json& doc, const fs::path& baseDir, int wo
     parseModel(doc, baseDir, issues, cfg.model);
     parseData(doc, baseDir, issues, cfg.data);
     parseTraining(doc, baseDir, issues, cfg.training);
+    if (cfg.training.objective == "kto") cfg.preference.lossTypes = {"kto"};  // KTOConfig's default loss type
     if (const json* v = findField(doc, "preference"); v && !v->is_null())
         parsePreference(*v, cfg.training.objective, baseDir, issues, cfg.preference);
     if (const json* ds = findField(doc, "deepspeed")) {

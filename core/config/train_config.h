@@ -299,10 +299,11 @@ struct PreferenceSection {
     double simpoGamma = 0.5;          // simpo: the target reward margin gamma (CPOConfig.simpo_gamma)
     double cpoAlpha = 1.0;            // simpo: weight of the NLL term on the chosen completions (CPOConfig.cpo_alpha)
     double discopopTau = 0.05;        // dpo discopop
-    std::string truncationMode = "keep_start";  // dpo: which end of a sequence over data.max_length is kept
-    std::optional<int64_t> maxPromptLength;     // older TRL's max_prompt_length: the prompt keeps its last N tokens
-    bool precomputeRefLogProbs = false;  // dpo: the reference's log-probs in one pass before training, no copy held
-    std::filesystem::path refModel;      // dpo: the reference's folder; empty: adapters off (LoRA) or model.path
+    double desirableWeight = 1.0, undesirableWeight = 1.0;  // kto: the weights of the two labels' losses
+    std::string truncationMode = "keep_start";              // dpo: which end of a sequence over data.max_length is kept
+    std::optional<int64_t> maxPromptLength;  // older TRL's max_prompt_length: the prompt keeps its last N tokens
+    bool precomputeRefLogProbs = false;      // dpo: the reference's log-probs in one pass before training, no copy held
+    std::filesystem::path refModel;          // dpo: the reference's folder; empty: adapters off (LoRA) or model.path
 };
 
 struct TrainConfig {

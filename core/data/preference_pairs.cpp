@@ -91,26 +91,10 @@ struct Tokenized {
 // DPOTrainer (TRL 1.16 dpo_trainer.py _prepare_dataset + DataCollatorForPreference): prompt and prompt + completion
 // tokenized apart, the completion from where they diverge; each sequence cut to max_length from the kept end.
 Tokenized tokenizeDpo(const PairPieces& p, const PreferenceOptions& o, const Tokenizer& tok, ChatTemplateKind kind) {
-    std::vector<int32_t> prompt, withChosen, withRejected;
-    if (p.conversational) {
-        prompt = tok.encode(renderGenerationPrompt(kind, p.promptTurns), false);
-        withChosen = tok.encode(joined(renderChat(kind, concat(p.promptTurns, p.chosenTurns))), false);
-        withRejected = tok.encode(joined(renderChat(kind, concat(p.promptTurns, p.rejectedTurns))), false);
-        if (endsRepliesWithEosId(kind) && tok.eosTokenId()) {
-            withChosen.push_back(*tok.eosTokenId());
-            withRejected.push_back(*tok.eosTokenId());
-        }
-    } else {  // the EOS text after each completion that does not end with it
-        const std::string eos = tok.eosTokenId() ? tok.idToToken(*tok.eosTokenId()) : std::string();
-        auto withEos = [&](const std::string& s) {
-            return !eos.empty() && (s.size() < eos.size() || s.compare(s.size() - eos.size(), eos.size(), eos) != 0)
-                       ? s + eos
-                       : s;
-        };
-        prompt = tok.encode(p.prompt, true);
-        withChosen = tok.encode(p.prompt + withEos(p.chosen), true);
-        withRejected = tok.encode(p.prompt + withEos(p.rejected), true);
-    }
+    const DpoTokens chosenSide = dpoTokens(p, true, tok, kind), rejectedSide = dpoTokens(p, false, tok, kind);
+    const std::vector<int32_t>& prompt = chosenSide.prompt;
+    const std::vector<int32_t>& withChosen = chosenSide.full;
+    const std::vector<int32_t>& withRejected = rejectedSide.full;
     const size_t promptLen =
         std::min({prompt.size(), commonPrefix(prompt, withChosen), commonPrefix(prompt, withRejected)});
     Tokenized out;
@@ -215,6 +199,27 @@ std::string pairLayoutName(PairLayout layout) {
     }
     return "auto";
 }
+
+DpoTokens dpoTokens(const PairPieces& p, bool chosenSide, const Tokenizer& tok, ChatTemplateKind kind) {
+    DpoTokens out;
+    if (p.conversational) {
+        out.prompt = tok.encode(renderGenerationPrompt(kind, p.promptTurns), false);
+        out.full = tok.encode(
+            joined(renderChat(kind, concat(p.promptTurns, chosenSide ? p.chosenTurns : p.rejectedTurns))), false);
+        if (endsRepliesWithEosId(kind) && tok.eosTokenId()) out.full.push_back(*tok.eosTokenId());
+        return out;
+    }
+    // plain text: the EOS text after a completion that does not end with it
+    const std::string eos = tok.eosTokenId() ? tok.idToToken(*tok.eosTokenId()) : std::string();
+    const std::string& completion = chosenSide ? p.chosen : p.rejected;
+    const bool endsWithEos = !eos.empty() && completion.size() >= eos.size() &&
+                             completion.compare(completion.size() - eos.size(), eos.size(), eos) == 0;
+    out.prompt = tok.encode(p.prompt, true);
+    out.full = tok.encode(p.prompt + completion + (eos.empty() || endsWithEos ? std::string() : eos), true);
+    return out;
+}
+
+size_t commonPrefixLength(const std::vector<int32_t>& a, const std::vector<int32_t>& b) { return commonPrefix(a, b); }
 
 PairPieces recordPair(const json& record, const PreferenceOptions& o) {
     const SampleFields& f = o.files.fields;

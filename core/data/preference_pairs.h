@@ -83,4 +83,14 @@ struct PairPieces {
 };
 PairPieces recordPair(const nlohmann::json& record, const PreferenceOptions& options);
 
+// The ids TRL's DPOTrainer (and KTOTrainer) give a prompt and prompt + one completion (the chosen side, or the
+// rejected): plain text with the tokenizer's special tokens and the EOS text after the completion unless it ends
+// with it; messages rendered with the chat template, no special tokens (the EOS id after templates whose replies end
+// with it). The completion starts where the two diverge (commonPrefixLength).
+struct DpoTokens {
+    std::vector<int32_t> prompt, full;
+};
+DpoTokens dpoTokens(const PairPieces& pieces, bool chosenSide, const Tokenizer& tokenizer, ChatTemplateKind kind);
+size_t commonPrefixLength(const std::vector<int32_t>& a, const std::vector<int32_t>& b);
+
 }  // namespace fts

@@ -157,4 +157,35 @@ PreferenceLoss preferenceLoss(const std::string& objective, const PreferenceSect
     return out;
 }
 
+PreferenceLoss ktoLoss(const PreferenceSection& p, const CompletionScores& policy, const torch::Tensor& reference,
+                       const torch::Tensor& desirable, double kl) {
+    const torch::Tensor ratio = policy.logps - reference;  // (B)
+    const double beta = p.beta;
+    const bool apo = !p.lossTypes.empty() && p.lossTypes[0] == "apo_zero_unpaired";
+    const torch::Tensor good = apo ? 1 - torch::sigmoid(beta * ratio) : 1 - torch::sigmoid(beta * (ratio - kl));
+    const torch::Tensor bad = apo ? torch::sigmoid(beta * ratio) : 1 - torch::sigmoid(beta * (kl - ratio));
+    const torch::Tensor losses = torch::where(desirable, p.desirableWeight * good, p.undesirableWeight * bad);
+    PreferenceLoss out;
+    out.loss = losses.mean();
+    torch::NoGradGuard noGrad;
+    std::map<std::string, double>& m = out.metrics;
+    m["kl"] = kl;
+    const torch::Tensor rewards = beta * ratio.detach();
+    const double nGood = desirable.sum().item<double>(), nBad = double(desirable.size(0)) - nGood;
+    auto side = [&](const char* name, const torch::Tensor& mask, double n) {
+        if (n <= 0) return;
+        const torch::Tensor f = mask.to(torch::kFloat64);
+        m[std::string("rewards/") + name] = (rewards.to(torch::kFloat64) * f).sum().item<double>() / n;
+        m[std::string("logps/") + name] = (policy.logps.detach().to(torch::kFloat64) * f).sum().item<double>() / n;
+        const double tokens = (policy.tokens.to(torch::kFloat64) * f).sum().item<double>();
+        if (tokens > 0)
+            m[std::string("logits/") + name] =
+                (policy.meanLogitSum.to(torch::kFloat64) * f).sum().item<double>() / tokens;
+    };
+    side("chosen", desirable, nGood);
+    side("rejected", ~desirable, nBad);
+    if (nGood > 0 && nBad > 0) m["rewards/margins"] = m["rewards/chosen"] - m["rewards/rejected"];
+    return out;
+}
+
 }  // namespace fts

@@ -40,4 +40,12 @@ PreferenceLoss preferenceLoss(const std::string& objective, const PreferenceSect
                               const torch::Tensor& labels, const CompletionScores& policy,
                               const torch::Tensor& reference, const torch::Tensor& nllLabels);
 
+// KTO (TRL 1.16's KTOTrainer) over B examples: `policy` and `reference` (B) the summed completion log-probs,
+// `desirable` (B, bool) the labels, `kl` the clamped KL estimate (no gradient). Per example: desirable
+// 1 - σ(β(c - c0 - kl)), undesirable 1 - σ(β(kl - (r - r0))) (loss_type "apo_zero_unpaired": 1 - σ(β(c - c0)) and
+// σ(β(r - r0)), no KL), times desirable_weight / undesirable_weight; the loss is their mean. Metrics with TRL's
+// names, a label's only when the micro-batch has it (rewards/margins when it has both).
+PreferenceLoss ktoLoss(const PreferenceSection& p, const CompletionScores& policy, const torch::Tensor& reference,
+                       const torch::Tensor& desirable, double kl);
+
 }  // namespace fts

@@ -17,13 +17,20 @@ std::filesystem::path referenceLogpsFile(const TrainConfig& cfg) {
     return cfg.training.outputDir / "reference_logps.json";
 }
 
-PreferenceObjective::PreferenceObjective(const TrainConfig& cfg, LanguageModel& policy,
-                                         const PreferenceTrainingData& data, torch::Device device, int64_t micro,
-                                         const std::function<void(bool)>& forwardOnly, bool resuming, EventSink& events,
+PreferenceObjective::PreferenceObjective(const TrainConfig& cfg, LanguageModel& policy, const TrainingData& data,
+                                         torch::Device device, int64_t micro,
+                                         const std::function<void(bool)>& forwardOnly,
+                                         std::function<double(double)> meanOverRanks, bool resuming, EventSink& events,
                                          bool leader)
-    : m_cfg(cfg), m_device(device) {
+    : m_cfg(cfg),
+      m_pairs(dynamic_cast<const PreferenceTrainingData*>(&data)),
+      m_unpaired(dynamic_cast<const UnpairedTrainingData*>(&data)),
+      m_meanOverRanks(std::move(meanOverRanks)),
+      m_device(device) {
+    if (!m_pairs && !m_unpaired) throw Error("training.objective: the data are not preference pairs");
     const PreferenceSection& p = cfg.preference;
-    if (cfg.training.objective != "dpo") return;  // SimPO and ORPO need no reference
+    const std::string& objective = cfg.training.objective;
+    if (objective != "dpo" && objective != "kto") return;  // SimPO and ORPO need no reference
     // LoRA from a fresh adapter: the base is the reference. From init_from's adapter the reference is that adapter
     // (TRL keeps a copy named "ref"): precomputed from the policy before its first step (the config requires it).
     const bool adapters = cfg.model.lora.enabled && p.refModel.empty() && cfg.model.lora.initFrom.empty();
@@ -52,8 +59,8 @@ PreferenceObjective::PreferenceObjective(const TrainConfig& cfg, LanguageModel& 
     if (resuming && fs::exists(file, ec)) {  // the reference of the run's first step, kept with the run
         const nlohmann::json j = parseJsonOrDiscarded(readFile(file));
         if (!j.is_object() || j.value("data_key", std::string()) != data.key() || !j["train"].is_array() ||
-            !j["eval"].is_array() || j["train"].size() != 2 * data.pairs().train.size() ||
-            j["eval"].size() != 2 * data.pairs().eval.size())
+            !j["eval"].is_array() || int64_t(j["train"].size()) != 2 * data.numTrain() ||
+            int64_t(j["eval"].size()) != 2 * data.numEval())
             throw IoError(file.string() + ": not the reference log-probs of this run's data (expected data_key " +
                           data.key() + " with two values per pair); move it aside to compute them again");
         m_refTrain = j["train"].get<std::vector<float>>();
@@ -63,7 +70,7 @@ PreferenceObjective::PreferenceObjective(const TrainConfig& cfg, LanguageModel& 
             throw IoError(file.string() +
                           ": not found; the reference was the model before its first step, which a resumed run no "
                           "longer has (give preference.ref_model, or start the run again)");
-        precompute(policy, data, micro, forwardOnly);
+        precompute(policy, micro, forwardOnly);
         if (leader)
             writeFileAtomic(
                 file, nlohmann::json{{"data_key", data.key()}, {"train", m_refTrain}, {"eval", m_refEval}}.dump());
@@ -111,23 +118,21 @@ torch::Tensor PreferenceObjective::scoreWithReference(LanguageModel& policy, con
 }
 
 torch::Tensor PreferenceObjective::referenceLogps(LanguageModel& policy, const TrainBatch& batch,
-                                                  const std::vector<int64_t>& indices, bool eval) {
+                                                  const std::vector<int64_t>& indices, bool eval, int slot) {
     if (m_reference != Reference::Precomputed) return scoreWithReference(policy, batch);
     const std::vector<float>& all = eval ? m_refEval : m_refTrain;
-    const auto P = int64_t(indices.size());
-    torch::Tensor out = torch::empty({2 * P}, torch::kFloat32);
-    auto* o = out.data_ptr<float>();
-    for (int64_t k = 0; k < P; ++k) {
-        o[k] = all.at(size_t(2 * indices[size_t(k)]));
-        o[P + k] = all.at(size_t(2 * indices[size_t(k)] + 1));
-    }
-    return out.to(m_device);
+    std::vector<float> values;
+    for (int s : {0, 1})
+        if (slot < 0 || slot == s)
+            for (int64_t i : indices) values.push_back(all.at(size_t(2 * i + s)));
+    return torch::tensor(values, torch::kFloat32).to(m_device);
 }
 
-void PreferenceObjective::precompute(LanguageModel& policy, const PreferenceTrainingData& data, int64_t micro,
+void PreferenceObjective::precompute(LanguageModel& policy, int64_t micro,
                                      const std::function<void(bool)>& forwardOnly) {
     forwardOnly(true);
     policy.setTraining(false);
+    const TrainingData& data = m_pairs ? static_cast<const TrainingData&>(*m_pairs) : *m_unpaired;
     for (bool eval : {false, true}) {
         const int64_t n = eval ? data.numEval() : data.numTrain();
         std::vector<float>& into = eval ? m_refEval : m_refTrain;
@@ -135,8 +140,11 @@ void PreferenceObjective::precompute(LanguageModel& policy, const PreferenceTrai
         for (int64_t begin = 0; begin < n; begin += micro) {
             std::vector<int64_t> idx;
             for (int64_t i = begin; i < std::min(n, begin + micro); ++i) idx.push_back(i);
-            const torch::Tensor logps =
-                scoreWithReference(policy, data.batch(eval, idx, m_device)).to(torch::kCPU, torch::kFloat32);
+            // pairs: one batch of [chosen; rejected]; KTO: the examples, then their KL sequences
+            torch::Tensor logps = scoreWithReference(policy, data.batch(eval, idx, m_device));
+            if (m_unpaired)
+                logps = torch::cat({logps, scoreWithReference(policy, m_unpaired->klBatch(eval, idx, m_device))});
+            logps = logps.to(torch::kCPU, torch::kFloat32);
             const auto P = int64_t(idx.size());
             for (int64_t k = 0; k < P; ++k) {
                 into[size_t(2 * idx[size_t(k)])] = logps[k].item<float>();
@@ -148,26 +156,53 @@ void PreferenceObjective::precompute(LanguageModel& policy, const PreferenceTrai
     forwardOnly(false);
 }
 
+torch::Tensor PreferenceObjective::ktoLossOf(LanguageModel& policy, const TrainBatch& batch,
+                                             const std::vector<int64_t>& indices, bool eval) {
+    // KTO's KL estimate: the policy and the reference on each example's mismatched sequence, no gradient; the mean
+    // over the micro-batch and the ranks, clamped at 0 (TRL 1.16 KTOTrainer)
+    const TrainBatch kl = m_unpaired->klBatch(eval, indices, m_device);
+    torch::Tensor policyKl;
+    {
+        torch::NoGradGuard noGrad;
+        policyKl = completionScores(forwardBatch(policy, kl), kl.labels).logps;
+    }
+    const torch::Tensor referenceKl = referenceLogps(policy, kl, indices, eval, 1);
+    const double klMean = std::max(0.0, m_meanOverRanks((policyKl - referenceKl).mean().item<double>()));
+    const torch::Tensor reference = referenceLogps(policy, batch, indices, eval, 0);
+    const CompletionScores scores = completionScores(forwardBatch(policy, batch), batch.labels);
+    PreferenceLoss out =
+        ktoLoss(m_cfg.preference, scores, reference, m_unpaired->desirable(eval, indices, m_device), klMean);
+    for (const auto& [name, value] : out.metrics) {
+        auto& entry = m_sums[eval][name];
+        entry.first += value;
+        entry.second += 1;
+    }
+    return out.loss;
+}
+
 torch::Tensor PreferenceObjective::loss(LanguageModel& policy, const TrainBatch& batch,
                                         const std::vector<int64_t>& indices, bool eval) {
     const std::string& objective = m_cfg.training.objective;
     policy.setTraining(!eval && !m_cfg.preference.disableDropout);  // TRL's disable_dropout (the default)
+    if (m_unpaired) return ktoLossOf(policy, batch, indices, eval);
     torch::Tensor reference;
     if (objective == "dpo") reference = referenceLogps(policy, batch, indices, eval);
     const torch::Tensor logits = forwardBatch(policy, batch);
     const CompletionScores scores = completionScores(logits, batch.labels);
     PreferenceLoss out = preferenceLoss(objective, m_cfg.preference, logits, batch.labels, scores, reference,
                                         objective == "orpo" ? wholeSequenceLabels(batch) : torch::Tensor());
-    for (const auto& [name, value] : out.metrics) m_sums[eval][name] += value;
-    m_count[eval] += 1;
+    for (const auto& [name, value] : out.metrics) {
+        auto& entry = m_sums[eval][name];
+        entry.first += value;
+        entry.second += 1;
+    }
     return out.loss;
 }
 
 std::map<std::string, double> PreferenceObjective::takeMetrics(bool eval) {
-    std::map<std::string, double> out;
-    for (const auto& [name, sum] : m_sums[eval]) out[name] = sum / double(std::max<int64_t>(1, m_count[eval]));
+    std::map<std::string, double> out;  // each over the micro-batches that had it (KTO: a label's, when present)
+    for (const auto& [name, entry] : m_sums[eval]) out[name] = entry.first / double(std::max<int64_t>(1, entry.second));
     m_sums[eval].clear();
-    m_count[eval] = 0;
     return out;
 }
 

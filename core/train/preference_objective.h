@@ -1,5 +1,6 @@
-// training.objective "dpo", "orpo", "simpo" in the training loop: one micro-batch of pairs through the policy, the
-// reference's log-probs from the run's source (DPO), TRL's loss (preference_loss.h) and its metrics.
+// training.objective "dpo", "orpo", "simpo", "kto" in the training loop: one micro-batch of pairs (or of KTO's
+// examples) through the policy, the reference's log-probs from the run's source (DPO, KTO), TRL's loss
+// (preference_loss.h) and its metrics.
 // The reference, as TRL 1.16 takes it: the base with the LoRA adapters switched off (no second copy, PEFT's way),
 // a frozen copy of model.path (or preference.ref_model) for a full fine-tune, or, with precompute_ref_log_probs, its
 // log-probs computed in one pass before the first step and kept in output_dir (so a resumed run finds them).
@@ -26,9 +27,10 @@ public:
     // forwardOnly(true/false) brackets the passes outside a training step (ZeRO stage 3 gathers the parameters for
     // them). Precomputing runs here: every pair of both splits, `micro` pairs per pass, or reads output_dir's file
     // when a run resumes (its data key must match). Throws ConfigError / IoError naming the key or file.
-    PreferenceObjective(const TrainConfig& cfg, LanguageModel& policy, const PreferenceTrainingData& data,
-                        torch::Device device, int64_t micro, const std::function<void(bool)>& forwardOnly,
-                        bool resuming, EventSink& events, bool leader);
+    // meanOverRanks: a value's mean over the ranks (KTO's KL estimate is gathered as TRL gathers it).
+    PreferenceObjective(const TrainConfig& cfg, LanguageModel& policy, const TrainingData& data, torch::Device device,
+                        int64_t micro, const std::function<void(bool)>& forwardOnly,
+                        std::function<double(double)> meanOverRanks, bool resuming, EventSink& events, bool leader);
     ~PreferenceObjective();
 
     // The micro-batch's loss (differentiable unless under NoGradGuard) for the pairs `indices` of a split; its
@@ -41,19 +43,24 @@ public:
     std::string describe() const;  // the reference's source in words, for the run's log
 
 private:
+    // The reference's log-probs of a batch's rows; precomputed: value `slot` (0 or 1) of each index's two, or
+    // (pairs) both slots, the first's rows then the second's.
     torch::Tensor referenceLogps(LanguageModel& policy, const TrainBatch& batch, const std::vector<int64_t>& indices,
-                                 bool eval);
+                                 bool eval, int slot = -1);
+    torch::Tensor ktoLossOf(LanguageModel& policy, const TrainBatch& batch, const std::vector<int64_t>& indices,
+                            bool eval);
     torch::Tensor scoreWithReference(LanguageModel& policy, const TrainBatch& batch);
-    void precompute(LanguageModel& policy, const PreferenceTrainingData& data, int64_t micro,
-                    const std::function<void(bool)>& forwardOnly);
+    void precompute(LanguageModel& policy, int64_t micro, const std::function<void(bool)>& forwardOnly);
 
     const TrainConfig& m_cfg;
+    const PreferenceTrainingData* m_pairs = nullptr;  // one of the two
+    const UnpairedTrainingData* m_unpaired = nullptr;
+    std::function<double(double)> m_meanOverRanks;
     Reference m_reference = Reference::None;
     std::unique_ptr<LanguageModel> m_copy;
     bool m_adaptersOff = false;                // the reference is the policy with its adapters switched off
     std::vector<float> m_refTrain, m_refEval;  // precomputed: [pair 2i] chosen, [2i + 1] rejected
-    std::map<std::string, double> m_sums[2];   // [eval]
-    int64_t m_count[2] = {0, 0};
+    std::map<std::string, std::pair<double, int64_t>> m_sums[2];  // [eval]: name -> (sum, micro-batches having it)
     torch::Device m_device;
 };
 

@@ -202,11 +202,17 @@ static TrainOutcome train(const TrainConfig& givenCfg, const TrainOptions& opt, 
     }
     // training.objective dpo / orpo / simpo: the pairs' loss and, for DPO, the reference (preference_objective.h)
     std::unique_ptr<PreferenceObjective> preference;
-    if (const auto* pairs = dynamic_cast<const PreferenceTrainingData*>(data.get())) {
+    if (tr.preferenceObjective()) {
         preference = std::make_unique<PreferenceObjective>(
-            cfg, *model, *pairs, device, micro,
-            [&](bool on) { on ? optimizer->beginForwardOnly() : optimizer->endForwardOnly(); }, !resumeDir.empty(),
-            events, leader);
+            cfg, *model, *data, device, micro,
+            [&](bool on) { on ? optimizer->beginForwardOnly() : optimizer->endForwardOnly(); },
+            [&](double v) {  // a value's mean over the ranks (KTO's KL estimate)
+                if (opt.worldSize <= 1) return v;
+                auto t = torch::full({1}, v, torch::kFloat64);
+                comm->allReduce(t);
+                return t.item<double>() / double(opt.worldSize);
+            },
+            !resumeDir.empty(), events, leader);
         if (leader)
             events.log("info",
                        "training.objective \"" + tr.objective + "\": the reference is " + preference->describe());

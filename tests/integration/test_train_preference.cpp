@@ -6,6 +6,7 @@
 // equals a copy of the base, a resumed run equals an uninterrupted one, ZeRO-2 on two ranks equals one rank.
 // LibTorch before Qt: Qt's `slots` keyword macro would otherwise break LibTorch's headers.
 #include "core/data/preference_pairs.h"
+#include "core/data/unpaired_examples.h"
 #include "core/data/tokenizer.h"
 
 #include <QTemporaryDir>
@@ -36,10 +37,13 @@ const fs::path kFixture = fs::path(FTS_SOURCE_DIR) / "tests" / "data" / "prefere
 // A run of the fixture: `patch` merged into the base config (TRL's settings in the Trainer's names).
 json fixtureConfig(const fs::path& out, const json& c) {
     const bool conv = c.value("data", std::string()) == "conv";
+    const bool kto = c.value("objective", std::string()) == "kto";
+    const std::string file = std::string(kto ? "kto_" : "") + (conv ? "conv.jsonl" : "text.jsonl");
     json cfg = {{"model", {{"path", (kFixture / "model").string()}}},
                 {"data",
-                 {{"train", (kFixture / (conv ? "conv.jsonl" : "text.jsonl")).string()},
+                 {{"train", (kFixture / file).string()},
                   {"format", "trl"},
+                  {"shuffle", false},  // KTO pairs each example with the one before it for its KL: file order
                   {"template", "chatml"},
                   {"max_length", 128},
                   {"eval_fraction", 0}}},
@@ -51,7 +55,7 @@ json fixtureConfig(const fs::path& out, const json& c) {
                   {"lr_scheduler_type", "linear"},
                   {"weight_decay", 0.0},
                   {"max_grad_norm", 1.0},
-                  {"per_device_train_batch_size", 2},
+                  {"per_device_train_batch_size", c.value("micro", 2)},
                   {"log_interval", 1},
                   {"eval_interval", 0},
                   {"device", "cpu"},
@@ -96,6 +100,8 @@ private slots:
     void stepsEqualTrl_data();
     void stepsEqualTrl();
     void referenceSourcesAgree();
+    void resumeEqualsUninterrupted();
+    void zero2OnTwoRanksEqualsOneRank();
 
 private:
     json m_expected = json::parse(fts::readFile(kFixture / "expected.json"));
@@ -115,7 +121,27 @@ void TestTrainPreference::tokenizationEqualsTrl() {
     for (const json& x : m_expected["cases"])
         if (x["name"] == name.toStdString()) c = x;
     auto tokenizer = fts::Tokenizer::fromFile(kFixture / "model" / "tokenizer.json");
+    auto ids = [](const std::vector<int32_t>& v, int64_t from, int64_t to) {
+        return std::vector<int64_t>(v.begin() + from, v.begin() + to);
+    };
     fts::PreferenceOptions o;
+    if (c["objective"] == "kto") {  // the first example, and its KL sequence: the chunk's last completion
+        o.files.trainPath = kFixture / (c["data"] == "conv" ? "kto_conv.jsonl" : "kto_text.jsonl");
+        o.files.chatTemplate = "chatml";
+        o.files.maxLength = 128;
+        o.files.shuffle = false;
+        const fts::UnpairedData d = fts::buildUnpairedData(o, *tokenizer, c["micro"].get<int64_t>());
+        QCOMPARE(d.train.size(), size_t(4));
+        const fts::UnpairedExample& e = d.train[0];
+        const json& t = c["tokens"];
+        QCOMPARE(ids(e.sequence.ids, 0, e.sequence.promptLength), t["prompt_ids"].get<std::vector<int64_t>>());
+        QCOMPARE(ids(e.sequence.ids, e.sequence.promptLength, int64_t(e.sequence.ids.size())),
+                 t["completion_ids"].get<std::vector<int64_t>>());
+        QCOMPARE(ids(e.kl.ids, e.kl.promptLength, int64_t(e.kl.ids.size())),
+                 t["KL_completion_ids"].get<std::vector<int64_t>>());
+        QCOMPARE(d.desirable, int64_t(2));
+        return;
+    }
     o.files.trainPath = kFixture / (c["data"] == "conv" ? "conv.jsonl" : "text.jsonl");
     o.files.chatTemplate = "chatml";
     o.files.maxLength = 128;
@@ -126,9 +152,6 @@ void TestTrainPreference::tokenizationEqualsTrl() {
     QCOMPARE(data.train.size(), size_t(8));
     const fts::PreferencePair& p = data.train[0];
     const json& t = c["tokens"];
-    auto ids = [](const std::vector<int32_t>& v, int64_t from, int64_t to) {
-        return std::vector<int64_t>(v.begin() + from, v.begin() + to);
-    };
     if (c["objective"] == "dpo") {
         const auto prompt = t["prompt_ids"].get<std::vector<int64_t>>();
         QCOMPARE(ids(p.chosen.ids, 0, p.chosen.promptLength), prompt);
@@ -159,7 +182,7 @@ void TestTrainPreference::stepsEqualTrl() {
     QTemporaryDir tmp;
     const fs::path dir = tmp.path().toStdString();
     json cfg = fixtureConfig(dir / "out", c);
-    if (c.contains("adapter") && c["objective"] == "dpo")  // the reference is that adapter before training
+    if (c.contains("adapter") && (c["objective"] == "dpo" || c["objective"] == "kto"))  // the adapter is the reference
         cfg["preference"]["precompute_ref_log_probs"] = true;
     const Run run = train(dir, "case", cfg);
     QVERIFY2(run.result.exitCode == 0, qPrintable(run.result.err.right(3000)));
@@ -168,7 +191,8 @@ void TestTrainPreference::stepsEqualTrl() {
     int compared = 0;
     // The float32 floor: rewards and DPO's loss are differences of summed log-probs (|logps| ~ 60 here, one ulp
     // ~ 4e-6), so they match to a few of those ulps times beta; the gradient norm carries every earlier step's
-    // float32 differences and is held to 1e-4.
+    // float32 differences and is held to 1e-4; KTO's KL estimate (a mean of differences of summed log-probs on the
+    // mismatched sequences, which a tenth of their size amplifies) to 32 of those ulps.
     const double beta = c.contains("preference") ? c["preference"].value("beta", 0.1) : 0.1;
     auto floorAt = [&](size_t k) {
         const json& row = c["rows"][k];
@@ -188,8 +212,17 @@ void TestTrainPreference::stepsEqualTrl() {
             const double theirs = c["rows"][k][key].get<double>();
             ++compared;
             const bool gradNorm = key == "grad_norm";
-            if (!close(s[k], theirs, gradNorm ? 1e-4 : 1e-5,
-                       std::max(1e-6, c["objective"] == "dpo" ? floorAt(k) : 0.0)))
+            const double rel = gradNorm ? 1e-4 : 1e-5;
+            if (key == "kl") {  // KTO's KL: a mean of differences of summed log-probs, 32 of their ulps
+                if (!close(s[k], theirs, rel, std::max(1e-6, 8.0 * floorAt(k) / beta)))
+                    wrong << QString("step %1 kl: ours %2, TRL %3")
+                                 .arg(k + 1)
+                                 .arg(s[k], 0, 'g', 9)
+                                 .arg(theirs, 0, 'g', 9);
+                continue;
+            }
+            if (!close(s[k], theirs, rel,
+                       std::max(1e-6, c["objective"] == "dpo" || c["objective"] == "kto" ? floorAt(k) : 0.0)))
                 wrong << QString("step %1 %2: ours %3, TRL %4")
                              .arg(k + 1)
                              .arg(ours.c_str())
@@ -239,6 +272,62 @@ void TestTrainPreference::referenceSourcesAgree() {
     QCOMPARE(a.size(), size_t(4));
     QCOMPARE(b, a);
     QVERIFY(std::abs(a.back()) > 1e-4);  // the adapters moved the policy away from the reference
+}
+
+// DPO with the reference precomputed: stopped after 3 steps and resumed to 6 (the reference read back from
+// output_dir), every loss and reward equals the uninterrupted run's, bit for bit.
+void TestTrainPreference::resumeEqualsUninterrupted() {
+    QTemporaryDir tmp;
+    const fs::path dir = tmp.path().toStdString();
+    json base = fixtureConfig(dir / "straight", {{"objective", "dpo"}, {"data", "conv"}});
+    base["training"]["lr_scheduler_type"] = "constant";
+    base["training"]["max_steps"] = 6;
+    base["training"]["save_interval"] = 3;
+    base["preference"] = {{"precompute_ref_log_probs", true}, {"loss_type", "ipo"}};
+    const Run straight = train(dir, "straight", base);
+    QVERIFY2(straight.result.exitCode == 0, qPrintable(straight.result.err.right(3000)));
+    json first = base;
+    first["training"]["output_dir"] = (dir / "split").string();
+    first["training"]["max_steps"] = 3;
+    const Run a = train(dir, "split", first);
+    QVERIFY2(a.result.exitCode == 0, qPrintable(a.result.err.right(3000)));
+    QVERIFY(fs::exists(dir / "split" / "reference_logps.json"));
+    json second = first;
+    second["training"]["max_steps"] = 6;
+    const Run b = train(dir, "split", second, {"--resume"});
+    QVERIFY2(b.result.exitCode == 0, qPrintable(b.result.err.right(3000)));
+    fts::RunStore store((dir / "runs.sqlite").string());
+    for (const char* m : {"loss", "rewards/margins", "logps/chosen", "grad_norm"}) {
+        const auto x = series(store, straight.id, m), y = series(store, b.id, m);
+        QCOMPARE(x.size(), size_t(6));
+        QCOMPARE(y, x);
+    }
+}
+
+// ZeRO stage 2 on two ranks (one pair each) equals one rank with both pairs in its micro-batch.
+void TestTrainPreference::zero2OnTwoRanksEqualsOneRank() {
+    QTemporaryDir tmp;
+    const fs::path dir = tmp.path().toStdString();
+    json one = fixtureConfig(dir / "one", {{"objective", "simpo"}, {"data", "text"}});
+    one["training"]["max_steps"] = 4;
+    one["preference"] = {{"beta", 2.0}, {"cpo_alpha", 0.5}};
+    const Run single = train(dir, "one", one);
+    QVERIFY2(single.result.exitCode == 0, qPrintable(single.result.err.right(3000)));
+    json two = one;
+    two["training"]["output_dir"] = (dir / "two").string();
+    two["training"]["per_device_train_batch_size"] = 1;
+    two["deepspeed"]["zero_optimization"] = {{"stage", 2}};
+    const Run ranks = train(dir, "two", two, {"--nproc", "2"});
+    QVERIFY2(ranks.result.exitCode == 0, qPrintable(ranks.result.err.right(3000)));
+    fts::RunStore store((dir / "runs.sqlite").string());
+    for (const char* m : {"loss", "rewards/margins", "nll_loss", "logps/rejected"}) {
+        const auto x = series(store, single.id, m), y = series(store, ranks.id, m);
+        QCOMPARE(x.size(), size_t(4));
+        QCOMPARE(y.size(), x.size());
+        for (size_t k = 0; k < x.size(); ++k)
+            QVERIFY2(close(y[k], x[k], 1e-5),
+                     qPrintable(QString("%1 step %2: %3 vs %4").arg(m).arg(k + 1).arg(y[k]).arg(x[k])));
+    }
 }
 
 QTEST_GUILESS_MAIN(TestTrainPreference)

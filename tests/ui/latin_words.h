@@ -20,6 +20,9 @@ inline QStringList englishWords(const QString& text) {
         // the product, keys, and machine-learning terms Chinese texts keep in English (as Chinese ML writing does)
         "Finetune", "Studio", "Return", "Transformer", "bitsandbytes", "SSD", "rsLoRA", "logits", "dropout", "alpha",
         "epsilon", "Epsilon", "Betas", "rank", "ranks",
+        // preference training: the methods' names and TRL's words for the two sides of a pair
+        "Beta", "DPO", "ORPO", "SimPO", "KTO", "TRL", "NLL", "SLiC", "DiscoPOP", "tau", "gamma", "chosen", "rejected",
+        "sigmoid", "hinge", "ipo", "robust", "sigmoid_norm", "dpo", "orpo", "simpo", "sft",
         // units
         "MiB", "GiB", "KiB", "TiB", "Gbit", "TFLOP",
         // JSON values and config words users type

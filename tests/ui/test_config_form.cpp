@@ -447,6 +447,12 @@ private slots:
         QTest::newRow("qlora, profile") << R"({"model": {"lora": {"r": 4}, "quantization": {"load_in_4bit": true,
             "llm_int8_skip_modules": ["mlp"]}}, "training": {"profile": {"wait": 2}},
             "deepspeed": {"wall_clock_breakdown": true}})";
+        QTest::newRow("dpo") << R"({"training": {"objective": "dpo"}, "data": {"format": "trl", "packing": false},
+            "preference": {"loss_type": ["sigmoid", "discopop"], "loss_weights": [1, 0.5], "max_prompt_length": 64,
+            "ref_model": "model"}})";
+        QTest::newRow("simpo") << R"({"training": {"objective": "simpo"}, "data": {"packing": false}})";
+        QTest::newRow("kto") << R"({"training": {"objective": "kto"}, "data": {"packing": false},
+            "preference": {"undesirable_weight": 1.5, "ref_model": "model"}})";
         QTest::newRow("offload") << R"({"deepspeed": {"zero_optimization": {"stage": 3,
             "offload_optimizer": {"device": "nvme", "nvme_path": "swap"}, "offload_param": {"device": "cpu"}}}})";
     }

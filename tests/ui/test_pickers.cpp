@@ -272,6 +272,44 @@ private slots:
         dialog.grab().save(QStringLiteral(FTS_BINARY_DIR "/screenshots/data_preview_classification.png"));
     }
 
+    // A preference run previews its pairs: the prompt, then the chosen and the rejected completion, each marked,
+    // as DPO tokenizes them; the counts cover the whole file (a pair whose prompt fills max_length is dropped).
+    void dataPreviewOfPairs() {
+        QTemporaryDir tmp;
+        const QString file = tmp.filePath(QStringLiteral("pairs.jsonl"));
+        {
+            QFile f(file);
+            QVERIFY(f.open(QIODevice::WriteOnly));
+            f.write(R"({"prompt": "The sky over the sea is", "chosen": " blue and calm today.", "rejected": " green."})"
+                    "\n");
+            f.write(R"({"prompt": "The sky over the sea is the sky over the sea is the sky over the sea is the sky",)"
+                    R"( "chosen": " blue.", "rejected": " green."})"
+                    "\n");
+            f.write(R"({"prompt": "x", "chosen": " y"})"
+                    "\n");
+        }
+        DataPreviewRequest request;
+        request.train = file;
+        request.tokenizer = QStringLiteral(FTS_SOURCE_DIR "/tests/data/preference/model/tokenizer.json");
+        request.objective = QStringLiteral("dpo");
+        request.format = QStringLiteral("trl");
+        request.maxLength = 16;
+        DataPreviewDialog dialog(request);
+        QTRY_VERIFY_WITH_TIMEOUT(!dialog.isRunning(), 20000);
+        const DataPreviewResult& r = dialog.result();
+        QVERIFY2(r.ok, qPrintable(r.error));
+        QCOMPARE(r.samples, 1);
+        QCOMPARE(r.dropped, 1);  // the long prompt
+        QCOMPARE(r.badRows, 2);  // it, and the row without "rejected"
+        QCOMPARE(r.shown, 1);
+        QVERIFY(r.html.contains(QStringLiteral("#dff3dc\"> blue and calm today.&lt;|endoftext|&gt;")));
+        QVERIFY(r.html.contains(QStringLiteral("#f6d8d8\"> green.&lt;|endoftext|&gt;")));
+        QVERIFY2(dialog.statsLabel()->text().contains(QStringLiteral("pairs.jsonl:3")),
+                 qPrintable(dialog.statsLabel()->text()));
+        QDir().mkpath(QStringLiteral(FTS_BINARY_DIR "/screenshots"));
+        dialog.grab().save(QStringLiteral(FTS_BINARY_DIR "/screenshots/data_preview_pairs.png"));
+    }
+
     void dataPreviewReportsErrors() {
         DataPreviewRequest request;
         request.train = QStringLiteral(FTS_TEST_DATA_DIR "/ui/missing.jsonl");

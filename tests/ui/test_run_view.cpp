@@ -267,6 +267,41 @@ private slots:
         QCOMPARE(view.chartTabs()->indexOf(chart), -1);
     }
 
+    // Preference runs: the rewards (chosen, rejected, margin) get a tab that comes forward; eval rewards join the
+    // eval metrics, the eval log-probs and logits do not (they stay in the store, for the compare page).
+    void rewardsTab() {
+        RunView view;
+        view.resize(900, 700);
+        view.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&view));
+        view.showRun(runningRun(8));
+        QCOMPARE(view.chartTabs()->indexOf(view.rewardsChart()), -1);
+        RunDataBatch b = batchOf(8, 1, 4, /*reset=*/true);
+        for (int64_t s = 1; s <= 4; ++s) {
+            b.metrics.push_back({s, "rewards/chosen", -0.1 * double(s), 1000.0 + s});
+            b.metrics.push_back({s, "rewards/rejected", -0.3 * double(s), 1000.0 + s});
+            b.metrics.push_back({s, "rewards/margins", 0.2 * double(s), 1000.0 + s});
+            b.metrics.push_back({s, "rewards/accuracies", 1.0, 1000.0 + s});
+            b.metrics.push_back({s, "logps/chosen", -40.0, 1000.0 + s});
+        }
+        b.metrics.push_back({4, "eval_rewards/margins", 0.5, 1004.0});
+        b.metrics.push_back({4, "eval_logps/chosen", -42.0, 1004.0});
+        view.applyBatch(b);
+        SeriesChart* chart = view.rewardsChart();
+        QTRY_COMPARE(chart->pointCount(QStringLiteral("rewards/margins")), 4);
+        QCOMPARE(chart->pointCount(QStringLiteral("rewards/chosen")), 4);
+        QCOMPARE(chart->graphByKey(QStringLiteral("rewards/accuracies")), nullptr);
+        QCOMPARE(chart->graphByKey(QStringLiteral("rewards/margins"))->data()->at(3)->value, 0.8);
+        QCOMPARE(view.chartTabs()->currentWidget(), chart);
+        QVERIFY(chart->graphByKey(QStringLiteral("rewards/margins"))->name().contains(QLatin1String("margin")));
+        QCOMPARE(view.evalMetricsChart()->pointCount(QStringLiteral("eval_rewards/margins")), 1);
+        QCOMPARE(view.evalMetricsChart()->graphByKey(QStringLiteral("eval_logps/chosen")), nullptr);
+        QDir().mkpath(QStringLiteral(FTS_BINARY_DIR "/screenshots"));
+        view.grab().save(QStringLiteral(FTS_BINARY_DIR "/screenshots/run_view_rewards.png"));
+        view.showRun(runningRun(9));
+        QCOMPARE(view.chartTabs()->indexOf(chart), -1);
+    }
+
     void manyBatchesOneReplot() {
         RunView view;
         view.show();

@@ -470,6 +470,41 @@ private slots:
         QCOMPARE(e.states.parameters, 4 * s.numParameters() + 4 * adapters);
     }
 
+    // Preference objectives: a pair is two sequences (the activations and the loss of twice the micro-batch, the
+    // whole logits), and DPO's frozen reference copy adds its weights; precomputed, it adds nothing.
+    void preferenceCountsPairsAndReference() {
+        const fs::path dir = m_models.at("llama");
+        const ModelShape s = readModelShape(dir);
+        auto config = [&](const json& patch) {
+            json doc = {
+                {"model", {{"path", dir.string()}}},
+                {"data",
+                 {{"train", (kSource / "resources/quickstart/sample_stories.jsonl").string()}, {"max_length", 128}}},
+                {"training", {{"output_dir", "/tmp/fts-estimate-test-out"}, {"max_steps", 10}}},
+                {"deepspeed", {{"train_micro_batch_size_per_gpu", 2}}}};
+            doc.merge_patch(patch);
+            ConfigParseResult r = parseTrainConfig(doc, kSource, 1);
+            if (!r.ok()) throw ConfigError(r.errorText());
+            return *r.config;
+        };
+        const MemoryEstimate copy = estimateMemory(config({{"training", {{"objective", "dpo"}}}}), s);
+        const MemoryEstimate pre = estimateMemory(
+            config({{"training", {{"objective", "dpo"}}}, {"preference", {{"precompute_ref_log_probs", true}}}}), s);
+        const MemoryEstimate orpo = estimateMemory(config({{"training", {{"objective", "orpo"}}}}), s);
+        const MemoryEstimate sft = estimateMemory(config({{"model", {{"chunked_loss", false}}},
+                                                          {"data", {{"format", "auto"}}},
+                                                          {"deepspeed", {{"train_micro_batch_size_per_gpu", 4}}}}),
+                                                  s);
+        QCOMPARE(copy.perRank.parameters - pre.perRank.parameters, 4 * s.numParameters());  // fp32 copy
+        QCOMPARE(pre.perRank.parameters, orpo.perRank.parameters);
+        QCOMPARE(pre.perRank.activations, sft.perRank.activations);  // 2 pairs = 4 sequences, unchunked logits
+        QCOMPARE(pre.perRank.workspace, sft.perRank.workspace);
+        QCOMPARE(pre.microBatch, int64_t(2));  // the micro-batch still counts pairs
+        bool noted = false;
+        for (const std::string& n : copy.notes) noted = noted || n.find("frozen reference copy") != std::string::npos;
+        QVERIFY(noted);
+    }
+
     void qloraCountsTheBaseIn4Bits() {
         // model.quantization with LoRA: the blocks' linear weights in bitsandbytes' 4-bit format (half a byte each, a
         // float32 absmax per 64, or with double quantization a byte per 64 plus a float32 per 256 blocks and the

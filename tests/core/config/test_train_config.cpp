@@ -951,7 +951,7 @@ void TestTrainConfig::typeAndRangeErrors_data() {
     QTest::newRow("data.format")
         << R"({"data":{"format":"chat"}})"
         << "data.format"
-        << R"(expected one of lm, auto, text, alpaca, sharegpt, messages, classification, got "chat")";
+        << R"(expected one of lm, auto, text, alpaca, sharegpt, messages, classification, trl, got "chat")";
     QTest::newRow("data.columns classification")
         << R"({"data":{"format":"classification","columns":{"instruction":"q"}}})"
         << "data.columns.instruction"

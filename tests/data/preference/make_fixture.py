@@ -3,8 +3,9 @@
 # text pair and one conversational pair (each repeated, so the order of the pairs does not matter), and per case the
 # per-step log history of TRL's trainer (CPU, fp32, dropout off, AdamW, linear decay, max_grad_norm 1) plus the
 # token ids TRL trained on. Rerun (network not needed, about a minute):
-#   PYTHONPATH=<trl 1.16 + datasets 4.8 wheels> python tests/data/preference/make_fixture.py tests/data/preference
-# Pins: trl 1.16.0, transformers 5.23.0, peft 0.21.2, torch 2.11, datasets 4.8.5 (datasets 5.x fails on CPU here).
+#   <venv>/bin/python tests/data/preference/make_fixture.py tests/data/preference
+# with the tests' wheels (packaging/requirements-tests.txt: trl 1.16.0, transformers 5.23.0, peft 0.21.2, datasets
+# 4.8.5; torch 2.11). KTO's cases take the whole dataset as one micro-batch, in file order (its KL pairs).
 import json
 import os
 import sys
@@ -21,6 +22,14 @@ CHATML = ("{% for message in messages %}{{'<|im_start|>' + message['role'] + '\n
           "'<|im_end|>' + '\n'}}{% endfor %}{% if add_generation_prompt %}{{ '<|im_start|>assistant\n' }}{% endif %}")
 
 TEXT = {"prompt": "The sky over the sea is", "chosen": " blue and calm today.", "rejected": " green, loud and wet."}
+KTO_TEXT = [{"prompt": "The sky over the sea is", "completion": " blue and calm today.", "label": True},
+            {"prompt": "The sky over the sea is", "completion": " green, loud and wet.", "label": False},
+            {"prompt": "It is", "completion": " blue and calm today.", "label": True},
+            {"prompt": "It is", "completion": " green, I think.", "label": False}]
+KTO_CONV = [{"prompt": [{"role": "user", "content": "What color is the sky?"}],
+             "completion": [{"role": "assistant", "content": c}], "label": l}
+            for c, l in [("It is blue.", True), ("It is green, I think.", False), ("Blue, I think.", True),
+                         ("It is green.", False)]]
 CONV = {"prompt": [{"role": "user", "content": "What color is the sky?"}],
         "chosen": [{"role": "assistant", "content": "It is blue."}],
         "rejected": [{"role": "assistant", "content": "It is green, I think."}]}
@@ -74,12 +83,15 @@ def lora_adapter(name):  # a fresh PEFT adapter saved once: both sides start fro
 
 def run(case, tok):
     from peft import PeftModel
-    from trl import DPOConfig, DPOTrainer
+    from trl import DPOConfig, DPOTrainer, KTOConfig, KTOTrainer
     from trl.experimental.cpo import CPOConfig, CPOTrainer
     from trl.experimental.orpo import ORPOConfig, ORPOTrainer
-    row = CONV if case["data"] == "conv" else TEXT
-    data = Dataset.from_list([row] * PAIRS)
-    common = dict(output_dir="/tmp/pref_fixture_out", max_steps=STEPS, per_device_train_batch_size=MICRO,
+    if case["objective"] == "kto":
+        data = Dataset.from_list(KTO_CONV if case["data"] == "conv" else KTO_TEXT)
+    else:
+        data = Dataset.from_list([CONV if case["data"] == "conv" else TEXT] * PAIRS)
+    common = dict(output_dir="/tmp/pref_fixture_out", max_steps=STEPS,
+                  per_device_train_batch_size=case.get("micro", MICRO),
                   gradient_accumulation_steps=1, learning_rate=LR, logging_steps=1, save_strategy="no",
                   report_to="none", bf16=False, fp16=False, use_cpu=True, gradient_checkpointing=False,
                   optim="adamw_torch", seed=42, dataloader_num_workers=0, disable_tqdm=True, max_grad_norm=1.0,
@@ -97,6 +109,13 @@ def run(case, tok):
         ref = None if "adapter" in case else LlamaForCausalLM.from_pretrained(OUT + "/model", dtype=torch.float32)
         tr = DPOTrainer(model=model, ref_model=ref, args=DPOConfig(**common, **kw), train_dataset=data,
                         processing_class=tok, callbacks=[cap])
+    elif kind == "kto":
+        ref = None if "adapter" in case else LlamaForCausalLM.from_pretrained(OUT + "/model", dtype=torch.float32)
+        tr = KTOTrainer(model=model, ref_model=ref,
+                        args=KTOConfig(**common, beta=p.get("beta", 0.1),
+                                       desirable_weight=p.get("desirable_weight", 1.0),
+                                       undesirable_weight=p.get("undesirable_weight", 1.0)),
+                        train_dataset=data, processing_class=tok, callbacks=[cap])
     elif kind == "orpo":
         tr = ORPOTrainer(model=model, args=ORPOConfig(**common, beta=p.get("beta", 0.1)), train_dataset=data,
                          processing_class=tok, callbacks=[cap])
@@ -121,6 +140,9 @@ CASES = [
     {"name": "orpo_conv_lora", "objective": "orpo", "data": "conv", "adapter": "adapter"},
     {"name": "simpo_text", "objective": "simpo", "data": "text",
      "preference": {"beta": 2.0, "simpo_gamma": 0.5, "cpo_alpha": 0.5}},
+    {"name": "kto_text", "objective": "kto", "data": "text", "micro": 4,
+     "preference": {"beta": 0.2, "undesirable_weight": 1.5}},
+    {"name": "kto_conv_lora", "objective": "kto", "data": "conv", "micro": 4, "adapter": "adapter"},
     {"name": "simpo_conv", "objective": "simpo", "data": "conv", "preference": {"beta": 2.5, "simpo_gamma": 1.0, "cpo_alpha": 0.0}},
 ]
 
@@ -134,6 +156,10 @@ if __name__ == "__main__":
     with open(OUT + "/conv.jsonl", "w") as f:
         for _ in range(PAIRS):
             f.write(json.dumps(CONV) + "\n")
+    for name, rows in (("kto_text", KTO_TEXT), ("kto_conv", KTO_CONV)):
+        with open(OUT + "/" + name + ".jsonl", "w") as f:
+            for r in rows:
+                f.write(json.dumps(r) + "\n")
     expected = {"steps": STEPS, "micro_batch": MICRO, "learning_rate": LR, "cases": []}
     for case in CASES:
         result = run(case, tok)
