@@ -81,4 +81,5 @@ rates = [n / t for n, t in zip(per_step, clock.times)]
 print(statistics.median(rates[2:]))
 PY
 )
+REF=$(tail -n 1 <<< "$REF")  # the figure (libraries may print warnings before it)
 "$PY" -c "print(f'DPO CPU, {$T} threads: fts {$FTS:.0f} tokens/s (reference precomputed: {$PRE:.0f}), TRL DPOTrainer {$REF:.0f} tokens/s, ratio {$FTS/$REF:.2f}x; fts peak memory: frozen copy {$FTSPEAK:.0f} MiB, precomputed {$PREPEAK:.0f} MiB')"
