@@ -304,13 +304,14 @@ void TestTrainPreference::resumeEqualsUninterrupted() {
     }
 }
 
-// ZeRO stage 2 on two ranks (one pair each) equals one rank with both pairs in its micro-batch.
+// ZeRO stage 2 on two ranks (one pair each, each rank with its frozen reference copy) equals one rank with both
+// pairs in its micro-batch: DPO with the sft term, so that the losses, the rewards and the NLL all take part.
 void TestTrainPreference::zero2OnTwoRanksEqualsOneRank() {
     QTemporaryDir tmp;
     const fs::path dir = tmp.path().toStdString();
-    json one = fixtureConfig(dir / "one", {{"objective", "simpo"}, {"data", "text"}});
+    json one = fixtureConfig(dir / "one", {{"objective", "dpo"}, {"data", "conv"}});
     one["training"]["max_steps"] = 4;
-    one["preference"] = {{"beta", 2.0}, {"cpo_alpha", 0.5}};
+    one["preference"] = {{"rpo_alpha", 0.5}};
     const Run single = train(dir, "one", one);
     QVERIFY2(single.result.exitCode == 0, qPrintable(single.result.err.right(3000)));
     json two = one;
@@ -320,7 +321,7 @@ void TestTrainPreference::zero2OnTwoRanksEqualsOneRank() {
     const Run ranks = train(dir, "two", two, {"--nproc", "2"});
     QVERIFY2(ranks.result.exitCode == 0, qPrintable(ranks.result.err.right(3000)));
     fts::RunStore store((dir / "runs.sqlite").string());
-    for (const char* m : {"loss", "rewards/margins", "nll_loss", "logps/rejected"}) {
+    for (const char* m : {"loss", "rewards/margins", "rewards/accuracies", "logps/rejected"}) {
         const auto x = series(store, single.id, m), y = series(store, ranks.id, m);
         QCOMPARE(x.size(), size_t(4));
         QCOMPARE(y.size(), x.size());
