@@ -25,4 +25,7 @@ if [ -n "${DISPLAY:-}${WAYLAND_DISPLAY:-}" ]; then
   exec build/bin/finetune-studio --quickstart "$@"
 fi
 stage 3 "no display found: training the quick-start in the terminal (the GUI shows this run later)"
+# Run again, it trains again: into a fresh folder beside the first run's (outputs/quickstart-2, ...) rather than
+# stopping at the first run's checkpoints. Arguments given (--resume, --output_dir, ...) are passed as they are.
+[ $# -eq 0 ] && set -- --new-output
 exec build/bin/fts train resources/quickstart/quickstart.json "$@"
