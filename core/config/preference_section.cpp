@@ -223,6 +223,9 @@ void checkPreferenceFits(const json& doc, TrainConfig& cfg, IssueList& issues) {
         issues.error("data.packing",
                      "preference pairs are not packed (each pair is scored whole); set \"packing\": "
                      "false");
+    if (data && data->is_object() && findField(*data, "cache_dir"))
+        issues.warning("data.cache_dir",
+                       "ignored: preference data are tokenized as the run loads them (no token cache)");
     if (d.trainOnPrompt)
         issues.warning("data.train_on_prompt",
                        "ignored: preference losses score the completions only (ORPO's NLL term covers the prompt "

@@ -196,6 +196,11 @@ void parseData(const json& doc, const fs::path& baseDir, IssueList& issues, Data
         out = *s;
         return true;
     };
+    // With a preference objective (training.objective) the default format is "auto": pairs are found by their columns.
+    if (const json* t = findField(doc, "training"); !findField(*o, "format") && t && t->is_object())
+        if (const json* objective = findField(*t, "objective");
+            objective && objective->is_string() && isPreferenceObjective(objective->get<std::string>()))
+            d.format = "auto";
     oneOf("format", {"lm", "auto", "text", "alpaca", "sharegpt", "messages", "classification", "trl"}, d.format);
     oneOf("template",
           {"auto", "chatml", "qwen", "qwen3", "qwen2.5", "qwen2", "llama3", "mistral", "llama2", "alpaca", "none"},
@@ -653,7 +658,7 @@ nlohmann::json configToResolvedJson(const TrainConfig& c) {
     // Only what the format uses (what it ignores is warned about when written).
     if (!(d.classification() && d.columns.count("text"))) data["text_field"] = d.textField;
     if (d.eval.empty()) data["eval_fraction"] = d.evalFraction;
-    if (d.instructionFormat()) data["cache_dir"] = d.cacheDir.generic_string();
+    if (d.instructionFormat() && !c.training.preferenceObjective()) data["cache_dir"] = d.cacheDir.generic_string();
     if (d.classification()) {
         data["on_bad_row"] = d.onBadRow;
         if (!d.columns.empty()) data["columns"] = d.columns;

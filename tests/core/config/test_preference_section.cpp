@@ -57,6 +57,12 @@ private slots:
         QVERIFY2(again.ok(), issues(again).c_str());
         QCOMPARE(configToResolvedJson(*again.config), resolved);
         QVERIFY(!configToResolvedJson(*parseWith({}).config).contains("preference"));  // sft: no section
+        QVERIFY(!resolved["data"].contains("cache_dir"));                              // pairs are not cached
+        // The instruction keys apply (format "auto" by default): no "format is lm" warning for the template.
+        const ConfigParseResult t =
+            parseWith({{"training", {{"objective", "dpo"}}}, {"data", {{"template", "chatml"}, {"cache_dir", "c"}}}});
+        QVERIFY2(t.ok() && !has(t, "data.template", "", false), issues(t).c_str());
+        QVERIFY2(has(t, "data.cache_dir", "no token cache", false), issues(t).c_str());
     }
 
     // A list of loss types with weights; older TRL's rpo_alpha becomes the "sft" term; SimPO's keys.
