@@ -206,7 +206,14 @@ void checkPreferenceFits(const json& doc, TrainConfig& cfg, IssueList& issues) {
     DataSection& d = cfg.data;
     const json* data = findField(doc, "data");
     const bool formatWritten = data && data->is_object() && findField(*data, "format");
+    const json* columns = data && data->is_object() ? findField(*data, "columns") : nullptr;
+    auto columnWritten = [&](const char* role) { return columns && columns->is_object() && findField(*columns, role); };
     if (!isPreferenceObjective(objective)) {
+        for (const char* role : {"prompt", "chosen", "rejected"})
+            if (columnWritten(role))
+                issues.warning(std::string("data.columns.") + role,
+                               "ignored: a preference column, read when training.objective is dpo, orpo, simpo or "
+                               "kto");
         if (d.format == "trl")
             issues.error("data.format",
                          "\"trl\" holds preference pairs: it needs training.objective \"dpo\", "
@@ -223,6 +230,19 @@ void checkPreferenceFits(const json& doc, TrainConfig& cfg, IssueList& issues) {
         issues.error("data.packing",
                      "preference pairs are not packed (each pair is scored whole); set \"packing\": "
                      "false");
+    if (columnWritten("output"))
+        issues.warning("data.columns.output", "ignored: preference rows hold their completions in chosen / rejected "
+                                              "(or completion) fields; rename those with data.columns");
+    if (data && data->is_object() && findField(*data, "text_field"))
+        issues.warning("data.text_field", "ignored: preference rows are read by their prompt / chosen / rejected "
+                                          "(KTO: prompt / completion / label) fields");
+    if (const json* model = findField(doc, "model"); model && model->is_object() && findField(*model, "chunked_loss"))
+        issues.warning("model.chunked_loss",
+                       "ignored: the preference objectives take the log-probs from the whole logits");
+    if (objective == "dpo" && cfg.preference.discopopTau != PreferenceSection().discopopTau &&
+        std::find(cfg.preference.lossTypes.begin(), cfg.preference.lossTypes.end(), "discopop") ==
+            cfg.preference.lossTypes.end())
+        issues.warning("preference.discopop_tau", "no effect: preference.loss_type has no \"discopop\"");
     if (data && data->is_object() && findField(*data, "cache_dir"))
         issues.warning("data.cache_dir",
                        "ignored: preference data are tokenized as the run loads them (no token cache)");

@@ -653,10 +653,12 @@ nlohmann::json configToResolvedJson(const TrainConfig& c) {
         model["lora"] = lora;
     }
     if (c.model.quantization.enabled) model["quantization"] = quantizationToJson(c.model.quantization);
+    if (c.training.preferenceObjective()) model.erase("chunked_loss");
     const DataSection& d = c.data;
     json data = {{"train", d.train.generic_string()}, {"max_length", d.maxLength}, {"format", d.format}};
     // Only what the format uses (what it ignores is warned about when written).
-    if (!(d.classification() && d.columns.count("text"))) data["text_field"] = d.textField;
+    const bool pairs = c.training.preferenceObjective();  // read by their own fields, scored from whole logits
+    if (!(d.classification() && d.columns.count("text")) && !pairs) data["text_field"] = d.textField;
     if (d.eval.empty()) data["eval_fraction"] = d.evalFraction;
     if (d.instructionFormat() && !c.training.preferenceObjective()) data["cache_dir"] = d.cacheDir.generic_string();
     if (d.classification()) {

@@ -109,6 +109,19 @@ private slots:
         QVERIFY2(has(r, "preference.label_smoothing", "exo_pair", true), issues(r).c_str());
         r = parseWith({{"training", {{"objective", "dpo"}}}, {"preference", {{"label_smoothing", 0.1}}}});
         QVERIFY2(has(r, "preference.label_smoothing", "no effect", false), issues(r).c_str());
+        // Keys a preference run does not read, and preference columns under sft: warned about by name.
+        r = parseWith({{"training", {{"objective", "dpo"}}},
+                       {"model", {{"chunked_loss", true}}},
+                       {"data", {{"text_field", "t"}, {"columns", {{"output", "o"}, {"chosen", "good"}}}}},
+                       {"preference", {{"discopop_tau", 0.1}}}});
+        QVERIFY2(r.ok(), issues(r).c_str());
+        QVERIFY2(has(r, "model.chunked_loss", "whole logits", false), issues(r).c_str());
+        QVERIFY2(has(r, "data.text_field", "ignored", false), issues(r).c_str());
+        QVERIFY2(has(r, "data.columns.output", "ignored", false), issues(r).c_str());
+        QVERIFY2(!has(r, "data.columns.chosen", "", false), issues(r).c_str());
+        QVERIFY2(has(r, "preference.discopop_tau", "no \"discopop\"", false), issues(r).c_str());
+        r = parseWith({{"data", {{"format", "alpaca"}, {"columns", {{"rejected", "bad"}}}}}});
+        QVERIFY2(has(r, "data.columns.rejected", "preference column", false), issues(r).c_str());
         r = parseWith({{"preference", {{"beta", 0.2}}}});  // sft
         QVERIFY2(has(r, "preference", "ignored", false), issues(r).c_str());
     }
