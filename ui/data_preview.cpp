@@ -200,25 +200,21 @@ void previewPairs(const DataPreviewRequest& request, const Tokenizer& tokenizer,
     out.badRows = s.badRows;
     out.maxTokens = s.maxTokens;
     out.meanTokens = s.meanTokens;
+    auto marked = [](const char* style, const QString& text) {
+        return QStringLiteral("<span style=\"%1\">%2</span>").arg(QLatin1String(style), text.toHtmlEscaped());
+    };
     auto span = [&](const std::vector<int32_t>& ids, int64_t from, int64_t to, const char* style) {
         const std::vector<int32_t> part(ids.begin() + from, ids.begin() + to);
-        return QStringLiteral("<span style=\"%1\">%2</span>")
-            .arg(QLatin1String(style), QString::fromStdString(tokenizer.decode(part, false)).toHtmlEscaped());
+        return marked(style, QString::fromStdString(tokenizer.decode(part, false)));
     };
     const char* prompt = "background:#dde1e6;color:#555";
     const char* chosen = "background:#dff3dc";
     const char* rejected = "background:#f6d8d8";
-    QString html =
-        QStringLiteral("<p>%1 &nbsp; %2 &nbsp; %3</p>")
-            .arg(QStringLiteral("<span style=\"%1\">%2</span>")
-                     .arg(QLatin1String(prompt),
-                          QCoreApplication::translate("fts::DataPreviewDialog", "prompt: no loss").toHtmlEscaped()),
-                 QStringLiteral("<span style=\"%1\">%2</span>")
-                     .arg(QLatin1String(chosen),
-                          QCoreApplication::translate("fts::DataPreviewDialog", "chosen").toHtmlEscaped()),
-                 QStringLiteral("<span style=\"%1\">%2</span>")
-                     .arg(QLatin1String(rejected),
-                          QCoreApplication::translate("fts::DataPreviewDialog", "rejected").toHtmlEscaped()));
+    const auto legend = [](const char* text) { return QCoreApplication::translate("fts::DataPreviewDialog", text); };
+    QString html = QStringLiteral("<p>%1 &nbsp; %2 &nbsp; %3</p>")
+                       .arg(marked(prompt, legend(QT_TRANSLATE_NOOP("fts::DataPreviewDialog", "prompt: no loss"))),
+                            marked(chosen, legend(QT_TRANSLATE_NOOP("fts::DataPreviewDialog", "chosen"))),
+                            marked(rejected, legend(QT_TRANSLATE_NOOP("fts::DataPreviewDialog", "rejected"))));
     const int shown = int(std::min<size_t>(size_t(std::max(0, request.samples)), d.train.size()));
     std::vector<const PreferencePair*> first;
     for (const PreferencePair& p : d.train) first.push_back(&p);

@@ -231,11 +231,13 @@ void checkPreferenceFits(const json& doc, TrainConfig& cfg, IssueList& issues) {
                      "preference pairs are not packed (each pair is scored whole); set \"packing\": "
                      "false");
     if (columnWritten("output"))
-        issues.warning("data.columns.output", "ignored: preference rows hold their completions in chosen / rejected "
-                                              "(or completion) fields; rename those with data.columns");
+        issues.warning("data.columns.output",
+                       "ignored: preference rows hold their completions in chosen / rejected "
+                       "(or completion) fields; rename those with data.columns");
     if (data && data->is_object() && findField(*data, "text_field"))
-        issues.warning("data.text_field", "ignored: preference rows are read by their prompt / chosen / rejected "
-                                          "(KTO: prompt / completion / label) fields");
+        issues.warning("data.text_field",
+                       "ignored: preference rows are read by their prompt / chosen / rejected "
+                       "(KTO: prompt / completion / label) fields");
     if (const json* model = findField(doc, "model"); model && model->is_object() && findField(*model, "chunked_loss"))
         issues.warning("model.chunked_loss",
                        "ignored: the preference objectives take the log-probs from the whole logits");

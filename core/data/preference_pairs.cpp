@@ -14,13 +14,6 @@ using nlohmann::json;
 
 namespace {
 
-const std::string& stringField(const json& record, const std::string& key) {
-    auto it = record.find(key);
-    if (it == record.end()) throw FormatError("missing field '" + key + "'");
-    if (!it->is_string()) throw FormatError("field '" + key + "' must be a string, found " + it->type_name());
-    return it->get_ref<const std::string&>();
-}
-
 // A list of {role, content} messages (TRL's conversational rows) or one {from, value} / {role, content} object
 // (LLaMA-Factory's ShareGPT chosen / rejected), as ChatMessages.
 std::vector<ChatMessage> turns(const json& value, const std::string& key, const SampleFields& fields) {
@@ -274,7 +267,7 @@ PairPieces recordPair(const json& record, const PreferenceOptions& o) {
                     p.promptTurns.push_back({"user", pair[0].get<std::string>(), {}});
                     p.promptTurns.push_back({"assistant", pair[1].get<std::string>(), {}});
                 }
-            std::string query = stringField(record, f.instruction);
+            std::string query = requireString(record, f.instruction.c_str(), "");
             if (auto in = record.find(f.input);
                 in != record.end() && in->is_string() && !in->get<std::string>().empty())
                 query += "\n" + in->get<std::string>();
@@ -328,6 +321,44 @@ nlohmann::json preferenceStatsToJson(const PreferenceStats& s) {
             {"template", s.chatTemplate}};
 }
 
+namespace {
+// data.on_bad_row "stop": what ends the build (not a bad row of its own when it passes through a reader callback).
+struct StopAtBadRow : FormatError {
+    using FormatError::FormatError;
+};
+}  // namespace
+
+void countBadRow(const PreferenceOptions& o, PreferenceStats& st, const std::string& message) {
+    ++st.badRows;
+    if (int64_t(st.badRowMessages.size()) < o.files.maxBadRowsShown) st.badRowMessages.push_back(message);
+    if (o.files.badRows == BadRowPolicy::Stop)
+        throw StopAtBadRow(message + " (data.on_bad_row is \"stop\"; set it to \"skip\" to skip bad rows)");
+}
+
+void readPreferenceRecords(const std::filesystem::path& file, const PreferenceOptions& o, PreferenceStats& st,
+                           const std::function<void(const Record&, const std::string&)>& take) {
+    RecordReader reader(file);
+    Record rec;
+    BadRow row;
+    for (;;) {
+        const RecordReader::Status status = reader.next(rec, row);
+        if (status == RecordReader::Status::End) break;
+        ++st.records;
+        if (status == RecordReader::Status::Bad) {
+            countBadRow(o, st, row.message);
+            continue;
+        }
+        const std::string where = file.string() + ":" + std::to_string(rec.line) + ": ";
+        try {
+            take(rec, where);
+        } catch (const StopAtBadRow&) {
+            throw;
+        } catch (const FormatError& e) {
+            countBadRow(o, st, where + e.what());
+        }
+    }
+}
+
 PreferenceData buildPreferenceData(const PreferenceOptions& o, const Tokenizer& tok) {
     if (o.files.maxLength < 2) throw FormatError("data.max_length must be at least 2");
     const ChatTemplateKind kind = resolveChatTemplate(o.files.chatTemplate, o.files.modelDir);
@@ -335,48 +366,25 @@ PreferenceData buildPreferenceData(const PreferenceOptions& o, const Tokenizer& 
     PreferenceStats& st = out.stats;
     st.chatTemplate = chatTemplateName(kind);
     std::vector<PairLayout> layouts;
-    auto bad = [&](const std::string& message) {
-        ++st.badRows;
-        if (int64_t(st.badRowMessages.size()) < o.files.maxBadRowsShown) st.badRowMessages.push_back(message);
-        if (o.files.badRows == BadRowPolicy::Stop)
-            throw FormatError(message + " (data.on_bad_row is \"stop\"; set it to \"skip\" to skip bad rows)");
-    };
     auto readFile = [&](const std::filesystem::path& file, std::vector<PreferencePair>& into) {
-        RecordReader reader(file);
-        Record rec;
-        BadRow row;
-        for (;;) {
-            const RecordReader::Status status = reader.next(rec, row);
-            if (status == RecordReader::Status::End) break;
-            ++st.records;
-            if (status == RecordReader::Status::Bad) {
-                bad(row.message);
-                continue;
+        readPreferenceRecords(file, o, st, [&](const Record& rec, const std::string&) {
+            const PairPieces p = recordPair(rec.value, o);
+            st.conversational = st.conversational || p.conversational;
+            if (std::find(layouts.begin(), layouts.end(), p.layout) == layouts.end()) layouts.push_back(p.layout);
+            Tokenized t =
+                o.tokenization == PairTokenization::Dpo ? tokenizeDpo(p, o, tok, kind) : tokenizeCpo(p, o, tok, kind);
+            if (t.promptTooLong) {  // TRL drops these (keep_start leaves no completion token)
+                ++st.promptTooLong;
+                throw FormatError("the prompt alone is " + std::to_string(t.chosen.promptLength) +
+                                  " tokens, data.max_length " + std::to_string(o.files.maxLength) +
+                                  " leaves no completion token (raise max_length, or set "
+                                  "preference.max_prompt_length)");
             }
-            const std::string where = file.string() + ":" + std::to_string(rec.line) + ": ";
-            try {
-                const PairPieces p = recordPair(rec.value, o);
-                st.conversational = st.conversational || p.conversational;
-                if (std::find(layouts.begin(), layouts.end(), p.layout) == layouts.end()) layouts.push_back(p.layout);
-                Tokenized t = o.tokenization == PairTokenization::Dpo ? tokenizeDpo(p, o, tok, kind)
-                                                                      : tokenizeCpo(p, o, tok, kind);
-                if (t.promptTooLong) {  // TRL drops these (keep_start leaves no completion token)
-                    ++st.promptTooLong;
-                    bad(where + "the prompt alone is " + std::to_string(t.chosen.promptLength) +
-                        " tokens, data.max_length " + std::to_string(o.files.maxLength) +
-                        " leaves no completion token (raise max_length, or set preference.max_prompt_length)");
-                    continue;
-                }
-                if (t.chosen.completionTokens() <= 0 || t.rejected.completionTokens() <= 0) {
-                    bad(where + "no completion token left after tokenization and truncation");
-                    continue;
-                }
-                st.truncated += t.truncated;
-                into.push_back({std::move(t.chosen), std::move(t.rejected), rec.line});
-            } catch (const FormatError& e) {
-                bad(where + e.what());
-            }
-        }
+            if (t.chosen.completionTokens() <= 0 || t.rejected.completionTokens() <= 0)
+                throw FormatError("no completion token left after tokenization and truncation");
+            st.truncated += t.truncated;
+            into.push_back({std::move(t.chosen), std::move(t.rejected), rec.line});
+        });
     };
     std::vector<PreferencePair> all, evalFile;
     readFile(o.files.trainPath, all);

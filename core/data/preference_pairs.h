@@ -9,12 +9,15 @@
 // line and never crashes (options.badRows decides whether the build stops).
 #pragma once
 #include <cstdint>
+#include <filesystem>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
+#include "core/data/record_reader.h"
 #include "core/data/sft_dataset.h"
 
 namespace fts {
@@ -67,6 +70,14 @@ struct PreferenceData {
     std::vector<PreferencePair> train, eval;
     PreferenceStats stats;
 };
+
+// Reads every record of `file` for a build (this file's and unpaired_examples'): counts it in stats.records and gives
+// each good one to `take` with its "<file>:<line>: " prefix; a FormatError from `take`, or a record the reader cannot
+// parse, is a bad row (countBadRow).
+void readPreferenceRecords(const std::filesystem::path& file, const PreferenceOptions& options, PreferenceStats& stats,
+                           const std::function<void(const Record& record, const std::string& where)>& take);
+// A bad row: counted, its message kept among the first maxBadRowsShown; FormatError under BadRowPolicy::Stop.
+void countBadRow(const PreferenceOptions& options, PreferenceStats& stats, const std::string& message);
 
 // Reads, renders, tokenizes, truncates, splits and shuffles. Throws FormatError (naming file:line) when badRows is
 // Stop and a row is bad, or when no training pair remains.

@@ -21,8 +21,6 @@ namespace fts {
 
 using nlohmann::json;
 
-namespace {
-
 const std::string& requireString(const json& obj, const char* key, const std::string& where) {
     auto it = obj.find(key);
     if (it == obj.end()) throw FormatError(where + "missing field '" + key + "'");
@@ -30,6 +28,8 @@ const std::string& requireString(const json& obj, const char* key, const std::st
         throw FormatError(where + "field '" + key + "' must be a string, found " + std::string(it->type_name()));
     return it->get_ref<const std::string&>();
 }
+
+namespace {
 
 std::string formatName(SampleFormat f) {
     switch (f) {

@@ -114,6 +114,9 @@ struct SftData {
 // (naming file:line) when badRows is Stop and a row is bad, or when no training sample remains.
 SftData buildSftData(const SftOptions& options, const Tokenizer& tokenizer);
 
+// The string field `key` of a record; FormatError "<where>missing field 'key'" or "... must be a string, found T".
+const std::string& requireString(const nlohmann::json& record, const char* key, const std::string& where);
+
 // The pieces of one record: the messages it maps to under `format` (Auto: decided per record by its
 // keys: messages, conversations, instruction, then the text field). Throws FormatError "<what>".
 std::vector<ChatMessage> recordMessages(const nlohmann::json& record, SampleFormat format, const std::string& textField,

@@ -3,7 +3,6 @@
 
 #include <algorithm>
 
-#include "core/data/record_reader.h"
 #include "core/data/sft_layout.h"
 #include "core/data/tokenizer.h"
 #include "core/util/error.h"
@@ -67,12 +66,6 @@ UnpairedData buildUnpairedData(const PreferenceOptions& o, const Tokenizer& tok,
     UnpairedData out;
     PreferenceStats& st = out.stats;
     st.chatTemplate = chatTemplateName(kind);
-    auto bad = [&](const std::string& message) {
-        ++st.badRows;
-        if (int64_t(st.badRowMessages.size()) < o.files.maxBadRowsShown) st.badRowMessages.push_back(message);
-        if (o.files.badRows == BadRowPolicy::Stop)
-            throw FormatError(message + " (data.on_bad_row is \"stop\"; set it to \"skip\" to skip bad rows)");
-    };
     struct Tokenized {
         PairSequence sequence;
         std::vector<int32_t> prompt, completion;  // untruncated, for the KL sequences
@@ -80,25 +73,18 @@ UnpairedData buildUnpairedData(const PreferenceOptions& o, const Tokenizer& tok,
         int64_t line = 0;
     };
     auto readFile = [&](const std::filesystem::path& file, std::vector<Tokenized>& into) {
-        RecordReader reader(file);
-        Record rec;
-        BadRow row;
         std::vector<Piece> chosen, rejected;  // paired rows of the current chunk of 1000, unpaired at its end
         int64_t pairedRows = 0;
-        auto take = [&](const Piece& piece) {
-            const std::string where = file.string() + ":" + std::to_string(piece.line) + ": ";
+        // One example tokenized into `into`; what makes it a bad row, or "" when it is kept.
+        auto take = [&](const Piece& piece) -> std::string {
             const DpoTokens t = dpoTokens(piece.pieces, true, tok, kind);
             const size_t promptLen = std::min(t.prompt.size(), commonPrefixLength(t.prompt, t.full));
             if (int64_t(promptLen) >= o.files.maxLength) {
                 ++st.promptTooLong;
-                bad(where + "the prompt alone is " + std::to_string(promptLen) + " tokens, data.max_length " +
-                    std::to_string(o.files.maxLength) + " leaves no completion token");
-                return;
+                return "the prompt alone is " + std::to_string(promptLen) + " tokens, data.max_length " +
+                       std::to_string(o.files.maxLength) + " leaves no completion token";
             }
-            if (promptLen == t.full.size()) {
-                bad(where + "no completion token left after tokenization");
-                return;
-            }
+            if (promptLen == t.full.size()) return "no completion token left after tokenization";
             Tokenized x;
             x.prompt.assign(t.full.begin(), t.full.begin() + std::ptrdiff_t(promptLen));
             x.completion.assign(t.full.begin() + std::ptrdiff_t(promptLen), t.full.end());
@@ -112,40 +98,31 @@ UnpairedData buildUnpairedData(const PreferenceOptions& o, const Tokenizer& tok,
             x.line = piece.line;
             st.conversational = st.conversational || piece.pieces.conversational;
             into.push_back(std::move(x));
+            return {};
         };
         auto flushPairs = [&] {  // TRL's unpair_preference_dataset: a chunk's chosen, then its rejected
-            for (const Piece& p : chosen) take(p);
-            for (const Piece& p : rejected) take(p);
+            for (const auto* side : {&chosen, &rejected})
+                for (const Piece& p : *side)
+                    if (const std::string why = take(p); !why.empty())
+                        countBadRow(o, st, file.string() + ":" + std::to_string(p.line) + ": " + why);
             chosen.clear();
             rejected.clear();
         };
-        for (;;) {
-            const RecordReader::Status status = reader.next(rec, row);
-            if (status == RecordReader::Status::End) break;
-            ++st.records;
-            if (status == RecordReader::Status::Bad) {
-                bad(row.message);
-                continue;
+        readPreferenceRecords(file, o, st, [&](const Record& rec, const std::string&) {
+            if (rec.value.contains("label") || rec.value.contains("completion")) {
+                Piece p = unpairedRow(rec.value, o);
+                p.line = rec.line;
+                if (const std::string why = take(p); !why.empty()) throw FormatError(why);
+                return;
             }
-            const std::string where = file.string() + ":" + std::to_string(rec.line) + ": ";
-            try {
-                if (rec.value.contains("label") || rec.value.contains("completion")) {
-                    Piece p = unpairedRow(rec.value, o);
-                    p.line = rec.line;
-                    take(p);
-                    continue;
-                }
-                const PairPieces pair = recordPair(rec.value, o);
-                Piece c{pair, true, rec.line}, r{pair, false, rec.line};
-                r.pieces.chosen = pair.rejected;  // the rejected completion in the chosen side's place
-                r.pieces.chosenTurns = pair.rejectedTurns;
-                chosen.push_back(std::move(c));
-                rejected.push_back(std::move(r));
-                if (++pairedRows % 1000 == 0) flushPairs();
-            } catch (const FormatError& e) {
-                bad(where + e.what());
-            }
-        }
+            const PairPieces pair = recordPair(rec.value, o);
+            Piece c{pair, true, rec.line}, r{pair, false, rec.line};
+            r.pieces.chosen = pair.rejected;  // the rejected completion in the chosen side's place
+            r.pieces.chosenTurns = pair.rejectedTurns;
+            chosen.push_back(std::move(c));
+            rejected.push_back(std::move(r));
+            if (++pairedRows % 1000 == 0) flushPairs();
+        });
         flushPairs();
     };
     std::vector<Tokenized> all, evalFile;

@@ -73,7 +73,7 @@ torch::Tensor dpoTerm(const std::string& type, const PreferenceSection& p, const
 
 }  // namespace
 
-CompletionScores completionScores(const torch::Tensor& logits, const torch::Tensor& labels) {
+CompletionScores completionScores(const torch::Tensor& logits, const torch::Tensor& labels, bool withLogitMeans) {
     const torch::Tensor shifted = labels.slice(1, 1);  // position t predicts labels[:, t + 1]
     const torch::Tensor mask = shifted != -100;
     const torch::Tensor z = logits.slice(1, 0, -1).to(torch::kFloat32);
@@ -82,7 +82,7 @@ CompletionScores completionScores(const torch::Tensor& logits, const torch::Tens
     CompletionScores s;
     s.logps = perToken.sum(1);
     s.tokens = mask.sum(1).to(torch::kFloat32);
-    {
+    if (withLogitMeans) {
         torch::NoGradGuard noGrad;
         s.meanLogitSum = (z.detach().mean(-1) * mask).sum(1);
     }

@@ -21,7 +21,8 @@ struct CompletionScores {
 };
 
 // From logits (2P, T, V) and labels (2P, T) (-100: prompt and padding): position t predicts labels[:, t + 1].
-CompletionScores completionScores(const torch::Tensor& logits, const torch::Tensor& labels);
+// withLogitMeans false: the log-probs alone (a reference's, a KL sequence's), meanLogitSum left undefined.
+CompletionScores completionScores(const torch::Tensor& logits, const torch::Tensor& labels, bool withLogitMeans = true);
 
 // The mean cross-entropy of the chosen rows' predictions of `labels` (-100 ignored), token-weighted over the
 // micro-batch: DPO's "sft" term and CPO's NLL (completion labels), ORPO's NLL (labels on the whole chosen sequence).

@@ -3,6 +3,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include <cmath>
+
 #include "core/events/event_sink.h"
 #include "core/model/language_model.h"
 #include "core/util/atomic_file.h"
@@ -101,14 +103,14 @@ std::string PreferenceObjective::describe() const {
 
 torch::Tensor PreferenceObjective::scoreWithReference(LanguageModel& policy, const TrainBatch& batch) {
     torch::NoGradGuard noGrad;
-    if (m_copy) return completionScores(forwardBatch(*m_copy, batch), batch.labels).logps;
+    if (m_copy) return completionScores(forwardBatch(*m_copy, batch), batch.labels, false).logps;
     if (!m_adaptersOff)  // precomputing from the policy before its first step: it is the reference
-        return completionScores(forwardBatch(policy, batch), batch.labels).logps;
+        return completionScores(forwardBatch(policy, batch), batch.labels, false).logps;
     if (!policy.setAdaptersEnabled(false))
         throw ConfigError("preference: the reference is the base without its adapters, but the model has none");
     torch::Tensor out;
     try {
-        out = completionScores(forwardBatch(policy, batch), batch.labels).logps;
+        out = completionScores(forwardBatch(policy, batch), batch.labels, false).logps;
     } catch (...) {
         policy.setAdaptersEnabled(true);
         throw;
@@ -164,7 +166,7 @@ torch::Tensor PreferenceObjective::ktoLossOf(LanguageModel& policy, const TrainB
     torch::Tensor policyKl;
     {
         torch::NoGradGuard noGrad;
-        policyKl = completionScores(forwardBatch(policy, kl), kl.labels).logps;
+        policyKl = completionScores(forwardBatch(policy, kl), kl.labels, false).logps;
     }
     const torch::Tensor referenceKl = referenceLogps(policy, kl, indices, eval, 1);
     const double klMean = std::max(0.0, m_meanOverRanks((policyKl - referenceKl).mean().item<double>()));
@@ -200,7 +202,13 @@ torch::Tensor PreferenceObjective::loss(LanguageModel& policy, const TrainBatch&
 }
 
 std::map<std::string, double> PreferenceObjective::takeMetrics(bool eval) {
-    std::map<std::string, double> out;  // each over the micro-batches that had it (KTO: a label's, when present)
+    // Each over the micro-batches that had it. KTO's names are all there whether or not this rank saw both labels
+    // (NaN for a label it did not see), so that every rank averages the same list with the others.
+    std::map<std::string, double> out;
+    if (m_unpaired && !m_sums[eval].empty())
+        for (const char* name : {"kl", "rewards/chosen", "logps/chosen", "logits/chosen", "rewards/rejected",
+                                 "logps/rejected", "logits/rejected", "rewards/margins"})
+            out[name] = std::nan("");
     for (const auto& [name, entry] : m_sums[eval]) out[name] = entry.first / double(std::max<int64_t>(1, entry.second));
     m_sums[eval].clear();
     return out;

@@ -36,7 +36,8 @@ public:
     // The micro-batch's loss (differentiable unless under NoGradGuard) for the pairs `indices` of a split; its
     // metrics are kept for takeMetrics.
     torch::Tensor loss(LanguageModel& policy, const TrainBatch& batch, const std::vector<int64_t>& indices, bool eval);
-    // TRL's metrics of the training (or eval) micro-batches since the last call, each their mean ({} when none).
+    // TRL's metrics of the training (or eval) micro-batches since the last call, each their mean ({} when none; KTO:
+    // NaN for a label none of them had).
     std::map<std::string, double> takeMetrics(bool eval);
 
     Reference reference() const { return m_reference; }

@@ -200,34 +200,43 @@ static TrainOutcome train(const TrainConfig& givenCfg, const TrainOptions& opt, 
         at = resumeRun(run, resumeDir, sampler);
         events.log("info", "resumed from " + resumeDir.string() + " at step " + std::to_string(at.step));
     }
-    // training.objective dpo / orpo / simpo: the pairs' loss and, for DPO, the reference (preference_objective.h)
+    // Values averaged over the ranks (each rank saw its own pairs), as TRL gathers its metrics and KTO's KL.
+    // A NaN (a KTO label a rank did not see) counts on no rank; a value no rank has stays NaN.
+    auto meanOverRanks = [&](std::vector<double> v) {
+        if (opt.worldSize <= 1 || v.empty()) return v;
+        const auto n = int64_t(v.size());
+        auto t = torch::zeros({2 * n}, torch::kFloat64);  // sums, then counts
+        for (int64_t k = 0; k < n; ++k)
+            if (std::isfinite(v[size_t(k)])) {
+                t[k] = v[size_t(k)];
+                t[n + k] = 1.0;
+            }
+        comm->allReduce(t);
+        for (int64_t k = 0; k < n; ++k) {
+            const double count = t[n + k].item<double>();
+            v[size_t(k)] = count > 0 ? t[k].item<double>() / count : std::nan("");
+        }
+        return v;
+    };
+    auto metricsOverRanks = [&](std::map<std::string, double> m) {
+        std::vector<double> v;
+        for (const auto& [name, value] : m) v.push_back(value);
+        v = meanOverRanks(std::move(v));
+        size_t k = 0;
+        for (auto& [name, value] : m) value = v[k++];
+        return m;
+    };
+    // training.objective dpo / orpo / simpo / kto: the pairs' loss and the reference (preference_objective.h)
     std::unique_ptr<PreferenceObjective> preference;
     if (tr.preferenceObjective()) {
         preference = std::make_unique<PreferenceObjective>(
             cfg, *model, *data, device, micro,
             [&](bool on) { on ? optimizer->beginForwardOnly() : optimizer->endForwardOnly(); },
-            [&](double v) {  // a value's mean over the ranks (KTO's KL estimate)
-                if (opt.worldSize <= 1) return v;
-                auto t = torch::full({1}, v, torch::kFloat64);
-                comm->allReduce(t);
-                return t.item<double>() / double(opt.worldSize);
-            },
-            !resumeDir.empty(), events, leader);
+            [&](double v) { return meanOverRanks({v})[0]; }, !resumeDir.empty(), events, leader);
         if (leader)
             events.log("info",
                        "training.objective \"" + tr.objective + "\": the reference is " + preference->describe());
     }
-    // A step's metrics averaged over the ranks (each rank saw its own pairs), as TRL gathers them.
-    auto meanOverRanks = [&](std::map<std::string, double> m) {
-        if (opt.worldSize <= 1 || m.empty()) return m;
-        std::vector<double> v;
-        for (const auto& [name, value] : m) v.push_back(value);
-        auto t = torch::tensor(v, torch::kFloat64);
-        comm->allReduce(t);
-        size_t k = 0;
-        for (auto& [name, value] : m) value = t[int64_t(k++)].item<double>() / double(opt.worldSize);
-        return m;
-    };
     releaseHostCache();  // set-up is done: what loading and partitioning freed goes back to the system
     int64_t& step = at.step;
 
@@ -292,7 +301,8 @@ static TrainOutcome train(const TrainConfig& givenCfg, const TrainOptions& opt, 
         Metrics out;
         if (counted > 0) out["eval_loss"] = sum / double(counted);
         if (preference)
-            for (const auto& [name, value] : meanOverRanks(preference->takeMetrics(true))) out["eval_" + name] = value;
+            for (const auto& [name, value] : metricsOverRanks(preference->takeMetrics(true)))
+                out["eval_" + name] = value;
         if (labelled)
             for (const auto& [name, value] :
                  classificationMetrics(labelled->kind, labelled->numLabels(), logitRows, targetRows))
@@ -474,8 +484,12 @@ static TrainOutcome train(const TrainConfig& givenCfg, const TrainOptions& opt, 
                      {"epoch",
                       double(sampler.state().epoch) + double(sampler.state().position) / double(data->numTrain())}}});
             if (preference)  // TRL's rewards/..., logps/..., logits/... of the steps since the last log
-                if (const auto m = meanOverRanks(preference->takeMetrics(false)); leader && !m.empty())
-                    events.publishEvent(MetricsEvent{step, {m.begin(), m.end()}});
+                if (const auto m = metricsOverRanks(preference->takeMetrics(false)); leader) {
+                    MetricsEvent e{step, {}};
+                    for (const auto& [name, value] : m)
+                        if (std::isfinite(value)) e.values[name] = value;
+                    if (!e.values.empty()) events.publishEvent(e);
+                }
             if (leader && plan.lossScaling())  // the scale this step's backward used (the GUI plots it)
                 events.publishEvent(MetricsEvent{step, {{"loss_scale", stepped.lossScale}}});
             if (auto sections = timer.take(); leader && !sections.empty())  // ms per step since the last log
