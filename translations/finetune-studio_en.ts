@@ -1675,6 +1675,30 @@
         <source>Weight of the undesirable examples&apos; loss; balance it against their share of the data</source>
         <translation type="unfinished"></translation>
     </message>
+    <message>
+        <source>Column: prompt</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The field of a preference row&apos;s prompt (default: prompt)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Column: chosen</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The field of the preferred completion (default: chosen)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Column: rejected</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The field of the dispreferred completion (default: rejected)</source>
+        <translation type="unfinished"></translation>
+    </message>
 </context>
 <context>
     <name>fts::ConfigValidatorWorker</name>

@@ -1669,6 +1669,30 @@
         <source>Weight of the undesirable examples&apos; loss; balance it against their share of the data</source>
         <translation>不可取样本损失的权重；按它们在数据中的占比来平衡</translation>
     </message>
+    <message>
+        <source>Column: prompt</source>
+        <translation>列：prompt</translation>
+    </message>
+    <message>
+        <source>The field of a preference row&apos;s prompt (default: prompt)</source>
+        <translation>偏好数据行中提示词所在的字段（默认：prompt）</translation>
+    </message>
+    <message>
+        <source>Column: chosen</source>
+        <translation>列：chosen</translation>
+    </message>
+    <message>
+        <source>The field of the preferred completion (default: chosen)</source>
+        <translation>被选中回复所在的字段（默认：chosen）</translation>
+    </message>
+    <message>
+        <source>Column: rejected</source>
+        <translation>列：rejected</translation>
+    </message>
+    <message>
+        <source>The field of the dispreferred completion (default: rejected)</source>
+        <translation>被拒绝回复所在的字段（默认：rejected）</translation>
+    </message>
 </context>
 <context>
     <name>fts::ConfigValidatorWorker</name>

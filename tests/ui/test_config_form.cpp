@@ -447,7 +447,8 @@ private slots:
         QTest::newRow("qlora, profile") << R"({"model": {"lora": {"r": 4}, "quantization": {"load_in_4bit": true,
             "llm_int8_skip_modules": ["mlp"]}}, "training": {"profile": {"wait": 2}},
             "deepspeed": {"wall_clock_breakdown": true}})";
-        QTest::newRow("dpo") << R"({"training": {"objective": "dpo"}, "data": {"format": "trl", "packing": false},
+        QTest::newRow("dpo") << R"({"training": {"objective": "dpo"}, "data": {"format": "trl", "packing": false,
+            "columns": {"prompt": "q", "chosen": "good", "rejected": "bad"}},
             "preference": {"loss_type": ["sigmoid", "discopop"], "loss_weights": [1, 0.5], "max_prompt_length": 64,
             "ref_model": "model"}})";
         QTest::newRow("simpo") << R"({"training": {"objective": "simpo"}, "data": {"packing": false}})";
