@@ -1,5 +1,7 @@
-// `fts export PATH --out DIR [--dtype float32|bfloat16|float16]`: a checkpoint (or the latest checkpoint of
-// an output dir) as a Hugging Face model folder.
+// `fts export PATH --out DIR [--format hf|gguf] [--dtype float32|bfloat16|float16] [--quant PRESET]`: a checkpoint
+// (or the latest checkpoint of an output dir, or an HF model folder) as a Hugging Face model folder, or as one GGUF
+// file for llama.cpp / Ollama / LM Studio with an Ollama Modelfile beside it.
+#include <cstdio>
 #include <iostream>
 
 #include "app/cli/commands.h"
@@ -9,27 +11,89 @@
 
 namespace fts::cli {
 
+namespace {
+
+// The GGUF file an --out names: a path ending in .gguf as given, else <out>/<name>-<quant>.gguf.
+std::filesystem::path ggufTarget(const std::filesystem::path& out, const std::filesystem::path& source,
+                                 const std::string& quant) {
+    if (out.extension() == ".gguf") return out;
+    std::string name = std::filesystem::absolute(source).lexically_normal().filename().string();
+    if (name.empty() || name == "final" || name.rfind("checkpoint-", 0) == 0)
+        name = std::filesystem::absolute(source).lexically_normal().parent_path().filename().string() + "-" + name;
+    return out / (name + "-" + quant + ".gguf");
+}
+
+}  // namespace
+
 void addExportCommand(CLI::App& app) {
-    auto* cmd = app.add_subcommand("export", "Export a checkpoint as a Hugging Face model folder");
+    auto* cmd = app.add_subcommand(
+        "export", "Export a checkpoint as a Hugging Face model folder, or as a GGUF file (llama.cpp, Ollama)");
     auto src = std::make_shared<std::filesystem::path>();
     auto out = std::make_shared<std::filesystem::path>();
     auto dtype = std::make_shared<std::string>("float32");
-    cmd->add_option("checkpoint", *src, "Checkpoint folder, or a training output_dir (its latest checkpoint)")
+    auto format = std::make_shared<std::string>("hf");
+    auto quant = std::make_shared<std::string>("f16");
+    auto name = std::make_shared<std::string>();
+    auto chat = std::make_shared<std::string>();
+    auto threads = std::make_shared<int>(0);
+    auto noModelfile = std::make_shared<bool>(false);
+    cmd->add_option("checkpoint", *src,
+                    "Checkpoint folder, a training output_dir (its latest checkpoint), or an HF model folder")
         ->required();
-    cmd->add_option("--out", *out, "Destination folder")->required();
-    cmd->add_option("--dtype", *dtype, "float32, bfloat16 or float16")->capture_default_str();
-    cmd->callback([src, out, dtype] {
+    cmd->add_option("--out", *out, "Destination folder (for GGUF also a file name ending in .gguf)")->required();
+    cmd->add_option("--format", *format, "hf (a Hugging Face model folder) or gguf (one file for llama.cpp/Ollama)")
+        ->capture_default_str();
+    cmd->add_option("--dtype", *dtype, "hf: float32, bfloat16 or float16")->capture_default_str();
+    cmd->add_option("--quant", *quant, "gguf: " + gguf::presetNames())->capture_default_str();
+    cmd->add_option("--name", *name, "gguf: the model's name in the file (general.name)");
+    cmd->add_option("--chat-template", *chat,
+                    "gguf: the chat template of the Modelfile (chatml, qwen2.5, llama3, mistral, alpaca, none; "
+                    "default: the one the run trained with)");
+    cmd->add_option("--threads", *threads, "gguf: quantization threads (0: every core)")->capture_default_str();
+    cmd->add_flag("--no-modelfile", *noModelfile, "gguf: do not write the Ollama Modelfile");
+    cmd->callback([=] {
         std::filesystem::path ckpt = *src;
         // A checkpoint folder: model weights, a LoRA adapter, or (ZeRO stage 3) only the ranks' shards + trainer state.
         if (!std::filesystem::exists(ckpt / "model.safetensors") &&
+            !std::filesystem::exists(ckpt / "model.safetensors.index.json") &&
             !std::filesystem::exists(ckpt / "adapter_config.json") &&
             !std::filesystem::exists(ckpt / "trainer_state.json")) {
             ckpt = latestCheckpoint(*src);
             if (ckpt.empty())
                 throw IoError(src->string() + ": neither a checkpoint folder nor an output dir with checkpoints");
         }
-        exportCheckpoint(ckpt, *out, *dtype);
-        std::cout << "exported " << ckpt.string() << " to " << out->string() << "\n";
+        if (*format == "hf") {
+            exportCheckpoint(ckpt, *out, *dtype);
+            std::cout << "exported " << ckpt.string() << " to " << out->string() << "\n";
+            return;
+        }
+        if (*format != "gguf") throw ConfigError("--format: \"" + *format + "\"; expected hf or gguf");
+        const std::optional<gguf::QuantPreset> preset = gguf::parseQuantPreset(*quant);
+        if (!preset) throw ConfigError("--quant: \"" + *quant + "\"; expected one of " + gguf::presetNames());
+        gguf::GgufExportOptions options;
+        options.preset = *preset;
+        options.name = *name;
+        options.threads = *threads;
+        options.writeModelfile = !*noModelfile;
+        if (!chat->empty()) options.chat = chatTemplateFromName(*chat);
+        // Progress on stderr, one line per whole percent: "gguf: 42% (1.2 GiB of 2.9 GiB)" (the studio reads it).
+        int lastPercent = -1;
+        options.progress = [&lastPercent](uint64_t done, uint64_t total) {
+            const int percent = total ? static_cast<int>(done * 100 / total) : 100;
+            if (percent == lastPercent) return;
+            lastPercent = percent;
+            std::fprintf(stderr, "gguf: %d%% (%.1f MiB of %.1f MiB)\n", percent, done / 1048576.0, total / 1048576.0);
+        };
+        const std::filesystem::path target = ggufTarget(*out, ckpt, gguf::presetName(*preset));
+        const gguf::GgufExportResult r = exportCheckpointGguf(ckpt, target, options);
+        for (const std::string& w : r.warnings) std::cerr << "warning: " << w << "\n";
+        std::string types;
+        for (const auto& [type, count] : r.tensorTypes) types += (types.empty() ? "" : ", ") + std::to_string(count) + " " + type;
+        std::cout << "exported " << ckpt.string() << " to " << r.file.string() << " (" << gguf::presetName(*preset)
+                  << ", " << r.fileBytes / 1048576.0 << " MiB; tensors: " << types << ")\n";
+        if (!r.modelfile.empty())
+            std::cout << "Ollama: ollama create NAME -f " << r.modelfile.string() << "  (chat template: "
+                      << (r.chat ? chatTemplateName(*r.chat) : std::string("none, plain completion")) << ")\n";
     });
 }
 

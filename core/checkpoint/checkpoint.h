@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "core/config/train_config.h"
+#include "core/gguf/gguf_export.h"
 
 namespace c10 {
 struct Device;
@@ -79,5 +80,12 @@ void verifyCheckpoint(const std::filesystem::path& dir);
 // base (with the adapter in outDir/adapter/; the adapter alone when the run's merge_on_export was false).
 void exportCheckpoint(const std::filesystem::path& checkpointDir, const std::filesystem::path& outDir,
                       const std::string& dtype);
+
+// The model of a checkpoint folder (or any HF model folder) as one GGUF file for llama.cpp / Ollama / LM Studio,
+// with an Ollama Modelfile beside it (core/gguf/gguf_export.h). A LoRA run is merged into its base first and a
+// ZeRO stage 3 run consolidated, in a scratch folder beside `outFile` removed afterwards. The chat template is the
+// one the run trained with (its stored data.format / data.template) unless `options.chat` names one.
+gguf::GgufExportResult exportCheckpointGguf(const std::filesystem::path& checkpointDir,
+                                            const std::filesystem::path& outFile, gguf::GgufExportOptions options);
 
 }  // namespace fts

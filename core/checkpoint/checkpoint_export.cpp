@@ -13,6 +13,7 @@
 #include "core/util/checkpoint_checksums.h"
 #include "core/util/error.h"
 #include "core/util/json_parse.h"
+#include "core/util/run_token.h"
 #include "core/zero/zero3_export.h"
 
 namespace fts {
@@ -130,4 +131,62 @@ void exportCheckpoint(const fs::path& checkpointDir, const fs::path& outDir, con
     copyTokenizerFiles(checkpointDir, outDir);
 }
 
+namespace {
+
+// The chat template a run trained with, from its stored config: a chat-shaped data.format (alpaca, sharegpt,
+// messages) or an explicit data.template. nullopt for plain-text runs and folders without a stored config.
+std::optional<ChatTemplateKind> trainedChatTemplate(const nlohmann::json& tc, const fs::path& modelDir) {
+    if (!tc.is_object() || !tc.contains("data") || !tc["data"].is_object()) return std::nullopt;
+    const nlohmann::json& d = tc["data"];
+    const std::string format = d.value("format", std::string("lm"));
+    const std::string name = d.value("template", std::string("auto"));
+    const bool chatFormat = format == "alpaca" || format == "sharegpt" || format == "messages";
+    if (!chatFormat && name == "auto") return std::nullopt;
+    fs::path base = modelDir;
+    if (tc.contains("model") && tc["model"].is_object() && tc["model"].contains("path") &&
+        tc["model"]["path"].is_string())
+        base = tc["model"]["path"].get<std::string>();
+    try {
+        return resolveChatTemplate(name, base);
+    } catch (const Error&) {
+        return std::nullopt;
+    }
+}
+
+}  // namespace
+
+gguf::GgufExportResult exportCheckpointGguf(const fs::path& checkpointDir, const fs::path& outFile,
+                                            gguf::GgufExportOptions options) {
+    const bool lora = isLoraCheckpoint(checkpointDir);
+    const bool zero3 = isZero3Checkpoint(checkpointDir);
+    std::error_code ec;
+    if (!lora && !zero3 && !fs::exists(checkpointDir / "model.safetensors", ec) &&
+        !fs::exists(checkpointDir / "model.safetensors.index.json", ec))
+        throw IoError(checkpointDir.string() +
+                      ": not a checkpoint or model folder (model.safetensors, or adapter_config.json of a LoRA run, "
+                      "is missing)");
+    const nlohmann::json tc = storedTrainConfig(checkpointDir);
+    if (!options.chat) options.chat = trainedChatTemplate(tc, checkpointDir);
+    if (!lora && !zero3) {
+        verifyCheckpoint(checkpointDir);
+        return gguf::exportGguf(checkpointDir, outFile, options);
+    }
+    // A merged LoRA or consolidated stage 3 model: an HF folder in float32 first, in a scratch folder beside the
+    // output (same file system, removed whatever happens).
+    fs::create_directories(outFile.parent_path().empty() ? fs::path(".") : outFile.parent_path());
+    const fs::path scratch = (outFile.parent_path().empty() ? fs::path(".") : outFile.parent_path()) /
+                             (".fts-gguf-" + newRunToken().substr(0, 12));
+    struct RemoveScratch {
+        fs::path dir;
+        ~RemoveScratch() {
+            std::error_code ignored;
+            fs::remove_all(dir, ignored);
+        }
+    } cleanup{scratch};
+    exportCheckpoint(checkpointDir, scratch, "float32");
+    if (options.name.empty()) options.name = fs::absolute(checkpointDir).lexically_normal().filename().string();
+    return gguf::exportGguf(scratch, outFile, options);
+}
+
 }  // namespace fts
+

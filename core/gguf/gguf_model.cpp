@@ -1,0 +1,407 @@
+// HF -> GGUF architecture mapping (see gguf_model.h). Shapes: an HF Linear weight is (out, in) row-major, which is
+// GGUF's ne = {in, out}; GPT-2's Conv1D stores (in, out) and is transposed first.
+#include "core/gguf/gguf_model.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <optional>
+
+#include "core/gguf/block_quantize.h"
+#include "core/util/error.h"
+
+namespace fts::gguf {
+namespace fs = std::filesystem;
+
+namespace {
+
+// Reads config.json keys with the file named in every error.
+class ConfigKeys {
+public:
+    ConfigKeys(const nlohmann::json& j, std::string source) : m_j(j), m_source(std::move(source)) {}
+
+    bool has(const char* key) const { return m_j.contains(key) && !m_j[key].is_null(); }
+    int64_t integer(const char* key) const {
+        if (!has(key) || !m_j[key].is_number_integer() || m_j[key].get<int64_t>() <= 0)
+            throw ConfigError(m_source + ": key \"" + key + "\": expected a positive integer" +
+                              (has(key) ? ", found " + m_j[key].dump() : std::string(" (missing)")));
+        return m_j[key].get<int64_t>();
+    }
+    int64_t integer(const char* key, int64_t fallback) const { return has(key) ? integer(key) : fallback; }
+    double number(const char* key, double fallback) const {
+        if (!has(key)) return fallback;
+        if (!m_j[key].is_number())
+            throw ConfigError(m_source + ": key \"" + key + "\": expected a number, found " + m_j[key].dump());
+        return m_j[key].get<double>();
+    }
+    std::string text(const char* key, const std::string& fallback) const {
+        if (!has(key)) return fallback;
+        if (!m_j[key].is_string())
+            throw ConfigError(m_source + ": key \"" + key + "\": expected a string, found " + m_j[key].dump());
+        return m_j[key].get<std::string>();
+    }
+    bool flag(const char* key, bool fallback) const {
+        if (!has(key)) return fallback;
+        if (!m_j[key].is_boolean())
+            throw ConfigError(m_source + ": key \"" + key + "\": expected true or false, found " + m_j[key].dump());
+        return m_j[key].get<bool>();
+    }
+    [[noreturn]] void fail(const std::string& key, const std::string& what) const {
+        throw ConfigError(m_source + ": key \"" + key + "\": " + what);
+    }
+    const nlohmann::json& json() const { return m_j; }
+    const std::string& source() const { return m_source; }
+
+private:
+    const nlohmann::json& m_j;
+    std::string m_source;
+};
+
+int layerOf(const std::string& ggufName) {
+    if (ggufName.rfind("blk.", 0) != 0) return -1;
+    return std::atoi(ggufName.c_str() + 4);
+}
+
+// Finds the HF tensor under any of `names` (checkpoints are saved with and without the base-model prefix).
+const WeightTensor* findTensor(const ModelWeights& w, const std::vector<std::string>& names) {
+    for (const std::string& n : names) {
+        const auto it = w.tensors.find(n);
+        if (it != w.tensors.end()) return &it->second;
+    }
+    return nullptr;
+}
+
+class Planner {
+public:
+    Planner(const ModelWeights& w, GgufModel& m) : m_w(w), m_m(m) {}
+
+    // Adds GGUF tensor `name` from the first of `sources` present, expecting numpy shape `shape` (after the
+    // rearrangement). Required tensors missing are an error naming them.
+    bool add(const std::string& name, const std::vector<std::string>& sources, std::vector<int64_t> shape,
+             bool required = true, Rearrange r = Rearrange::None, int64_t heads = 0) {
+        const WeightTensor* t = findTensor(m_w, sources);
+        if (!t) {
+            if (required)
+                throw FormatError(m_w.description + ": tensor " + sources.front() +
+                                  " is missing (GGUF needs it for " + name + ")");
+            return false;
+        }
+        std::vector<int64_t> stored = shape;
+        if (r == Rearrange::Transpose) std::reverse(stored.begin(), stored.end());
+        if (t->entry->shape != stored) {
+            std::string got, want;
+            for (int64_t d : t->entry->shape) got += (got.empty() ? "" : ", ") + std::to_string(d);
+            for (int64_t d : stored) want += (want.empty() ? "" : ", ") + std::to_string(d);
+            throw FormatError(m_w.description + ": tensor " + t->entry->name + " has shape [" + got + "], expected [" +
+                              want + "] from config.json");
+        }
+        const auto dt = t->entry->dtype;
+        if (dt != SafetensorsDtype::F32 && dt != SafetensorsDtype::F16 && dt != SafetensorsDtype::BF16)
+            throw FormatError(m_w.description + ": tensor " + t->entry->name + " is " +
+                              std::string(dtypeName(dt)) +
+                              "; GGUF export reads F32, F16 and BF16 weights (export a quantized run merged first)");
+        PlannedTensor p;
+        p.name = name;
+        p.source = t->entry->name;
+        p.ne.assign(shape.rbegin(), shape.rend());
+        p.rearrange = r;
+        p.heads = heads;
+        m_m.tensors.push_back(std::move(p));
+        m_used.push_back(t->entry->name);
+        return true;
+    }
+
+    // Every HF tensor not used is an error (a layer llama.cpp's architecture has no place for), except buffers.
+    void checkAllUsed(const std::vector<std::string>& ignoredSuffixes) const {
+        for (const auto& [name, t] : m_w.tensors) {
+            if (std::find(m_used.begin(), m_used.end(), name) != m_used.end()) continue;
+            bool ignored = false;
+            for (const std::string& s : ignoredSuffixes)
+                ignored = ignored || (name.size() >= s.size() && name.compare(name.size() - s.size(), s.size(), s) == 0);
+            if (!ignored)
+                throw FormatError(m_w.description + ": tensor " + name + " has no place in llama.cpp's " + m_m.arch +
+                                  " architecture");
+        }
+    }
+
+private:
+    const ModelWeights& m_w;
+    GgufModel& m_m;
+    std::vector<std::string> m_used;
+};
+
+void put(GgufModel& m, const std::string& key, MetadataValue v) {
+    m.hyperParameters.push_back({m.arch + "." + key, std::move(v)});
+}
+
+uint32_t u32(int64_t v) { return static_cast<uint32_t>(v); }
+
+// The rope parameters as transformers reads them: `rope_scaling or rope_parameters`.
+struct RopeConfig {
+    std::string type = "default";
+    double theta = 10000.0;
+    const nlohmann::json* params = nullptr;
+    std::string key = "rope_scaling";  // the config key holding params
+};
+
+RopeConfig ropeConfig(const ConfigKeys& c) {
+    RopeConfig r;
+    const nlohmann::json& j = c.json();
+    const auto truthy = [](const nlohmann::json& v) { return v.is_object() && !v.empty(); };
+    if (j.contains("rope_scaling") && truthy(j["rope_scaling"]))
+        r.params = &j["rope_scaling"];
+    else if (j.contains("rope_parameters") && truthy(j["rope_parameters"])) {
+        r.params = &j["rope_parameters"];
+        r.key = "rope_parameters";
+    }
+    r.theta = c.number("rope_theta", 10000.0);
+    if (r.params) {
+        const nlohmann::json& p = *r.params;
+        if (p.contains("rope_theta") && p["rope_theta"].is_number()) r.theta = p["rope_theta"].get<double>();
+        const char* typeKey = p.contains("rope_type") ? "rope_type" : p.contains("type") ? "type" : nullptr;
+        if (typeKey && p[typeKey].is_string()) r.type = p[typeKey].get<std::string>();
+    }
+    return r;
+}
+
+double ropeNumber(const RopeConfig& r, const char* key, double fallback) {
+    if (!r.params || !r.params->contains(key) || !(*r.params)[key].is_number()) return fallback;
+    return (*r.params)[key].get<double>();
+}
+
+// Llama 3.1's frequency factors (transformers' _compute_llama3_parameters), as llama.cpp's rope_freqs.weight:
+// per frequency pair, the divisor llama.cpp applies to the base frequency.
+std::vector<float> llama3RopeFactors(const RopeConfig& r, int64_t headDim) {
+    const double factor = ropeNumber(r, "factor", 8.0);
+    const double low = ropeNumber(r, "low_freq_factor", 1.0);
+    const double high = ropeNumber(r, "high_freq_factor", 4.0);
+    const double oldContext = ropeNumber(r, "original_max_position_embeddings", 8192.0);
+    const double lowWavelength = oldContext / low, highWavelength = oldContext / high;
+    std::vector<float> out;
+    for (int64_t i = 0; i < headDim; i += 2) {
+        const float freq = 1.0f / static_cast<float>(std::pow(r.theta, static_cast<double>(i) / headDim));
+        const double wavelength = 2 * M_PI / freq;
+        if (wavelength < highWavelength) {
+            out.push_back(1.0f);
+        } else if (wavelength > lowWavelength) {
+            out.push_back(static_cast<float>(factor));
+        } else {
+            const double smooth = (oldContext / wavelength - low) / (high - low);
+            out.push_back(static_cast<float>(1.0 / ((1 - smooth) / factor + smooth)));
+        }
+    }
+    return out;
+}
+
+void planLlamaFamily(const ConfigKeys& c, GgufModel& m, Planner& p, bool qwen2) {
+    const int64_t hidden = c.integer("hidden_size");
+    const int64_t layers = c.integer("num_hidden_layers");
+    const int64_t heads = c.integer("num_attention_heads");
+    const int64_t kvHeads = c.integer("num_key_value_heads", heads);
+    const int64_t ffn = c.integer("intermediate_size");
+    const int64_t vocab = c.integer("vocab_size");
+    const int64_t context = c.integer("max_position_embeddings", qwen2 ? 32768 : 2048);
+    const int64_t headDim = c.integer("head_dim", hidden / heads);
+    if (heads % kvHeads != 0)
+        c.fail("num_key_value_heads", "does not divide num_attention_heads " + std::to_string(heads));
+    const std::string act = c.text("hidden_act", "silu");
+    if (act != "silu" && act != "swish")
+        c.fail("hidden_act", "\"" + act + "\": llama.cpp's " + m.arch + " computes SiLU (silu)");
+    const RopeConfig rope = ropeConfig(c);
+    m.layers = static_cast<int>(layers);
+    m.vocabSize = vocab;
+    m.contextLength = context;
+    put(m, "block_count", MetadataValue::u32(u32(layers)));
+    put(m, "context_length", MetadataValue::u32(u32(context)));
+    put(m, "embedding_length", MetadataValue::u32(u32(hidden)));
+    put(m, "feed_forward_length", MetadataValue::u32(u32(ffn)));
+    put(m, "attention.head_count", MetadataValue::u32(u32(heads)));
+    put(m, "attention.head_count_kv", MetadataValue::u32(u32(kvHeads)));
+    if (rope.type == "linear") {
+        put(m, "rope.scaling.type", MetadataValue::string("linear"));
+        put(m, "rope.scaling.factor", MetadataValue::f32(static_cast<float>(ropeNumber(rope, "factor", 1.0))));
+    } else if (rope.type == "dynamic") {
+        m.warnings.push_back(c.source() + ": rope_scaling \"dynamic\": llama.cpp has no dynamic NTK scaling; the "
+                                          "model computes the same up to " + std::to_string(context) +
+                             " tokens (max_position_embeddings) and without scaling beyond");
+    } else if (rope.type != "default" && rope.type != "llama3") {
+        c.fail(rope.key, "rope type \"" + rope.type + "\" is not exported to GGUF (default, linear, dynamic, llama3 are)");
+    }
+    put(m, "rope.freq_base", MetadataValue::f32(static_cast<float>(rope.theta)));
+    put(m, "attention.layer_norm_rms_epsilon", MetadataValue::f32(static_cast<float>(c.number("rms_norm_eps", 1e-6))));
+    if (c.has("head_dim")) {
+        put(m, "attention.key_length", MetadataValue::u32(u32(headDim)));
+        put(m, "attention.value_length", MetadataValue::u32(u32(headDim)));
+    }
+    if (!qwen2) {
+        put(m, "vocab_size", MetadataValue::u32(u32(vocab)));
+        put(m, "rope.dimension_count", MetadataValue::u32(u32(headDim)));
+    }
+    if (qwen2 && c.flag("use_sliding_window", false))
+        m.warnings.push_back(c.source() + ": use_sliding_window true: llama.cpp's qwen2 attends over the whole context");
+    if (!qwen2 && c.has("sliding_window") && c.integer("sliding_window") < context)
+        m.warnings.push_back(c.source() + ": sliding_window " + std::to_string(c.integer("sliding_window")) +
+                             ": llama.cpp's llama attends over the whole context; the model computes the same up to " +
+                             std::to_string(c.integer("sliding_window")) + " tokens");
+
+    if (rope.type == "llama3") {
+        PlannedTensor f;
+        f.name = "rope_freqs.weight";
+        f.values = llama3RopeFactors(rope, headDim);
+        f.ne = {static_cast<int64_t>(f.values.size())};
+        m.tensors.push_back(std::move(f));
+    }
+    const bool bias = c.flag("attention_bias", qwen2);
+    const bool mlpBias = c.flag("mlp_bias", false);
+    if (qwen2 && mlpBias) c.fail("mlp_bias", "true: llama.cpp's qwen2 has no MLP biases");
+    p.add("token_embd.weight", {"model.embed_tokens.weight"}, {vocab, hidden});
+    p.add("output_norm.weight", {"model.norm.weight"}, {hidden});
+    p.add("output.weight", {"lm_head.weight"}, {vocab, hidden}, false);
+    const Rearrange permute = qwen2 ? Rearrange::None : Rearrange::PermuteHeads;
+    for (int64_t l = 0; l < layers; ++l) {
+        const std::string hf = "model.layers." + std::to_string(l) + ".";
+        const std::string g = "blk." + std::to_string(l) + ".";
+        p.add(g + "attn_norm.weight", {hf + "input_layernorm.weight"}, {hidden});
+        p.add(g + "attn_q.weight", {hf + "self_attn.q_proj.weight"}, {heads * headDim, hidden}, true, permute, heads);
+        p.add(g + "attn_k.weight", {hf + "self_attn.k_proj.weight"}, {kvHeads * headDim, hidden}, true, permute,
+              kvHeads);
+        p.add(g + "attn_v.weight", {hf + "self_attn.v_proj.weight"}, {kvHeads * headDim, hidden});
+        p.add(g + "attn_output.weight", {hf + "self_attn.o_proj.weight"}, {hidden, heads * headDim});
+        p.add(g + "attn_q.bias", {hf + "self_attn.q_proj.bias"}, {heads * headDim}, bias, permute, heads);
+        p.add(g + "attn_k.bias", {hf + "self_attn.k_proj.bias"}, {kvHeads * headDim}, bias, permute, kvHeads);
+        p.add(g + "attn_v.bias", {hf + "self_attn.v_proj.bias"}, {kvHeads * headDim}, bias);
+        if (!qwen2) p.add(g + "attn_output.bias", {hf + "self_attn.o_proj.bias"}, {hidden}, bias);
+        p.add(g + "ffn_norm.weight", {hf + "post_attention_layernorm.weight"}, {hidden});
+        p.add(g + "ffn_gate.weight", {hf + "mlp.gate_proj.weight"}, {ffn, hidden});
+        p.add(g + "ffn_up.weight", {hf + "mlp.up_proj.weight"}, {ffn, hidden});
+        p.add(g + "ffn_down.weight", {hf + "mlp.down_proj.weight"}, {hidden, ffn});
+        if (!qwen2) {
+            p.add(g + "ffn_gate.bias", {hf + "mlp.gate_proj.bias"}, {ffn}, mlpBias);
+            p.add(g + "ffn_up.bias", {hf + "mlp.up_proj.bias"}, {ffn}, mlpBias);
+            p.add(g + "ffn_down.bias", {hf + "mlp.down_proj.bias"}, {hidden}, mlpBias);
+        }
+    }
+    p.checkAllUsed({"rotary_emb.inv_freq"});
+}
+
+void planGpt2(const ConfigKeys& c, GgufModel& m, Planner& p) {
+    const int64_t hidden = c.integer("n_embd");
+    const int64_t layers = c.integer("n_layer");
+    const int64_t heads = c.integer("n_head");
+    const int64_t vocab = c.integer("vocab_size");
+    const int64_t positions = c.integer("n_positions", c.integer("n_ctx", 1024));
+    const int64_t ffn = c.integer("n_inner", 4 * hidden);
+    const std::string act = c.text("activation_function", "gelu_new");
+    if (act != "gelu_new" && act != "gelu_pytorch_tanh" && act != "gelu_fast")
+        c.fail("activation_function", "\"" + act + "\": llama.cpp's gpt2 computes the tanh GELU (gelu_new)");
+    if (!c.flag("scale_attn_weights", true)) c.fail("scale_attn_weights", "false: llama.cpp's gpt2 always scales");
+    if (c.flag("scale_attn_by_inverse_layer_idx", false))
+        c.fail("scale_attn_by_inverse_layer_idx", "true: llama.cpp's gpt2 does not scale by the layer");
+    m.layers = static_cast<int>(layers);
+    m.vocabSize = vocab;
+    m.contextLength = positions;
+    put(m, "block_count", MetadataValue::u32(u32(layers)));
+    put(m, "context_length", MetadataValue::u32(u32(positions)));
+    put(m, "embedding_length", MetadataValue::u32(u32(hidden)));
+    put(m, "feed_forward_length", MetadataValue::u32(u32(ffn)));
+    put(m, "attention.head_count", MetadataValue::u32(u32(heads)));
+    put(m, "attention.layer_norm_epsilon",
+        MetadataValue::f32(static_cast<float>(c.number("layer_norm_epsilon", 1e-5))));
+
+    const auto names = [](const std::string& n) { return std::vector<std::string>{"transformer." + n, n}; };
+    p.add("token_embd.weight", names("wte.weight"), {vocab, hidden});
+    p.add("position_embd.weight", names("wpe.weight"), {positions, hidden});
+    p.add("output_norm.weight", names("ln_f.weight"), {hidden});
+    p.add("output_norm.bias", names("ln_f.bias"), {hidden});
+    p.add("output.weight", {"lm_head.weight"}, {vocab, hidden}, false);
+    for (int64_t l = 0; l < layers; ++l) {
+        const std::string hf = "h." + std::to_string(l) + ".";
+        const std::string g = "blk." + std::to_string(l) + ".";
+        const auto T = Rearrange::Transpose;
+        p.add(g + "attn_norm.weight", names(hf + "ln_1.weight"), {hidden});
+        p.add(g + "attn_norm.bias", names(hf + "ln_1.bias"), {hidden});
+        p.add(g + "attn_qkv.weight", names(hf + "attn.c_attn.weight"), {3 * hidden, hidden}, true, T);
+        p.add(g + "attn_qkv.bias", names(hf + "attn.c_attn.bias"), {3 * hidden});
+        p.add(g + "attn_output.weight", names(hf + "attn.c_proj.weight"), {hidden, hidden}, true, T);
+        p.add(g + "attn_output.bias", names(hf + "attn.c_proj.bias"), {hidden});
+        p.add(g + "ffn_norm.weight", names(hf + "ln_2.weight"), {hidden});
+        p.add(g + "ffn_norm.bias", names(hf + "ln_2.bias"), {hidden});
+        p.add(g + "ffn_up.weight", names(hf + "mlp.c_fc.weight"), {ffn, hidden}, true, T);
+        p.add(g + "ffn_up.bias", names(hf + "mlp.c_fc.bias"), {ffn});
+        p.add(g + "ffn_down.weight", names(hf + "mlp.c_proj.weight"), {hidden, ffn}, true, T);
+        p.add(g + "ffn_down.bias", names(hf + "mlp.c_proj.bias"), {hidden});
+    }
+    p.checkAllUsed({".attn.bias", ".attn.masked_bias"});
+}
+
+float readElement(const unsigned char* p, SafetensorsDtype dt, int64_t i) {
+    switch (dt) {
+        case SafetensorsDtype::F32: {
+            float f;
+            std::memcpy(&f, p + 4 * i, 4);
+            return f;
+        }
+        case SafetensorsDtype::F16:
+            return halfToFloat(static_cast<uint16_t>(p[2 * i] | (p[2 * i + 1] << 8)));
+        default:
+            return bfloat16ToFloat(static_cast<uint16_t>(p[2 * i] | (p[2 * i + 1] << 8)));
+    }
+}
+
+}  // namespace
+
+GgufModel planGgufModel(const fs::path& dir, const nlohmann::json& config, const ModelWeights& weights) {
+    const ConfigKeys c(config, (dir / "config.json").string());
+    GgufModel m;
+    const std::string type = c.text("model_type", "");
+    Planner p(weights, m);
+    if (type == "llama" || type == "mistral") {
+        m.arch = "llama";
+        planLlamaFamily(c, m, p, false);
+    } else if (type == "qwen2") {
+        m.arch = "qwen2";
+        planLlamaFamily(c, m, p, true);
+    } else if (type == "gpt2") {
+        m.arch = "gpt2";
+        planGpt2(c, m, p);
+    } else {
+        c.fail("model_type", "\"" + type + "\": GGUF export writes llama, mistral, qwen2 and gpt2 models");
+    }
+    std::stable_sort(m.tensors.begin(), m.tensors.end(), [](const PlannedTensor& a, const PlannedTensor& b) {
+        const int la = layerOf(a.name), lb = layerOf(b.name);
+        return la != lb ? la < lb : a.name < b.name;
+    });
+    return m;
+}
+
+std::vector<float> tensorValues(const PlannedTensor& t, const ModelWeights& weights) {
+    if (t.source.empty()) return t.values;
+    const WeightTensor& w = weights.tensors.at(t.source);
+    const auto* bytes = static_cast<const unsigned char*>(w.file->data(*w.entry));
+    const int64_t n = w.entry->numel();
+    const SafetensorsDtype dt = w.entry->dtype;
+    std::vector<float> out(static_cast<size_t>(n));
+    const std::vector<int64_t>& shape = w.entry->shape;
+    if (t.rearrange == Rearrange::Transpose) {  // stored (rows, cols) -> (cols, rows)
+        const int64_t rows = shape[0], cols = shape[1];
+        for (int64_t r = 0; r < rows; ++r)
+            for (int64_t col = 0; col < cols; ++col) out[static_cast<size_t>(col * rows + r)] = readElement(bytes, dt, r * cols + col);
+    } else if (t.rearrange == Rearrange::PermuteHeads) {
+        // per head of hd rows: new row h*hd + 2i + j = old row h*hd + j*(hd/2) + i (rotate-half -> adjacent pairs)
+        const int64_t rows = shape[0], cols = shape.size() > 1 ? shape[1] : 1;
+        const int64_t hd = rows / t.heads;
+        for (int64_t h = 0; h < t.heads; ++h)
+            for (int64_t i = 0; i < hd / 2; ++i)
+                for (int64_t j = 0; j < 2; ++j) {
+                    const int64_t to = h * hd + 2 * i + j, from = h * hd + j * (hd / 2) + i;
+                    for (int64_t col = 0; col < cols; ++col)
+                        out[static_cast<size_t>(to * cols + col)] = readElement(bytes, dt, from * cols + col);
+                }
+    } else {
+        for (int64_t i = 0; i < n; ++i) out[static_cast<size_t>(i)] = readElement(bytes, dt, i);
+    }
+    w.file->releasePages(*w.entry);
+    return out;
+}
+
+}  // namespace fts::gguf

@@ -1,0 +1,139 @@
+// Ollama Modelfiles and Jinja chat templates for the built-in chat templates (see ollama_modelfile.h). The Go
+// templates take the system prompt from .System (Ollama sets it from the SYSTEM line or the conversation's system
+// message) and skip system messages in .Messages, so it is printed once, where the trainer printed it. BOS is not
+// text here: llama.cpp adds the BOS token itself (tokenizer.ggml.add_bos_token).
+#include "core/gguf/ollama_modelfile.h"
+
+namespace fts::gguf {
+namespace {
+
+const char* const kQwen25System = "You are Qwen, created by Alibaba Cloud. You are a helpful assistant.";
+const char* const kAlpacaSystem =
+    "Below is an instruction that describes a task. Write a response that appropriately completes the request.";
+
+// A Modelfile string argument: """...""" unless the text holds three quotes, then a JSON-style "..." string.
+std::string quoted(const std::string& text) {
+    if (text.find("\"\"\"") == std::string::npos && (text.empty() || text.back() != '"'))
+        return "\"\"\"" + text + "\"\"\"";
+    std::string out = "\"";
+    for (char c : text) {
+        if (c == '"' || c == '\\') out += '\\';
+        if (c == '\n') {
+            out += "\\n";
+            continue;
+        }
+        out += c;
+    }
+    return out + "\"";
+}
+
+std::string defaultSystem(ChatTemplateKind kind) {
+    return kind == ChatTemplateKind::Qwen25 ? kQwen25System : kind == ChatTemplateKind::Alpaca ? kAlpacaSystem : "";
+}
+
+}  // namespace
+
+std::string ollamaTemplate(ChatTemplateKind kind) {
+    switch (kind) {
+        case ChatTemplateKind::ChatML:
+        case ChatTemplateKind::Qwen25:
+            return "{{- if .System }}<|im_start|>system\n{{ .System }}<|im_end|>\n{{ end }}"
+                   "{{- range .Messages }}{{- if ne .Role \"system\" }}<|im_start|>{{ .Role }}\n"
+                   "{{ .Content }}<|im_end|>\n{{ end }}{{- end }}<|im_start|>assistant\n";
+        case ChatTemplateKind::Llama3:
+            return "{{- if .System }}<|start_header_id|>system<|end_header_id|>\n\n{{ .System }}<|eot_id|>{{ end }}"
+                   "{{- range .Messages }}{{- if ne .Role \"system\" }}<|start_header_id|>{{ .Role }}"
+                   "<|end_header_id|>\n\n{{ .Content }}<|eot_id|>{{ end }}{{- end }}"
+                   "<|start_header_id|>assistant<|end_header_id|>\n\n";
+        case ChatTemplateKind::Mistral:
+            return "{{- $first := true }}{{- range .Messages }}{{- if eq .Role \"user\" }}[INST] "
+                   "{{ if and $first $.System }}{{ $.System }}\n\n{{ end }}{{ .Content }} [/INST]"
+                   "{{- $first = false }}{{- else if eq .Role \"assistant\" }}{{ .Content }}</s>{{- end }}{{- end }}";
+        case ChatTemplateKind::Alpaca:
+            return "{{- if .System }}{{ .System }}\n\n{{ end }}{{- range .Messages }}{{- if eq .Role \"user\" }}"
+                   "### Instruction:\n{{ .Content }}\n\n### Response:\n{{- else if eq .Role \"assistant\" }}"
+                   "{{ .Content }}{{ end }}{{- end }}";
+        case ChatTemplateKind::None:
+            break;
+    }
+    return "{{ .Prompt }}";
+}
+
+std::vector<std::string> ollamaStops(ChatTemplateKind kind, const std::string& eosText) {
+    std::vector<std::string> stops;
+    switch (kind) {
+        case ChatTemplateKind::ChatML:
+        case ChatTemplateKind::Qwen25:
+            stops = {"<|im_end|>", "<|im_start|>"};
+            break;
+        case ChatTemplateKind::Llama3:
+            stops = {"<|eot_id|>", "<|start_header_id|>", "<|end_header_id|>"};
+            break;
+        case ChatTemplateKind::Mistral:
+            stops = {"[INST]", "[/INST]"};
+            break;
+        case ChatTemplateKind::Alpaca:
+            stops = {"### Instruction:"};
+            break;
+        case ChatTemplateKind::None:
+            break;
+    }
+    if (!eosText.empty() && std::find(stops.begin(), stops.end(), eosText) == stops.end()) stops.push_back(eosText);
+    return stops;
+}
+
+std::string jinjaChatTemplate(ChatTemplateKind kind, const std::string& eosText) {
+    (void)eosText;
+    switch (kind) {
+        case ChatTemplateKind::ChatML:
+            return "{% for message in messages %}{{ '<|im_start|>' + message['role'] + '\\n' + message['content'] + "
+                   "'<|im_end|>' + '\\n' }}{% endfor %}{% if add_generation_prompt %}{{ '<|im_start|>assistant\\n' "
+                   "}}{% endif %}";
+        case ChatTemplateKind::Qwen25:
+            return "{% if messages[0]['role'] != 'system' %}{{ '<|im_start|>system\\n" + std::string(kQwen25System) +
+                   "<|im_end|>\\n' }}{% endif %}{% for message in messages %}{{ '<|im_start|>' + message['role'] + "
+                   "'\\n' + message['content'] + '<|im_end|>' + '\\n' }}{% endfor %}{% if add_generation_prompt %}"
+                   "{{ '<|im_start|>assistant\\n' }}{% endif %}";
+        case ChatTemplateKind::Llama3:
+            return "{{ bos_token }}{% for message in messages %}{{ '<|start_header_id|>' + message['role'] + "
+                   "'<|end_header_id|>\\n\\n' + message['content'] | trim + '<|eot_id|>' }}{% endfor %}"
+                   "{% if add_generation_prompt %}{{ '<|start_header_id|>assistant<|end_header_id|>\\n\\n' }}"
+                   "{% endif %}";
+        case ChatTemplateKind::Mistral:
+            return "{{ bos_token }}{% set ns = namespace(system='', first=true) %}{% for message in messages %}"
+                   "{% if message['role'] == 'system' %}{% set ns.system = message['content'] %}"
+                   "{% elif message['role'] == 'user' %}{{ '[INST] ' + ((ns.system + '\\n\\n') if (ns.first and "
+                   "ns.system) else '') + message['content'] + ' [/INST]' }}{% set ns.first = false %}"
+                   "{% else %}{{ message['content'] + eos_token }}{% endif %}{% endfor %}";
+        case ChatTemplateKind::Alpaca:
+            return "{% set ns = namespace(system='" + std::string(kAlpacaSystem) +
+                   "') %}{% for message in messages %}{% if message['role'] == 'system' %}{% set ns.system = "
+                   "message['content'] %}{% endif %}{% endfor %}{{ ns.system + '\\n\\n' }}{% for message in messages "
+                   "%}{% if message['role'] == 'user' %}{{ '### Instruction:\\n' + message['content'] + "
+                   "'\\n\\n### Response:\\n' }}{% elif message['role'] == 'assistant' %}{{ message['content'] + "
+                   "eos_token }}{% endif %}{% endfor %}";
+        case ChatTemplateKind::None:
+            break;
+    }
+    return "{% for message in messages %}{{ message['content'] }}{% if message['role'] == 'assistant' %}"
+           "{{ eos_token }}{% endif %}{% endfor %}";
+}
+
+std::string ollamaModelfile(const ModelfileInputs& in) {
+    std::string out = "# Ollama: ollama create NAME -f Modelfile   (written by Finetune Studio)\n";
+    out += "FROM ./" + in.ggufFileName + "\n";
+    if (!in.chat) {
+        out += "TEMPLATE " + quoted("{{ .Prompt }}") + "\n";
+        if (!in.eosText.empty()) out += "PARAMETER stop " + quoted(in.eosText) + "\n";
+    } else {
+        out += "TEMPLATE " + quoted(ollamaTemplate(*in.chat)) + "\n";
+        for (const std::string& stop : ollamaStops(*in.chat, in.eosText))
+            out += "PARAMETER stop " + quoted(stop) + "\n";
+        const std::string system = defaultSystem(*in.chat);
+        if (!system.empty()) out += "SYSTEM " + quoted(system) + "\n";
+    }
+    if (in.contextLength > 0) out += "PARAMETER num_ctx " + std::to_string(in.contextLength) + "\n";
+    return out;
+}
+
+}  // namespace fts::gguf

@@ -1,0 +1,72 @@
+"""Tiny models for the GGUF export tests, written with transformers (random weights from a fixed seed):
+  gpt2     the quick-start's GPT-2 config and byte-level tokenizer (pre-tokenizer "gpt-2")
+  llama    Llama, 4 heads over 2 KV heads, with Mistral-7B's SentencePiece-style tokenizer (GGUF "llama" vocab)
+  llama3   Llama with Llama 3.1 rope scaling and the Llama-3-style toy tokenizer ("llama-bpe")
+  qwen2    Qwen2 with q/k/v biases, tied embeddings, and Qwen3's tokenizer ("qwen2") and chat template
+  mistral  MistralForCausalLM (exported as llama) with a sliding window, Mistral's tokenizer
+Usage: make_models.py DATA_DIR OUT_DIR [names...]"""
+import json, shutil, sys
+from pathlib import Path
+
+import torch
+import transformers as tf
+
+data, out = Path(sys.argv[1]), Path(sys.argv[2])
+names = sys.argv[3:] or ["gpt2", "llama", "llama3", "qwen2", "mistral"]
+tok = data / "tokenizers"
+
+
+def save(name, model, tokenizer_files):
+    d = out / name
+    d.mkdir(parents=True, exist_ok=True)
+    model.save_pretrained(d, safe_serialization=True)
+    for src, dst in tokenizer_files:
+        shutil.copy(src, d / dst)
+
+
+def scaled(model, std=0.2):
+    # larger weights than the default init, so the logits differ enough between tokens to test greedy decoding
+    with torch.no_grad():
+        for n, p in model.named_parameters():
+            if p.dim() > 1:
+                p.normal_(0.0, std)
+    return model
+
+
+torch.manual_seed(0)
+if "gpt2" in names:
+    cfg = tf.GPT2Config(**{k: v for k, v in json.load(open(data.parent.parent / "resources/quickstart/model/config.json")).items()
+                           if k not in ("architectures", "model_type", "torch_dtype")})
+    save("gpt2", scaled(tf.GPT2LMHeadModel(cfg)),
+         [(data.parent.parent / "resources/quickstart/model/tokenizer.json", "tokenizer.json"),
+          (data.parent.parent / "resources/quickstart/model/tokenizer_config.json", "tokenizer_config.json")])
+if "llama" in names:
+    cfg = tf.LlamaConfig(vocab_size=32000, hidden_size=64, intermediate_size=128, num_hidden_layers=2,
+                         num_attention_heads=4, num_key_value_heads=2, max_position_embeddings=256, rms_norm_eps=1e-5,
+                         tie_word_embeddings=False, bos_token_id=1, eos_token_id=2)
+    save("llama", scaled(tf.LlamaForCausalLM(cfg)),
+         [(tok / "mistral-7b/tokenizer.json", "tokenizer.json"),
+          (tok / "mistral-7b/tokenizer_config.json", "tokenizer_config.json")])
+if "llama3" in names:
+    cfg = tf.LlamaConfig(vocab_size=704, hidden_size=64, intermediate_size=128, num_hidden_layers=2,
+                         num_attention_heads=4, num_key_value_heads=4, max_position_embeddings=1024,
+                         rope_theta=500000.0, tie_word_embeddings=False, bos_token_id=0, eos_token_id=1,
+                         rope_scaling={"rope_type": "llama3", "factor": 8.0, "low_freq_factor": 1.0,
+                                       "high_freq_factor": 4.0, "original_max_position_embeddings": 64})
+    save("llama3", scaled(tf.LlamaForCausalLM(cfg)), [(tok / "toy/llama3_style.json", "tokenizer.json")])
+    tc = {"bos_token": "<|begin_of_text|>", "eos_token": "<|end_of_text|>", "tokenizer_class": "PreTrainedTokenizerFast"}
+    json.dump(tc, open(out / "llama3/tokenizer_config.json", "w"))
+if "qwen2" in names:
+    cfg = tf.Qwen2Config(vocab_size=151936, hidden_size=64, intermediate_size=128, num_hidden_layers=3,
+                         num_attention_heads=4, num_key_value_heads=2, max_position_embeddings=512,
+                         tie_word_embeddings=True, rope_theta=1000000.0, rms_norm_eps=1e-6,
+                         bos_token_id=151643, eos_token_id=151645)
+    save("qwen2", scaled(tf.Qwen2ForCausalLM(cfg)),
+         [(tok / "qwen3/tokenizer.json", "tokenizer.json"), (tok / "qwen3/tokenizer_config.json", "tokenizer_config.json")])
+if "mistral" in names:
+    cfg = tf.MistralConfig(vocab_size=32000, hidden_size=64, intermediate_size=128, num_hidden_layers=2,
+                           num_attention_heads=4, num_key_value_heads=1, max_position_embeddings=512,
+                           sliding_window=4096, tie_word_embeddings=False)
+    save("mistral", scaled(tf.MistralForCausalLM(cfg)),
+         [(tok / "mistral-7b/tokenizer.json", "tokenizer.json"),
+          (tok / "mistral-7b/tokenizer_config.json", "tokenizer_config.json")])
