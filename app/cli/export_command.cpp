@@ -88,7 +88,8 @@ void addExportCommand(CLI::App& app) {
         const gguf::GgufExportResult r = exportCheckpointGguf(ckpt, target, options);
         for (const std::string& w : r.warnings) std::cerr << "warning: " << w << "\n";
         std::string types;
-        for (const auto& [type, count] : r.tensorTypes) types += (types.empty() ? "" : ", ") + std::to_string(count) + " " + type;
+        for (const auto& [type, count] : r.tensorTypes)
+            types += (types.empty() ? "" : ", ") + std::to_string(count) + " " + type;
         std::cout << "exported " << ckpt.string() << " to " << r.file.string() << " (" << gguf::presetName(*preset)
                   << ", " << r.fileBytes / 1048576.0 << " MiB; tensors: " << types << ")\n";
         if (!r.modelfile.empty())

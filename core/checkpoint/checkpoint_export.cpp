@@ -189,4 +189,3 @@ gguf::GgufExportResult exportCheckpointGguf(const fs::path& checkpointDir, const
 }
 
 }  // namespace fts
-

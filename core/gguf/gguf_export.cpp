@@ -108,8 +108,8 @@ GgufExportResult exportGguf(const fs::path& modelDir, const fs::path& outFile, c
     if (!chatTemplate.empty()) metadata.push_back({"tokenizer.chat_template", MetadataValue::string(chatTemplate)});
 
     // ---- write: each tensor read, rearranged, encoded and streamed in turn ----
-    const int threads = options.threads > 0 ? options.threads
-                                            : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+    const int threads =
+        options.threads > 0 ? options.threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
     std::vector<TensorInfo> infos;
     for (size_t i = 0; i < model.tensors.size(); ++i) {
         const PlannedTensor& planned = model.tensors[i];

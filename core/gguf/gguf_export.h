@@ -22,7 +22,7 @@ struct GgufExportOptions {
     std::optional<ChatTemplateKind> chat;  // the template the run trained with: the Modelfile's, and the GGUF's
                                            // chat template when the folder's tokenizer has none
     bool writeModelfile = true;
-    int threads = 0;                       // quantization threads (0: every core)
+    int threads = 0;  // quantization threads (0: every core)
     // Called after each tensor: bytes of tensor data written so far, of `total`.
     std::function<void(uint64_t done, uint64_t total)> progress;
 };

@@ -82,8 +82,8 @@ public:
         const WeightTensor* t = findTensor(m_w, sources);
         if (!t) {
             if (required)
-                throw FormatError(m_w.description + ": tensor " + sources.front() +
-                                  " is missing (GGUF needs it for " + name + ")");
+                throw FormatError(m_w.description + ": tensor " + sources.front() + " is missing (GGUF needs it for " +
+                                  name + ")");
             return false;
         }
         std::vector<int64_t> stored = shape;
@@ -97,8 +97,7 @@ public:
         }
         const auto dt = t->entry->dtype;
         if (dt != SafetensorsDtype::F32 && dt != SafetensorsDtype::F16 && dt != SafetensorsDtype::BF16)
-            throw FormatError(m_w.description + ": tensor " + t->entry->name + " is " +
-                              std::string(dtypeName(dt)) +
+            throw FormatError(m_w.description + ": tensor " + t->entry->name + " is " + std::string(dtypeName(dt)) +
                               "; GGUF export reads F32, F16 and BF16 weights (export a quantized run merged first)");
         PlannedTensor p;
         p.name = name;
@@ -117,7 +116,8 @@ public:
             if (std::find(m_used.begin(), m_used.end(), name) != m_used.end()) continue;
             bool ignored = false;
             for (const std::string& s : ignoredSuffixes)
-                ignored = ignored || (name.size() >= s.size() && name.compare(name.size() - s.size(), s.size(), s) == 0);
+                ignored =
+                    ignored || (name.size() >= s.size() && name.compare(name.size() - s.size(), s.size(), s) == 0);
             if (!ignored)
                 throw FormatError(m_w.description + ": tensor " + name + " has no place in llama.cpp's " + m_m.arch +
                                   " architecture");
@@ -179,7 +179,9 @@ std::vector<float> llama3RopeFactors(const RopeConfig& r, int64_t headDim) {
     const double lowWavelength = oldContext / low, highWavelength = oldContext / high;
     std::vector<float> out;
     for (int64_t i = 0; i < headDim; i += 2) {
-        const float freq = 1.0f / static_cast<float>(std::pow(r.theta, static_cast<double>(i) / headDim));
+        // in float32, as the converter's torch code computes the frequencies
+        const float exponent = static_cast<float>(i) / static_cast<float>(headDim);
+        const float freq = 1.0f / std::pow(static_cast<float>(r.theta), exponent);
         const double wavelength = 2 * M_PI / freq;
         if (wavelength < highWavelength) {
             out.push_back(1.0f);
@@ -221,11 +223,13 @@ void planLlamaFamily(const ConfigKeys& c, GgufModel& m, Planner& p, bool qwen2) 
         put(m, "rope.scaling.type", MetadataValue::string("linear"));
         put(m, "rope.scaling.factor", MetadataValue::f32(static_cast<float>(ropeNumber(rope, "factor", 1.0))));
     } else if (rope.type == "dynamic") {
-        m.warnings.push_back(c.source() + ": rope_scaling \"dynamic\": llama.cpp has no dynamic NTK scaling; the "
-                                          "model computes the same up to " + std::to_string(context) +
-                             " tokens (max_position_embeddings) and without scaling beyond");
+        m.warnings.push_back(c.source() +
+                             ": rope_scaling \"dynamic\": llama.cpp has no dynamic NTK scaling; the "
+                             "model computes the same up to " +
+                             std::to_string(context) + " tokens (max_position_embeddings) and without scaling beyond");
     } else if (rope.type != "default" && rope.type != "llama3") {
-        c.fail(rope.key, "rope type \"" + rope.type + "\" is not exported to GGUF (default, linear, dynamic, llama3 are)");
+        c.fail(rope.key,
+               "rope type \"" + rope.type + "\" is not exported to GGUF (default, linear, dynamic, llama3 are)");
     }
     put(m, "rope.freq_base", MetadataValue::f32(static_cast<float>(rope.theta)));
     put(m, "attention.layer_norm_rms_epsilon", MetadataValue::f32(static_cast<float>(c.number("rms_norm_eps", 1e-6))));
@@ -238,7 +242,8 @@ void planLlamaFamily(const ConfigKeys& c, GgufModel& m, Planner& p, bool qwen2) 
         put(m, "rope.dimension_count", MetadataValue::u32(u32(headDim)));
     }
     if (qwen2 && c.flag("use_sliding_window", false))
-        m.warnings.push_back(c.source() + ": use_sliding_window true: llama.cpp's qwen2 attends over the whole context");
+        m.warnings.push_back(c.source() +
+                             ": use_sliding_window true: llama.cpp's qwen2 attends over the whole context");
     if (!qwen2 && c.has("sliding_window") && c.integer("sliding_window") < context)
         m.warnings.push_back(c.source() + ": sliding_window " + std::to_string(c.integer("sliding_window")) +
                              ": llama.cpp's llama attends over the whole context; the model computes the same up to " +
@@ -385,7 +390,8 @@ std::vector<float> tensorValues(const PlannedTensor& t, const ModelWeights& weig
     if (t.rearrange == Rearrange::Transpose) {  // stored (rows, cols) -> (cols, rows)
         const int64_t rows = shape[0], cols = shape[1];
         for (int64_t r = 0; r < rows; ++r)
-            for (int64_t col = 0; col < cols; ++col) out[static_cast<size_t>(col * rows + r)] = readElement(bytes, dt, r * cols + col);
+            for (int64_t col = 0; col < cols; ++col)
+                out[static_cast<size_t>(col * rows + r)] = readElement(bytes, dt, r * cols + col);
     } else if (t.rearrange == Rearrange::PermuteHeads) {
         // per head of hd rows: new row h*hd + 2i + j = old row h*hd + j*(hd/2) + i (rotate-half -> adjacent pairs)
         const int64_t rows = shape[0], cols = shape.size() > 1 ? shape[1] : 1;

@@ -24,12 +24,12 @@ namespace fts::gguf {
 enum class Rearrange { None, Transpose, PermuteHeads };
 
 struct PlannedTensor {
-    std::string name;          // GGUF name, e.g. "blk.0.attn_q.weight"
-    std::string source;        // HF name; empty for a computed tensor (rope_freqs)
-    std::vector<int64_t> ne;   // GGUF shape (ggml order)
+    std::string name;         // GGUF name, e.g. "blk.0.attn_q.weight"
+    std::string source;       // HF name; empty for a computed tensor (rope_freqs)
+    std::vector<int64_t> ne;  // GGUF shape (ggml order)
     Rearrange rearrange = Rearrange::None;
-    int64_t heads = 0;         // PermuteHeads: heads of the rows
-    std::vector<float> values; // computed tensors only
+    int64_t heads = 0;          // PermuteHeads: heads of the rows
+    std::vector<float> values;  // computed tensors only
 };
 
 struct GgufModel {

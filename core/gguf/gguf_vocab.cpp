@@ -34,8 +34,9 @@ nlohmann::json readJsonFile(const fs::path& path, bool required) {
     std::error_code ec;
     if (!fs::is_regular_file(path, ec)) {
         if (required)
-            throw IoError(path.string() + ": not found (a GGUF file carries the tokenizer: the model folder needs "
-                                          "its tokenizer.json)");
+            throw IoError(path.string() +
+                          ": not found (a GGUF file carries the tokenizer: the model folder needs "
+                          "its tokenizer.json)");
         return nullptr;
     }
     try {
@@ -140,8 +141,9 @@ std::string byteLevelPre(const Tokenizer& t) {
     const std::string where = t.file.string() + ": pre_tokenizer ";
     const auto checkByteLevel = [&](const nlohmann::json& b) {
         if (b.value("add_prefix_space", false))
-            throw FormatError(where + "ByteLevel has add_prefix_space true: llama.cpp does not add a space before "
-                                      "the text, so the GGUF would tokenize differently");
+            throw FormatError(where +
+                              "ByteLevel has add_prefix_space true: llama.cpp does not add a space before "
+                              "the text, so the GGUF would tokenize differently");
     };
     if (typeOf(pre) == "ByteLevel") {
         checkByteLevel(pre);
@@ -164,8 +166,9 @@ std::string byteLevelPre(const Tokenizer& t) {
                               "tokenize differently");
         }
     }
-    throw FormatError(where + (pre.is_null() ? std::string("is missing") : "is " + pre.dump().substr(0, 200)) +
-                      ": GGUF export writes byte-level BPE tokenizers with GPT-2's, Llama 3's or Qwen2's pre-tokenizer");
+    throw FormatError(
+        where + (pre.is_null() ? std::string("is missing") : "is " + pre.dump().substr(0, 200)) +
+        ": GGUF export writes byte-level BPE tokenizers with GPT-2's, Llama 3's or Qwen2's pre-tokenizer");
 }
 
 // A SentencePiece-style BPE: byte fallback, "▁" for spaces (a Prepend/Replace normalizer or a Metaspace
@@ -300,7 +303,8 @@ GgufVocab readGgufVocab(const fs::path& dir, const nlohmann::json& config, int64
         if (added != t.added.end()) {
             const bool isSpecial = added->second.value("special", false) || looksSpecial(tokens[i]);
             types[i] = isSpecial ? kControl : kUserDefined;
-            if (spm && special.ids.count("unk") && special.ids.at("unk") == static_cast<int64_t>(i)) types[i] = kUnknown;
+            if (spm && special.ids.count("unk") && special.ids.at("unk") == static_cast<int64_t>(i))
+                types[i] = kUnknown;
         } else if (spm && tokens[i].size() == 6 && tokens[i].rfind("<0x", 0) == 0 && tokens[i][5] == '>') {
             types[i] = kByte;
         }
@@ -333,7 +337,8 @@ GgufVocab readGgufVocab(const fs::path& dir, const nlohmann::json& config, int64
                           "never stop generating");
     if (!special.ids.count("bos")) {
         // llama.cpp defaults a BPE vocabulary's BOS to id 11: name the EOS instead, as GPT-2-style models do
-        v.metadata.push_back({"tokenizer.ggml.bos_token_id", MetadataValue::u32(static_cast<uint32_t>(special.ids.at("eos")))});
+        v.metadata.push_back(
+            {"tokenizer.ggml.bos_token_id", MetadataValue::u32(static_cast<uint32_t>(special.ids.at("eos")))});
     }
     v.metadata.push_back({"tokenizer.ggml.add_bos_token", MetadataValue::boolean(special.addBos.value_or(false))});
     v.metadata.push_back({"tokenizer.ggml.add_eos_token", MetadataValue::boolean(special.addEos.value_or(false))});

@@ -17,8 +17,8 @@
 namespace fts::gguf {
 
 struct GgufVocab {
-    std::string model;  // "gpt2" or "llama"
-    std::string pre;    // "gpt-2", "llama-bpe", "qwen2", "default"
+    std::string model;                    // "gpt2" or "llama"
+    std::string pre;                      // "gpt-2", "llama-bpe", "qwen2", "default"
     std::vector<MetadataEntry> metadata;  // tokenizer.ggml.* (chat template not included)
     std::string bosText, eosText;         // the BOS / EOS tokens' text ("" when the tokenizer has none)
     int64_t tokenCount = 0;

@@ -14,10 +14,10 @@
 namespace fts::gguf {
 
 struct ModelfileInputs {
-    std::string ggufFileName;                // "model-q4_k_m.gguf" (FROM ./NAME)
-    std::optional<ChatTemplateKind> chat;    // nullopt: a plain completion model ({{ .Prompt }})
-    std::string eosText;                     // the tokenizer's EOS token text (a stop, and Mistral's end of reply)
-    int64_t contextLength = 0;               // PARAMETER num_ctx (0: not written)
+    std::string ggufFileName;              // "model-q4_k_m.gguf" (FROM ./NAME)
+    std::optional<ChatTemplateKind> chat;  // nullopt: a plain completion model ({{ .Prompt }})
+    std::string eosText;                   // the tokenizer's EOS token text (a stop, and Mistral's end of reply)
+    int64_t contextLength = 0;             // PARAMETER num_ctx (0: not written)
 };
 
 std::string ollamaModelfile(const ModelfileInputs& in);

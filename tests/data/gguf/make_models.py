@@ -4,6 +4,7 @@
   llama3   Llama with Llama 3.1 rope scaling and the Llama-3-style toy tokenizer ("llama-bpe")
   qwen2    Qwen2 with q/k/v biases, tied embeddings, and Qwen3's tokenizer ("qwen2") and chat template
   mistral  MistralForCausalLM (exported as llama) with a sliding window, Mistral's tokenizer
+  kquant   Llama 256 wide with 8 layers (rows of whole 256-element super-blocks: the k-quants and q4_k_m's mixture)
 Usage: make_models.py DATA_DIR OUT_DIR [names...]"""
 import json, shutil, sys
 from pathlib import Path
@@ -12,7 +13,7 @@ import torch
 import transformers as tf
 
 data, out = Path(sys.argv[1]), Path(sys.argv[2])
-names = sys.argv[3:] or ["gpt2", "llama", "llama3", "qwen2", "mistral"]
+names = sys.argv[3:] or ["gpt2", "llama", "llama3", "qwen2", "mistral", "kquant"]
 tok = data / "tokenizers"
 
 
@@ -70,3 +71,10 @@ if "mistral" in names:
     save("mistral", scaled(tf.MistralForCausalLM(cfg)),
          [(tok / "mistral-7b/tokenizer.json", "tokenizer.json"),
           (tok / "mistral-7b/tokenizer_config.json", "tokenizer_config.json")])
+if "kquant" in names:
+    cfg = tf.LlamaConfig(vocab_size=704, hidden_size=256, intermediate_size=512, num_hidden_layers=8,
+                         num_attention_heads=4, num_key_value_heads=2, max_position_embeddings=256,
+                         tie_word_embeddings=False, bos_token_id=0, eos_token_id=1)
+    save("kquant", scaled(tf.LlamaForCausalLM(cfg), 0.05), [(tok / "toy/llama3_style.json", "tokenizer.json")])
+    json.dump({"bos_token": "<|begin_of_text|>", "eos_token": "<|end_of_text|>"},
+              open(out / "kquant/tokenizer_config.json", "w"))
