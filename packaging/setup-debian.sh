@@ -23,9 +23,10 @@ debs=(build-essential cmake ninja-build ccache mold pkg-config git
 # tests/integration/netns_hosts.sh; Debian enables its service on install; the app itself never needs it), and
 # clang-format for the layout check CI runs (packaging/check-format.sh), man and groff to check `man fts`, and the
 # validators of the desktop entry, the AppStream metainfo and the icon, and lintian for the .deb (tests/packaging;
-# rsvg-convert also draws the icon's PNG sizes when the package is built).
+# rsvg-convert also draws the icon's PNG sizes when the package is built), and Go, whose text/template is the engine
+# of Ollama's Modelfile templates (tests/core/gguf: the exported templates render as the trainer's chat templates).
 [ "${1:-}" = "--tests" ] && debs+=(openssh-server clang-format man-db groff-base desktop-file-utils appstream librsvg2-bin file
-                                  lintian)
+                                  lintian golang-go)
 # --fuzz: clang with libFuzzer and the sanitizer runtimes, for the `fuzz` preset (docs/fuzzing.md).
 [ "${1:-}" = "--fuzz" ] && debs+=(clang libclang-rt-dev)
 

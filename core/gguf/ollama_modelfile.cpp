@@ -49,9 +49,9 @@ std::string ollamaTemplate(ChatTemplateKind kind) {
             return "{{- $first := true }}{{- range .Messages }}{{- if eq .Role \"user\" }}[INST] "
                    "{{ if and $first $.System }}{{ $.System }}\n\n{{ end }}{{ .Content }} [/INST]"
                    "{{- $first = false }}{{- else if eq .Role \"assistant\" }}{{ .Content }}</s>{{- end }}{{- end }}";
-        case ChatTemplateKind::Alpaca:
-            return "{{- if .System }}{{ .System }}\n\n{{ end }}{{- range .Messages }}{{- if eq .Role \"user\" }}"
-                   "### Instruction:\n{{ .Content }}\n\n### Response:\n{{- else if eq .Role \"assistant\" }}"
+        case ChatTemplateKind::Alpaca:  // every exchange is a whole Alpaca prompt, the system prompt first
+            return "{{- range .Messages }}{{- if eq .Role \"user\" }}{{ if $.System }}{{ $.System }}\n\n{{ end }}"
+                   "### Instruction:\n{{ .Content }}\n\n### Response:\n{{ else if eq .Role \"assistant\" }}"
                    "{{ .Content }}{{ end }}{{- end }}";
         case ChatTemplateKind::None:
             break;
@@ -108,10 +108,9 @@ std::string jinjaChatTemplate(ChatTemplateKind kind, const std::string& eosText)
         case ChatTemplateKind::Alpaca:
             return "{% set ns = namespace(system='" + std::string(kAlpacaSystem) +
                    "') %}{% for message in messages %}{% if message['role'] == 'system' %}{% set ns.system = "
-                   "message['content'] %}{% endif %}{% endfor %}{{ ns.system + '\\n\\n' }}{% for message in messages "
-                   "%}{% if message['role'] == 'user' %}{{ '### Instruction:\\n' + message['content'] + "
-                   "'\\n\\n### Response:\\n' }}{% elif message['role'] == 'assistant' %}{{ message['content'] + "
-                   "eos_token }}{% endif %}{% endfor %}";
+                   "message['content'] %}{% elif message['role'] == 'user' %}{{ ns.system + '\\n\\n### "
+                   "Instruction:\\n' + message['content'] + '\\n\\n### Response:\\n' }}{% elif message['role'] == "
+                   "'assistant' %}{{ message['content'] + eos_token }}{% endif %}{% endfor %}";
         case ChatTemplateKind::None:
             break;
     }
