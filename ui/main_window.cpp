@@ -225,6 +225,7 @@ void MainWindow::buildUi() {
     connect(m_runView, &RunView::stopClicked, this, [this](qint64) { stopSelectedRun(); });
     connect(m_runView, &RunView::stopNowClicked, this, [this](qint64 id) { stopRunNow(id, true); });
     connect(m_runView, &RunView::resumeClicked, this, [this](qint64 id) { resumeRun(id); });
+    connect(m_runView, &RunView::exportClicked, this, [this](qint64 id) { openExportDialog(id); });
 
     // Editor page: file name + Start over the editor.
     m_editorPage = new QWidget(this);
@@ -597,6 +598,7 @@ void MainWindow::updateActions() {
     const bool resumable = m_selectedIds.size() == 1 && canResume(m_selectedIds.first());
     m_resumeAction->setEnabled(resumable);
     m_runView->resumeButton()->setEnabled(m_runView->runId() > 0 && canResume(m_runView->runId()));
+    m_runView->exportButton()->setEnabled(m_runView->runId() > 0 && canExport(m_runView->runId()));
     m_compareAction->setEnabled(m_selectedIds.size() >= 2);
     if (auto* b = m_editorPage->findChild<QPushButton*>(QStringLiteral("startButton"))) b->setEnabled(startable);
 }

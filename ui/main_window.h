@@ -33,6 +33,7 @@ class ModelPicker;
 class SettingsDialog;
 class ConfigEditor;
 class ConfigForm;
+class ExportDialog;
 class ProbeDialog;
 class RunView;
 class RunsFilterProxy;
@@ -80,6 +81,10 @@ public:
     // run row continues (its id, its curves). Returns the supervisor pid.
     std::optional<qint64> resumeRun(qint64 runId, QString* error = nullptr);
     bool canResume(qint64 runId) const;
+    // Export…: the model of a run that is not running and has a checkpoint in its output folder, as a GGUF file or
+    // an HF folder (ExportDialog, `fts export`).
+    bool canExport(qint64 runId) const;
+    ExportDialog* openExportDialog(qint64 runId);
     // Run > Measure ZeRO stages: the probe dialog for the current config on this machine's ranks (null on errors).
     ProbeDialog* openProbeDialog();
     // The editor's config has changes that are nowhere on disk (not saved, and not the config of the run it started

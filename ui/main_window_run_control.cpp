@@ -26,6 +26,8 @@
 #include "ui/run_launcher.h"
 #include "ui/run_view.h"
 #include "ui/runs_table_model.h"
+#include "core/util/checkpoint_dir.h"
+#include "ui/export_dialog.h"
 #include "ui/probe_dialog.h"
 #include "core/util/json_parse.h"
 
@@ -139,6 +141,27 @@ bool MainWindow::supervisorAlive(const RunRecord& r) const {
 bool MainWindow::canResume(qint64 runId) const {
     const RunRecord* r = m_runsModel->runById(runId);
     return r && !m_pending && runIsResumable(*r, supervisorAlive(*r));
+}
+
+bool MainWindow::canExport(qint64 runId) const {
+    const RunRecord* r = m_runsModel->runById(runId);
+    if (!r || r->status == RunStatus::Running || r->status == RunStatus::Pending || r->outputDir.empty()) return false;
+    std::error_code ec;
+    return !latestCheckpoint(r->outputDir).empty() ||
+           std::filesystem::exists(std::filesystem::path(r->outputDir) / "final", ec);
+}
+
+ExportDialog* MainWindow::openExportDialog(qint64 runId) {
+    const RunRecord* r = m_runsModel->runById(runId);
+    if (!r || !canExport(runId)) {
+        showMessage(tr("This run has no checkpoint to export yet."), true);
+        return nullptr;
+    }
+    auto* dialog = new ExportDialog(m_options.cliPath, QString::fromStdString(r->outputDir),
+                                    QString::fromStdString(r->name), this);
+    dialog->setAttribute(Qt::WA_DeleteOnClose);
+    dialog->show();
+    return dialog;
 }
 
 ProbeDialog* MainWindow::openProbeDialog() {

@@ -341,6 +341,9 @@ void MainWindow::showRunsContextMenu(const QPoint& pos) {
         if (maySetEditorAside()) newRunFromRun(ids.first());
     });
     startFrom->setEnabled(ids.size() == 1);
+    QAction* exportModel =
+        menu.addAction(tr("Export the model…"), this, [this, ids] { openExportDialog(ids.first()); });
+    exportModel->setEnabled(ids.size() == 1 && canExport(ids.first()));
     QAction* rename = menu.addAction(tr("Rename…"), this, &MainWindow::renameSelectedRunDialog);
     QAction* notes = menu.addAction(tr("Notes and tags…"), this, &MainWindow::editSelectedRunNotesDialog);
     rename->setEnabled(ids.size() == 1);

@@ -77,7 +77,15 @@ RunView::RunView(QWidget* parent) : QWidget(parent) {
     });
 
     auto* header = new QHBoxLayout;
+    m_exportButton = new QPushButton(style()->standardIcon(QStyle::SP_DialogSaveButton), QString(), this);
+    m_exportButton->setObjectName(QStringLiteral("exportButton"));
+    m_exportButton->setEnabled(false);
+    m_exportButton->hide();
+    connect(m_exportButton, &QPushButton::clicked, this, [this] {
+        if (m_run) emit exportClicked(m_run->id);
+    });
     header->addWidget(m_title, 1);
+    header->addWidget(m_exportButton);
     header->addWidget(m_resumeButton);
     header->addWidget(m_stopButton);
     header->addWidget(m_stopNowButton);
@@ -210,6 +218,10 @@ void RunView::retranslate() {
     m_stopButton->setToolTip(
         tr("The ranks finish the current step, write a checkpoint and stop; the run can be "
            "resumed (fts train --resume)"));
+    m_exportButton->setText(tr("Export…"));
+    m_exportButton->setToolTip(
+        tr("The model of this run's latest checkpoint as a GGUF file for llama.cpp, Ollama and LM Studio (quantized), "
+           "or as a Hugging Face folder (fts export)"));
     m_resumeButton->setText(tr("Resume"));
     m_resumeButton->setToolTip(
         tr("Continue this run from its last checkpoint: same run, its curves continue "
@@ -663,6 +675,7 @@ void RunView::updateLabels() {
         m_stopButton->setEnabled(false);
         m_stopNowButton->setEnabled(false);
         m_resumeButton->hide();
+        m_exportButton->hide();
         m_progress->setRange(0, 1);
         m_progress->setValue(0);
         m_progress->setFormat(QString());
@@ -700,6 +713,7 @@ void RunView::updateLabels() {
     m_stopButton->setEnabled(running && !m_stopPending);
     m_stopNowButton->setEnabled(running);
     m_resumeButton->setVisible(r.status == RunStatus::Stopped || r.status == RunStatus::Failed);
+    m_exportButton->setVisible(!running && r.status != RunStatus::Pending);
     if (r.totalSteps > 0) {
         m_progress->setRange(0, int(std::min<int64_t>(r.totalSteps, INT32_MAX)));
         m_progress->setValue(int(std::min(m_lastStep, r.totalSteps)));

@@ -1,4 +1,4 @@
-// RunView: live view of one run: loss/eval loss (EMA smoothing, log scale), learning rate, grad norm, loss
+// RunView: live view of one run (and Export… of its model once it is not running): loss/eval loss (EMA smoothing, log scale), learning rate, grad norm, loss
 // scale, tokens/s and per-rank memory history charts, per-rank memory bars and host RAM, progress and ETA,
 // recent log lines, texts sampled from the weights (training.sample_prompts), Stop & save and Stop now. Batches from the poller go into LiveSeries buffers; a 100 ms single-shot
 // timer redraws, so the replot rate is at most 10/s however fast points arrive.
@@ -73,6 +73,9 @@ public:
     QPushButton* stopNowButton() const { return m_stopNowButton; }
     // Resume: visible for a stopped or failed run; its owner enables it (MainWindow::canResume).
     QPushButton* resumeButton() const { return m_resumeButton; }
+    // Export…: the run's model as a GGUF file or an HF folder (ExportDialog); shown for a run that is not running,
+    // enabled by its owner when the run's output folder holds a checkpoint (MainWindow::canExport).
+    QPushButton* exportButton() const { return m_exportButton; }
     QString statusText() const;
     int replotCount() const { return m_replots; }
 
@@ -89,6 +92,7 @@ signals:
     void stopClicked(qint64 runId);
     void stopNowClicked(qint64 runId);
     void resumeClicked(qint64 runId);
+    void exportClicked(qint64 runId);
 
 protected:
     void changeEvent(QEvent* event) override;
@@ -137,6 +141,7 @@ private:
     QPushButton* m_stopButton;
     QPushButton* m_stopNowButton;
     QPushButton* m_resumeButton;
+    QPushButton* m_exportButton;
     SeriesChart* m_lrChart;
     SeriesChart* m_gradNormChart;
     SeriesChart* m_lossScaleChart;

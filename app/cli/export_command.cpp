@@ -1,6 +1,8 @@
 // `fts export PATH --out DIR [--format hf|gguf] [--dtype float32|bfloat16|float16] [--quant PRESET]`: a checkpoint
 // (or the latest checkpoint of an output dir, or an HF model folder) as a Hugging Face model folder, or as one GGUF
 // file for llama.cpp / Ollama / LM Studio with an Ollama Modelfile beside it.
+#include <atomic>
+#include <csignal>
 #include <cstdio>
 #include <iostream>
 
@@ -8,6 +10,7 @@
 #include "core/checkpoint/checkpoint.h"
 #include "core/util/checkpoint_dir.h"
 #include "core/util/error.h"
+#include "core/util/stop_signal_watcher.h"
 
 namespace fts::cli {
 
@@ -18,8 +21,12 @@ std::filesystem::path ggufTarget(const std::filesystem::path& out, const std::fi
                                  const std::string& quant) {
     if (out.extension() == ".gguf") return out;
     std::string name = std::filesystem::absolute(source).lexically_normal().filename().string();
-    if (name.empty() || name == "final" || name.rfind("checkpoint-", 0) == 0)
-        name = std::filesystem::absolute(source).lexically_normal().parent_path().filename().string() + "-" + name;
+    // a run's checkpoint (<output_dir>/checkpoints/step-00000200, <output_dir>/final): named after the run's folder
+    if (name.empty() || name == "final" || name.rfind("checkpoint-", 0) == 0 || name.rfind("step-", 0) == 0) {
+        std::filesystem::path run = std::filesystem::absolute(source).lexically_normal().parent_path();
+        if (run.filename() == "checkpoints") run = run.parent_path();
+        name = run.filename().string() + "-" + name;
+    }
     return out / (name + "-" + quant + ".gguf");
 }
 
@@ -68,6 +75,10 @@ void addExportCommand(CLI::App& app) {
             return;
         }
         if (*format != "gguf") throw ConfigError("--format: \"" + *format + "\"; expected hf or gguf");
+        // A stop (SIGINT, SIGTERM: the studio's Cancel) ends the export after the current tensor; the partial file
+        // (and a merge's scratch folder) are removed on the way out, so nothing half-written stays.
+        static std::atomic<int> stopSignal{0};
+        StopSignalWatcher watcher([](int sig) { stopSignal = sig; });
         const std::optional<gguf::QuantPreset> preset = gguf::parseQuantPreset(*quant);
         if (!preset) throw ConfigError("--quant: \"" + *quant + "\"; expected one of " + gguf::presetNames());
         gguf::GgufExportOptions options;
@@ -79,12 +90,17 @@ void addExportCommand(CLI::App& app) {
         // Progress on stderr, one line per whole percent: "gguf: 42% (1.2 GiB of 2.9 GiB)" (the studio reads it).
         int lastPercent = -1;
         options.progress = [&lastPercent](uint64_t done, uint64_t total) {
+            if (stopSignal)
+                throw Error("export stopped (signal " + std::to_string(stopSignal.load()) + "): nothing written");
             const int percent = total ? static_cast<int>(done * 100 / total) : 100;
             if (percent == lastPercent) return;
             lastPercent = percent;
             std::fprintf(stderr, "gguf: %d%% (%.1f MiB of %.1f MiB)\n", percent, done / 1048576.0, total / 1048576.0);
         };
         const std::filesystem::path target = ggufTarget(*out, ckpt, gguf::presetName(*preset));
+        if (isLoraCheckpoint(ckpt)) std::fprintf(stderr, "gguf: merging the LoRA adapter into its base model\n");
+        if (isZero3Checkpoint(ckpt)) std::fprintf(stderr, "gguf: consolidating the ZeRO stage 3 shards\n");
+        std::fprintf(stderr, "gguf: writing %s\n", target.string().c_str());
         const gguf::GgufExportResult r = exportCheckpointGguf(ckpt, target, options);
         for (const std::string& w : r.warnings) std::cerr << "warning: " << w << "\n";
         std::string types;

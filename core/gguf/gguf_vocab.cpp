@@ -259,7 +259,7 @@ std::string preTokenizerName(const std::string& splitRegex) {
 GgufVocab readGgufVocab(const fs::path& dir, const nlohmann::json& config, int64_t vocabSize) {
     const Tokenizer t = readTokenizer(dir / "tokenizer.json", vocabSize);
     const nlohmann::json tokenizerConfig = readJsonFile(dir / "tokenizer_config.json", false);
-    const SpecialIds special = specialIds(t, tokenizerConfig, config);
+    SpecialIds special = specialIds(t, tokenizerConfig, config);
     const std::vector<std::string> merges = mergesOf(t);
     GgufVocab v;
     v.tokenCount = vocabSize;
@@ -330,6 +330,19 @@ GgufVocab readGgufVocab(const fs::path& dir, const nlohmann::json& config, int64
         const auto it = special.ids.find(kind);
         if (it == special.ids.end()) continue;
         v.metadata.push_back({keyOf.at(kind), MetadataValue::u32(static_cast<uint32_t>(it->second))});
+    }
+    if (!special.ids.count("eos")) {
+        // transformers' tokenizer classes default EOS by name (GPT2Tokenizer: <|endoftext|>): do the same, and say so
+        for (const char* text : {"<|endoftext|>", "</s>", "<|end_of_text|>", "<eos>"}) {
+            const auto it = t.idOf.find(text);
+            if (it == t.idOf.end()) continue;
+            special.ids["eos"] = it->second;
+            v.metadata.push_back(
+                {"tokenizer.ggml.eos_token_id", MetadataValue::u32(static_cast<uint32_t>(it->second))});
+            v.warnings.push_back((dir / "tokenizer_config.json").string() + ": no eos_token; the GGUF ends text with " +
+                                 text + " (id " + std::to_string(it->second) + "), as transformers does");
+            break;
+        }
     }
     if (!special.ids.count("eos"))
         throw FormatError((dir / "tokenizer_config.json").string() +

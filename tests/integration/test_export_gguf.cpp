@@ -15,6 +15,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include <csignal>
+
 #include "core/util/atomic_file.h"
 #include "tests/integration/fts_cli_support.h"
 
@@ -70,6 +72,7 @@ private slots:
     void loraRunIsExportedMerged();
     void modelfileAndChatTemplate();
     void badInputFailsBeforeWriting();
+    void stopLeavesNoFile();
 
 private:
     fs::path exportGguf(const fs::path& from, const std::string& name, const std::string& quant,
@@ -316,6 +319,35 @@ void TestExportGguf::badInputFailsBeforeWriting() {
     failsWith(shape, {}, "hidden_act");
     // an unknown preset names the known ones
     failsWith(m_models / "llama", {"--quant", "q3_k_s"}, "q4_k_m");
+}
+
+void TestExportGguf::stopLeavesNoFile() {
+    // SIGTERM (the studio's Cancel) once the first tensor is written: the export ends after the tensor at hand,
+    // non-zero, and neither the file nor its temporary sibling stays (75 tensors of the 256-wide model at q6_k on one
+    // thread: the rest takes far longer than the signal)
+    const fs::path out = m_dir / "stopped" / "m.gguf";
+    QProcess p;
+    p.start(QString::fromUtf8(FTS_CLI_PATH), {"export", q(m_models / "kquant"), "--out", q(out), "--format", "gguf",
+                                              "--quant", "q6_k", "--threads", "1"});
+    QVERIFY(p.waitForStarted());
+    p.setReadChannel(QProcess::StandardError);  // waitForReadyRead waits on the read channel
+    QByteArray err;
+    while (!err.contains("% (") && p.state() == QProcess::Running) {
+        p.waitForReadyRead(1000);
+        err += p.readAllStandardError();
+    }
+    QVERIFY2(err.contains("% ("), err.constData());
+    ::kill(static_cast<pid_t>(p.processId()), SIGTERM);
+    QVERIFY(p.waitForFinished(60000));
+    err += p.readAllStandardError();
+    QVERIFY2(p.exitStatus() == QProcess::NormalExit && p.exitCode() != 0,
+             qPrintable(QString("exit %1 (%2): %3")
+                            .arg(p.exitCode())
+                            .arg(int(p.exitStatus()))
+                            .arg(QString::fromUtf8(err.right(300)))));
+    QVERIFY2(err.contains("export stopped"), err.constData());
+    QVERIFY(!fs::exists(out));
+    for (const auto& e : fs::directory_iterator(out.parent_path())) QFAIL(e.path().c_str());
 }
 
 QTEST_MAIN(TestExportGguf)
