@@ -1989,6 +1989,173 @@
     </message>
 </context>
 <context>
+    <name>fts::ExportDialog</name>
+    <message>
+        <source>Export the model</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>A run&apos;s output folder: its latest checkpoint is exported (a LoRA run merged into its base model)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>From:</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>GGUF file (llama.cpp, Ollama, LM Studio)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Hugging Face folder (transformers, vLLM)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Format:</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Q4_K_M: 4-bit, the usual choice (about a third of float16&apos;s size)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Q5_K_M: 5-bit, a little closer to the original</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Q6_K: 6-bit</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Q8_0: 8-bit, nearly lossless (about half of float16&apos;s size)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Q4_0: 4-bit, the oldest format (for old llama.cpp builds)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>F16: float16, no quantization</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>BF16: bfloat16, no quantization</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>F32: float32, exact</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Quantization:</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Rows whose length is not a multiple of 256 use llama.cpp&apos;s fallback types (Q5_0, Q5_1, Q8_0), as llama-quantize does.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>float32</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>bfloat16</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>float16</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Precision:</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The folder the file (and the Modelfile) is written to</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Browse…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Export to</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>To folder:</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Write an Ollama Modelfile beside the file</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The chat template the run trained with, its stop tokens and system prompt, as Ollama reads them</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Export</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Cancel export</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Close</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Choose the folder to export to.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Reading the checkpoint…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Writing the tensors: %1 of %2 MiB</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Merging the LoRA adapter into its base model…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Gathering the ZeRO stage 3 shards…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Cancelling…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Written: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>To run it with Ollama:</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>llama.cpp differs from the trained model here:</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Done.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Cancelled; nothing was written.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The export failed: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
     <name>fts::HostsPanel</name>
     <message>
         <source>this machine is always part of the run; add the other hosts</source>
@@ -3068,6 +3235,14 @@
         <source>(not set)</source>
         <translation type="unfinished"></translation>
     </message>
+    <message>
+        <source>This run has no checkpoint to export yet.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Export the model…</source>
+        <translation type="unfinished"></translation>
+    </message>
 </context>
 <context>
     <name>fts::MemoryBars</name>
@@ -3654,6 +3829,14 @@
     </message>
     <message>
         <source>margin (chosen - rejected)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Export…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The model of this run&apos;s latest checkpoint as a GGUF file for llama.cpp, Ollama and LM Studio (quantized), or as a Hugging Face folder (fts export)</source>
         <translation type="unfinished"></translation>
     </message>
 </context>

@@ -1979,6 +1979,173 @@
     </message>
 </context>
 <context>
+    <name>fts::ExportDialog</name>
+    <message>
+        <source>Export the model</source>
+        <translation>导出模型</translation>
+    </message>
+    <message>
+        <source>A run&apos;s output folder: its latest checkpoint is exported (a LoRA run merged into its base model)</source>
+        <translation>运行的输出文件夹：导出其最新的检查点（LoRA 运行会先合并到基础模型）</translation>
+    </message>
+    <message>
+        <source>From:</source>
+        <translation>来源：</translation>
+    </message>
+    <message>
+        <source>GGUF file (llama.cpp, Ollama, LM Studio)</source>
+        <translation>GGUF 文件（llama.cpp、Ollama、LM Studio）</translation>
+    </message>
+    <message>
+        <source>Hugging Face folder (transformers, vLLM)</source>
+        <translation>Hugging Face 文件夹（transformers、vLLM）</translation>
+    </message>
+    <message>
+        <source>Format:</source>
+        <translation>格式：</translation>
+    </message>
+    <message>
+        <source>Q4_K_M: 4-bit, the usual choice (about a third of float16&apos;s size)</source>
+        <translation>Q4_K_M：4 位，常用选择（约为 float16 大小的三分之一）</translation>
+    </message>
+    <message>
+        <source>Q5_K_M: 5-bit, a little closer to the original</source>
+        <translation>Q5_K_M：5 位，更接近原模型一些</translation>
+    </message>
+    <message>
+        <source>Q6_K: 6-bit</source>
+        <translation>Q6_K：6 位</translation>
+    </message>
+    <message>
+        <source>Q8_0: 8-bit, nearly lossless (about half of float16&apos;s size)</source>
+        <translation>Q8_0：8 位，几乎无损（约为 float16 大小的一半）</translation>
+    </message>
+    <message>
+        <source>Q4_0: 4-bit, the oldest format (for old llama.cpp builds)</source>
+        <translation>Q4_0：4 位，最早的格式（适合旧版 llama.cpp）</translation>
+    </message>
+    <message>
+        <source>F16: float16, no quantization</source>
+        <translation>F16：float16，不量化</translation>
+    </message>
+    <message>
+        <source>BF16: bfloat16, no quantization</source>
+        <translation>BF16：bfloat16，不量化</translation>
+    </message>
+    <message>
+        <source>F32: float32, exact</source>
+        <translation>F32：float32，完全精确</translation>
+    </message>
+    <message>
+        <source>Quantization:</source>
+        <translation>量化：</translation>
+    </message>
+    <message>
+        <source>Rows whose length is not a multiple of 256 use llama.cpp&apos;s fallback types (Q5_0, Q5_1, Q8_0), as llama-quantize does.</source>
+        <translation>行长度不是 256 倍数的张量改用 llama.cpp 的替代类型（Q5_0、Q5_1、Q8_0），与 llama-quantize 相同。</translation>
+    </message>
+    <message>
+        <source>float32</source>
+        <translation>float32</translation>
+    </message>
+    <message>
+        <source>bfloat16</source>
+        <translation>bfloat16</translation>
+    </message>
+    <message>
+        <source>float16</source>
+        <translation>float16</translation>
+    </message>
+    <message>
+        <source>Precision:</source>
+        <translation>精度：</translation>
+    </message>
+    <message>
+        <source>The folder the file (and the Modelfile) is written to</source>
+        <translation>写入文件（以及 Modelfile）的文件夹</translation>
+    </message>
+    <message>
+        <source>Browse…</source>
+        <translation>浏览…</translation>
+    </message>
+    <message>
+        <source>Export to</source>
+        <translation>导出到</translation>
+    </message>
+    <message>
+        <source>To folder:</source>
+        <translation>目标文件夹：</translation>
+    </message>
+    <message>
+        <source>Write an Ollama Modelfile beside the file</source>
+        <translation>在文件旁写入 Ollama Modelfile</translation>
+    </message>
+    <message>
+        <source>The chat template the run trained with, its stop tokens and system prompt, as Ollama reads them</source>
+        <translation>运行训练时所用的对话模板、停止符和系统提示词，写成 Ollama 可读的形式</translation>
+    </message>
+    <message>
+        <source>Export</source>
+        <translation>导出</translation>
+    </message>
+    <message>
+        <source>Cancel export</source>
+        <translation>取消导出</translation>
+    </message>
+    <message>
+        <source>Close</source>
+        <translation>关闭</translation>
+    </message>
+    <message>
+        <source>Choose the folder to export to.</source>
+        <translation>请选择导出到的文件夹。</translation>
+    </message>
+    <message>
+        <source>Reading the checkpoint…</source>
+        <translation>正在读取检查点…</translation>
+    </message>
+    <message>
+        <source>Writing the tensors: %1 of %2 MiB</source>
+        <translation>正在写入张量：%1 / %2 MiB</translation>
+    </message>
+    <message>
+        <source>Merging the LoRA adapter into its base model…</source>
+        <translation>正在把 LoRA 适配器合并到基础模型…</translation>
+    </message>
+    <message>
+        <source>Gathering the ZeRO stage 3 shards…</source>
+        <translation>正在汇集 ZeRO 阶段 3 的分片…</translation>
+    </message>
+    <message>
+        <source>Cancelling…</source>
+        <translation>正在取消…</translation>
+    </message>
+    <message>
+        <source>Written: %1</source>
+        <translation>已写入：%1</translation>
+    </message>
+    <message>
+        <source>To run it with Ollama:</source>
+        <translation>用 Ollama 运行它：</translation>
+    </message>
+    <message>
+        <source>llama.cpp differs from the trained model here:</source>
+        <translation>llama.cpp 在以下方面与训练的模型不同：</translation>
+    </message>
+    <message>
+        <source>Done.</source>
+        <translation>完成。</translation>
+    </message>
+    <message>
+        <source>Cancelled; nothing was written.</source>
+        <translation>已取消；没有写入任何文件。</translation>
+    </message>
+    <message>
+        <source>The export failed: %1</source>
+        <translation>导出失败：%1</translation>
+    </message>
+</context>
+<context>
     <name>fts::HostsPanel</name>
     <message>
         <source>this machine is always part of the run; add the other hosts</source>
@@ -3054,6 +3221,14 @@
         <source>(not set)</source>
         <translation>（未设置）</translation>
     </message>
+    <message>
+        <source>This run has no checkpoint to export yet.</source>
+        <translation>此运行还没有可导出的检查点。</translation>
+    </message>
+    <message>
+        <source>Export the model…</source>
+        <translation>导出模型…</translation>
+    </message>
 </context>
 <context>
     <name>fts::MemoryBars</name>
@@ -3639,6 +3814,14 @@
     <message>
         <source>margin (chosen - rejected)</source>
         <translation>间隔（chosen − rejected）</translation>
+    </message>
+    <message>
+        <source>Export…</source>
+        <translation>导出…</translation>
+    </message>
+    <message>
+        <source>The model of this run&apos;s latest checkpoint as a GGUF file for llama.cpp, Ollama and LM Studio (quantized), or as a Hugging Face folder (fts export)</source>
+        <translation>将此运行最新检查点的模型导出为 GGUF 文件（可量化，供 llama.cpp、Ollama、LM Studio 使用），或导出为 Hugging Face 文件夹（fts export）</translation>
     </message>
 </context>
 <context>

@@ -21,6 +21,8 @@
 #include <QRegularExpression>
 #include <QVBoxLayout>
 
+#include <algorithm>
+
 namespace fts {
 
 namespace {
@@ -70,13 +72,22 @@ ExportDialog::ExportDialog(const QString& cliPath, const QString& source, const 
     };
     for (const auto& p : presets) m_quant->addItem(tr(p.text), QString::fromLatin1(p.preset));
     m_quantLabel = new QLabel(tr("Quantization:"), this);
-    form->addRow(m_quantLabel, m_quant);
+    // the combo with its hint under it, one form row (a word-wrapped label of its own row gets a row too tall)
+    auto* quantField = new QWidget(this);
+    auto* quantColumn = new QVBoxLayout(quantField);
+    quantColumn->setContentsMargins(0, 0, 0, 0);
+    quantColumn->setSpacing(2);
     m_quantHint = new QLabel(tr("Rows whose length is not a multiple of 256 use llama.cpp's fallback types "
                                 "(Q5_0, Q5_1, Q8_0), as llama-quantize does."),
-                             this);
+                             quantField);
     m_quantHint->setWordWrap(true);
-    m_quantHint->setStyleSheet(QStringLiteral("color: palette(mid);"));
-    form->addRow(QString(), m_quantHint);
+    QFont small = m_quantHint->font();
+    small.setPointSizeF(small.pointSizeF() * 0.9);
+    m_quantHint->setFont(small);
+    m_quantHint->setForegroundRole(QPalette::PlaceholderText);
+    quantColumn->addWidget(m_quant);
+    quantColumn->addWidget(m_quantHint);
+    form->addRow(m_quantLabel, quantField);
 
     m_dtype = new QComboBox(this);
     m_dtype->addItem(tr("float32"), QStringLiteral("float32"));
@@ -116,7 +127,8 @@ ExportDialog::ExportDialog(const QString& cliPath, const QString& source, const 
     m_result = new QPlainTextEdit(this);
     m_result->setReadOnly(true);
     m_result->setVisible(false);
-    m_result->setMinimumHeight(90);
+    m_result->setMinimumHeight(110);
+    m_result->setMaximumHeight(220);
     v->addWidget(m_result, 1);
 
     auto* buttons = new QDialogButtonBox(this);
@@ -131,7 +143,7 @@ ExportDialog::ExportDialog(const QString& cliPath, const QString& source, const 
     v->addWidget(buttons);
     connect(m_format, &QComboBox::currentIndexChanged, this, [this] { updateChoices(); });
     updateChoices();
-    resize(640, 380);
+    resize(660, sizeHint().height());
 }
 
 ExportDialog::~ExportDialog() {
@@ -144,9 +156,8 @@ ExportDialog::~ExportDialog() {
 
 void ExportDialog::updateChoices() {
     const bool gguf = m_format->currentData().toString() == QLatin1String("gguf");
-    m_quant->setVisible(gguf);
+    m_quant->parentWidget()->setVisible(gguf);
     m_quantLabel->setVisible(gguf);
-    m_quantHint->setVisible(gguf);
     m_modelfile->setVisible(gguf);
     m_dtype->setVisible(!gguf);
     m_dtypeLabel->setVisible(!gguf);

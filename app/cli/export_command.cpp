@@ -8,6 +8,7 @@
 
 #include "app/cli/commands.h"
 #include "core/checkpoint/checkpoint.h"
+#include "core/config/memory_estimate.h"
 #include "core/util/checkpoint_dir.h"
 #include "core/util/error.h"
 #include "core/util/stop_signal_watcher.h"
@@ -107,7 +108,7 @@ void addExportCommand(CLI::App& app) {
         for (const auto& [type, count] : r.tensorTypes)
             types += (types.empty() ? "" : ", ") + std::to_string(count) + " " + type;
         std::cout << "exported " << ckpt.string() << " to " << r.file.string() << " (" << gguf::presetName(*preset)
-                  << ", " << r.fileBytes / 1048576.0 << " MiB; tensors: " << types << ")\n";
+                  << ", " << formatBytes(static_cast<int64_t>(r.fileBytes)) << "; tensors: " << types << ")\n";
         if (!r.modelfile.empty())
             std::cout << "Ollama: ollama create NAME -f " << r.modelfile.string() << "  (chat template: "
                       << (r.chat ? chatTemplateName(*r.chat) : std::string("none, plain completion")) << ")\n";
