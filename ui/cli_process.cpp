@@ -14,4 +14,18 @@ void whenCliFailsToStart(QProcess* process, const QString& program, std::functio
                      });
 }
 
+void onStderrLines(QProcess* process, QObject* context, QByteArray* partial, QByteArray* tail,
+                   std::function<void(const QByteArray&)> onLine) {
+    QObject::connect(process, &QProcess::readyReadStandardError, context,
+                     [process, partial, tail, onLine = std::move(onLine)] {
+                         const QByteArray chunk = process->readAllStandardError();
+                         *tail = (*tail + chunk).right(4000);
+                         *partial += chunk;
+                         for (qsizetype end = partial->indexOf('\n'); end >= 0; end = partial->indexOf('\n')) {
+                             onLine(partial->left(end));
+                             partial->remove(0, end + 1);
+                         }
+                     });
+}
+
 }  // namespace fts

@@ -197,15 +197,8 @@ void ExportDialog::start() {
     m_process = new QProcess(this);
     connect(m_process, &QProcess::readyReadStandardOutput, this,
             [this] { m_stdout += m_process->readAllStandardOutput(); });
-    connect(m_process, &QProcess::readyReadStandardError, this, [this] {
-        const QByteArray chunk = m_process->readAllStandardError();
-        m_stderrTail = (m_stderrTail + chunk).right(4000);
-        m_stderrPartial += chunk;
-        for (qsizetype end = m_stderrPartial.indexOf('\n'); end >= 0; end = m_stderrPartial.indexOf('\n')) {
-            processStderrLine(m_stderrPartial.left(end));
-            m_stderrPartial.remove(0, end + 1);
-        }
-    });
+    onStderrLines(m_process, this, &m_stderrPartial, &m_stderrTail,
+                  [this](const QByteArray& line) { processStderrLine(line); });
     connect(m_process, &QProcess::finished, this, [this](int code, QProcess::ExitStatus status) {
         m_stdout += m_process->readAllStandardOutput();
         if (!m_stderrPartial.isEmpty()) processStderrLine(m_stderrPartial);

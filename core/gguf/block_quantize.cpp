@@ -11,6 +11,7 @@
 // The searches for a block's scale (make_qkx2_quants / make_qx_quants in ggml-quants.c) are reproduced operation
 // for operation: the order of float additions decides which candidate scale wins, and so the bytes.
 #include "core/gguf/block_quantize.h"
+#include "core/gguf/kquant_lanes.h"
 
 #include <algorithm>
 #include <cmath>
@@ -266,15 +267,22 @@ void unpackScaleMin(int j, const uint8_t* packed, uint8_t* scale, uint8_t* min) 
 // q4_K and q5_K: eight sub-blocks of 32 with a fitted scale and min each, both quantized to 6 bits against the
 // super-block's float16 d and dmin; then every value re-levelled against the quantized scale and min.
 // Writes d, dmin, the 12 scale bytes at y, and the levels (0..nmax) to `levels`.
-void quantizeScalesAndMins(const float* x, int nmax, float rmin, int steps, uint8_t* y, uint8_t* levels) {
+// `lanes`: the eight searches at once (kquant_lanes.h, the same bytes); else one after the other (the reference).
+void quantizeScalesAndMins(const float* x, int nmax, float rmin, int steps, uint8_t* y, uint8_t* levels, bool lanes) {
     float scales[8], mins[8], weights[32];
+    if (lanes) {
+        fitScalesAndMinsLanes(x, nmax, rmin, 0.1f, steps, scales, mins, levels);
+    } else {
+        for (int j = 0; j < 8; ++j) {
+            float sumX2 = 0;
+            for (int l = 0; l < 32; ++l) sumX2 += x[32 * j + l] * x[32 * j + l];
+            const float avX = std::sqrt(sumX2 / 32);
+            for (int l = 0; l < 32; ++l) weights[l] = avX + std::fabs(x[32 * j + l]);
+            scales[j] = fitScaleAndMin(32, nmax, x + 32 * j, weights, levels + 32 * j, &mins[j], rmin, 0.1f, steps);
+        }
+    }
     float maxScale = 0, maxMin = 0;
     for (int j = 0; j < 8; ++j) {
-        float sumX2 = 0;
-        for (int l = 0; l < 32; ++l) sumX2 += x[32 * j + l] * x[32 * j + l];
-        const float avX = std::sqrt(sumX2 / 32);
-        for (int l = 0; l < 32; ++l) weights[l] = avX + std::fabs(x[32 * j + l]);
-        scales[j] = fitScaleAndMin(32, nmax, x + 32 * j, weights, levels + 32 * j, &mins[j], rmin, 0.1f, steps);
         if (scales[j] > maxScale) maxScale = scales[j];
         if (mins[j] > maxMin) maxMin = mins[j];
     }
@@ -307,19 +315,19 @@ void quantizeScalesAndMins(const float* x, int nmax, float rmin, int steps, uint
     }
 }
 
-void quantizeQ4_K(const float* x, uint8_t* y) {
+void quantizeQ4_K(const float* x, uint8_t* y, bool lanes) {
     uint8_t levels[kSuperBlock];
     std::memset(y, 0, 144);
-    quantizeScalesAndMins(x, 15, -1.f, 20, y, levels);
+    quantizeScalesAndMins(x, 15, -1.f, 20, y, levels, lanes);
     uint8_t* qs = y + 16;
     for (int j = 0; j < kSuperBlock; j += 64, qs += 32)
         for (int l = 0; l < 32; ++l) qs[l] = static_cast<uint8_t>(levels[j + l] | (levels[j + l + 32] << 4));
 }
 
-void quantizeQ5_K(const float* x, uint8_t* y) {
+void quantizeQ5_K(const float* x, uint8_t* y, bool lanes) {
     uint8_t levels[kSuperBlock];
     std::memset(y, 0, 176);
-    quantizeScalesAndMins(x, 31, -0.5f, 15, y, levels);
+    quantizeScalesAndMins(x, 31, -0.5f, 15, y, levels, lanes);
     uint8_t* qh = y + 16;
     uint8_t* qs = y + 48;
     uint8_t bitLow = 1, bitHigh = 2;
@@ -341,12 +349,15 @@ void quantizeQ5_K(const float* x, uint8_t* y) {
     }
 }
 
-void quantizeQ6_K(const float* x, uint8_t* y) {
+void quantizeQ6_K(const float* x, uint8_t* y, bool lanes) {
     int8_t levels[kSuperBlock];
     float scales[16];
+    if (lanes)
+        fitSymmetricScalesLanes(x, scales, levels);
+    else
+        for (int ib = 0; ib < 16; ++ib) scales[ib] = fitSymmetricScale(16, 32, x + 16 * ib, levels + 16 * ib);
     float maxScale = 0, maxAbsScale = 0;
     for (int ib = 0; ib < 16; ++ib) {
-        scales[ib] = fitSymmetricScale(16, 32, x + 16 * ib, levels + 16 * ib);
         if (std::fabs(scales[ib]) > maxAbsScale) {
             maxAbsScale = std::fabs(scales[ib]);
             maxScale = scales[ib];
@@ -505,7 +516,9 @@ uint16_t floatToBfloat16(float value) {
 
 float bfloat16ToFloat(uint16_t value) { return floatOf(static_cast<uint32_t>(value) << 16); }
 
-void quantizeRow(GgmlType type, const float* values, int64_t count, uint8_t* out) {
+namespace {
+
+void quantizeRowWith(GgmlType type, const float* values, int64_t count, uint8_t* out, bool lanes) {
     const GgmlTypeTraits t = typeTraits(type);
     if (count % t.blockElements != 0)
         throw std::invalid_argument("quantizeRow: " + std::to_string(count) + " values is not a whole number of " +
@@ -525,15 +538,46 @@ void quantizeRow(GgmlType type, const float* values, int64_t count, uint8_t* out
         default:
             break;
     }
-    void (*block)(const float*, uint8_t*) = type == GgmlType::Q4_0   ? quantizeQ4_0
-                                            : type == GgmlType::Q4_1 ? quantizeQ4_1
-                                            : type == GgmlType::Q5_0 ? quantizeQ5_0
-                                            : type == GgmlType::Q5_1 ? quantizeQ5_1
-                                            : type == GgmlType::Q8_0 ? quantizeQ8_0
-                                            : type == GgmlType::Q4_K ? quantizeQ4_K
-                                            : type == GgmlType::Q5_K ? quantizeQ5_K
-                                                                     : quantizeQ6_K;
-    for (int64_t b = 0; b < count / t.blockElements; ++b) block(values + b * t.blockElements, out + b * t.blockBytes);
+    for (int64_t b = 0; b < count / t.blockElements; ++b) {
+        const float* x = values + b * t.blockElements;
+        uint8_t* y = out + b * t.blockBytes;
+        switch (type) {
+            case GgmlType::Q4_0:
+                quantizeQ4_0(x, y);
+                break;
+            case GgmlType::Q4_1:
+                quantizeQ4_1(x, y);
+                break;
+            case GgmlType::Q5_0:
+                quantizeQ5_0(x, y);
+                break;
+            case GgmlType::Q5_1:
+                quantizeQ5_1(x, y);
+                break;
+            case GgmlType::Q8_0:
+                quantizeQ8_0(x, y);
+                break;
+            case GgmlType::Q4_K:
+                quantizeQ4_K(x, y, lanes);
+                break;
+            case GgmlType::Q5_K:
+                quantizeQ5_K(x, y, lanes);
+                break;
+            default:
+                quantizeQ6_K(x, y, lanes);
+                break;
+        }
+    }
+}
+
+}  // namespace
+
+void quantizeRow(GgmlType type, const float* values, int64_t count, uint8_t* out) {
+    quantizeRowWith(type, values, count, out, true);
+}
+
+void quantizeRowOneBlockAtATime(GgmlType type, const float* values, int64_t count, uint8_t* out) {
+    quantizeRowWith(type, values, count, out, false);
 }
 
 void dequantizeRow(GgmlType type, const uint8_t* in, int64_t count, float* out) {

@@ -18,6 +18,9 @@ float bfloat16ToFloat(uint16_t value);
 
 // Encodes `count` values (a multiple of the type's block size) into rowBytes(type, count) bytes at `out`.
 void quantizeRow(GgmlType type, const float* values, int64_t count, uint8_t* out);
+// The same bytes with the k-quants' scale searches one sub-block at a time (the plain form of the arithmetic, which
+// the lane-parallel searches of kquant_lanes.h are checked against).
+void quantizeRowOneBlockAtATime(GgmlType type, const float* values, int64_t count, uint8_t* out);
 // Decodes `count` values of `type` from `in`.
 void dequantizeRow(GgmlType type, const uint8_t* in, int64_t count, float* out);
 

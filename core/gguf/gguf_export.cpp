@@ -118,7 +118,7 @@ GgufExportResult exportGguf(const fs::path& modelDir, const fs::path& outFile, c
         info.ne = planned.ne;
         info.type = types[i];
         info.produce = [&planned, &weights, type = types[i], threads](const TensorSink& sink) {
-            const std::vector<float> values = tensorValues(planned, weights);
+            const std::vector<float> values = tensorValues(planned, weights, threads);
             if (type == GgmlType::F32) {
                 sink(values.data(), values.size() * sizeof(float));
                 return;

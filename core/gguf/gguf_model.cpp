@@ -5,7 +5,9 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <functional>
 #include <optional>
+#include <thread>
 
 #include "core/gguf/block_quantize.h"
 #include "core/util/error.h"
@@ -339,18 +341,39 @@ void planGpt2(const ConfigKeys& c, GgufModel& m, Planner& p) {
     p.checkAllUsed({".attn.bias", ".attn.masked_bias"});
 }
 
-float readElement(const unsigned char* p, SafetensorsDtype dt, int64_t i) {
-    switch (dt) {
-        case SafetensorsDtype::F32: {
-            float f;
-            std::memcpy(&f, p + 4 * i, 4);
-            return f;
-        }
-        case SafetensorsDtype::F16:
-            return halfToFloat(static_cast<uint16_t>(p[2 * i] | (p[2 * i + 1] << 8)));
-        default:
-            return bfloat16ToFloat(static_cast<uint16_t>(p[2 * i] | (p[2 * i + 1] << 8)));
+// `count` elements from element `first` of a source tensor, as float32, into dst (tight loops per dtype).
+void convertElements(const unsigned char* p, SafetensorsDtype dt, int64_t first, int64_t count, float* dst) {
+    if (dt == SafetensorsDtype::F32) {
+        std::memcpy(dst, p + 4 * first, static_cast<size_t>(count) * 4);
+        return;
     }
+    const unsigned char* src = p + 2 * first;
+    if (dt == SafetensorsDtype::BF16) {
+        for (int64_t i = 0; i < count; ++i) {
+            uint16_t h;
+            std::memcpy(&h, src + 2 * i, 2);
+            const uint32_t bits = static_cast<uint32_t>(h) << 16;
+            std::memcpy(dst + i, &bits, 4);
+        }
+        return;
+    }
+    for (int64_t i = 0; i < count; ++i) {
+        uint16_t h;
+        std::memcpy(&h, src + 2 * i, 2);
+        dst[i] = halfToFloat(h);
+    }
+}
+
+// Runs fn(first, last) over [0, n) split into `threads` contiguous parts (inline for small n).
+void parallelRanges(int64_t n, int threads, const std::function<void(int64_t, int64_t)>& fn) {
+    if (threads <= 1 || n < 4096) {
+        fn(0, n);
+        return;
+    }
+    std::vector<std::thread> pool;
+    const int64_t part = (n + threads - 1) / threads;
+    for (int64_t first = 0; first < n; first += part) pool.emplace_back(fn, first, std::min(n, first + part));
+    for (std::thread& t : pool) t.join();
 }
 
 }  // namespace
@@ -379,7 +402,7 @@ GgufModel planGgufModel(const fs::path& dir, const nlohmann::json& config, const
     return m;
 }
 
-std::vector<float> tensorValues(const PlannedTensor& t, const ModelWeights& weights) {
+std::vector<float> tensorValues(const PlannedTensor& t, const ModelWeights& weights, int threads) {
     if (t.source.empty()) return t.values;
     const WeightTensor& w = weights.tensors.at(t.source);
     const auto* bytes = static_cast<const unsigned char*>(w.file->data(*w.entry));
@@ -387,24 +410,37 @@ std::vector<float> tensorValues(const PlannedTensor& t, const ModelWeights& weig
     const SafetensorsDtype dt = w.entry->dtype;
     std::vector<float> out(static_cast<size_t>(n));
     const std::vector<int64_t>& shape = w.entry->shape;
-    if (t.rearrange == Rearrange::Transpose) {  // stored (rows, cols) -> (cols, rows)
-        const int64_t rows = shape[0], cols = shape[1];
-        for (int64_t r = 0; r < rows; ++r)
-            for (int64_t col = 0; col < cols; ++col)
-                out[static_cast<size_t>(col * rows + r)] = readElement(bytes, dt, r * cols + col);
-    } else if (t.rearrange == Rearrange::PermuteHeads) {
-        // per head of hd rows: new row h*hd + 2i + j = old row h*hd + j*(hd/2) + i (rotate-half -> adjacent pairs)
-        const int64_t rows = shape[0], cols = shape.size() > 1 ? shape[1] : 1;
-        const int64_t hd = rows / t.heads;
-        for (int64_t h = 0; h < t.heads; ++h)
-            for (int64_t i = 0; i < hd / 2; ++i)
-                for (int64_t j = 0; j < 2; ++j) {
-                    const int64_t to = h * hd + 2 * i + j, from = h * hd + j * (hd / 2) + i;
-                    for (int64_t col = 0; col < cols; ++col)
-                        out[static_cast<size_t>(to * cols + col)] = readElement(bytes, dt, from * cols + col);
-                }
+    const int64_t rows = shape.empty() ? 1 : shape[0];
+    const int64_t cols = rows ? n / rows : 0;
+    if (t.rearrange == Rearrange::Transpose) {  // stored (rows, cols) -> (cols, rows), in tiles of 64 x 64
+        std::vector<float> stored(static_cast<size_t>(n));
+        parallelRanges(rows, threads, [&](int64_t first, int64_t last) {
+            convertElements(bytes, dt, first * cols, (last - first) * cols, stored.data() + first * cols);
+        });
+        parallelRanges((cols + 63) / 64, threads, [&](int64_t firstTile, int64_t lastTile) {
+            for (int64_t c0 = firstTile * 64; c0 < std::min(cols, lastTile * 64); c0 += 64)
+                for (int64_t r0 = 0; r0 < rows; r0 += 64)
+                    for (int64_t c = c0; c < std::min(cols, c0 + 64); ++c)
+                        for (int64_t r = r0; r < std::min(rows, r0 + 64); ++r)
+                            out[static_cast<size_t>(c * rows + r)] = stored[static_cast<size_t>(r * cols + c)];
+        });
     } else {
-        for (int64_t i = 0; i < n; ++i) out[static_cast<size_t>(i)] = readElement(bytes, dt, i);
+        // PermuteHeads: per head of hd rows, new row h*hd + 2i + j = old row h*hd + j*(hd/2) + i (HF's rotate-half
+        // halves -> llama.cpp's adjacent pairs); otherwise row r is row r
+        const int64_t hd = t.rearrange == Rearrange::PermuteHeads ? rows / t.heads : 0;
+        const auto sourceRow = [&](int64_t to) {
+            if (!hd) return to;
+            const int64_t h = to / hd, within = to % hd;
+            return h * hd + (within % 2) * (hd / 2) + within / 2;
+        };
+        parallelRanges(rows, threads, [&](int64_t first, int64_t last) {
+            if (!hd) {
+                convertElements(bytes, dt, first * cols, (last - first) * cols, out.data() + first * cols);
+                return;
+            }
+            for (int64_t to = first; to < last; ++to)
+                convertElements(bytes, dt, sourceRow(to) * cols, cols, out.data() + to * cols);
+        });
     }
     w.file->releasePages(*w.entry);
     return out;

@@ -46,7 +46,7 @@ struct GgufModel {
 // or tensor when the model cannot be expressed.
 GgufModel planGgufModel(const std::filesystem::path& dir, const nlohmann::json& config, const ModelWeights& weights);
 
-// The tensor's values as float32 in GGUF row order (source dtype F32, F16 or BF16; rearranged).
-std::vector<float> tensorValues(const PlannedTensor& t, const ModelWeights& weights);
+// The tensor's values as float32 in GGUF row order (source dtype F32, F16 or BF16; rearranged), on `threads`.
+std::vector<float> tensorValues(const PlannedTensor& t, const ModelWeights& weights, int threads = 1);
 
 }  // namespace fts::gguf

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "core/gguf/block_quantize.h"
+#include "core/gguf/kquant_lanes.h"
 
 #include "tests/support/qtest_suites.h"  // QTEST_MAIN registers this suite in its area's program
 
@@ -146,6 +147,62 @@ private slots:
             QVERIFY2(std::fabs(y[5] + 3.0f) < 3.0f / 1024,
                      qPrintable(QString("%1: %2").arg(typeName(t).data()).arg(y[5])));
         }
+    }
+
+    void laneSearchesEqualOneBlockAtATime_data() {
+        QTest::addColumn<int>("type");
+        QTest::addColumn<bool>("baseline");  // the x86-64 baseline form even on an AVX2 machine
+        for (bool baseline : {false, true})
+            for (GgmlType t : {GgmlType::Q4_K, GgmlType::Q5_K, GgmlType::Q6_K})
+                QTest::newRow(qPrintable(QString("%1%2").arg(typeName(t).data(), baseline ? " baseline" : "")))
+                    << int(t) << baseline;
+    }
+    void laneSearchesEqualOneBlockAtATime() {
+        // 400 super-blocks of every kind of data a weight tensor has: normal values at several scales, all positive,
+        // all negative, zeros, a constant, one outlier, tiny values, sub-blocks that are flat beside ones that are not
+        QFETCH(int, type);
+        QFETCH(bool, baseline);
+        forceBaselineLanes(baseline);
+        const GgmlType t = static_cast<GgmlType>(type);
+        std::mt19937 rng(11);
+        std::vector<float> x;
+        for (int block = 0; block < 400; ++block) {
+            std::normal_distribution<float> dist(0.0f, std::pow(10.0f, float(block % 7) - 4.0f));
+            for (int i = 0; i < kSuperBlock; ++i) {
+                float v = dist(rng);
+                switch (block % 9) {
+                    case 1:
+                        v = std::fabs(v);
+                        break;
+                    case 2:
+                        v = -std::fabs(v);
+                        break;
+                    case 3:
+                        v = (i / 32) % 2 ? 0.0f : v;
+                        break;  // flat sub-blocks beside others
+                    case 4:
+                        v = (i / 16) % 3 ? 0.25f : v;
+                        break;  // constant sub-blocks
+                    case 5:
+                        v = i == 77 ? 40.0f : v;
+                        break;  // an outlier
+                    case 6:
+                        v *= 1e-20f;
+                        break;  // tiny values
+                    default:
+                        break;
+                }
+                x.push_back(v);
+            }
+        }
+        const auto n = static_cast<int64_t>(x.size());
+        std::vector<uint8_t> lanes(rowBytes(t, n)), plain(rowBytes(t, n));
+        quantizeRow(t, x.data(), n, lanes.data());
+        quantizeRowOneBlockAtATime(t, x.data(), n, plain.data());
+        forceBaselineLanes(false);
+        for (size_t i = 0; i < lanes.size(); ++i)
+            if (lanes[i] != plain[i])
+                QFAIL(qPrintable(QString("byte %1 (super-block %2) differs").arg(i).arg(i / typeTraits(t).blockBytes)));
     }
 
     void rowSizes() {
