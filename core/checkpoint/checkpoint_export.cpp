@@ -167,6 +167,9 @@ gguf::GgufExportResult exportCheckpointGguf(const fs::path& checkpointDir, const
                       "is missing)");
     const nlohmann::json tc = storedTrainConfig(checkpointDir);
     if (!options.chat) options.chat = trainedChatTemplate(tc, checkpointDir);
+    if (options.modelfileContext == 0 && tc.is_object() && tc.contains("data") && tc["data"].is_object() &&
+        tc["data"].contains("max_length") && tc["data"]["max_length"].is_number_integer())
+        options.modelfileContext = tc["data"]["max_length"].get<int64_t>();
     if (!lora && !zero3) {
         verifyCheckpoint(checkpointDir);
         return gguf::exportGguf(checkpointDir, outFile, options);

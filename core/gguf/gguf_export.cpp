@@ -139,7 +139,7 @@ GgufExportResult exportGguf(const fs::path& modelDir, const fs::path& outFile, c
         in.ggufFileName = outFile.filename().string();
         in.chat = result.chat;
         in.eosText = vocab.eosText;
-        in.contextLength = model.contextLength;
+        in.contextLength = std::min(options.modelfileContext, model.contextLength);
         result.modelfile = outFile.parent_path() / "Modelfile";
         writeFileAtomic(result.modelfile, ollamaModelfile(in));
     }

@@ -22,6 +22,9 @@ struct GgufExportOptions {
     std::optional<ChatTemplateKind> chat;  // the template the run trained with: the Modelfile's, and the GGUF's
                                            // chat template when the folder's tokenizer has none
     bool writeModelfile = true;
+    // The Modelfile's num_ctx: the sequence length the run trained at (data.max_length); 0 leaves Ollama's default
+    // (the model's full context, e.g. Qwen2.5's 32,768, would make Ollama reserve a KV cache that size).
+    int64_t modelfileContext = 0;
     int threads = 0;  // quantization threads (0: every core)
     // Called after each tensor: bytes of tensor data written so far, of `total`.
     std::function<void(uint64_t done, uint64_t total)> progress;

@@ -291,6 +291,11 @@ GgufVocab readGgufVocab(const fs::path& dir, const nlohmann::json& config, int64
                                  ": Llama 3's pre-tokenizer with model.ignore_merges false: llama.cpp takes a word "
                                  "that is a whole token as that token (ignore_merges), which can differ in rare cases");
     }
+    const std::string normalizer = t.json.value("normalizer", nlohmann::json(nullptr)).dump();
+    if (normalizer.find("\"NFC\"") != std::string::npos || normalizer.find("\"NFKC\"") != std::string::npos)
+        v.warnings.push_back(t.file.string() +
+                             ": the tokenizer normalizes text to NFC; llama.cpp does not, so text typed in "
+                             "decomposed form (e + combining accent) tokenizes differently there");
     for (size_t i = 0; i < tokens.size(); ++i) {
         if (!t.present[i]) {
             tokens[i] = "[PAD" + std::to_string(i) + "]";

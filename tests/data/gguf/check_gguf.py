@@ -12,6 +12,11 @@ exits 1 with the reasons when a check fails):
                                    llama.cpp (llama-cpp-python, f32 KV cache) tokenizes a prompt as HF tokenizers
                                    does, its logits equal transformers' within TOL, greedy decoding gives the same
                                    tokens; --gelu16: the reference computes GELU through llama.cpp's float16 table
+  tokens MODEL_DIR GGUF CORPUS     llama.cpp (vocabulary only) tokenizes every line of the tokenizer corpus as the HF
+                                   tokenizer does (special tokens parsed, as HF's encode does); the differences
+                                   llama.cpp has by design are counted apart: it does not normalize (a tokenizer
+                                   with NFC: a line not in NFC), and it treats the text of end-of-generation tokens
+                                   (</s>, <|im_end|>, ...) as those tokens even where the tokenizer does not
   perplexity TEXTS_JSONL GGUF...   perplexity of each file over the texts (llama.cpp), as JSON
 """
 import json, re, sys, tempfile
@@ -328,6 +333,35 @@ def cmd_logits(model_dir, path, tol, gelu16, greedy):
     finish(result)
 
 
+EOG_TEXTS = ("</s>", "<|eot_id|>", "<|im_end|>", "<|endoftext|>", "<|end|>", "<end_of_turn>", "<|end_of_text|>")
+
+
+def cmd_tokens(model_dir, path, corpus):
+    import unicodedata, llama_cpp
+    from tokenizers import Tokenizer
+    tok = Tokenizer.from_file(str(Path(model_dir) / "tokenizer.json"))
+    tj = json.load(open(Path(model_dir) / "tokenizer.json"))
+    nfc = "NFC" in json.dumps(tj.get("normalizer"))
+    added = {a["content"] for a in tj.get("added_tokens", [])}
+    llm = llama_cpp.Llama(model_path=path, vocab_only=True, verbose=False)
+    equal, by_design, lines = 0, 0, 0
+    for line in open(corpus, encoding="utf-8").read().split("\n"):  # split on \n only (the corpus has U+2028)
+        if not line.strip():
+            continue
+        text = json.loads(line)["text"]
+        lines += 1
+        want = tok.encode(text, add_special_tokens=False).ids
+        got = llm.tokenize(text.encode("utf-8"), add_bos=False, special=True)
+        if got == want:
+            equal += 1
+        elif (nfc and unicodedata.normalize("NFC", text) != text) or any(e in text and e not in added for e in EOG_TEXTS):
+            by_design += 1
+        else:
+            check(False, f"llama.cpp tokenizes {text[:60]!r} as {got[:16]}, the HF tokenizer as {want[:16]}")
+    llm.close()
+    finish({"lines": lines, "equal": equal, "differ_by_design": by_design})
+
+
 def cmd_perplexity(texts_path, paths):
     texts = [json.loads(l)["text"] for l in open(texts_path) if l.strip()]
     out = {}
@@ -359,6 +393,8 @@ if __name__ == "__main__":
     elif cmd == "logits":
         greedy = int(args[args.index("--greedy") + 1]) if "--greedy" in args else 0
         cmd_logits(args[0], args[1], float(args[2]), "--gelu16" in args, greedy)
+    elif cmd == "tokens":
+        cmd_tokens(*args)
     elif cmd == "perplexity":
         cmd_perplexity(args[0], args[1:])
     else:
