@@ -71,6 +71,7 @@ private slots:
     void quickstartRunsInLlamaCpp();
     void kQuantFilesRunInLlamaCpp();
     void loraRunIsExportedMerged();
+    void zero3RunIsExportedConsolidated();
     void modelfileAndChatTemplate();
     void badInputFailsBeforeWriting();
     void stopLeavesNoFile();
@@ -280,6 +281,29 @@ void TestExportGguf::loraRunIsExportedMerged() {
     // the scratch folder of the merge is gone
     for (const auto& entry : fs::directory_iterator(file.parent_path()))
         QVERIFY2(entry.path().filename().string().rfind(".fts-gguf-", 0) != 0, entry.path().c_str());
+}
+
+void TestExportGguf::zero3RunIsExportedConsolidated() {
+    // a ZeRO stage 3 run on 2 ranks: its checkpoint holds only the ranks' shards; the GGUF is the consolidated model
+    const fs::path cfg =
+        writeConfig(m_dir, "z3",
+                    {{"training", {{"max_steps", 4}, {"eval_interval", 0}, {"save_interval", 4}}},
+                     {"deepspeed", {{"train_micro_batch_size_per_gpu", 4}, {"zero_optimization", {{"stage", 3}}}}}});
+    CliResult r = runFts({"train", q(cfg), "--store", q(m_dir / "runs.sqlite"), "--nproc", "2"});
+    QVERIFY2(r.exitCode == 0, qPrintable(r.err.right(3000)));
+    const fs::path out = m_dir / "z3-out";
+    bool shardsOnly = false;
+    for (const auto& e : fs::directory_iterator(out / "checkpoints"))
+        if (e.is_directory() && fs::exists(e.path() / "trainer_state.json"))
+            shardsOnly = !fs::exists(e.path() / "model.safetensors");
+    QVERIFY(shardsOnly);
+    const fs::path hf = m_dir / "z3-hf";
+    r = runFts({"export", q(out), "--out", q(hf)});
+    QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+    const fs::path file = exportGguf(out, "z3", "f32");
+    QVERIFY(!file.empty());
+    const json check = runCheck({"logits", q(hf), q(file), "5e-4", "--gelu16"});
+    VERIFY_CHECK(check);
 }
 
 void TestExportGguf::modelfileAndChatTemplate() {

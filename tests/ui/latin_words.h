@@ -27,7 +27,7 @@ inline QStringList englishWords(const QString& text) {
         "MiB", "GiB", "KiB", "TiB", "Gbit", "TFLOP",
         // JSON values and config words users type
         "true", "false", "null", "auto", "cpu", "cuda", "none", "random", "pretrained", "sft", "nvme", "gpt2", "llama",
-        "mistral", "qwen2", "bert", "all", "lora_only", "packing", "epochs", "max_steps", "path", "train",
+        "mistral", "qwen2", "bert", "all", "lora_only", "packing", "epochs", "max_steps", "path", "train", "export",
         "output_dir"};
     QString t = text;
     // Quoted values, paths, file names, keys, options and numbers with units are names, not words.
