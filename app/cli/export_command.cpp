@@ -17,18 +17,29 @@ namespace fts::cli {
 
 namespace {
 
-// The GGUF file an --out names: a path ending in .gguf as given, else <out>/<name>-<quant>.gguf.
-std::filesystem::path ggufTarget(const std::filesystem::path& out, const std::filesystem::path& source,
-                                 const std::string& quant) {
-    if (out.extension() == ".gguf") return out;
-    std::string name = std::filesystem::absolute(source).lexically_normal().filename().string();
-    // a run's checkpoint (<output_dir>/checkpoints/step-00000200, <output_dir>/final): named after the run's folder
-    if (name.empty() || name == "final" || name.rfind("checkpoint-", 0) == 0 || name.rfind("step-", 0) == 0) {
-        std::filesystem::path run = std::filesystem::absolute(source).lexically_normal().parent_path();
+// The names of an export from `source`: the model's (general.name: a run's checkpoint, <output_dir>/checkpoints/
+// step-00000200 or <output_dir>/final, is its run's folder name; another folder its own name) and the file's
+// (<out>/<model>[-step-N]-<quant>.gguf, or --out itself when it ends in .gguf).
+struct ExportNames {
+    std::string model;
+    std::filesystem::path file;
+};
+
+ExportNames exportNames(const std::filesystem::path& out, const std::filesystem::path& source,
+                        const std::string& quant) {
+    std::filesystem::path folder = std::filesystem::absolute(source).lexically_normal();
+    if (folder.filename().empty()) folder = folder.parent_path();  // "model/"
+    const std::string own = folder.filename().string();
+    ExportNames n{own, {}};
+    std::string stem = own;
+    if (own == "final" || own.rfind("checkpoint-", 0) == 0 || own.rfind("step-", 0) == 0) {
+        std::filesystem::path run = folder.parent_path();
         if (run.filename() == "checkpoints") run = run.parent_path();
-        name = run.filename().string() + "-" + name;
+        n.model = run.filename().string();
+        stem = own == "final" ? n.model : n.model + "-" + own;
     }
-    return out / (name + "-" + quant + ".gguf");
+    n.file = out.extension() == ".gguf" ? out : out / (stem + "-" + quant + ".gguf");
+    return n;
 }
 
 }  // namespace
@@ -98,7 +109,9 @@ void addExportCommand(CLI::App& app) {
             lastPercent = percent;
             std::fprintf(stderr, "gguf: %d%% (%.1f MiB of %.1f MiB)\n", percent, done / 1048576.0, total / 1048576.0);
         };
-        const std::filesystem::path target = ggufTarget(*out, ckpt, gguf::presetName(*preset));
+        const ExportNames names = exportNames(*out, ckpt, gguf::presetName(*preset));
+        const std::filesystem::path& target = names.file;
+        if (options.name.empty()) options.name = names.model;
         if (isLoraCheckpoint(ckpt)) std::fprintf(stderr, "gguf: merging the LoRA adapter into its base model\n");
         if (isZero3Checkpoint(ckpt)) std::fprintf(stderr, "gguf: consolidating the ZeRO stage 3 shards\n");
         std::fprintf(stderr, "gguf: writing %s\n", target.string().c_str());

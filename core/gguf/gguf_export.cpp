@@ -54,6 +54,13 @@ std::string folderChatTemplate(const fs::path& dir) {
     return "";
 }
 
+// A folder's own name ("model" for model/ and /x/model/.): general.name when none is given.
+std::string folderName(const fs::path& dir) {
+    fs::path p = fs::absolute(dir).lexically_normal();
+    if (p.filename().empty()) p = p.parent_path();
+    return p.filename().string();
+}
+
 // Quantizes the rows of `values` (rows of ne0) into `out` on up to `threads` threads.
 void encodeRows(GgmlType type, const std::vector<float>& values, int64_t ne0, std::vector<uint8_t>& out, int threads) {
     const int64_t rows = static_cast<int64_t>(values.size()) / ne0;
@@ -98,8 +105,7 @@ GgufExportResult exportGguf(const fs::path& modelDir, const fs::path& outFile, c
     std::vector<MetadataEntry> metadata;
     metadata.push_back({"general.architecture", MetadataValue::string(model.arch)});
     metadata.push_back({"general.type", MetadataValue::string("model")});
-    const std::string name =
-        !options.name.empty() ? options.name : fs::absolute(modelDir).lexically_normal().filename().string();
+    const std::string name = !options.name.empty() ? options.name : folderName(modelDir);
     metadata.push_back({"general.name", MetadataValue::string(name.empty() ? "model" : name)});
     metadata.insert(metadata.end(), model.hyperParameters.begin(), model.hyperParameters.end());
     metadata.push_back({"general.file_type", MetadataValue::u32(fileType(options.preset))});

@@ -327,6 +327,12 @@ void TestExportGguf::modelfileAndChatTemplate() {
     const std::string completion = fts::readFile(plain.parent_path() / "Modelfile");
     QVERIFY2(completion.find("TEMPLATE \"\"\"{{ .Prompt }}\"\"\"") != std::string::npos, completion.c_str());
     QVERIFY2(completion.find("PARAMETER stop \"\"\"</s>\"\"\"") != std::string::npos, completion.c_str());
+    // a folder given with a trailing slash names the file after the folder
+    const fs::path named = m_dir / "named";
+    CliResult n =
+        runFts({"export", q(m_models / "llama") + "/", "--out", q(named), "--format", "gguf", "--quant", "q8_0"});
+    QVERIFY2(n.exitCode == 0, qPrintable(n.err));
+    QVERIFY2(fs::exists(named / "llama-q8_0.gguf"), qPrintable(n.out));
     // --no-modelfile
     const fs::path bare = m_dir / "bare" / "m.gguf";
     const CliResult r = runFts(
