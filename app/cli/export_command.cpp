@@ -27,9 +27,9 @@ struct ExportNames {
 
 ExportNames exportNames(const std::filesystem::path& out, const std::filesystem::path& source,
                         const std::string& quant) {
+    const std::string own = gguf::folderName(source);
     std::filesystem::path folder = std::filesystem::absolute(source).lexically_normal();
-    if (folder.filename().empty()) folder = folder.parent_path();  // "model/"
-    const std::string own = folder.filename().string();
+    if (folder.filename().empty()) folder = folder.parent_path();
     ExportNames n{own, {}};
     std::string stem = own;
     if (own == "final" || own.rfind("checkpoint-", 0) == 0 || own.rfind("step-", 0) == 0) {

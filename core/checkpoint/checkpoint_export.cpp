@@ -187,11 +187,7 @@ gguf::GgufExportResult exportCheckpointGguf(const fs::path& checkpointDir, const
         }
     } cleanup{scratch};
     exportCheckpoint(checkpointDir, scratch, "float32");
-    if (options.name.empty()) {
-        fs::path dir = fs::absolute(checkpointDir).lexically_normal();
-        if (dir.filename().empty()) dir = dir.parent_path();  // "ckpt/"
-        options.name = dir.filename().string();
-    }
+    if (options.name.empty()) options.name = gguf::folderName(checkpointDir);
     return gguf::exportGguf(scratch, outFile, options);
 }
 

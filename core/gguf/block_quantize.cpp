@@ -12,6 +12,7 @@
 // for operation: the order of float additions decides which candidate scale wins, and so the bytes.
 #include "core/gguf/block_quantize.h"
 #include "core/gguf/kquant_lanes.h"
+#include "kernels/cpu/half_convert.h"
 
 #include <algorithm>
 #include <cmath>
@@ -26,12 +27,6 @@ uint32_t bitsOf(float f) {
     uint32_t u;
     std::memcpy(&u, &f, 4);
     return u;
-}
-
-float floatOf(uint32_t u) {
-    float f;
-    std::memcpy(&f, &u, 4);
-    return f;
 }
 
 void storeHalf(uint8_t* at, float value) {
@@ -482,39 +477,19 @@ void dequantizeBlock(GgmlType type, const uint8_t* b, float* y) {
 
 }  // namespace
 
-uint16_t floatToHalf(float value) {
-    const uint32_t x = bitsOf(value);
-    const uint16_t sign = static_cast<uint16_t>((x >> 16) & 0x8000);
-    const uint32_t abs = x & 0x7fffffff;
-    if (abs > 0x7f800000) return static_cast<uint16_t>(sign | 0x7e00);   // NaN
-    if (abs >= 0x477ff000) return static_cast<uint16_t>(sign | 0x7c00);  // >= 65520 rounds to infinity
-    if (abs < 0x38800000) {                                              // below 2^-14: a subnormal half (or 0)
-        const float units = floatOf(abs) * 16777216.0f;                  // in units of 2^-24, exact
-        return static_cast<uint16_t>(sign | static_cast<uint16_t>(std::nearbyint(units)));
-    }
-    const uint32_t rounded = abs + 0xfff + ((abs >> 13) & 1) - (112u << 23);
-    return static_cast<uint16_t>(sign | (rounded >> 13));
-}
+// float16 is the project's one conversion (kernels/cpu/half_convert.h: round to nearest even, as ggml's).
+uint16_t floatToHalf(float value) { return kernels::floatToFp16(value); }
 
-float halfToFloat(uint16_t half) {
-    const uint32_t sign = static_cast<uint32_t>(half & 0x8000) << 16;
-    const uint32_t exponent = (half >> 10) & 0x1f;
-    const uint32_t mantissa = half & 0x3ff;
-    if (exponent == 0) {
-        const float v = static_cast<float>(mantissa) * (1.0f / 16777216.0f);
-        return floatOf(sign | bitsOf(v));
-    }
-    if (exponent == 31) return floatOf(sign | 0x7f800000 | (mantissa << 13));
-    return floatOf(sign | ((exponent + 112) << 23) | (mantissa << 13));
-}
+float halfToFloat(uint16_t half) { return kernels::fp16ToFloat(half); }
 
+// Not kernels::floatToBf16: a NaN keeps its upper bits with the quiet bit set, as gguf-py's converter writes it.
 uint16_t floatToBfloat16(float value) {
     const uint32_t x = bitsOf(value);
     if ((x & 0x7fffffff) > 0x7f800000) return static_cast<uint16_t>((x >> 16) | 64);  // NaN stays (quiet) NaN
     return static_cast<uint16_t>((x + (0x7fff + ((x >> 16) & 1))) >> 16);
 }
 
-float bfloat16ToFloat(uint16_t value) { return floatOf(static_cast<uint32_t>(value) << 16); }
+float bfloat16ToFloat(uint16_t value) { return kernels::bf16ToFloat(value); }
 
 namespace {
 

@@ -8,6 +8,7 @@
 #include "core/gguf/block_quantize.h"
 #include "core/gguf/gguf_model.h"
 #include "core/gguf/gguf_vocab.h"
+#include "core/gguf/parallel_ranges.h"
 #include "core/gguf/ollama_modelfile.h"
 #include "core/util/atomic_file.h"
 #include "core/util/error.h"
@@ -54,34 +55,24 @@ std::string folderChatTemplate(const fs::path& dir) {
     return "";
 }
 
-// A folder's own name ("model" for model/ and /x/model/.): general.name when none is given.
-std::string folderName(const fs::path& dir) {
-    fs::path p = fs::absolute(dir).lexically_normal();
-    if (p.filename().empty()) p = p.parent_path();
-    return p.filename().string();
-}
-
 // Quantizes the rows of `values` (rows of ne0) into `out` on up to `threads` threads.
 void encodeRows(GgmlType type, const std::vector<float>& values, int64_t ne0, std::vector<uint8_t>& out, int threads) {
     const int64_t rows = static_cast<int64_t>(values.size()) / ne0;
     const size_t rowSize = rowBytes(type, ne0);
     out.resize(static_cast<size_t>(rows) * rowSize);
-    const int64_t perThread = std::max<int64_t>(1, (rows + threads - 1) / threads);
-    const auto work = [&](int64_t first, int64_t last) {
+    parallelRanges(rows, threads, std::max<int64_t>(1, (1 << 16) / ne0), [&](int64_t first, int64_t last) {
         for (int64_t r = first; r < last; ++r)
             quantizeRow(type, values.data() + r * ne0, ne0, out.data() + static_cast<size_t>(r) * rowSize);
-    };
-    if (threads <= 1 || rows * ne0 < (1 << 16)) {
-        work(0, rows);
-        return;
-    }
-    std::vector<std::thread> pool;
-    for (int64_t first = 0; first < rows; first += perThread)
-        pool.emplace_back(work, first, std::min(rows, first + perThread));
-    for (std::thread& t : pool) t.join();
+    });
 }
 
 }  // namespace
+
+std::string folderName(const fs::path& dir) {
+    fs::path p = fs::absolute(dir).lexically_normal();
+    if (p.filename().empty()) p = p.parent_path();  // "model/"
+    return p.filename().string();
+}
 
 GgufExportResult exportGguf(const fs::path& modelDir, const fs::path& outFile, const GgufExportOptions& options) {
     // ---- plan: everything that can fail is checked before the file is opened ----

@@ -38,6 +38,9 @@ struct GgufExportResult {
     std::optional<ChatTemplateKind> chat;    // the template the Modelfile uses
 };
 
+// A folder's own name, also when given as "model/" or "x/model/." (general.name when none is given).
+std::string folderName(const std::filesystem::path& dir);
+
 // modelDir: config.json, model.safetensors (or shards), tokenizer.json. outFile: the .gguf to write (replaced
 // atomically; its folder created). ConfigError / FormatError / IoError naming the file and what is wrong.
 GgufExportResult exportGguf(const std::filesystem::path& modelDir, const std::filesystem::path& outFile,

@@ -5,11 +5,10 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
-#include <functional>
 #include <optional>
-#include <thread>
 
 #include "core/gguf/block_quantize.h"
+#include "core/gguf/parallel_ranges.h"
 #include "core/util/error.h"
 
 namespace fts::gguf {
@@ -364,18 +363,6 @@ void convertElements(const unsigned char* p, SafetensorsDtype dt, int64_t first,
     }
 }
 
-// Runs fn(first, last) over [0, n) split into `threads` contiguous parts (inline for small n).
-void parallelRanges(int64_t n, int threads, const std::function<void(int64_t, int64_t)>& fn) {
-    if (threads <= 1 || n < 4096) {
-        fn(0, n);
-        return;
-    }
-    std::vector<std::thread> pool;
-    const int64_t part = (n + threads - 1) / threads;
-    for (int64_t first = 0; first < n; first += part) pool.emplace_back(fn, first, std::min(n, first + part));
-    for (std::thread& t : pool) t.join();
-}
-
 }  // namespace
 
 GgufModel planGgufModel(const fs::path& dir, const nlohmann::json& config, const ModelWeights& weights) {
@@ -414,10 +401,10 @@ std::vector<float> tensorValues(const PlannedTensor& t, const ModelWeights& weig
     const int64_t cols = rows ? n / rows : 0;
     if (t.rearrange == Rearrange::Transpose) {  // stored (rows, cols) -> (cols, rows), in tiles of 64 x 64
         std::vector<float> stored(static_cast<size_t>(n));
-        parallelRanges(rows, threads, [&](int64_t first, int64_t last) {
+        parallelRanges(rows, threads, 4096, [&](int64_t first, int64_t last) {
             convertElements(bytes, dt, first * cols, (last - first) * cols, stored.data() + first * cols);
         });
-        parallelRanges((cols + 63) / 64, threads, [&](int64_t firstTile, int64_t lastTile) {
+        parallelRanges((cols + 63) / 64, threads, 64, [&](int64_t firstTile, int64_t lastTile) {
             for (int64_t c0 = firstTile * 64; c0 < std::min(cols, lastTile * 64); c0 += 64)
                 for (int64_t r0 = 0; r0 < rows; r0 += 64)
                     for (int64_t c = c0; c < std::min(cols, c0 + 64); ++c)
@@ -433,7 +420,7 @@ std::vector<float> tensorValues(const PlannedTensor& t, const ModelWeights& weig
             const int64_t h = to / hd, within = to % hd;
             return h * hd + (within % 2) * (hd / 2) + within / 2;
         };
-        parallelRanges(rows, threads, [&](int64_t first, int64_t last) {
+        parallelRanges(rows, threads, 4096, [&](int64_t first, int64_t last) {
             if (!hd) {
                 convertElements(bytes, dt, first * cols, (last - first) * cols, out.data() + first * cols);
                 return;
