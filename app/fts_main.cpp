@@ -21,6 +21,7 @@ int main(int argc, char** argv) {
     fts::cli::addDebugCommand(app);
     fts::cli::addEstimateCommand(app);
     fts::cli::addProbeCommand(app);
+    fts::cli::addPlanCommand(app);
     fts::cli::addGenerateCommand(app);
     fts::cli::addChatCommand(app);
     fts::cli::addDoctorCommand(app);

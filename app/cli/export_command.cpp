@@ -1,4 +1,4 @@
-// `fts export PATH --out DIR [--format hf|gguf] [--dtype float32|bfloat16|float16] [--quant PRESET]`: a checkpoint
+// `fts export PATH --out DIR [--format hf|gguf] [--dtype float32|bfloat16|float16] [--merge|--adapter-only] [--quant PRESET]`: a checkpoint
 // (or the latest checkpoint of an output dir, or an HF model folder) as a Hugging Face model folder, or as one GGUF
 // file for llama.cpp / Ollama / LM Studio with an Ollama Modelfile beside it.
 #include <atomic>
@@ -56,6 +56,7 @@ void addExportCommand(CLI::App& app) {
     auto chat = std::make_shared<std::string>();
     auto threads = std::make_shared<int>(0);
     auto noModelfile = std::make_shared<bool>(false);
+    auto merge = std::make_shared<bool>(false), adapterOnly = std::make_shared<bool>(false);
     cmd->add_option("checkpoint", *src,
                     "Checkpoint folder, a training output_dir (its latest checkpoint), or an HF model folder")
         ->required();
@@ -70,6 +71,10 @@ void addExportCommand(CLI::App& app) {
                     "default: the one the run trained with)");
     cmd->add_option("--threads", *threads, "gguf: quantization threads (0: every core)")->capture_default_str();
     cmd->add_flag("--no-modelfile", *noModelfile, "gguf: do not write the Ollama Modelfile");
+    cmd->add_flag("--merge", *merge,
+                  "hf, a LoRA run: the base with the adapter merged in (+ the adapter in adapter/), whatever the run's "
+                  "merge_on_export says (a QLoRA run's default is the adapter alone)");
+    cmd->add_flag("--adapter-only", *adapterOnly, "hf, a LoRA run: the PEFT adapter folder alone");
     cmd->callback([=] {
         std::filesystem::path ckpt = *src;
         // A checkpoint folder: model weights, a LoRA adapter, or (ZeRO stage 3) only the ranks' shards + trainer state.
@@ -81,8 +86,18 @@ void addExportCommand(CLI::App& app) {
             if (ckpt.empty())
                 throw IoError(src->string() + ": neither a checkpoint folder nor an output dir with checkpoints");
         }
+        if (*merge && *adapterOnly) throw ConfigError("--merge and --adapter-only exclude each other");
+        if ((*merge || *adapterOnly) && *format != "hf")
+            throw ConfigError(std::string(*merge ? "--merge" : "--adapter-only") +
+                              ": only for --format hf (a GGUF file always holds the merged model)");
+        if ((*merge || *adapterOnly) && !isLoraCheckpoint(ckpt))
+            throw ConfigError(std::string(*merge ? "--merge" : "--adapter-only") + ": " + ckpt.string() +
+                              " is not a LoRA checkpoint (it holds the whole model)");
         if (*format == "hf") {
-            exportCheckpoint(ckpt, *out, *dtype);
+            exportCheckpoint(ckpt, *out, *dtype,
+                             *merge         ? std::optional<bool>(true)
+                             : *adapterOnly ? std::optional<bool>(false)
+                                            : std::nullopt);
             std::cout << "exported " << ckpt.string() << " to " << out->string() << "\n";
             return;
         }

@@ -14,7 +14,7 @@
 #include "app/cli/commands.h"
 #include "core/config/memory_estimate.h"
 #include "core/config/train_config.h"
-#include "core/launch/supervisor.h"
+#include "core/launch/probe_runner.h"
 #include "core/store/run_store.h"
 #include "core/util/error.h"
 
@@ -33,13 +33,9 @@ struct Variant {
     }
 };
 
-struct Row {
+struct Row : ProbeMeasurement {
     Variant variant;
-    int64_t runId = 0;
     int64_t estimate = 0;  // per rank, on the training device
-    int64_t peak = 0;      // the most any rank recorded (device_samples.peak)
-    double tokensPerS = 0, stepsPerS = 0;
-    std::string failure;
 };
 
 // A variant's figures as `--json` lists them (and as the "probe: result" line on stderr gives each as it ends).
@@ -71,29 +67,6 @@ std::vector<int> parseStages(const std::string& text) {
     }
     if (out.empty()) throw ConfigError("--stages: no stage given");
     return out;
-}
-
-double median(std::vector<double> v) {
-    if (v.empty()) return 0;
-    std::sort(v.begin(), v.end());
-    return v.size() % 2 ? v[v.size() / 2] : (v[v.size() / 2 - 1] + v[v.size() / 2]) / 2;
-}
-
-// Throughput from the store: tokens/s of each step after the first (which pays for start-up), their median, and
-// steps/s from the same steps' token counts (tokens_seen differences).
-void measure(const RunStore& store, Row& row) {
-    const auto tps = store.metrics(row.runId, "tokens_per_s"), seen = store.metrics(row.runId, "tokens_seen");
-    std::vector<double> rates, stepRates;
-    for (size_t i = 1; i < tps.size(); ++i) {
-        rates.push_back(tps[i].value);
-        if (i < seen.size() && seen[i].step == tps[i].step && seen[i - 1].step == tps[i].step - 1) {
-            const double tokens = seen[i].value - seen[i - 1].value;
-            if (tokens > 0) stepRates.push_back(tps[i].value / tokens);
-        }
-    }
-    row.tokensPerS = median(rates);
-    row.stepsPerS = median(stepRates);
-    for (const DeviceSample& s : store.deviceSamples(row.runId)) row.peak = std::max(row.peak, s.peak);
 }
 
 std::string table(const std::vector<Row>& rows) {
@@ -156,6 +129,14 @@ void addProbeCommand(CLI::App& app) {
             std::filesystem::temp_directory_path() / ("fts-probe-" + std::to_string(::getpid()));
         std::filesystem::create_directories(scratch);
         const std::filesystem::path storePath = a->store.empty() ? RunStore::defaultPath() : a->store;
+        ProbeOptions po;
+        po.scratch = scratch;
+        po.storePath = storePath;
+        po.workerExecutable = selfExecutable();
+        po.steps = a->steps;
+        po.nproc = a->nproc;
+        po.numGpus = a->numGpus;
+        po.hostStore = hostRendezvousStore;
         std::vector<Row> rows;
         for (const Variant& v : variants) {
             Row row;
@@ -169,21 +150,13 @@ void addProbeCommand(CLI::App& app) {
             if (v.offloadParam != "none") zero["offload_param"] = {{"device", v.offloadParam}};
             const std::string tag = "stage" + std::to_string(v.stage) + (v.offloadOptimizer != "none" ? "-oo" : "") +
                                     (v.offloadParam != "none" ? "-op" : "");
-            cfg["training"]["max_steps"] = a->steps;
-            cfg["training"]["eval_interval"] = 0;
-            cfg["training"]["eval_batches"] = 1;
-            cfg["training"]["save_interval"] = 0;
-            cfg["training"]["log_interval"] = 1;
-            cfg["training"]["keep_checkpoints"] = 1;
-            cfg["training"]["output_dir"] = (scratch / tag).string();
-            cfg["training"]["run_name"] = given.training.runName + " (probe " + v.label() + ")";
-            const std::filesystem::path file = scratch / (tag + ".json");
-            std::ofstream(file) << cfg.dump(2);
             try {
                 EstimateOptions eo;
                 eo.worldSize = world;
                 if (a->numGpus > 0) eo.device = EstimateDevice::Cuda;
-                const MemoryEstimate e = estimateMemory(loadTrainConfig(file, world), eo);
+                const ConfigParseResult parsed = parseTrainConfig(cfg, scratch, world);
+                if (!parsed.ok()) throw ConfigError(parsed.errorText());
+                const MemoryEstimate e = estimateMemory(*parsed.config, eo);
                 // On a CPU device the offloaded states share the memory the peak is measured in.
                 // Against what the store measures: CUDA the allocator peak, CPU the resident set (the total).
                 row.estimate = e.device == EstimateDevice::Cuda ? e.perRank.allocatorPeak : e.perRank.total;
@@ -193,30 +166,10 @@ void addProbeCommand(CLI::App& app) {
                 if (a->json) std::cerr << "probe: result " << rowJson(row).dump() << std::endl;
                 continue;
             }
-            SupervisorOptions so;
-            so.configPath = file;
-            so.storePath = storePath;
-            so.nproc = a->nproc;
-            so.numGpus = a->numGpus;
-            so.progress = false;
-            so.workerExecutable = selfExecutable();
-            so.hostStore = hostRendezvousStore;
             std::cerr << "probe: " << v.label() << " (" << a->steps << " steps on " << world
                       << (world == 1 ? " rank" : " ranks") << ")\n";
-            std::ostringstream log;
-            const int rc = superviseTraining(so, log);
-            RunStore store(storePath, true);
-            for (const RunRecord& r : store.listRuns(50))
-                if (r.configPath == file.string() || std::filesystem::path(r.configPath) == file) {
-                    row.runId = r.id;
-                    if (r.status != RunStatus::Completed)
-                        row.failure = r.failureReason.empty() ? toString(r.status) : r.failureReason;
-                    break;
-                }
-            if (row.runId == 0) row.failure = rc == 0 ? "no run recorded" : log.str();
-            if (row.failure.empty()) measure(store, row);
-            std::error_code ec;
-            std::filesystem::remove_all(scratch / tag, ec);  // checkpoints and export of a probe are not kept
+            static_cast<ProbeMeasurement&>(row) =
+                runProbe(cfg, tag, given.training.runName + " (probe " + v.label() + ")", po);
             rows.push_back(row);
             // each variant's row as it ends (one line of JSON), so a front end fills its table as the probe goes
             if (a->json) std::cerr << "probe: result " << rowJson(row).dump() << std::endl;

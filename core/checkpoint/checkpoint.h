@@ -5,6 +5,7 @@
 #pragma once
 #include <cstdint>
 #include <filesystem>
+#include <optional>
 #include <functional>
 #include <string>
 #include <vector>
@@ -77,9 +78,10 @@ void verifyCheckpoint(const std::filesystem::path& dir);
 // ---- export ----
 // The model of a checkpoint folder as an HF folder (config.json, model.safetensors in `dtype`: float32, bfloat16 or
 // float16, tokenizer files): the weights, the consolidated ZeRO stage 3 shards, or a LoRA adapter merged into its
-// base (with the adapter in outDir/adapter/; the adapter alone when the run's merge_on_export was false).
+// base (with the adapter in outDir/adapter/; the adapter alone when the run's merge_on_export was false, the
+// default over a 4-bit base). `merge`, when set, decides for a LoRA checkpoint instead of the run's setting.
 void exportCheckpoint(const std::filesystem::path& checkpointDir, const std::filesystem::path& outDir,
-                      const std::string& dtype);
+                      const std::string& dtype, std::optional<bool> merge = std::nullopt);
 
 // The model of a checkpoint folder (or any HF model folder) as one GGUF file for llama.cpp / Ollama / LM Studio,
 // with an Ollama Modelfile beside it (core/gguf/gguf_export.h). A LoRA run is merged into its base first and a

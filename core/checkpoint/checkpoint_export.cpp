@@ -48,19 +48,29 @@ std::optional<Quant4LoadOptions> storedQuantization(const nlohmann::json& tc) {
 }
 
 // A LoRA checkpoint as an export: merged into its base (outDir, `dtype`) with the PEFT adapter in outDir/adapter/,
-// or, when the run's model.lora.merge_on_export is false, the PEFT adapter folder itself in outDir.
-void exportLoraCheckpoint(const fs::path& checkpointDir, const fs::path& outDir, torch::Dtype dtype) {
+// or, when the run's model.lora.merge_on_export is false, the PEFT adapter folder itself in outDir (mergeRequested,
+// when set, decides instead).
+void exportLoraCheckpoint(const fs::path& checkpointDir, const fs::path& outDir, torch::Dtype dtype,
+                          std::optional<bool> mergeRequested) {
     readLoraAdapterConfig(checkpointDir);  // validates the adapter before anything is written
     const nlohmann::json cfg = parseJson(readFile(checkpointDir / "adapter_config.json"));
     const std::string base = cfg.value("base_model_name_or_path", nlohmann::json(nullptr)).is_string()
                                  ? cfg["base_model_name_or_path"].get<std::string>()
                                  : std::string();
-    bool merge = true;
     const nlohmann::json tc = storedTrainConfig(checkpointDir);
+    // The default as the config resolves it: merged, but the adapter alone over a 4-bit base (quantized as it loaded,
+    // or a folder saved quantized).
+    bool merge = !storedQuantization(tc);
+    if (merge && !base.empty()) try {
+            const nlohmann::json bc = parseJson(readFile(fs::path(base) / "config.json"));
+            merge = !(bc.is_object() && bc.contains("quantization_config") && !bc["quantization_config"].is_null());
+        } catch (const std::exception&) {  // no readable config.json: the merge below says what is missing
+        }
     if (tc.is_object() && tc.contains("model") && tc["model"].is_object() && tc["model"].contains("lora") &&
         tc["model"]["lora"].is_object() && tc["model"]["lora"].contains("merge_on_export") &&
         tc["model"]["lora"]["merge_on_export"].is_boolean())
         merge = tc["model"]["lora"]["merge_on_export"].get<bool>();
+    if (mergeRequested) merge = *mergeRequested;
     std::error_code ec;
     fs::create_directories(outDir, ec);
     const fs::path adapterOut = merge ? outDir / "adapter" : outDir;
@@ -109,7 +119,8 @@ void verifyCheckpoint(const fs::path& dir) {
     throw FormatError(dir.string() + ": the checkpoint is damaged (its files do not match checksums.json):" + text);
 }
 
-void exportCheckpoint(const fs::path& checkpointDir, const fs::path& outDir, const std::string& dtype) {
+void exportCheckpoint(const fs::path& checkpointDir, const fs::path& outDir, const std::string& dtype,
+                      std::optional<bool> merge) {
     const bool lora = !checkpointDir.empty() && isLoraCheckpoint(checkpointDir);
     const bool zero3 = !checkpointDir.empty() && isZero3Checkpoint(checkpointDir);
     if (checkpointDir.empty() || (!lora && !zero3 && !fs::exists(checkpointDir / "model.safetensors")))
@@ -122,7 +133,7 @@ void exportCheckpoint(const fs::path& checkpointDir, const fs::path& outDir, con
                           ? torch::kFloat16
                           : throw ConfigError("--dtype: \"" + dtype + "\"; expected float32, bfloat16 or float16");
     verifyCheckpoint(checkpointDir);
-    if (lora) return exportLoraCheckpoint(checkpointDir, outDir, dt);
+    if (lora) return exportLoraCheckpoint(checkpointDir, outDir, dt, merge);
     if (zero3) return exportZero3Checkpoint(readTrainerState(checkpointDir), checkpointDir, outDir, dt);
     ModelLoadOptions o;
     auto model = loadPretrainedModel(checkpointDir, o);
@@ -186,7 +197,7 @@ gguf::GgufExportResult exportCheckpointGguf(const fs::path& checkpointDir, const
             fs::remove_all(dir, ignored);
         }
     } cleanup{scratch};
-    exportCheckpoint(checkpointDir, scratch, "float32");
+    exportCheckpoint(checkpointDir, scratch, "float32", /*merge=*/true);  // a GGUF holds the whole model
     if (options.name.empty()) options.name = gguf::folderName(checkpointDir);
     return gguf::exportGguf(scratch, outFile, options);
 }

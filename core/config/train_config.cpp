@@ -20,6 +20,7 @@
 #include "core/config/preference_section.h"
 #include "core/config/quantization_section.h"
 #include "core/config/trainer_arguments.h"
+#include "core/util/atomic_file.h"
 #include "core/util/error.h"
 #include "core/util/json_parse.h"
 #include "core/util/user_regex.h"
@@ -55,6 +56,19 @@ void readPathField(const json& o, const char* key, const std::string& sectionNam
 
 // model.lora (PEFT's LoraConfig keys). With init_from, the adapter's adapter_config.json defines r, lora_alpha,
 // target_modules and use_rslora, so giving them here too is an error.
+// Whether a model folder's config.json has a quantization_config (saved 4-bit by transformers + bitsandbytes).
+bool folderHoldsQuantizedWeights(const fs::path& modelDir) {
+    std::error_code ec;
+    const fs::path file = modelDir / "config.json";
+    if (modelDir.empty() || !fs::is_regular_file(file, ec)) return false;
+    try {
+        const json c = parseJson(readFile(file));
+        return c.is_object() && c.contains("quantization_config") && !c["quantization_config"].is_null();
+    } catch (const std::exception&) {
+        return false;  // the model's own checks say what is wrong with it
+    }
+}
+
 void parseLora(const json& v, const fs::path& baseDir, ModelSection& m, IssueList& issues) {
     if (!expectObject(issues, v, "model.lora")) return;
     LoraSection& l = m.lora;
@@ -161,6 +175,13 @@ void parseModel(const json& doc, const fs::path& baseDir, IssueList& issues, Mod
     // BitsAndBytesConfig (QLoRA): the base held 4-bit under the adapters (quantization_section.h).
     if (const json* v = findField(*o, "quantization"); v && !v->is_null())
         parseQuantization(*v, issues, m.quantization);
+    // A 4-bit base (quantized as it loads, or a folder saved quantized): the run's export is the adapter, as PEFT
+    // and LLaMA-Factory save a QLoRA run; a merged model (the whole base dequantized: 59 GB in float32 for a 14B
+    // model) is written when merge_on_export says so or by `fts export --merge`.
+    const json* lora = findField(*o, "lora");
+    if (m.lora.enabled && !(lora && lora->is_object() && findField(*lora, "merge_on_export")) &&
+        (m.quantization.enabled || folderHoldsQuantizedWeights(m.path)))
+        m.lora.mergeOnExport = false;
     warnUnknownKeys(issues, *o, "model",
                     {"path", "init", "tokenizer", "activation_checkpointing", "chunked_loss", "lora", "quantization"});
 }

@@ -7,7 +7,7 @@
 #   gputests  every gpu-labelled suite (gpu_suites.txt)
 #   speed, lora, ac   the 1.1B Llama full / LoRA r=16 all-linear / activation checkpointing, bf16, micro-batch
 #             4 x 2048: fts (with deepspeed.wall_clock_breakdown and a 3-step training.profile) and the HF Trainer
-#             (speed also runs the full fine-tune with FTS_FUSED_BLOCK_OPS=0: the unfused reference)
+#             (speed also runs the full fine-tune with FTS_FUSED_BLOCK_OPS=0: the unfused reference; UNFUSED=0 skips it)
 #   fixed     fp32 fts vs transformers on a fixed batch, 20 steps;  bf16: stages BF16_STAGES (default 0-3) and
 #             fp16 vs autocast
 #   offload   ZeRO-2 with CPU optimizer offload on the 1.1B (OFFLOAD="cpu_s2 nvme_s2 cpu_s3p" for all)
@@ -93,9 +93,11 @@ if [[ " $SECTIONS " == *" speed "* ]]; then
   train full $W/full.json
   timeout 150 $PY "$D/dev.py" hf-speed $M/llama-1b 4 2048 30 full "$OUT/hf_speed_full.json" > "$OUT/hf_full.log" 2>&1
   tail -2 "$OUT/hf_full.log"
-  # the same run with the fused block kernels off (the ATen composition they replace), side by side
-  sed "s#$OD/full#$OD/full_unfused#" $W/full.json > $W/full_unfused.json
-  export FTS_FUSED_BLOCK_OPS=0; train full_unfused $W/full_unfused.json; unset FTS_FUSED_BLOCK_OPS
+  # the same run with the fused block kernels off (the ATen composition they replace), side by side (UNFUSED=0: not)
+  if [ "${UNFUSED:-1}" = 1 ]; then
+    sed "s#$OD/full#$OD/full_unfused#" $W/full.json > $W/full_unfused.json
+    export FTS_FUSED_BLOCK_OPS=0; train full_unfused $W/full_unfused.json; unset FTS_FUSED_BLOCK_OPS
+  fi
 fi
 
 if [[ " $SECTIONS " == *" bf16 "* ]]; then

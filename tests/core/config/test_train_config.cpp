@@ -128,6 +128,7 @@ private slots:
     void resolvedJsonRoundTrips();
     void worldSizeMustBePositive();
     void loraSection();
+    void qloraExportsTheAdapterByDefault();
     void offloadKeys();
     void offloadErrors_data();
     void offloadErrors();
@@ -136,6 +137,28 @@ private slots:
     void everyAcceptedKeyIsUsedOrWarned_data();
     void everyAcceptedKeyIsUsedOrWarned();
 };
+
+// A 4-bit base: the run's export is the adapter (a merged 14B model would be 59 GB in float32), unless the config
+// asks; a LoRA run over a plain base merges as before; a folder saved quantized counts as a 4-bit base.
+void TestTrainConfig::qloraExportsTheAdapterByDefault() {
+    const QString q = R"({"model":{"lora":{"r":8},"quantization":{"load_in_4bit":true}}})";
+    ConfigParseResult r = parse(patched(q));
+    QVERIFY2(r.ok(), describe(r).constData());
+    QVERIFY(!r.config->model.lora.mergeOnExport);
+    QVERIFY(configToResolvedJson(*r.config)["model"]["lora"]["merge_on_export"] == json(false));
+    r = parse(patched(R"({"model":{"lora":{"r":8,"merge_on_export":true},"quantization":{"load_in_4bit":true}}})"));
+    QVERIFY2(r.ok(), describe(r).constData());
+    QVERIFY(r.config->model.lora.mergeOnExport);
+    r = parse(patched(R"({"model":{"lora":{"r":8}}})"));
+    QVERIFY(r.config->model.lora.mergeOnExport);
+    QTemporaryDir dir;
+    std::ofstream(dir.filePath("config.json").toStdString())
+        << R"({"model_type":"llama","quantization_config":{"load_in_4bit":true,"quant_method":"bitsandbytes"}})";
+    json d = patched(R"({"model":{"lora":{"r":8}}})");
+    d["model"]["path"] = dir.path().toStdString();
+    r = parse(d);
+    QVERIFY(r.config->model.lora.mergeOnExport == false);
+}
 
 void TestTrainConfig::minimalConfigGetsHeaderDefaults() {
     ConfigParseResult r = parse(baseDoc());

@@ -1,0 +1,439 @@
+// The plan: enumerate the variants, estimate each, probe the most promising that fit, propose the fastest measured.
+#include "core/launch/fit_planner.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <array>
+#include <chrono>
+#include <cmath>
+#include <numeric>
+
+#include "core/config/memory_estimate.h"
+#include "core/launch/memory_preflight.h"
+#include "core/util/byte_size.h"
+#include "core/util/error.h"
+
+namespace fts {
+namespace fs = std::filesystem;
+using json = nlohmann::json;
+
+namespace {
+
+const char* offloadShortName(OffloadDevice d) { return d == OffloadDevice::Cpu ? "cpu" : "nvme"; }
+
+std::string plannedValueText(const json* v) { return v ? v->dump() : "absent"; }
+
+// The value a plan writes at `path` (object members), creating parents; the change is recorded when it differs.
+void setPlannedKey(json& doc, const std::vector<std::string>& path, const json& value, std::vector<PlanKeyChange>& changes) {
+    json* at = &doc;
+    std::string key;
+    for (size_t i = 0; i + 1 < path.size(); ++i) {
+        key += (key.empty() ? "" : ".") + path[i];
+        if (!at->contains(path[i]) || !(*at)[path[i]].is_object()) (*at)[path[i]] = json::object();
+        at = &(*at)[path[i]];
+    }
+    key += (key.empty() ? "" : ".") + path.back();
+    const json* old = at->contains(path.back()) ? &(*at)[path.back()] : nullptr;
+    if (old && *old == value) return;
+    changes.push_back({key, plannedValueText(old), value.dump()});
+    (*at)[path.back()] = value;
+}
+
+const json* memberAt(const json& doc, std::initializer_list<const char*> path) {
+    const json* at = &doc;
+    for (const char* k : path) {
+        if (!at->is_object() || !at->contains(k)) return nullptr;
+        at = &(*at)[k];
+    }
+    return at;
+}
+
+bool givenNumber(const json* v) { return v && v->is_number(); }  // not absent, null or "auto"
+
+// The offload block (offload_optimizer / offload_param) set to `device`, its other fields kept. NVMe takes the
+// nvme_path of either block when this one has none.
+void setOffload(json& doc, const char* block, OffloadDevice device, std::vector<PlanKeyChange>& changes) {
+    const json* existing = memberAt(doc, {"deepspeed", "zero_optimization", block});
+    if (device == OffloadDevice::None && (!existing || !existing->is_object())) return;
+    setPlannedKey(doc, {"deepspeed", "zero_optimization", block, "device"}, offloadDeviceName(device), changes);
+    if (device == OffloadDevice::Nvme && !memberAt(doc, {"deepspeed", "zero_optimization", block, "nvme_path"})) {
+        for (const char* other : {"offload_optimizer", "offload_param"})
+            if (const json* p = memberAt(doc, {"deepspeed", "zero_optimization", other, "nvme_path"})) {
+                setPlannedKey(doc, {"deepspeed", "zero_optimization", block, "nvme_path"}, *p, changes);
+                break;
+            }
+    }
+}
+
+// Relative speed the ranking expects of a variant (only the order matters; the probes measure).
+double predictedSpeed(const PlanKnobs& k, int world, int64_t sequence, bool cuda) {
+    double s = 1;
+    if (k.activationCheckpointing) s *= 0.75;  // the forward runs again in the backward
+    if (k.offloadOptimizer == OffloadDevice::Cpu) s *= 0.45;
+    if (k.offloadOptimizer == OffloadDevice::Nvme) s *= 0.25;
+    if (k.offloadParam == OffloadDevice::Cpu) s *= 0.6;
+    if (k.offloadParam == OffloadDevice::Nvme) s *= 0.4;
+    if (world > 1) s *= std::array{1.0, 0.99, 0.97, 0.85}[k.stage];
+    // a larger micro-batch keeps the device busier (on a GPU much more than on a CPU)
+    const double tokens = double(k.microBatch) * double(std::max<int64_t>(1, sequence));
+    s *= tokens / (tokens + (cuda ? 2048.0 : 64.0));
+    if (k.chunkedLoss) s *= 0.99;
+    return s;
+}
+
+std::vector<int64_t> divisorsOf(int64_t n) {
+    std::vector<int64_t> out;
+    for (int64_t d = 1; d <= n; ++d)
+        if (n % d == 0) out.push_back(d);
+    return out;
+}
+
+struct Estimated {
+    int64_t total = 0, peak = 0;
+};
+
+Estimated estimateOf(const json& doc, const fs::path& baseDir, int world, bool cuda) {
+    const ConfigParseResult parsed = parseTrainConfig(doc, baseDir, world);
+    if (!parsed.ok()) throw ConfigError(parsed.errorText());
+    EstimateOptions eo;
+    eo.worldSize = world;
+    eo.suggest = false;
+    eo.device = cuda ? EstimateDevice::Cuda : EstimateDevice::Cpu;
+    const MemoryEstimate e = estimateMemory(*parsed.config, eo);
+    return {e.perRank.total, e.device == EstimateDevice::Cuda ? e.perRank.allocatorPeak : e.perRank.total};
+}
+
+}  // namespace
+
+std::string PlanKnobs::label() const {
+    std::string s = "stage " + std::to_string(stage);
+    if (offloadOptimizer != OffloadDevice::None) s += ", offload optimizer " + std::string(offloadShortName(offloadOptimizer));
+    if (offloadParam != OffloadDevice::None) s += ", offload param " + std::string(offloadShortName(offloadParam));
+    s += ", micro-batch " + std::to_string(microBatch) + " x " + std::to_string(accumulation);
+    if (activationCheckpointing) s += ", checkpointing";
+    s += chunkedLoss ? ", chunked loss" : ", whole logits";
+    return s;
+}
+
+std::string PlanKnobs::tag() const {
+    std::string s = "s" + std::to_string(stage);
+    if (offloadOptimizer != OffloadDevice::None) s += "-oo" + std::string(offloadShortName(offloadOptimizer));
+    if (offloadParam != OffloadDevice::None) s += "-op" + std::string(offloadShortName(offloadParam));
+    s += "-mb" + std::to_string(microBatch) + "x" + std::to_string(accumulation);
+    if (activationCheckpointing) s += "-ac";
+    if (chunkedLoss) s += "-cl";
+    return s;
+}
+
+PlanKnobs knobsOf(const TrainConfig& c) {
+    PlanKnobs k;
+    k.stage = c.deepspeed.zeroStage;
+    k.offloadOptimizer = c.deepspeed.zero.offloadOptimizer.device;
+    k.offloadParam = c.deepspeed.zero.offloadParam.device;
+    k.activationCheckpointing = c.model.activationCheckpointing;
+    k.microBatch = c.deepspeed.microBatchPerGpu;
+    k.accumulation = c.deepspeed.gradientAccumulationSteps;
+    k.chunkedLoss = c.model.chunkedLoss;
+    return k;
+}
+
+json toJson(const PlanKnobs& k) {
+    return {{"zero_stage", k.stage},
+            {"offload_optimizer", offloadDeviceName(k.offloadOptimizer)},
+            {"offload_param", offloadDeviceName(k.offloadParam)},
+            {"activation_checkpointing", k.activationCheckpointing},
+            {"train_micro_batch_size_per_gpu", k.microBatch},
+            {"gradient_accumulation_steps", k.accumulation},
+            {"chunked_loss", k.chunkedLoss},
+            {"label", k.label()}};
+}
+
+json applyPlanKnobs(const json& document, const PlanKnobs& k, const fs::path& baseDir, int world,
+                    std::vector<PlanKeyChange>* changesOut) {
+    const ConfigParseResult before = parseTrainConfig(document, baseDir, world);
+    if (!before.ok()) throw ConfigError(before.errorText());
+    const PlanKnobs current = knobsOf(*before.config);
+    json doc = document;
+    std::vector<PlanKeyChange> changes;
+    if (k.stage != current.stage) setPlannedKey(doc, {"deepspeed", "zero_optimization", "stage"}, k.stage, changes);
+    if (k.offloadOptimizer != current.offloadOptimizer) setOffload(doc, "offload_optimizer", k.offloadOptimizer, changes);
+    if (k.offloadParam != current.offloadParam) setOffload(doc, "offload_param", k.offloadParam, changes);
+    if (k.activationCheckpointing != current.activationCheckpointing)
+        setPlannedKey(doc, {"model", "activation_checkpointing"}, k.activationCheckpointing, changes);
+    if (k.chunkedLoss != current.chunkedLoss) setPlannedKey(doc, {"model", "chunked_loss"}, k.chunkedLoss, changes);
+    // micro-batch and accumulation where the document gives them: DeepSpeed's keys, the Trainer's, or both
+    auto setBatch = [&](const char* dsKey, const char* trainerKey, int64_t value, int64_t now) {
+        if (value == now) return;
+        bool written = false;
+        if (givenNumber(memberAt(doc, {"deepspeed", dsKey}))) {
+            setPlannedKey(doc, {"deepspeed", dsKey}, value, changes);
+            written = true;
+        }
+        if (givenNumber(memberAt(doc, {"training", trainerKey}))) {
+            setPlannedKey(doc, {"training", trainerKey}, value, changes);
+            written = true;
+        }
+        if (!written) setPlannedKey(doc, {"deepspeed", dsKey}, value, changes);
+    };
+    setBatch("train_micro_batch_size_per_gpu", "per_device_train_batch_size", k.microBatch, current.microBatch);
+    setBatch("gradient_accumulation_steps", "gradient_accumulation_steps", k.accumulation, current.accumulation);
+
+    const ConfigParseResult after = parseTrainConfig(doc, baseDir, world);
+    if (!after.ok()) throw ConfigError("the planned variant (" + k.label() + ") is refused: " + after.errorText());
+    if (!(knobsOf(*after.config) == k))
+        throw ConfigError("the planned variant (" + k.label() + ") could not be written into this config: it reads back as " +
+                          knobsOf(*after.config).label());
+    if (after.config->deepspeed.trainBatchSize != before.config->deepspeed.trainBatchSize)
+        throw ConfigError("deepspeed.train_batch_size: the planned variant would change it from " +
+                          std::to_string(before.config->deepspeed.trainBatchSize) + " to " +
+                          std::to_string(after.config->deepspeed.trainBatchSize));
+    if (changesOut) *changesOut = std::move(changes);
+    return doc;
+}
+
+PlanResult planFit(const PlanOptions& o) {
+    const auto t0 = std::chrono::steady_clock::now();
+    auto say = [&](const std::string& line) {
+        if (o.progress) o.progress(line);
+    };
+    const int world = std::max(1, o.worldSize);
+    const TrainConfig cfg = loadTrainConfig(o.configPath, world);
+    const fs::path baseDir = o.configPath.parent_path();
+    const json resolved = configToResolvedJson(cfg);
+    PlanResult r;
+    r.worldSize = world;
+    r.current = knobsOf(cfg);
+
+    // ---- what a rank may use ----
+    const MemoryCheck check = checkRunMemory(cfg, world, {});
+    const bool cuda = check.device == "cuda";
+    if (o.capacity > 0) {
+        r.capacity = o.capacity;
+        r.capacitySource = "--capacity";
+    } else {
+        if (!check.judged)
+            throw ConfigError("the free memory of " + check.device +
+                              " is unknown here (no nvidia-smi); give the memory one rank may use (--capacity 24GiB)");
+        r.capacity = check.available;
+        r.capacitySource = check.device + ": " + check.source;
+    }
+    const int64_t usable = int64_t(double(r.capacity) * (1.0 - o.margin));
+
+    // ---- the variants ----
+    struct Placement {
+        int stage;
+        OffloadDevice oo, op;
+    };
+    std::vector<Placement> placements;
+    const bool nvmeKnown = !cfg.deepspeed.zero.offloadOptimizer.nvmePath.empty() ||
+                           !cfg.deepspeed.zero.offloadParam.nvmePath.empty();
+    for (int s = 0; s <= 3; ++s) {
+        if (world > 1 || s == 0) placements.push_back({s, OffloadDevice::None, OffloadDevice::None});
+        if (!cuda || s == 0) continue;
+        placements.push_back({s, OffloadDevice::Cpu, OffloadDevice::None});
+        if (s == 3) placements.push_back({s, OffloadDevice::Cpu, OffloadDevice::Cpu});
+        if (nvmeKnown && s >= 2) placements.push_back({s, OffloadDevice::Nvme, OffloadDevice::None});
+        if (nvmeKnown && s == 3) placements.push_back({s, OffloadDevice::Nvme, OffloadDevice::Nvme});
+    }
+    if (!cuda)
+        r.notes.push_back("offload variants left out: on a CPU device the offloaded states stay in the same memory");
+    else if (!nvmeKnown)
+        r.notes.push_back("NVMe offload left out: the config names no nvme_path (zero_optimization.offload_optimizer)");
+    if (world == 1)
+        r.notes.push_back("ZeRO stages 1-3 without offload left out: on one rank they partition nothing");
+    const bool preference = cfg.training.preferenceObjective();
+    if (preference) r.notes.push_back("chunked loss kept as it is: a preference objective reads the whole logits");
+    const int64_t perRank = cfg.deepspeed.trainBatchSize / world;
+    std::vector<PlanKnobs> all;
+    auto add = [&](const PlanKnobs& k) {
+        if (std::find(all.begin(), all.end(), k) == all.end()) all.push_back(k);
+    };
+    add(r.current);  // the config as given is always a candidate
+    for (const Placement& p : placements)
+        for (bool ac : {false, true})
+            for (int64_t m : divisorsOf(perRank))
+                for (bool cl : {true, false}) {
+                    if (preference && cl != r.current.chunkedLoss) continue;
+                    add({p.stage, p.oo, p.op, ac, m, perRank / m, cl});
+                }
+    say("estimating " + std::to_string(all.size()) + " variants against " + formatBytes(r.capacity) + " per rank (" +
+        r.capacitySource + ", " + std::to_string(int(std::lround(o.margin * 100))) + "% kept free)");
+    for (const PlanKnobs& k : all) {
+        PlanCandidate c;
+        c.knobs = k;
+        try {
+            const Estimated e = estimateOf(applyPlanKnobs(resolved, k, baseDir, world), baseDir, world, cuda);
+            c.estimate = e.total;
+            c.estimatePeak = e.peak;
+            c.fitsByEstimate = e.total <= usable;
+            c.predicted = predictedSpeed(k, world, cfg.data.maxLength, cuda);
+        } catch (const Error& e) {
+            c.invalid = e.what();
+        }
+        r.candidates.push_back(std::move(c));
+    }
+    std::stable_sort(r.candidates.begin(), r.candidates.end(), [](const PlanCandidate& a, const PlanCandidate& b) {
+        if (a.invalid.empty() != b.invalid.empty()) return a.invalid.empty();
+        if (a.fitsByEstimate != b.fitsByEstimate) return a.fitsByEstimate;
+        if (a.predicted != b.predicted) return a.predicted > b.predicted;
+        return a.estimate < b.estimate;
+    });
+
+    // ---- nothing fits: say by how much, and what would ----
+    const bool anyFits = std::any_of(r.candidates.begin(), r.candidates.end(),
+                                     [](const PlanCandidate& c) { return c.fitsByEstimate; });
+    if (!anyFits) {
+        const PlanCandidate* smallest = nullptr;
+        for (const PlanCandidate& c : r.candidates)
+            if (c.invalid.empty() && (!smallest || c.estimate < smallest->estimate)) smallest = &c;
+        if (!smallest) throw ConfigError("no variant of this config is valid: " + r.candidates.front().invalid);
+        r.advice.push_back("nothing fits: the smallest estimate is " + formatBytes(smallest->estimate) + " per rank (" +
+                           smallest->knobs.label() + "), over the " + formatBytes(usable) + " a rank may use");
+        auto estimateWith = [&](EstimateOptions eo) {
+            eo.suggest = false;
+            eo.device = cuda ? EstimateDevice::Cuda : EstimateDevice::Cpu;
+            return estimateMemory(cfg, eo).perRank.total;
+        };
+        for (int w = world * 2; w <= world * 64; w *= 2) {
+            EstimateOptions eo;
+            eo.worldSize = w;
+            eo.zeroStage = 3;
+            eo.microBatch = 1;
+            eo.activationCheckpointing = true;
+            const int64_t e = estimateWith(eo);
+            if (e <= usable) {
+                r.advice.push_back("more GPUs: with " + std::to_string(w) + " ranks of this size, ZeRO stage 3 at " +
+                                   "micro-batch 1 with checkpointing needs " + formatBytes(e) + " per rank");
+                break;
+            }
+        }
+        if (cuda && !nvmeKnown) {
+            json doc = resolved;
+            doc["deepspeed"]["zero_optimization"]["offload_optimizer"]["nvme_path"] =
+                fs::temp_directory_path().string();
+            PlanKnobs k = smallest->knobs;
+            k.stage = 3;
+            k.offloadOptimizer = k.offloadParam = OffloadDevice::Nvme;
+            try {
+                const Estimated e = estimateOf(applyPlanKnobs(doc, k, baseDir, world), baseDir, world, cuda);
+                r.advice.push_back(std::string(e.total <= usable ? "fits" : "still over") +
+                                   " with NVMe offload (stage 3, zero_optimization.offload_optimizer and offload_param "
+                                   "on \"nvme\" with an nvme_path): " + formatBytes(e.total) + " per rank");
+            } catch (const Error&) {
+            }
+        }
+        if (!cfg.model.quantization.enabled) {
+            json doc = resolved;
+            if (!cfg.model.lora.enabled) doc["model"]["lora"] = {{"r", 16}, {"target_modules", "all-linear"}};
+            doc["model"]["quantization"] = {{"load_in_4bit", true},
+                                            {"bnb_4bit_quant_type", "nf4"},
+                                            {"bnb_4bit_use_double_quant", true},
+                                            {"bnb_4bit_compute_dtype", cuda ? "bfloat16" : "float32"}};
+            doc["model"]["activation_checkpointing"] = true;
+            try {
+                PlanKnobs k = smallest->knobs;
+                k.activationCheckpointing = true;
+                const Estimated e = estimateOf(applyPlanKnobs(doc, k, baseDir, world), baseDir, world, cuda);
+                r.advice.push_back(std::string(e.total <= usable ? "fits" : "still over") +
+                                   " as QLoRA (model.quantization with load_in_4bit, LoRA adapters instead of a full "
+                                   "fine-tune; it trains differently): " + formatBytes(e.total) + " per rank");
+            } catch (const Error&) {
+            }
+        }
+        r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+        return r;
+    }
+
+    // ---- probe the most promising that fit, within the time box ----
+    ProbeOptions po = o.probe;
+    bool ownScratch = false;
+    if (po.scratch.empty()) {
+        po.scratch = fs::temp_directory_path() / ("fts-plan-" + std::to_string(::getpid()));
+        ownScratch = true;
+    }
+    fs::create_directories(po.scratch);
+    const double budget = o.maxMinutes * 60;
+    double probeSeconds = 0;
+    int probes = 0;
+    for (PlanCandidate& c : r.candidates) {
+        if (!c.fitsByEstimate || probes >= o.maxProbes) break;
+        const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+        if (probes > 0 && elapsed + probeSeconds / probes > budget) {
+            r.timeBoxReached = true;
+            say("time box of " + std::to_string(int(std::lround(o.maxMinutes))) + " min reached after " +
+                std::to_string(probes) + " probes");
+            break;
+        }
+        say("probe " + std::to_string(probes + 1) + ": " + c.knobs.label());
+        c.probe = runProbe(applyPlanKnobs(resolved, c.knobs, baseDir, world), c.knobs.tag(),
+                           cfg.training.runName + " (plan " + c.knobs.label() + ")", po);
+        if (c.probe->failure.empty() && c.probe->peak > r.capacity)
+            c.probe->failure = "measured peak " + formatBytes(c.probe->peak) + " exceeds the " +
+                               formatBytes(r.capacity) + " a rank may use";
+        probeSeconds += c.probe->seconds;
+        ++probes;
+        if (o.probed) o.probed(c);
+    }
+    if (ownScratch) {
+        std::error_code ec;
+        fs::remove_all(po.scratch, ec);
+    }
+    for (size_t i = 0; i < r.candidates.size(); ++i) {
+        const PlanCandidate& c = r.candidates[i];
+        if (c.fitsMeasured() && (!r.chosen || c.probe->tokensPerS > r.candidates[*r.chosen].probe->tokensPerS))
+            r.chosen = i;
+    }
+    if (!r.chosen && probes == 0) {  // no probe allowed: the best predicted that fits by estimate
+        r.chosen = 0;
+        r.chosenByEstimateOnly = true;
+    }
+    if (!r.chosen) {
+        std::string why;
+        for (const PlanCandidate& c : r.candidates)
+            if (c.probe) why += "\n  " + c.knobs.label() + ": " + c.probe->failure;
+        r.advice.push_back("every probe failed:" + why);
+    }
+    r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    return r;
+}
+
+json toJson(const PlanResult& r) {
+    json candidates = json::array();
+    for (const PlanCandidate& c : r.candidates) {
+        json j = toJson(c.knobs);
+        if (!c.invalid.empty()) {
+            j["invalid"] = c.invalid;
+        } else {
+            j["estimate_bytes"] = c.estimate;
+            j["estimate_peak_bytes"] = c.estimatePeak;
+            j["fits_by_estimate"] = c.fitsByEstimate;
+            j["predicted_speed"] = c.predicted;
+        }
+        if (c.probe) {
+            j["probe"] = {{"run_id", c.probe->runId}, {"seconds", c.probe->seconds}};
+            if (c.probe->failure.empty()) {
+                j["probe"]["tokens_per_s"] = c.probe->tokensPerS;
+                j["probe"]["steps_per_s"] = c.probe->stepsPerS;
+                j["probe"]["peak_bytes"] = c.probe->peak;
+            } else {
+                j["probe"]["failure"] = c.probe->failure;
+            }
+        }
+        candidates.push_back(std::move(j));
+    }
+    json out = {{"capacity_bytes", r.capacity},
+                {"capacity_source", r.capacitySource},
+                {"world_size", r.worldSize},
+                {"current", toJson(r.current)},
+                {"candidates", candidates},
+                {"chosen", r.chosen ? json(*r.chosen) : json(nullptr)},
+                {"chosen_by_estimate_only", r.chosenByEstimateOnly},
+                {"time_box_reached", r.timeBoxReached},
+                {"seconds", r.seconds},
+                {"advice", r.advice},
+                {"notes", r.notes}};
+    return out;
+}
+
+}  // namespace fts
