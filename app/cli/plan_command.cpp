@@ -58,7 +58,7 @@ void addPlanCommand(CLI::App& app) {
         std::string capacity;
         double margin = 0.10, maxMinutes = 10;
         int probes = 4, nproc = 0, numGpus = 0;
-        int64_t steps = 4;
+        int64_t steps = 6;
         bool json = false, apply = false;
     };
     auto a = std::make_shared<Args>();
@@ -75,7 +75,7 @@ void addPlanCommand(CLI::App& app) {
         ->check(CLI::Range(0.0, 1440.0));
     cmd->add_option("--probes", a->probes, "Probe at most this many variants (default 4; 0: estimate only)")
         ->check(CLI::Range(0, 64));
-    cmd->add_option("--steps", a->steps, "Optimizer steps per probe (default 4; the first is not timed)")
+    cmd->add_option("--steps", a->steps, "Optimizer steps per probe (default 6; the first is not timed)")
         ->check(CLI::Range(2, 1000));
     cmd->add_option("--store", a->store, "Run store file (default: $XDG_DATA_HOME/finetune-studio/runs.sqlite)");
     cmd->add_flag("--json", a->json, "Print the plan as JSON");
@@ -107,16 +107,16 @@ void addPlanCommand(CLI::App& app) {
             o.probe.hostStore = hostRendezvousStore;
             o.progress = [](const std::string& line) { std::cerr << "plan: " << line << std::endl; };
             o.probed = [json = a->json](const PlanCandidate& c) {
-                if (json) std::cerr << "plan: result " << toJson(PlanResult{.candidates = {c}})["candidates"][0].dump()
-                                    << std::endl;
+                if (json)
+                    std::cerr << "plan: result " << toJson(PlanResult{.candidates = {c}})["candidates"][0].dump()
+                              << std::endl;
             };
             const PlanResult r = planFit(o);
 
             std::vector<PlanKeyChange> changes;
             if (r.chosen) {
                 const nlohmann::json document = parseJson(readFile(a->config));
-                applyPlanKnobs(document, r.candidates[*r.chosen].knobs, a->config.parent_path(),
-                                         o.worldSize, &changes);
+                applyPlanKnobs(document, r.candidates[*r.chosen].knobs, a->config.parent_path(), o.worldSize, &changes);
             }
             if (a->json) {
                 nlohmann::json out = toJson(r);
