@@ -22,6 +22,7 @@ int main(int argc, char** argv) {
     fts::cli::addEstimateCommand(app);
     fts::cli::addProbeCommand(app);
     fts::cli::addPlanCommand(app);
+    fts::cli::addQueueCommand(app);
     fts::cli::addGenerateCommand(app);
     fts::cli::addChatCommand(app);
     fts::cli::addDoctorCommand(app);

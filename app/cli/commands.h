@@ -26,6 +26,7 @@ void addDebugCommand(CLI::App& app);
 void addEstimateCommand(CLI::App& app);
 void addProbeCommand(CLI::App& app);
 void addPlanCommand(CLI::App& app);
+void addQueueCommand(CLI::App& app);
 void addGenerateCommand(CLI::App& app);
 void addChatCommand(CLI::App& app);
 void addDoctorCommand(CLI::App& app);

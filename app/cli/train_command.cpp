@@ -71,6 +71,8 @@ void addTrainCommand(CLI::App& app) {
                     "Milliseconds a rank waits in a collective or the rendezvous before failing (default 30000)");
     auto quiet = std::make_shared<bool>(false);
     cmd->add_flag("--quiet", *quiet, "No progress output");
+    cmd->add_option("--queue-entry", opts->queueEntry, "(the queue runner's) the queue entry this run starts")
+        ->group("");  // hidden: `fts queue run` passes it
     cmd->callback([opts, quiet, outputDir, maxSteps, seed, profile] {
         opts->progress = !*quiet;
         if (!outputDir->empty()) opts->configOverrides["training"]["output_dir"] = fs::absolute(*outputDir).string();

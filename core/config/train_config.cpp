@@ -512,7 +512,8 @@ ConfigParseResult parseDocument(const json& doc, const fs::path& baseDir, int wo
                          describeValue(doc));
         return finish(std::move(cfg), issues);
     }
-    warnUnknownKeys(issues, doc, "", {"model", "data", "training", "preference", "deepspeed"});
+    // "sweep" (core/config/sweep.h) expands into queued runs; fts train refuses a config that has one
+    warnUnknownKeys(issues, doc, "", {"model", "data", "training", "preference", "deepspeed", "sweep"});
     parseModel(doc, baseDir, issues, cfg.model);
     parseData(doc, baseDir, issues, cfg.data);
     parseTraining(doc, baseDir, issues, cfg.training);

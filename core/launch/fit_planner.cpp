@@ -25,7 +25,8 @@ const char* offloadShortName(OffloadDevice d) { return d == OffloadDevice::Cpu ?
 std::string plannedValueText(const json* v) { return v ? v->dump() : "absent"; }
 
 // The value a plan writes at `path` (object members), creating parents; the change is recorded when it differs.
-void setPlannedKey(json& doc, const std::vector<std::string>& path, const json& value, std::vector<PlanKeyChange>& changes) {
+void setPlannedKey(json& doc, const std::vector<std::string>& path, const json& value,
+                   std::vector<PlanKeyChange>& changes) {
     json* at = &doc;
     std::string key;
     for (size_t i = 0; i + 1 < path.size(); ++i) {
@@ -108,7 +109,8 @@ Estimated estimateOf(const json& doc, const fs::path& baseDir, int world, bool c
 
 std::string PlanKnobs::label() const {
     std::string s = "stage " + std::to_string(stage);
-    if (offloadOptimizer != OffloadDevice::None) s += ", offload optimizer " + std::string(offloadShortName(offloadOptimizer));
+    if (offloadOptimizer != OffloadDevice::None)
+        s += ", offload optimizer " + std::string(offloadShortName(offloadOptimizer));
     if (offloadParam != OffloadDevice::None) s += ", offload param " + std::string(offloadShortName(offloadParam));
     s += ", micro-batch " + std::to_string(microBatch) + " x " + std::to_string(accumulation);
     if (activationCheckpointing) s += ", checkpointing";
@@ -157,7 +159,8 @@ json applyPlanKnobs(const json& document, const PlanKnobs& k, const fs::path& ba
     json doc = document;
     std::vector<PlanKeyChange> changes;
     if (k.stage != current.stage) setPlannedKey(doc, {"deepspeed", "zero_optimization", "stage"}, k.stage, changes);
-    if (k.offloadOptimizer != current.offloadOptimizer) setOffload(doc, "offload_optimizer", k.offloadOptimizer, changes);
+    if (k.offloadOptimizer != current.offloadOptimizer)
+        setOffload(doc, "offload_optimizer", k.offloadOptimizer, changes);
     if (k.offloadParam != current.offloadParam) setOffload(doc, "offload_param", k.offloadParam, changes);
     if (k.activationCheckpointing != current.activationCheckpointing)
         setPlannedKey(doc, {"model", "activation_checkpointing"}, k.activationCheckpointing, changes);
@@ -182,7 +185,8 @@ json applyPlanKnobs(const json& document, const PlanKnobs& k, const fs::path& ba
     const ConfigParseResult after = parseTrainConfig(doc, baseDir, world);
     if (!after.ok()) throw ConfigError("the planned variant (" + k.label() + ") is refused: " + after.errorText());
     if (!(knobsOf(*after.config) == k))
-        throw ConfigError("the planned variant (" + k.label() + ") could not be written into this config: it reads back as " +
+        throw ConfigError("the planned variant (" + k.label() +
+                          ") could not be written into this config: it reads back as " +
                           knobsOf(*after.config).label());
     if (after.config->deepspeed.trainBatchSize != before.config->deepspeed.trainBatchSize)
         throw ConfigError("deepspeed.train_batch_size: the planned variant would change it from " +
@@ -226,8 +230,8 @@ PlanResult planFit(const PlanOptions& o) {
         OffloadDevice oo, op;
     };
     std::vector<Placement> placements;
-    const bool nvmeKnown = !cfg.deepspeed.zero.offloadOptimizer.nvmePath.empty() ||
-                           !cfg.deepspeed.zero.offloadParam.nvmePath.empty();
+    const bool nvmeKnown =
+        !cfg.deepspeed.zero.offloadOptimizer.nvmePath.empty() || !cfg.deepspeed.zero.offloadParam.nvmePath.empty();
     for (int s = 0; s <= 3; ++s) {
         if (world > 1 || s == 0) placements.push_back({s, OffloadDevice::None, OffloadDevice::None});
         if (!cuda || s == 0) continue;
@@ -240,8 +244,7 @@ PlanResult planFit(const PlanOptions& o) {
         r.notes.push_back("offload variants left out: on a CPU device the offloaded states stay in the same memory");
     else if (!nvmeKnown)
         r.notes.push_back("NVMe offload left out: the config names no nvme_path (zero_optimization.offload_optimizer)");
-    if (world == 1)
-        r.notes.push_back("ZeRO stages 1-3 without offload left out: on one rank they partition nothing");
+    if (world == 1) r.notes.push_back("ZeRO stages 1-3 without offload left out: on one rank they partition nothing");
     const bool preference = cfg.training.preferenceObjective();
     if (preference) r.notes.push_back("chunked loss kept as it is: a preference objective reads the whole logits");
     const int64_t perRank = cfg.deepspeed.trainBatchSize / world;
@@ -281,8 +284,8 @@ PlanResult planFit(const PlanOptions& o) {
     });
 
     // ---- nothing fits: say by how much, and what would ----
-    const bool anyFits = std::any_of(r.candidates.begin(), r.candidates.end(),
-                                     [](const PlanCandidate& c) { return c.fitsByEstimate; });
+    const bool anyFits =
+        std::any_of(r.candidates.begin(), r.candidates.end(), [](const PlanCandidate& c) { return c.fitsByEstimate; });
     if (!anyFits) {
         const PlanCandidate* smallest = nullptr;
         for (const PlanCandidate& c : r.candidates)
@@ -319,7 +322,8 @@ PlanResult planFit(const PlanOptions& o) {
                 const Estimated e = estimateOf(applyPlanKnobs(doc, k, baseDir, world), baseDir, world, cuda);
                 r.advice.push_back(std::string(e.total <= usable ? "fits" : "still over") +
                                    " with NVMe offload (stage 3, zero_optimization.offload_optimizer and offload_param "
-                                   "on \"nvme\" with an nvme_path): " + formatBytes(e.total) + " per rank");
+                                   "on \"nvme\" with an nvme_path): " +
+                                   formatBytes(e.total) + " per rank");
             } catch (const Error&) {
             }
         }
@@ -337,7 +341,8 @@ PlanResult planFit(const PlanOptions& o) {
                 const Estimated e = estimateOf(applyPlanKnobs(doc, k, baseDir, world), baseDir, world, cuda);
                 r.advice.push_back(std::string(e.total <= usable ? "fits" : "still over") +
                                    " as QLoRA (model.quantization with load_in_4bit, LoRA adapters instead of a full "
-                                   "fine-tune; it trains differently): " + formatBytes(e.total) + " per rank");
+                                   "fine-tune; it trains differently): " +
+                                   formatBytes(e.total) + " per rank");
             } catch (const Error&) {
             }
         }

@@ -48,39 +48,39 @@ nlohmann::json applyPlanKnobs(const nlohmann::json& document, const PlanKnobs& k
 
 struct PlanCandidate {
     PlanKnobs knobs;
-    int64_t estimate = 0;        // bytes per rank the run needs (the estimate's total: what must fit)
-    int64_t estimatePeak = 0;    // the figure the measured peak is compared with (CUDA: allocator peak; CPU: total)
-    bool fitsByEstimate = false; // estimate <= capacity x (1 - margin)
-    double predicted = 0;        // relative speed the ranking expects (1 = the fastest kind of variant)
-    std::string invalid;         // the config refuses this combination (the reason); never probed
+    int64_t estimate = 0;         // bytes per rank the run needs (the estimate's total: what must fit)
+    int64_t estimatePeak = 0;     // the figure the measured peak is compared with (CUDA: allocator peak; CPU: total)
+    bool fitsByEstimate = false;  // estimate <= capacity x (1 - margin)
+    double predicted = 0;         // relative speed the ranking expects (1 = the fastest kind of variant)
+    std::string invalid;          // the config refuses this combination (the reason); never probed
     std::optional<ProbeMeasurement> probe;
     bool fitsMeasured() const { return probe && probe->failure.empty(); }
 };
 
 struct PlanOptions {
     std::filesystem::path configPath;
-    int worldSize = 1;                // ranks the run uses (--nproc / --num_gpus / the hostfile's slots)
-    int64_t capacity = 0;             // bytes one rank may use; 0: the devices' free memory (as fts train judges)
-    double margin = 0.10;             // the estimate must leave this share of the capacity free
-    double maxMinutes = 10;           // time box for the probes (the estimates take well under a second)
-    int maxProbes = 4;                // at most this many probes
-    ProbeOptions probe;               // steps, ranks, store, scratch (a fresh folder is made when empty)
-    std::function<void(const std::string&)> progress;                        // one line per stage of the plan
-    std::function<void(const PlanCandidate&)> probed;                        // each probe as it ends
+    int worldSize = 1;       // ranks the run uses (--nproc / --num_gpus / the hostfile's slots)
+    int64_t capacity = 0;    // bytes one rank may use; 0: the devices' free memory (as fts train judges)
+    double margin = 0.10;    // the estimate must leave this share of the capacity free
+    double maxMinutes = 10;  // time box for the probes (the estimates take well under a second)
+    int maxProbes = 4;       // at most this many probes
+    ProbeOptions probe;      // steps, ranks, store, scratch (a fresh folder is made when empty)
+    std::function<void(const std::string&)> progress;  // one line per stage of the plan
+    std::function<void(const PlanCandidate&)> probed;  // each probe as it ends
 };
 
 struct PlanResult {
     int64_t capacity = 0;
-    std::string capacitySource;           // "nvidia-smi memory.free", "--capacity", "FTS_DEVICE_MEMORY", ...
+    std::string capacitySource;  // "nvidia-smi memory.free", "--capacity", "FTS_DEVICE_MEMORY", ...
     int worldSize = 1;
-    PlanKnobs current;                    // the config as given
+    PlanKnobs current;                      // the config as given
     std::vector<PlanCandidate> candidates;  // every variant, fastest predicted first (invalid ones last)
-    std::optional<size_t> chosen;         // index into candidates
-    bool chosenByEstimateOnly = false;    // no probe finished: the best predicted that fits by estimate
+    std::optional<size_t> chosen;           // index into candidates
+    bool chosenByEstimateOnly = false;      // no probe finished: the best predicted that fits by estimate
     bool timeBoxReached = false;
     double seconds = 0;
-    std::vector<std::string> advice;      // nothing fits: the smallest estimate and what would make it fit
-    std::vector<std::string> notes;       // what the plan left out and why (offload on a CPU device, NVMe without a path)
+    std::vector<std::string> advice;  // nothing fits: the smallest estimate and what would make it fit
+    std::vector<std::string> notes;   // what the plan left out and why (offload on a CPU device, NVMe without a path)
 };
 
 // Throws ConfigError for a config that does not parse, or a capacity that cannot be known (give options.capacity).

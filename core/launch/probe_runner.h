@@ -19,7 +19,7 @@ struct ProbeOptions {
     std::filesystem::path scratch;  // a folder of the caller's (the variant's config and output go under it)
     std::filesystem::path storePath, workerExecutable;
     int64_t steps = 4;
-    int nproc = 0, numGpus = 0;     // as fts train's --nproc / --num_gpus
+    int nproc = 0, numGpus = 0;      // as fts train's --nproc / --num_gpus
     std::filesystem::path hostfile;  // as fts train's --hostfile (several hosts)
     std::function<std::shared_ptr<void>(int, const std::string&, int, const std::string&)> hostStore;
 };

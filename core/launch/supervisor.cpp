@@ -3,6 +3,9 @@
 // state is shared with signals. The store server lives until every node has ended.
 #include "core/launch/supervisor.h"
 
+#include "core/config/sweep.h"
+#include "core/store/run_queue.h"
+
 #include <arpa/inet.h>
 #include <fcntl.h>
 #include <netinet/in.h>
@@ -194,6 +197,11 @@ int superviseTraining(const SupervisorOptions& o, std::ostream& out) {
     try {
         plan = planFor(o);
         cfg = loadTrainConfig(o.configPath, plan.worldSize, overrides);
+        if (hasSweep(cfg.raw))
+            throw ConfigError(o.configPath.string() +
+                              ": sweep: this config is a sweep of several runs; queue them with "
+                              "`fts queue add " +
+                              o.configPath.string() + "` (or remove the sweep block to train it once)");
         if (o.newOutput) {
             if (o.resume) throw ConfigError("--new-output starts a new run; it cannot be combined with --resume");
             const fs::path fresh = freshOutputDir(cfg.training.outputDir);
@@ -293,6 +301,7 @@ int superviseTraining(const SupervisorOptions& o, std::ostream& out) {
                               {0, "memory_estimate_allocator_bytes", double(estimate->perRank.allocatorPeak), t0}});
     }
     store.markStarted(runId, ::getpid(), t0);
+    if (o.queueEntry > 0) RunQueue(store).setRun(o.queueEntry, runId);  // the queue runner learns its run
     FailurePolicy failures(world);
     RunRecorder recorder(store, runId, world, o.progress, out, failures);
     recorder.setPrintInterval(cfg.deepspeed.steps_per_print);

@@ -33,6 +33,8 @@ struct SupervisorOptions {
     nlohmann::json configOverrides;
     bool newOutput = false;  // --new-output: a fresh output folder (<output_dir>-2, -3, ...) when it is not empty
     bool progress = true;    // progress bar / lines on the error stream
+    int64_t queueEntry =
+        0;  // started by the queue runner for this entry of the store's queue: its run is recorded there
     // Local multi-rank launch (see resolveLocalLaunch): 0 = not given.
     int nproc = 0;
     int numGpus = 0;

@@ -126,6 +126,28 @@ CREATE TABLE IF NOT EXISTS samples (
 );
 CREATE INDEX IF NOT EXISTS samples_by_run_id ON samples (run_id, id);
 )sql"},
+    Migration{6, "the run queue: configs waiting for their devices, and the sweeps they come from", R"sql(
+CREATE TABLE IF NOT EXISTS queue (
+    id               INTEGER PRIMARY KEY,
+    position         REAL    NOT NULL,
+    name             TEXT    NOT NULL,
+    config_json      TEXT    NOT NULL,
+    config_path      TEXT    NOT NULL DEFAULT '',
+    devices          TEXT    NOT NULL DEFAULT 'auto',
+    status           TEXT    NOT NULL DEFAULT 'waiting',
+    run_id           INTEGER NOT NULL DEFAULT 0,
+    reason           TEXT    NOT NULL DEFAULT '',
+    sweep            TEXT    NOT NULL DEFAULT '',
+    sweep_values     TEXT    NOT NULL DEFAULT '',
+    created_at       REAL    NOT NULL,
+    started_at       REAL    NOT NULL DEFAULT 0,
+    ended_at         REAL    NOT NULL DEFAULT 0,
+    pid              INTEGER NOT NULL DEFAULT 0,
+    resume           INTEGER NOT NULL DEFAULT 0,
+    cancel_requested INTEGER NOT NULL DEFAULT 0
+);
+CREATE INDEX IF NOT EXISTS queue_by_status ON queue (status, position);
+)sql"},
 };
 static_assert(kMigrations.size() == RunStore::kSchemaVersion, "kSchemaVersion must equal the number of migrations");
 

@@ -89,7 +89,7 @@ public:
     RunStore& operator=(const RunStore&) = delete;
 
     static std::filesystem::path defaultPath();  // $XDG_DATA_HOME/finetune-studio/runs.sqlite
-    static constexpr int kSchemaVersion = 5;
+    static constexpr int kSchemaVersion = 6;
     int schemaVersion() const;
     const std::filesystem::path& path() const { return m_path; }
 
@@ -151,6 +151,7 @@ public:
     std::string quickCheck() const;
 
 private:
+    friend class RunQueue;  // the queue's table (run_queue.h) on this connection
     std::filesystem::path m_path;
     sqlite3* m_db = nullptr;
     bool m_readOnly = false;

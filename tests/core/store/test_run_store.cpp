@@ -118,15 +118,15 @@ private slots:
         const fs::path f = file("nested/deeper/runs.sqlite");  // the folder is created
         RunStore store(f);
         QCOMPARE(store.schemaVersion(), RunStore::kSchemaVersion);
-        QCOMPARE(store.schemaVersion(), 5);
+        QCOMPARE(store.schemaVersion(), 6);
         QVERIFY(fs::exists(f));
         QCOMPARE(store.path(), f);
         RawDb raw(f);
-        for (const char* table : {"runs", "metrics", "device_samples", "logs", "samples"})
+        for (const char* table : {"runs", "metrics", "device_samples", "logs", "samples", "queue"})
             QCOMPARE(raw.scalar(std::string("SELECT count(*) FROM sqlite_master WHERE type='table' AND name='") +
                                 table + "'"),
                      std::string("1"));
-        QCOMPARE(raw.scalar("PRAGMA user_version"), std::string("5"));
+        QCOMPARE(raw.scalar("PRAGMA user_version"), std::string("6"));
     }
 
     // A new store and the folder made for it are the owner's only whatever the umask, and so are SQLite's -wal and
@@ -246,10 +246,10 @@ private slots:
         }
         {
             RawDb raw(file());
-            raw.exec("DROP TABLE samples; PRAGMA user_version = 4;");
+            raw.exec("DROP TABLE samples; DROP TABLE queue; PRAGMA user_version = 4;");
         }
         RunStore store(file());
-        QCOMPARE(store.schemaVersion(), 5);
+        QCOMPARE(store.schemaVersion(), 6);
         QVERIFY(store.samplesAfterId(id).empty());
         store.addSamples(id, {{10, 1.0, 0, "Hello", "world", 0}, {10, 1.0, 1, "Why?", "Because.\n\u4e2d", 0}});
         store.addSamples(id, {{20, 2.0, 0, "Hello", "there", 0}});

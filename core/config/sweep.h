@@ -1,0 +1,43 @@
+// A config's `sweep` block (Weights & Biases' sweep names): the runs it expands into, each the config with the swept
+// keys set, named and placed by its values. Grid: every combination of the listed values; random: `count` draws
+// (from `values`, or `min`/`max` with `distribution` uniform, log_uniform_values or int_uniform, seeded by
+// `random_seed`); `seeds` repeats each for every training.seed listed. The queue (`fts queue add`) takes them.
+//
+//   "sweep": {"name": "lr x rank", "method": "grid",
+//             "parameters": {"deepspeed.optimizer.params.lr": {"values": [1e-4, 3e-4]}, "model.lora.r": [8, 16]},
+//             "seeds": [1, 2], "metric": {"name": "eval_loss", "goal": "minimize"}}
+#pragma once
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace fts {
+
+struct SweepRun {
+    nlohmann::json config;          // the document without its sweep block, the swept keys set
+    std::string name;               // "<run name> lr=0.0001 r=8 seed=1"
+    nlohmann::ordered_json values;  // {"deepspeed.optimizer.params.lr": 0.0001, ..., "training.seed": 1}
+};
+
+struct SweepPlan {
+    std::string name;               // sweep.name, or "<run name> sweep"
+    std::string method;             // "grid" or "random"
+    std::vector<std::string> keys;  // the swept keys, in the block's order (training.seed last when seeds are given)
+    std::string metric = "eval_loss", goal = "minimize";
+    std::vector<SweepRun> runs;
+};
+
+bool hasSweep(const nlohmann::json& document);
+
+// Expands the document's sweep block. Every run's config is parsed (for worldSize ranks) and must be valid; its
+// output_dir is the config's with the values' folder name under it. Throws ConfigError naming the sweep key
+// (an unknown key of the block, a parameter the config does not read, an empty list, a grid over 1000 runs, ...) or
+// the run whose config is refused.
+// `ordered`: the same document read keeping its members' order (nlohmann::ordered_json), for the order of the
+// parameters (names and folders list them as the file does); without it they go in alphabetical order.
+SweepPlan expandSweep(const nlohmann::json& document, const std::filesystem::path& baseDir, int worldSize = 1,
+                      const nlohmann::ordered_json* ordered = nullptr);
+
+}  // namespace fts

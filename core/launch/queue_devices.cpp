@@ -1,0 +1,214 @@
+// Device requests of queued runs: parsing, claiming from the runner's pool, and the launch options of a claim.
+#include "core/launch/queue_devices.h"
+
+#include <algorithm>
+
+#include "core/launch/hostfile.h"
+#include "core/launch/memory_preflight.h"
+#include "core/util/child_process.h"
+#include "core/util/error.h"
+
+namespace fts {
+
+namespace {
+
+int positiveCount(const std::string& text, const std::string& whole) {
+    try {
+        size_t used = 0;
+        const int n = std::stoi(text, &used);
+        if (used == text.size() && n >= 1 && n <= 1024) return n;
+    } catch (const std::exception&) {
+    }
+    throw ConfigError("--devices \"" + whole + "\": expected a count from 1 to 1024 after the colon");
+}
+
+}  // namespace
+
+std::string DeviceRequest::text() const {
+    switch (kind) {
+        case Kind::Auto:
+            return "auto";
+        case Kind::Cpu:
+            return count == 1 ? "cpu" : "cpu:" + std::to_string(count);
+        case Kind::AnyGpus:
+            return "gpus:" + std::to_string(count);
+        case Kind::Gpus: {
+            std::string s = "localhost:";
+            for (size_t i = 0; i < gpus.size(); ++i) s += (i ? "," : "") + std::to_string(gpus[i]);
+            return s;
+        }
+        case Kind::Hostfile:
+            return "hostfile:" + hostfile.string();
+    }
+    return "auto";
+}
+
+DeviceRequest parseDeviceRequest(const std::string& text) {
+    DeviceRequest r;
+    if (text.empty() || text == "auto") return r;
+    if (text == "cpu") {
+        r.kind = DeviceRequest::Kind::Cpu;
+        return r;
+    }
+    if (text.rfind("cpu:", 0) == 0) {
+        r.kind = DeviceRequest::Kind::Cpu;
+        r.count = positiveCount(text.substr(4), text);
+        return r;
+    }
+    if (text.rfind("gpus:", 0) == 0) {
+        r.kind = DeviceRequest::Kind::AnyGpus;
+        r.count = positiveCount(text.substr(5), text);
+        return r;
+    }
+    if (text.rfind("localhost:", 0) == 0) {
+        r.kind = DeviceRequest::Kind::Gpus;
+        std::string rest = text.substr(10);
+        for (size_t start = 0; start <= rest.size();) {
+            const size_t comma = rest.find(',', start);
+            const std::string id = rest.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+            try {
+                size_t used = 0;
+                const int g = std::stoi(id, &used);
+                if (used != id.size() || g < 0) throw std::invalid_argument(id);
+                if (std::find(r.gpus.begin(), r.gpus.end(), g) == r.gpus.end()) r.gpus.push_back(g);
+            } catch (const std::exception&) {
+                throw ConfigError("--devices \"" + text + "\": expected GPU ids after localhost:, e.g. localhost:0,2");
+            }
+            if (comma == std::string::npos) break;
+            start = comma + 1;
+        }
+        std::sort(r.gpus.begin(), r.gpus.end());
+        return r;
+    }
+    if (text.rfind("hostfile:", 0) == 0) {
+        r.kind = DeviceRequest::Kind::Hostfile;
+        r.hostfile = std::filesystem::absolute(text.substr(9));
+        for (const HostSlots& h : readHostfile(r.hostfile)) r.hosts.push_back(h.host);
+        return r;
+    }
+    throw ConfigError("--devices \"" + text + "\": expected auto, cpu, cpu:N, gpus:N, localhost:0,2 or hostfile:PATH");
+}
+
+bool claimDevices(const DevicePool& pool, const DeviceRequest& request, DeviceClaim& claim, std::string& why,
+                  bool& never) {
+    claim = {};
+    never = false;
+    DeviceRequest r = request;
+    if (r.kind == DeviceRequest::Kind::Auto) {
+        r.kind = pool.gpus.empty() ? DeviceRequest::Kind::Cpu : DeviceRequest::Kind::AnyGpus;
+        r.count = 1;
+    }
+    switch (r.kind) {
+        case DeviceRequest::Kind::Cpu:
+            if (r.count > pool.cpuSlots) {
+                never = true;
+                why = "needs " + std::to_string(r.count) + " CPU slots; the queue runner has " +
+                      std::to_string(pool.cpuSlots) + " (fts queue run --cpu-slots)";
+                return false;
+            }
+            if (pool.cpuUsed + r.count > pool.cpuSlots) {
+                why = "waiting for " + std::to_string(r.count) + (r.count == 1 ? " CPU slot" : " CPU slots") + " (" +
+                      std::to_string(pool.cpuUsed) + " of " + std::to_string(pool.cpuSlots) + " in use)";
+                return false;
+            }
+            claim.cpu = r.count;
+            return true;
+        case DeviceRequest::Kind::AnyGpus: {
+            if (r.count > int(pool.gpus.size())) {
+                never = true;
+                why = "needs " + std::to_string(r.count) + (r.count == 1 ? " GPU" : " GPUs") + "; this machine has " +
+                      std::to_string(pool.gpus.size());
+                return false;
+            }
+            for (int g : pool.gpus)
+                if (!pool.gpusUsed.count(g) && int(claim.gpus.size()) < r.count) claim.gpus.push_back(g);
+            if (int(claim.gpus.size()) < r.count) {
+                why = "waiting for " + std::to_string(r.count) + (r.count == 1 ? " GPU" : " GPUs") + " (" +
+                      std::to_string(pool.gpusUsed.size()) + " of " + std::to_string(pool.gpus.size()) + " in use)";
+                claim = {};
+                return false;
+            }
+            return true;
+        }
+        case DeviceRequest::Kind::Gpus: {
+            std::string busy;
+            for (int g : r.gpus) {
+                if (std::find(pool.gpus.begin(), pool.gpus.end(), g) == pool.gpus.end()) {
+                    never = true;
+                    why = "needs GPU " + std::to_string(g) + ", which this machine does not have";
+                    return false;
+                }
+                if (pool.gpusUsed.count(g)) busy += (busy.empty() ? "" : ",") + std::to_string(g);
+            }
+            if (!busy.empty()) {
+                why = "waiting for GPU " + busy + " (in use by another queued run)";
+                return false;
+            }
+            claim.gpus = r.gpus;
+            return true;
+        }
+        case DeviceRequest::Kind::Hostfile: {
+            std::string busy;
+            for (const std::string& h : r.hosts)
+                if (pool.hostsUsed.count(h)) busy += (busy.empty() ? "" : ", ") + h;
+            if (!busy.empty()) {
+                why = "waiting for host " + busy + " (in use by another queued run)";
+                return false;
+            }
+            claim.hosts = r.hosts;
+            return true;
+        }
+        case DeviceRequest::Kind::Auto:
+            break;
+    }
+    return false;
+}
+
+void takeDevices(DevicePool& pool, const DeviceClaim& c) {
+    pool.cpuUsed += c.cpu;
+    pool.gpusUsed.insert(c.gpus.begin(), c.gpus.end());
+    pool.hostsUsed.insert(c.hosts.begin(), c.hosts.end());
+}
+
+void releaseDevices(DevicePool& pool, const DeviceClaim& c) {
+    pool.cpuUsed = std::max(0, pool.cpuUsed - c.cpu);
+    for (int g : c.gpus) pool.gpusUsed.erase(g);
+    for (const std::string& h : c.hosts) pool.hostsUsed.erase(h);
+}
+
+bool claimsOverlap(const DeviceClaim& a, const DeviceClaim& b) {
+    if (a.cpu > 0 && b.cpu > 0) return true;
+    for (int g : a.gpus)
+        if (std::find(b.gpus.begin(), b.gpus.end(), g) != b.gpus.end()) return true;
+    for (const std::string& h : a.hosts)
+        if (std::find(b.hosts.begin(), b.hosts.end(), h) != b.hosts.end()) return true;
+    return false;
+}
+
+std::vector<std::string> launchArguments(const DeviceRequest& request, const DeviceClaim& c) {
+    if (!c.hosts.empty()) return {"--hostfile", request.hostfile.string()};
+    if (!c.gpus.empty()) {
+        std::string ids;
+        for (int g : c.gpus) ids += (ids.empty() ? "" : ",") + std::to_string(g);
+        return {"--include", "localhost:" + ids};
+    }
+    if (c.cpu > 1) return {"--nproc", std::to_string(c.cpu)};
+    return {};
+}
+
+std::vector<int> localGpuIds() {
+    std::vector<int> ids;
+    for (const auto& [index, free] : []() {
+             try {
+                 const CapturedRun r =
+                     runCaptured({"nvidia-smi", "--query-gpu=index,memory.free", "--format=csv,noheader,nounits"});
+                 return r.ok() ? parseGpuFreeMemory(r.out) : std::vector<std::pair<int, int64_t>>();
+             } catch (const Error&) {
+                 return std::vector<std::pair<int, int64_t>>();
+             }
+         }())
+        ids.push_back(index);
+    return ids;
+}
+
+}  // namespace fts
