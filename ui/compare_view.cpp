@@ -1,5 +1,10 @@
 // CompareView: controls, chart, tables and the worker-thread load (see compare_view.h).
 #include "ui/compare_view.h"
+#include "ui/sweep_plot.h"
+
+#include <map>
+
+#include "core/store/run_queue.h"
 
 #include <QCheckBox>
 #include <QComboBox>
@@ -34,6 +39,7 @@ namespace fts {
 struct CompareView::LoadResult {
     std::vector<CompareRunData> runs;
     std::vector<std::optional<nlohmann::json>> configs;
+    std::vector<nlohmann::json> sweeps;  // one per run (null: not from a sweep)
     bool resolved = false;
     QString error;
 };
@@ -139,6 +145,9 @@ CompareView::CompareView(QWidget* parent) : QWidget(parent) {
     m_tabs = new QTabWidget(this);
     m_tabs->addTab(m_summaryTable, QString());
     m_tabs->addTab(diffPage, QString());
+    m_sweepPlot = new SweepPlot(this);  // a third tab while the runs are one sweep's (setSweeps)
+    m_sweepPlot->setObjectName(QStringLiteral("compareSweep"));
+    m_sweepPlot->hide();
 
     auto* split = new QSplitter(Qt::Vertical, this);
     split->addWidget(m_chart);
@@ -214,10 +223,12 @@ void CompareView::retranslateControls() {
     m_diffOnly->setText(tr("Differences only"));
     m_tabs->setTabText(0, tr("Summary"));
     m_tabs->setTabText(1, tr("Config diff"));
+    if (m_tabs->count() > 2) m_tabs->setTabText(2, tr("Sweep"));
 }
 
 void CompareView::retranslate() {
     retranslateControls();
+    m_sweepPlot->retranslate();
     updateHeader();
     rebuildChart();
     rebuildSummary();
@@ -275,7 +286,21 @@ void CompareView::onLoadFinished(quint64, const QString& error) {
         return;
     }
     setData(std::move(r->runs), std::move(r->configs), r->resolved);
+    setSweeps(std::move(r->sweeps));
 }
+
+void CompareView::setSweeps(std::vector<nlohmann::json> sweeps) {
+    const bool one = m_sweepPlot->setRuns(m_runs, sweeps);
+    const int at = m_tabs->indexOf(m_sweepPlot);
+    if (one && at < 0) {
+        m_tabs->addTab(m_sweepPlot, tr("Sweep"));
+    } else if (!one && at >= 0) {
+        m_tabs->removeTab(at);
+        m_sweepPlot->hide();
+    }
+}
+
+bool CompareView::sweepTabShown() const { return m_tabs->indexOf(m_sweepPlot) >= 0; }
 
 void CompareView::setData(std::vector<CompareRunData> runs, std::vector<std::optional<nlohmann::json>> configs,
                           bool resolvedConfigs) {
@@ -494,6 +519,17 @@ void loadRuns(const QString& storePath, const QList<qint64>& ids, CompareView::L
             d.samples = store.deviceSamples(id);
             out->runs.push_back(std::move(d));
         }
+        // the sweep each run came from (its queue entry), for the Sweep tab
+        std::map<int64_t, nlohmann::json> sweepOf;
+        for (const QueueEntry& e : RunQueue(store).list())
+            if (e.runId > 0 && !e.sweep.empty()) {
+                nlohmann::json meta = parseJsonOrDiscarded(e.sweepValues);
+                if (!meta.is_object()) continue;
+                meta["sweep"] = e.sweep;
+                sweepOf[e.runId] = std::move(meta);
+            }
+        for (const CompareRunData& d : out->runs)
+            out->sweeps.push_back(sweepOf.count(d.run.id) ? sweepOf[d.run.id] : nlohmann::json());
     } catch (const std::exception& e) {
         out->error = QString::fromStdString(e.what());
         return;

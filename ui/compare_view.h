@@ -27,6 +27,7 @@ class QThread;
 namespace fts {
 
 class SeriesChart;
+class SweepPlot;
 
 class CompareView : public QWidget {
     Q_OBJECT
@@ -42,6 +43,12 @@ public:
     // Shows already loaded runs (tests and the loader's result). configs: one per run (nullopt: unreadable).
     void setData(std::vector<CompareRunData> runs, std::vector<std::optional<nlohmann::json>> configs,
                  bool resolvedConfigs);
+
+    // The compared runs' sweep entries (one per run: {"sweep", "keys", "values", "metric", "goal"} or null): the
+    // Sweep tab shows when they all belong to one sweep. The loader sets them from the store's queue.
+    void setSweeps(std::vector<nlohmann::json> sweeps);
+    SweepPlot* sweepPlot() const { return m_sweepPlot; }
+    bool sweepTabShown() const;
 
     QList<qint64> runIds() const;
     bool isLoading() const { return m_loading; }
@@ -114,6 +121,7 @@ private:
     SeriesChart* m_chart;
     QTabWidget* m_tabs;
     QTableWidget* m_summaryTable;
+    SweepPlot* m_sweepPlot = nullptr;
     QTableWidget* m_diffTable;
     QCheckBox* m_diffOnly;
     QLabel* m_diffInfo;

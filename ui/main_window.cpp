@@ -56,7 +56,9 @@
 #include "ui/run_view.h"
 #include "ui/runs_filter_proxy.h"
 #include "ui/runs_table_model.h"
+#include "ui/plan_dialog.h"
 #include "ui/probe_dialog.h"
+#include "ui/queue_page.h"
 #include "ui/store_writer.h"
 #include "ui/wheel_guard.h"
 
@@ -104,6 +106,7 @@ MainWindow::MainWindow(StudioOptions options, QWidget* parent) : QMainWindow(par
     connect(p, &StorePoller::storeState, this, &MainWindow::onStoreState);
     connect(p, &StorePoller::stopRequested, this, &MainWindow::onStopRequested);
     m_poller->start();
+    m_queuePage->pickUpQueue();  // a queue left waiting (the studio or the machine restarted) gets its runner
 
     m_writer = new StoreWriterThread(m_options.storePath, this);
     connect(m_writer->writer(), &StoreWriter::done, this,
@@ -242,8 +245,23 @@ void MainWindow::buildUi() {
         startButton->setEnabled(m_startAction->isEnabled());
     });
     connect(m_editor, &ConfigEditor::modificationChanged, this, [this] { updateEditorHeader(); });
+    // Fit to my hardware (fts plan) and Add to queue beside Start.
+    auto* planButton = new QPushButton(m_editorPage);
+    planButton->setObjectName(QStringLiteral("planButton"));
+    connect(planButton, &QPushButton::clicked, this, [this] { openPlanDialog(); });
+    auto* queueButton = new QPushButton(m_editorPage);
+    queueButton->setObjectName(QStringLiteral("queueAddButton"));
+    connect(queueButton, &QPushButton::clicked, this, [this] { addConfigToQueue(); });
+    connect(m_editor, &ConfigEditor::validationChanged, this, [this, planButton, queueButton] {
+        planButton->setEnabled(m_planAction->isEnabled());
+        queueButton->setEnabled(m_queueAddAction->isEnabled());
+    });
+    m_planButton = planButton;
+    m_queueAddButton = queueButton;
     auto* editorHeader = new QHBoxLayout;
     editorHeader->addWidget(m_editorFileLabel, 1);
+    editorHeader->addWidget(planButton);
+    editorHeader->addWidget(queueButton);
     editorHeader->addWidget(startButton);
     // The form (left) and the raw JSON (right) edit the same text.
     m_form = new ConfigForm(m_editor, m_editorPage);
@@ -270,6 +288,16 @@ void MainWindow::buildUi() {
     m_stack->addWidget(m_editorPage);
     m_stack->addWidget(m_compareView);
     m_stack->addWidget(m_chatPage);
+    m_queuePage = new QueuePage(m_options.cliPath, m_options.storePath, this);
+    m_queuePage->setObjectName(QStringLiteral("queuePage"));
+    connect(m_queuePage, &QueuePage::runActivated, this, [this](qint64 runId) { selectRun(runId); });
+    connect(m_queuePage, &QueuePage::compareRequested, this, [this](const QList<qint64>& runIds) {
+        if (runIds.size() < 2) return;
+        selectRuns(runIds);
+        m_compareView->compareRuns(m_options.storePath, runIds);
+        showPage(Page::Compare);
+    });
+    m_stack->addWidget(m_queuePage);
 
     m_messageBar = new QLabel(this);
     m_messageBar->setObjectName(QStringLiteral("messageBar"));
@@ -337,6 +365,15 @@ void MainWindow::buildActions() {
     m_probeAction = new QAction(this);
     m_probeAction->setObjectName(QStringLiteral("probeAction"));
     connect(m_probeAction, &QAction::triggered, this, [this] { openProbeDialog(); });
+    m_planAction = new QAction(this);
+    m_planAction->setObjectName(QStringLiteral("planAction"));
+    connect(m_planAction, &QAction::triggered, this, [this] { openPlanDialog(); });
+    m_queueAddAction = new QAction(this);
+    m_queueAddAction->setObjectName(QStringLiteral("queueAddAction"));
+    connect(m_queueAddAction, &QAction::triggered, this, [this] { addConfigToQueue(); });
+    m_queueAction = new QAction(this);
+    m_queueAction->setObjectName(QStringLiteral("queueAction"));
+    connect(m_queueAction, &QAction::triggered, this, [this] { showQueuePage(); });
 
     m_compareAction = new QAction(this);
     m_compareAction->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_C));
@@ -370,6 +407,10 @@ void MainWindow::buildActions() {
     m_runMenu->addAction(m_stopAction);
     m_runMenu->addAction(m_resumeAction);
     m_runMenu->addAction(m_probeAction);
+    m_runMenu->addAction(m_planAction);
+    m_runMenu->addSeparator();
+    m_runMenu->addAction(m_queueAddAction);
+    m_runMenu->addAction(m_queueAction);
     m_runMenu->addSeparator();
     m_runMenu->addAction(m_compareAction);
     m_runMenu->addAction(m_chatAction);
@@ -404,6 +445,7 @@ void MainWindow::buildActions() {
     m_toolBar->addSeparator();
     m_toolBar->addAction(m_compareAction);
     m_toolBar->addAction(m_chatAction);
+    m_toolBar->addAction(m_queueAction);
     retranslateUi();
 }
 
@@ -423,6 +465,17 @@ void MainWindow::retranslateUi() {
     m_probeAction->setText(tr("&Measure ZeRO stages…"));
     m_probeAction->setToolTip(
         tr("Run a few steps of this config at each ZeRO stage and compare peak memory and speed"));
+    m_planAction->setText(tr("&Fit to my hardware…"));
+    m_planAction->setToolTip(
+        tr("Find the fastest ZeRO stage, offload, checkpointing and micro-batch that fit, by "
+           "the estimate and a few measured steps"));
+    m_queueAddAction->setText(tr("Add to &queue"));
+    m_queueAddAction->setToolTip(
+        tr("Queue this config (a sweep: each of its runs); it starts when its devices are free"));
+    m_queueAction->setText(tr("&Queue"));
+    m_queueAction->setToolTip(tr("The runs waiting for their devices, running and finished"));
+    if (m_planButton) m_planButton->setText(tr("Fit to my hardware…"));
+    if (m_queueAddButton) m_queueAddButton->setText(tr("Add to queue"));
     m_compareAction->setText(tr("&Compare runs"));
     m_compareAction->setToolTip(tr("Overlay the curves and diff the configs of the selected runs (Ctrl+Shift+C)"));
     m_chatAction->setText(tr("C&hat"));
@@ -531,6 +584,7 @@ MainWindow::Page MainWindow::currentPage() const {
     if (w == m_editorPage) return Page::Editor;
     if (w == m_compareView) return Page::Compare;
     if (w == m_chatPage) return Page::Chat;
+    if (w == m_queuePage) return Page::Queue;
     return Page::Welcome;
 }
 
@@ -550,6 +604,10 @@ void MainWindow::showPage(Page page) {
             break;
         case Page::Chat:
             m_stack->setCurrentWidget(m_chatPage);
+            break;
+        case Page::Queue:
+            m_stack->setCurrentWidget(m_queuePage);
+            m_queuePage->refresh();
             break;
     }
     updateActions();
@@ -586,6 +644,8 @@ void MainWindow::updateActions() {
     const bool startable = editor && m_editor->isValidated() && !m_editor->hasErrors() && !m_pending;
     m_startAction->setEnabled(startable);
     m_probeAction->setEnabled(startable);
+    m_planAction->setEnabled(startable);
+    m_queueAddAction->setEnabled(editor && m_editor->isValidated() && !m_editor->hasErrors());
     if (editor && !m_editor->isValidated())
         m_startAction->setToolTip(tr("Validating the config…"));
     else if (editor && m_editor->hasErrors())

@@ -34,7 +34,9 @@ class SettingsDialog;
 class ConfigEditor;
 class ConfigForm;
 class ExportDialog;
+class PlanDialog;
 class ProbeDialog;
+class QueuePage;
 class RunView;
 class RunsFilterProxy;
 class RunsTableModel;
@@ -53,7 +55,7 @@ struct StudioOptions {
 class MainWindow : public QMainWindow {
     Q_OBJECT
 public:
-    enum class Page { Welcome, Run, Editor, Compare, Chat };
+    enum class Page { Welcome, Run, Editor, Compare, Chat, Queue };
 
     explicit MainWindow(StudioOptions options, QWidget* parent = nullptr);
     ~MainWindow() override;
@@ -87,6 +89,20 @@ public:
     ExportDialog* openExportDialog(qint64 runId);
     // Run > Measure ZeRO stages: the probe dialog for the current config on this machine's ranks (null on errors).
     ProbeDialog* openProbeDialog();
+    // Run > Fit to my hardware: the plan dialog (fts plan) for the current config on this machine's ranks.
+    PlanDialog* openPlanDialog();
+    // The plan's Apply: writes each change's key (JSON [{key, before, after}]) into the config, only those keys;
+    // returns the "key: before → after" lines of what changed.
+    QStringList applyPlanChanges(const QString& changesJson);
+    // Run > Add to queue: the editor's config (a sweep: each of its runs) on the store's queue (`fts queue add`,
+    // devices from the form's ranks and GPUs), and a queue runner started when none runs. Returns false on errors.
+    bool addConfigToQueue();
+    // The Queue page (waiting, running and finished entries of the store's queue).
+    void showQueuePage();
+    QueuePage* queuePage() const { return m_queuePage; }
+    QAction* planAction() const { return m_planAction; }
+    QAction* queueAction() const { return m_queueAction; }
+    QAction* queueAddAction() const { return m_queueAddAction; }
     // The editor's config has changes that are nowhere on disk (not saved, and not the config of the run it started
     // last): "New run" and "Open config" ask to save it first.
     bool hasUnsavedConfig() const;
@@ -236,6 +252,12 @@ private:
     QAction* m_saveAsAction;
     QAction* m_startAction;
     QAction* m_probeAction = nullptr;
+    QAction* m_planAction = nullptr;
+    QAction* m_queueAction = nullptr;
+    QAction* m_queueAddAction = nullptr;
+    QueuePage* m_queuePage = nullptr;
+    QPushButton* m_planButton = nullptr;
+    QPushButton* m_queueAddButton = nullptr;
     QAction* m_stopAction;
     QAction* m_resumeAction = nullptr;
     QAction* m_compareAction;

@@ -1,0 +1,155 @@
+// PlanDialog through the real `fts plan` (the quick-start at 32 tokens, micro-batch 8, on one CPU rank, with a memory
+// per rank set so micro-batch 8 does not fit): the dialog stays responsive while the child runs, fills the table with
+// the variants that fit (probed ones with their measured peak and speed), proposes the fastest probed one and lists
+// the keys it changes; Apply hands those changes over, and the main window writes exactly those keys into the
+// editor's config (train_batch_size unchanged).
+#include <QComboBox>
+#include <QLabel>
+#include <QPlainTextEdit>
+#include <QLineEdit>
+#include <QPushButton>
+#include <QSignalSpy>
+#include <QSpinBox>
+#include <QTableWidget>
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include <fstream>
+
+#include <nlohmann/json.hpp>
+
+#include "core/config/train_config.h"
+#include "core/util/atomic_file.h"
+#include "ui/config_editor.h"
+#include "ui/main_window.h"
+#include "ui/plan_dialog.h"
+
+#include "tests/support/qtest_suites.h"  // QTEST_MAIN registers this suite in its area's program
+
+using nlohmann::json;
+namespace fs = std::filesystem;
+
+namespace {
+
+json planConfig(const fs::path& dir) {
+    const fs::path qs = fs::path(FTS_SOURCE_DIR) / "resources" / "quickstart";
+    json cfg = json::parse(fts::readFile(qs / "quickstart.json"));
+    cfg["model"]["path"] = (qs / "model").string();
+    cfg["data"]["train"] = (qs / "sample_stories.jsonl").string();
+    cfg["data"]["max_length"] = 32;
+    cfg["training"]["output_dir"] = (dir / "out").string();
+    cfg["training"]["device"] = "cpu";
+    cfg["deepspeed"]["train_micro_batch_size_per_gpu"] = 8;
+    cfg["deepspeed"]["gradient_accumulation_steps"] = 1;
+    return cfg;
+}
+
+// The estimate of the config as it is, from `fts plan --probes 0`: the capacity below it forces a change.
+int64_t currentEstimate(const QString& config, const QString& store) {
+    QProcess p;
+    p.start(QStringLiteral(FTS_CLI_PATH), {QStringLiteral("plan"), config, QStringLiteral("--capacity"),
+                                           QStringLiteral("64GiB"), QStringLiteral("--probes"), QStringLiteral("0"),
+                                           QStringLiteral("--json"), QStringLiteral("--store"), store});
+    if (!p.waitForFinished(120000)) return 0;
+    const json r = json::parse(p.readAllStandardOutput().toStdString(), nullptr, false);
+    if (!r.is_object()) return 0;
+    for (const json& c : r.at("candidates"))
+        if (!c.contains("invalid") && c.at("train_micro_batch_size_per_gpu") == 8 &&
+            !c.at("activation_checkpointing").get<bool>() && c.at("chunked_loss").get<bool>())
+            return c.at("estimate_bytes").get<int64_t>();
+    return 0;
+}
+
+}  // namespace
+
+class TestPlanDialog : public QObject {
+    Q_OBJECT
+private slots:
+    void plansProposesAndApplies() {
+        QTemporaryDir tmp;
+        const fs::path dir = tmp.path().toStdString();
+        const json cfg = planConfig(dir);
+        const fs::path config = dir / "plan.json";
+        std::ofstream(config) << cfg.dump(2);
+        const QString store = QString::fromStdString((dir / "runs.sqlite").string());
+        const int64_t current = currentEstimate(QString::fromStdString(config.string()), store);
+        QVERIFY(current > 0);
+
+        fts::PlanDialog d(QStringLiteral(FTS_CLI_PATH), QString::fromStdString(config.string()), store, {});
+        d.capacityEdit()->setText(QString::number(int64_t(double(current - 1) / 0.9)));
+        d.probesSpin()->setValue(2);
+        QSignalSpy done(&d, &fts::PlanDialog::finishedPlan);
+        d.start();
+        QVERIFY(d.isRunning());
+        QVERIFY(!d.statusLabel()->text().isEmpty());
+        QVERIFY(done.wait(300000));
+        QVERIFY2(done.at(0).at(0).toBool(), qPrintable(d.statusLabel()->text() + d.proposalLabel()->text()));
+        QVERIFY(d.table()->rowCount() >= 2);
+        int probed = 0, proposals = 0;
+        for (int r = 0; r < d.table()->rowCount(); ++r) {
+            if (!d.table()->item(r, 3)->text().isEmpty()) ++probed;
+            if (d.table()->item(r, 4)->text() == fts::PlanDialog::tr("proposal")) ++proposals;
+            QVERIFY(!d.table()->item(r, 0)->text().contains(QLatin1String("micro-batch 8 × 1")) ||
+                    d.table()->item(r, 0)->text().contains(QLatin1String("checkpointing")));  // over the capacity
+        }
+        QCOMPARE(probed, 2);
+        QCOMPARE(proposals, 1);
+        QVERIFY(
+            d.proposalLabel()->text().contains(fts::PlanDialog::tr("Proposal: %1.").section(QLatin1Char('%'), 0, 0)));
+        QVERIFY(d.applyButton()->isEnabled());
+        QVERIFY(!d.changes().empty());
+        QSignalSpy applied(&d, &fts::PlanDialog::applyRequested);
+        d.applyButton()->click();
+        QCOMPARE(applied.size(), 1);
+
+        // the main window writes those keys, and only those
+        QTemporaryDir wdir;
+        fts::StudioOptions o;
+        o.storePath = wdir.filePath(QStringLiteral("runs.sqlite"));
+        o.resourcesDir = QStringLiteral(FTS_SOURCE_DIR "/resources");
+        o.dataDir = wdir.filePath(QStringLiteral("data"));
+        o.cliPath = QStringLiteral(FTS_CLI_PATH);
+        fts::MainWindow w(o);
+        QVERIFY(w.newRunFromQuickStart());
+        w.configEditor()->textEdit()->setPlainText(QString::fromStdString(cfg.dump(2)));
+        const json before = json::parse(w.configEditor()->text().toStdString());
+        const QStringList lines = w.applyPlanChanges(applied.at(0).at(0).toString());
+        QCOMPARE(lines.size(), int(d.changes().size()));
+        const json after = json::parse(w.configEditor()->text().toStdString());
+        json expected = before;
+        for (const json& c : d.changes()) {
+            json* at = &expected;
+            std::string key = c.at("key").get<std::string>();
+            for (size_t dot; (dot = key.find('.')) != std::string::npos; key = key.substr(dot + 1))
+                at = &(*at)[key.substr(0, dot)];
+            (*at)[key] = json::parse(c.at("after").get<std::string>());
+        }
+        QCOMPARE(QString::fromStdString(after.dump()), QString::fromStdString(expected.dump()));
+        const fts::ConfigParseResult b = fts::parseTrainConfig(before, dir), a = fts::parseTrainConfig(after, dir);
+        QVERIFY(a.ok() && b.ok());
+        QCOMPARE(a.config->deepspeed.trainBatchSize, b.config->deepspeed.trainBatchSize);
+        QVERIFY(a.config->deepspeed.microBatchPerGpu < 8 || a.config->model.activationCheckpointing ||
+                !a.config->model.chunkedLoss);
+    }
+
+    // Nothing fits: no proposal, the reason, Apply off.
+    void nothingFitsSaysSo() {
+        QTemporaryDir tmp;
+        const fs::path dir = tmp.path().toStdString();
+        const fs::path config = dir / "plan.json";
+        std::ofstream(config) << planConfig(dir).dump(2);
+        fts::PlanDialog d(QStringLiteral(FTS_CLI_PATH), QString::fromStdString(config.string()),
+                          QString::fromStdString((dir / "runs.sqlite").string()), {});
+        d.capacityEdit()->setText(QStringLiteral("64MiB"));
+        QSignalSpy done(&d, &fts::PlanDialog::finishedPlan);
+        d.start();
+        QVERIFY(done.wait(120000));
+        QVERIFY(!done.at(0).at(0).toBool());
+        QVERIFY(!d.applyButton()->isEnabled());
+        QVERIFY2(d.proposalLabel()->text().contains(QLatin1String("smallest estimate")),
+                 qPrintable(d.proposalLabel()->text()));
+    }
+};
+
+QTEST_MAIN(TestPlanDialog)
+#include "test_plan_dialog.moc"

@@ -1,0 +1,185 @@
+// The Queue page through the real `fts queue` (quick-start runs on the CPU): it lists what `fts queue add` queued,
+// moves a waiting entry up, cancels one, starts the queue runner (which outlives nothing here: it ends when the queue
+// is empty) and shows every run done; a 2 x 2 sweep's "Compare this sweep" hands over its four runs, and the compare
+// page plots the sweep's metric against a swept value with one point per run. The main window's "Add to queue"
+// queues the editor's config.
+#include <QComboBox>
+#include <QLabel>
+#include <QPlainTextEdit>
+#include <QProcess>
+#include <QPushButton>
+#include <QSignalSpy>
+#include <QTableWidget>
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include <fstream>
+
+#include <nlohmann/json.hpp>
+
+#include "core/util/atomic_file.h"
+#include "ui/compare_view.h"
+#include "ui/config_editor.h"
+#include "ui/main_window.h"
+#include "ui/queue_page.h"
+#include "ui/sweep_plot.h"
+
+#include "tests/support/qtest_suites.h"  // QTEST_MAIN registers this suite in its area's program
+
+using nlohmann::json;
+namespace fs = std::filesystem;
+
+namespace {
+
+fs::path writeConfig(const fs::path& dir, const std::string& name, const json& patch = json::object()) {
+    const fs::path qs = fs::path(FTS_SOURCE_DIR) / "resources" / "quickstart";
+    json cfg = json::parse(fts::readFile(qs / "quickstart.json"));
+    cfg["model"]["path"] = (qs / "model").string();
+    cfg["data"]["train"] = (qs / "sample_stories.jsonl").string();
+    cfg["data"]["max_length"] = 32;
+    cfg["data"]["eval_fraction"] = 0;
+    cfg["training"].update({{"max_steps", 8},
+                            {"eval_interval", 0},
+                            {"save_interval", 0},
+                            {"device", "cpu"},
+                            {"output_dir", (dir / (name + "-out")).string()},
+                            {"run_name", name}});
+    cfg["deepspeed"]["train_micro_batch_size_per_gpu"] = 4;
+    cfg.merge_patch(patch);
+    const fs::path file = dir / (name + ".json");
+    std::ofstream(file) << cfg.dump(2);
+    return file;
+}
+
+bool queueAdd(const fs::path& config, const QString& store) {
+    QProcess p;
+    p.start(QStringLiteral(FTS_CLI_PATH),
+            {QStringLiteral("queue"), QStringLiteral("add"), QString::fromStdString(config.string()),
+             QStringLiteral("--devices"), QStringLiteral("cpu"), QStringLiteral("--store"), store});
+    return p.waitForFinished(60000) && p.exitCode() == 0;
+}
+
+int rowNamed(const fts::QueuePage& page, const QString& name) {
+    for (int r = 0; r < page.table()->rowCount(); ++r)
+        if (page.table()->item(r, 0)->text() == name) return r;
+    return -1;
+}
+
+QString stateOf(const fts::QueuePage& page, const QString& name) {
+    const int r = rowNamed(page, name);
+    return r < 0 ? QString() : page.table()->item(r, 1)->text();
+}
+
+}  // namespace
+
+class TestQueuePage : public QObject {
+    Q_OBJECT
+private slots:
+    void listsMovesCancelsAndRuns() {
+        QTemporaryDir tmp;
+        const fs::path dir = tmp.path().toStdString();
+        const QString store = QString::fromStdString((dir / "runs.sqlite").string());
+        for (const char* name : {"first", "second", "third"}) QVERIFY(queueAdd(writeConfig(dir, name), store));
+        fts::QueuePage page(QStringLiteral(FTS_CLI_PATH), store);
+        page.show();
+        QTRY_COMPARE_WITH_TIMEOUT(page.table()->rowCount(), 3, 20000);
+        QCOMPARE(stateOf(page, QStringLiteral("first")), fts::QueuePage::tr("waiting"));
+        QVERIFY(page.runnerLabel()->text().contains(fts::QueuePage::tr("Queue runner: not running")));
+        QVERIFY(page.startRunnerButton()->isEnabled());
+        // the third moves up one place
+        page.table()->selectRow(rowNamed(page, QStringLiteral("third")));
+        QVERIFY(page.upButton()->isEnabled());
+        page.upButton()->click();
+        QTRY_VERIFY_WITH_TIMEOUT(rowNamed(page, QStringLiteral("third")) == 1, 20000);
+        // the first is cancelled
+        page.table()->selectRow(rowNamed(page, QStringLiteral("first")));
+        page.cancelButton()->click();
+        QTRY_COMPARE_WITH_TIMEOUT(stateOf(page, QStringLiteral("first")), fts::QueuePage::tr("cancelled"), 20000);
+        // the runner runs the other two (third before second) and ends with the queue
+        QVERIFY(page.startRunner());
+        QTRY_COMPARE_WITH_TIMEOUT(stateOf(page, QStringLiteral("second")), fts::QueuePage::tr("done"), 120000);
+        QCOMPARE(stateOf(page, QStringLiteral("third")), fts::QueuePage::tr("done"));
+        const json& entries = page.entries();
+        double thirdStart = 0, secondStart = 0;
+        for (const json& e : entries) {
+            if (e.at("name") == "third") thirdStart = e.at("started_at").get<double>();
+            if (e.at("name") == "second") secondStart = e.at("started_at").get<double>();
+        }
+        QVERIFY(thirdStart > 0 && thirdStart < secondStart);  // in the order the page set
+        QTRY_VERIFY_WITH_TIMEOUT(!page.hasRunner(), 20000);
+        QVERIFY(page.clearButton()->isEnabled());
+        page.clearButton()->click();
+        QTRY_COMPARE_WITH_TIMEOUT(page.table()->rowCount(), 0, 20000);
+    }
+
+    void sweepComparesItsRuns() {
+        QTemporaryDir tmp;
+        const fs::path dir = tmp.path().toStdString();
+        const QString store = QString::fromStdString((dir / "runs.sqlite").string());
+        const json sweep = {
+            {"sweep",
+             {{"name", "lr sweep"},
+              {"metric", {{"name", "loss"}, {"goal", "minimize"}}},
+              {"parameters",
+               {{"deepspeed.optimizer.params.lr", {0.001, 0.003}}, {"deepspeed.gradient_clipping", {0.5, 1.0}}}}}}};
+        QVERIFY(queueAdd(writeConfig(dir, "s", sweep), store));
+        fts::QueuePage page(QStringLiteral(FTS_CLI_PATH), store);
+        page.show();
+        QTRY_COMPARE_WITH_TIMEOUT(page.table()->rowCount(), 4, 20000);
+        QVERIFY(page.startRunner());
+        QTRY_VERIFY_WITH_TIMEOUT(
+            [&] {
+                for (const json& e : page.entries())
+                    if (e.at("status") != "done") return false;
+                return page.entries().size() == 4;
+            }(),
+            180000);
+        page.table()->selectRow(0);
+        QVERIFY(page.compareButton()->isEnabled());
+        QSignalSpy compare(&page, &fts::QueuePage::compareRequested);
+        page.compareButton()->click();
+        QCOMPARE(compare.size(), 1);
+        const QList<qint64> runs = compare.at(0).at(0).value<QList<qint64>>();
+        QCOMPARE(runs.size(), 4);
+        fts::CompareView view;
+        QSignalSpy loaded(&view, &fts::CompareView::loaded);
+        view.compareRuns(store, runs);
+        QVERIFY(loaded.wait(30000));
+        QVERIFY(view.sweepTabShown());
+        QCOMPARE(view.sweepPlot()->sweepName(), QStringLiteral("lr sweep"));
+        QCOMPARE(view.sweepPlot()->keyCombo()->count(), 2);
+        QCOMPARE(view.sweepPlot()->points().size(), size_t(4));
+        for (const auto& [x, y] : view.sweepPlot()->points()) QVERIFY(std::isfinite(y) && y > 0);
+        // two of its runs: still one sweep's; runs without a sweep entry: no Sweep tab
+        view.compareRuns(store, runs.mid(0, 2));
+        QVERIFY(loaded.wait(30000));
+        QVERIFY(view.sweepTabShown());
+        view.setSweeps({json(), json()});
+        QVERIFY(!view.sweepTabShown());
+    }
+
+    void mainWindowQueuesTheEditorsConfig() {
+        QTemporaryDir tmp;
+        fts::StudioOptions o;
+        o.storePath = tmp.filePath(QStringLiteral("runs.sqlite"));
+        o.resourcesDir = QStringLiteral(FTS_SOURCE_DIR "/resources");
+        o.dataDir = tmp.filePath(QStringLiteral("data"));
+        o.cliPath = QStringLiteral(FTS_CLI_PATH);
+        fts::MainWindow w(o);
+        w.show();  // the Queue page reads the queue while it is shown
+        QVERIFY(w.newRunFromQuickStart());
+        const json cfg = json::parse(fts::readFile(writeConfig(tmp.path().toStdString(), "editor")));
+        w.configEditor()->textEdit()->setPlainText(QString::fromStdString(cfg.dump(2)));
+        QTRY_VERIFY(w.configEditor()->isValidated());
+        QVERIFY(w.queueAddAction()->isEnabled());
+        QVERIFY(w.addConfigToQueue());
+        QTRY_VERIFY_WITH_TIMEOUT(w.currentPage() == fts::MainWindow::Page::Queue, 30000);
+        QTRY_VERIFY_WITH_TIMEOUT(rowNamed(*w.queuePage(), QStringLiteral("editor")) >= 0, 30000);
+        // the runner the window started runs it
+        QTRY_COMPARE_WITH_TIMEOUT(stateOf(*w.queuePage(), QStringLiteral("editor")), fts::QueuePage::tr("done"),
+                                  120000);
+    }
+};
+
+QTEST_MAIN(TestQueuePage)
+#include "test_queue_page.moc"

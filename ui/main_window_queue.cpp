@@ -1,0 +1,144 @@
+// MainWindow's plan and queue: "Fit to my hardware" (the plan dialog and its Apply), "Add to queue" and the Queue page
+// (see main_window.h).
+#include "ui/main_window.h"
+
+#include <QDateTime>
+#include <QDir>
+#include <QFile>
+#include <QProcess>
+#include <QSpinBox>
+
+#include <nlohmann/json.hpp>
+
+#include "core/util/json_parse.h"
+#include "ui/cli_process.h"
+#include "ui/config_editor.h"
+#include "ui/config_field_values.h"
+#include "ui/config_form.h"
+#include "ui/device_list.h"
+#include "ui/device_panel.h"
+#include "ui/hosts_panel.h"
+#include "ui/json_text_edit.h"
+#include "ui/plan_dialog.h"
+#include "ui/queue_page.h"
+#include "ui/run_launcher.h"
+
+namespace fts {
+
+PlanDialog* MainWindow::openPlanDialog() {
+    if (!m_editor->isValidated() || m_editor->hasErrors()) {
+        showMessage(tr("The config has errors; fix them first."), true);
+        return nullptr;
+    }
+    QString why;
+    const auto configPath = launchConfigFile(&why);
+    if (!configPath) {
+        showMessage(why, true);
+        return nullptr;
+    }
+    if (!m_form->hostsPanel()->selectedHosts().isEmpty())
+        showMessage(tr("The plan measures this machine's ranks only; the SSH hosts are left out."), false);
+    auto* dialog =
+        new PlanDialog(m_options.cliPath, *configPath, m_options.storePath,
+                       placementArguments(m_form->ranksSpin()->value(), m_form->devicePanel()->selectedGpus()), this);
+    dialog->setAttribute(Qt::WA_DeleteOnClose);
+    connect(dialog, &PlanDialog::finishedPlan, this, [this] { m_poller->pollNow(); });
+    connect(dialog, &PlanDialog::applyRequested, this, [this, dialog](const QString& changesJson) {
+        const QStringList changes = applyPlanChanges(changesJson);
+        const QString text = changes.isEmpty()
+                                 ? tr("The config already uses this variant.")
+                                 : tr("Changed in the config: %1").arg(changes.join(QStringLiteral("; ")));
+        dialog->statusLabel()->setText(text);
+        showMessage(text, false);
+    });
+    dialog->show();
+    return dialog;
+}
+
+QStringList MainWindow::applyPlanChanges(const QString& changesJson) {
+    const nlohmann::json changes = parseJsonOrDiscarded(changesJson.toStdString());
+    const QString text = m_editor->text();
+    OrderedJson doc = parseOrderedJsonOrDiscarded(text.toStdString());
+    if (!doc.is_object() || !changes.is_array()) return {};
+    const OrderedJson before = doc;
+    QStringList lines, keys;
+    const auto shown = [this](const OrderedJson* v) { return v ? QString::fromStdString(v->dump()) : tr("(not set)"); };
+    for (const nlohmann::json& c : changes) {
+        if (!c.is_object() || !c.contains("key") || !c.contains("after")) continue;
+        const QString key = QString::fromStdString(c.at("key").get<std::string>());
+        const OrderedJson value = parseOrderedJsonOrDiscarded(c.at("after").get<std::string>());
+        if (value.is_discarded()) continue;
+        const OrderedJson* now = jsonAt(doc, key);
+        if (now && *now == value) continue;
+        const QString was = shown(now);
+        setJsonAt(doc, key, value);
+        lines << QStringLiteral("%1: %2 → %3").arg(key, was, shown(&value));
+        keys << key;
+    }
+    if (!lines.isEmpty()) m_editor->replaceText(editedJsonText(text, before, doc, keys));
+    return lines;
+}
+
+bool MainWindow::addConfigToQueue() {
+    if (!m_editor->isValidated() || m_editor->hasErrors()) {
+        showMessage(tr("The config has errors; fix them first."), true);
+        return false;
+    }
+    QString why;
+    const auto absolute = absolutizeConfigPaths(m_editor->text(), m_editor->baseDir(), &why);
+    if (!absolute) {
+        showMessage(why, true);
+        return false;
+    }
+    // The queue keeps its own copy of the config (resolved); this file is what `fts queue add` reads.
+    const QString dir = QDir(m_options.dataDir).filePath(QStringLiteral("configs"));
+    QDir().mkpath(dir);
+    const QString stem = m_configPath.isEmpty() ? QStringLiteral("queued") : QFileInfo(m_configPath).completeBaseName();
+    const QString file = QDir(dir).filePath(
+        QStringLiteral("%1-queued-%2.json")
+            .arg(stem, QDateTime::currentDateTime().toString(QStringLiteral("yyyyMMdd-HHmmss-zzz"))));
+    QFile out(file);
+    if (!out.open(QIODevice::WriteOnly) || out.write(absolute->toUtf8()) < 0) {
+        showMessage(tr("Could not write %1.").arg(QDir::toNativeSeparators(file)), true);
+        return false;
+    }
+    out.close();
+    // The devices as the form chose them: GPUs by id, or ranks on the CPU or on any GPUs.
+    const QList<int> gpus = m_form->devicePanel()->selectedGpus();
+    const int ranks = m_form->ranksSpin()->value();
+    const nlohmann::json config = parseJsonOrDiscarded(absolute->toStdString());
+    std::string device = "auto";
+    if (config.is_object() && config.contains("training") && config["training"].is_object())
+        device = config["training"].value("device", std::string("auto"));
+    QString devices = QStringLiteral("auto");
+    if (!gpus.isEmpty()) {
+        QStringList ids;
+        for (int g : gpus) ids << QString::number(g);
+        devices = QStringLiteral("localhost:") + ids.join(QLatin1Char(','));
+    } else if (device == "cpu") {
+        devices = ranks > 1 ? QStringLiteral("cpu:%1").arg(ranks) : QStringLiteral("cpu");
+    } else if (ranks > 1) {
+        devices = QStringLiteral("gpus:%1").arg(ranks);
+    }
+    if (!m_form->hostsPanel()->selectedHosts().isEmpty())
+        showMessage(tr("The queue takes this machine's devices; for SSH hosts queue the config with a hostfile "
+                       "(fts queue add --devices hostfile:PATH)."),
+                    false);
+    m_queuePage->runQueueCommand({QStringLiteral("add"), file, QStringLiteral("--devices"), devices},
+                                 [this](int code, const QString& err) {
+                                     if (code != 0) {
+                                         QString why = err;
+                                         if (why.startsWith(QStringLiteral("error: "))) why = why.mid(7);
+                                         showMessage(tr("Not queued: %1").arg(why), true);
+                                         return;
+                                     }
+                                     showMessage(tr("Queued. It starts when its devices are free."), false);
+                                     if (!m_queuePage->hasRunner()) m_queuePage->startRunner();
+                                     showQueuePage();
+                                 });
+    return true;
+}
+
+void MainWindow::showQueuePage() { showPage(Page::Queue); }
+
+}  // namespace fts
