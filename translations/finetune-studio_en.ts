@@ -415,6 +415,10 @@
         <source>Eval reward accuracy</source>
         <translation type="unfinished"></translation>
     </message>
+    <message>
+        <source>Sweep</source>
+        <translation type="unfinished"></translation>
+    </message>
 </context>
 <context>
     <name>fts::ConfigEditor</name>
@@ -3243,6 +3247,58 @@
         <source>Export the model…</source>
         <translation type="unfinished"></translation>
     </message>
+    <message>
+        <source>&amp;Fit to my hardware…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Find the fastest ZeRO stage, offload, checkpointing and micro-batch that fit, by the estimate and a few measured steps</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Add to &amp;queue</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Queue this config (a sweep: each of its runs); it starts when its devices are free</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&amp;Queue</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The runs waiting for their devices, running and finished</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Fit to my hardware…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Add to queue</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The plan measures this machine&apos;s ranks only; the SSH hosts are left out.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Could not write %1.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The queue takes this machine&apos;s devices; for SSH hosts queue the config with a hostfile (fts queue add --devices hostfile:PATH).</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Not queued: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Queued. It starts when its devices are free.</source>
+        <translation type="unfinished"></translation>
+    </message>
 </context>
 <context>
     <name>fts::MemoryBars</name>
@@ -3345,6 +3401,205 @@
     </message>
     <message>
         <source>Model folder</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>fts::PlanDialog</name>
+    <message>
+        <source>CPU</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>NVMe</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Stage %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>optimizer offload to %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>parameter offload to %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>micro-batch %1 × %2</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>checkpointing</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>chunked loss</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>whole logits</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Fit to my hardware</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Finds the fastest way to train this config that fits the memory of a rank: ZeRO stage, offload, activation checkpointing, micro-batch with gradient accumulation (the global batch stays the same) and chunked loss. The estimate drops what does not fit; the most promising few are run for a few steps each (runs in the runs list, their checkpoints not kept).</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Memory per rank:</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>free memory of the devices</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The memory one rank may use, e.g. 24GiB; empty: the free memory of the devices, as a start judges it</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Probes:</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>How many variants to run for a few steps (0: by the estimate alone)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Time box (min):</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>No probe starts once this much time has gone</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Variant</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Estimate per rank</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Measured peak</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Tokens/s</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>State</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Plan</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Stop</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Apply</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Write the proposal&apos;s keys (only those) into the config</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Close</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The plan ended without a result: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Estimating the variants…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Estimating the variants against the memory of a rank…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Probing variant %1 of at most %2…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The time box is reached; no more probes.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Stopping…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>failed</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>probed</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>not probed</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>does not fit</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>proposal</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>the config now</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Proposal: %1.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Measured %1 tokens/s, peak %2 of the %3 a rank may use.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>(By the estimate alone.)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>(not set)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The config already is this variant.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Apply changes: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Done in %1 s.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The time box stopped the probes.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Nothing fits in %1 per rank.</source>
         <translation type="unfinished"></translation>
     </message>
 </context>
@@ -3456,6 +3711,157 @@
     </message>
     <message>
         <source>Write the selected variant&apos;s ZeRO stage and offload settings into the config</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>fts::QueuePage</name>
+    <message>
+        <source>waiting for %1 CPU slot(s) (%2 of %3 in use)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>waiting for %1 GPU(s) (%2 of %3 in use)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>waiting behind entry %1 (%2) for the same devices</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>interrupted; resumes from its checkpoint</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>cancelled before it started</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>one GPU, else the CPU</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>CPU</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>CPU, %1 ranks</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 GPU(s)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>GPU %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Runs wait here for their devices (a GPU, a CPU slot or SSH hosts) and start in this order when they are free, also after the studio or the machine restarts. Add a config from the editor (Add to queue); a config with a sweep block adds each of its runs.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Name</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>State</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Devices</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Why / result</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Run</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Sweep</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Start the queue runner</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Starts `fts queue run` in the background; it ends when the queue is empty</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Move up</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Move down</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Cancel</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>A waiting run is cancelled; a running one saves a checkpoint and stops; a finished one leaves the list (its run stays)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Clear finished</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Compare this sweep</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Queue runner: not running</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The queue could not be read: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>waiting</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>running</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>done</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>failed</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>cancelled</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Queue runner: running (process %1)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Queue runner: running</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Remove</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The queue runner could not be started (%1).</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Queue runner started (process %1); its log: %2</source>
         <translation type="unfinished"></translation>
     </message>
 </context>
@@ -4069,6 +4475,41 @@
     </message>
     <message>
         <source>Cannot delete run %1: %2</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>fts::SweepPlot</name>
+    <message>
+        <source>These runs are not from one sweep.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>final loss</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source> (lowest)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source> (highest)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source> (values in the order seen)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Sweep &quot;%1&quot;: %2 against %3</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Run</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 runs of the sweep &quot;%2&quot;; one point per run.</source>
         <translation type="unfinished"></translation>
     </message>
 </context>

@@ -411,6 +411,10 @@
         <source>Eval reward accuracy</source>
         <translation>验证奖励准确率</translation>
     </message>
+    <message>
+        <source>Sweep</source>
+        <translation>扫参</translation>
+    </message>
 </context>
 <context>
     <name>fts::ConfigEditor</name>
@@ -3229,6 +3233,58 @@
         <source>Export the model…</source>
         <translation>导出模型…</translation>
     </message>
+    <message>
+        <source>&amp;Fit to my hardware…</source>
+        <translation>适配我的硬件(&amp;F)…</translation>
+    </message>
+    <message>
+        <source>Find the fastest ZeRO stage, offload, checkpointing and micro-batch that fit, by the estimate and a few measured steps</source>
+        <translation>按估算和几步实测，找出放得下的最快 ZeRO 阶段、卸载、检查点重算和微批次</translation>
+    </message>
+    <message>
+        <source>Add to &amp;queue</source>
+        <translation>加入队列(&amp;Q)</translation>
+    </message>
+    <message>
+        <source>Queue this config (a sweep: each of its runs); it starts when its devices are free</source>
+        <translation>把这个配置加入队列（扫参配置则加入其每个运行）；设备空闲时开始</translation>
+    </message>
+    <message>
+        <source>&amp;Queue</source>
+        <translation>队列(&amp;Q)</translation>
+    </message>
+    <message>
+        <source>The runs waiting for their devices, running and finished</source>
+        <translation>等待设备、正在运行和已结束的运行</translation>
+    </message>
+    <message>
+        <source>Fit to my hardware…</source>
+        <translation>适配我的硬件…</translation>
+    </message>
+    <message>
+        <source>Add to queue</source>
+        <translation>加入队列</translation>
+    </message>
+    <message>
+        <source>The plan measures this machine&apos;s ranks only; the SSH hosts are left out.</source>
+        <translation>规划只测量本机的进程；SSH 主机不参与。</translation>
+    </message>
+    <message>
+        <source>Could not write %1.</source>
+        <translation>无法写入 %1。</translation>
+    </message>
+    <message>
+        <source>The queue takes this machine&apos;s devices; for SSH hosts queue the config with a hostfile (fts queue add --devices hostfile:PATH).</source>
+        <translation>队列使用本机的设备；要用 SSH 主机，请用主机文件加入队列（fts queue add --devices hostfile:PATH）。</translation>
+    </message>
+    <message>
+        <source>Not queued: %1</source>
+        <translation>未加入队列：%1</translation>
+    </message>
+    <message>
+        <source>Queued. It starts when its devices are free.</source>
+        <translation>已加入队列。设备空闲时开始。</translation>
+    </message>
 </context>
 <context>
     <name>fts::MemoryBars</name>
@@ -3330,6 +3386,205 @@
     <message>
         <source>Model folder</source>
         <translation>模型文件夹</translation>
+    </message>
+</context>
+<context>
+    <name>fts::PlanDialog</name>
+    <message>
+        <source>CPU</source>
+        <translation>CPU</translation>
+    </message>
+    <message>
+        <source>NVMe</source>
+        <translation>NVMe</translation>
+    </message>
+    <message>
+        <source>Stage %1</source>
+        <translation>阶段 %1</translation>
+    </message>
+    <message>
+        <source>optimizer offload to %1</source>
+        <translation>优化器卸载到 %1</translation>
+    </message>
+    <message>
+        <source>parameter offload to %1</source>
+        <translation>参数卸载到 %1</translation>
+    </message>
+    <message>
+        <source>micro-batch %1 × %2</source>
+        <translation>微批次 %1 × %2</translation>
+    </message>
+    <message>
+        <source>checkpointing</source>
+        <translation>检查点重算</translation>
+    </message>
+    <message>
+        <source>chunked loss</source>
+        <translation>分块损失</translation>
+    </message>
+    <message>
+        <source>whole logits</source>
+        <translation>完整 logits</translation>
+    </message>
+    <message>
+        <source>Fit to my hardware</source>
+        <translation>适配我的硬件</translation>
+    </message>
+    <message>
+        <source>Finds the fastest way to train this config that fits the memory of a rank: ZeRO stage, offload, activation checkpointing, micro-batch with gradient accumulation (the global batch stays the same) and chunked loss. The estimate drops what does not fit; the most promising few are run for a few steps each (runs in the runs list, their checkpoints not kept).</source>
+        <translation>找出在每个进程的内存内训练这个配置的最快方式：ZeRO 阶段、卸载、激活检查点重算、微批次与梯度累积（全局批次不变）以及分块损失。估算先剔除放不下的方案；最有希望的几个各运行几步（它们是运行列表中的运行，不保留检查点）。</translation>
+    </message>
+    <message>
+        <source>Memory per rank:</source>
+        <translation>每进程内存：</translation>
+    </message>
+    <message>
+        <source>free memory of the devices</source>
+        <translation>设备的空闲内存</translation>
+    </message>
+    <message>
+        <source>The memory one rank may use, e.g. 24GiB; empty: the free memory of the devices, as a start judges it</source>
+        <translation>一个进程可用的内存，例如 24GiB；留空：设备的空闲内存（与启动时的判断相同）</translation>
+    </message>
+    <message>
+        <source>Probes:</source>
+        <translation>试跑数：</translation>
+    </message>
+    <message>
+        <source>How many variants to run for a few steps (0: by the estimate alone)</source>
+        <translation>试跑几步的方案个数（0：只按估算）</translation>
+    </message>
+    <message>
+        <source>Time box (min):</source>
+        <translation>时限（分钟）：</translation>
+    </message>
+    <message>
+        <source>No probe starts once this much time has gone</source>
+        <translation>超过这个时间后不再开始新的试跑</translation>
+    </message>
+    <message>
+        <source>Variant</source>
+        <translation>变体</translation>
+    </message>
+    <message>
+        <source>Estimate per rank</source>
+        <translation>每进程估算</translation>
+    </message>
+    <message>
+        <source>Measured peak</source>
+        <translation>实测峰值</translation>
+    </message>
+    <message>
+        <source>Tokens/s</source>
+        <translation>词元/秒</translation>
+    </message>
+    <message>
+        <source>State</source>
+        <translation>状态</translation>
+    </message>
+    <message>
+        <source>Plan</source>
+        <translation>规划</translation>
+    </message>
+    <message>
+        <source>Stop</source>
+        <translation>停止</translation>
+    </message>
+    <message>
+        <source>Apply</source>
+        <translation>应用</translation>
+    </message>
+    <message>
+        <source>Write the proposal&apos;s keys (only those) into the config</source>
+        <translation>把建议方案的键（仅这些键）写入配置</translation>
+    </message>
+    <message>
+        <source>Close</source>
+        <translation>关闭</translation>
+    </message>
+    <message>
+        <source>The plan ended without a result: %1</source>
+        <translation>规划结束但没有结果：%1</translation>
+    </message>
+    <message>
+        <source>Estimating the variants…</source>
+        <translation>正在估算各方案…</translation>
+    </message>
+    <message>
+        <source>Estimating the variants against the memory of a rank…</source>
+        <translation>正在按每进程内存估算各方案…</translation>
+    </message>
+    <message>
+        <source>Probing variant %1 of at most %2…</source>
+        <translation>正在试跑第 %1 个方案（最多 %2 个）…</translation>
+    </message>
+    <message>
+        <source>The time box is reached; no more probes.</source>
+        <translation>已到时限，不再试跑。</translation>
+    </message>
+    <message>
+        <source>Stopping…</source>
+        <translation>正在停止…</translation>
+    </message>
+    <message>
+        <source>failed</source>
+        <translation>失败</translation>
+    </message>
+    <message>
+        <source>probed</source>
+        <translation>已试跑</translation>
+    </message>
+    <message>
+        <source>not probed</source>
+        <translation>未试跑</translation>
+    </message>
+    <message>
+        <source>does not fit</source>
+        <translation>放不下</translation>
+    </message>
+    <message>
+        <source>proposal</source>
+        <translation>建议</translation>
+    </message>
+    <message>
+        <source>the config now</source>
+        <translation>当前配置</translation>
+    </message>
+    <message>
+        <source>Proposal: %1.</source>
+        <translation>建议：%1。</translation>
+    </message>
+    <message>
+        <source>Measured %1 tokens/s, peak %2 of the %3 a rank may use.</source>
+        <translation>实测 %1 词元/秒，峰值 %2（每进程可用 %3）。</translation>
+    </message>
+    <message>
+        <source>(By the estimate alone.)</source>
+        <translation>（仅按估算。）</translation>
+    </message>
+    <message>
+        <source>(not set)</source>
+        <translation>（未设置）</translation>
+    </message>
+    <message>
+        <source>The config already is this variant.</source>
+        <translation>配置已经是这个方案。</translation>
+    </message>
+    <message>
+        <source>Apply changes: %1</source>
+        <translation>应用的改动：%1</translation>
+    </message>
+    <message>
+        <source>Done in %1 s.</source>
+        <translation>用时 %1 秒完成。</translation>
+    </message>
+    <message>
+        <source>The time box stopped the probes.</source>
+        <translation>时限停止了试跑。</translation>
+    </message>
+    <message>
+        <source>Nothing fits in %1 per rank.</source>
+        <translation>每进程 %1 内没有放得下的方案。</translation>
     </message>
 </context>
 <context>
@@ -3441,6 +3696,157 @@
     <message>
         <source>Write the selected variant&apos;s ZeRO stage and offload settings into the config</source>
         <translation>将所选变体的 ZeRO 阶段和卸载设置写入配置</translation>
+    </message>
+</context>
+<context>
+    <name>fts::QueuePage</name>
+    <message>
+        <source>waiting for %1 CPU slot(s) (%2 of %3 in use)</source>
+        <translation>等待 %1 个 CPU 槽位（已用 %2 / %3）</translation>
+    </message>
+    <message>
+        <source>waiting for %1 GPU(s) (%2 of %3 in use)</source>
+        <translation>等待 %1 块 GPU（已用 %2 / %3）</translation>
+    </message>
+    <message>
+        <source>waiting behind entry %1 (%2) for the same devices</source>
+        <translation>排在条目 %1（%2）之后，等待相同的设备</translation>
+    </message>
+    <message>
+        <source>interrupted; resumes from its checkpoint</source>
+        <translation>已中断；将从检查点继续</translation>
+    </message>
+    <message>
+        <source>cancelled before it started</source>
+        <translation>开始前已取消</translation>
+    </message>
+    <message>
+        <source>one GPU, else the CPU</source>
+        <translation>一块 GPU，没有则用 CPU</translation>
+    </message>
+    <message>
+        <source>CPU</source>
+        <translation>CPU</translation>
+    </message>
+    <message>
+        <source>CPU, %1 ranks</source>
+        <translation>CPU，%1 个进程</translation>
+    </message>
+    <message>
+        <source>%1 GPU(s)</source>
+        <translation>%1 块 GPU</translation>
+    </message>
+    <message>
+        <source>GPU %1</source>
+        <translation>GPU %1</translation>
+    </message>
+    <message>
+        <source>Runs wait here for their devices (a GPU, a CPU slot or SSH hosts) and start in this order when they are free, also after the studio or the machine restarts. Add a config from the editor (Add to queue); a config with a sweep block adds each of its runs.</source>
+        <translation>运行在这里等待设备（GPU、CPU 槽位或 SSH 主机），设备空闲时按此顺序开始，工作室或机器重启后也会继续。在编辑器中用“加入队列”添加配置；带扫参块的配置会加入其每个运行。</translation>
+    </message>
+    <message>
+        <source>Name</source>
+        <translation>名称</translation>
+    </message>
+    <message>
+        <source>State</source>
+        <translation>状态</translation>
+    </message>
+    <message>
+        <source>Devices</source>
+        <translation>设备</translation>
+    </message>
+    <message>
+        <source>Why / result</source>
+        <translation>原因 / 结果</translation>
+    </message>
+    <message>
+        <source>Run</source>
+        <translation>运行</translation>
+    </message>
+    <message>
+        <source>Sweep</source>
+        <translation>扫参</translation>
+    </message>
+    <message>
+        <source>Start the queue runner</source>
+        <translation>启动队列执行器</translation>
+    </message>
+    <message>
+        <source>Starts `fts queue run` in the background; it ends when the queue is empty</source>
+        <translation>在后台启动 `fts queue run`；队列为空时结束</translation>
+    </message>
+    <message>
+        <source>Move up</source>
+        <translation>上移</translation>
+    </message>
+    <message>
+        <source>Move down</source>
+        <translation>下移</translation>
+    </message>
+    <message>
+        <source>Cancel</source>
+        <translation>取消</translation>
+    </message>
+    <message>
+        <source>A waiting run is cancelled; a running one saves a checkpoint and stops; a finished one leaves the list (its run stays)</source>
+        <translation>等待中的运行被取消；运行中的运行保存检查点后停止；已结束的条目从列表移除（其运行保留）</translation>
+    </message>
+    <message>
+        <source>Clear finished</source>
+        <translation>清除已结束</translation>
+    </message>
+    <message>
+        <source>Compare this sweep</source>
+        <translation>比较这次扫参</translation>
+    </message>
+    <message>
+        <source>Queue runner: not running</source>
+        <translation>队列执行器：未运行</translation>
+    </message>
+    <message>
+        <source>The queue could not be read: %1</source>
+        <translation>无法读取队列：%1</translation>
+    </message>
+    <message>
+        <source>waiting</source>
+        <translation>等待中</translation>
+    </message>
+    <message>
+        <source>running</source>
+        <translation>运行中</translation>
+    </message>
+    <message>
+        <source>done</source>
+        <translation>已完成</translation>
+    </message>
+    <message>
+        <source>failed</source>
+        <translation>失败</translation>
+    </message>
+    <message>
+        <source>cancelled</source>
+        <translation>已取消</translation>
+    </message>
+    <message>
+        <source>Queue runner: running (process %1)</source>
+        <translation>队列执行器：运行中（进程 %1）</translation>
+    </message>
+    <message>
+        <source>Queue runner: running</source>
+        <translation>队列执行器：运行中</translation>
+    </message>
+    <message>
+        <source>Remove</source>
+        <translation>移除</translation>
+    </message>
+    <message>
+        <source>The queue runner could not be started (%1).</source>
+        <translation>无法启动队列执行器（%1）。</translation>
+    </message>
+    <message>
+        <source>Queue runner started (process %1); its log: %2</source>
+        <translation>队列执行器已启动（进程 %1）；日志：%2</translation>
     </message>
 </context>
 <context>
@@ -4054,6 +4460,41 @@
     <message>
         <source>Cannot delete run %1: %2</source>
         <translation>无法删除运行 %1：%2</translation>
+    </message>
+</context>
+<context>
+    <name>fts::SweepPlot</name>
+    <message>
+        <source>These runs are not from one sweep.</source>
+        <translation>这些运行不属于同一次扫参。</translation>
+    </message>
+    <message>
+        <source>final loss</source>
+        <translation>最终损失</translation>
+    </message>
+    <message>
+        <source> (lowest)</source>
+        <translation>（最低）</translation>
+    </message>
+    <message>
+        <source> (highest)</source>
+        <translation>（最高）</translation>
+    </message>
+    <message>
+        <source> (values in the order seen)</source>
+        <translation>（值按出现顺序排列）</translation>
+    </message>
+    <message>
+        <source>Sweep &quot;%1&quot;: %2 against %3</source>
+        <translation>扫参“%1”：%2 随 %3 的变化</translation>
+    </message>
+    <message>
+        <source>Run</source>
+        <translation>运行</translation>
+    </message>
+    <message>
+        <source>%1 runs of the sweep &quot;%2&quot;; one point per run.</source>
+        <translation>扫参“%2”的 %1 个运行；每个运行一个点。</translation>
     </message>
 </context>
 <context>

@@ -6,6 +6,7 @@
 #include <sys/types.h>
 
 #include <QToolBar>
+#include <QToolButton>
 #include <QStatusBar>
 #include <QSpinBox>
 #include <QMenuBar>
@@ -235,6 +236,9 @@ void MainWindow::buildUi() {
     m_editor = new ConfigEditor(m_editorPage);
     m_editorFileLabel = new QLabel(m_editorPage);
     m_editorFileLabel->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    // A long path must not widen the window past a 1024-pixel screen: the label gives way (its tooltip keeps it).
+    m_editorFileLabel->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
+    m_editorFileLabel->setMinimumWidth(60);
     auto* startButton = new QPushButton(style()->standardIcon(QStyle::SP_MediaPlay), tr("Start"), m_editorPage);
     startButton->setObjectName(QStringLiteral("startButton"));
     connect(startButton, &QPushButton::clicked, this, [this] {
@@ -374,6 +378,7 @@ void MainWindow::buildActions() {
     m_queueAction = new QAction(this);
     m_queueAction->setObjectName(QStringLiteral("queueAction"));
     connect(m_queueAction, &QAction::triggered, this, [this] { showQueuePage(); });
+    if (m_queueButton) m_queueButton->setDefaultAction(m_queueAction);
 
     m_compareAction = new QAction(this);
     m_compareAction->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_C));
@@ -445,7 +450,6 @@ void MainWindow::buildActions() {
     m_toolBar->addSeparator();
     m_toolBar->addAction(m_compareAction);
     m_toolBar->addAction(m_chatAction);
-    m_toolBar->addAction(m_queueAction);
     retranslateUi();
 }
 

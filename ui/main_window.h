@@ -17,6 +17,7 @@ class QMenu;
 class QPushButton;
 class QSplitter;
 class QToolBar;
+class QToolButton;
 class QComboBox;
 class QLineEdit;
 class QLabel;
@@ -257,6 +258,7 @@ private:
     QAction* m_queueAddAction = nullptr;
     QueuePage* m_queuePage = nullptr;
     QPushButton* m_planButton = nullptr;
+    QToolButton* m_queueButton = nullptr;
     QPushButton* m_queueAddButton = nullptr;
     QAction* m_stopAction;
     QAction* m_resumeAction = nullptr;

@@ -37,6 +37,7 @@ void MainWindow::updateEditorHeader() {
     if (m_isQuickStart) name = tr("Quick-start: %1").arg(name);
     if (m_editor->isModified()) name += tr(" (modified)");
     m_editorFileLabel->setText(name);
+    m_editorFileLabel->setToolTip(name);
 }
 
 bool MainWindow::newRunFromQuickStart(QString* error) {

@@ -6,6 +6,7 @@
 #include <sys/types.h>
 
 #include <QTableView>
+#include <QToolButton>
 #include <QStatusBar>
 #include <QAction>
 #include <QDateTime>
@@ -280,7 +281,15 @@ QWidget* MainWindow::buildRunsPane() {
     layout->addLayout(row1);
     layout->addLayout(row2);
     layout->addWidget(m_runsView, 1);
-    layout->addWidget(m_runsCount);
+    // The count, and the way to the Queue page (not on the toolbar: it must fit a 1024-pixel screen).
+    auto* bottom = new QHBoxLayout;
+    bottom->addWidget(m_runsCount, 1);
+    m_queueButton = new QToolButton(pane);
+    m_queueButton->setObjectName(QStringLiteral("runsQueueButton"));
+    // its action (m_queueAction) is set by buildActions, which runs after this pane is built
+    m_queueButton->setToolButtonStyle(Qt::ToolButtonTextOnly);
+    bottom->addWidget(m_queueButton);
+    layout->addLayout(bottom);
     return pane;
 }
 

@@ -51,6 +51,7 @@
 #include <QApplication>
 #include "ui/compare_view.h"
 #include "ui/main_window.h"
+#include "ui/queue_page.h"
 #include "ui/run_view.h"
 #include "ui/runs_filter_proxy.h"
 #include "ui/runs_table_model.h"
@@ -443,6 +444,11 @@ private slots:
             w.selectRuns({a, b});
             w.compareSelectedRuns();
             QTRY_VERIFY_WITH_TIMEOUT(!w.compareView()->isLoading(), 10000);
+        });
+        check(QStringLiteral("queue"), [&] {
+            QSignalSpy listed(w.queuePage(), &QueuePage::listed);
+            w.showQueuePage();
+            QVERIFY(listed.wait(20000));
         });
         installStudioTranslations(QStringLiteral("en"));
         w.configEditor()->setModified(false);
