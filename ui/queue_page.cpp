@@ -290,8 +290,9 @@ void QueuePage::updateButtons() {
     m_up->setEnabled(waiting && waitingBefore > 0);
     m_down->setEnabled(waiting && waitingAfter > (waiting ? 1 : 0));
     m_cancel->setEnabled(selected);
-    m_cancel->setText(state == QStringLiteral("waiting") || state == QStringLiteral("running") ? tr("Cancel")
-                                                                                               : tr("Remove"));
+    const bool finishedEntry =
+        state == QStringLiteral("done") || state == QStringLiteral("failed") || state == QStringLiteral("cancelled");
+    m_cancel->setText(finishedEntry ? tr("Remove") : tr("Cancel"));
     const std::string sweep = selected ? m_entries[size_t(row)].value("sweep", std::string()) : std::string();
     m_compare->setEnabled(!sweep.empty() && sweepRuns(sweep).size() >= 2);
     bool work = false, finished = false;

@@ -42,15 +42,19 @@ std::optional<double> runMetric(const CompareRunData& d, const std::string& metr
 SweepPlot::SweepPlot(QWidget* parent) : QWidget(parent) {
     m_key = new QComboBox(this);
     m_key->setObjectName(QStringLiteral("sweepKey"));
+    m_key->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);  // long key paths: narrow page
+    m_key->setMinimumContentsLength(16);
     m_info = new QLabel(this);
     m_info->setWordWrap(true);
     m_chart = new SeriesChart(QString(), QString(), QString(), this);
     m_chart->setObjectName(QStringLiteral("sweepChart"));
     m_chart->setMinimumHeight(120);
+    m_chart->setMinimumWidth(220);
     m_table = new QTableWidget(this);
     m_table->setObjectName(QStringLiteral("sweepTable"));
     m_table->setEditTriggers(QAbstractItemView::NoEditTriggers);
     m_table->verticalHeader()->hide();
+    m_table->setMinimumWidth(120);
     auto* top = new QHBoxLayout;
     top->addWidget(m_key);
     top->addWidget(m_info, 1);
@@ -85,7 +89,8 @@ bool SweepPlot::setRuns(const std::vector<CompareRunData>& runs, const std::vect
         m_metric = sweeps.front().value("metric", std::string("eval_loss"));
         m_goal = sweeps.front().value("goal", std::string("minimize"));
         for (const nlohmann::json& k : sweeps.front().value("keys", nlohmann::json::array()))
-            m_key->addItem(QString::fromStdString(k.get<std::string>()), QString::fromStdString(k.get<std::string>()));
+            m_key->addItem(QString::fromStdString(k.get<std::string>()).section(QLatin1Char('.'), -1),
+                           QString::fromStdString(k.get<std::string>()));
         if (const int at = m_key->findData(keep); at >= 0) m_key->setCurrentIndex(at);
     }
     m_key->blockSignals(false);
@@ -135,16 +140,28 @@ void SweepPlot::rebuild() {
     const QString metricName = fallback
                                    ? tr("final loss")
                                    : QString::fromStdString(m_metric) + (minimize ? tr(" (lowest)") : tr(" (highest)"));
+    // one point per run (several seeds share an x): points, no line; one series, so no legend
+    const QString shortKey = QString::fromStdString(key).section(QLatin1Char('.'), -1);
     QPen pen(SeriesChart::seriesColor(0), 2);
     QCPGraph* g = m_chart->ensureGraph(QStringLiteral("sweep"), metricName, pen);
-    g->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDisc, 7));
+    g->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDisc, 8));
+    g->setLineStyle(QCPGraph::lsNone);
+    m_chart->legend->setVisible(false);
     m_chart->sync(QStringLiteral("sweep"), series);
-    m_chart->setAxisLabels(QString::fromStdString(key) + (textValues ? tr(" (values in the order seen)") : QString()),
-                           metricName);
-    m_chart->setTitle(tr("Sweep \"%1\": %2 against %3").arg(m_name, metricName, QString::fromStdString(key)));
+    // values over a decade or more (learning rates): a logarithmic x axis
+    const bool logX = !textValues && !m_points.empty() && m_points.front().first > 0 &&
+                      m_points.back().first / m_points.front().first >= 10;
+    m_chart->xAxis->setScaleType(logX ? QCPAxis::stLogarithmic : QCPAxis::stLinear);
+    if (logX)
+        m_chart->xAxis->setTicker(QSharedPointer<QCPAxisTickerLog>(new QCPAxisTickerLog));
+    else
+        m_chart->xAxis->setTicker(QSharedPointer<QCPAxisTicker>(new QCPAxisTicker));
+    m_chart->setAxisLabels(shortKey + (textValues ? tr(" (values in the order seen)") : QString()), metricName);
+    m_chart->setTitle(tr("%1 against %2").arg(metricName, shortKey));
     m_chart->refresh();
+    m_key->setToolTip(QString::fromStdString(key));
     m_table->setColumnCount(3);
-    m_table->setHorizontalHeaderLabels({QString::fromStdString(key), metricName, tr("Run")});
+    m_table->setHorizontalHeaderLabels({shortKey, metricName, tr("Run")});
     m_table->setRowCount(int(rows.size()));
     int r = 0;
     for (const auto& [x, y, text, name] : rows) {

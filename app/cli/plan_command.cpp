@@ -2,6 +2,7 @@
 // [--json] [--apply]`: the fastest variant of a config that fits the memory a rank has (core/launch/fit_planner.h):
 // the table of estimates and probes behind the choice, the keys the choice changes, and with --apply the config
 // file rewritten in those keys only (docs/plan.md).
+#include <algorithm>
 #include <cstdio>
 #include <fstream>
 #include <iostream>
@@ -58,6 +59,7 @@ void addPlanCommand(CLI::App& app) {
         std::string capacity;
         double margin = 0.10, maxMinutes = 10;
         int probes = 4, nproc = 0, numGpus = 0;
+        std::string include;
         int64_t steps = 6;
         bool json = false, apply = false;
     };
@@ -65,6 +67,7 @@ void addPlanCommand(CLI::App& app) {
     cmd->add_option("config", a->config, "Training config (JSON)")->required()->check(CLI::ExistingFile);
     cmd->add_option("--nproc", a->nproc, "Ranks on this machine (default 1)");
     cmd->add_option("--num_gpus,--num-gpus", a->numGpus, "One rank per GPU on the first N visible GPUs");
+    cmd->add_option("--include", a->include, "GPUs of this machine, DeepSpeed syntax: localhost:0,2");
     cmd->add_option("--hostfile", a->hostfile, "DeepSpeed hostfile: plan for its hosts' ranks (needs --capacity)")
         ->check(CLI::ExistingFile);
     cmd->add_option("--capacity", a->capacity,
@@ -85,6 +88,12 @@ void addPlanCommand(CLI::App& app) {
             PlanOptions o;
             o.configPath = a->config;
             o.worldSize = std::max({1, a->nproc, a->numGpus});
+            if (!a->include.empty()) {
+                if (a->include.rfind("localhost:", 0) != 0)
+                    throw ConfigError("--include \"" + a->include + "\": expected localhost:ID,ID (this machine's GPUs)");
+                o.worldSize = int(std::count(a->include.begin(), a->include.end(), ',')) + 1;
+                o.probe.include = a->include;
+            }
             if (!a->hostfile.empty()) {
                 if (a->nproc > 0 || a->numGpus > 0)
                     throw ConfigError("--hostfile names the ranks; it does not combine with --nproc or --num_gpus");

@@ -62,6 +62,8 @@ void addQueueCommand(CLI::App& app) {
         try {
             RunStore s(storeOf(*store));
             const QueueAddResult r = addToQueue(s, *addOpts);
+            for (const std::string& w : r.warnings)
+                std::cerr << "warning: " << addOpts->configPath.string() << ": sweep: " << w << "\n";
             if (!r.sweep.empty()) std::cout << "sweep \"" << r.sweep << "\": " << r.ids.size() << " runs queued\n";
             for (size_t i = 0; i < r.ids.size(); ++i) std::cout << r.ids[i] << "\t" << r.names[i] << "\n";
             if (queueRunnerPid(s.path()) == 0)

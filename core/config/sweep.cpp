@@ -1,6 +1,7 @@
 // The sweep block's expansion: read the block, draw or enumerate the values, set them, check each run's config.
 #include "core/config/sweep.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <random>
@@ -255,6 +256,13 @@ SweepPlan expandSweep(const json& document, const fs::path& baseDir, int worldSi
         setPath(run.config, "training.output_dir", (outputDir / folderOf(run.values)).string());
         const ConfigParseResult parsed = parseTrainConfig(run.config, baseDir, worldSize);
         if (!parsed.ok()) throw ConfigError("sweep run \"" + run.name + "\": " + parsed.errorText());
+        for (const ConfigIssue& issue : parsed.issues)
+            for (const std::string& key : plan.keys)
+                if (!issue.isError && (issue.keyPath == key || issue.message.find(key) != std::string::npos)) {
+                    const std::string w = issue.keyPath + ": " + issue.message;
+                    if (std::find(plan.warnings.begin(), plan.warnings.end(), w) == plan.warnings.end())
+                        plan.warnings.push_back(w);
+                }
         plan.runs.push_back(std::move(run));
     }
     return plan;

@@ -27,6 +27,9 @@ struct SweepPlan {
     std::vector<std::string> keys;  // the swept keys, in the block's order (training.seed last when seeds are given)
     std::string metric = "eval_loss", goal = "minimize";
     std::vector<SweepRun> runs;
+    // The config's warnings about a swept key in any run (a value it overrides or ignores, e.g. an optimizer lr the
+    // scheduler's warmup_max_lr replaces), "key: message", each once.
+    std::vector<std::string> warnings;
 };
 
 bool hasSweep(const nlohmann::json& document);

@@ -70,6 +70,7 @@ ProbeMeasurement runProbe(nlohmann::json config, const std::string& tag, const s
     so.storePath = o.storePath;
     so.nproc = o.nproc;
     so.numGpus = o.numGpus;
+    so.include = o.include;
     so.hostfile = o.hostfile;
     so.progress = false;
     so.workerExecutable = o.workerExecutable;

@@ -67,6 +67,7 @@ QueueAddResult addToQueue(RunStore& store, const QueueAddOptions& o) {
         const nlohmann::ordered_json ordered = nlohmann::ordered_json::parse(readFile(o.configPath));
         const SweepPlan plan = expandSweep(document, baseDir, world, &ordered);
         result.sweep = plan.name;
+        result.warnings = plan.warnings;
         for (const SweepRun& run : plan.runs) {
             nlohmann::ordered_json meta = {{"keys", plan.keys},
                                            {"values", run.values},

@@ -21,6 +21,7 @@ struct QueueAddResult {
     std::vector<int64_t> ids;
     std::vector<std::string> names;
     std::string sweep;  // the sweep's name when the config had one
+    std::vector<std::string> warnings;  // the config's warnings about swept keys (SweepPlan::warnings)
 };
 
 // Throws ConfigError naming the file and key (an invalid config, a sweep run that does not parse, bad --devices).

@@ -154,6 +154,9 @@ private slots:
         CliResult r = runFts({"queue", "add", q(grid), "--store", store});
         QVERIFY2(r.exitCode == 0, qPrintable(r.err));
         QVERIFY(r.out.contains("4 runs queued"));
+        // the quick-start's scheduler sets the peak (warmup_max_lr): sweeping the optimizer's lr is said to do little
+        QVERIFY2(r.err.contains("warning:") && r.err.contains("sweep: deepspeed.optimizer.params.lr"),
+                 qPrintable(r.err));
         const json list = queueList(store);
         QCOMPARE(list.at("entries").size(), size_t(4));
         std::set<std::pair<double, double>> seen;

@@ -124,12 +124,16 @@ private slots:
                 const auto [yC, gC] = run(false, {x, w}, probe, f);
                 const QString what = QString("x %1, w %2, n %3").arg(name(k.x)).arg(name(k.w)).arg(n);
                 QCOMPARE(yF.scalar_type(), yC.scalar_type());
-                // the row sums add in another order: rstd may differ in its last float bit, and a value on a
-                // rounding boundary of the dtype may then round the other way (one unit)
+                // the row sums add in another order: rstd may differ in its last float bit, and a normalized value
+                // on a rounding boundary of the dtype may then round the other way (one unit of x * rstd); the
+                // product with a weight of the same dtype rounds again, so y may differ by up to two units (the H200
+                // showed 1.6 units at float16, n 5120; not yet rerun on a GPU with this bound)
                 // (below float16's normal range a unit is 2^-24 absolute: the subnormal spacing)
+                const double units = k.x == torch::kFloat32 ? 1 : 2;
                 const double subnormal = k.x == torch::kFloat16 ? std::ldexp(1.0, -24) : 0.0;
                 const torch::Tensor a = yF.to(torch::kFloat64).cpu(), b = yC.to(torch::kFloat64).cpu();
-                const double excess = ((a - b).abs() - (b.abs() * (ulp(k.x) + 1e-6) + subnormal)).max().item<double>();
+                const double excess =
+                    ((a - b).abs() - units * (b.abs() * (ulp(k.x) + 1e-6) + subnormal)).max().item<double>();
                 QVERIFY2(excess <= 0, qPrintable(what + QString(" y %1").arg(maxRel(yF, yC))));
                 // backward against float64
                 const auto [y64, g64] =
