@@ -3864,6 +3864,26 @@
         <source>Queue runner started (process %1); its log: %2</source>
         <translation type="unfinished"></translation>
     </message>
+    <message>
+        <source>needs %1 GPU(s); this machine has %2</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>needs %1 CPU slots; the queue runner has %2</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>needs GPU %1, which this machine does not have</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>stopped at step %1 outside the queue (resume it from its run page)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>cancelled at step %1</source>
+        <translation type="unfinished"></translation>
+    </message>
 </context>
 <context>
     <name>fts::RunFolder</name>
@@ -4501,15 +4521,15 @@
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>Sweep &quot;%1&quot;: %2 against %3</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
         <source>Run</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
         <source>%1 runs of the sweep &quot;%2&quot;; one point per run.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 against %2</source>
         <translation type="unfinished"></translation>
     </message>
 </context>

@@ -3848,6 +3848,26 @@
         <source>Queue runner started (process %1); its log: %2</source>
         <translation>队列执行器已启动（进程 %1）；日志：%2</translation>
     </message>
+    <message>
+        <source>needs %1 GPU(s); this machine has %2</source>
+        <translation>需要 %1 块 GPU；本机有 %2 块</translation>
+    </message>
+    <message>
+        <source>needs %1 CPU slots; the queue runner has %2</source>
+        <translation>需要 %1 个 CPU 槽位；队列执行器有 %2 个</translation>
+    </message>
+    <message>
+        <source>needs GPU %1, which this machine does not have</source>
+        <translation>需要 GPU %1，本机没有</translation>
+    </message>
+    <message>
+        <source>stopped at step %1 outside the queue (resume it from its run page)</source>
+        <translation>在队列外于第 %1 步停止（可在其运行页面恢复）</translation>
+    </message>
+    <message>
+        <source>cancelled at step %1</source>
+        <translation>在第 %1 步取消</translation>
+    </message>
 </context>
 <context>
     <name>fts::RunFolder</name>
@@ -4485,16 +4505,16 @@
         <translation>（值按出现顺序排列）</translation>
     </message>
     <message>
-        <source>Sweep &quot;%1&quot;: %2 against %3</source>
-        <translation>扫参“%1”：%2 随 %3 的变化</translation>
-    </message>
-    <message>
         <source>Run</source>
         <translation>运行</translation>
     </message>
     <message>
         <source>%1 runs of the sweep &quot;%2&quot;; one point per run.</source>
         <translation>扫参“%2”的 %1 个运行；每个运行一个点。</translation>
+    </message>
+    <message>
+        <source>%1 against %2</source>
+        <translation>%1 随 %2 的变化</translation>
     </message>
 </context>
 <context>

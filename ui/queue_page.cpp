@@ -39,6 +39,23 @@ QString reasonText(const QString& reason) {
             .arg(m.captured(1), m.captured(2), m.captured(3));
     if (const auto m = behind.match(reason); m.hasMatch())
         return QueuePage::tr("waiting behind entry %1 (%2) for the same devices").arg(m.captured(1), m.captured(2));
+    static const QRegularExpression gpus(QStringLiteral("^needs (\\d+) GPUs?; this machine has (\\d+)$"));
+    static const QRegularExpression cpuSlots(
+        QStringLiteral("^needs (\\d+) CPU slots; the queue runner has (\\d+) .*$"));
+    static const QRegularExpression gpuId(QStringLiteral("^needs GPU (\\d+), which this machine does not have$"));
+    static const QRegularExpression stopped(QStringLiteral("^stopped at step (\\d+) \\(outside the queue.*$"));
+    static const QRegularExpression cancelledAt(QStringLiteral("^cancelled at step (\\d+)$"));
+    if (const auto m = gpus.match(reason); m.hasMatch())
+        return QueuePage::tr("needs %1 GPU(s); this machine has %2").arg(m.captured(1), m.captured(2));
+    if (const auto m = cpuSlots.match(reason); m.hasMatch())
+        return QueuePage::tr("needs %1 CPU slots; the queue runner has %2").arg(m.captured(1), m.captured(2));
+    if (const auto m = gpuId.match(reason); m.hasMatch())
+        return QueuePage::tr("needs GPU %1, which this machine does not have").arg(m.captured(1));
+    if (const auto m = stopped.match(reason); m.hasMatch())
+        return QueuePage::tr("stopped at step %1 outside the queue (resume it from its run page)").arg(m.captured(1));
+    if (const auto m = cancelledAt.match(reason); m.hasMatch())
+        return QueuePage::tr("cancelled at step %1").arg(m.captured(1));
+    if (reason == QStringLiteral("cancelled")) return QueuePage::tr("cancelled");
     if (reason.startsWith(QStringLiteral("interrupted: ")))
         return QueuePage::tr("interrupted; resumes from its checkpoint");
     if (reason == QStringLiteral("cancelled before it started")) return QueuePage::tr("cancelled before it started");
