@@ -195,6 +195,9 @@ private:
     void updateActions();
     // The editor's config as a file a run (or a probe) can read (prepareLaunchConfig); nullopt + why on failure.
     std::optional<QString> launchConfigFile(QString* why) const;
+    // The probe's and the plan's config: the editor's config as a file for this machine's ranks, or nullopt (the
+    // reason shown); SSH hosts chosen on the form are left out, saying so with `hostsLeftOut`.
+    std::optional<QString> configForLocalRanks(const QString& hostsLeftOut);
     void updateEditorHeader();
     void onRunsListed(const RunList& runs);
     void onRunsChanged(const RunList& changedRows);

@@ -26,18 +26,9 @@
 namespace fts {
 
 PlanDialog* MainWindow::openPlanDialog() {
-    if (!m_editor->isValidated() || m_editor->hasErrors()) {
-        showMessage(tr("The config has errors; fix them first."), true);
-        return nullptr;
-    }
-    QString why;
-    const auto configPath = launchConfigFile(&why);
-    if (!configPath) {
-        showMessage(why, true);
-        return nullptr;
-    }
-    if (!m_form->hostsPanel()->selectedHosts().isEmpty())
-        showMessage(tr("The plan measures this machine's ranks only; the SSH hosts are left out."), false);
+    const auto configPath =
+        configForLocalRanks(tr("The plan measures this machine's ranks only; the SSH hosts are left out."));
+    if (!configPath) return nullptr;
     auto* dialog =
         new PlanDialog(m_options.cliPath, *configPath, m_options.storePath,
                        placementArguments(m_form->ranksSpin()->value(), m_form->devicePanel()->selectedGpus()), this);

@@ -166,19 +166,25 @@ ExportDialog* MainWindow::openExportDialog(qint64 runId) {
     return dialog;
 }
 
-ProbeDialog* MainWindow::openProbeDialog() {
+std::optional<QString> MainWindow::configForLocalRanks(const QString& hostsLeftOut) {
     if (!m_editor->isValidated() || m_editor->hasErrors()) {
         showMessage(tr("The config has errors; fix them first."), true);
-        return nullptr;
+        return std::nullopt;
     }
     QString why;
     const auto configPath = launchConfigFile(&why);
     if (!configPath) {
         showMessage(why, true);
-        return nullptr;
+        return std::nullopt;
     }
-    if (!m_form->hostsPanel()->selectedHosts().isEmpty())
-        showMessage(tr("The probe runs on this machine's ranks only; the SSH hosts are left out."), false);
+    if (!m_form->hostsPanel()->selectedHosts().isEmpty()) showMessage(hostsLeftOut, false);
+    return configPath;
+}
+
+ProbeDialog* MainWindow::openProbeDialog() {
+    const auto configPath =
+        configForLocalRanks(tr("The probe runs on this machine's ranks only; the SSH hosts are left out."));
+    if (!configPath) return nullptr;
     auto* dialog =
         new ProbeDialog(m_options.cliPath, *configPath, m_options.storePath,
                         placementArguments(m_form->ranksSpin()->value(), m_form->devicePanel()->selectedGpus()), this);
