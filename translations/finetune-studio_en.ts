@@ -3602,6 +3602,10 @@
         <source>Nothing fits in %1 per rank.</source>
         <translation type="unfinished"></translation>
     </message>
+    <message>
+        <source>The two fastest are close: running both once more…</source>
+        <translation type="unfinished"></translation>
+    </message>
 </context>
 <context>
     <name>fts::ProbeDialog</name>

@@ -3586,6 +3586,10 @@
         <source>Nothing fits in %1 per rank.</source>
         <translation>每进程 %1 内没有放得下的方案。</translation>
     </message>
+    <message>
+        <source>The two fastest are close: running both once more…</source>
+        <translation>最快的两个方案很接近：各再运行一次…</translation>
+    </message>
 </context>
 <context>
     <name>fts::ProbeDialog</name>

@@ -188,13 +188,18 @@ void PlanDialog::finishProcess() {
 }
 
 void PlanDialog::processStderrLine(const QByteArray& line) {
-    if (line.startsWith("plan: result ")) {  // one probe's row as JSON, as it ends
+    if (line.startsWith("plan: result ")) {  // one probe's row as JSON, as it ends (a variant probed again: replaced)
         const nlohmann::json c = parseJsonOrDiscarded(line.mid(13).toStdString());
-        if (c.is_object()) addRow(c, QString());
+        if (!c.is_object()) return;
+        for (int r = 0; r < m_table->rowCount(); ++r)
+            if (m_table->item(r, 0)->text() == describeVariant(c)) m_table->removeRow(r--);
+        addRow(c, QString());
         return;
     }
     if (line.startsWith("plan: estimating ")) {
         m_status->setText(tr("Estimating the variants against the memory of a rank…"));
+    } else if (line.startsWith("plan: probe again")) {
+        m_status->setText(tr("The two fastest are close: running both once more…"));
     } else if (line.startsWith("plan: probe ")) {
         ++m_probed;
         m_status->setText(tr("Probing variant %1 of at most %2…").arg(m_probed).arg(m_probes->value()));

@@ -90,7 +90,8 @@ void addPlanCommand(CLI::App& app) {
             o.worldSize = std::max({1, a->nproc, a->numGpus});
             if (!a->include.empty()) {
                 if (a->include.rfind("localhost:", 0) != 0)
-                    throw ConfigError("--include \"" + a->include + "\": expected localhost:ID,ID (this machine's GPUs)");
+                    throw ConfigError("--include \"" + a->include +
+                                      "\": expected localhost:ID,ID (this machine's GPUs)");
                 o.worldSize = int(std::count(a->include.begin(), a->include.end(), ',')) + 1;
                 o.probe.include = a->include;
             }

@@ -53,7 +53,8 @@ struct PlanCandidate {
     bool fitsByEstimate = false;  // estimate <= capacity x (1 - margin)
     double predicted = 0;         // relative speed the ranking expects (1 = the fastest kind of variant)
     std::string invalid;          // the config refuses this combination (the reason); never probed
-    std::optional<ProbeMeasurement> probe;
+    std::optional<ProbeMeasurement> probe;  // tokens/s: the mean over its probes
+    int probes = 0;                         // how many times it was probed (2: a close second was run again)
     bool fitsMeasured() const { return probe && probe->failure.empty(); }
 };
 
@@ -64,7 +65,10 @@ struct PlanOptions {
     double margin = 0.10;    // the estimate must leave this share of the capacity free
     double maxMinutes = 10;  // time box for the probes (the estimates take well under a second)
     int maxProbes = 4;       // at most this many probes
-    ProbeOptions probe;      // steps, ranks, store, scratch (a fresh folder is made when empty)
+    // The two fastest probed within this share of each other are probed once more each (time box allowing) and
+    // judged on the mean: a few steps on a busy machine vary by several percent.
+    double confirmWithin = 0.10;
+    ProbeOptions probe;  // steps, ranks, store, scratch (a fresh folder is made when empty)
     std::function<void(const std::string&)> progress;  // one line per stage of the plan
     std::function<void(const PlanCandidate&)> probed;  // each probe as it ends
 };

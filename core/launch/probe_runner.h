@@ -20,7 +20,7 @@ struct ProbeOptions {
     std::filesystem::path storePath, workerExecutable;
     int64_t steps = 4;
     int nproc = 0, numGpus = 0;      // as fts train's --nproc / --num_gpus
-    std::string include;  // as fts train's --include (localhost:0,2)
+    std::string include;             // as fts train's --include (localhost:0,2)
     std::filesystem::path hostfile;  // as fts train's --hostfile (several hosts)
     std::function<std::shared_ptr<void>(int, const std::string&, int, const std::string&)> hostStore;
 };

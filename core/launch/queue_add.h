@@ -20,7 +20,7 @@ struct QueueAddOptions {
 struct QueueAddResult {
     std::vector<int64_t> ids;
     std::vector<std::string> names;
-    std::string sweep;  // the sweep's name when the config had one
+    std::string sweep;                  // the sweep's name when the config had one
     std::vector<std::string> warnings;  // the config's warnings about swept keys (SweepPlan::warnings)
 };
 
