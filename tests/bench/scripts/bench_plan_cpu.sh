@@ -77,6 +77,7 @@ store = f"{w}/duel.sqlite"
 for rnd in range(2):
     for who in ("chosen", "best"):
         out = f"{w}/{name}-duel-{who}-{rnd}"
+        subprocess.run(["rm", "-rf", out], check=True)
         subprocess.run([fts, "train", files[who], "--store", store, "--quiet", "--output_dir", out], check=True)
         db = sqlite3.connect(store)
         rid = db.execute("select max(id) from runs").fetchone()[0]
