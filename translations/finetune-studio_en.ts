@@ -3288,10 +3288,6 @@
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>The queue takes this machine&apos;s devices; for SSH hosts queue the config with a hostfile (fts queue add --devices hostfile:PATH).</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
         <source>Not queued: %1</source>
         <translation type="unfinished"></translation>
     </message>

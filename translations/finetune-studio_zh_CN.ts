@@ -3274,10 +3274,6 @@
         <translation>无法写入 %1。</translation>
     </message>
     <message>
-        <source>The queue takes this machine&apos;s devices; for SSH hosts queue the config with a hostfile (fts queue add --devices hostfile:PATH).</source>
-        <translation>队列使用本机的设备；要用 SSH 主机，请用主机文件加入队列（fts queue add --devices hostfile:PATH）。</translation>
-    </message>
-    <message>
         <source>Not queued: %1</source>
         <translation>未加入队列：%1</translation>
     </message>

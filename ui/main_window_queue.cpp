@@ -19,6 +19,7 @@
 #include "ui/device_panel.h"
 #include "ui/hosts_panel.h"
 #include "ui/json_text_edit.h"
+#include "ui/multi_host_launch.h"
 #include "ui/plan_dialog.h"
 #include "ui/queue_page.h"
 #include "ui/run_launcher.h"
@@ -111,10 +112,19 @@ bool MainWindow::addConfigToQueue() {
     } else if (ranks > 1) {
         devices = QStringLiteral("gpus:%1").arg(ranks);
     }
-    if (!m_form->hostsPanel()->selectedHosts().isEmpty())
-        showMessage(tr("The queue takes this machine's devices; for SSH hosts queue the config with a hostfile "
-                       "(fts queue add --devices hostfile:PATH)."),
-                    false);
+    // SSH hosts chosen: this machine and those hosts in a hostfile beside the queued config, with the GPUs chosen on
+    // each as DeepSpeed's include (as a started run gets them); the runner holds every one of them while it runs.
+    const QList<RemoteHostChoice> remote = m_form->hostsPanel()->selectedHosts();
+    if (!remote.isEmpty()) {
+        const MultiHostLaunch plan = multiHostLaunch(gpus, ranks, remote);
+        const QString hostfile = file.left(file.size() - 5) + QStringLiteral(".hostfile");
+        QFile h(hostfile);
+        if (!h.open(QIODevice::WriteOnly) || h.write(plan.hostfileText.toUtf8()) < 0) {
+            showMessage(tr("Could not write %1.").arg(QDir::toNativeSeparators(hostfile)), true);
+            return false;
+        }
+        devices = QStringLiteral("hostfile:%1;include=%2").arg(hostfile, plan.include);
+    }
     m_queuePage->runQueueCommand({QStringLiteral("add"), file, QStringLiteral("--devices"), devices},
                                  [this](int code, const QString& err) {
                                      if (code != 0) {

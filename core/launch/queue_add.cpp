@@ -1,6 +1,7 @@
 // A config (or each run of its sweep) validated, given its own output folder and queued.
 #include "core/launch/queue_add.h"
 
+#include <algorithm>
 #include <set>
 
 #include "core/config/sweep.h"
@@ -43,7 +44,25 @@ int ranksOf(const std::string& devices) {
             return int(r.gpus.size());
         case DeviceRequest::Kind::Hostfile: {
             int slots = 0;
-            for (const HostSlots& h : readHostfile(r.hostfile)) slots += h.slotCount;
+            const std::vector<HostSlots> hosts = readHostfile(r.hostfile);
+            if (r.include.empty()) {
+                for (const HostSlots& h : hosts) slots += h.slotCount;
+                return slots;
+            }
+            // each named host's listed slots, or all of a host named alone
+            for (size_t start = 0; start <= r.include.size();) {
+                const size_t at = r.include.find('@', start);
+                const std::string part =
+                    r.include.substr(start, at == std::string::npos ? std::string::npos : at - start);
+                const size_t colon = part.find(':');
+                if (colon != std::string::npos)
+                    slots += int(std::count(part.begin() + long(colon), part.end(), ',')) + 1;
+                else
+                    for (const HostSlots& h : hosts)
+                        if (h.host == part) slots += h.slotCount;
+                if (at == std::string::npos) break;
+                start = at + 1;
+            }
             return slots;
         }
         case DeviceRequest::Kind::Auto:

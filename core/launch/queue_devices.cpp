@@ -38,7 +38,7 @@ std::string DeviceRequest::text() const {
             return s;
         }
         case Kind::Hostfile:
-            return "hostfile:" + hostfile.string();
+            return "hostfile:" + hostfile.string() + (include.empty() ? "" : ";include=" + include);
     }
     return "auto";
 }
@@ -82,8 +82,43 @@ DeviceRequest parseDeviceRequest(const std::string& text) {
     }
     if (text.rfind("hostfile:", 0) == 0) {
         r.kind = DeviceRequest::Kind::Hostfile;
-        r.hostfile = std::filesystem::absolute(text.substr(9));
-        for (const HostSlots& h : readHostfile(r.hostfile)) r.hosts.push_back(h.host);
+        std::string path = text.substr(9);
+        if (const size_t at = path.rfind(";include="); at != std::string::npos) {
+            r.include = path.substr(at + 9);
+            path.resize(at);
+        }
+        r.hostfile = std::filesystem::absolute(path);
+        const std::vector<HostSlots> hosts = readHostfile(r.hostfile);
+        if (r.include.empty()) {
+            for (const HostSlots& h : hosts) r.hosts.push_back(h.host);
+        } else {  // "h1:0,1@h2": the hosts named, and this machine's slots
+            for (size_t start = 0; start <= r.include.size();) {
+                const size_t at = r.include.find('@', start);
+                const std::string part =
+                    r.include.substr(start, at == std::string::npos ? std::string::npos : at - start);
+                const std::string host = part.substr(0, part.find(':'));
+                if (std::none_of(hosts.begin(), hosts.end(), [&](const HostSlots& h) { return h.host == host; }))
+                    throw ConfigError("--devices \"" + text + "\": the include names " + host + ", which " +
+                                      r.hostfile.string() + " does not list");
+                r.hosts.push_back(host);
+                if (isLocalHostName(host) && part.find(':') != std::string::npos) {
+                    const std::string ids = part.substr(part.find(':') + 1);
+                    for (size_t s = 0; s <= ids.size();) {
+                        const size_t comma = ids.find(',', s);
+                        try {
+                            r.localGpus.push_back(std::stoi(ids.substr(s, comma - s)));
+                        } catch (const std::exception&) {
+                            throw ConfigError("--devices \"" + text + "\": expected slot ids after " + host + ":");
+                        }
+                        if (comma == std::string::npos) break;
+                        s = comma + 1;
+                    }
+                }
+                if (at == std::string::npos) break;
+                start = at + 1;
+            }
+        }
+        r.local = std::any_of(r.hosts.begin(), r.hosts.end(), [](const std::string& h) { return isLocalHostName(h); });
         return r;
     }
     throw ConfigError("--devices \"" + text + "\": expected auto, cpu, cpu:N, gpus:N, localhost:0,2 or hostfile:PATH");
@@ -155,6 +190,24 @@ bool claimDevices(const DevicePool& pool, const DeviceRequest& request, DeviceCl
                 why = "waiting for host " + busy + " (in use by another queued run)";
                 return false;
             }
+            if (r.local) {  // this machine among the hosts: its GPUs (or a CPU slot) as a local run would hold them
+                // (on a machine without GPUs the include's slots are CPU ranks: one CPU slot)
+                const std::vector<int> gpus = pool.gpus.empty()      ? std::vector<int>()
+                                              : !r.localGpus.empty() ? r.localGpus
+                                                                     : pool.gpus;
+                for (int g : gpus)
+                    if (pool.gpusUsed.count(g)) {
+                        why =
+                            "waiting for GPU " + std::to_string(g) + " of this machine (in use by another queued run)";
+                        return false;
+                    }
+                if (gpus.empty() && pool.cpuUsed >= pool.cpuSlots) {
+                    why = "waiting for a CPU slot of this machine";
+                    return false;
+                }
+                claim.gpus = gpus;
+                claim.cpu = gpus.empty() ? 1 : 0;
+            }
             claim.hosts = r.hosts;
             return true;
         }
@@ -186,7 +239,11 @@ bool claimsOverlap(const DeviceClaim& a, const DeviceClaim& b) {
 }
 
 std::vector<std::string> launchArguments(const DeviceRequest& request, const DeviceClaim& c) {
-    if (!c.hosts.empty()) return {"--hostfile", request.hostfile.string()};
+    if (!c.hosts.empty()) {
+        std::vector<std::string> args = {"--hostfile", request.hostfile.string()};
+        if (!request.include.empty()) args.insert(args.end(), {"--include", request.include});
+        return args;
+    }
     if (!c.gpus.empty()) {
         std::string ids;
         for (int g : c.gpus) ids += (ids.empty() ? "" : ",") + std::to_string(g);

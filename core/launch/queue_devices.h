@@ -4,7 +4,10 @@
 //   cpu, cpu:N      N ranks on the CPU (N of the runner's CPU slots)
 //   gpus:N          any N of the runner's GPUs (one rank each)
 //   localhost:0,2   exactly those GPUs (DeepSpeed's --include syntax, this machine only)
-//   hostfile:PATH   the hosts of a DeepSpeed hostfile, each held whole while the run lasts
+//   hostfile:PATH   the hosts of a DeepSpeed hostfile, each held whole while the run lasts; with
+//                   ";include=h1:0,1@h2:0" (DeepSpeed's --include) only those hosts and slots run. This machine in the
+//                   hostfile (localhost) also holds the local GPUs it uses (all of them without an include), or one
+//                   CPU slot where there is no GPU.
 #pragma once
 #include <filesystem>
 #include <set>
@@ -18,7 +21,10 @@ struct DeviceRequest {
     int count = 1;                   // Cpu, AnyGpus: how many
     std::vector<int> gpus;           // Gpus
     std::filesystem::path hostfile;  // Hostfile
-    std::vector<std::string> hosts;  // Hostfile: its hosts (read when parsed)
+    std::vector<std::string> hosts;  // Hostfile: its hosts (read when parsed), or those the include names
+    std::string include;             // Hostfile: DeepSpeed's --include ("" = every host and slot)
+    std::vector<int> localGpus;      // Hostfile: the include's slots on this machine (localhost:0,1)
+    bool local = false;              // Hostfile: this machine is one of its hosts
     std::string text() const;        // as written
 };
 

@@ -8,6 +8,7 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
+#include <fstream>
 #include <set>
 
 #include <nlohmann/json.hpp>
@@ -229,6 +230,34 @@ private slots:
         r = runFts({"train", q(grid), "--store", store});
         QCOMPARE(r.exitCode, 2);
         QVERIFY2(r.out.contains("fts queue add") || r.err.contains("fts queue add"), qPrintable(r.out + r.err));
+    }
+
+    // A hostfile entry (this machine as its one host, two slots, with DeepSpeed's include) runs its ranks through the
+    // hostfile launch and holds this machine's CPU slot: a CPU entry behind it waits for it.
+    void hostfileEntriesHoldTheirHosts() {
+        QTemporaryDir tmp;
+        const fs::path dir = tmp.path().toStdString();
+        const QString store = q(dir / "runs.sqlite");
+        std::ofstream(dir / "hostfile") << "localhost slots=2\n";
+        const QString devices = "hostfile:" + q(dir / "hostfile") + ";include=localhost:0,1";
+        CliResult r = runFts({"queue", "add", q(queueConfig(dir, "two", 12)), "--devices", devices, "--store", store});
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+        QVERIFY(
+            runFts({"queue", "add", q(queueConfig(dir, "one", 12)), "--devices", "cpu", "--store", store}).exitCode ==
+            0);
+        CliResult run = runFts({"queue", "run", "--gpus", "none", "--cpu-slots", "1", "--store", store});
+        QVERIFY2(run.exitCode == 0, qPrintable(run.err));
+        const json list = queueList(store);
+        const json two = entryNamed(list, "two"), one = entryNamed(list, "one");
+        QVERIFY2(two.at("status") == "done", two.dump().c_str());
+        QVERIFY2(one.at("status") == "done", one.dump().c_str());
+        QVERIFY(one.at("started_at").get<double>() >= two.at("ended_at").get<double>());  // it waited for the slot
+        fts::RunStore s(fs::path(store.toStdString()), true);
+        QCOMPARE(s.getRun(two.at("run_id").get<int64_t>())->worldSize, 2);
+        CliResult bad = runFts({"queue", "add", q(queueConfig(dir, "bad", 12)), "--devices",
+                                "hostfile:" + q(dir / "hostfile") + ";include=elsewhere:0", "--store", store});
+        QCOMPARE(bad.exitCode, 2);
+        QVERIFY2(bad.err.contains("elsewhere"), qPrintable(bad.err));
     }
 
     void invalidQueuedConfigFailsAlone() {
