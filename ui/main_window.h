@@ -198,6 +198,8 @@ private:
     // The probe's and the plan's config: the editor's config as a file for this machine's ranks, or nullopt (the
     // reason shown); SSH hosts chosen on the form are left out, saying so with `hostsLeftOut`.
     std::optional<QString> configForLocalRanks(const QString& hostsLeftOut);
+    // "Changed in the config: key: before → after; ..." (or that nothing changed) in a dialog's status and the message bar.
+    void reportConfigChanges(const QStringList& changes, QLabel* status);
     void updateEditorHeader();
     void onRunsListed(const RunList& runs);
     void onRunsChanged(const RunList& changedRows);

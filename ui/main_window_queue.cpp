@@ -36,12 +36,7 @@ PlanDialog* MainWindow::openPlanDialog() {
     dialog->setAttribute(Qt::WA_DeleteOnClose);
     connect(dialog, &PlanDialog::finishedPlan, this, [this] { m_poller->pollNow(); });
     connect(dialog, &PlanDialog::applyRequested, this, [this, dialog](const QString& changesJson) {
-        const QStringList changes = applyPlanChanges(changesJson);
-        const QString text = changes.isEmpty()
-                                 ? tr("The config already uses this variant.")
-                                 : tr("Changed in the config: %1").arg(changes.join(QStringLiteral("; ")));
-        dialog->statusLabel()->setText(text);
-        showMessage(text, false);
+        reportConfigChanges(applyPlanChanges(changesJson), dialog->statusLabel());
     });
     dialog->show();
     return dialog;

@@ -181,6 +181,13 @@ std::optional<QString> MainWindow::configForLocalRanks(const QString& hostsLeftO
     return configPath;
 }
 
+void MainWindow::reportConfigChanges(const QStringList& changes, QLabel* status) {
+    const QString text = changes.isEmpty() ? tr("The config already uses this variant.")
+                                           : tr("Changed in the config: %1").arg(changes.join(QStringLiteral("; ")));
+    status->setText(text);
+    showMessage(text, false);
+}
+
 ProbeDialog* MainWindow::openProbeDialog() {
     const auto configPath =
         configForLocalRanks(tr("The probe runs on this machine's ranks only; the SSH hosts are left out."));
@@ -191,12 +198,7 @@ ProbeDialog* MainWindow::openProbeDialog() {
     dialog->setAttribute(Qt::WA_DeleteOnClose);
     connect(dialog, &ProbeDialog::finishedProbe, this, [this] { m_poller->pollNow(); });
     connect(dialog, &ProbeDialog::variantChosen, this, [this, dialog](const QString& variantJson) {
-        const QStringList changes = applyProbeVariant(variantJson);
-        const QString text = changes.isEmpty()
-                                 ? tr("The config already uses this variant.")
-                                 : tr("Changed in the config: %1").arg(changes.join(QStringLiteral("; ")));
-        dialog->statusLabel()->setText(text);
-        showMessage(text, false);
+        reportConfigChanges(applyProbeVariant(variantJson), dialog->statusLabel());
     });
     dialog->show();
     return dialog;

@@ -34,46 +34,12 @@ fs::path freeFolder(const fs::path& dir, std::set<std::string>& taken) {
 
 }  // namespace
 
-int ranksOf(const std::string& devices) {
-    const DeviceRequest r = parseDeviceRequest(devices);
-    switch (r.kind) {
-        case DeviceRequest::Kind::Cpu:
-        case DeviceRequest::Kind::AnyGpus:
-            return r.count;
-        case DeviceRequest::Kind::Gpus:
-            return int(r.gpus.size());
-        case DeviceRequest::Kind::Hostfile: {
-            int slots = 0;
-            const std::vector<HostSlots> hosts = readHostfile(r.hostfile);
-            if (r.include.empty()) {
-                for (const HostSlots& h : hosts) slots += h.slotCount;
-                return slots;
-            }
-            // each named host's listed slots, or all of a host named alone
-            for (size_t start = 0; start <= r.include.size();) {
-                const size_t at = r.include.find('@', start);
-                const std::string part =
-                    r.include.substr(start, at == std::string::npos ? std::string::npos : at - start);
-                const size_t colon = part.find(':');
-                if (colon != std::string::npos)
-                    slots += int(std::count(part.begin() + long(colon), part.end(), ',')) + 1;
-                else
-                    for (const HostSlots& h : hosts)
-                        if (h.host == part) slots += h.slotCount;
-                if (at == std::string::npos) break;
-                start = at + 1;
-            }
-            return slots;
-        }
-        case DeviceRequest::Kind::Auto:
-            break;
-    }
-    return 1;
-}
+int ranksOf(const std::string& devices) { return parseDeviceRequest(devices).ranks; }
 
 QueueAddResult addToQueue(RunStore& store, const QueueAddOptions& o) {
-    const int world = ranksOf(o.devices);
-    const std::string devices = parseDeviceRequest(o.devices).text();
+    const DeviceRequest request = parseDeviceRequest(o.devices);
+    const int world = request.ranks;
+    const std::string devices = request.text();
     const nlohmann::json document = parseJson(readFile(o.configPath));
     const fs::path baseDir = o.configPath.parent_path();
     struct Pending {

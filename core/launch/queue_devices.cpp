@@ -52,12 +52,12 @@ DeviceRequest parseDeviceRequest(const std::string& text) {
     }
     if (text.rfind("cpu:", 0) == 0) {
         r.kind = DeviceRequest::Kind::Cpu;
-        r.count = positiveCount(text.substr(4), text);
+        r.ranks = r.count = positiveCount(text.substr(4), text);
         return r;
     }
     if (text.rfind("gpus:", 0) == 0) {
         r.kind = DeviceRequest::Kind::AnyGpus;
-        r.count = positiveCount(text.substr(5), text);
+        r.ranks = r.count = positiveCount(text.substr(5), text);
         return r;
     }
     if (text.rfind("localhost:", 0) == 0) {
@@ -78,6 +78,7 @@ DeviceRequest parseDeviceRequest(const std::string& text) {
             start = comma + 1;
         }
         std::sort(r.gpus.begin(), r.gpus.end());
+        r.ranks = int(r.gpus.size());
         return r;
     }
     if (text.rfind("hostfile:", 0) == 0) {
@@ -89,8 +90,12 @@ DeviceRequest parseDeviceRequest(const std::string& text) {
         }
         r.hostfile = std::filesystem::absolute(path);
         const std::vector<HostSlots> hosts = readHostfile(r.hostfile);
+        r.ranks = 0;
         if (r.include.empty()) {
-            for (const HostSlots& h : hosts) r.hosts.push_back(h.host);
+            for (const HostSlots& h : hosts) {
+                r.hosts.push_back(h.host);
+                r.ranks += h.slotCount;
+            }
         } else {  // "h1:0,1@h2": the hosts named, and this machine's slots
             for (size_t start = 0; start <= r.include.size();) {
                 const size_t at = r.include.find('@', start);
@@ -101,6 +106,10 @@ DeviceRequest parseDeviceRequest(const std::string& text) {
                     throw ConfigError("--devices \"" + text + "\": the include names " + host + ", which " +
                                       r.hostfile.string() + " does not list");
                 r.hosts.push_back(host);
+                if (part.find(':') == std::string::npos)  // a host named alone: all its slots
+                    for (const HostSlots& h : hosts) r.ranks += h.host == host ? h.slotCount : 0;
+                else
+                    r.ranks += int(std::count(part.begin(), part.end(), ',')) + 1;
                 if (isLocalHostName(host) && part.find(':') != std::string::npos) {
                     const std::string ids = part.substr(part.find(':') + 1);
                     for (size_t s = 0; s <= ids.size();) {

@@ -25,6 +25,7 @@ struct DeviceRequest {
     std::string include;             // Hostfile: DeepSpeed's --include ("" = every host and slot)
     std::vector<int> localGpus;      // Hostfile: the include's slots on this machine (localhost:0,1)
     bool local = false;              // Hostfile: this machine is one of its hosts
+    int ranks = 1;                   // the ranks it starts (Auto: 1)
     std::string text() const;        // as written
 };
 

@@ -105,8 +105,8 @@ public:
                 for (const auto& [id, a] : m_active) oursLeft = oursLeft || a.ours;
                 if (!oursLeft) return 0;
             } else {
-                startWaiting();
-                if (m_o.untilEmpty && m_active.empty() && !anyWaiting()) {
+                const bool waiting = startWaiting();
+                if (m_o.untilEmpty && m_active.empty() && !waiting) {
                     say("queue is empty");
                     return 0;
                 }
@@ -126,12 +126,6 @@ private:
 
     void say(const std::string& line) {
         if (m_o.log) m_o.log(line);
-    }
-
-    bool anyWaiting() {
-        for (const QueueEntry& e : m_queue.list())
-            if (e.status == QueueStatus::Waiting) return true;
-        return false;
     }
 
     DeviceClaim claimFor(const QueueEntry& e) {
@@ -241,7 +235,9 @@ private:
         }
     }
 
-    void startWaiting() {
+    // Starts what can start; returns whether an entry still waits.
+    bool startWaiting() {
+        bool waiting = false;
         DeviceClaim reserved;  // what earlier waiting entries wait for: later ones do not take it before them
         std::string reservedBy;
         for (const QueueEntry& e : m_queue.list()) {
@@ -266,10 +262,12 @@ private:
             const DeviceClaim wanted = free ? claim : claimFor(e);
             if (claimsOverlap(wanted, reserved)) {
                 m_queue.setReason(e.id, "waiting behind " + reservedBy + " for the same devices");
+                waiting = true;
                 continue;
             }
             if (!free) {
                 m_queue.setReason(e.id, why);
+                waiting = true;
                 reserved.cpu += wanted.cpu;
                 reserved.gpus.insert(reserved.gpus.end(), wanted.gpus.begin(), wanted.gpus.end());
                 if (request.kind == DeviceRequest::Kind::AnyGpus ||
@@ -281,6 +279,7 @@ private:
             }
             start(e, request, claim);
         }
+        return waiting;
     }
 
     void start(const QueueEntry& e, const DeviceRequest& request, const DeviceClaim& claim) {
