@@ -146,6 +146,10 @@ SweepPlan expandSweep(const json& document, const fs::path& baseDir, int worldSi
         parsedBase.config->training.runName.empty() ? std::string("run") : parsedBase.config->training.runName;
     plan.name =
         block.contains("name") && block["name"].is_string() ? block["name"].get<std::string>() : runName + " sweep";
+    if (block.contains("description")) {
+        if (!block["description"].is_string()) refuse("description", "expected a string");
+        plan.description = block["description"].get<std::string>();
+    }
     plan.method = block.value("method", std::string("grid"));
     if (plan.method != "grid" && plan.method != "random")
         refuse("method", "\"" + plan.method + "\": expected grid or random (bayes is not built)");

@@ -59,6 +59,7 @@ QueueAddResult addToQueue(RunStore& store, const QueueAddOptions& o) {
                                            {"metric", plan.metric},
                                            {"goal", plan.goal},
                                            {"method", plan.method}};
+            if (!plan.description.empty()) meta["description"] = plan.description;
             pending.push_back(
                 {run.config, o.name.empty() ? run.name : o.name + run.name.substr(run.name.find(' ')), meta.dump()});
         }

@@ -149,6 +149,7 @@ private slots:
         const fs::path grid = queueConfig(dir, "grid", 10, 0,
                                           {{"sweep",
                                             {{"method", "grid"},
+                                             {"description", "clipping and peak"},
                                              {"parameters",
                                               {{"deepspeed.optimizer.params.lr", {{"values", {0.001, 0.003}}}},
                                                {"deepspeed.gradient_clipping", {0.5, 2}}}}}}});
@@ -169,6 +170,7 @@ private slots:
             const double clip = values.at("deepspeed.gradient_clipping").get<double>();
             seen.insert({lr, clip});
             QCOMPARE(e.at("sweep").get<std::string>(), std::string("grid sweep"));
+            QCOMPARE(e.at("sweep_values").at("description").get<std::string>(), std::string("clipping and peak"));
             const std::string name = e.at("name").get<std::string>();
             QVERIFY2(name.find("lr=") != std::string::npos && name.find("gradient_clipping=") != std::string::npos,
                      name.c_str());
