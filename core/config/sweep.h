@@ -26,7 +26,7 @@ struct SweepPlan {
     std::string method;             // "grid" or "random"
     std::vector<std::string> keys;  // the swept keys, in the block's order (training.seed last when seeds are given)
     std::string metric = "eval_loss", goal = "minimize";
-    std::string description;        // sweep.description (W&B's free text), kept with each queued entry
+    std::string description;  // sweep.description (W&B's free text), kept with each queued entry
     std::vector<SweepRun> runs;
     // The config's warnings about a swept key in any run (a value it overrides or ignores, e.g. an optimizer lr the
     // scheduler's warmup_max_lr replaces), "key: message", each once.
