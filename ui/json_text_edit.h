@@ -1,32 +1,27 @@
-// One key of a JSON document edited in its text, every other byte left as the user wrote it (layout, one-line
-// objects, number spellings such as 1e-8): the form's edits go through here, so an edit changes only the value it
-// edits (docs/gui.md). Set replaces the value's text, or inserts the member (and any missing parent objects) after
-// the last member of the deepest object that exists, in that object's layout; remove deletes the member with its
-// separator and prunes parents left empty (as removeJsonAt does on the parsed document).
+// The studio's QString face of core/util/json_text_edit.h: one key of the config edited in its text, every other
+// byte as the user wrote it (docs/gui.md).
 #pragma once
 #include <QString>
 #include <QStringList>
 
 #include <optional>
 
+#include "core/util/json_text_edit.h"
 #include "ui/config_field_values.h"  // OrderedJson
 
 namespace fts {
 
-// The text with the value at keyPath ("a.b.c", object members only) set to `value`, or removed when nullopt.
-// nullopt when the text is not a JSON object or the path runs through something that is not an object; the
-// caller then writes the whole document instead.
-std::optional<QString> editJsonText(const QString& text, const QString& keyPath,
-                                    const std::optional<OrderedJson>& value);
+inline std::optional<QString> editJsonText(const QString& text, const QString& keyPath,
+                                           const std::optional<OrderedJson>& value) {
+    const std::optional<std::string> out = editJsonText(text.toStdString(), keyPath.toStdString(), value);
+    return out ? std::optional<QString>(QString::fromStdString(*out)) : std::nullopt;
+}
 
-// The text of a document that changed from `before` to `after` in (at most) `keys`: each changed key edited in place
-// in `text`; the whole of `after` written out (2-space indent) when a key cannot be edited in place or the edited
-// text would not read back as `after`.
-QString editedJsonText(const QString& text, const OrderedJson& before, const OrderedJson& after,
-                       const QStringList& keys);
-
-// A value as the edit writes it: compact with ", " and ": " (as a one-line object reads), numbers in the shortest
-// spelling that reads back the same (1e-8, not 1e-08).
-QString jsonValueText(const OrderedJson& value);
+inline QString editedJsonText(const QString& text, const OrderedJson& before, const OrderedJson& after,
+                              const QStringList& keys) {
+    std::vector<std::string> paths;
+    for (const QString& k : keys) paths.push_back(k.toStdString());
+    return QString::fromStdString(editedJsonText(text.toStdString(), before, after, paths));
+}
 
 }  // namespace fts

@@ -46,6 +46,42 @@ QString PlanDialog::describeVariant(const nlohmann::json& c) {
     return parts.join(QStringLiteral(", "));
 }
 
+QString PlanDialog::adviceText(const nlohmann::json& a, const nlohmann::json& candidates) {
+    if (!a.is_object()) return a.is_string() ? QString::fromStdString(a.get<std::string>()) : QString();
+    const std::string kind = a.value("kind", std::string());
+    const QString bytes = planBytes(a.value("bytes", int64_t(0)));
+    const bool fits = a.value("fits", false);
+    if (kind == "nothing_fits") {
+        const size_t i = a.value("candidate", candidates.size());
+        const QString variant = i < candidates.size() ? describeVariant(candidates[i]) : QString();
+        return tr("The smallest estimate is %1 per rank (%2), over the %3 a rank may use.")
+            .arg(bytes, variant, planBytes(a.value("usable_bytes", int64_t(0))));
+    }
+    if (kind == "more_gpus")
+        return tr("More GPUs: with %1 ranks of this size, ZeRO stage 3 at micro-batch 1 with checkpointing needs %2 "
+                  "per rank.")
+            .arg(a.value("ranks", 0))
+            .arg(bytes);
+    if (kind == "nvme")
+        return (fits ? tr("Fits with NVMe offload (stage 3, optimizer and parameters on NVMe with an nvme_path): %1 "
+                          "per rank.")
+                     : tr("Still over with NVMe offload (stage 3, optimizer and parameters on NVMe with an nvme_path): "
+                          "%1 per rank."))
+            .arg(bytes);
+    if (kind == "qlora")
+        return (fits ? tr("Fits as QLoRA (a 4-bit base with LoRA adapters instead of a full fine-tune; it trains "
+                          "differently): %1 per rank.")
+                     : tr("Still over as QLoRA (a 4-bit base with LoRA adapters instead of a full fine-tune; it "
+                          "trains differently): %1 per rank."))
+            .arg(bytes);
+    if (kind == "probes_failed") {
+        QString text = QString::fromStdString(a.value("text", std::string()));
+        const qsizetype newline = text.indexOf(QLatin1Char('\n'));
+        return tr("Every probe failed.") + (newline >= 0 ? text.mid(newline) : QString());
+    }
+    return QString::fromStdString(a.value("text", std::string()));
+}
+
 PlanDialog::PlanDialog(const QString& cliPath, const QString& configPath, const QString& storePath,
                        const QStringList& placement, QWidget* parent)
     : QDialog(parent), m_cli(cliPath), m_config(configPath), m_store(storePath), m_placement(placement) {
@@ -302,8 +338,9 @@ void PlanDialog::showResult(const nlohmann::json& result) {
                                : QString()));
     } else {
         QStringList advice;
+        const nlohmann::json candidates = result.value("candidates", nlohmann::json::array());
         for (const nlohmann::json& a : result.value("advice", nlohmann::json::array()))
-            advice << QString::fromStdString(a.get<std::string>());
+            advice << adviceText(a, candidates);
         m_proposal->setText(tr("Nothing fits in %1 per rank.").arg(capacity) + QLatin1Char('\n') +
                             advice.join(QLatin1Char('\n')));
         m_status->setText(tr("Done in %1 s.").arg(seconds));

@@ -34,6 +34,8 @@ public:
     const nlohmann::json& changes() const { return m_changes; }
     // A variant in the studio's words ("Stage 2, optimizer offload to CPU, micro-batch 4 × 2, ...").
     static QString describeVariant(const nlohmann::json& candidate);
+    // One line of the plan's advice (`fts plan --json`'s advice items) in the studio's words; candidates: the plan's.
+    static QString adviceText(const nlohmann::json& advice, const nlohmann::json& candidates);
 
     QTableWidget* table() const { return m_table; }
     QLabel* statusLabel() const { return m_status; }

@@ -16,6 +16,7 @@
 #include "core/util/json_parse.h"
 #include "core/util/byte_size.h"
 #include "core/util/error.h"
+#include "core/util/json_text_edit.h"
 
 namespace fts::cli {
 
@@ -141,7 +142,7 @@ void addPlanCommand(CLI::App& app) {
                           << int(r.seconds + 0.5) << " s" << (r.timeBoxReached ? " (time box reached)" : "") << "\n";
                 for (const std::string& n : r.notes) std::cout << "note: " << n << "\n";
                 std::cout << table(r);
-                for (const std::string& line : r.advice) std::cout << line << "\n";
+                for (const PlanAdvice& a : r.advice) std::cout << a.text << "\n";
                 if (r.chosen) {
                     const PlanCandidate& c = r.candidates[*r.chosen];
                     std::cout << "\nproposal: " << c.knobs.label();
@@ -156,9 +157,13 @@ void addPlanCommand(CLI::App& app) {
                 }
             }
             if (a->apply && r.chosen && !changes.empty()) {
-                // the planned keys set in the document as written (its members keep their order)
-                nlohmann::ordered_json doc = nlohmann::ordered_json::parse(readFile(a->config));
+                // the planned keys set in the file as written: each value edited in its text, every other byte kept
+                const std::string text = readFile(a->config);
+                const nlohmann::ordered_json before = parseOrderedJson(text);
+                nlohmann::ordered_json doc = before;
+                std::vector<std::string> keys;
                 for (const PlanKeyChange& ch : changes) {
+                    keys.push_back(ch.key);
                     nlohmann::ordered_json* at = &doc;
                     std::string rest = ch.key;
                     for (size_t dot; (dot = rest.find('.')) != std::string::npos; rest = rest.substr(dot + 1)) {
@@ -168,7 +173,7 @@ void addPlanCommand(CLI::App& app) {
                     }
                     (*at)[rest] = nlohmann::ordered_json::parse(ch.after);
                 }
-                writeFileAtomic(a->config, doc.dump(2) + "\n");
+                writeFileAtomic(a->config, editedJsonText(text, before, doc, keys));
                 std::cerr << "plan: wrote " << changes.size() << (changes.size() == 1 ? " key" : " keys") << " into "
                           << a->config.string() << "\n";
             }

@@ -291,8 +291,13 @@ PlanResult planFit(const PlanOptions& o) {
         for (const PlanCandidate& c : r.candidates)
             if (c.invalid.empty() && (!smallest || c.estimate < smallest->estimate)) smallest = &c;
         if (!smallest) throw ConfigError("no variant of this config is valid: " + r.candidates.front().invalid);
-        r.advice.push_back("nothing fits: the smallest estimate is " + formatBytes(smallest->estimate) + " per rank (" +
-                           smallest->knobs.label() + "), over the " + formatBytes(usable) + " a rank may use");
+        r.advice.push_back({.kind = PlanAdvice::Kind::NothingFits,
+                            .bytes = smallest->estimate,
+                            .usable = usable,
+                            .candidate = size_t(smallest - r.candidates.data()),
+                            .text = "nothing fits: the smallest estimate is " + formatBytes(smallest->estimate) +
+                                    " per rank (" + smallest->knobs.label() + "), over the " + formatBytes(usable) +
+                                    " a rank may use"});
         auto estimateWith = [&](EstimateOptions eo) {
             eo.suggest = false;
             eo.device = cuda ? EstimateDevice::Cuda : EstimateDevice::Cpu;
@@ -306,8 +311,14 @@ PlanResult planFit(const PlanOptions& o) {
             eo.activationCheckpointing = true;
             const int64_t e = estimateWith(eo);
             if (e <= usable) {
-                r.advice.push_back("more GPUs: with " + std::to_string(w) + " ranks of this size, ZeRO stage 3 at " +
-                                   "micro-batch 1 with checkpointing needs " + formatBytes(e) + " per rank");
+                r.advice.push_back({.kind = PlanAdvice::Kind::MoreGpus,
+                                    .bytes = e,
+                                    .usable = usable,
+                                    .ranks = w,
+                                    .text = "more GPUs: with " + std::to_string(w) +
+                                            " ranks of this size, ZeRO stage 3 at micro-batch 1 with checkpointing "
+                                            "needs " +
+                                            formatBytes(e) + " per rank"});
                 break;
             }
         }
@@ -320,10 +331,14 @@ PlanResult planFit(const PlanOptions& o) {
             k.offloadOptimizer = k.offloadParam = OffloadDevice::Nvme;
             try {
                 const Estimated e = estimateOf(applyPlanKnobs(doc, k, baseDir, world), baseDir, world, cuda);
-                r.advice.push_back(std::string(e.total <= usable ? "fits" : "still over") +
-                                   " with NVMe offload (stage 3, zero_optimization.offload_optimizer and offload_param "
-                                   "on \"nvme\" with an nvme_path): " +
-                                   formatBytes(e.total) + " per rank");
+                r.advice.push_back({.kind = PlanAdvice::Kind::NvmeOffload,
+                                    .bytes = e.total,
+                                    .usable = usable,
+                                    .fits = e.total <= usable,
+                                    .text = std::string(e.total <= usable ? "fits" : "still over") +
+                                            " with NVMe offload (stage 3, zero_optimization.offload_optimizer and "
+                                            "offload_param on \"nvme\" with an nvme_path): " +
+                                            formatBytes(e.total) + " per rank"});
             } catch (const Error&) {
             }
         }
@@ -339,10 +354,14 @@ PlanResult planFit(const PlanOptions& o) {
                 PlanKnobs k = smallest->knobs;
                 k.activationCheckpointing = true;
                 const Estimated e = estimateOf(applyPlanKnobs(doc, k, baseDir, world), baseDir, world, cuda);
-                r.advice.push_back(std::string(e.total <= usable ? "fits" : "still over") +
-                                   " as QLoRA (model.quantization with load_in_4bit, LoRA adapters instead of a full "
-                                   "fine-tune; it trains differently): " +
-                                   formatBytes(e.total) + " per rank");
+                r.advice.push_back({.kind = PlanAdvice::Kind::Qlora,
+                                    .bytes = e.total,
+                                    .usable = usable,
+                                    .fits = e.total <= usable,
+                                    .text = std::string(e.total <= usable ? "fits" : "still over") +
+                                            " as QLoRA (model.quantization with load_in_4bit, LoRA adapters instead of "
+                                            "a full fine-tune; it trains differently): " +
+                                            formatBytes(e.total) + " per rank"});
             } catch (const Error&) {
             }
         }
@@ -426,10 +445,26 @@ PlanResult planFit(const PlanOptions& o) {
         std::string why;
         for (const PlanCandidate& c : r.candidates)
             if (c.probe) why += "\n  " + c.knobs.label() + ": " + c.probe->failure;
-        r.advice.push_back("every probe failed:" + why);
+        r.advice.push_back({.kind = PlanAdvice::Kind::ProbesFailed, .text = "every probe failed:" + why});
     }
     r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     return r;
+}
+
+const char* planAdviceKindName(PlanAdvice::Kind kind) {
+    switch (kind) {
+        case PlanAdvice::Kind::NothingFits:
+            return "nothing_fits";
+        case PlanAdvice::Kind::MoreGpus:
+            return "more_gpus";
+        case PlanAdvice::Kind::NvmeOffload:
+            return "nvme";
+        case PlanAdvice::Kind::Qlora:
+            return "qlora";
+        case PlanAdvice::Kind::ProbesFailed:
+            return "probes_failed";
+    }
+    return "other";
 }
 
 json toJson(const PlanResult& r) {
@@ -456,6 +491,17 @@ json toJson(const PlanResult& r) {
         }
         candidates.push_back(std::move(j));
     }
+    // each line as the CLI prints it, with its parts (the studio says it in the user's language)
+    json advice = json::array();
+    for (const PlanAdvice& a : r.advice) {
+        json j = {{"kind", planAdviceKindName(a.kind)}, {"text", a.text}};
+        if (a.bytes) j["bytes"] = a.bytes;
+        if (a.usable) j["usable_bytes"] = a.usable;
+        if (a.ranks) j["ranks"] = a.ranks;
+        if (a.kind == PlanAdvice::Kind::NvmeOffload || a.kind == PlanAdvice::Kind::Qlora) j["fits"] = a.fits;
+        if (a.candidate) j["candidate"] = *a.candidate;
+        advice.push_back(std::move(j));
+    }
     json out = {{"capacity_bytes", r.capacity},
                 {"capacity_source", r.capacitySource},
                 {"world_size", r.worldSize},
@@ -465,7 +511,7 @@ json toJson(const PlanResult& r) {
                 {"chosen_by_estimate_only", r.chosenByEstimateOnly},
                 {"time_box_reached", r.timeBoxReached},
                 {"seconds", r.seconds},
-                {"advice", r.advice},
+                {"advice", advice},
                 {"notes", r.notes}};
     return out;
 }

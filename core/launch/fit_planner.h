@@ -73,6 +73,25 @@ struct PlanOptions {
     std::function<void(const PlanCandidate&)> probed;  // each probe as it ends
 };
 
+// One line of what the plan says when nothing fits or every probe failed: its parts, so that the studio can say it
+// in the user's language, and the English line the CLI prints.
+struct PlanAdvice {
+    enum class Kind {
+        NothingFits,   // bytes: the smallest estimate (candidate: its variant), usable: what a rank may use
+        MoreGpus,      // ranks: how many ranks of this size would hold it at stage 3, bytes: per rank then
+        NvmeOffload,   // bytes per rank with NVMe offload at stage 3; fits: within usable
+        Qlora,         // bytes per rank as QLoRA; fits: within usable
+        ProbesFailed,  // every probe failed; text holds each variant's failure
+    };
+    Kind kind = Kind::NothingFits;
+    int64_t bytes = 0, usable = 0;
+    int ranks = 0;
+    bool fits = false;
+    std::optional<size_t> candidate;  // index into PlanResult::candidates
+    std::string text;
+};
+const char* planAdviceKindName(PlanAdvice::Kind kind);  // "nothing_fits", "more_gpus", "nvme", "qlora", ...
+
 struct PlanResult {
     int64_t capacity = 0;
     std::string capacitySource;  // "nvidia-smi memory.free", "--capacity", "FTS_DEVICE_MEMORY", ...
@@ -83,8 +102,8 @@ struct PlanResult {
     bool chosenByEstimateOnly = false;      // no probe finished: the best predicted that fits by estimate
     bool timeBoxReached = false;
     double seconds = 0;
-    std::vector<std::string> advice;  // nothing fits: the smallest estimate and what would make it fit
-    std::vector<std::string> notes;   // what the plan left out and why (offload on a CPU device, NVMe without a path)
+    std::vector<PlanAdvice> advice;  // nothing fits: the smallest estimate and what would make it fit
+    std::vector<std::string> notes;  // what the plan left out and why (offload on a CPU device, NVMe without a path)
 };
 
 // Throws ConfigError for a config that does not parse, or a capacity that cannot be known (give options.capacity).

@@ -119,7 +119,26 @@ private slots:
         const fs::path file = planConfig(dir, "apply");
         const QString config = QString::fromStdString(file.string());
         const QString store = QString::fromStdString((dir / "runs.sqlite").string());
-        const json before = json::parse(fts::readFile(file));
+        // the quick-start's file as its author laid it out (one-line objects, 1e-8), with planConfig's values:
+        // --apply keeps that layout
+        {
+            std::string text = fts::readFile(fts::testing::kQuickstart / "quickstart.json");
+            const json want = json::parse(fts::readFile(file));
+            const auto swap = [&text](const std::string& from, const std::string& to) {
+                const size_t at = text.find(from);
+                QVERIFY2(at != std::string::npos, from.c_str());
+                text.replace(at, from.size(), to);
+            };
+            swap("\"path\": \"model\"", "\"path\": " + want["model"]["path"].dump());
+            swap("\"sample_stories.jsonl\"", want["data"]["train"].dump());
+            swap("\"max_length\": 128", "\"max_length\": 64");
+            swap("\"~/.local/share/finetune-studio/outputs/quickstart\"", want["training"]["output_dir"].dump());
+            swap("\"train_micro_batch_size_per_gpu\": 16", "\"train_micro_batch_size_per_gpu\": 8");
+            fts::writeFileAtomic(file, text);
+            QCOMPARE(json::parse(fts::readFile(file)), want);
+        }
+        const std::string textBefore = fts::readFile(file);
+        const json before = json::parse(textBefore);
         const fts::TrainConfig given = fts::loadTrainConfig(file);
         // a capacity micro-batch 8 does not fit: the plan must change the config
         const json all = planJson({config, "--capacity", "64GiB", "--probes", "0", "--store", store});
@@ -142,6 +161,23 @@ private slots:
         for (const json& c : plan.at("changes")) planned.insert(c.at("key").get<std::string>());
         QVERIFY(!planned.empty());
         QCOMPARE(changedLeaves(before, after), planned);
+        // every line of the file that holds none of the changed keys is still there, in order
+        const std::string textAfter = fts::readFile(file);
+        size_t at = 0, kept = 0;
+        for (const QString& line : QString::fromStdString(textBefore).split('\n')) {
+            bool holdsChange = false;
+            for (const std::string& key : planned) {
+                const std::string leaf = key.substr(key.rfind('.') + 1);
+                holdsChange = holdsChange || line.contains(QString::fromStdString("\"" + leaf + "\""));
+            }
+            if (holdsChange) continue;
+            const size_t found = textAfter.find(line.toStdString(), at);
+            QVERIFY2(found != std::string::npos, qPrintable("lost or moved: " + line + "\n" + textAfter.c_str()));
+            at = found + size_t(line.size());
+            ++kept;
+        }
+        QVERIFY(kept > 5);
+        QVERIFY2(textAfter.find("\"bf16\": { \"enabled\": false }") != std::string::npos, textAfter.c_str());
         const fts::TrainConfig applied = fts::loadTrainConfig(file);
         QCOMPARE(applied.deepspeed.trainBatchSize, given.deepspeed.trainBatchSize);
         const json& chosen = plan.at("candidates").at(plan.at("chosen").get<size_t>());
@@ -161,6 +197,21 @@ private slots:
         QCOMPARE(r.exitCode, 1);
         QVERIFY2(r.out.contains("nothing fits: the smallest estimate is"), qPrintable(r.out));
         QVERIFY(!r.out.contains("proposal:"));
+        // --json gives the same advice in parts: the first names the smallest variant and what a rank may use
+        const json plan = planJson(
+            {config, "--capacity", "64MiB", "--store", QString::fromStdString((dir / "runs.sqlite").string())}, 1);
+        QVERIFY(!plan.is_null());
+        const json& first = plan.at("advice").at(0);
+        QCOMPARE(first.at("kind").get<std::string>(), std::string("nothing_fits"));
+        int64_t smallest = INT64_MAX;
+        for (const json& c : plan.at("candidates"))
+            if (!c.contains("invalid")) smallest = std::min(smallest, c.at("estimate_bytes").get<int64_t>());
+        QCOMPARE(first.at("bytes").get<int64_t>(), smallest);
+        QCOMPARE(plan.at("candidates").at(first.at("candidate").get<size_t>()).at("estimate_bytes").get<int64_t>(),
+                 smallest);
+        QCOMPARE(first.at("usable_bytes").get<int64_t>(), int64_t(64 * 1024 * 1024 * 0.9));
+        for (const json& a : plan.at("advice"))
+            QVERIFY(r.out.contains(QString::fromStdString(a.at("text").get<std::string>())));
         QVERIFY(!fs::exists(dir / "runs.sqlite") || fts::RunStore(dir / "runs.sqlite", true).listRuns().empty());
     }
 

@@ -1,4 +1,4 @@
-// editJsonText / editedJsonText (ui/json_text_edit.h): one key's value edited in the text, every other byte as
+// editJsonText / editedJsonText (core/util/json_text_edit.h, through ui/json_text_edit.h): one key's value edited in the text, every other byte as
 // written: replaced in place, inserted in the object's layout (one line or one member per line, missing parents
 // created), removed with its separator (empty parents pruned as removeJsonAt prunes them); numbers in their short
 // spelling; the whole document written out only where an edit cannot be made in place.
@@ -116,14 +116,14 @@ private slots:
     }
 
     void numbersInTheirShortSpelling() {
-        QCOMPARE(jsonValueText(OrderedJson(1e-8)), QStringLiteral("1e-8"));
-        QCOMPARE(jsonValueText(OrderedJson(0.003)), QStringLiteral("0.003"));
-        QCOMPARE(jsonValueText(OrderedJson(2.0)), QStringLiteral("2.0"));
-        QCOMPARE(jsonValueText(OrderedJson(1e20)), QStringLiteral("1e20"));
-        QCOMPARE(jsonValueText(OrderedJson(-2.5e-5)), QStringLiteral("-2.5e-5"));
-        QCOMPARE(jsonValueText(OrderedJson(16)), QStringLiteral("16"));
+        QCOMPARE(jsonValueText(OrderedJson(1e-8)), std::string("1e-8"));
+        QCOMPARE(jsonValueText(OrderedJson(0.003)), std::string("0.003"));
+        QCOMPARE(jsonValueText(OrderedJson(2.0)), std::string("2.0"));
+        QCOMPARE(jsonValueText(OrderedJson(1e20)), std::string("1e20"));
+        QCOMPARE(jsonValueText(OrderedJson(-2.5e-5)), std::string("-2.5e-5"));
+        QCOMPARE(jsonValueText(OrderedJson(16)), std::string("16"));
         QCOMPARE(jsonValueText(OrderedJson::parse(R"({"betas": [0.9, 0.95], "x": null})")),
-                 QStringLiteral("{\"betas\": [0.9, 0.95], \"x\": null}"));
+                 std::string("{\"betas\": [0.9, 0.95], \"x\": null}"));
     }
 };
 

@@ -1,6 +1,6 @@
 // editJsonText (see json_text_edit.h): a scanner that records where each object and member sits in the text, and
 // the three edits on those spans.
-#include "ui/json_text_edit.h"
+#include "core/util/json_text_edit.h"
 
 #include "core/util/json_parse.h"
 
@@ -14,6 +14,8 @@
 namespace fts {
 
 namespace {
+
+using OrderedJson = nlohmann::ordered_json;
 
 struct Member {
     std::string key;  // decoded
@@ -220,10 +222,26 @@ std::string valueText(const OrderedJson& v) {
     return v.dump();
 }
 
-std::vector<std::string> splitPath(const QString& keyPath) {
+std::vector<std::string> splitPath(std::string_view keyPath) {
     std::vector<std::string> out;
-    for (const QString& part : keyPath.split(QLatin1Char('.'))) out.push_back(part.toStdString());
-    return out;
+    for (size_t from = 0;;) {
+        const size_t dot = keyPath.find('.', from);
+        out.emplace_back(keyPath.substr(from, dot == std::string_view::npos ? std::string_view::npos : dot - from));
+        if (dot == std::string_view::npos) return out;
+        from = dot + 1;
+    }
+}
+
+// The value at "a.b.c" (objects only), or nullptr.
+const OrderedJson* valueAt(const OrderedJson& doc, std::string_view keyPath) {
+    const OrderedJson* at = &doc;
+    for (const std::string& part : splitPath(keyPath)) {
+        if (!at->is_object()) return nullptr;
+        const auto it = at->find(part);
+        if (it == at->end()) return nullptr;
+        at = &*it;
+    }
+    return at;
 }
 
 int memberIndex(const Object& o, const std::string& key) {
@@ -235,29 +253,29 @@ int memberIndex(const Object& o, const std::string& key) {
 
 }  // namespace
 
-QString jsonValueText(const OrderedJson& value) { return QString::fromStdString(valueText(value)); }
+std::string jsonValueText(const OrderedJson& value) { return valueText(value); }
 
-QString editedJsonText(const QString& text, const OrderedJson& before, const OrderedJson& after,
-                       const QStringList& keys) {
-    const QString whole = QString::fromStdString(after.dump(2)) + QLatin1Char('\n');
-    QString out = text;
-    for (const QString& key : keys) {
-        const OrderedJson* was = jsonAt(before, key);
-        const OrderedJson* now = jsonAt(after, key);
+std::string editedJsonText(const std::string& text, const OrderedJson& before, const OrderedJson& after,
+                           const std::vector<std::string>& keys) {
+    const std::string whole = after.dump(2) + "\n";
+    std::string out = text;
+    for (const std::string& key : keys) {
+        const OrderedJson* was = valueAt(before, key);
+        const OrderedJson* now = valueAt(after, key);
         if (!was && !now) continue;
         if (was && now && *was == *now && was->type() == now->type()) continue;
-        const std::optional<QString> edited =
+        const std::optional<std::string> edited =
             editJsonText(out, key, now ? std::optional<OrderedJson>(*now) : std::nullopt);
         if (!edited) return whole;
         out = *edited;
     }
-    const OrderedJson reread = parseOrderedJsonOrDiscarded(out.toStdString());
+    const OrderedJson reread = parseOrderedJsonOrDiscarded(out);
     return !reread.is_discarded() && reread == after ? out : whole;
 }
 
-std::optional<QString> editJsonText(const QString& text, const QString& keyPath,
-                                    const std::optional<OrderedJson>& value) {
-    std::string s = text.toStdString();
+std::optional<std::string> editJsonText(std::string_view text, std::string_view keyPath,
+                                        const std::optional<OrderedJson>& value) {
+    std::string s(text);
     Scanner scan(s);
     if (scan.root() != 0) return std::nullopt;
     const std::vector<Object>& objects = scan.objects;
@@ -279,7 +297,7 @@ std::optional<QString> editJsonText(const QString& text, const QString& keyPath,
     const bool found = depth < path.size() && chain.size() == path.size();
 
     if (!value) {  // remove, pruning parents it leaves empty
-        if (!found) return text;
+        if (!found) return s;
         size_t level = chain.size() - 1;
         while (level > 0 && objects[size_t(chain[level].first)].members.size() == 1) --level;
         const Object& o = objects[size_t(chain[level].first)];
@@ -291,13 +309,13 @@ std::optional<QString> editJsonText(const QString& text, const QString& keyPath,
         } else {
             s.erase(o.members[m - 1].valueEnd, o.members[m].valueEnd - o.members[m - 1].valueEnd);
         }
-        return QString::fromStdString(s);
+        return s;
     }
 
     if (found) {  // replace the value's text
         const Member& m = objects[size_t(obj)].members[size_t(chain.back().second)];
         s.replace(m.valueBegin, m.valueEnd - m.valueBegin, valueText(*value));
-        return QString::fromStdString(s);
+        return s;
     }
     // insert path[depth] into `obj`, holding the rest of the path as nested objects
     OrderedJson nested = *value;
@@ -306,7 +324,7 @@ std::optional<QString> editJsonText(const QString& text, const QString& keyPath,
     const Object& o = objects[size_t(obj)];
     if (o.members.empty()) {
         s.insert(o.open + 1, member);
-        return QString::fromStdString(s);
+        return s;
     }
     const Member& last = o.members.back();
     const bool multiLine = s.find('\n', o.open) < last.keyBegin;
@@ -316,7 +334,7 @@ std::optional<QString> editJsonText(const QString& text, const QString& keyPath,
         const size_t lineStart = s.rfind('\n', last.keyBegin) + 1;
         s.insert(last.valueEnd, ",\n" + s.substr(lineStart, last.keyBegin - lineStart) + member);
     }
-    return QString::fromStdString(s);
+    return s;
 }
 
 }  // namespace fts
