@@ -55,6 +55,11 @@ QString reasonText(const QString& reason) {
         return QueuePage::tr("stopped at step %1 outside the queue (resume it from its run page)").arg(m.captured(1));
     if (const auto m = cancelledAt.match(reason); m.hasMatch())
         return QueuePage::tr("cancelled at step %1").arg(m.captured(1));
+    static const QRegularExpression target(
+        QStringLiteral("^the sweep's target was reached by (.*) \\((\\S+) (\\S+) reached the target (\\S+)\\)$"));
+    if (const auto m = target.match(reason); m.hasMatch())
+        return QueuePage::tr("not started: %1 reached the sweep's target (%2 %3, target %4)")
+            .arg(m.captured(1), m.captured(2), m.captured(3), m.captured(4));
     if (reason == QStringLiteral("cancelled")) return QueuePage::tr("cancelled");
     if (reason.startsWith(QStringLiteral("interrupted: ")))
         return QueuePage::tr("interrupted; resumes from its checkpoint");

@@ -1,13 +1,17 @@
 // A config's `sweep` block (Weights & Biases' sweep names): the runs it expands into, each the config with the swept
-// keys set, named and placed by its values. Grid: every combination of the listed values; random: `count` draws
-// (from `values`, or `min`/`max` with `distribution` uniform, log_uniform_values or int_uniform, seeded by
-// `random_seed`); `seeds` repeats each for every training.seed listed. The queue (`fts queue add`) takes them.
+// keys set, named and placed by its values. Grid: every combination of the listed values (int_uniform and q_uniform
+// enumerated, as W&B's grid does); random: `count` (else `run_cap`) draws from W&B's distributions (categorical with
+// or without probabilities, constant, int_uniform, uniform, the log, inverse log, normal, log-normal and beta ones
+// and their q_ forms), seeded by `random_seed`; parameters by config path or nested as W&B nests them; `seeds`
+// repeats each for every training.seed listed; `run_cap` keeps the first N runs. The queue (`fts queue add`) takes
+// them.
 //
 //   "sweep": {"name": "lr x rank", "method": "grid",
 //             "parameters": {"deepspeed.optimizer.params.lr": {"values": [1e-4, 3e-4]}, "model.lora.r": [8, 16]},
 //             "seeds": [1, 2], "metric": {"name": "eval_loss", "goal": "minimize"}}
 #pragma once
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -26,10 +30,13 @@ struct SweepPlan {
     std::string method;             // "grid" or "random"
     std::vector<std::string> keys;  // the swept keys, in the block's order (training.seed last when seeds are given)
     std::string metric = "eval_loss", goal = "minimize";
+    // W&B's metric.target: once a run of the sweep reaches it, the queue cancels the sweep's runs not yet started
+    std::optional<double> target;
     std::string description;  // sweep.description (W&B's free text), kept with each queued entry
     std::vector<SweepRun> runs;
-    // The config's warnings about a swept key in any run (a value it overrides or ignores, e.g. an optimizer lr the
-    // scheduler's warmup_max_lr replaces), "key: message", each once.
+    // W&B keys this does not use (program, command, entity, project), then the config's warnings about a swept key in
+    // any run (a value it overrides or ignores, e.g. an optimizer lr the scheduler's warmup_max_lr replaces),
+    // "key: message", each once.
     std::vector<std::string> warnings;
 };
 

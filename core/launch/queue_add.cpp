@@ -60,6 +60,7 @@ QueueAddResult addToQueue(RunStore& store, const QueueAddOptions& o) {
                                            {"goal", plan.goal},
                                            {"method", plan.method}};
             if (!plan.description.empty()) meta["description"] = plan.description;
+            if (plan.target) meta["target"] = *plan.target;
             pending.push_back(
                 {run.config, o.name.empty() ? run.name : o.name + run.name.substr(run.name.find(' ')), meta.dump()});
         }

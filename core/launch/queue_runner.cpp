@@ -9,7 +9,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
+#include <cstdio>
 #include <fstream>
 #include <map>
 #include <optional>
@@ -20,6 +22,7 @@
 #include "core/store/run_store.h"
 #include "core/util/atomic_file.h"
 #include "core/util/error.h"
+#include "core/util/json_parse.h"
 #include "core/util/process.h"
 
 extern char** environ;
@@ -47,6 +50,24 @@ std::string lastError(const fs::path& log) {
         if (line.rfind("error: ", 0) == 0) error = line.substr(7);
     }
     return !error.empty() ? error : last;
+}
+
+// W&B's metric.target: the sentence saying an entry's run reached its sweep's target (its best value of the sweep's
+// metric at or beyond it), or nothing (no target, or a run that never recorded the metric).
+std::optional<std::string> sweepTargetReached(const QueueEntry& e, const RunStore& store) {
+    if (e.sweep.empty() || e.sweepValues.empty() || e.runId <= 0) return std::nullopt;
+    const nlohmann::json meta = parseJsonOrDiscarded(e.sweepValues);
+    if (!meta.is_object() || !meta.contains("target") || !meta["target"].is_number()) return std::nullopt;
+    const std::string metric = meta.value("metric", std::string("eval_loss"));
+    const bool maximize = meta.value("goal", std::string("minimize")) == "maximize";
+    const double target = meta["target"].get<double>();
+    std::optional<double> best;
+    for (const MetricPoint& m : store.metrics(e.runId, metric))
+        best = !best ? m.value : maximize ? std::max(*best, m.value) : std::min(*best, m.value);
+    if (!best || (maximize ? *best < target : *best > target)) return std::nullopt;
+    char buf[160];
+    std::snprintf(buf, sizeof buf, "%s %g reached the target %g", metric.c_str(), *best, target);
+    return "the sweep's target was reached by " + e.name + " (" + buf + ")";
 }
 
 // `fts train ...` with stdout and stderr appended to `log`, stdin /dev/null, in a process group of its own (a
@@ -209,6 +230,14 @@ private:
         } else if (run && run->status == RunStatus::Completed) {
             m_queue.finish(id, QueueStatus::Done, "");
             say(name + ": done (run " + std::to_string(run->id) + ")");
+            if (const std::optional<std::string> reached = sweepTargetReached(*e, m_store)) {
+                // as W&B's sweep does: no new run of the sweep starts; the ones started (running, or waiting to
+                // resume) go on to their end
+                for (const QueueEntry& other : m_queue.list())
+                    if (other.status == QueueStatus::Waiting && other.sweep == e->sweep && other.runId == 0)
+                        m_queue.finish(other.id, QueueStatus::Cancelled, *reached);
+                say(*reached + ": the sweep's waiting runs are cancelled");
+            }
         } else if (stoppedByUs || vanished || (run && run->status == RunStatus::Running)) {
             if (vanished && ++m_vanished[id] > 1) {
                 m_queue.finish(id, QueueStatus::Failed, run->failureReason + " (twice; not started again)");

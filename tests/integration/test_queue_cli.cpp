@@ -8,7 +8,9 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
+#include <algorithm>
 #include <fstream>
+#include <map>
 #include <set>
 
 #include <nlohmann/json.hpp>
@@ -232,6 +234,41 @@ private slots:
         r = runFts({"train", q(grid), "--store", store});
         QCOMPARE(r.exitCode, 2);
         QVERIFY2(r.out.contains("fts queue add") || r.err.contains("fts queue add"), qPrintable(r.out + r.err));
+    }
+
+    // W&B's metric.target: once a run of the sweep reaches it, the sweep's runs not yet started are cancelled with
+    // the reason; a sweep whose target no run reaches runs every run.
+    void sweepStopsAtItsTarget() {
+        QTemporaryDir tmp;
+        const fs::path dir = tmp.path().toStdString();
+        const QString store = q(dir / "runs.sqlite");
+        const auto sweep = [&](const std::string& name, double target) {
+            return queueConfig(dir, name, 6, 0,
+                               {{"sweep",
+                                 {{"method", "grid"},
+                                  {"name", name},
+                                  {"metric", {{"name", "loss"}, {"goal", "minimize"}, {"target", target}}},
+                                  {"parameters", {{"training.seed", {1, 2, 3}}}}}}});
+        };
+        QVERIFY(runFts({"queue", "add", q(sweep("reached", 1e9)), "--store", store}).exitCode == 0);
+        QVERIFY(runFts({"queue", "add", q(sweep("unreached", -1)), "--store", store}).exitCode == 0);
+        CliResult run = runFts({"queue", "run", "--cpu-slots", "1", "--gpus", "none", "--store", store});
+        QVERIFY2(run.exitCode == 0, qPrintable(run.err));
+        const json list = queueList(store);
+        std::map<std::string, std::vector<std::string>> states;
+        for (const json& e : list.at("entries")) {
+            states[e.at("sweep").get<std::string>()].push_back(e.at("status").get<std::string>());
+            if (e.at("sweep") == "reached" && e.at("status") == "cancelled")
+                QVERIFY2(e.at("reason").get<std::string>().rfind(
+                             "the sweep's target was reached by reached seed=1 (loss ", 0) == 0,
+                         e.at("reason").get<std::string>().c_str());
+        }
+        std::sort(states["reached"].begin(), states["reached"].end());
+        QCOMPARE(states["reached"], (std::vector<std::string>{"cancelled", "cancelled", "done"}));
+        QCOMPARE(states["unreached"], (std::vector<std::string>{"done", "done", "done"}));
+        QVERIFY2(run.err.contains("the sweep's waiting runs are cancelled") ||
+                     run.out.contains("the sweep's waiting runs are cancelled"),
+                 qPrintable(run.err));
     }
 
     // A hostfile entry (this machine as its one host, two slots, with DeepSpeed's include) runs its ranks through the
