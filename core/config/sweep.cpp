@@ -314,7 +314,7 @@ SweepPlan expandSweep(const json& document, const fs::path& baseDir, int worldSi
             continue;
         if (k == "program" || k == "command" || k == "entity" || k == "project") {
             // how W&B's agent starts a script and where it logs: here each run is `fts train` on its config
-            plan.warnings.push_back("sweep." + k + ": not used (W&B's agent " +
+            plan.warnings.push_back(k + ": not used (W&B's agent " +
                                     (k == "program" || k == "command" ? std::string("starts that script")
                                                                       : std::string("logs to that " + k)) +
                                     "; each run of this sweep is fts train on its config, in the run store)");
