@@ -3602,6 +3602,34 @@
         <source>The two fastest are close: running both once more…</source>
         <translation type="unfinished"></translation>
     </message>
+    <message>
+        <source>The smallest estimate is %1 per rank (%2), over the %3 a rank may use.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>More GPUs: with %1 ranks of this size, ZeRO stage 3 at micro-batch 1 with checkpointing needs %2 per rank.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Fits with NVMe offload (stage 3, optimizer and parameters on NVMe with an nvme_path): %1 per rank.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Still over with NVMe offload (stage 3, optimizer and parameters on NVMe with an nvme_path): %1 per rank.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Fits as QLoRA (a 4-bit base with LoRA adapters instead of a full fine-tune; it trains differently): %1 per rank.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Still over as QLoRA (a 4-bit base with LoRA adapters instead of a full fine-tune; it trains differently): %1 per rank.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Every probe failed.</source>
+        <translation type="unfinished"></translation>
+    </message>
 </context>
 <context>
     <name>fts::ProbeDialog</name>
@@ -3882,6 +3910,10 @@
     </message>
     <message>
         <source>cancelled at step %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>not started: %1 reached the sweep&apos;s target (%2 %3, target %4)</source>
         <translation type="unfinished"></translation>
     </message>
 </context>

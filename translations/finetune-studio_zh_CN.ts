@@ -3586,6 +3586,34 @@
         <source>The two fastest are close: running both once more…</source>
         <translation>最快的两个方案很接近：各再运行一次…</translation>
     </message>
+    <message>
+        <source>The smallest estimate is %1 per rank (%2), over the %3 a rank may use.</source>
+        <translation>最小的估算为每进程 %1（%2），超过了每进程可用的 %3。</translation>
+    </message>
+    <message>
+        <source>More GPUs: with %1 ranks of this size, ZeRO stage 3 at micro-batch 1 with checkpointing needs %2 per rank.</source>
+        <translation>更多 GPU：用 %1 个同样大小的进程，ZeRO 阶段 3、微批次 1 并开启检查点重算时，每进程需要 %2。</translation>
+    </message>
+    <message>
+        <source>Fits with NVMe offload (stage 3, optimizer and parameters on NVMe with an nvme_path): %1 per rank.</source>
+        <translation>卸载到 NVMe 后放得下（阶段 3，优化器和参数卸载到 NVMe，需设置 nvme_path）：每进程 %1。</translation>
+    </message>
+    <message>
+        <source>Still over with NVMe offload (stage 3, optimizer and parameters on NVMe with an nvme_path): %1 per rank.</source>
+        <translation>卸载到 NVMe 后仍然超出（阶段 3，优化器和参数卸载到 NVMe，需设置 nvme_path）：每进程 %1。</translation>
+    </message>
+    <message>
+        <source>Fits as QLoRA (a 4-bit base with LoRA adapters instead of a full fine-tune; it trains differently): %1 per rank.</source>
+        <translation>改用 QLoRA 后放得下（4 位基础模型加 LoRA 适配器，而非全参数微调；训练方式不同）：每进程 %1。</translation>
+    </message>
+    <message>
+        <source>Still over as QLoRA (a 4-bit base with LoRA adapters instead of a full fine-tune; it trains differently): %1 per rank.</source>
+        <translation>改用 QLoRA 后仍然超出（4 位基础模型加 LoRA 适配器，而非全参数微调；训练方式不同）：每进程 %1。</translation>
+    </message>
+    <message>
+        <source>Every probe failed.</source>
+        <translation>所有试跑都失败了。</translation>
+    </message>
 </context>
 <context>
     <name>fts::ProbeDialog</name>
@@ -3867,6 +3895,10 @@
     <message>
         <source>cancelled at step %1</source>
         <translation>在第 %1 步取消</translation>
+    </message>
+    <message>
+        <source>not started: %1 reached the sweep&apos;s target (%2 %3, target %4)</source>
+        <translation>未启动：%1 已达到扫参的目标（%2 %3，目标 %4）</translation>
     </message>
 </context>
 <context>

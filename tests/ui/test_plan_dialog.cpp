@@ -22,6 +22,7 @@
 #include "core/util/atomic_file.h"
 #include "ui/config_editor.h"
 #include "ui/main_window.h"
+#include "ui/app_translations.h"
 #include "ui/plan_dialog.h"
 
 #include "tests/support/qtest_suites.h"  // QTEST_MAIN registers this suite in its area's program
@@ -148,10 +149,42 @@ private slots:
         QVERIFY(!d.applyButton()->isEnabled());
         const QString text = d.proposalLabel()->text();
         QVERIFY2(text.contains(QLatin1String("smallest estimate")), qPrintable(text));
-        // the advice in the studio's words, built from its parts: the variant as the table says it, QLoRA's line
+        // the advice in the studio's words, built from its parts: the variant as the table says it
         QVERIFY2(text.contains(QLatin1String("(Stage ")), qPrintable(text));
-        QVERIFY2(text.contains(QLatin1String("as QLoRA")), qPrintable(text));
         QVERIFY2(!text.contains(QLatin1String("nothing fits:")), qPrintable(text));  // not the CLI's English line
+    }
+
+    // Every kind of advice `fts plan --json` gives is said from its parts, in English and in Chinese; an item of a
+    // kind this studio does not know shows the CLI's line.
+    void adviceInTheStudiosWords() {
+        const json candidates = json::array({{{"zero_stage", 3},
+                                              {"offload_optimizer", "cpu"},
+                                              {"train_micro_batch_size_per_gpu", 1},
+                                              {"gradient_accumulation_steps", 8},
+                                              {"activation_checkpointing", true}}});
+        const json items = json::array(
+            {{{"kind", "nothing_fits"}, {"bytes", 3LL << 30}, {"usable_bytes", 1LL << 30}, {"candidate", 0}},
+             {{"kind", "more_gpus"}, {"ranks", 4}, {"bytes", 900LL << 20}},
+             {{"kind", "nvme"}, {"bytes", 800LL << 20}, {"fits", true}},
+             {{"kind", "qlora"}, {"bytes", 2LL << 30}, {"fits", false}},
+             {{"kind", "probes_failed"}, {"text", "every probe failed:\n  stage 3: out of memory"}},
+             {{"kind", "later"}, {"text", "a line of a later fts"}}});
+        const auto say = [&](size_t i) { return fts::PlanDialog::adviceText(items[i], candidates); };
+        QVERIFY2(say(0).contains(QLatin1String("3.0 GiB")) && say(0).contains(QLatin1String("1.0 GiB")) &&
+                     say(0).contains(QLatin1String("Stage 3, optimizer offload to CPU, micro-batch 1 × 8")),
+                 qPrintable(say(0)));
+        QVERIFY2(say(1).contains(QLatin1String("with 4 ranks")) && say(1).contains(QLatin1String("900.0 MiB")),
+                 qPrintable(say(1)));
+        QVERIFY2(say(2).startsWith(QLatin1String("Fits with NVMe")), qPrintable(say(2)));
+        QVERIFY2(say(3).startsWith(QLatin1String("Still over as QLoRA")), qPrintable(say(3)));
+        QVERIFY2(say(4).startsWith(QLatin1String("Every probe failed.\n  stage 3: out of memory")), qPrintable(say(4)));
+        QCOMPARE(say(5), QStringLiteral("a line of a later fts"));
+        QCOMPARE(fts::installStudioTranslations(QStringLiteral("zh_CN")), QStringLiteral("zh_CN"));
+        QVERIFY2(say(0).contains(QStringLiteral("最小的估算")) && say(0).contains(QStringLiteral("阶段")),
+                 qPrintable(say(0)));
+        QVERIFY2(say(1).contains(QStringLiteral("更多 GPU")), qPrintable(say(1)));
+        QVERIFY2(say(3).contains(QStringLiteral("仍然超出")), qPrintable(say(3)));
+        fts::installStudioTranslations(QStringLiteral("en"));
     }
 };
 
