@@ -18,6 +18,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/config/memory_estimate.h"
 #include "core/config/train_config.h"
 #include "core/util/atomic_file.h"
 #include "ui/config_editor.h"
@@ -170,10 +171,11 @@ private slots:
              {{"kind", "probes_failed"}, {"text", "every probe failed:\n  stage 3: out of memory"}},
              {{"kind", "later"}, {"text", "a line of a later fts"}}});
         const auto say = [&](size_t i) { return fts::PlanDialog::adviceText(items[i], candidates); };
-        QVERIFY2(say(0).contains(QLatin1String("3.0 GiB")) && say(0).contains(QLatin1String("1.0 GiB")) &&
-                     say(0).contains(QLatin1String("Stage 3, optimizer offload to CPU, micro-batch 1 × 8")),
+        const auto bytes = [](int64_t b) { return QString::fromStdString(fts::formatBytes(b)); };
+        QVERIFY2(say(0).contains(bytes(3LL << 30)) && say(0).contains(bytes(1LL << 30)) &&
+                     say(0).contains(QStringLiteral("Stage 3, optimizer offload to CPU, micro-batch 1 × 8")),
                  qPrintable(say(0)));
-        QVERIFY2(say(1).contains(QLatin1String("with 4 ranks")) && say(1).contains(QLatin1String("900.0 MiB")),
+        QVERIFY2(say(1).contains(QLatin1String("with 4 ranks")) && say(1).contains(bytes(900LL << 20)),
                  qPrintable(say(1)));
         QVERIFY2(say(2).startsWith(QLatin1String("Fits with NVMe")), qPrintable(say(2)));
         QVERIFY2(say(3).startsWith(QLatin1String("Still over as QLoRA")), qPrintable(say(3)));
