@@ -54,6 +54,15 @@ fi
 # and with --tests the references the tests and benchmarks compare against (requirements-tests.txt, then DeepSpeed
 # built against the venv's torch). Each set is installed only when its files changed since its last successful
 # install (no re-downloads).
+# llama.cpp built for the machine it builds on (GGML_NATIVE) uses AMX where the CPU lists it, and on this project's
+# VMs (which list AMX) its quantized matmuls die of SIGILL at the first AMX instruction (tileloadd): the GGUF tests
+# failed on a fresh machine. The reference is built for AVX2/FMA/F16C instead, so the venv runs on any x86-64-v3
+# machine; a venv holding a native build with AMX is rebuilt once.
+llama_cpp_cmake_args="-DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON -DGGML_BMI2=ON"
+llama_cpp_is_native() {
+  "$venv/bin/python" -c 'import llama_cpp, sys; sys.exit(0 if b"AMX_INT8 = 1" in llama_cpp.llama_print_system_info() else 1)' \
+    2>/dev/null
+}
 sets=(run)
 [ "${1:-}" = "--tests" ] && sets+=(tests)
 for set in "${sets[@]}"; do
@@ -69,11 +78,18 @@ for set in "${sets[@]}"; do
     echo "setup: Python wheels ($set set): installed in $venv"
   else
     echo "setup: Python wheels ($set set): installing the pinned wheels into $venv (torch alone is ~1 GB to fetch once)"
-    "$venv/bin/python" -m pip install -q --disable-pip-version-check -r "${files[0]}"
+    # llama-cpp-python (tests set) compiles llama.cpp: for a fixed x86-64-v3 baseline, not -march=native (see below)
+    CMAKE_ARGS="$llama_cpp_cmake_args" "$venv/bin/python" -m pip install -q --disable-pip-version-check -r "${files[0]}"
     if [ "$set" = tests ]; then
       DS_BUILD_OPS=0 "$venv/bin/python" -m pip install -q --disable-pip-version-check --no-build-isolation --no-deps \
         -r "${files[1]}"
     fi
     echo "$want" > "$stamp"
+  fi
+  if [ "$set" = tests ] && llama_cpp_is_native; then
+    echo "setup: rebuilding llama-cpp-python without AMX (about 5 minutes on 2 cores, once)"
+    pin=$(grep -E '^llama-cpp-python==' "$root/packaging/requirements-tests.txt")
+    CMAKE_ARGS="$llama_cpp_cmake_args" "$venv/bin/python" -m pip install -q --disable-pip-version-check \
+      --force-reinstall --no-deps --no-cache-dir "$pin"
   fi
 done

@@ -16,6 +16,8 @@
 #include <QTableWidget>
 #include <QVBoxLayout>
 
+#include <algorithm>
+
 #include "core/config/memory_estimate.h"
 #include "core/util/json_parse.h"
 
@@ -293,15 +295,20 @@ void PlanDialog::showResult(const nlohmann::json& result) {
             if (c.value(k, nlohmann::json()) != current.value(k, nlohmann::json())) return false;
         return true;
     };
+    // The table keeps the choices: what fits (or was probed); when nothing fits, every variant with its estimate.
+    const bool anyFits = std::any_of(candidates.begin(), candidates.end(),
+                                     [](const nlohmann::json& c) { return c.value("fits_by_estimate", false); });
     for (size_t i = 0; i < candidates.size(); ++i) {
         const nlohmann::json& c = candidates[i];
         if (c.contains("invalid")) continue;
-        if (!c.value("fits_by_estimate", false) && !c.contains("probe")) continue;  // the table keeps the choices
+        if (anyFits && !c.value("fits_by_estimate", false) && !c.contains("probe")) continue;
         QString state;
         if (chosen.is_number() && chosen.get<size_t>() == i)
             state = tr("proposal");
         else if (isCurrent(c))
             state = tr("the config now");
+        else if (!anyFits)
+            state = tr("over the memory");
         addRow(c, state);
         if (chosen.is_number() && chosen.get<size_t>() == i) {
             QFont bold = m_table->font();

@@ -266,7 +266,8 @@ void QueuePage::showList(const nlohmann::json& list) {
         }
         set(kDevices, devicesText(QString::fromStdString(e.value("devices", std::string()))));
         const QString reason = QString::fromStdString(e.value("reason", std::string()));
-        set(kWhy, reasonText(reason))->setToolTip(reason);
+        const QString said = reasonText(reason);  // the tooltip: whole, and as the runner wrote it when translated
+        set(kWhy, said)->setToolTip(said == reason ? reason : said + QLatin1Char('\n') + reason);
         const int64_t run = e.value("run_id", int64_t(0));
         set(kRun, run > 0 ? QString::number(run) : QString())->setData(Qt::UserRole, qint64(run));
         set(kSweep, QString::fromStdString(e.value("sweep", std::string())));

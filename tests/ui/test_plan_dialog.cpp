@@ -153,6 +153,13 @@ private slots:
         // the advice in the studio's words, built from its parts: the variant as the table says it
         QVERIFY2(text.contains(QLatin1String("(Stage ")), qPrintable(text));
         QVERIFY2(!text.contains(QLatin1String("nothing fits:")), qPrintable(text));  // not the CLI's English line
+        // the table shows every variant with its estimate, none of them a proposal
+        QVERIFY(d.table()->rowCount() > 1);
+        for (int row = 0; row < d.table()->rowCount(); ++row) {
+            const QString state = d.table()->item(row, d.table()->columnCount() - 1)->text();
+            QVERIFY2(state == QLatin1String("over the memory") || state == QLatin1String("the config now"),
+                     qPrintable(state));
+        }
     }
 
     // Every kind of advice `fts plan --json` gives is said from its parts, in English and in Chinese; an item of a
