@@ -3630,6 +3630,10 @@
         <source>Every probe failed.</source>
         <translation type="unfinished"></translation>
     </message>
+    <message>
+        <source>over the memory</source>
+        <translation type="unfinished"></translation>
+    </message>
 </context>
 <context>
     <name>fts::ProbeDialog</name>

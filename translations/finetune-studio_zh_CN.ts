@@ -3614,6 +3614,10 @@
         <source>Every probe failed.</source>
         <translation>所有试跑都失败了。</translation>
     </message>
+    <message>
+        <source>over the memory</source>
+        <translation>超出内存</translation>
+    </message>
 </context>
 <context>
     <name>fts::ProbeDialog</name>
