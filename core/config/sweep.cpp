@@ -340,13 +340,16 @@ SweepPlan expandSweep(const json& document, const fs::path& baseDir, int worldSi
     const json resolved = configToResolvedJson(*parsedBase.config);
     const std::string runName =
         parsedBase.config->training.runName.empty() ? std::string("run") : parsedBase.config->training.runName;
-    plan.name =
-        block.contains("name") && block["name"].is_string() ? block["name"].get<std::string>() : runName + " sweep";
+    if (block.contains("name") && !block["name"].is_string()) refuse("name", "expected a string");
+    plan.name = block.contains("name") ? block["name"].get<std::string>() : runName + " sweep";
     if (block.contains("description")) {
         if (!block["description"].is_string()) refuse("description", "expected a string");
         plan.description = block["description"].get<std::string>();
     }
+    if (block.contains("method") && !block["method"].is_string()) refuse("method", "expected grid or random");
     plan.method = block.value("method", std::string("grid"));
+    if (block.contains("random_seed") && !block["random_seed"].is_number_unsigned())
+        refuse("random_seed", "expected a non-negative integer");
     if (plan.method != "grid" && plan.method != "random")
         refuse("method", "\"" + plan.method + "\": expected grid or random (bayes is not built)");
     if (block.contains("metric")) {

@@ -242,6 +242,11 @@ private slots:
         for (const std::string& w : plan.warnings)
             said += (w.rfind("program: not used", 0) == 0) + (w.rfind("project: not used", 0) == 0);
         QCOMPARE(said, 2);
+        // a top-level key of the wrong kind is refused by name, never a JSON library error
+        for (const char* key : {"name", "method", "random_seed", "count", "run_cap"}) {
+            const std::string why = refusal({{key, json::array({1})}, {"parameters", {{"training.seed", {1}}}}});
+            QVERIFY2(why.find(std::string("sweep.") + key + ":") != std::string::npos, why.c_str());
+        }
         QVERIFY(refusal({{"early_terminate", {{"type", "hyperband"}}}, {"parameters", {{"training.seed", {1}}}}})
                     .find("sweep.early_terminate") != std::string::npos);
         QVERIFY(
