@@ -348,7 +348,8 @@ SweepPlan expandSweep(const json& document, const fs::path& baseDir, int worldSi
     }
     if (block.contains("method") && !block["method"].is_string()) refuse("method", "expected grid or random");
     plan.method = block.value("method", std::string("grid"));
-    if (block.contains("random_seed") && !block["random_seed"].is_number_unsigned())
+    if (block.contains("random_seed") && !block["random_seed"].is_number_unsigned() &&
+        !(block["random_seed"].is_number_integer() && block["random_seed"].get<int64_t>() >= 0))
         refuse("random_seed", "expected a non-negative integer");
     if (plan.method != "grid" && plan.method != "random")
         refuse("method", "\"" + plan.method + "\": expected grid or random (bayes is not built)");
