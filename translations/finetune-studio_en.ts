@@ -2678,11 +2678,11 @@
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>missing (supported: gpt2, llama, mistral, qwen2, bert)</source>
+        <source>missing (supported: %1)</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>unsupported model type &quot;%1&quot; (supported: gpt2, llama, mistral, qwen2, bert)</source>
+        <source>unsupported model type &quot;%1&quot; (supported: %2)</source>
         <translation type="unfinished"></translation>
     </message>
     <message>

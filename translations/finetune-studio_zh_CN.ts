@@ -2665,12 +2665,12 @@
         <translation>%1：不是有效的 JSON（%2）</translation>
     </message>
     <message>
-        <source>missing (supported: gpt2, llama, mistral, qwen2, bert)</source>
-        <translation>缺失（支持：gpt2、llama、mistral、qwen2、bert）</translation>
+        <source>missing (supported: %1)</source>
+        <translation>缺失（支持：%1）</translation>
     </message>
     <message>
-        <source>unsupported model type &quot;%1&quot; (supported: gpt2, llama, mistral, qwen2, bert)</source>
-        <translation>不支持的模型类型“%1”（支持：gpt2、llama、mistral、qwen2、bert）</translation>
+        <source>unsupported model type &quot;%1&quot; (supported: %2)</source>
+        <translation>不支持的模型类型“%1”（支持：%2）</translation>
     </message>
     <message>
         <source>null is not allowed; expected %1</source>

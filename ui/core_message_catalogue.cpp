@@ -130,9 +130,9 @@ namespace {
     // kNotValidJson
     QT_TRANSLATE_NOOP("fts::IssueText", "%1: not valid JSON (%2)"),
     // kModelTypeMissing
-    QT_TRANSLATE_NOOP("fts::IssueText", "missing (supported: gpt2, llama, mistral, qwen2, bert)"),
+    QT_TRANSLATE_NOOP("fts::IssueText", "missing (supported: %1)"),
     // kModelTypeUnsupported
-    QT_TRANSLATE_NOOP("fts::IssueText", "unsupported model type \"%1\" (supported: gpt2, llama, mistral, qwen2, bert)"),
+    QT_TRANSLATE_NOOP("fts::IssueText", "unsupported model type \"%1\" (supported: %2)"),
     // kNullNotAllowed
     QT_TRANSLATE_NOOP("fts::IssueText", "null is not allowed; expected %1"),
     // kHeadsDivide

@@ -100,16 +100,18 @@ std::optional<LoraKnobs> readLora(const json& raw) {
 }
 
 // LoRA adapter parameters: r * (in + out) for every targeted linear weight of the blocks (PEFT matches a
-// target against the end of the module path; "all-linear" or no list = every block linear).
+// target against the end of the module path; "all-linear" = every block linear; no list = PEFT's default targets
+// for the model type, as training uses them).
 int64_t loraParameters(const ModelShape& shape, const LoraKnobs& lora) {
-    const bool all = lora.targets.empty() ||
-                     (lora.targets.size() == 1 && (lora.targets[0] == "all-linear" || lora.targets[0] == "all_linear"));
+    const std::vector<std::string>& targets = lora.targets.empty() ? shape.loraDefaultTargets : lora.targets;
+    const bool all =
+        targets.empty() || (targets.size() == 1 && (targets[0] == "all-linear" || targets[0] == "all_linear"));
     int64_t n = 0;
     for (const auto& t : shape.tensors) {
         if (t.module.empty() || t.layer < 0) continue;
         const std::string path = t.name.substr(0, t.name.size() - std::string(".weight").size());
         bool hit = all;
-        for (const auto& target : lora.targets)
+        for (const auto& target : targets)
             if (path == target || (path.size() > target.size() && path.ends_with("." + target))) hit = true;
         if (hit) n += int64_t(lora.rank) * (t.inFeatures + t.outFeatures);
     }

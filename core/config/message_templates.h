@@ -97,9 +97,8 @@ inline constexpr std::string_view kModelConfigKey = "%1: key \"%2\": %3";
 inline constexpr std::string_view kModelConfigUnreadable = "%1: cannot read the model's config.json";
 inline constexpr std::string_view kModelConfigNotObject = "%1: expected a JSON object (a Hugging Face config.json)";
 inline constexpr std::string_view kNotValidJson = "%1: not valid JSON (%2)";
-inline constexpr std::string_view kModelTypeMissing = "missing (supported: gpt2, llama, mistral, qwen2, bert)";
-inline constexpr std::string_view kModelTypeUnsupported =
-    "unsupported model type \"%1\" (supported: gpt2, llama, mistral, qwen2, bert)";
+inline constexpr std::string_view kModelTypeMissing = "missing (supported: %1)";
+inline constexpr std::string_view kModelTypeUnsupported = "unsupported model type \"%1\" (supported: %2)";
 inline constexpr std::string_view kNullNotAllowed = "null is not allowed; expected %1";
 inline constexpr std::string_view kHeadsDivide = "hidden size %1 must be divisible by %2 heads";
 inline constexpr std::string_view kKvHeadsDivide = "num_attention_heads (%1) must be a multiple of %2";

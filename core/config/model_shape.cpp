@@ -1,9 +1,10 @@
-// Parameter tensors of GPT-2, Llama/Mistral/Qwen2 and BERT from config.json, following transformers'
+// Parameter tensors of GPT-2, BERT and every decoder family of core/arch from config.json, following transformers'
 // configuration classes for defaults (absent key -> the class default; null -> the class's None rule for fields
 // typed Optional, an error otherwise, as the model loader in core/model does) and its modeling files for which
 // tensors exist (biases, norms, tied heads counted once).
 #include "core/config/model_shape.h"
 
+#include "core/arch/decoder_arch.h"
 #include "core/config/issue_kinds.h"
 #include "core/config/message_templates.h"
 
@@ -156,6 +157,7 @@ void notNullKeys(const Reader& r, std::initializer_list<std::pair<const char*, c
 
 void readGpt2(const Reader& r, ModelShape& s) {
     s.architecture = "GPT2LMHeadModel";
+    s.loraDefaultTargets = {"c_attn"};  // PEFT's default target_modules
     s.vocabSize = r.positive("vocab_size", 50257);
     s.maxPositions = gpt2Field(r, "max_position_embeddings", "n_positions", 1024);
     s.hiddenSize = gpt2Field(r, "hidden_size", "n_embd", 768);
@@ -192,62 +194,38 @@ void readGpt2(const Reader& r, ModelShape& s) {
     if (!s.tiedEmbeddings) t.linear("lm_head", C, s.vocabSize, false);
 }
 
-void readLlamaFamily(const Reader& r, ModelShape& s) {
-    const std::string& type = s.modelType;
-    const bool mistral = type == "mistral", qwen2 = type == "qwen2";
-    s.architecture = mistral ? "MistralForCausalLM" : qwen2 ? "Qwen2ForCausalLM" : "LlamaForCausalLM";
-    s.vocabSize = r.positive("vocab_size", qwen2 ? 151936 : 32000);
-    s.hiddenSize = r.positive("hidden_size", 4096);
-    s.intermediateSize = r.positive("intermediate_size", mistral ? 14336 : qwen2 ? 22016 : 11008);
-    s.numLayers = r.positive("num_hidden_layers", 32, {}, Reader::kMaxLayers);
-    s.numHeads = r.positive("num_attention_heads", 32);
-    // Absent: the class default (llama: None -> num_attention_heads, mistral 8, qwen2 32); null: num_attention_heads.
-    // (MistralConfig types it int: null is refused.)
-    s.numKvHeads = mistral ? r.positive("num_key_value_heads", 8)
-                           : r.positive("num_key_value_heads", qwen2 ? 32 : s.numHeads, s.numHeads);
-    s.maxPositions = r.positive("max_position_embeddings", mistral ? 4096 * 32 : qwen2 ? 32768 : 2048);
-    if (qwen2) r.notNull("head_dim", "a positive integer");  // not a Qwen2Config field: null fails in its attention
-    if (mistral && r.present("layer_types"))
-        r.fail("layer_types",
-               "a mistral config with layer_types is loaded by transformers as Ministral, which is not supported");
-    notNullKeys(r, {{"rms_norm_eps", "a number"},
-                    {"initializer_range", "a number"},
-                    {"hidden_act", "a string"},
-                    {"rope_theta", "a number"}});
-    const bool headDimGiven = r.present("head_dim") && !r.isNull("head_dim");
-    s.headDim = r.positive("head_dim", s.hiddenSize / s.numHeads, s.hiddenSize / s.numHeads);
-    checkHeads(r, s, headDimGiven);
-    s.tiedEmbeddings = r.boolean("tie_word_embeddings", false);
-    s.attentionDropout = r.probability("attention_dropout", 0.0);
-    bool qkvBias = false, oBias = false, mlpBias = false;
-    if (qwen2) qkvBias = true;  // Qwen2Attention: q/k/v with bias, o without
-    if (type == "llama") {
-        qkvBias = oBias = r.boolean("attention_bias", false);
-        mlpBias = r.boolean("mlp_bias", false);
+// Every decoder family through core/arch's one reader: the same keys, defaults and tensors the model builds.
+void readDecoder(const Reader& r, ModelShape& s) {
+    DecoderArch a;
+    try {
+        a = resolveDecoderArch(HfConfig(r.raw(), r.source()));
+    } catch (const FormatError& e) {  // "<file>: key "<key>": <what>", the message kind the studio translates
+        throw ConfigError(e.what());
     }
-    if (mistral && !r.isNull("sliding_window")) s.slidingWindow = r.positive("sliding_window", 4096);
-    if (qwen2) {
-        r.notNull("max_window_layers", "an integer");  // the loader reads it; only the window size matters here
-        if (r.boolean("use_sliding_window", false) && !r.isNull("sliding_window"))
-            s.slidingWindow = r.positive("sliding_window", 4096);
+    s.architecture = std::string(a.family->architecture);
+    s.vocabSize = a.vocabSize;
+    s.hiddenSize = a.hiddenSize;
+    s.intermediateSize = a.intermediateSize;
+    s.numLayers = a.numLayers;
+    s.numHeads = a.numHeads;
+    s.numKvHeads = a.numKvHeads;
+    s.headDim = a.headDim;
+    s.maxPositions = a.maxPositions;
+    s.tiedEmbeddings = a.tieWordEmbeddings;
+    s.attentionDropout = a.attentionDropout;
+    s.hiddenDropout = a.residualDropout;
+    s.slidingWindow = a.largestWindow();
+    s.layerWindows = a.window;
+    s.finalSoftcap = a.finalSoftcap > 0;
+    s.loraDefaultTargets.assign(a.family->loraTargets.begin(), a.family->loraTargets.end());
+    for (const ArchTensor& t : decoderTensors(a)) {
+        int64_t numel = 1;
+        for (int64_t d : t.shape) numel *= d;
+        if (t.linear)
+            s.tensors.push_back({t.name, numel, t.layer, t.module, t.shape[1], t.shape[0]});
+        else
+            s.tensors.push_back({t.name, numel, t.layer, "", 0, 0});
     }
-    const int64_t C = s.hiddenSize, I = s.intermediateSize, Q = s.numHeads * s.headDim, KV = s.numKvHeads * s.headDim;
-    TensorList t(s);
-    t.add("model.embed_tokens.weight", s.vocabSize * C);
-    for (int i = 0; i < int(s.numLayers); ++i) {
-        const std::string p = "model.layers." + std::to_string(i) + ".";
-        t.linear(p + "self_attn.q_proj", C, Q, qkvBias, i);
-        t.linear(p + "self_attn.k_proj", C, KV, qkvBias, i);
-        t.linear(p + "self_attn.v_proj", C, KV, qkvBias, i);
-        t.linear(p + "self_attn.o_proj", Q, C, oBias, i);
-        t.linear(p + "mlp.gate_proj", C, I, mlpBias, i);
-        t.linear(p + "mlp.up_proj", C, I, mlpBias, i);
-        t.linear(p + "mlp.down_proj", I, C, mlpBias, i);
-        t.norm(p + "input_layernorm", C, false, i);
-        t.norm(p + "post_attention_layernorm", C, false, i);
-    }
-    t.norm("model.norm", C, false);
-    if (!s.tiedEmbeddings) t.linear("lm_head", C, s.vocabSize, false);
 }
 
 void readBert(const Reader& r, ModelShape& s) {
@@ -259,6 +237,7 @@ void readBert(const Reader& r, ModelShape& s) {
             "architectures",
             "\"" + arch + "\" is not supported for bert (supported: BertForSequenceClassification, BertForMaskedLM)");
     s.architecture = classifier ? "BertForSequenceClassification" : "BertForMaskedLM";
+    s.loraDefaultTargets = {"query", "value"};  // PEFT's default target_modules
     s.causalLm = false;
     s.lmHead = !classifier;
     s.vocabSize = r.positive("vocab_size", 30522);
@@ -353,16 +332,17 @@ ModelShape modelShapeFromJson(const nlohmann::json& config, const std::string& s
     if (!config.is_object()) throw ConfigError(fillTemplate(msg::kModelConfigNotObject, {source}));
     Reader r(config, source);
     ModelShape s;
-    if (!r.present("model_type")) r.fail("model_type", std::string(msg::kModelTypeMissing));
+    if (!r.present("model_type"))
+        r.fail("model_type", fillTemplate(msg::kModelTypeMissing, {supportedModelTypesText()}));
     s.modelType = r.string("model_type", "");
     if (s.modelType == "gpt2")
         readGpt2(r, s);
-    else if (s.modelType == "llama" || s.modelType == "mistral" || s.modelType == "qwen2")
-        readLlamaFamily(r, s);
+    else if (isDecoderFamily(s.modelType))
+        readDecoder(r, s);
     else if (s.modelType == "bert")
         readBert(r, s);
     else
-        r.fail("model_type", fillTemplate(msg::kModelTypeUnsupported, {s.modelType}));
+        r.fail("model_type", fillTemplate(msg::kModelTypeUnsupported, {s.modelType, supportedModelTypesText()}));
     return s;
 }
 

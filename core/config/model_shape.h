@@ -23,7 +23,7 @@ struct ParamTensor {
 };
 
 struct ModelShape {
-    std::string modelType;     // "gpt2", "llama", "mistral", "qwen2", "bert"
+    std::string modelType;     // "gpt2", "bert", or a decoder family's (core/arch/decoder_family.h)
     std::string architecture;  // "GPT2LMHeadModel", "LlamaForCausalLM", "BertForMaskedLM", ...
     bool causalLm = true;      // false: BERT (masked LM or sequence classification)
     bool lmHead = true;        // logits over the vocabulary (false: sequence classification)
@@ -37,7 +37,10 @@ struct ModelShape {
     int64_t maxPositions = 0;
     int64_t numLabels = 0;  // sequence classification only
     bool tiedEmbeddings = false;
-    int64_t slidingWindow = 0;  // largest attention window of any layer; 0 = full causal attention everywhere
+    int64_t slidingWindow = 0;          // largest attention window of any layer; 0 = full causal attention everywhere
+    std::vector<int64_t> layerWindows;  // decoder families: each layer's window (0 = full); empty: none windowed
+    bool finalSoftcap = false;          // logits soft-capped (Gemma 2): the chunked loss gives way to full logits
+    std::vector<std::string> loraDefaultTargets;  // PEFT's default target_modules for the model type (may be empty)
     double attentionDropout = 0.0;
     double hiddenDropout = 0.0;     // GPT-2 resid_pdrop, BERT hidden_dropout_prob; 0 for llama-family
     double embeddingDropout = 0.0;  // GPT-2 embd_pdrop

@@ -99,8 +99,15 @@ std::vector<GeneratedSequence> generate(LanguageModel& model, const std::vector<
     KvCache cache;
     for (int64_t step = 0; step < steps && !rowOf.empty(); ++step) {
         torch::Tensor logits;
-        if (options.useCache) {
+        const int64_t recomputeAt = decoder->cacheRecomputeLength();
+        const bool staleCache = recomputeAt > 0 && cache.length() > 0 && sequences.size(1) >= recomputeAt + 1 &&
+                                cache.length() <= recomputeAt;
+        if (options.useCache && !staleCache) {
             logits = decoder->forwardCached(input, positions, keyMask, cache);
+        } else if (options.useCache) {  // the cache's rotations are stale: the whole sequence again, into a new one
+            cache = KvCache();
+            const torch::Tensor allPositions = (keyMask.cumsum(1) - 1).masked_fill(keyMask.eq(0), 1);
+            logits = decoder->forwardCached(sequences, allPositions, keyMask, cache);
         } else {  // the whole sequence again, through a fresh cache
             KvCache fresh;
             const torch::Tensor allPositions = (keyMask.cumsum(1) - 1).masked_fill(keyMask.eq(0), 1);

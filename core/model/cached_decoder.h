@@ -34,6 +34,10 @@ public:
     // (what generation samples from; the lm_head is not run over the whole prompt).
     virtual torch::Tensor forwardCached(const torch::Tensor& inputIds, const torch::Tensor& positionIds,
                                         const torch::Tensor& keyMask, KvCache& cache) = 0;
+    // A length N > 0 at which the cache goes stale: once the sequence (padding included) reaches N + 1 tokens with a
+    // cache of at most N, generation drops the cache and runs the whole sequence again (Phi-3's LongRoPE switches to
+    // its long factors past N = original_max_position_embeddings, as transformers' Phi3 generation does). 0: never.
+    virtual int64_t cacheRecomputeLength() const { return 0; }
 };
 
 // Appends one layer's new keys and values (B, K, T, D) to the cache and replaces k and v with the layer's whole

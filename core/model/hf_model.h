@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "core/model/hf_config.h"
+#include "core/arch/hf_config.h"
 #include "core/model/language_model.h"
 
 namespace fts {

@@ -3,6 +3,8 @@
 // base weight they modify; linearAt/conv1dAt (defined here) add them in every architecture's forward.
 #include "core/model/lora.h"
 
+#include "core/arch/decoder_family.h"
+
 #include <ATen/CPUGeneratorImpl.h>
 
 #include <algorithm>
@@ -30,14 +32,19 @@ namespace {
 
 constexpr const char* kPrefix = "base_model.model.";
 
-// PEFT's TRANSFORMERS_MODELS_TO_LORA_TARGET_MODULES_MAPPING for the model types we build.
+// PEFT's TRANSFORMERS_MODELS_TO_LORA_TARGET_MODULES_MAPPING for GPT-2 and BERT; the decoder families carry theirs
+// in core/arch/decoder_family.cpp (empty where PEFT has none: then the user names them).
 const std::map<std::string, std::vector<std::string>> kDefaultTargets = {
     {"gpt2", {"c_attn"}},
-    {"llama", {"q_proj", "v_proj"}},
-    {"mistral", {"q_proj", "v_proj"}},
-    {"qwen2", {"q_proj", "v_proj"}},
     {"bert", {"query", "value"}},
 };
+
+std::vector<std::string> defaultTargets(const std::string& modelType) {
+    if (auto it = kDefaultTargets.find(modelType); it != kDefaultTargets.end()) return it->second;
+    if (const DecoderFamily* f = findDecoderFamily(modelType))
+        return std::vector<std::string>(f->loraTargets.begin(), f->loraTargets.end());
+    return {};
+}
 
 HfModel& hfModel(LanguageModel& model) {
     auto* hf = dynamic_cast<HfModel*>(&model);
@@ -202,11 +209,11 @@ std::vector<std::string> matchLoraTargets(LanguageModel& model, const LoraOption
                                   e.what() + ")");
             }
         } else if (names.empty()) {
-            auto it = kDefaultTargets.find(hf.info().modelType);
-            if (it == kDefaultTargets.end())
+            names = defaultTargets(hf.info().modelType);
+            if (names.empty())
                 throw ConfigError(key + ": no default target modules for model_type \"" + hf.info().modelType +
-                                  "\"; list them");
-            names = it->second;
+                                  "\" (PEFT has none either); list them, e.g. [\"qkv_proj\", \"o_proj\"], or "
+                                  "\"all-linear\"");
         }
         for (const auto& m : table.all) {
             if (inModulesToSave(m, opts.modulesToSave)) continue;

@@ -9,7 +9,7 @@
 #include "core/model/activation_checkpoint.h"
 #include "core/model/bert.h"
 #include "core/model/gpt2.h"
-#include "core/model/llama.h"
+#include "core/model/decoder.h"
 #include "core/model/hf_model.h"
 #include "core/model/lora.h"
 #include "core/model/quant4bit.h"
@@ -29,10 +29,11 @@ struct ArchitectureEntry {
     std::string_view modelType;
     std::unique_ptr<HfModel> (*build)(const HfConfig&, const ModelLoadOptions&);
 };
-// One line per architecture (model_type as config.json spells it).
+// The architectures with their own code (model_type as config.json spells it); every decoder family of
+// core/arch/decoder_family.cpp builds through buildDecoder.
 constexpr ArchitectureEntry kArchitectures[] = {
-    {"gpt2", &buildGpt2},   {"llama", &buildLlama}, {"mistral", &buildMistral},
-    {"qwen2", &buildQwen2}, {"bert", &buildBert},
+    {"gpt2", &buildGpt2},
+    {"bert", &buildBert},
 };
 
 std::string shapeText(c10::IntArrayRef shape) {
@@ -50,8 +51,9 @@ std::string joined(const std::vector<std::string>& items, const std::string& sep
 }  // namespace
 
 std::vector<std::string> supportedModelTypes() {
-    std::vector<std::string> out;
-    for (const auto& a : kArchitectures) out.emplace_back(a.modelType);
+    std::vector<std::string> out{"gpt2"};
+    for (const auto& f : decoderFamilies()) out.emplace_back(f.modelType);
+    out.emplace_back("bert");
     return out;
 }
 
@@ -61,6 +63,7 @@ std::unique_ptr<HfModel> buildModelFromConfig(const HfConfig& config, const Mode
     const std::string type = config.requireString({"model_type"});
     for (const auto& a : kArchitectures)
         if (a.modelType == type) return a.build(config, opts);
+    if (isDecoderFamily(type)) return buildDecoder(config, opts);
     config.fail("model_type", "unsupported model type \"" + type + "\" (supported: " + supported + ")");
 }
 

@@ -5,24 +5,10 @@
 #pragma once
 #include <string>
 
+#include "core/arch/rope_parameters.h"
 #include "core/model/hf_model.h"
 
 namespace fts {
-
-struct RopeConfig {
-    std::string type = "default";  // default | linear | dynamic | llama3
-    double theta = 10000.0;
-    double factor = 1.0;
-    double lowFreqFactor = 1.0, highFreqFactor = 4.0;  // llama3
-    int64_t originalMaxPositions = 0;                  // llama3
-    int64_t maxPositions = 0;                          // max_position_embeddings (dynamic)
-    int64_t dim = 0;                                   // rotary dimension = head_dim
-};
-
-// Parses rope_scaling / rope_parameters / rope_theta. FormatError naming the key and listing supported types; a
-// null inside the dict or a null rope_theta is an error (transformers fails on it); llama3 without
-// original_max_position_embeddings takes maxPositions.
-RopeConfig parseRopeConfig(const HfConfig& config, int64_t headDim, int64_t maxPositions);
 
 // inv_freq (dim/2) float32 for a forward over `seqLen` positions (dynamic NTK rescales beyond max positions).
 torch::Tensor ropeInverseFrequencies(const RopeConfig& rope, int64_t seqLen, const torch::Device& device);

@@ -12,7 +12,7 @@
 #include <cmath>
 
 #include "core/model/hf_model.h"
-#include "core/model/llama.h"
+#include "core/arch/decoder_arch.h"
 #include "core/model/safetensors_torch.h"
 #include "core/util/atomic_file.h"
 #include "core/util/error.h"
@@ -156,15 +156,10 @@ void TestFreshReference::freshParity() {
     QCOMPARE(model->info().numParameters, refJson.at("num_parameters").get<int64_t>());
     const auto& resolved = refJson.at("resolved");
     if (!resolved.empty()) {
-        const HfConfig config = HfConfig::load(dir / "config.json");
-        const std::string type = config.requireString({"model_type"});
-        const LlamaVariant variant = type == "mistral" ? LlamaVariant::Mistral
-                                     : type == "qwen2" ? LlamaVariant::Qwen2
-                                                       : LlamaVariant::Llama;
-        const LlamaConfig c = parseLlamaConfig(config, variant);
+        const DecoderArch c = resolveDecoderArch(HfConfig::load(dir / "config.json"));
         QCOMPARE(c.numKvHeads, resolved.at("num_key_value_heads").get<int64_t>());
         QCOMPARE(c.headDim, resolved.at("head_dim").get<int64_t>());
-        QCOMPARE(c.slidingWindow, resolved.at("sliding_window").get<std::vector<int64_t>>());
+        QCOMPARE(c.window, resolved.at("sliding_window").get<std::vector<int64_t>>());
     }
 }
 
@@ -173,14 +168,19 @@ void TestFreshReference::mistralNullKvHeadsRefused() {
     const nlohmann::json j = {
         {"model_type", "mistral"}, {"hidden_size", 64}, {"num_attention_heads", 4}, {"num_key_value_heads", nullptr}};
     try {
-        parseLlamaConfig(HfConfig(j, "/m/config.json"), LlamaVariant::Mistral);
+        resolveDecoderArch(HfConfig(j, "/m/config.json"));
         QFAIL("expected an error for a null num_key_value_heads");
     } catch (const FormatError& e) {
         QVERIFY2(QString(e.what()).contains("/m/config.json: key \"num_key_value_heads\""), e.what());
     }
     // ... while Llama and Qwen2 read null as the number of heads.
-    QCOMPARE(parseLlamaConfig(HfConfig(j, "c"), LlamaVariant::Qwen2).numKvHeads, int64_t(4));
-    QCOMPARE(parseLlamaConfig(HfConfig(j, "c"), LlamaVariant::Llama).numKvHeads, int64_t(4));
+    auto as = [&](const char* type) {
+        nlohmann::json k = j;
+        k["model_type"] = type;
+        return HfConfig(k, "c");
+    };
+    QCOMPARE(resolveDecoderArch(as("qwen2")).numKvHeads, int64_t(4));
+    QCOMPARE(resolveDecoderArch(as("llama")).numKvHeads, int64_t(4));
 }
 
 void TestFreshReference::nullKeys_data() {

@@ -10,7 +10,7 @@
 
 #include <torch/torch.h>
 
-#include "core/model/hf_config.h"
+#include "core/arch/hf_config.h"
 #include "core/model/quant4bit.h"
 #include "core/util/atomic_file.h"
 #include "core/util/error.h"

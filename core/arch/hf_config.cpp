@@ -1,5 +1,5 @@
 // Typed access to config.json (see hf_config.h).
-#include "core/model/hf_config.h"
+#include "core/arch/hf_config.h"
 
 #include <cmath>
 

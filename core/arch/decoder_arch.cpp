@@ -1,0 +1,338 @@
+// Resolving a decoder family's config.json (see decoder_arch.h): transformers 5.23's defaults, null rules and
+// __post_init__ derivations (kv heads, head_dim, layer_types, per-layer rope), then the tensor list.
+#include "core/arch/decoder_arch.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace fts {
+
+namespace {
+
+constexpr int64_t kMaxDimension = int64_t(1) << 24;  // keeps products of sizes far from overflow
+constexpr int64_t kMaxLayers = int64_t(1) << 14;
+
+int64_t positiveInt(const HfConfig& c, std::string_view key, int64_t fallback, int64_t limit = kMaxDimension) {
+    const int64_t v = c.getInt({key}, fallback);
+    if (v <= 0) c.fail(key, "must be a positive integer, found " + std::to_string(v));
+    if (v > limit) c.fail(key, "must be at most " + std::to_string(limit) + ", found " + std::to_string(v));
+    return v;
+}
+
+// An optional float key (`float | None`): absent -> fallback, null -> 0 (none).
+double optionalPositive(const HfConfig& c, std::string_view key, std::optional<double> fallback) {
+    if (c.isNull(key)) return 0.0;
+    const double v = c.getDouble({key}, fallback.value_or(0.0));
+    if (v < 0 || !std::isfinite(v)) c.fail(key, "must be a positive number or null");
+    return v;
+}
+
+double probability(const HfConfig& c, std::string_view key) {
+    const double p = c.getDouble({key}, 0.0);
+    if (!(p >= 0 && p < 1)) c.fail(key, "must be in [0, 1)");
+    return p;
+}
+
+void readShape(const HfConfig& c, const DecoderFamily& f, DecoderArch& a) {
+    a.vocabSize = positiveInt(c, "vocab_size", f.vocabSize);
+    a.hiddenSize = positiveInt(c, "hidden_size", f.hiddenSize);
+    a.intermediateSize = positiveInt(c, "intermediate_size", f.intermediateSize);
+    a.numLayers = positiveInt(c, "num_hidden_layers", f.numLayers, kMaxLayers);
+    a.numHeads = positiveInt(c, "num_attention_heads", f.numHeads);
+    if (c.isNull("num_key_value_heads") && f.nullKvHeadsRefused)
+        c.fail("num_key_value_heads", "null is not accepted for " + std::string(f.modelType) +
+                                          " (an integer field in transformers' config; leave the key out for its "
+                                          "default, " +
+                                          std::to_string(f.kvHeads.value_or(a.numHeads)) + ")");
+    a.numKvHeads = c.isNull("num_key_value_heads")
+                       ? a.numHeads
+                       : positiveInt(c, "num_key_value_heads", f.kvHeads.value_or(a.numHeads));
+    a.maxPositions = positiveInt(c, "max_position_embeddings", f.maxPositions);
+    if (a.numHeads % a.numKvHeads != 0)
+        c.fail("num_key_value_heads", "num_attention_heads (" + std::to_string(a.numHeads) +
+                                          ") must be a multiple of num_key_value_heads (" +
+                                          std::to_string(a.numKvHeads) + ")");
+    std::optional<int64_t> headDim;
+    if (f.readsHeadDim) {
+        if (c.isNull("head_dim") && !f.nullHeadDimAllowed)
+            c.fail("head_dim", "null is not allowed for " + std::string(f.modelType) +
+                                   "; expected an integer (leave the key out for its default)");
+        headDim = c.isNull("head_dim") ? std::nullopt : c.getOptionalInt({"head_dim"});
+        if (!headDim) headDim = c.isNull("head_dim") ? std::nullopt : f.headDim;
+    }
+    // Gemma's validate_architecture checks the division even when head_dim is given.
+    const bool mustDivide = !headDim || f.embedScale;
+    if (mustDivide && a.hiddenSize % a.numHeads != 0)
+        c.fail("num_attention_heads", "hidden_size (" + std::to_string(a.hiddenSize) +
+                                          ") must be divisible by num_attention_heads (" + std::to_string(a.numHeads) +
+                                          ")" + (headDim ? "" : " when head_dim is not given"));
+    a.headDim = headDim.value_or(a.hiddenSize / a.numHeads);
+    if (a.headDim <= 0 || a.headDim > kMaxDimension)
+        c.fail("head_dim", "must be a positive integer, found " + std::to_string(a.headDim));
+    if (a.headDim % 2 != 0)
+        c.fail("head_dim", "must be even for rotary embeddings, found " + std::to_string(a.headDim));
+}
+
+void readOptions(const HfConfig& c, const DecoderFamily& f, DecoderArch& a) {
+    a.padTokenId = c.isNull("pad_token_id")  ? std::nullopt
+                   : c.has({"pad_token_id"}) ? c.getOptionalInt({"pad_token_id"})
+                                             : f.padTokenId;
+    if (a.padTokenId && (*a.padTokenId < 0 || *a.padTokenId >= a.vocabSize)) a.padTokenId.reset();
+    a.normEps = c.getDouble({"rms_norm_eps"}, f.normEps);
+    if (!(a.normEps > 0)) c.fail("rms_norm_eps", "must be > 0");
+    a.initializerRange = c.getDouble({"initializer_range"}, 0.02);
+    a.attentionDropout = probability(c, "attention_dropout");
+    if (f.residualDropout) a.residualDropout = probability(c, "resid_pdrop");
+    if (f.residualDropout && c.has({"embd_pdrop"}) && c.getDouble({"embd_pdrop"}, 0.0) != 0.0)
+        a.notes.push_back("embd_pdrop " + std::to_string(c.getDouble({"embd_pdrop"}, 0.0)) +
+                          " is not used: transformers' " + std::string(f.architecture) + " has no embedding dropout");
+    switch (f.bias) {
+        case BiasRule::None:
+            break;
+        case BiasRule::AttentionBiasKey:
+            a.qkvBias = a.oBias = c.getBool({"attention_bias"}, false);
+            break;
+        case BiasRule::QkvAlways:
+            a.qkvBias = true;
+            break;
+    }
+    if (f.readsMlpBias) a.mlpBias = c.getBool({"mlp_bias"}, false);
+    a.tieWordEmbeddings = c.getBool({"tie_word_embeddings"}, f.tieEmbeddings);
+    a.activation = c.getString({f.activationKey}, std::string(f.activation));
+    const double scalar = f.queryPreAttnScalar
+                              ? double(positiveInt(c, "query_pre_attn_scalar", f.defaultQueryPreAttnScalar))
+                              : double(a.headDim);
+    a.attentionScale = 1.0 / std::sqrt(scalar);
+    if (f.attnSoftcap)
+        a.attnSoftcap = optionalPositive(c, "attn_logit_softcapping", f.defaultAttnSoftcap);
+    else if (f.finalSoftcap && c.has({"attn_logit_softcapping"}))
+        a.notes.push_back("attn_logit_softcapping is not used: transformers' " + std::string(f.architecture) +
+                          " does not cap attention scores either");
+    if (f.finalSoftcap) a.finalSoftcap = optionalPositive(c, "final_logit_softcapping", f.defaultFinalSoftcap);
+    if (f.embedScale) a.embedScale = std::sqrt(double(a.hiddenSize));
+    if (c.has({"use_bidirectional_attention"}) && c.getBool({"use_bidirectional_attention"}, false))
+        c.fail("use_bidirectional_attention",
+               "true (an embedding model's bidirectional attention) is not supported; causal language models only");
+}
+
+// Per-layer windows by the family's rule (decoder_family.h: WindowRule).
+void readWindows(const HfConfig& c, const DecoderFamily& f, DecoderArch& a) {
+    a.window.assign(size_t(a.numLayers), 0);
+    const nlohmann::json& j = c.json();
+    const bool hasLayerTypes = j.contains("layer_types") && j["layer_types"].is_array();
+    std::vector<std::string> layerTypes;
+    if (hasLayerTypes) {
+        if (j["layer_types"].size() != size_t(a.numLayers))
+            c.fail("layer_types", "expected " + std::to_string(a.numLayers) + " entries (num_hidden_layers), found " +
+                                      std::to_string(j["layer_types"].size()));
+        for (const auto& t : j["layer_types"]) {
+            if (t != "full_attention" && t != "sliding_attention")
+                c.fail("layer_types",
+                       "expected \"full_attention\" or \"sliding_attention\" entries, found " + t.dump());
+            layerTypes.push_back(t.get<std::string>());
+        }
+    }
+    auto windowValue = [&]() -> std::optional<int64_t> {
+        if (c.isNull("sliding_window")) return std::nullopt;
+        if (!c.has({"sliding_window"}) && !f.defaultWindow) return std::nullopt;
+        return positiveInt(c, "sliding_window", f.defaultWindow.value_or(1));
+    };
+    switch (f.windows) {
+        case WindowRule::None:
+            for (const auto& t : layerTypes)
+                if (t != "full_attention")
+                    c.fail("layer_types", "only \"full_attention\" layers are supported for " +
+                                              std::string(f.modelType) + ", found \"" + t + "\"");
+            break;
+        case WindowRule::Every: {
+            if (hasLayerTypes && f.modelType == "mistral")
+                c.fail("layer_types",
+                       "a mistral config with layer_types is loaded by transformers as Ministral "
+                       "(MinistralForCausalLM), which is not supported");
+            if (const auto w = windowValue()) a.window.assign(size_t(a.numLayers), *w);
+            break;
+        }
+        case WindowRule::Qwen: {
+            // use_sliding_window (bool) and max_window_layers (int) are read (and refused when null) even when no
+            // layer ends up windowed, as transformers validates them.
+            const bool use = c.getBool({"use_sliding_window"}, false);
+            const int64_t maxWindowLayers = c.getInt({"max_window_layers"}, 28);
+            const auto w = windowValue();
+            if (!use || !w) break;
+            for (int64_t i = 0; i < a.numLayers; ++i) {
+                const bool sliding =
+                    hasLayerTypes ? layerTypes[size_t(i)] == "sliding_attention" : i >= maxWindowLayers;
+                if (sliding) a.window[size_t(i)] = *w;
+            }
+            break;
+        }
+        case WindowRule::LayerTypes: {
+            const int64_t pattern =
+                f.windowPattern == 2 ? 2 : positiveInt(c, "sliding_window_pattern", f.windowPattern);
+            const auto w = windowValue();
+            for (int64_t i = 0; i < a.numLayers; ++i) {
+                const bool sliding =
+                    hasLayerTypes ? layerTypes[size_t(i)] == "sliding_attention" : (i + 1) % pattern != 0;
+                if (sliding && w) a.window[size_t(i)] = *w;
+            }
+            // The rotary parameters follow the layer type, windowed or not (Gemma 3).
+            if (f.layerTypeRope) {
+                a.layerRope.assign(size_t(a.numLayers), 0);
+                for (int64_t i = 0; i < a.numLayers; ++i) {
+                    const bool sliding =
+                        hasLayerTypes ? layerTypes[size_t(i)] == "sliding_attention" : (i + 1) % pattern != 0;
+                    a.layerRope[size_t(i)] = sliding ? 1 : 0;
+                }
+            }
+            break;
+        }
+    }
+}
+
+// Gemma 3 (convert_rope_params_to_dict): rope_parameters keyed by layer type; rope_scaling (4.x) updates the full
+// layers' dict, rope_theta (default 1e6) and rope_local_base_freq (default 1e4) are the two bases when the dicts do
+// not name theirs.
+void readLayerTypeRopes(const HfConfig& c, DecoderArch& a) {
+    const nlohmann::json& j = c.json();
+    nlohmann::json params = nlohmann::json::object();
+    if (j.contains("rope_parameters") && !j["rope_parameters"].is_null()) {
+        if (!j["rope_parameters"].is_object()) c.fail("rope_parameters", "expected an object keyed by layer type");
+        params = j["rope_parameters"];
+    }
+    nlohmann::json full = params.contains("full_attention") && params["full_attention"].is_object()
+                              ? params["full_attention"]
+                              : nlohmann::json{{"rope_type", "default"}};
+    nlohmann::json sliding = params.contains("sliding_attention") && params["sliding_attention"].is_object()
+                                 ? params["sliding_attention"]
+                                 : nlohmann::json{{"rope_type", "default"}};
+    for (const auto& [k, v] : params.items())
+        if (k != "full_attention" && k != "sliding_attention")
+            c.fail("rope_parameters",
+                   "expected the keys \"full_attention\" and \"sliding_attention\", found \"" + k + "\"");
+    if (j.contains("rope_scaling") && j["rope_scaling"].is_object())
+        for (const auto& [k, v] : j["rope_scaling"].items()) full[k] = v;
+    const double globalBase = c.getDouble({"rope_theta"}, 1000000.0);
+    const double localBase = c.getDouble({"rope_local_base_freq"}, 10000.0);
+    const double partial = c.isNull("partial_rotary_factor") ? 1.0 : c.getDouble({"partial_rotary_factor"}, 1.0);
+    a.ropes.push_back(
+        parseRopeDict(c, full, "rope_parameters.full_attention", globalBase, partial, a.headDim, a.maxPositions));
+    a.ropes.push_back(
+        parseRopeDict(c, sliding, "rope_parameters.sliding_attention", localBase, partial, a.headDim, a.maxPositions));
+}
+
+void readRopes(const HfConfig& c, const DecoderFamily& f, DecoderArch& a) {
+    if (f.layerTypeRope) {
+        readLayerTypeRopes(c, a);
+        return;
+    }
+    std::optional<int64_t> original;
+    if (f.longRopeOriginal) original = positiveInt(c, "original_max_position_embeddings", 4096);
+    // The family's default base when the config names none (rope_theta absent and no dict).
+    const nlohmann::json& j = c.json();
+    RopeConfig r = parseRopeConfig(c, a.headDim, a.maxPositions, original);
+    const bool named =
+        j.contains("rope_theta") ||
+        (j.contains("rope_parameters") && j["rope_parameters"].is_object() &&
+         j["rope_parameters"].contains("rope_theta")) ||
+        (j.contains("rope_scaling") && j["rope_scaling"].is_object() && j["rope_scaling"].contains("rope_theta"));
+    if (!named) r.theta = f.ropeTheta;
+    if (f.longRopeOriginal && r.type != "default" && r.type != "longrope")
+        c.fail(
+            j.contains("rope_scaling") && !j["rope_scaling"].is_null() ? "rope_scaling" : "rope_parameters",
+            "rope type \"" + r.type + "\" is not one " + std::string(f.architecture) + " accepts (default, longrope)");
+    a.ropes.push_back(r);
+    a.layerRope.assign(size_t(a.numLayers), 0);
+}
+
+}  // namespace
+
+int64_t DecoderArch::largestWindow() const {
+    int64_t w = 0;
+    for (int64_t x : window) w = std::max(w, x);
+    return w;
+}
+
+bool isDecoderFamily(const std::string& modelType) { return findDecoderFamily(modelType) != nullptr; }
+
+DecoderArch resolveDecoderArch(const HfConfig& config) {
+    const std::string supported = supportedDecoderTypes();
+    if (!config.has({"model_type"})) config.fail("model_type", "missing (supported model types: " + supported + ")");
+    const std::string type = config.requireString({"model_type"});
+    const DecoderFamily* f = findDecoderFamily(type);
+    if (!f) config.fail("model_type", "unsupported model type \"" + type + "\" (supported: " + supported + ")");
+    DecoderArch a;
+    a.family = f;
+    readShape(config, *f, a);
+    readOptions(config, *f, a);
+    readWindows(config, *f, a);
+    readRopes(config, *f, a);
+    return a;
+}
+
+std::vector<ArchTensor> decoderTensors(const DecoderArch& a) {
+    const DecoderFamily& f = *a.family;
+    const int64_t V = a.vocabSize, C = a.hiddenSize, I = a.intermediateSize, D = a.headDim;
+    const int64_t QD = a.numHeads * D, KD = a.numKvHeads * D;
+    const TensorInit normInit = f.norm == NormKind::RmsOnePlus ? TensorInit::Zeros : TensorInit::Ones;
+    std::vector<ArchTensor> out;
+    auto add = [&](std::string name, std::vector<int64_t> shape, TensorRole role, int layer, std::string from,
+                   TensorInit init, bool bias = false) {
+        ArchTensor t{std::move(name), std::move(shape), role, bias, layer, false, "", std::move(from), init};
+        out.push_back(std::move(t));
+    };
+    auto linear = [&](const std::string& prefix, int64_t outF, int64_t inF, TensorRole role, int layer, bool bias,
+                      const std::string& outFrom, const std::string& inFrom) {
+        add(prefix + ".weight", {outF, inF}, role, layer, outFrom + " x " + inFrom, TensorInit::Normal);
+        out.back().linear = true;
+        out.back().module = prefix.substr(prefix.rfind('.') + 1);
+        if (bias) add(prefix + ".bias", {outF}, role, layer, outFrom, TensorInit::Zeros, true);
+    };
+    auto norm = [&](const std::string& name, int64_t width, TensorRole role, int layer, const std::string& from) {
+        add(name + ".weight", {width}, role, layer, from, normInit);
+    };
+    const std::string qFrom = "num_attention_heads*head_dim", kvFrom = "num_key_value_heads*head_dim";
+    add("model.embed_tokens.weight", {V, C}, TensorRole::Embedding, -1, "vocab_size x hidden_size", TensorInit::Normal);
+    for (int i = 0; i < int(a.numLayers); ++i) {
+        const std::string p = "model.layers." + std::to_string(i) + ".";
+        if (f.fusedQkv) {  // Phi3Attention declares o_proj first
+            linear(p + "self_attn.o_proj", C, QD, TensorRole::OProj, i, a.oBias, "hidden_size", qFrom);
+            linear(p + "self_attn.qkv_proj", QD + 2 * KD, C, TensorRole::QkvProj, i, a.qkvBias,
+                   "(num_attention_heads+2*num_key_value_heads)*head_dim", "hidden_size");
+        } else {
+            linear(p + "self_attn.q_proj", QD, C, TensorRole::QProj, i, a.qkvBias, qFrom, "hidden_size");
+            linear(p + "self_attn.k_proj", KD, C, TensorRole::KProj, i, a.qkvBias, kvFrom, "hidden_size");
+            linear(p + "self_attn.v_proj", KD, C, TensorRole::VProj, i, a.qkvBias, kvFrom, "hidden_size");
+            linear(p + "self_attn.o_proj", C, QD, TensorRole::OProj, i, a.oBias, "hidden_size", qFrom);
+        }
+        if (f.qkNorm == QkNorm::PerHead) {
+            norm(p + "self_attn.q_norm", D, TensorRole::QNorm, i, "head_dim");
+            norm(p + "self_attn.k_norm", D, TensorRole::KNorm, i, "head_dim");
+        } else if (f.qkNorm == QkNorm::Whole) {
+            norm(p + "self_attn.q_norm", QD, TensorRole::QNorm, i, qFrom);
+            norm(p + "self_attn.k_norm", KD, TensorRole::KNorm, i, kvFrom);
+        }
+        if (f.fusedGateUp) {
+            linear(p + "mlp.gate_up_proj", 2 * I, C, TensorRole::GateUpProj, i, a.mlpBias, "2*intermediate_size",
+                   "hidden_size");
+        } else {
+            linear(p + "mlp.gate_proj", I, C, TensorRole::GateProj, i, a.mlpBias, "intermediate_size", "hidden_size");
+            linear(p + "mlp.up_proj", I, C, TensorRole::UpProj, i, a.mlpBias, "intermediate_size", "hidden_size");
+        }
+        linear(p + "mlp.down_proj", C, I, TensorRole::DownProj, i, a.mlpBias, "hidden_size", "intermediate_size");
+        if (f.layout != BlockLayout::PostNorm) norm(p + "input_layernorm", C, TensorRole::InputNorm, i, "hidden_size");
+        norm(p + "post_attention_layernorm", C, TensorRole::PostAttentionNorm, i, "hidden_size");
+        if (f.layout == BlockLayout::Sandwich)
+            norm(p + "pre_feedforward_layernorm", C, TensorRole::PreFeedforwardNorm, i, "hidden_size");
+        if (f.layout != BlockLayout::PreNorm)
+            norm(p + "post_feedforward_layernorm", C, TensorRole::PostFeedforwardNorm, i, "hidden_size");
+    }
+    norm("model.norm", C, TensorRole::FinalNorm, -1, "hidden_size");
+    if (!a.tieWordEmbeddings) {
+        add("lm_head.weight", {V, C}, TensorRole::LmHead, -1, "vocab_size x hidden_size", TensorInit::Normal);
+        out.back().linear = true;
+        out.back().module = "lm_head";
+    }
+    return out;
+}
+
+}  // namespace fts

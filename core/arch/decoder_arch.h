@@ -1,0 +1,83 @@
+// A decoder family's config.json read once (torch-free): the resolved shape, per-layer attention windows and rotary
+// parameters, and one tensor list (HF name, shape, role, block) that the model, the memory estimate and LoRA all use.
+// Invariant: every key the model reads is checked here, naming config.json and the key, before a weight is read; the
+// tensor list is in transformers' named_parameters() order and its sum is transformers' num_parameters().
+#pragma once
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/arch/decoder_family.h"
+#include "core/arch/hf_config.h"
+#include "core/arch/rope_parameters.h"
+
+namespace fts {
+
+struct DecoderArch {
+    const DecoderFamily* family = nullptr;
+    int64_t vocabSize = 0, hiddenSize = 0, intermediateSize = 0, numLayers = 0, numHeads = 0, numKvHeads = 0,
+            headDim = 0, maxPositions = 0;
+    std::optional<int64_t> padTokenId;  // the embedding's padding_idx (none when out of the vocabulary)
+    double normEps = 1e-6, initializerRange = 0.02, attentionDropout = 0.0, residualDropout = 0.0;
+    bool qkvBias = false, oBias = false, mlpBias = false, tieWordEmbeddings = false;
+    std::string activation;          // ACT2FN name
+    double attentionScale = 0;       // multiplies q.k: head_dim ** -0.5 or query_pre_attn_scalar ** -0.5
+    double attnSoftcap = 0;          // 0: none; else scores = tanh(scores / cap) * cap
+    double finalSoftcap = 0;         // 0: none; else logits = tanh(logits / cap) * cap
+    double embedScale = 0;           // 0: none; else embeddings * embedScale (in the weights' dtype)
+    std::vector<int64_t> window;     // per layer: 0 = full causal attention, else a query sees keys q - k < window
+    std::vector<RopeConfig> ropes;   // the distinct rotary parameters
+    std::vector<int> layerRope;      // per layer: its index in ropes
+    std::vector<std::string> notes;  // keys read and not used, said as load warnings (e.g. Gemma 3's attention cap)
+
+    int64_t largestWindow() const;
+};
+
+// Reads config.json's keys for the family of its model_type. FormatError "<file>: key "<key>": <what>" for a missing
+// or unsupported model_type (listing the supported ones), a value of the wrong type or out of range, a null where
+// transformers refuses one, or an option not supported (a rope type, bidirectional attention).
+DecoderArch resolveDecoderArch(const HfConfig& config);
+// Whether `modelType` is a decoder family described here.
+bool isDecoderFamily(const std::string& modelType);
+
+// What a tensor is in its block; the model finds its parameters by role, never by position.
+enum class TensorRole {
+    Embedding,
+    QProj,
+    KProj,
+    VProj,
+    QkvProj,
+    OProj,
+    GateProj,
+    UpProj,
+    GateUpProj,
+    DownProj,
+    InputNorm,
+    PostAttentionNorm,
+    PreFeedforwardNorm,
+    PostFeedforwardNorm,
+    QNorm,
+    KNorm,
+    FinalNorm,
+    LmHead,
+    Count
+};
+enum class TensorInit { Normal, Zeros, Ones };
+
+struct ArchTensor {
+    std::string name;            // HF state_dict name
+    std::vector<int64_t> shape;  // (out, in) for linear weights
+    TensorRole role;
+    bool bias = false;      // the role's bias (else its weight)
+    int layer = -1;         // the block; -1 outside the blocks
+    bool linear = false;    // an nn.Linear weight (LoRA and 4-bit targets)
+    std::string module;     // linear weights: the module name LoRA's target_modules match ("q_proj", ...)
+    std::string shapeFrom;  // the config keys behind the shape, for errors
+    TensorInit init = TensorInit::Normal;
+};
+
+// Every parameter tensor, in named_parameters() order (tied lm_head left out).
+std::vector<ArchTensor> decoderTensors(const DecoderArch& arch);
+
+}  // namespace fts

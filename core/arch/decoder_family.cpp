@@ -1,0 +1,225 @@
+// The family table (see decoder_family.h). Each entry is transformers 5.23's configuration_<family>.py (defaults,
+// `X | None` fields) and modeling_<family>.py (which parts exist) written as data; PEFT 0.21's
+// TRANSFORMERS_MODELS_TO_LORA_TARGET_MODULES_MAPPING gives the LoRA targets (none listed: PEFT asks for them).
+#include "core/arch/decoder_family.h"
+
+#include <string>
+
+namespace fts {
+
+namespace {
+
+constexpr std::string_view kQv[] = {"q_proj", "v_proj"};
+
+// Field by field: a designated initializer per entry, so an entry reads as the difference it is.
+constexpr DecoderFamily llamaLike(std::string_view type, std::string_view arch) {
+    return DecoderFamily{.modelType = type,
+                         .architecture = arch,
+                         .vocabSize = 32000,
+                         .hiddenSize = 4096,
+                         .intermediateSize = 11008,
+                         .numLayers = 32,
+                         .numHeads = 32,
+                         .kvHeads = std::nullopt,
+                         .nullKvHeadsRefused = false,
+                         .headDim = std::nullopt,
+                         .readsHeadDim = true,
+                         .nullHeadDimAllowed = true,
+                         .maxPositions = 2048,
+                         .normEps = 1e-6,
+                         .tieEmbeddings = false,
+                         .activationKey = "hidden_act",
+                         .activation = "silu",
+                         .ropeTheta = 10000.0,
+                         .padTokenId = std::nullopt,
+                         .bias = BiasRule::AttentionBiasKey,
+                         .readsMlpBias = false,
+                         .norm = NormKind::Rms,
+                         .qkNorm = QkNorm::None,
+                         .layout = BlockLayout::PreNorm,
+                         .fusedQkv = false,
+                         .fusedGateUp = false,
+                         .embedScale = false,
+                         .attnSoftcap = false,
+                         .finalSoftcap = false,
+                         .defaultAttnSoftcap = std::nullopt,
+                         .defaultFinalSoftcap = std::nullopt,
+                         .queryPreAttnScalar = false,
+                         .defaultQueryPreAttnScalar = 0,
+                         .windows = WindowRule::None,
+                         .defaultWindow = std::nullopt,
+                         .windowPattern = 0,
+                         .layerTypeRope = false,
+                         .longRopeOriginal = false,
+                         .residualDropout = false,
+                         .loraTargets = kQv,
+                         .chatTemplate = "",
+                         .ggufArch = "llama"};
+}
+
+constexpr DecoderFamily makeLlama() {
+    DecoderFamily f = llamaLike("llama", "LlamaForCausalLM");
+    f.readsMlpBias = true;
+    f.chatTemplate = "llama3";
+    return f;
+}
+
+constexpr DecoderFamily makeMistral() {
+    DecoderFamily f = llamaLike("mistral", "MistralForCausalLM");
+    f.intermediateSize = 14336;
+    f.kvHeads = 8;
+    f.nullKvHeadsRefused = true;
+    f.maxPositions = 4096 * 32;
+    f.bias = BiasRule::None;
+    f.windows = WindowRule::Every;
+    f.defaultWindow = 4096;
+    f.chatTemplate = "mistral";
+    return f;
+}
+
+constexpr DecoderFamily makeQwen2() {
+    DecoderFamily f = llamaLike("qwen2", "Qwen2ForCausalLM");
+    f.vocabSize = 151936;
+    f.intermediateSize = 22016;
+    f.kvHeads = 32;
+    f.nullHeadDimAllowed = false;  // not a Qwen2Config field: a null head_dim fails in its attention
+    f.readsHeadDim = true;
+    f.maxPositions = 32768;
+    f.bias = BiasRule::QkvAlways;
+    f.windows = WindowRule::Qwen;
+    f.defaultWindow = 4096;
+    f.chatTemplate = "chatml";
+    f.ggufArch = "qwen2";
+    return f;
+}
+
+// Qwen3 = Qwen2 without the q/k/v biases (attention_bias, default false) and with an RMSNorm over each head of q and
+// k; head_dim is its own field (default 128, an int: null refused).
+constexpr DecoderFamily makeQwen3() {
+    DecoderFamily f = makeQwen2();
+    f.modelType = "qwen3";
+    f.architecture = "Qwen3ForCausalLM";
+    f.headDim = 128;
+    f.bias = BiasRule::AttentionBiasKey;
+    f.qkNorm = QkNorm::PerHead;
+    f.chatTemplate = "qwen3";
+    f.ggufArch = "qwen3";
+    return f;
+}
+
+// Gemma 2: (1 + w) RMSNorms before and after attention and MLP, embeddings scaled by sqrt(hidden), tanh GELU gate,
+// scores scaled by query_pre_attn_scalar and soft-capped, logits soft-capped, every other layer windowed.
+constexpr DecoderFamily makeGemma2() {
+    DecoderFamily f = llamaLike("gemma2", "Gemma2ForCausalLM");
+    f.vocabSize = 256000;
+    f.hiddenSize = 2304;
+    f.intermediateSize = 9216;
+    f.numLayers = 26;
+    f.numHeads = 8;
+    f.kvHeads = 4;
+    f.nullKvHeadsRefused = true;
+    f.headDim = 256;
+    f.nullHeadDimAllowed = false;
+    f.maxPositions = 8192;
+    f.tieEmbeddings = true;
+    f.activationKey = "hidden_activation";
+    f.activation = "gelu_pytorch_tanh";
+    f.padTokenId = 0;
+    f.norm = NormKind::RmsOnePlus;
+    f.layout = BlockLayout::Sandwich;
+    f.embedScale = true;
+    f.attnSoftcap = true;
+    f.finalSoftcap = true;
+    f.defaultAttnSoftcap = 50.0;
+    f.defaultFinalSoftcap = 30.0;
+    f.queryPreAttnScalar = true;
+    f.defaultQueryPreAttnScalar = 256;
+    f.windows = WindowRule::LayerTypes;
+    f.defaultWindow = 4096;
+    f.windowPattern = 2;
+    f.chatTemplate = "gemma";
+    f.ggufArch = "gemma2";
+    return f;
+}
+
+// Gemma 3's text model: Gemma 2 plus per-head (1 + w) q/k norms, no attention soft-capping (the key exists and
+// transformers does not apply it), no logit soft-capping by default, five windowed layers to one full, and a
+// separate rotary base for the windowed layers.
+constexpr DecoderFamily makeGemma3Text() {
+    DecoderFamily f = makeGemma2();
+    f.modelType = "gemma3_text";
+    f.architecture = "Gemma3ForCausalLM";
+    f.vocabSize = 262208;
+    f.maxPositions = 131072;
+    f.qkNorm = QkNorm::PerHead;
+    f.attnSoftcap = false;
+    f.defaultAttnSoftcap = std::nullopt;
+    f.defaultFinalSoftcap = std::nullopt;
+    f.windowPattern = 6;
+    f.layerTypeRope = true;
+    f.ropeTheta = 1000000.0;
+    f.ggufArch = "gemma3";
+    return f;
+}
+
+// Phi-3 and Phi-4-mini: fused qkv_proj and gate_up_proj, dropout after attention and MLP (resid_pdrop), partial
+// rotary dimensions and LongRoPE; head_dim is hidden / heads.
+constexpr DecoderFamily makePhi3() {
+    DecoderFamily f = llamaLike("phi3", "Phi3ForCausalLM");
+    f.vocabSize = 32064;
+    f.hiddenSize = 3072;
+    f.intermediateSize = 8192;
+    f.readsHeadDim = false;
+    f.maxPositions = 4096;
+    f.normEps = 1e-5;
+    f.padTokenId = 32000;
+    f.bias = BiasRule::None;
+    f.fusedQkv = true;
+    f.fusedGateUp = true;
+    f.windows = WindowRule::Every;
+    f.longRopeOriginal = true;
+    f.residualDropout = true;
+    f.loraTargets = {};
+    f.chatTemplate = "phi3";
+    f.ggufArch = "phi3";
+    return f;
+}
+
+// OLMo 2: norms after attention and MLP only, q/k RMSNorms over the whole projection, the weight product in float32.
+constexpr DecoderFamily makeOlmo2() {
+    DecoderFamily f = llamaLike("olmo2", "Olmo2ForCausalLM");
+    f.vocabSize = 50304;
+    f.readsHeadDim = false;
+    f.normEps = 1e-5;
+    f.padTokenId = 1;
+    f.norm = NormKind::RmsFloatWeight;
+    f.qkNorm = QkNorm::Whole;
+    f.layout = BlockLayout::PostNorm;
+    f.loraTargets = {};
+    f.chatTemplate = "";
+    f.ggufArch = "olmo2";
+    return f;
+}
+
+constexpr DecoderFamily kDecoderFamilies[] = {makeLlama(),  makeMistral(),    makeQwen2(), makeQwen3(),
+                                              makeGemma2(), makeGemma3Text(), makePhi3(),  makeOlmo2()};
+
+}  // namespace
+
+std::span<const DecoderFamily> decoderFamilies() { return kDecoderFamilies; }
+
+const DecoderFamily* findDecoderFamily(std::string_view modelType) {
+    for (const auto& f : kDecoderFamilies)
+        if (f.modelType == modelType) return &f;
+    return nullptr;
+}
+
+std::string supportedDecoderTypes() {
+    std::string s;
+    for (const auto& f : kDecoderFamilies) s += (s.empty() ? "" : ", ") + std::string(f.modelType);
+    return s;
+}
+
+std::string supportedModelTypesText() { return "gpt2, " + supportedDecoderTypes() + ", bert"; }
+
+}  // namespace fts

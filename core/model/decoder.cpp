@@ -1,0 +1,325 @@
+// The decoder families as transformers computes them (see decoder.h): embed_tokens (times sqrt(hidden) for Gemma),
+// blocks laid out by the family (pre-norm, Gemma's sandwich, OLMo 2's post-norm) around GQA attention with RoPE
+// (partial, per-layer bases, LongRoPE), optional q/k norms, windows and soft-capping, and a gated MLP; final norm,
+// lm_head (tied or not, optionally soft-capped). Shapes: B batch, T tokens, C hidden, H query heads, K kv heads,
+// D head_dim, I intermediate.
+#include "core/model/decoder.h"
+
+#include <array>
+#include <cmath>
+#include <map>
+
+#include "core/model/block_ops.h"
+#include "core/model/causal_decoder.h"
+#include "core/model/dense.h"
+#include "core/model/rope.h"
+#include "core/util/error.h"
+
+namespace fts {
+
+namespace {
+
+// The family's RMSNorm (decoder_family.h: NormKind) over the last dimension.
+torch::Tensor familyNorm(NormKind kind, const torch::Tensor& x, const torch::Tensor& w, double eps) {
+    if (kind == NormKind::Rms) return rmsNorm(x, w, eps);
+    const torch::Tensor xf = x.to(torch::kFloat32);
+    const torch::Tensor normed = xf * torch::rsqrt(xf.pow(2).mean(-1, true) + eps);
+    if (kind == NormKind::RmsOnePlus) return (normed * (1.0 + w.to(torch::kFloat32))).to(x.scalar_type());
+    return (w * normed).to(x.scalar_type());  // OLMo 2: the weight's product in float32, then the cast
+}
+
+// RoPE on the first cos.size(-1) features of each head; the rest pass through (partial rotary).
+torch::Tensor rotate(const torch::Tensor& x, const torch::Tensor& cos, const torch::Tensor& sin) {
+    const int64_t rd = cos.size(-1), D = x.size(-1);
+    if (rd == D) return applyRope(x, cos, sin);
+    return torch::cat({applyRope(x.narrow(-1, 0, rd), cos, sin), x.narrow(-1, rd, D - rd)}, -1);
+}
+
+// Eager attention with tanh soft-capping of the scores (Gemma 2: scores / cap, tanh, * cap, then the mask), softmax in
+// float32 cast back, as transformers' eager_attention_forward. q (B, H, Tq, D), k, v (B, K, Tk, D); bias (B, 1, Tq, Tk)
+// or undefined for plain causal attention (queries at the end of the keys).
+torch::Tensor softcappedAttention(const torch::Tensor& q, const torch::Tensor& kIn, const torch::Tensor& vIn,
+                                  const torch::Tensor& bias, double scale, double cap, double dropout) {
+    const int64_t H = q.size(1), K = kIn.size(1), Tq = q.size(2), Tk = kIn.size(2);
+    const torch::Tensor k = K == H ? kIn : kIn.repeat_interleave(H / K, 1);
+    const torch::Tensor v = K == H ? vIn : vIn.repeat_interleave(H / K, 1);
+    torch::Tensor w = torch::matmul(q, k.transpose(2, 3)) * scale;
+    w = torch::tanh(w / cap) * cap;
+    if (bias.defined()) {
+        w = w + bias.to(w.scalar_type());
+    } else {
+        const auto opts = torch::TensorOptions().dtype(torch::kInt64).device(q.device());
+        const torch::Tensor qi = torch::arange(Tq, opts).view({Tq, 1}) + (Tk - Tq), ki = torch::arange(Tk, opts);
+        w = w.masked_fill(ki.view({1, Tk}).gt(qi).view({1, 1, Tq, Tk}), lowestOf(w.scalar_type()));
+    }
+    w = torch::softmax(w, -1, torch::kFloat32).to(q.scalar_type());
+    if (dropout > 0) w = torch::dropout(w, dropout, true);
+    return torch::matmul(w, v);
+}
+
+torch::Tensor softcap(const torch::Tensor& x, double cap) { return cap > 0 ? torch::tanh(x / cap) * cap : x; }
+
+class DecoderForCausalLM final : public CausalDecoderModel {
+public:
+    DecoderForCausalLM(const HfConfig& config, const ModelLoadOptions& opts)
+        : m_arch(resolveDecoderArch(config)), m_family(*m_arch.family) {
+        if (opts.disableDropout) m_arch.attentionDropout = m_arch.residualDropout = 0.0;
+        m_activation = parseActivation(config, m_family.activationKey, std::string(m_family.activation));
+        m_info.modelType = std::string(m_family.modelType);
+        m_info.architecture = std::string(m_family.architecture);
+        m_info.task = ModelTask::CausalLM;
+        m_info.vocabSize = m_arch.vocabSize;
+        m_info.hiddenSize = m_arch.hiddenSize;
+        m_info.numLayers = m_arch.numLayers;
+        m_info.numHeads = m_arch.numHeads;
+        m_info.maxPositions = m_arch.maxPositions;
+        m_info.tiedEmbeddings = m_arch.tieWordEmbeddings;
+        m_info.hfConfig = config.json();
+        for (const auto& n : m_arch.notes) m_info.loadWarnings.push_back(config.source() + ": " + n);
+        declareParameters();
+        for (size_t i = 0; i + 1 < m_blockBase.size(); ++i)
+            m_blockRanges.emplace_back(m_blockBase[i], m_blockBase[i + 1] - m_blockBase[i]);
+    }
+
+    bool isIgnoredCheckpointTensor(const std::string& name) const override {
+        if (name.ends_with(".rotary_emb.inv_freq")) return true;  // buffer some older checkpoints saved
+        return m_arch.tieWordEmbeddings && name == "lm_head.weight";
+    }
+
+    int64_t cacheRecomputeLength() const override {
+        for (const RopeConfig& r : m_arch.ropes)
+            if (r.type == "longrope") return r.originalMaxPositions;
+        return 0;
+    }
+
+private:
+    static constexpr size_t kRoles = size_t(TensorRole::Count);
+    static constexpr int kNone = -1;
+
+    // CausalDecoderModel::run; the positions rotate q and k (RoPE).
+    torch::Tensor run(const torch::Tensor& inputIdsIn, const torch::Tensor& attentionMaskIn,
+                      const torch::Tensor& positionIdsIn, KvCache* cache) override {
+        const torch::Tensor& embed = m_params[0].tensor;
+        const auto device = embed.device();
+        const std::string arch = m_info.architecture;
+        if (inputIdsIn.dim() != 2)
+            throw Error(arch + " forward: input_ids must be (batch, seq), found " + c10::str(inputIdsIn.sizes()));
+        const torch::Tensor inputIds = inputIdsIn.to(device, torch::kInt64);
+        const int64_t B = inputIds.size(0), T = inputIds.size(1);
+        torch::Tensor mask = attentionMaskIn.defined() ? attentionMaskIn.to(device) : attentionMaskIn;
+        const int64_t past = cache ? cache->length() : 0;
+        if (mask.defined() && (mask.dim() != 2 || mask.size(0) != B || mask.size(1) != past + T))
+            throw Error(arch + " forward: attention_mask must have shape " + c10::str(inputIds.sizes()) + ", found " +
+                        c10::str(mask.sizes()));
+        const auto dtype = computeDtype(embed);
+        const bool packed = positionIdsIn.defined();  // or cached: each token at its own position
+        const torch::Tensor positionIds =
+            packed ? checkedPositionIds(positionIdsIn, inputIds, 0, arch + " forward") : torch::Tensor();
+        if (cache && !mask.defined()) throw Error(arch + " cached forward: the key mask is required");
+        // One additive bias per distinct window size (0 = plain causal): undefined means is_causal.
+        std::map<int64_t, torch::Tensor> biases;
+        for (int64_t w : m_arch.window)
+            if (!biases.count(w))
+                biases[w] = cache    ? cachedAttentionBias(mask, past, T, w, dtype)
+                            : packed ? packedCausalBias(positionIds, w, dtype)
+                                     : attentionBias(mask, B, T, w, dtype, device);
+        // RoPE tables up to the largest position (transformers' dynamic and long rope also key on max(position_ids)
+        // + 1), one per distinct rotary parameter set.
+        const int64_t ropeLength = packed && T > 0 ? positionIds.max().item<int64_t>() + 1 : T;
+        std::vector<std::pair<torch::Tensor, torch::Tensor>> ropes;
+        for (const RopeConfig& r : m_arch.ropes) {
+            auto [cos, sin] = ropeCosSin(r, ropeLength, device);
+            if (packed) {  // (B, 1, T, rd): each token's own position, broadcast over the heads
+                cos = cos.index_select(0, positionIds.reshape({-1})).view({B, 1, T, -1});
+                sin = sin.index_select(0, positionIds.reshape({-1})).view({B, 1, T, -1});
+            }
+            ropes.emplace_back(cos, sin);
+        }
+        const bool train = isTraining();
+
+        torch::Tensor h = m_arch.padTokenId ? torch::embedding(embed, inputIds, *m_arch.padTokenId)
+                                            : torch::embedding(embed, inputIds);
+        if (m_arch.embedScale > 0)  // Gemma: the scale rounded to the embedding's dtype first
+            h = h * torch::scalar_tensor(m_arch.embedScale, torch::TensorOptions().dtype(torch::kFloat32))
+                        .to(h.scalar_type())
+                        .to(device);
+        for (int64_t i = 0; i < m_arch.numLayers; ++i) {
+            const torch::Tensor layerBias = biases.at(m_arch.window[size_t(i)]);
+            const auto& [cos, sin] = ropes[size_t(m_arch.layerRope[size_t(i)])];
+            // Captures by value: with activation checkpointing the block runs again during backward.
+            auto blockFn = [this, i, B, T, cos, sin, layerBias, train, cache](const torch::Tensor& hIn) {
+                return block(size_t(i), hIn, B, T, cos, sin, layerBias, train, cache);
+            };
+            const size_t first = m_blockBase[size_t(i)], count = m_blockBase[size_t(i) + 1] - first;
+            h = cache ? blockFn(h) : runBlock(blockFn, h, first, count);
+        }
+        if (cache) h = h.narrow(1, T - 1, 1);  // generation needs the last position's logits only
+        const size_t f = m_blockBase.back();   // model.norm.weight, [lm_head.weight]
+        h = familyNorm(m_family.norm, h, m_params[f].tensor, m_arch.normEps);
+        const double cap = m_arch.finalSoftcap;
+        if (cache)  // generation: always logits
+            return softcap(m_arch.tieWordEmbeddings ? denseLinear(h, embed) : linearAt(f + 1, h, torch::Tensor()), cap)
+                .squeeze(1);
+        if (cap > 0) {  // the chunked loss cannot cap what it never materialises: full logits
+            const bool defer = m_deferHead;
+            m_deferHead = false;
+            torch::Tensor logits = m_arch.tieWordEmbeddings
+                                       ? outputLayer(std::nullopt, h, embed, torch::Tensor())
+                                       : outputLayer(f + 1, h, m_params[f + 1].tensor, torch::Tensor());
+            m_deferHead = defer;
+            m_lastHead.reset();
+            return softcap(logits, cap);
+        }
+        return m_arch.tieWordEmbeddings ? outputLayer(std::nullopt, h, embed, torch::Tensor())
+                                        : outputLayer(f + 1, h, m_params[f + 1].tensor, torch::Tensor());  // (B, T, V)
+    }
+
+    // One block: attention then MLP, with the family's norms and residuals.
+    torch::Tensor block(size_t i, const torch::Tensor& hIn, int64_t B, int64_t T, const torch::Tensor& cos,
+                        const torch::Tensor& sin, const torch::Tensor& layerBias, bool train, KvCache* cache) const {
+        const size_t base = m_blockBase[i];
+        const int64_t H = m_arch.numHeads, K = m_arch.numKvHeads, D = m_arch.headDim, I = m_arch.intermediateSize;
+        auto weightAt = [&](TensorRole r) { return base + size_t(m_weightSlot[size_t(r)]); };
+        auto has = [&](TensorRole r) { return m_weightSlot[size_t(r)] != kNone; };
+        auto biasOf = [&](TensorRole r) {
+            const int s = m_biasSlot[size_t(r)];
+            return s == kNone ? torch::Tensor() : m_params[base + size_t(s)].tensor;
+        };
+        auto norm = [&](TensorRole r, const torch::Tensor& x) {
+            return familyNorm(m_family.norm, x, m_params[weightAt(r)].tensor, m_arch.normEps);
+        };
+        auto proj = [&](TensorRole r, const torch::Tensor& x) { return linearAt(weightAt(r), x, biasOf(r)); };
+        const double residualDropout = train ? m_arch.residualDropout : 0.0;
+        const BlockLayout layout = m_family.layout;
+
+        torch::Tensor h = hIn;
+        // ---- attention ----
+        torch::Tensor x = layout == BlockLayout::PostNorm ? h : norm(TensorRole::InputNorm, h);
+        torch::Tensor q, k, v;
+        if (has(TensorRole::QkvProj)) {  // Phi-3: rows q | k | v
+            const torch::Tensor qkv = proj(TensorRole::QkvProj, x);
+            q = qkv.narrow(-1, 0, H * D);
+            k = qkv.narrow(-1, H * D, K * D);
+            v = qkv.narrow(-1, (H + K) * D, K * D);
+        } else {
+            q = proj(TensorRole::QProj, x);
+            k = proj(TensorRole::KProj, x);
+            v = proj(TensorRole::VProj, x);
+        }
+        if (m_family.qkNorm == QkNorm::Whole) {  // OLMo 2: over the whole projection
+            q = norm(TensorRole::QNorm, q);
+            k = norm(TensorRole::KNorm, k);
+        }
+        q = q.reshape({B, T, H, D});
+        k = k.reshape({B, T, K, D});
+        v = v.reshape({B, T, K, D}).transpose(1, 2);
+        if (m_family.qkNorm == QkNorm::PerHead) {  // Qwen3, Gemma 3: over each head's D
+            q = norm(TensorRole::QNorm, q);
+            k = norm(TensorRole::KNorm, k);
+        }
+        q = rotate(q.transpose(1, 2), cos, sin);  // (B, H, T, D)
+        k = rotate(k.transpose(1, 2), cos, sin);  // (B, K, T, D)
+        if (cache) appendToCache(*cache, i, k, v);
+        const double attnDropout = train ? m_arch.attentionDropout : 0.0;
+        torch::Tensor a =
+            m_arch.attnSoftcap > 0
+                ? softcappedAttention(q, k, v, layerBias, m_arch.attentionScale, m_arch.attnSoftcap, attnDropout)
+                : causalSelfAttention(q, k, v, layerBias, attnDropout, m_arch.attentionScale, false);
+        a = proj(TensorRole::OProj, a.transpose(1, 2).reshape({B, T, H * D}));
+        if (layout != BlockLayout::PreNorm) a = norm(TensorRole::PostAttentionNorm, a);
+        if (residualDropout > 0) a = torch::dropout(a, residualDropout, true);
+        h = h + a;
+        // ---- MLP ----
+        x = layout == BlockLayout::PreNorm    ? norm(TensorRole::PostAttentionNorm, h)
+            : layout == BlockLayout::Sandwich ? norm(TensorRole::PreFeedforwardNorm, h)
+                                              : h;
+        torch::Tensor gate, up;
+        if (has(TensorRole::GateUpProj)) {  // Phi-3: rows gate | up
+            const torch::Tensor gu = proj(TensorRole::GateUpProj, x);
+            gate = gu.narrow(-1, 0, I);
+            up = gu.narrow(-1, I, I);
+        } else {
+            gate = proj(TensorRole::GateProj, x);
+            up = proj(TensorRole::UpProj, x);
+        }
+        const torch::Tensor m = m_activation == Activation::Silu ? siluMul(gate, up)  // fused on CUDA
+                                                                 : applyActivation(m_activation, gate) * up;
+        torch::Tensor out = proj(TensorRole::DownProj, m);
+        if (layout != BlockLayout::PreNorm) out = norm(TensorRole::PostFeedforwardNorm, out);
+        if (residualDropout > 0) out = torch::dropout(out, residualDropout, true);
+        return h + out;
+    }
+
+    // Additive (B, 1, T, T) bias: 0 where allowed (causal, key not padding, inside the window), dtype-min elsewhere,
+    // as transformers' eager masks. Undefined when plain causal attention is exact (no padding, no window in reach).
+    static torch::Tensor attentionBias(const torch::Tensor& mask, int64_t B, int64_t T, int64_t window,
+                                       torch::ScalarType dtype, const torch::Device& device) {
+        const bool padding = mask.defined() && !mask.ne(0).all().item<bool>();
+        const bool windowed = window > 0 && T > window;
+        if (!padding && !windowed) return {};
+        const auto idx = torch::arange(T, torch::TensorOptions().dtype(torch::kInt64).device(device));
+        torch::Tensor allowed = idx.view({T, 1}).ge(idx.view({1, T}));  // q >= k
+        if (windowed) allowed = allowed.logical_and(idx.view({1, T}).gt(idx.view({T, 1}) - window));
+        allowed = allowed.view({1, 1, T, T});
+        if (padding)
+            allowed = allowed.logical_and(mask.ne(0).view({B, 1, 1, T}));
+        else
+            allowed = allowed.expand({B, 1, T, T});
+        return torch::zeros({B, 1, T, T}, torch::TensorOptions().dtype(dtype).device(device))
+            .masked_fill(allowed.logical_not(), lowestOf(dtype));
+    }
+
+    void declareParameters() {
+        m_weightSlot.fill(kNone);
+        m_biasSlot.fill(kNone);
+        int currentLayer = -1;
+        for (const ArchTensor& t : decoderTensors(m_arch)) {
+            if (t.layer != currentLayer && t.layer >= 0) {
+                m_blockBase.push_back(m_specs.size());
+                currentLayer = t.layer;
+            }
+            if (t.layer < 0 && currentLayer >= 0) {  // past the blocks: model.norm, lm_head
+                m_blockBase.push_back(m_specs.size());
+                currentLayer = -2;
+            }
+            if (t.layer == 0) {  // every block has block 0's layout
+                auto& slots = t.bias ? m_biasSlot : m_weightSlot;
+                slots[size_t(t.role)] = int(m_specs.size() - m_blockBase[0]);
+            }
+            ParamSpec s;
+            s.name = t.name;
+            s.shape = t.shape;
+            s.layer = t.linear ? LayerKind::Linear : LayerKind::Other;
+            s.outputHead = t.role == TensorRole::LmHead;
+            s.init = t.init == TensorInit::Normal  ? ParamInit::Normal
+                     : t.init == TensorInit::Zeros ? ParamInit::Zeros
+                                                   : ParamInit::Ones;
+            s.stddev = s.init == ParamInit::Normal ? m_arch.initializerRange : 0.0;
+            s.shapeFrom = t.shapeFrom;
+            if (t.name.starts_with("model.")) s.aliases = {t.name.substr(6)};  // base-model checkpoints
+            m_specs.push_back(std::move(s));
+        }
+        if (m_arch.numLayers == 0 || m_blockBase.size() != size_t(m_arch.numLayers) + 1)
+            throw Error(m_info.architecture + ": the tensor list has no final norm after its blocks");
+    }
+
+    void bindParameters() override {
+        if (m_params.size() != m_specs.size())
+            throw Error(m_info.architecture + ": expected " + std::to_string(m_specs.size()) + " parameters, got " +
+                        std::to_string(m_params.size()));
+    }
+
+    DecoderArch m_arch;
+    const DecoderFamily& m_family;
+    Activation m_activation = Activation::Silu;
+    std::vector<size_t> m_blockBase;  // index of each block's first parameter; last entry = model.norm.weight
+    std::array<int, kRoles> m_weightSlot{}, m_biasSlot{};  // offset of each role's weight / bias in a block
+};
+
+}  // namespace
+
+std::unique_ptr<HfModel> buildDecoder(const HfConfig& config, const ModelLoadOptions& opts) {
+    return std::make_unique<DecoderForCausalLM>(config, opts);
+}
+
+}  // namespace fts

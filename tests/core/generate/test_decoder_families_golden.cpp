@@ -1,0 +1,187 @@
+// Every decoder family of core/arch (decoderFamilies(): a new entry is covered by adding it, and fails here until
+// tests/data/models/scripts/family_reference.py has a case for it) against transformers 5.23 running in the venv at
+// test time: fp32 logits of a padded batch within 1e-4, the loss, every parameter's gradient within 1e-4 relative,
+// a packed row's logits (block-diagonal attention from position ids), greedy generation with the KV cache token for
+// token, the cached forward equal to the full forward at each step; the parameter names and count equal
+// transformers' named_parameters(), and the resolved tensor list (core/arch) sums to num_parameters().
+#include <QProcess>
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include <cmath>
+
+#include "core/arch/decoder_arch.h"
+#include "core/config/model_shape.h"
+#include "core/generate/generator.h"
+#include "core/model/cached_decoder.h"
+#include "core/model/hf_model.h"
+#include "core/model/safetensors_torch.h"
+#include "core/util/atomic_file.h"
+#include "core/util/error.h"
+
+#include "tests/support/qtest_suites.h"  // QTEST_MAIN registers this suite in its area's program
+
+using namespace fts;
+namespace fs = std::filesystem;
+
+namespace {
+
+const QString kScript =
+    QString::fromStdString((fs::path(FTS_TEST_DATA_DIR) / "models" / "scripts" / "family_reference.py").string());
+
+double relL2(const torch::Tensor& got, const torch::Tensor& ref) {
+    auto g = got.to(torch::kFloat64), r = ref.to(torch::kFloat64);
+    return (g - r).norm().item<double>() / std::max(r.norm().item<double>(), 1e-30);
+}
+double maxAbs(const torch::Tensor& got, const torch::Tensor& ref) {
+    return (got.to(torch::kFloat64) - ref.to(torch::kFloat64)).abs().max().item<double>();
+}
+
+}  // namespace
+
+class TestDecoderFamiliesGolden : public QObject {
+    Q_OBJECT
+
+private slots:
+    void initTestCase();
+    void everyFamilyHasACase();
+    void parity_data();
+    void parity();
+    void packedAndGenerate_data() { parity_data(); }
+    void packedAndGenerate();
+    void unknownFamilyListsTheSupported();
+
+private:
+    QTemporaryDir m_tmp;
+    fs::path m_root;
+};
+
+void TestDecoderFamiliesGolden::initTestCase() {
+    torch::set_num_threads(1);
+    QVERIFY(m_tmp.isValid());
+    m_root = fs::path(m_tmp.path().toStdString());
+    QProcess p;
+    p.setProgram(QStringLiteral(FTS_TEST_PYTHON));
+    p.setArguments({kScript, "make", QString::fromStdString(m_root.string())});
+    p.start();
+    QVERIFY2(p.waitForFinished(300000), "family_reference.py did not finish");
+    QVERIFY2(p.exitStatus() == QProcess::NormalExit && p.exitCode() == 0,
+             p.readAllStandardError().right(4000).constData());
+}
+
+void TestDecoderFamiliesGolden::everyFamilyHasACase() {
+    for (const auto& f : decoderFamilies())
+        QVERIFY2(fs::exists(m_root / std::string(f.modelType) / "reference.json"),
+                 qPrintable("no reference case for the family " + QString::fromStdString(std::string(f.modelType))));
+}
+
+void TestDecoderFamiliesGolden::parity_data() {
+    QTest::addColumn<QString>("family");
+    for (const auto& f : decoderFamilies())
+        QTest::newRow(std::string(f.modelType).c_str()) << QString::fromStdString(std::string(f.modelType));
+}
+
+void TestDecoderFamiliesGolden::parity() {
+    QFETCH(QString, family);
+    const fs::path dir = m_root / family.toStdString();
+    const auto in = loadSafetensors(dir / "inputs.safetensors");
+    const auto ref = loadSafetensors(dir / "reference.safetensors");
+    const auto refJson = nlohmann::json::parse(readFile(dir / "reference.json"));
+    ModelLoadOptions opts;
+    opts.disableDropout = true;
+    opts.strict = true;
+    auto model = loadPretrainedModel(dir, opts);
+
+    // Names in transformers' order, and the count; the torch-free shape (the estimate's) agrees.
+    std::vector<std::string> names;
+    for (const auto& p : model->parameters()) names.push_back(p.name);
+    QCOMPARE(names, refJson.at("parameter_names").get<std::vector<std::string>>());
+    QCOMPARE(model->info().numParameters, refJson.at("num_parameters").get<int64_t>());
+    QCOMPARE(readModelShape(dir).numParameters(), refJson.at("num_parameters").get<int64_t>());
+
+    const torch::Tensor logits = model->forward(in.at("input_ids"), in.at("attention_mask"));
+    const torch::Tensor loss = model->loss(logits, in.at("labels"));
+    loss.backward();
+    const double ma = maxAbs(logits.detach(), ref.at("logits")), rl = relL2(logits.detach(), ref.at("logits"));
+    qInfo("%s: logits max|diff| %.3g relL2 %.3g, loss diff %.3g", qPrintable(family), ma, rl,
+          loss.item<double>() - refJson.at("loss").get<double>());
+    QVERIFY2(ma <= 1e-4, qPrintable(QString::number(ma)));
+    QVERIFY2(std::fabs(loss.item<double>() - refJson.at("loss").get<double>()) <= 1e-5, "loss");
+    double worst = 0;
+    std::string worstName;
+    for (const auto& p : model->parameters()) {
+        QVERIFY2(p.tensor.grad().defined(), p.name.c_str());
+        const double g = relL2(p.tensor.grad(), ref.at("grad." + p.name));
+        if (g > worst) worst = g, worstName = p.name;
+    }
+    qInfo("%s: worst gradient relL2 %.3g (%s)", qPrintable(family), worst, worstName.c_str());
+    QVERIFY2(worst <= 1e-4, qPrintable(QString::fromStdString(worstName) + " " + QString::number(worst)));
+}
+
+void TestDecoderFamiliesGolden::packedAndGenerate() {
+    QFETCH(QString, family);
+    const fs::path dir = m_root / family.toStdString();
+    const auto in = loadSafetensors(dir / "inputs.safetensors");
+    const auto ref = loadSafetensors(dir / "reference.safetensors");
+    const auto refJson = nlohmann::json::parse(readFile(dir / "reference.json"));
+    auto model = loadPretrainedModel(dir, {});
+    model->setTraining(false);
+    torch::NoGradGuard noGrad;
+
+    const torch::Tensor packed = model->forwardPacked(in.at("packed_ids"), in.at("position_ids"));
+    const double pa = maxAbs(packed, ref.at("packed_logits"));
+    qInfo("%s: packed logits max|diff| %.3g", qPrintable(family), pa);
+    QVERIFY2(pa <= 1e-4, qPrintable(QString::number(pa)));
+
+    const torch::Tensor prompt = in.at("prompt");
+    std::vector<int64_t> promptIds(prompt.data_ptr<int64_t>(), prompt.data_ptr<int64_t>() + prompt.numel());
+    GenerationOptions o;
+    o.maxNewTokens = 14;  // 6 + 14 positions: past Phi-3's original length (16), where LongRoPE switches factors
+    o.padTokenId = 0;
+    const auto out = generate(*model, {promptIds}, o);
+    QCOMPARE(out.at(0).ids, refJson.at("greedy").get<std::vector<int64_t>>());
+
+    // The cached forward at each step equals the full forward over the sequence so far (with LongRoPE up to the
+    // original length: past it transformers' full forward rotates every position with the long factors while the
+    // cache keeps the keys rotated as they came, and so do we: the greedy tokens above cross it).
+    auto* dec = dynamic_cast<CachedDecoder*>(model.get());
+    QVERIFY(dec);
+    const torch::Tensor ids = in.at("input_ids").narrow(0, 0, 1);
+    const DecoderArch arch = resolveDecoderArch(HfConfig::load(dir / "config.json"));
+    const int64_t T =
+        arch.ropes[0].type == "longrope" ? std::min(ids.size(1), arch.ropes[0].originalMaxPositions) : ids.size(1);
+    KvCache cache;
+    for (int64_t t = 6; t <= T; ++t) {
+        const int64_t from = t == 6 ? 0 : t - 1;
+        const auto pos = torch::arange(from, t, torch::kInt64).unsqueeze(0);
+        const auto got =
+            dec->forwardCached(ids.narrow(1, from, t - from), pos, torch::ones({1, t}, torch::kInt64), cache);
+        const auto want = model->forward(ids.narrow(1, 0, t), torch::Tensor()).select(1, t - 1);
+        const double diff = maxAbs(got, want);
+        QVERIFY2(diff < 1e-4, qPrintable(QString("step %1: max |diff| %2").arg(t).arg(diff)));
+    }
+}
+
+void TestDecoderFamiliesGolden::unknownFamilyListsTheSupported() {
+    try {
+        resolveDecoderArch(HfConfig({{"model_type", "deepseek_v9"}}, "/m/config.json"));
+        QFAIL("expected an error");
+    } catch (const FormatError& e) {
+        const QString what = e.what();
+        QVERIFY2(what.contains("/m/config.json: key \"model_type\""), e.what());
+        for (const auto& f : decoderFamilies())
+            QVERIFY2(what.contains(QString::fromStdString(std::string(f.modelType))), e.what());
+    }
+    // An unsupported rope type names the key and lists the supported ones, before any weight is read.
+    try {
+        resolveDecoderArch(HfConfig({{"model_type", "qwen3"}, {"rope_scaling", {{"rope_type", "yarn"}, {"factor", 4}}}},
+                                    "/m/config.json"));
+        QFAIL("expected an error");
+    } catch (const FormatError& e) {
+        QVERIFY2(QString(e.what()).contains("key \"rope_scaling\"") && QString(e.what()).contains("longrope"),
+                 e.what());
+    }
+}
+
+QTEST_APPLESS_MAIN(TestDecoderFamiliesGolden)
+#include "test_decoder_families_golden.moc"

@@ -1,0 +1,118 @@
+#!/usr/bin/env python3
+"""Per-family reference numerics from Hugging Face transformers, generated at test time (tests/core/model).
+
+  family_reference.py make OUT_ROOT   one tiny random model per decoder family (qwen3, gemma2, gemma3_text, phi3,
+                                      olmo2, and the first five as a control), save_pretrained()s it to OUT_ROOT/<case>/
+                                      and writes there inputs.safetensors (a padded batch: input_ids, attention_mask,
+                                      labels; a packed row: packed_ids, position_ids) and reference.safetensors (fp32
+                                      logits of the padded batch, grad.<name> of its loss for every parameter, the
+                                      packed row's logits) + reference.json (loss, num_parameters, greedy tokens of
+                                      a prompt, and the case's family). Eager attention, float32.
+
+Only transformers' public API is used; no modeling code lives here.
+"""
+import json
+import os
+import sys
+
+import torch
+from safetensors.torch import save_file
+
+import transformers
+from transformers import AutoConfig, AutoModelForCausalLM
+
+VOCAB = 512
+
+
+def base(**kw):
+    d = dict(vocab_size=VOCAB, hidden_size=64, intermediate_size=96, num_hidden_layers=2, num_attention_heads=4,
+             num_key_value_heads=2, max_position_embeddings=64, initializer_range=0.1, tie_word_embeddings=False,
+             bos_token_id=1, eos_token_id=2)
+    d.update(kw)
+    return d
+
+
+# case -> (model_type, config kwargs, padded sequence length)
+CASES = {
+    "llama": ("llama", base(attention_bias=True), 20),
+    "mistral": ("mistral", base(sliding_window=7), 20),
+    "qwen2": ("qwen2", base(tie_word_embeddings=True), 20),
+    # head_dim set apart from hidden / heads (Qwen3's default is 128, not the division)
+    "qwen3": ("qwen3", base(head_dim=32, num_hidden_layers=3), 20),
+    # soft-capping small enough to bend the scores and logits; every other layer windowed (window < seq)
+    "gemma2": ("gemma2", base(head_dim=16, num_hidden_layers=3, query_pre_attn_scalar=24, sliding_window=6,
+                              attn_logit_softcapping=2.0, final_logit_softcapping=3.0, pad_token_id=0,
+                              tie_word_embeddings=True), 20),
+    # two rotary bases (full: linear scaling), windowed layers from sliding_window_pattern, capped logits
+    "gemma3_text": ("gemma3_text", base(head_dim=16, num_hidden_layers=4, query_pre_attn_scalar=16, sliding_window=5,
+                                        sliding_window_pattern=2, final_logit_softcapping=4.0, pad_token_id=0,
+                                        rope_parameters={"full_attention": {"rope_type": "linear", "factor": 2.0,
+                                                                            "rope_theta": 1000000.0},
+                                                         "sliding_attention": {"rope_type": "default",
+                                                                               "rope_theta": 10000.0}},
+                                        tie_word_embeddings=True), 20),
+    # partial rotary (8 of 16 features) and LongRoPE: a 20-token batch is past original_max_position_embeddings (16)
+    "phi3": ("phi3", base(max_position_embeddings=64, original_max_position_embeddings=16, pad_token_id=0,
+                          rope_parameters={"rope_type": "longrope", "rope_theta": 10000.0, "partial_rotary_factor": 0.5,
+                                           "short_factor": [1.0, 1.25, 1.5, 2.0],
+                                           "long_factor": [1.5, 2.5, 4.0, 6.0]}), 20),
+    "olmo2": ("olmo2", base(pad_token_id=0), 20),
+}
+
+
+def make(root):
+    os.makedirs(root, exist_ok=True)
+    for i, (name, (model_type, kw, seq)) in enumerate(CASES.items()):
+        out = os.path.join(root, name)
+        os.makedirs(out, exist_ok=True)
+        torch.manual_seed(200 + i)
+        config = AutoConfig.for_model(model_type, **kw)
+        model = AutoModelForCausalLM.from_config(config, attn_implementation="eager").float()
+        with torch.no_grad():
+            for _, p in model.named_parameters():
+                if p.dim() == 1:  # norms start at 1 (Gemma: 0) and biases at 0: perturb so ignoring them shows
+                    p.add_(torch.randn_like(p) * 0.1)
+        model.save_pretrained(out)
+        ref = AutoModelForCausalLM.from_pretrained(out, dtype=torch.float32, attn_implementation="eager").train()
+        for m in ref.modules():  # dropout off (the configs have none; this keeps it so)
+            if isinstance(m, torch.nn.Dropout):
+                m.p = 0.0
+        g = torch.Generator().manual_seed(11 + i)
+        ids = torch.randint(1, VOCAB, (2, seq), generator=g)
+        mask = torch.ones(2, seq, dtype=torch.int64)
+        mask[1, seq - seq // 4:] = 0
+        ids[mask == 0] = 0
+        labels = ids.clone()
+        labels[mask == 0] = -100
+        res = ref(input_ids=ids, attention_mask=mask, labels=labels)
+        res.loss.backward()
+        grads = {"grad." + n: p.grad.float().contiguous() for n, p in ref.named_parameters()}
+        # A packed row: two samples back to back, positions restarting.
+        a, b = 9, 7
+        packed = torch.randint(1, VOCAB, (1, a + b), generator=g)
+        positions = torch.cat([torch.arange(a), torch.arange(b)]).unsqueeze(0)
+        ref.eval()
+        with torch.no_grad():
+            # the packed row's reference: each sample run alone, back to back (what block-diagonal attention means)
+            packed_logits = torch.cat([ref(input_ids=packed[:, :a]).logits, ref(input_ids=packed[:, a:]).logits], 1)
+            prompt = torch.randint(1, VOCAB, (1, 6), generator=g)
+            greedy = ref.generate(prompt, attention_mask=torch.ones_like(prompt), do_sample=False, max_new_tokens=14,
+                                  min_new_tokens=14, pad_token_id=0, eos_token_id=None)
+        save_file({"input_ids": ids, "attention_mask": mask, "labels": labels, "packed_ids": packed,
+                   "position_ids": positions, "prompt": prompt},
+                  os.path.join(out, "inputs.safetensors"))
+        save_file({"logits": res.logits.detach().float().contiguous(),
+                   "packed_logits": packed_logits.float().contiguous(), **grads},
+                  os.path.join(out, "reference.safetensors"))
+        with open(os.path.join(out, "reference.json"), "w") as f:
+            json.dump({"loss": float(res.loss), "transformers": transformers.__version__, "model_type": model_type,
+                       "num_parameters": ref.num_parameters(),
+                       "parameter_names": [n for n, _ in ref.named_parameters()],
+                       "greedy": greedy[0, prompt.shape[1]:].tolist()}, f)
+
+
+if __name__ == "__main__":
+    if len(sys.argv) == 3 and sys.argv[1] == "make":
+        make(sys.argv[2])
+    else:
+        sys.exit(__doc__)
