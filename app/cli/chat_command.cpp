@@ -150,9 +150,10 @@ void addChatCommand(CLI::App& app) {
         const bool tty = ::isatty(0) == 1;
         std::cerr << "model: " << session->describe() << "\n";
         if (!session->chatTemplate())
-            throw Error(o->session.model.string() +
-                        ": no chat template we know (tokenizer_config.json's chat_template or config.json's "
-                        "model_type); pass --chat_template chatml, qwen2.5, llama3, mistral, alpaca or none");
+            throw Error(
+                o->session.model.string() +
+                ": no chat template we know (tokenizer_config.json's chat_template or config.json's "
+                "model_type); pass --chat_template chatml, qwen3, qwen2.5, llama3, mistral, gemma, phi3, phi4-mini, alpaca or none");
         std::cerr << "chat template: " << chatTemplateName(*session->chatTemplate())
                   << ". Type a message; /reset starts over, /exit or Ctrl-D ends, Ctrl-C stops a reply.\n";
         for (const auto& n : session->notes(o->sampling)) std::cerr << "note: " << n << "\n";

@@ -66,9 +66,10 @@ void addExportCommand(CLI::App& app) {
     cmd->add_option("--dtype", *dtype, "hf: float32, bfloat16 or float16")->capture_default_str();
     cmd->add_option("--quant", *quant, "gguf: " + gguf::presetNames())->capture_default_str();
     cmd->add_option("--name", *name, "gguf: the model's name in the file (general.name)");
-    cmd->add_option("--chat-template", *chat,
-                    "gguf: the chat template of the Modelfile (chatml, qwen2.5, llama3, mistral, alpaca, none; "
-                    "default: the one the run trained with)");
+    cmd->add_option(
+        "--chat-template", *chat,
+        "gguf: the chat template of the Modelfile (chatml, qwen3, qwen2.5, llama3, mistral, gemma, phi3, phi4-mini, alpaca, none; "
+        "default: the one the run trained with)");
     cmd->add_option("--threads", *threads, "gguf: quantization threads (0: every core)")->capture_default_str();
     cmd->add_flag("--no-modelfile", *noModelfile, "gguf: do not write the Ollama Modelfile");
     cmd->add_flag("--merge", *merge,

@@ -31,7 +31,7 @@ void addGenerationOptions(CLI::App& cmd, const std::shared_ptr<GenerationCliOpti
     cmd.add_option("--device", s.device, "auto, cpu, cuda or cuda:N")->capture_default_str();
     cmd.add_option_function<std::string>(
         "--chat_template", [o](const std::string& v) { o->session.chatTemplate = v; },
-        "Chat template when the model's is not recognised: chatml, qwen2.5, llama3, mistral, alpaca, none");
+        "Chat template when the model's is not recognised: chatml, qwen3, qwen2.5, llama3, mistral, gemma, phi3, phi4-mini, alpaca, none");
     addOptional(cmd, "--max_new_tokens", r.maxNewTokens,
                 "New tokens at most (default: generation_config.json's, else 256)");
     cmd.add_flag("--do_sample", r.doSample, "Sample instead of greedy decoding");

@@ -252,9 +252,38 @@ int64_t DecoderArch::largestWindow() const {
     return w;
 }
 
-bool isDecoderFamily(const std::string& modelType) { return findDecoderFamily(modelType) != nullptr; }
+bool isDecoderFamily(const std::string& modelType) {
+    return findDecoderFamily(modelType) != nullptr || modelType == "gemma3";
+}
 
-DecoderArch resolveDecoderArch(const HfConfig& config) {
+HfConfig languageModelConfig(const HfConfig& config, bool* wrapped) {
+    if (wrapped) *wrapped = false;
+    if (!config.has({"model_type"}) || config.requireString({"model_type"}) != "gemma3") return config;
+    // Gemma3Config: text_config (absent: Gemma3TextConfig's defaults), tie_word_embeddings (default true) is the
+    // wrapper's, and the language model is Gemma3TextModel under "model.language_model".
+    const nlohmann::json& j = config.json();
+    nlohmann::json text = nlohmann::json::object();
+    if (j.contains("text_config") && !j["text_config"].is_null()) {
+        if (!j["text_config"].is_object()) config.fail("text_config", "expected an object (Gemma3TextConfig)");
+        text = j["text_config"];
+    }
+    if (text.contains("model_type") && text["model_type"] != "gemma3_text")
+        config.fail("text_config", "model_type " + text["model_type"].dump() + ": expected \"gemma3_text\"");
+    text["model_type"] = "gemma3_text";
+    text["architectures"] = nlohmann::json::array({"Gemma3ForCausalLM"});
+    text["tie_word_embeddings"] = config.getBool({"tie_word_embeddings"}, true);
+    // Gemma3ForConditionalGeneration's head does not soft-cap (only Gemma3ForCausalLM's does): the language model
+    // computes what the folder computes in transformers with the key cleared (resolveDecoderArch says so).
+    text["final_logit_softcapping"] = nullptr;
+    for (const char* k : {"torch_dtype", "dtype", "transformers_version"})
+        if (j.contains(k) && !text.contains(k)) text[k] = j[k];
+    if (wrapped) *wrapped = true;
+    return HfConfig(std::move(text), config.source() + " (text_config)");
+}
+
+DecoderArch resolveDecoderArch(const HfConfig& outer) {
+    bool wrapped = false;
+    const HfConfig config = languageModelConfig(outer, &wrapped);
     const std::string supported = supportedDecoderTypes();
     if (!config.has({"model_type"})) config.fail("model_type", "missing (supported model types: " + supported + ")");
     const std::string type = config.requireString({"model_type"});
@@ -266,6 +295,20 @@ DecoderArch resolveDecoderArch(const HfConfig& config) {
     readOptions(config, *f, a);
     readWindows(config, *f, a);
     readRopes(config, *f, a);
+    if (wrapped) {
+        a.languageModelPrefixes = {"model.language_model.", "language_model.model."};
+        a.leftOutPrefixes = {"model.vision_tower.", "model.multi_modal_projector.", "vision_tower.",
+                             "multi_modal_projector."};
+        a.notes.push_back(
+            "Gemma3ForConditionalGeneration: the language model is trained and exported alone "
+            "(as Gemma3ForCausalLM); the vision tower and the projector are left out");
+        const nlohmann::json& outerText = outer.json().value("text_config", nlohmann::json::object());
+        if (outerText.is_object() && outerText.contains("final_logit_softcapping") &&
+            !outerText["final_logit_softcapping"].is_null())
+            a.notes.push_back(
+                "text_config.final_logit_softcapping is not used: transformers' "
+                "Gemma3ForConditionalGeneration does not soft-cap its logits (the export clears it)");
+    }
     return a;
 }
 

@@ -30,6 +30,10 @@ struct DecoderArch {
     std::vector<RopeConfig> ropes;   // the distinct rotary parameters
     std::vector<int> layerRope;      // per layer: its index in ropes
     std::vector<std::string> notes;  // keys read and not used, said as load warnings (e.g. Gemma 3's attention cap)
+    // A vision-language folder whose language model is trained alone (Gemma3ForConditionalGeneration): the prefixes
+    // its checkpoint gives the language model's "model." tensors, and those of the parts left out (vision tower,
+    // projector). Empty for a plain causal LM.
+    std::vector<std::string> languageModelPrefixes, leftOutPrefixes;
 
     int64_t largestWindow() const;
 };
@@ -38,8 +42,11 @@ struct DecoderArch {
 // or unsupported model_type (listing the supported ones), a value of the wrong type or out of range, a null where
 // transformers refuses one, or an option not supported (a rope type, bidirectional attention).
 DecoderArch resolveDecoderArch(const HfConfig& config);
-// Whether `modelType` is a decoder family described here.
+// Whether `modelType` is a decoder family described here, or a vision-language wrapper of one (gemma3).
 bool isDecoderFamily(const std::string& modelType);
+// The language model's config of a vision-language folder (Gemma 3's "gemma3": its text_config, as model_type
+// gemma3_text, tie_word_embeddings inherited); the config itself otherwise. `wrapped` tells which.
+HfConfig languageModelConfig(const HfConfig& config, bool* wrapped = nullptr);
 
 // What a tensor is in its block; the model finds its parameters by role, never by position.
 enum class TensorRole {

@@ -220,6 +220,8 @@ std::string supportedDecoderTypes() {
     return s;
 }
 
-std::string supportedModelTypesText() { return "gpt2, " + supportedDecoderTypes() + ", bert"; }
+std::string supportedModelTypesText() {
+    return "gpt2, " + supportedDecoderTypes() + ", gemma3 (its language model), bert";
+}
 
 }  // namespace fts

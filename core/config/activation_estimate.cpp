@@ -5,6 +5,59 @@
 
 namespace fts {
 
+namespace {
+
+// What a decoder family's block keeps beyond (or instead of) Llama's, given Llama's attention term; may add to
+// `outside` (a composed final norm, soft-capped logits). The composed RMSNorms (Gemma's (1 + w), OLMo 2's
+// float-weight product) run as ATen ops: they keep the input's float32 copy (the input itself when float32), rsqrt
+// (one per row) and the normalised float32 tensor (the weight's product); Llama's fused norm keeps input and rstd.
+// Gemma 2's soft-capped eager attention keeps q, the repeated k and v, tanh's and softmax's (B, H, T, T) outputs,
+// the causal mask and the output's contiguous copy. Returns the bytes to add to Llama's per-layer term. Checked against
+// the model's own live bytes per block (tests/core/train/test_family_activations.cpp).
+int64_t familyBlockTerms(const ModelShape& s, const ActivationInputs& in, int64_t attention, int64_t& outside) {
+    const DecoderFamily& fam = *s.family;
+    const bool fp32 = in.mode == ForwardMode::Fp32;
+    const int64_t c = fp32 ? 4 : 2, f = 4;
+    const int64_t B = in.batch, T = in.seq, C = s.hiddenSize, H = s.numHeads, D = s.headDim;
+    const int64_t K = s.numKvHeads > 0 ? s.numKvHeads : H;
+    const int64_t BT = B * T, BTC = BT * C, BTQ = BT * H * D, BTK = BT * K * D;
+    const int64_t r = fp32 || in.mode == ForwardMode::AutocastOverFp32 ? 4 : 2;  // the residual stream's bytes
+    auto composed = [&](int64_t inBytes, int64_t rows, int64_t width) {
+        return inBytes * rows * width + (inBytes != 4 ? 4 * rows * width : 0) + 4 * rows * width + f * rows;
+    };
+    const int64_t llamaNorms = 2 * ((r + c) * BTC + f * BT);  // Llama's two fused norms: input, output, rstd
+    int64_t add = 0;
+    if (fam.qkNorm == QkNorm::PerHead) {
+        if (fam.norm == NormKind::Rms)  // fused (Qwen3): the projection's output (the norm's input) and rstd
+            add += c * (BTQ + BTK) + f * BT * (H + K);
+        else  // composed (Gemma 3)
+            add += composed(c, BT * H, D) + composed(c, BT * K, D);
+    } else if (fam.qkNorm == QkNorm::Whole) {
+        add += composed(c, BT, H * D) + composed(c, BT, K * D);
+    }
+    if (fam.layout == BlockLayout::Sandwich) {
+        add -= llamaNorms;
+        add += composed(r, BT, C) + c * BTC;  // input norm and its output (the projections' input)
+        add += composed(c, BT, C);            // post-attention norm of o_proj's output
+        add += composed(r, BT, C) + c * BTC;  // pre-feedforward norm and its output (gate/up's input)
+        add += composed(c, BT, C);            // post-feedforward norm of down's output
+    } else if (fam.layout == BlockLayout::PostNorm) {
+        add -= llamaNorms;
+        add += r * BTC + composed(c, BT, C);  // the block input (the projections'), post-attention norm
+        add += r * BTC + composed(c, BT, C);  // the residual after attention (gate/up's input), post-feedforward norm
+    } else if (fam.norm != NormKind::Rms) {
+        add += 2 * (composed(r, BT, C) + c * BTC) - llamaNorms;
+    }
+    // Phi-3's fused qkv: SDPA keeps v as a view of the fused output, so its q and k parts stay alive too
+    if (fam.fusedQkv) add += c * (BTQ + BTK);
+    if (s.attentionSoftcap) add += 4 * c * BTQ + c * B * H * T * T + f * B * H * T * T + T * T - attention;
+    if (fam.norm != NormKind::Rms) outside += composed(r, BT, C) + c * BTC - ((r + c) * BTC + f * BT);
+    if (s.finalSoftcap) outside += f * BT * s.vocabSize;  // tanh's output over the logits
+    return add;
+}
+
+}  // namespace
+
 ActivationDetail estimateActivations(const ModelShape& s, const ActivationInputs& in) {
     ActivationDetail d;
     const ForwardMode mode = in.mode;
@@ -68,7 +121,7 @@ ActivationDetail estimateActivations(const ModelShape& s, const ActivationInputs
             outside += (3 * c + r) * BTC + 2 * f * BT;  // transform in, gelu in, LayerNorm in, decoder in
         else
             outside += 4 * f * B * C;  // pooler: first token, tanh, dropout, classifier in
-    } else {                           // llama, mistral, qwen2
+    } else {  // the decoder families (core/arch): Llama's block, and what each family adds or changes
         // RMSNorm (x.to(float32), x * rsqrt(mean(x^2) + eps), weight * that.to(x's dtype)): with a float32 input
         // it keeps the input (the residual), rsqrt (B, T) and the normalised float32 tensor (weight's product; not
         // when the weight is frozen); with a bit16 input a float32 copy, rsqrt, the normalised bit16 tensor and the
@@ -100,6 +153,8 @@ ActivationDetail estimateActivations(const ModelShape& s, const ActivationInputs
         perLayer = norm(3) + attention + norm(2) + (fusedCuda ? 3 : 4) * c * BTI + rope;
         outside += norm(1) + (fp32 ? 2 * T * D * 4 : 0);  // the final norm; float32 cos/sin, kept once
         blockInput = (fp32 || mode == ForwardMode::AutocastOverFp32 ? 4 : 2) * BTC;
+        if (s.family) perLayer += familyBlockTerms(s, in, attention, outside);
+        if (s.hiddenDropout > 0) perLayer += 2 * dropBytes * BTC;  // Phi-3's resid_pdrop after attention and MLP
     }
     if (in.attentionBias || (s.slidingWindow > 0 && s.slidingWindow < T))
         outside += c * B * T * T;  // the additive (B, 1, T, T) bias, shared by the layers

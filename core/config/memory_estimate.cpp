@@ -561,6 +561,12 @@ MemoryEstimate estimateMemory(const TrainConfig& config, const ModelShape& shape
     e.offloadParam = in.stage >= 3 ? in.zero.offloadParam : "none";
     if (in.lora) e.loraRank = in.lora->rank;
     e.quantized4bit = in.lora && in.quant;
+    if (shape.finalSoftcap && in.chunkedLoss) {  // the model cannot cap logits it never holds (core/model/decoder)
+        in.chunkedLoss = false;
+        e.notes.push_back(
+            "final_logit_softcapping: the loss takes the whole (soft-capped) logits; model.chunked_loss "
+            "does not apply to this model");
+    }
     const Result r = compute(shape, in);
     e.trainableParameters = r.trainable;
     e.activationDetail = r.act;

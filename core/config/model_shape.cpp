@@ -198,11 +198,12 @@ void readGpt2(const Reader& r, ModelShape& s) {
 void readDecoder(const Reader& r, ModelShape& s) {
     DecoderArch a;
     try {
-        a = resolveDecoderArch(HfConfig(r.raw(), r.source()));
+        a = resolveDecoderArch(HfConfig(r.raw(), r.source()));  // a vision-language folder: its language model
     } catch (const FormatError& e) {  // "<file>: key "<key>": <what>", the message kind the studio translates
         throw ConfigError(e.what());
     }
     s.architecture = std::string(a.family->architecture);
+    s.modelType = std::string(a.family->modelType);
     s.vocabSize = a.vocabSize;
     s.hiddenSize = a.hiddenSize;
     s.intermediateSize = a.intermediateSize;
@@ -217,6 +218,8 @@ void readDecoder(const Reader& r, ModelShape& s) {
     s.slidingWindow = a.largestWindow();
     s.layerWindows = a.window;
     s.finalSoftcap = a.finalSoftcap > 0;
+    s.attentionSoftcap = a.attnSoftcap > 0;
+    s.family = a.family;
     s.loraDefaultTargets.assign(a.family->loraTargets.begin(), a.family->loraTargets.end());
     for (const ArchTensor& t : decoderTensors(a)) {
         int64_t numel = 1;

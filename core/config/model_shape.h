@@ -4,6 +4,8 @@
 #pragma once
 #include <nlohmann/json.hpp>
 
+#include "core/arch/decoder_family.h"
+
 #include <cstdint>
 #include <filesystem>
 #include <string>
@@ -40,6 +42,8 @@ struct ModelShape {
     int64_t slidingWindow = 0;          // largest attention window of any layer; 0 = full causal attention everywhere
     std::vector<int64_t> layerWindows;  // decoder families: each layer's window (0 = full); empty: none windowed
     bool finalSoftcap = false;          // logits soft-capped (Gemma 2): the chunked loss gives way to full logits
+    bool attentionSoftcap = false;      // scores soft-capped (Gemma 2): eager attention keeps (B, H, T, T) tensors
+    const DecoderFamily* family = nullptr;        // the decoder family's description (null for GPT-2 and BERT)
     std::vector<std::string> loraDefaultTargets;  // PEFT's default target_modules for the model type (may be empty)
     double attentionDropout = 0.0;
     double hiddenDropout = 0.0;     // GPT-2 resid_pdrop, BERT hidden_dropout_prob; 0 for llama-family

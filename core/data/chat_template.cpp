@@ -1,4 +1,4 @@
-// The four templates written out as the models' own Jinja templates render them (system prompts,
+// The built-in templates written out as the models' own Jinja templates render them (system prompts,
 // BOS text, whitespace). Alpaca "input" messages are merged into the preceding user turn ("\n\n")
 // for the chat templates and become the "### Input:" block for Alpaca.
 #include "core/data/chat_template.h"
@@ -37,7 +37,16 @@ const char* const kToolsOutro =
     "<tool_call></tool_call> XML tags:\n<tool_call>\n{\"name\": <function-name>, \"arguments\": "
     "<args-json-object>}\n</tool_call><|im_end|>\n";
 
-bool isQwenChatML(ChatTemplateKind k) { return k == ChatTemplateKind::ChatML || k == ChatTemplateKind::Qwen25; }
+bool isQwenChatML(ChatTemplateKind k) {
+    return k == ChatTemplateKind::ChatML || k == ChatTemplateKind::Qwen25 || k == ChatTemplateKind::Qwen3;
+}
+
+std::string stripNewlines(const std::string& s, bool left, bool right) {
+    size_t b = 0, e = s.size();
+    while (left && b < e && s[b] == '\n') ++b;
+    while (right && e > b && s[e - 1] == '\n') --e;
+    return s.substr(b, e - b);
+}
 
 // Chat-template view: "input" merged into the user turn before it; roles validated.
 std::vector<ChatMessage> normalizeMessages(const std::vector<ChatMessage>& messages) {
@@ -98,6 +107,12 @@ void renderQwenChatML(ChatTemplateKind kind, const std::vector<ChatMessage>& all
     } else if (qwen25 && !firstIsSystem) {
         add(segs, std::string("<|im_start|>system\n") + kQwen25DefaultSystem + "<|im_end|>\n", false);
     }
+    size_t lastQuery = messages.empty() ? 0 : messages.size() - 1;  // Qwen3's ns.last_query_index
+    for (size_t i = messages.size(); i-- > 0;)
+        if (messages[i].role == "user") {
+            lastQuery = i;
+            break;
+        }
     for (size_t i = start; i < messages.size(); ++i) {
         const ChatMessage& m = messages[i];
         if (m.role == "tool") {
@@ -114,10 +129,24 @@ void renderQwenChatML(ChatTemplateKind kind, const std::vector<ChatMessage>& all
             add(segs, m.content + "<|im_end|>\n", false);
             continue;
         }
-        std::string reply = m.content;
+        // Qwen3's thinking: the reasoning is the content's <think>...</think> part; an assistant turn after the
+        // last user message shows it (the last turn always, with an empty block if it has none), earlier ones not.
+        std::string content = m.content, reasoning;
+        const size_t close = content.rfind("</think>");
+        if (kind == ChatTemplateKind::Qwen3 && close != std::string::npos) {
+            reasoning = stripNewlines(content.substr(0, content.find("</think>")), false, true);
+            const size_t open = reasoning.rfind("<think>");
+            if (open != std::string::npos) reasoning = reasoning.substr(open + 7);
+            reasoning = stripNewlines(reasoning, true, false);
+            content = stripNewlines(content.substr(close + 8), true, false);
+        }
+        std::string reply = content;
+        if (kind == ChatTemplateKind::Qwen3 && i > lastQuery && (i + 1 == messages.size() || !reasoning.empty()))
+            reply = "<think>\n" + stripNewlines(reasoning, true, true) + "\n</think>\n\n" +
+                    stripNewlines(content, true, false);
         for (size_t k = 0; k < m.toolCalls.size(); ++k) {
             const ToolCall& c = m.toolCalls[k];
-            if (k > 0 || !m.content.empty()) reply += "\n";
+            if (k > 0 || !content.empty()) reply += "\n";
             // Qwen3 prints arguments given as a string as they are; Qwen2.5 passes everything through tojson.
             const std::string& args = c.argumentsIsText && !qwen25 ? c.argumentsText : c.argumentsJson;
             reply += "<tool_call>\n{\"name\": \"" + c.name + "\", \"arguments\": " + args + "}\n</tool_call>";
@@ -126,6 +155,35 @@ void renderQwenChatML(ChatTemplateKind kind, const std::vector<ChatMessage>& all
         add(segs, "\n", false);
     }
     if (generation) add(segs, "<|im_start|>assistant\n", false);
+}
+
+// Gemma 3's template (Gemma 2's where there is no system message, which Gemma 2's refuses): <bos>, then turns
+// <start_of_turn>user|model\n content (trimmed) <end_of_turn>\n; a leading system message's content + "\n\n" opens
+// the first user turn; the turns must alternate user / assistant, starting with the user's.
+void renderGemma(const std::vector<ChatMessage>& messages, bool generation, std::vector<RenderedSegment>& segs) {
+    add(segs, "<bos>", false);
+    std::string prefix;
+    size_t first = 0;
+    if (!messages.empty() && messages[0].role == "system") prefix = messages[0].content + "\n\n", first = 1;
+    for (size_t i = first; i < messages.size(); ++i) {
+        const ChatMessage& m = messages[i];
+        const bool userTurn = (i - first) % 2 == 0;
+        if (m.role != (userTurn ? "user" : "assistant"))
+            throw FormatError(
+                "chat: the gemma template needs turns alternating user / assistant (a system message "
+                "only first); message " +
+                std::to_string(i + 1) + " is " + m.role);
+        if (userTurn) {
+            add(segs,
+                "<start_of_turn>user\n" + (i == first ? prefix : std::string()) + trim(m.content) + "<end_of_turn>\n",
+                false);
+        } else {
+            add(segs, "<start_of_turn>model\n", false);
+            add(segs, trim(m.content) + "<end_of_turn>", true);
+            add(segs, "\n", false);
+        }
+    }
+    if (generation) add(segs, "<start_of_turn>model\n", false);
 }
 
 std::vector<RenderedSegment> render(ChatTemplateKind kind, const std::vector<ChatMessage>& raw, bool generation) {
@@ -174,6 +232,7 @@ std::vector<RenderedSegment> render(ChatTemplateKind kind, const std::vector<Cha
     switch (kind) {
         case ChatTemplateKind::ChatML:
         case ChatTemplateKind::Qwen25:
+        case ChatTemplateKind::Qwen3:
             renderQwenChatML(kind, messages, generation, segs);
             break;
         case ChatTemplateKind::Llama3:
@@ -203,6 +262,26 @@ std::vector<RenderedSegment> render(ChatTemplateKind kind, const std::vector<Cha
             }
             break;
         }
+        case ChatTemplateKind::Gemma:
+            renderGemma(messages, generation, segs);
+            break;
+        case ChatTemplateKind::Phi3:
+        case ChatTemplateKind::Phi4Mini: {
+            // Phi-3's template: every turn <|role|>\n content <|end|>\n, then EOS text (or the generation prompt);
+            // Phi-4-mini's the same without the newlines.
+            const std::string nl = kind == ChatTemplateKind::Phi3 ? "\n" : "";
+            for (const ChatMessage& m : messages) {
+                if (m.role == "assistant") {
+                    add(segs, "<|assistant|>" + nl, false);
+                    add(segs, m.content + "<|end|>", true);
+                    add(segs, nl, false);
+                } else {
+                    add(segs, "<|" + m.role + "|>" + nl + m.content + "<|end|>" + nl, false);
+                }
+            }
+            add(segs, generation ? "<|assistant|>" + nl : std::string("<|endoftext|>"), false);
+            break;
+        }
         case ChatTemplateKind::None:
             for (const ChatMessage& m : messages) add(segs, m.content, m.role == "assistant");
             break;
@@ -215,14 +294,19 @@ std::vector<RenderedSegment> render(ChatTemplateKind kind, const std::vector<Cha
 }  // namespace
 
 ChatTemplateKind chatTemplateFromName(const std::string& name) {
-    if (name == "chatml" || name == "qwen" || name == "qwen3") return ChatTemplateKind::ChatML;
+    if (name == "chatml" || name == "qwen") return ChatTemplateKind::ChatML;
+    if (name == "qwen3") return ChatTemplateKind::Qwen3;
     if (name == "qwen2.5" || name == "qwen2") return ChatTemplateKind::Qwen25;
     if (name == "llama3" || name == "llama-3") return ChatTemplateKind::Llama3;
     if (name == "mistral" || name == "llama2" || name == "llama-2" || name == "inst") return ChatTemplateKind::Mistral;
+    if (name == "gemma" || name == "gemma2" || name == "gemma3") return ChatTemplateKind::Gemma;
+    if (name == "phi3" || name == "phi-3" || name == "phi3.5") return ChatTemplateKind::Phi3;
+    if (name == "phi4-mini" || name == "phi4_mini") return ChatTemplateKind::Phi4Mini;
     if (name == "alpaca") return ChatTemplateKind::Alpaca;
     if (name == "none") return ChatTemplateKind::None;
-    throw FormatError("data.template: unknown template '" + name +
-                      "' (expected auto, chatml, qwen2.5, llama3, mistral, alpaca or none)");
+    throw FormatError(
+        "data.template: unknown template '" + name +
+        "' (expected auto, chatml, qwen3, qwen2.5, llama3, mistral, gemma, phi3, phi4-mini, alpaca or none)");
 }
 
 std::string chatTemplateName(ChatTemplateKind kind) {
@@ -239,6 +323,14 @@ std::string chatTemplateName(ChatTemplateKind kind) {
             return "none";
         case ChatTemplateKind::Qwen25:
             return "qwen2.5";
+        case ChatTemplateKind::Qwen3:
+            return "qwen3";
+        case ChatTemplateKind::Gemma:
+            return "gemma";
+        case ChatTemplateKind::Phi3:
+            return "phi3";
+        case ChatTemplateKind::Phi4Mini:
+            return "phi4-mini";
     }
     return "?";
 }
@@ -257,17 +349,27 @@ std::optional<ChatTemplateKind> detectChatTemplate(const std::filesystem::path& 
     if (tc.is_object() && tc.contains("chat_template") && tc["chat_template"].is_string()) {
         const std::string t = tc["chat_template"].get<std::string>();
         if (t.find("You are Qwen, created by Alibaba Cloud") != std::string::npos) return ChatTemplateKind::Qwen25;
+        if (t.find("<|im_start|>") != std::string::npos && t.find("<think>") != std::string::npos)
+            return ChatTemplateKind::Qwen3;
         if (t.find("<|im_start|>") != std::string::npos) return ChatTemplateKind::ChatML;
         if (t.find("<|start_header_id|>") != std::string::npos) return ChatTemplateKind::Llama3;
         if (t.find("[INST]") != std::string::npos) return ChatTemplateKind::Mistral;
         if (t.find("### Instruction") != std::string::npos) return ChatTemplateKind::Alpaca;
+        if (t.find("<start_of_turn>") != std::string::npos) return ChatTemplateKind::Gemma;
+        if (t.find("<|user|>") != std::string::npos && t.find("<|end|>") != std::string::npos)
+            return ChatTemplateKind::Phi3;
+        if (t.find("'<|' + message['role'] + '|>'") != std::string::npos && t.find("<|end|>") != std::string::npos)
+            return ChatTemplateKind::Phi4Mini;
     }
     const nlohmann::json cfg = readJson(modelDir / "config.json");
     if (cfg.is_object() && cfg.contains("model_type") && cfg["model_type"].is_string()) {
         const std::string type = cfg["model_type"].get<std::string>();
+        if (type == "qwen3") return ChatTemplateKind::Qwen3;
         if (type.rfind("qwen", 0) == 0) return ChatTemplateKind::ChatML;
         if (type == "llama") return ChatTemplateKind::Llama3;
         if (type == "mistral" || type == "mixtral") return ChatTemplateKind::Mistral;
+        if (type.rfind("gemma", 0) == 0) return ChatTemplateKind::Gemma;
+        if (type == "phi3") return ChatTemplateKind::Phi3;
     }
     return std::nullopt;
 }
@@ -294,9 +396,15 @@ const char* endOfTurnToken(ChatTemplateKind kind) {
     switch (kind) {
         case ChatTemplateKind::ChatML:
         case ChatTemplateKind::Qwen25:
+        case ChatTemplateKind::Qwen3:
             return "<|im_end|>";
         case ChatTemplateKind::Llama3:
             return "<|eot_id|>";
+        case ChatTemplateKind::Gemma:
+            return "<end_of_turn>";
+        case ChatTemplateKind::Phi3:
+        case ChatTemplateKind::Phi4Mini:
+            return "<|end|>";
         default:
             return nullptr;
     }

@@ -28,24 +28,29 @@ struct ChatMessage {
     std::vector<ToolCall> toolCalls;  // assistant turns: the calls after the content (ShareGPT's function_call)
 };
 
-// ChatML: Qwen3's template (no default system prompt). Qwen25: Qwen2.5's ChatML with its default system prompt
+// ChatML: plain ChatML (no default system prompt, no thinking). Qwen25: Qwen2.5's ChatML with its default system prompt
 // ("You are Qwen, created by Alibaba Cloud. You are a helpful assistant."). Both render tools and tool calls.
 // None: the contents concatenated as they are (LLaMA-Factory's "empty" template), EOS after each reply.
-enum class ChatTemplateKind { ChatML, Llama3, Mistral, Alpaca, None, Qwen25 };
+// Gemma: Gemma 2 / 3's <start_of_turn> turns (a system prompt goes before the first user turn, as Gemma 3's template
+// puts it). Phi3: Phi-3 / 3.5's <|user|> turns, one per line. Phi4Mini: the same without the newlines (Phi-4-mini).
+// Qwen3: ChatML as Qwen3's own template renders it, thinking included: an assistant turn after the last user message
+// carries its <think> block (the content's <think>...</think>, or an empty one on the last turn); earlier turns drop
+// their reasoning.
+enum class ChatTemplateKind { ChatML, Llama3, Mistral, Alpaca, None, Qwen25, Gemma, Phi3, Phi4Mini, Qwen3 };
 
 struct RenderedSegment {
     std::string text;
     bool trainable = false;
 };
 
-// "chatml" (also "qwen", "qwen3"), "qwen2.5" (also "qwen2"), "llama3", "mistral" (also "llama2", "inst"), "alpaca",
-// "none"; else FormatError listing the names.
+// "chatml" (also "qwen"), "qwen3", "qwen2.5" (also "qwen2"), "llama3", "mistral" (also "llama2", "inst"), "gemma"
+// (also "gemma2", "gemma3"), "phi3" (also "phi3.5"), "phi4-mini", "alpaca", "none"; else FormatError listing the names.
 ChatTemplateKind chatTemplateFromName(const std::string& name);
 std::string chatTemplateName(ChatTemplateKind kind);
 
 // The template a model uses, from its folder: tokenizer_config.json's chat_template markers
-// (<|im_start|>, <|start_header_id|>, [INST]) first, else config.json's model_type (qwen*, llama,
-// mistral/mixtral); nullopt when neither tells.
+// (<|im_start|>, <|start_header_id|>, [INST], <start_of_turn>, <|user|>, Phi-4-mini's '<|' + role + '|>') first, else
+// config.json's model_type (qwen*, llama, mistral/mixtral, gemma*, phi3); nullopt when neither tells.
 std::optional<ChatTemplateKind> detectChatTemplate(const std::filesystem::path& modelDir);
 
 // Renders a conversation. Throws FormatError for an unknown role, a conversation without an assistant turn,

@@ -7,6 +7,7 @@
 #include <cstring>
 #include <optional>
 
+#include "core/arch/decoder_arch.h"
 #include "core/gguf/block_quantize.h"
 #include "core/gguf/parallel_ranges.h"
 #include "core/util/error.h"
@@ -111,11 +112,14 @@ public:
         return true;
     }
 
-    // Every HF tensor not used is an error (a layer llama.cpp's architecture has no place for), except buffers.
-    void checkAllUsed(const std::vector<std::string>& ignoredSuffixes) const {
+    // Every HF tensor not used is an error (a layer llama.cpp's architecture has no place for), except buffers and
+    // the parts of a vision-language folder left out (ignoredPrefixes).
+    void checkAllUsed(const std::vector<std::string>& ignoredSuffixes,
+                      const std::vector<std::string>& ignoredPrefixes = {}) const {
         for (const auto& [name, t] : m_w.tensors) {
             if (std::find(m_used.begin(), m_used.end(), name) != m_used.end()) continue;
             bool ignored = false;
+            for (const std::string& prefix : ignoredPrefixes) ignored = ignored || name.starts_with(prefix);
             for (const std::string& s : ignoredSuffixes)
                 ignored =
                     ignored || (name.size() >= s.size() && name.compare(name.size() - s.size(), s.size(), s) == 0);
@@ -290,6 +294,178 @@ void planLlamaFamily(const ConfigKeys& c, GgufModel& m, Planner& p, bool qwen2) 
     p.checkAllUsed({"rotary_emb.inv_freq"});
 }
 
+// The GGUF name of a decoder tensor's role (llama.cpp's tensor names; gguf-py's constants).
+std::string ggufRoleName(TensorRole role, BlockLayout layout) {
+    switch (role) {
+        case TensorRole::Embedding:
+            return "token_embd";
+        case TensorRole::FinalNorm:
+            return "output_norm";
+        case TensorRole::LmHead:
+            return "output";
+        case TensorRole::InputNorm:
+            return "attn_norm";
+        case TensorRole::QProj:
+            return "attn_q";
+        case TensorRole::KProj:
+            return "attn_k";
+        case TensorRole::VProj:
+            return "attn_v";
+        case TensorRole::QkvProj:
+            return "attn_qkv";
+        case TensorRole::OProj:
+            return "attn_output";
+        case TensorRole::QNorm:
+            return "attn_q_norm";
+        case TensorRole::KNorm:
+            return "attn_k_norm";
+        case TensorRole::PostAttentionNorm:  // Llama's pre-MLP norm; Gemma's and OLMo 2's norm after attention
+            return layout == BlockLayout::PreNorm ? "ffn_norm" : "post_attention_norm";
+        case TensorRole::PreFeedforwardNorm:
+            return "ffn_norm";
+        case TensorRole::PostFeedforwardNorm:
+            return "post_ffw_norm";
+        case TensorRole::GateProj:
+            return "ffn_gate";
+        case TensorRole::UpProj:
+        case TensorRole::GateUpProj:  // Phi-3: gate rows then up rows, which llama.cpp's SwiGLU splits the same way
+            return "ffn_up";
+        case TensorRole::DownProj:
+            return "ffn_down";
+        case TensorRole::Count:
+            break;
+    }
+    return "";
+}
+
+// Qwen3, Gemma 2, Gemma 3, Phi-3 and OLMo 2 from the family description (core/arch): llama.cpp's NEOX-rope
+// architectures of those names, their keys as llama.cpp's converter writes them, every tensor by role. What
+// llama.cpp computes differently is refused (the model would not be the same) or said as a warning.
+void planDescribedDecoder(const ConfigKeys& c, const HfConfig& hf, GgufModel& m, Planner& p) {
+    const DecoderArch a = resolveDecoderArch(hf);
+    const DecoderFamily& f = *a.family;
+    const std::string type(f.modelType);
+    m.arch = std::string(f.ggufArch);
+    const bool gemma = f.embedScale;
+    const std::string expectedAct = gemma ? "gelu_pytorch_tanh" : "silu";
+    if (a.activation != expectedAct && !(gemma && (a.activation == "gelu_new" || a.activation == "gelu_fast")) &&
+        !(!gemma && a.activation == "swish"))
+        c.fail(std::string(f.activationKey),
+               "\"" + a.activation + "\": llama.cpp's " + m.arch + " computes " + expectedAct);
+    if (a.qkvBias || a.oBias || a.mlpBias)
+        c.fail("attention_bias", "true: llama.cpp's " + m.arch + " has no attention biases");
+    const fts::RopeConfig& full = a.ropes.at(0);
+    if (full.type == "dynamic" || full.type == "llama3" || (full.type == "longrope" && m.arch != "phi3"))
+        c.fail("rope_parameters", "rope type \"" + full.type + "\" is not exported to GGUF for " + type);
+    if (gemma && std::abs(a.attentionScale * std::sqrt(double(a.headDim)) - 1.0) > 1e-12)
+        c.fail("query_pre_attn_scalar", "llama.cpp's " + m.arch +
+                                            " scales attention scores by 1/sqrt(head_dim); query_pre_attn_scalar "
+                                            "must equal head_dim (" +
+                                            std::to_string(a.headDim) + ")");
+    if (m.arch == "gemma2" && !a.tieWordEmbeddings)
+        c.fail("tie_word_embeddings", "false: llama.cpp's gemma2 has no output layer of its own");
+    m.layers = static_cast<int>(a.numLayers);
+    m.vocabSize = a.vocabSize;
+    m.contextLength = a.maxPositions;
+    put(m, "context_length", MetadataValue::u32(u32(a.maxPositions)));
+    put(m, "embedding_length", MetadataValue::u32(u32(a.hiddenSize)));
+    put(m, "block_count", MetadataValue::u32(u32(a.numLayers)));
+    put(m, "feed_forward_length", MetadataValue::u32(u32(a.intermediateSize)));
+    put(m, "attention.head_count", MetadataValue::u32(u32(a.numHeads)));
+    put(m, "attention.head_count_kv", MetadataValue::u32(u32(a.numKvHeads)));
+    put(m, "rope.freq_base", MetadataValue::f32(static_cast<float>(full.theta)));
+    put(m, "attention.layer_norm_rms_epsilon", MetadataValue::f32(static_cast<float>(a.normEps)));
+    if (m.arch != "phi3") {
+        put(m, "attention.key_length", MetadataValue::u32(u32(a.headDim)));
+        put(m, "attention.value_length", MetadataValue::u32(u32(a.headDim)));
+    }
+    if (full.type == "linear") {
+        put(m, "rope.scaling.type", MetadataValue::string("linear"));
+        put(m, "rope.scaling.factor", MetadataValue::f32(static_cast<float>(full.factor)));
+    }
+    const int64_t window = a.largestWindow();
+    std::vector<bool> sliding;
+    for (int64_t w : a.window) sliding.push_back(w > 0);
+    if (m.arch == "gemma2") {
+        if (a.attnSoftcap > 0) put(m, "attn_logit_softcapping", MetadataValue::f32(static_cast<float>(a.attnSoftcap)));
+        if (a.finalSoftcap > 0)
+            put(m, "final_logit_softcapping", MetadataValue::f32(static_cast<float>(a.finalSoftcap)));
+        for (size_t i = 0; i < sliding.size(); ++i)  // llama.cpp's gemma2: even layers windowed, odd ones full
+            if (window > 0 && sliding[i] != (i % 2 == 0))
+                c.fail("layer_types",
+                       "llama.cpp's gemma2 windows the even layers only; layer " + std::to_string(i) + " differs");
+        put(m, "attention.sliding_window", MetadataValue::u32(u32(window > 0 ? window : a.maxPositions)));
+    } else if (m.arch == "gemma3") {
+        if (a.finalSoftcap > 0)
+            put(m, "final_logit_softcapping", MetadataValue::f32(static_cast<float>(a.finalSoftcap)));
+        const fts::RopeConfig& local = a.ropes.at(1);
+        if (local.type != "default")
+            c.fail("rope_parameters", "sliding_attention rope type \"" + local.type +
+                                          "\": llama.cpp's gemma3 scales only the full-attention layers");
+        put(m, "rope.freq_base_swa", MetadataValue::f32(static_cast<float>(local.theta)));
+        if (window > 0) {
+            put(m, "attention.sliding_window", MetadataValue::u32(u32(window)));
+            put(m, "attention.sliding_window_pattern", MetadataValue::boolArray(sliding));
+        }
+    } else if (m.arch == "phi3") {
+        put(m, "rope.dimension_count", MetadataValue::u32(u32(full.dim)));
+        put(m, "rope.scaling.original_context_length",
+            MetadataValue::u32(u32(full.originalMaxPositions > 0 ? full.originalMaxPositions : a.maxPositions)));
+        put(m, "attention.sliding_window", MetadataValue::u32(u32(window)));
+        if (window > 0)
+            m.warnings.push_back(c.source() + ": sliding_window " + std::to_string(window) +
+                                 ": llama.cpp's phi3 attends over the whole context; the model computes the same up "
+                                 "to " +
+                                 std::to_string(window) + " tokens");
+        if (full.type == "longrope") {
+            put(m, "rope.scaling.attn_factor", MetadataValue::f32(static_cast<float>(full.attentionFactor)));
+            for (const auto& [name, factors] : {std::pair{"rope_factors_long.weight", &full.longFactor},
+                                                std::pair{"rope_factors_short.weight", &full.shortFactor}}) {
+                PlannedTensor t;
+                t.name = name;
+                t.values.assign(factors->begin(), factors->end());
+                t.ne = {static_cast<int64_t>(t.values.size())};
+                m.tensors.push_back(std::move(t));
+            }
+            m.warnings.push_back(
+                c.source() + ": longrope: llama.cpp picks the long factors for a whole context longer than " +
+                std::to_string(full.originalMaxPositions) +
+                " tokens (transformers: once a sequence passes that length); use a context of at most that length "
+                "for the same results on short prompts");
+        }
+    } else if (window > 0) {
+        m.warnings.push_back(c.source() + ": sliding_window " + std::to_string(window) + ": llama.cpp's " + m.arch +
+                             " attends over the whole context; the model computes the same up to " +
+                             std::to_string(window) + " tokens");
+    }
+
+    // Tensors by role: the names a checkpoint may use (base-model and vision-language layouts too).
+    auto sources = [&](const std::string& name) {
+        std::vector<std::string> s{name};
+        if (name.starts_with("model.")) {
+            s.push_back(name.substr(6));
+            for (const std::string& prefix : a.languageModelPrefixes) s.push_back(prefix + name.substr(6));
+        } else if (!a.languageModelPrefixes.empty()) {
+            s.push_back("language_model." + name);
+        }
+        return s;
+    };
+    bool hasHead = false;
+    for (const ArchTensor& t : decoderTensors(a)) {
+        const std::string role = ggufRoleName(t.role, f.layout);
+        const std::string g = t.layer >= 0 ? "blk." + std::to_string(t.layer) + "." + role : role;
+        const bool norm = !t.linear && t.role != TensorRole::Embedding;
+        p.add(g + (t.bias ? ".bias" : ".weight"), sources(t.name), t.shape, true,
+              norm && f.norm == NormKind::RmsOnePlus ? Rearrange::AddOne : Rearrange::None);
+        hasHead = hasHead || t.role == TensorRole::LmHead;
+    }
+    if (!hasHead && m.arch == "olmo2")  // llama.cpp's olmo2 needs an output layer: the tied embedding's rows
+        p.add("output.weight", sources("model.embed_tokens.weight"), {a.vocabSize, a.hiddenSize});
+    std::vector<std::string> ignored{"rotary_emb.inv_freq"};
+    if (a.tieWordEmbeddings) ignored.push_back("lm_head.weight");
+    p.checkAllUsed(ignored, a.leftOutPrefixes);
+}
+
 void planGpt2(const ConfigKeys& c, GgufModel& m, Planner& p) {
     const int64_t hidden = c.integer("n_embd");
     const int64_t layers = c.integer("n_layer");
@@ -379,8 +555,17 @@ GgufModel planGgufModel(const fs::path& dir, const nlohmann::json& config, const
     } else if (type == "gpt2") {
         m.arch = "gpt2";
         planGpt2(c, m, p);
+    } else if (isDecoderFamily(type)) {
+        try {
+            planDescribedDecoder(c, HfConfig(config, c.source()), m, p);
+        } catch (const ConfigError&) {
+            throw;
+        } catch (const FormatError& e) {
+            if (std::string(e.what()).find(": key \"") != std::string::npos) throw ConfigError(e.what());
+            throw;
+        }
     } else {
-        c.fail("model_type", "\"" + type + "\": GGUF export writes llama, mistral, qwen2 and gpt2 models");
+        c.fail("model_type", "\"" + type + "\": GGUF export writes " + supportedModelTypesText() + " models");
     }
     std::stable_sort(m.tensors.begin(), m.tensors.end(), [](const PlannedTensor& a, const PlannedTensor& b) {
         const int la = layerOf(a.name), lb = layerOf(b.name);
@@ -430,6 +615,8 @@ std::vector<float> tensorValues(const PlannedTensor& t, const ModelWeights& weig
         });
     }
     w.file->releasePages(*w.entry);
+    if (t.rearrange == Rearrange::AddOne)
+        for (float& v : out) v += 1.0f;
     return out;
 }
 

@@ -21,7 +21,8 @@
 namespace fts::gguf {
 
 // How a source tensor becomes the GGUF tensor's rows (numpy order: rows x columns, row-major).
-enum class Rearrange { None, Transpose, PermuteHeads };
+// AddOne: the value + 1 (Gemma's (1 + w) norms, which llama.cpp multiplies by w).
+enum class Rearrange { None, Transpose, PermuteHeads, AddOne };
 
 struct PlannedTensor {
     std::string name;         // GGUF name, e.g. "blk.0.attn_q.weight"

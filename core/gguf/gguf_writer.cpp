@@ -62,6 +62,9 @@ void putValue(Bytes& b, const MetadataValue& v) {
             } else if (v.elementType == ValueType::F32) {
                 b.put<uint64_t>(v.floats.size());
                 for (float x : v.floats) b.put<float>(x);
+            } else if (v.elementType == ValueType::Bool) {  // one byte each, as gguf-py writes numpy bools
+                b.put<uint64_t>(v.ints.size());
+                for (int32_t x : v.ints) b.put<uint8_t>(x ? 1 : 0);
             } else {
                 throw FormatError("GGUF metadata: arrays of this element type are not written");
             }
@@ -115,6 +118,13 @@ MetadataValue MetadataValue::i32Array(std::vector<int32_t> v) {
     m.type = ValueType::Array;
     m.elementType = ValueType::I32;
     m.ints = std::move(v);
+    return m;
+}
+MetadataValue MetadataValue::boolArray(std::vector<bool> v) {
+    MetadataValue m;
+    m.type = ValueType::Array;
+    m.elementType = ValueType::Bool;
+    for (bool x : v) m.ints.push_back(x ? 1 : 0);
     return m;
 }
 MetadataValue MetadataValue::f32Array(std::vector<float> v) {

@@ -32,7 +32,7 @@ enum class ValueType : uint32_t {
     F64 = 12,
 };
 
-// One metadata value: a scalar or a homogeneous array (of strings, i32, f32).
+// One metadata value: a scalar or a homogeneous array (of strings, i32, f32, bool).
 struct MetadataValue {
     ValueType type = ValueType::U32;
     ValueType elementType = ValueType::U32;  // for Array
@@ -53,6 +53,7 @@ struct MetadataValue {
     static MetadataValue stringArray(std::vector<std::string> v);
     static MetadataValue i32Array(std::vector<int32_t> v);
     static MetadataValue f32Array(std::vector<float> v);
+    static MetadataValue boolArray(std::vector<bool> v);  // stored in `ints` (0 / 1)
 };
 
 struct MetadataEntry {

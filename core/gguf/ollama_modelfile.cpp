@@ -37,6 +37,7 @@ std::string ollamaTemplate(ChatTemplateKind kind) {
     switch (kind) {
         case ChatTemplateKind::ChatML:
         case ChatTemplateKind::Qwen25:
+        case ChatTemplateKind::Qwen3:  // the history Ollama keeps has no reasoning, as Qwen3's template drops it
             return "{{- if .System }}<|im_start|>system\n{{ .System }}<|im_end|>\n{{ end }}"
                    "{{- range .Messages }}{{- if ne .Role \"system\" }}<|im_start|>{{ .Role }}\n"
                    "{{ .Content }}<|im_end|>\n{{ end }}{{- end }}<|im_start|>assistant\n";
@@ -49,6 +50,19 @@ std::string ollamaTemplate(ChatTemplateKind kind) {
             return "{{- $first := true }}{{- range .Messages }}{{- if eq .Role \"user\" }}[INST] "
                    "{{ if and $first $.System }}{{ $.System }}\n\n{{ end }}{{ .Content }} [/INST]"
                    "{{- $first = false }}{{- else if eq .Role \"assistant\" }}{{ .Content }}</s>{{- end }}{{- end }}";
+        case ChatTemplateKind::Gemma:  // the system prompt opens the first user turn
+            return "{{- $first := true }}{{- range .Messages }}{{- if eq .Role \"user\" }}<start_of_turn>user\n"
+                   "{{ if and $first $.System }}{{ $.System }}\n\n{{ end }}{{ .Content }}<end_of_turn>\n"
+                   "{{ $first = false }}{{- else if eq .Role \"assistant\" }}<start_of_turn>model\n{{ .Content }}"
+                   "<end_of_turn>\n{{ end }}{{ end }}<start_of_turn>model\n";
+        case ChatTemplateKind::Phi3:
+            return "{{- if .System }}<|system|>\n{{ .System }}<|end|>\n{{ end }}"
+                   "{{- range .Messages }}{{- if ne .Role \"system\" }}<|{{ .Role }}|>\n{{ .Content }}<|end|>\n"
+                   "{{ end }}{{- end }}<|assistant|>\n";
+        case ChatTemplateKind::Phi4Mini:
+            return "{{- if .System }}<|system|>{{ .System }}<|end|>{{ end }}"
+                   "{{- range .Messages }}{{- if ne .Role \"system\" }}<|{{ .Role }}|>{{ .Content }}<|end|>"
+                   "{{ end }}{{- end }}<|assistant|>";
         case ChatTemplateKind::Alpaca:  // every exchange is a whole Alpaca prompt, the system prompt first
             return "{{- range .Messages }}{{- if eq .Role \"user\" }}{{ if $.System }}{{ $.System }}\n\n{{ end }}"
                    "### Instruction:\n{{ .Content }}\n\n### Response:\n{{ else if eq .Role \"assistant\" }}"
@@ -64,6 +78,7 @@ std::vector<std::string> ollamaStops(ChatTemplateKind kind, const std::string& e
     switch (kind) {
         case ChatTemplateKind::ChatML:
         case ChatTemplateKind::Qwen25:
+        case ChatTemplateKind::Qwen3:
             stops = {"<|im_end|>", "<|im_start|>"};
             break;
         case ChatTemplateKind::Llama3:
@@ -71,6 +86,13 @@ std::vector<std::string> ollamaStops(ChatTemplateKind kind, const std::string& e
             break;
         case ChatTemplateKind::Mistral:
             stops = {"[INST]", "[/INST]"};
+            break;
+        case ChatTemplateKind::Gemma:
+            stops = {"<end_of_turn>", "<start_of_turn>"};
+            break;
+        case ChatTemplateKind::Phi3:
+        case ChatTemplateKind::Phi4Mini:
+            stops = {"<|end|>", "<|user|>", "<|assistant|>"};
             break;
         case ChatTemplateKind::Alpaca:
             stops = {"### Instruction:"};
@@ -85,6 +107,19 @@ std::vector<std::string> ollamaStops(ChatTemplateKind kind, const std::string& e
 std::string jinjaChatTemplate(ChatTemplateKind kind, const std::string& eosText) {
     (void)eosText;
     switch (kind) {
+        case ChatTemplateKind::Qwen3:  // Qwen3's thinking: the reasoning of turns after the last user message
+            return "{%- set ns = namespace(found=false, last=messages|length - 1) %}{%- for message in messages[::-1] "
+                   "%}{%- if not ns.found and message['role'] == 'user' %}{%- set ns.found = true %}{%- set ns.last = "
+                   "(messages|length - 1) - loop.index0 %}{%- endif %}{%- endfor %}{%- for message in messages %}{%- "
+                   "if message['role'] == 'assistant' %}{%- set content = message['content'] %}{%- set reasoning = '' "
+                   "%}{%- if '</think>' in content %}{%- set reasoning = content.split('</think>')[0].rstrip('\\n')."
+                   "split('<think>')[-1].lstrip('\\n') %}{%- set content = content.split('</think>')[-1].lstrip('"
+                   "\\n') %}{%- endif %}{%- if loop.index0 > ns.last and (loop.last or reasoning) %}{{- "
+                   "'<|im_start|>assistant\\n<think>\\n' + reasoning.strip('\\n') + '\\n</think>\\n\\n' + "
+                   "content.lstrip('\\n') + '<|im_end|>\\n' }}{%- else %}{{- '<|im_start|>assistant\\n' + content + "
+                   "'<|im_end|>\\n' }}{%- endif %}{%- else %}{{- '<|im_start|>' + message['role'] + '\\n' + "
+                   "message['content'] + '<|im_end|>\\n' }}{%- endif %}{%- endfor %}{%- if add_generation_prompt %}"
+                   "{{- '<|im_start|>assistant\\n' }}{%- endif %}";
         case ChatTemplateKind::ChatML:
             return "{% for message in messages %}{{ '<|im_start|>' + message['role'] + '\\n' + message['content'] + "
                    "'<|im_end|>' + '\\n' }}{% endfor %}{% if add_generation_prompt %}{{ '<|im_start|>assistant\\n' "
@@ -105,6 +140,21 @@ std::string jinjaChatTemplate(ChatTemplateKind kind, const std::string& eosText)
                    "{% elif message['role'] == 'user' %}{{ '[INST] ' + ((ns.system + '\\n\\n') if (ns.first and "
                    "ns.system) else '') + message['content'] + ' [/INST]' }}{% set ns.first = false %}"
                    "{% else %}{{ message['content'] + eos_token }}{% endif %}{% endfor %}";
+        case ChatTemplateKind::Gemma:
+            return "{{ bos_token }}{% set ns = namespace(prefix='') %}{% for message in messages %}"
+                   "{% if message['role'] == 'system' %}{% set ns.prefix = message['content'] + '\\n\\n' %}"
+                   "{% else %}{{ '<start_of_turn>' + ('model' if message['role'] == 'assistant' else "
+                   "message['role']) + '\\n' + ns.prefix + (message['content'] | trim) + '<end_of_turn>\\n' }}"
+                   "{% set ns.prefix = '' %}{% endif %}{% endfor %}{% if add_generation_prompt %}"
+                   "{{ '<start_of_turn>model\\n' }}{% endif %}";
+        case ChatTemplateKind::Phi3:
+        case ChatTemplateKind::Phi4Mini: {
+            const std::string nl = kind == ChatTemplateKind::Phi3 ? "\\n" : "";
+            return "{% for message in messages %}{{ '<|' + message['role'] + '|>" + nl +
+                   "' + message['content'] + '<|end|>" + nl +
+                   "' }}{% endfor %}{% if add_generation_prompt %}{{ '<|assistant|>" + nl +
+                   "' }}{% else %}{{ eos_token }}{% endif %}";
+        }
         case ChatTemplateKind::Alpaca:
             return "{% set ns = namespace(system='" + std::string(kAlpacaSystem) +
                    "') %}{% for message in messages %}{% if message['role'] == 'system' %}{% set ns.system = "

@@ -74,7 +74,7 @@ public:
         m_info.numHeads = m_arch.numHeads;
         m_info.maxPositions = m_arch.maxPositions;
         m_info.tiedEmbeddings = m_arch.tieWordEmbeddings;
-        m_info.hfConfig = config.json();
+        m_info.hfConfig = languageModelConfig(config).json();  // a vision-language wrapper exports its LM alone
         for (const auto& n : m_arch.notes) m_info.loadWarnings.push_back(config.source() + ": " + n);
         declareParameters();
         for (size_t i = 0; i + 1 < m_blockBase.size(); ++i)
@@ -83,6 +83,10 @@ public:
 
     bool isIgnoredCheckpointTensor(const std::string& name) const override {
         if (name.ends_with(".rotary_emb.inv_freq")) return true;  // buffer some older checkpoints saved
+        for (const std::string& p : m_arch.leftOutPrefixes)       // the vision tower (said once, in loadWarnings)
+            if (name.starts_with(p)) return true;
+        if (!m_arch.languageModelPrefixes.empty() && name == "language_model.lm_head.weight")
+            return m_arch.tieWordEmbeddings;
         return m_arch.tieWordEmbeddings && name == "lm_head.weight";
     }
 
@@ -296,7 +300,12 @@ private:
                                                    : ParamInit::Ones;
             s.stddev = s.init == ParamInit::Normal ? m_arch.initializerRange : 0.0;
             s.shapeFrom = t.shapeFrom;
-            if (t.name.starts_with("model.")) s.aliases = {t.name.substr(6)};  // base-model checkpoints
+            if (t.name.starts_with("model.")) {
+                s.aliases = {t.name.substr(6)};  // base-model checkpoints
+                for (const std::string& p : m_arch.languageModelPrefixes) s.aliases.push_back(p + t.name.substr(6));
+            } else if (!m_arch.languageModelPrefixes.empty()) {
+                s.aliases = {"language_model." + t.name};  // an untied lm_head inside the wrapper
+            }
             m_specs.push_back(std::move(s));
         }
         if (m_arch.numLayers == 0 || m_blockBase.size() != size_t(m_arch.numLayers) + 1)

@@ -1,6 +1,7 @@
 // `fts export --format gguf` against llama.cpp itself (llama-cpp-python and the gguf package, pinned in
 // requirements-tests.txt; tests/data/gguf/check_gguf.py): tiny GPT-2, Llama (SentencePiece vocab and Llama 3
-// vocab with rope scaling), Mistral and Qwen2 models written by transformers, and the trained quick-start.
+// vocab with rope scaling), Mistral, Qwen2, Qwen3, Gemma 2, Gemma 3, Phi-3 and OLMo 2 models written by transformers,
+// and the trained quick-start.
 // - the gguf package reads every file: hyper-parameters from config.json, the tokenizer, every tensor with its
 //   shape; f32/f16/bf16 tensors equal the safetensors rearranged by llama.cpp's converter's formulas
 // - every quantization preset equals llama.cpp's own quantizer applied to our f32 file, tensor type and bytes
@@ -68,6 +69,8 @@ private slots:
     void quantizationEqualsLlamaCpp();
     void llamaCppComputesTheSameLogits_data();
     void llamaCppComputesTheSameLogits();
+    void describedFamiliesRunInLlamaCpp_data();
+    void describedFamiliesRunInLlamaCpp();
     void quickstartRunsInLlamaCpp();
     void kQuantFilesRunInLlamaCpp();
     void loraRunIsExportedMerged();
@@ -183,6 +186,41 @@ void TestExportGguf::llamaCppComputesTheSameLogits() {
         runFts({"generate", "--model", q(m_models / m), "--prompt", kPrompt, "--max_new_tokens", "20", "--json"});
     QVERIFY2(g.exitCode == 0, qPrintable(g.err.right(2000)));
     QCOMPARE(json::parse(g.out.toStdString())["ids"], r["greedy"]);
+}
+
+void TestExportGguf::describedFamiliesRunInLlamaCpp_data() {
+    QTest::addColumn<QString>("model");
+    QTest::addColumn<QString>("tolerance");
+    QTest::addColumn<bool>("gelu16");  // Gemma's tanh-GELU gate: llama.cpp's float16 table, as for GPT-2
+    QTest::newRow("qwen3") << "qwen3"
+                           << "1e-4" << false;
+    QTest::newRow("gemma2") << "gemma2"
+                            << "5e-4" << true;
+    QTest::newRow("gemma3") << "gemma3"
+                            << "5e-4" << true;
+    QTest::newRow("phi3") << "phi3"
+                          << "1e-4" << false;
+    QTest::newRow("olmo2") << "olmo2"
+                           << "1e-4" << false;
+}
+
+// The families core/arch describes beyond Llama and Qwen2, exported in f32 from their description: llama.cpp loads
+// them, computes transformers' logits and decodes the same greedy tokens.
+void TestExportGguf::describedFamiliesRunInLlamaCpp() {
+    QFETCH(QString, model);
+    QFETCH(QString, tolerance);
+    QFETCH(bool, gelu16);
+    const std::string m = model.toStdString();
+    const fs::path file = exportGguf(m_models / m, m, "f32");
+    QVERIFY(!file.empty());
+    QStringList args{"logits", q(m_models / m), q(file), tolerance, "--greedy", "20"};
+    if (gelu16) args << "--gelu16";
+    const json r = runCheck(args);
+    VERIFY_CHECK(r);
+    qInfo("%s f32 in llama.cpp: logits within %g of transformers (largest |logit| %g)", m.c_str(),
+          r["max_abs_diff"].get<double>(), r["max_abs_logit"].get<double>());
+    const fs::path q8 = exportGguf(m_models / m, m, "q8_0");  // and it quantizes
+    QVERIFY(!q8.empty());
 }
 
 void TestExportGguf::quickstartRunsInLlamaCpp() {

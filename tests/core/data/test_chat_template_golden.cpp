@@ -2,6 +2,7 @@
 // apply_chat_template renders with Qwen3's tokenizer_config.json chat_template (history turns and
 // the generation prompt); template detection from tokenizer_config.json / config.json.
 #include "core/data/chat_template.h"
+#include "core/util/atomic_file.h"
 #include "core/util/error.h"
 
 #include <QProcess>
@@ -86,8 +87,87 @@ private slots:
         }
     }
 
+    // Qwen3 (its own template, thinking included), Gemma, Phi-3 and Phi-4-mini (the published templates in
+    // tests/data/tokenizers/templates) against transformers' apply_chat_template: whole conversations as the trainer
+    // renders them (with exactly the assistant turns trainable) and generation prompts.
+    void familyTemplatesMatchTheirJinja_data() {
+        QTest::addColumn<int>("kind");
+        QTest::addColumn<QString>("templateFile");  // empty: the qwen3 tokenizer's own template
+        QTest::addColumn<QString>("endOfTurn");
+        QTest::newRow("qwen3") << int(ChatTemplateKind::Qwen3) << ""
+                               << "<|im_end|>";
+        QTest::newRow("gemma") << int(ChatTemplateKind::Gemma) << "gemma3.jinja"
+                               << "<end_of_turn>";
+        QTest::newRow("phi3") << int(ChatTemplateKind::Phi3) << "phi3.jinja"
+                              << "<|end|>";
+        QTest::newRow("phi4-mini") << int(ChatTemplateKind::Phi4Mini) << "phi4-mini.jinja"
+                                   << "<|end|>";
+    }
+    void familyTemplatesMatchTheirJinja() {
+        QFETCH(int, kind);
+        QFETCH(QString, templateFile);
+        QFETCH(QString, endOfTurn);
+        const auto k = static_cast<ChatTemplateKind>(kind);
+        const std::vector<std::vector<ChatMessage>> convs = {
+            {{"system", "Be brief."}, {"user", "Hi "}, {"assistant", " Hello!\n"}},
+            {{"user", "a"},
+             {"assistant", "<think>\nhmm\n</think>\n\nb"},
+             {"user", "c"},
+             {"assistant", "<think>x</think>d"}},
+            {{"user", "Line one\nline two"},
+             {"assistant", "reply"},
+             {"user", "caf\xC3\xA9 \xE4\xB8\xAD\xE6\x96\x87"},
+             {"assistant", "no thinking here"}},
+        };
+        QTemporaryDir dir;
+        auto reference = [&](const std::vector<std::vector<ChatMessage>>& list, bool whole) {
+            json input = json::array();
+            for (const auto& c : list) {
+                json msgs = json::array();
+                for (const auto& m : c) msgs.push_back({{"role", m.role}, {"content", m.content}});
+                input.push_back(msgs);
+            }
+            const std::string path = dir.filePath(whole ? "whole.json" : "prompts.json").toStdString();
+            std::ofstream(path) << input.dump();
+            QStringList args{QStringLiteral(FTS_TEST_DATA_DIR "/datasets/chat_reference.py"),
+                             QString::fromStdString(kTok + "qwen3"), QString::fromStdString(path)};
+            if (!templateFile.isEmpty())
+                args << QString::fromStdString(kTok + "templates/") + templateFile << "<bos>"
+                     << "<|endoftext|>";
+            if (whole) args << "--whole";
+            QProcess py;
+            py.start(QStringLiteral(FTS_TEST_PYTHON), args);
+            py.waitForFinished(240000);
+            if (py.exitCode() != 0) qWarning("%s", py.readAllStandardError().constData());
+            return json::parse(py.readAllStandardOutput().toStdString());
+        };
+        const json whole = reference(convs, true);
+        std::vector<std::vector<ChatMessage>> prompts;
+        for (const auto& c : convs) prompts.emplace_back(c.begin(), c.end() - 1);
+        const json gen = reference(prompts, false);
+        QCOMPARE(whole.size(), convs.size());
+        QCOMPARE(gen.size(), convs.size());
+        for (size_t i = 0; i < convs.size(); ++i) {
+            std::string joined, trained;
+            for (const RenderedSegment& seg : renderChat(k, convs[i])) {
+                joined += seg.text;
+                if (seg.trainable) trained += seg.text;
+            }
+            QVERIFY2(joined == whole[i].get<std::string>(), ("conversation " + std::to_string(i) + ":\n got  " +
+                                                             json(joined).dump() + "\n want " + whole[i].dump())
+                                                                .c_str());
+            // what is trained ends each reply with the end-of-turn marker, and holds nothing of the prompts
+            QVERIFY(trained.size() > 0 && trained.find("user") == std::string::npos);
+            QVERIFY(trained.rfind(endOfTurn.toStdString()) == trained.size() - endOfTurn.size());
+            const std::string prompt = renderGenerationPrompt(k, prompts[i]);
+            QVERIFY2(prompt == gen[i].get<std::string>(),
+                     ("prompt " + std::to_string(i) + ":\n got  " + json(prompt).dump() + "\n want " + gen[i].dump())
+                         .c_str());
+        }
+    }
+
     void detection() {
-        QCOMPARE(detectChatTemplate(kTok + "qwen3").value(), ChatTemplateKind::ChatML);
+        QCOMPARE(detectChatTemplate(kTok + "qwen3").value(), ChatTemplateKind::Qwen3);
         QVERIFY(!detectChatTemplate(kTok + "mistral-7b").has_value());  // its config has no chat_template
         QTemporaryDir dir;
         std::ofstream(dir.filePath("config.json").toStdString()) << R"({"model_type": "mistral"})";
@@ -95,6 +175,26 @@ private slots:
         std::ofstream(dir.filePath("config.json").toStdString()) << R"({"model_type": "llama"})";
         QCOMPARE(detectChatTemplate(dir.path().toStdString()).value(), ChatTemplateKind::Llama3);
         QCOMPARE(chatTemplateFromName("qwen"), ChatTemplateKind::ChatML);
+        QCOMPARE(chatTemplateFromName("qwen3"), ChatTemplateKind::Qwen3);
+        QCOMPARE(chatTemplateFromName("gemma3"), ChatTemplateKind::Gemma);
+        QCOMPARE(chatTemplateFromName("phi3.5"), ChatTemplateKind::Phi3);
+        for (const auto& [type, kind] :
+             std::vector<std::pair<std::string, ChatTemplateKind>>{{"gemma2", ChatTemplateKind::Gemma},
+                                                                   {"gemma3_text", ChatTemplateKind::Gemma},
+                                                                   {"phi3", ChatTemplateKind::Phi3},
+                                                                   {"qwen3", ChatTemplateKind::Qwen3}}) {
+            std::ofstream(dir.filePath("config.json").toStdString()) << json{{"model_type", type}}.dump();
+            QCOMPARE(detectChatTemplate(dir.path().toStdString()).value(), kind);
+        }
+        for (const auto& [file, kind] :
+             std::vector<std::pair<std::string, ChatTemplateKind>>{{"gemma3.jinja", ChatTemplateKind::Gemma},
+                                                                   {"phi3.jinja", ChatTemplateKind::Phi3},
+                                                                   {"phi4-mini.jinja", ChatTemplateKind::Phi4Mini}}) {
+            std::ofstream(dir.filePath("config.json").toStdString()) << R"({"model_type": "llama"})";
+            const std::string t = fts::readFile(kTok + "templates/" + file);
+            std::ofstream(dir.filePath("tokenizer_config.json").toStdString()) << json{{"chat_template", t}}.dump();
+            QCOMPARE(detectChatTemplate(dir.path().toStdString()).value(), kind);
+        }
         QVERIFY_THROWS_EXCEPTION(FormatError, chatTemplateFromName("vicuna"));
     }
 

@@ -3,7 +3,8 @@
 // test time: fp32 logits of a padded batch within 1e-4, the loss, every parameter's gradient within 1e-4 relative,
 // a packed row's logits (block-diagonal attention from position ids), greedy generation with the KV cache token for
 // token, the cached forward equal to the full forward at each step; the parameter names and count equal
-// transformers' named_parameters(), and the resolved tensor list (core/arch) sums to num_parameters().
+// transformers' named_parameters(), and the resolved tensor list (core/arch) sums to num_parameters(); each family's
+// defaults (a config.json naming only its model_type) equal its config class's.
 #include <QProcess>
 #include <QTemporaryDir>
 #include <QtTest>
@@ -50,6 +51,9 @@ private slots:
     void packedAndGenerate_data() { parity_data(); }
     void packedAndGenerate();
     void unknownFamilyListsTheSupported();
+    void gemma3VisionLanguageFolder();
+    void defaultsEqualTheConfigClasses_data() { parity_data(); }
+    void defaultsEqualTheConfigClasses();
 
 private:
     QTemporaryDir m_tmp;
@@ -181,6 +185,59 @@ void TestDecoderFamiliesGolden::unknownFamilyListsTheSupported() {
         QVERIFY2(QString(e.what()).contains("key \"rope_scaling\"") && QString(e.what()).contains("longrope"),
                  e.what());
     }
+}
+
+// A Gemma3ForConditionalGeneration folder (model_type gemma3, a SigLIP tower): its language model loads and computes
+// what transformers' vision-language model computes on text, the vision tower left out with one load warning; it
+// exports as Gemma3ForCausalLM.
+void TestDecoderFamiliesGolden::gemma3VisionLanguageFolder() {
+    const fs::path dir = m_root / "gemma3_vlm";
+    const auto in = loadSafetensors(dir / "inputs.safetensors");
+    const auto ref = loadSafetensors(dir / "reference.safetensors");
+    const auto refJson = nlohmann::json::parse(readFile(dir / "reference.json"));
+    ModelLoadOptions opts;
+    opts.disableDropout = true;
+    opts.strict = true;  // the vision tensors are left out by name, not as unexpected ones
+    auto model = loadPretrainedModel(dir, opts);
+    QCOMPARE(model->info().modelType, std::string("gemma3_text"));
+    QCOMPARE(model->info().numParameters, refJson.at("language_model_parameters").get<int64_t>());
+    bool said = false;
+    for (const auto& w : model->info().loadWarnings) said = said || w.find("vision tower") != std::string::npos;
+    QVERIFY2(said, "a load warning says the vision tower is left out");
+    torch::NoGradGuard noGrad;
+    model->setTraining(false);
+    const torch::Tensor logits = model->forward(in.at("input_ids"), in.at("attention_mask"));
+    const double ma = maxAbs(logits, ref.at("logits"));
+    qInfo("gemma3 (vision-language folder): logits max|diff| %.3g", ma);
+    QVERIFY2(ma <= 1e-4, qPrintable(QString::number(ma)));
+    QVERIFY(std::fabs(model->loss(logits, in.at("labels")).item<double>() - refJson.at("loss").get<double>()) <= 1e-5);
+    QCOMPARE(model->info().hfConfig.at("model_type").get<std::string>(), std::string("gemma3_text"));
+    QCOMPARE(readModelShape(dir).numParameters(), model->info().numParameters);
+}
+
+// config.json {"model_type": ...} alone: the description's defaults resolve to what transformers' config class and
+// model (built on the meta device) have: parameter count, head_dim, kv heads, per-layer windows, context, tying.
+void TestDecoderFamiliesGolden::defaultsEqualTheConfigClasses() {
+    QFETCH(QString, family);
+    const auto all = nlohmann::json::parse(readFile(m_root / "defaults.json"));
+    QVERIFY2(all.contains(family.toStdString()), "no defaults from transformers for this family");
+    const auto& ref = all.at(family.toStdString());
+    const nlohmann::json config = {{"model_type", family.toStdString()}};
+    const DecoderArch a = resolveDecoderArch(HfConfig(config, "config.json"));
+    int64_t n = 0;
+    for (const ArchTensor& t : decoderTensors(a)) {
+        int64_t numel = 1;
+        for (int64_t d : t.shape) numel *= d;
+        n += numel;
+    }
+    QCOMPARE(n, ref.at("num_parameters").get<int64_t>());
+    QCOMPARE(modelShapeFromJson(config, "config.json").numParameters(), n);
+    QCOMPARE(a.headDim, ref.at("head_dim").get<int64_t>());
+    QCOMPARE(a.numKvHeads, ref.at("num_key_value_heads").get<int64_t>());
+    QCOMPARE(a.window, ref.at("windows").get<std::vector<int64_t>>());
+    QCOMPARE(a.maxPositions, ref.at("max_position_embeddings").get<int64_t>());
+    QCOMPARE(a.tieWordEmbeddings, ref.at("tie_word_embeddings").get<bool>());
+    QCOMPARE(a.vocabSize, ref.at("vocab_size").get<int64_t>());
 }
 
 QTEST_APPLESS_MAIN(TestDecoderFamiliesGolden)

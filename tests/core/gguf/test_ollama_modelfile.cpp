@@ -83,6 +83,14 @@ private slots:
                                 << "";
         QTest::newRow("mistral") << int(ChatTemplateKind::Mistral) << "<s>"
                                  << "</s>";
+        QTest::newRow("qwen3") << int(ChatTemplateKind::Qwen3) << ""
+                               << "";
+        QTest::newRow("gemma") << int(ChatTemplateKind::Gemma) << "<bos>"
+                               << "";
+        QTest::newRow("phi3") << int(ChatTemplateKind::Phi3) << ""
+                              << "<|endoftext|>";
+        QTest::newRow("phi4-mini") << int(ChatTemplateKind::Phi4Mini) << ""
+                                   << "<|endoftext|>";
         QTest::newRow("alpaca") << int(ChatTemplateKind::Alpaca) << ""
                                 << "";
         QTest::newRow("none") << int(ChatTemplateKind::None) << ""
@@ -115,6 +123,10 @@ private slots:
             {ChatTemplateKind::Qwen25, ""},
             {ChatTemplateKind::Llama3, "<|begin_of_text|>"},
             {ChatTemplateKind::Mistral, "<s>"},
+            {ChatTemplateKind::Qwen3, ""},
+            {ChatTemplateKind::Gemma, "<bos>"},
+            {ChatTemplateKind::Phi3, ""},
+            {ChatTemplateKind::Phi4Mini, ""},
             {ChatTemplateKind::Alpaca, ""}};
         std::vector<std::pair<std::string, std::vector<ChatMessage>>> requests;
         std::vector<std::string> expected;

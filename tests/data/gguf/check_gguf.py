@@ -308,8 +308,12 @@ def cmd_logits(model_dir, path, tol, gelu16, greedy):
                 g = (np.float32(0.5) * h * (np.float32(1.0) + np.tanh(c * h * (np.float32(1.0) + a * h * h))))
                 y = torch.from_numpy(g.astype(np.float32)).half().float()
                 return torch.where(x <= -10, torch.zeros_like(x), torch.where(x >= 10, x, y))
-        for blk in m.transformer.h:
-            blk.mlp.act = Gelu16()
+        if hasattr(m, "transformer"):  # GPT-2
+            for blk in m.transformer.h:
+                blk.mlp.act = Gelu16()
+        else:  # Gemma's tanh-GELU gate
+            for layer in m.model.layers:
+                layer.mlp.act_fn = Gelu16()
     with torch.no_grad():
         ref = m(torch.tensor([ids])).logits[0].numpy()
     diff = float(np.abs(got - ref).max())

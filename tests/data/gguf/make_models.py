@@ -5,6 +5,11 @@
   qwen2    Qwen2 with q/k/v biases, tied embeddings, and Qwen3's tokenizer ("qwen2") and chat template
   mistral  MistralForCausalLM (exported as llama) with a sliding window, Mistral's tokenizer
   kquant   Llama 256 wide with 8 layers (rows of whole 256-element super-blocks: the k-quants and q4_k_m's mixture)
+  qwen3    Qwen3 (q/k norms, head_dim apart from hidden / heads) with Qwen3's tokenizer
+  gemma2   Gemma 2 (soft-capping, every other layer windowed, (1 + w) norms) with Mistral's SentencePiece tokenizer
+  gemma3   Gemma 3's text model (q/k norms, two rotary bases, linear scaling on the full layers) ditto
+  phi3     Phi-3 (fused qkv / gate_up, partial rotary 0.75, LongRoPE) with Mistral's tokenizer
+  olmo2    OLMo 2 (post-norms, whole-projection q/k norms, tied embeddings) with Qwen3's tokenizer
 Usage: make_models.py DATA_DIR OUT_DIR [names...]"""
 import json, shutil, sys
 from pathlib import Path
@@ -13,7 +18,8 @@ import torch
 import transformers as tf
 
 data, out = Path(sys.argv[1]), Path(sys.argv[2])
-names = sys.argv[3:] or ["gpt2", "llama", "llama3", "qwen2", "mistral", "kquant"]
+names = sys.argv[3:] or ["gpt2", "llama", "llama3", "qwen2", "mistral", "kquant", "qwen3", "gemma2", "gemma3", "phi3",
+                         "olmo2"]
 tok = data / "tokenizers"
 
 
@@ -78,3 +84,49 @@ if "kquant" in names:
     save("kquant", scaled(tf.LlamaForCausalLM(cfg), 0.05), [(tok / "toy/llama3_style.json", "tokenizer.json")])
     json.dump({"bos_token": "<|begin_of_text|>", "eos_token": "<|end_of_text|>"},
               open(out / "kquant/tokenizer_config.json", "w"))
+
+def perturbed_norms(model):
+    # norms start at 1 (Gemma: 0); perturb them so a norm read wrongly (Gemma's + 1) shows in the logits
+    with torch.no_grad():
+        for n, p in model.named_parameters():
+            if p.dim() == 1:
+                p.add_(torch.randn_like(p) * 0.1)
+    return model
+
+
+small = dict(hidden_size=64, intermediate_size=128, num_hidden_layers=4, num_attention_heads=4, num_key_value_heads=2,
+             max_position_embeddings=512)
+qwen_tok = [(tok / "qwen3/tokenizer.json", "tokenizer.json"), (tok / "qwen3/tokenizer_config.json", "tokenizer_config.json")]
+spm_tok = [(tok / "mistral-7b/tokenizer.json", "tokenizer.json"),
+           (tok / "mistral-7b/tokenizer_config.json", "tokenizer_config.json")]
+if "qwen3" in names:
+    cfg = tf.Qwen3Config(vocab_size=151936, head_dim=32, tie_word_embeddings=True, rope_theta=1000000.0,
+                         bos_token_id=151643, eos_token_id=151645, **small)
+    save("qwen3", perturbed_norms(scaled(tf.Qwen3ForCausalLM(cfg))), qwen_tok)
+if "gemma2" in names:
+    cfg = tf.Gemma2Config(vocab_size=32000, head_dim=16, query_pre_attn_scalar=16, sliding_window=8,
+                          attn_logit_softcapping=4.0, final_logit_softcapping=8.0, bos_token_id=1, eos_token_id=2,
+                          pad_token_id=0, **small)
+    save("gemma2", perturbed_norms(scaled(tf.Gemma2ForCausalLM(cfg))), spm_tok)
+if "gemma3" in names:
+    cfg = tf.Gemma3TextConfig(vocab_size=32000, head_dim=16, query_pre_attn_scalar=16, sliding_window=8,
+                              sliding_window_pattern=3, bos_token_id=1, eos_token_id=2, pad_token_id=0,
+                              rope_parameters={"full_attention": {"rope_type": "linear", "factor": 4.0,
+                                                                  "rope_theta": 1000000.0},
+                                               "sliding_attention": {"rope_type": "default", "rope_theta": 10000.0}},
+                              **small)
+    save("gemma3", perturbed_norms(scaled(tf.Gemma3ForCausalLM(cfg))), spm_tok)
+if "phi3" in names:
+    # original_max_position_embeddings (256) = the check's context: llama.cpp and transformers both take the short
+    # factors; the attention factor (max 1024 / 256) applies in both
+    cfg = tf.Phi3Config(vocab_size=32000, bos_token_id=1, eos_token_id=2, pad_token_id=0,
+                        original_max_position_embeddings=256,
+                        **{**small, "max_position_embeddings": 1024},
+                        rope_parameters={"rope_type": "longrope", "rope_theta": 10000.0, "partial_rotary_factor": 0.75,
+                                         "short_factor": [1.0 + 0.1 * i for i in range(6)],
+                                         "long_factor": [2.0 + 0.5 * i for i in range(6)]})
+    save("phi3", perturbed_norms(scaled(tf.Phi3ForCausalLM(cfg))), spm_tok)
+if "olmo2" in names:
+    cfg = tf.Olmo2Config(vocab_size=151936, tie_word_embeddings=True, rope_theta=500000.0, bos_token_id=151643,
+                         eos_token_id=151645, pad_token_id=151643, **small)
+    save("olmo2", perturbed_norms(scaled(tf.Olmo2ForCausalLM(cfg))), qwen_tok)

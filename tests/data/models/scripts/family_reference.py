@@ -60,8 +60,72 @@ CASES = {
 }
 
 
+def defaults(root):
+    """Each family's config class with nothing set (config.json {"model_type": ...} alone), built on the meta
+    device: the values its defaults resolve to, for the description table to match."""
+    out = {}
+    for model_type in sorted({c[0] for c in CASES.values()}):
+        config = AutoConfig.for_model(model_type)
+        with torch.device("meta"):
+            model = AutoModelForCausalLM.from_config(config)
+        attn = model.model.layers[0].self_attn
+        head_dim = getattr(attn, "head_dim")
+        kv_out = attn.qkv_proj.out_features - config.num_attention_heads * head_dim if hasattr(attn, "qkv_proj") \
+            else 2 * attn.k_proj.out_features
+        windows = []
+        for i, layer in enumerate(model.model.layers):
+            w = getattr(layer.self_attn, "sliding_window", None)
+            if w is None and getattr(config, "layer_types", None) is None:
+                w = getattr(config, "sliding_window", None)
+            windows.append(0 if w is None else int(w))
+        out[model_type] = {"num_parameters": model.num_parameters(), "head_dim": head_dim,
+                           "num_key_value_heads": kv_out // 2 // head_dim, "windows": windows,
+                           "max_position_embeddings": config.max_position_embeddings,
+                           "tie_word_embeddings": bool(config.tie_word_embeddings),
+                           "vocab_size": config.vocab_size}
+    with open(os.path.join(root, "defaults.json"), "w") as f:
+        json.dump(out, f)
+
+
+def gemma3_vlm(root):
+    """A Gemma3ForConditionalGeneration folder (text + a tiny SigLIP tower): its language model's logits on text."""
+    from transformers import Gemma3Config, Gemma3ForConditionalGeneration
+    out = os.path.join(root, "gemma3_vlm")
+    os.makedirs(out, exist_ok=True)
+    torch.manual_seed(300)
+    text = CASES["gemma3_text"][1].copy()
+    text.pop("tie_word_embeddings")
+    vision = dict(model_type="siglip_vision_model", hidden_size=32, intermediate_size=64, num_hidden_layers=1,
+                  num_attention_heads=2, image_size=32, patch_size=8)
+    config = Gemma3Config(text_config=text, vision_config=vision, mm_tokens_per_image=4, image_token_index=VOCAB - 1,
+                          boi_token_index=VOCAB - 3, eoi_token_index=VOCAB - 2)
+    model = Gemma3ForConditionalGeneration(config).float()
+    with torch.no_grad():
+        for _, p in model.named_parameters():
+            if p.dim() == 1:
+                p.add_(torch.randn_like(p) * 0.1)
+    model.save_pretrained(out)
+    ref = Gemma3ForConditionalGeneration.from_pretrained(out, dtype=torch.float32, attn_implementation="eager").eval()
+    g = torch.Generator().manual_seed(31)
+    ids = torch.randint(1, VOCAB - 4, (2, 20), generator=g)
+    mask = torch.ones(2, 20, dtype=torch.int64)
+    mask[1, 15:] = 0
+    ids[mask == 0] = 0
+    labels = ids.clone()
+    labels[mask == 0] = -100
+    with torch.no_grad():
+        res = ref(input_ids=ids, attention_mask=mask, labels=labels)
+    save_file({"input_ids": ids, "attention_mask": mask, "labels": labels}, os.path.join(out, "inputs.safetensors"))
+    save_file({"logits": res.logits.float().contiguous()}, os.path.join(out, "reference.safetensors"))
+    with open(os.path.join(out, "reference.json"), "w") as f:
+        json.dump({"loss": float(res.loss),
+                   "language_model_parameters": ref.model.language_model.num_parameters()}, f)
+
+
 def make(root):
     os.makedirs(root, exist_ok=True)
+    defaults(root)
+    gemma3_vlm(root)
     for i, (name, (model_type, kw, seq)) in enumerate(CASES.items()):
         out = os.path.join(root, name)
         os.makedirs(out, exist_ok=True)
