@@ -145,7 +145,7 @@ void readWindows(const HfConfig& c, const DecoderFamily& f, DecoderArch& a) {
                                               std::string(f.modelType) + ", found \"" + t + "\"");
             break;
         case WindowRule::Every: {
-            if (hasLayerTypes && f.modelType == "mistral")
+            if (j.contains("layer_types") && f.modelType == "mistral")  // any value, null included
                 c.fail("layer_types",
                        "a mistral config with layer_types is loaded by transformers as Ministral "
                        "(MinistralForCausalLM), which is not supported");

@@ -500,7 +500,7 @@ void saveLoraAdapter(LanguageModel& model, const fs::path& dir, const std::strin
             for (const auto& l : hf.loraByParam())
                 if (l) names.push_back(l->module);
         } else {
-            names = kDefaultTargets.count(hf.info().modelType) ? kDefaultTargets.at(hf.info().modelType) : names;
+            names = defaultTargets(hf.info().modelType);
         }
         targets = names;
     } else {

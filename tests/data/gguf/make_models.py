@@ -119,13 +119,22 @@ if "gemma3" in names:
 if "phi3" in names:
     # original_max_position_embeddings (256) = the check's context: llama.cpp and transformers both take the short
     # factors; the attention factor (max 1024 / 256) applies in both
-    cfg = tf.Phi3Config(vocab_size=32000, bos_token_id=1, eos_token_id=2, pad_token_id=0,
+    cfg = tf.Phi3Config(vocab_size=32064, bos_token_id=1, eos_token_id=32000, pad_token_id=32000,
                         original_max_position_embeddings=256,
                         **{**small, "max_position_embeddings": 1024},
                         rope_parameters={"rope_type": "longrope", "rope_theta": 10000.0, "partial_rotary_factor": 0.75,
                                          "short_factor": [1.0 + 0.1 * i for i in range(6)],
                                          "long_factor": [2.0 + 0.5 * i for i in range(6)]})
     save("phi3", perturbed_norms(scaled(tf.Phi3ForCausalLM(cfg))), spm_tok)
+    # Phi-3's tokenizer: Llama's SentencePiece vocabulary and its added chat tokens from 32000 (llama.cpp's phi3
+    # vocabulary looks some of them up by name)
+    t = json.load(open(tok / "mistral-7b/tokenizer.json"))
+    names = ["<|endoftext|>", "<|assistant|>", "<|placeholder1|>", "<|placeholder2|>", "<|placeholder3|>",
+             "<|placeholder4|>", "<|system|>", "<|end|>", "<|placeholder5|>", "<|placeholder6|>", "<|user|>"]
+    for i, n in enumerate(names):
+        t["added_tokens"].append({"id": 32000 + i, "content": n, "single_word": False, "lstrip": False,
+                                  "rstrip": i not in (0, 7), "normalized": False, "special": True})
+    json.dump(t, open(out / "phi3/tokenizer.json", "w"), ensure_ascii=False)
 if "olmo2" in names:
     cfg = tf.Olmo2Config(vocab_size=151936, tie_word_embeddings=True, rope_theta=500000.0, bos_token_id=151643,
                          eos_token_id=151645, pad_token_id=151643, **small)
