@@ -221,7 +221,7 @@ std::string supportedDecoderTypes() {
 }
 
 std::string supportedModelTypesText() {
-    return "gpt2, " + supportedDecoderTypes() + ", gemma3 (its language model), bert";
+    return "gpt2, " + supportedDecoderTypes() + ", gemma3, bert";  // gemma3: a vision-language folder's language model
 }
 
 }  // namespace fts

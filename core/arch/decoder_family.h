@@ -78,7 +78,8 @@ std::span<const DecoderFamily> decoderFamilies();
 const DecoderFamily* findDecoderFamily(std::string_view modelType);
 // "llama, mistral, qwen2, ..." for messages.
 std::string supportedDecoderTypes();
-// Every model_type the product builds: "gpt2, <the decoder families>, bert".
+// Every model_type the product builds: "gpt2, <the decoder families>, gemma3, bert" (names only: the studio shows the
+// list inside translated sentences).
 std::string supportedModelTypesText();
 
 }  // namespace fts

@@ -90,7 +90,8 @@ private slots:
 
     void tokensPerSecond_data() {
         QTest::addColumn<QString>("arch");
-        for (const char* a : {"gpt2", "llama", "qwen2", "bert"}) QTest::newRow(a) << a;
+        for (const char* a : {"gpt2", "llama", "qwen2", "bert", "qwen3", "gemma2", "gemma3_text", "phi3", "olmo2"})
+            QTest::newRow(a) << a;
     }
 
     void tokensPerSecond() {
@@ -99,7 +100,7 @@ private slots:
         const int steps = envInt("FTS_BENCH_STEPS", 8), rounds = envInt("FTS_BENCH_ROUNDS", 2);
         // Our side also runs with LibTorch's own GEMM (MKL through addmm, FTS_CPU_GEMM=libtorch) and, for the Llama
         // family, without the fused RMSNorm/RoPE kernels (block_ops.h): what each engine choice gives on its own.
-        const bool fusedOps = arch == "llama" || arch == "qwen2";
+        const bool fusedOps = arch != "gpt2" && arch != "bert";
         double ours = 0, hf = 0, libtorchGemm = 0, unfused = 0;
         for (int r = 0; r < rounds; ++r) {
             const double o = oursTokensPerSecond(dir.toStdString(), steps);

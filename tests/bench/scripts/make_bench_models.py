@@ -3,7 +3,8 @@
 
   make_bench_models.py load OUT            a ~300 MB (float32) Llama saved by transformers' save_pretrained in
                                            100 MB shards (model.safetensors.index.json), float32 on disk
-  make_bench_models.py train OUT           one small model per architecture (gpt2, llama, qwen2, bert) in
+  make_bench_models.py train OUT           one small model per architecture (gpt2, llama, qwen2, bert, qwen3, gemma2,
+                                           gemma3_text, phi3, olmo2) in
                                            OUT/<arch>/, the fixed configs of the training-throughput benchmark
   make_bench_models.py hf-train DIR ARCH BATCH SEQ STEPS WARMUP THREADS
                                            trains DIR with a plain PyTorch loop (torch.optim.AdamW fused, lr 1e-4,
@@ -14,8 +15,10 @@ import sys
 import time
 
 import torch
-from transformers import (AutoModelForCausalLM, AutoModelForMaskedLM, BertConfig, BertForMaskedLM, GPT2Config,
-                          GPT2LMHeadModel, LlamaConfig, LlamaForCausalLM, Qwen2Config, Qwen2ForCausalLM)
+from transformers import (AutoModelForCausalLM, AutoModelForMaskedLM, BertConfig, BertForMaskedLM, Gemma2Config,
+                          Gemma2ForCausalLM, Gemma3ForCausalLM, Gemma3TextConfig, GPT2Config, GPT2LMHeadModel,
+                          LlamaConfig, LlamaForCausalLM, Olmo2Config, Olmo2ForCausalLM, Phi3Config, Phi3ForCausalLM,
+                          Qwen2Config, Qwen2ForCausalLM, Qwen3Config, Qwen3ForCausalLM)
 
 VOCAB = 8192
 
@@ -48,6 +51,22 @@ def train_models():
                                              num_hidden_layers=common["layers"], num_attention_heads=common["heads"],
                                              intermediate_size=common["inner"], max_position_embeddings=512,
                                              hidden_dropout_prob=0.0, attention_probs_dropout_prob=0.0)),
+        **decoder_families(common),
+    }
+
+
+def decoder_families(common):
+    """The families core/arch added to the five (issue 48), at the same sizes as the Llama above."""
+    shape = dict(vocab_size=VOCAB, hidden_size=common["hidden"], intermediate_size=common["inner"],
+                 num_hidden_layers=common["layers"], num_attention_heads=common["heads"], num_key_value_heads=2,
+                 max_position_embeddings=512)
+    head = common["hidden"] // common["heads"]
+    return {
+        "qwen3": (Qwen3ForCausalLM, Qwen3Config(head_dim=head, **shape)),
+        "gemma2": (Gemma2ForCausalLM, Gemma2Config(head_dim=head, query_pre_attn_scalar=head, **shape)),
+        "gemma3_text": (Gemma3ForCausalLM, Gemma3TextConfig(head_dim=head, query_pre_attn_scalar=head, **shape)),
+        "phi3": (Phi3ForCausalLM, Phi3Config(pad_token_id=0, bos_token_id=1, eos_token_id=2, **shape)),
+        "olmo2": (Olmo2ForCausalLM, Olmo2Config(pad_token_id=0, eos_token_id=2, **shape)),
     }
 
 
@@ -61,7 +80,9 @@ def make_train(out):
 def hf_train(path, arch, batch, seq, steps, warmup, threads):
     torch.set_num_threads(threads)
     auto = AutoModelForMaskedLM if arch == "bert" else AutoModelForCausalLM
-    model = auto.from_pretrained(path, dtype=torch.float32, attn_implementation="sdpa").train()
+    # Gemma 2's soft-capped scores have no SDPA path in transformers (nor in fts): eager on both sides
+    attn = "eager" if arch == "gemma2" else "sdpa"
+    model = auto.from_pretrained(path, dtype=torch.float32, attn_implementation=attn).train()
     # fused=True: what transformers' Trainer uses by default with torch >= 2.8 (optim "adamw_torch_fused").
     opt = torch.optim.AdamW(model.parameters(), lr=1e-4, weight_decay=0.01, fused=True)
     g = torch.Generator().manual_seed(0)

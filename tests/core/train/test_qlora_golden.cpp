@@ -197,6 +197,37 @@ private slots:
         QVERIFY(!exported.contains("quantization_config"));
     }
 
+    // Every other decoder family: quantized as it loads, 20 QLoRA steps from PEFT's initial adapter give PEFT's
+    // losses over bitsandbytes' base (fp32 compute, 1e-5 relative).
+    void familiesTrainAsPeft_data() {
+        QTest::addColumn<QString>("family");
+        for (const char* f : {"qwen3", "gemma2", "gemma3_text", "phi3", "olmo2"}) QTest::newRow(f) << f;
+    }
+    void familiesTrainAsPeft() {
+        QFETCH(QString, family);
+        const fs::path ref = dir() / ("ref-" + family.toStdString());
+        fs::create_directories(ref);
+        const QString err = runPython({"prep", QString::fromStdString(ref.string()),
+                                       QString::fromStdString((kQuickstart / "model").string()), "nf4", "1", family});
+        QVERIFY2(err.isEmpty(), qPrintable(err));
+        const auto theirs = json::parse(readFile(ref / "ref.json")).at("losses").get<std::vector<double>>();
+        json doc = config(dir() / ("run-" + family.toStdString()), 20);
+        doc["model"]["path"] = (ref / "base").string();
+        doc["model"]["lora"]["init_from"] = (ref / "adapter0").string();
+        doc["data"]["train"] = (ref / "fixed.jsonl").string();
+        CapturingSink sink;
+        std::atomic<bool> stop{false};
+        QVERIFY(runTraining(parsed(doc), {}, sink, stop) == TrainOutcome::Completed);
+        const std::vector<double> ours = sink.values("loss");
+        QCOMPARE(ours.size(), theirs.size());
+        double worst = 0;
+        for (size_t i = 0; i < ours.size(); ++i) worst = std::max(worst, std::abs(ours[i] - theirs[i]) / theirs[i]);
+        qInfo("%s: 20 QLoRA steps vs PEFT + bitsandbytes: worst relative loss difference %.3g (%.4f -> %.4f)",
+              qPrintable(family), worst, theirs.front(), theirs.back());
+        QVERIFY2(worst <= 1e-5, qPrintable(QString::number(worst)));
+        QVERIFY(theirs.back() < theirs.front());
+    }
+
     void resumeIsExact() {
         CapturingSink whole, first, rest;
         std::atomic<bool> stop{false};

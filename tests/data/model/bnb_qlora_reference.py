@@ -1,8 +1,9 @@
 """QLoRA on the CPU with transformers + bitsandbytes + PEFT: the reference of tests/core/model/test_qlora_golden.cpp.
 
 usage:
-  bnb_qlora_reference.py prep OUT TOKENIZER_DIR QUANT_TYPE DOUBLE_QUANT
-      OUT/base          a tiny float32 Llama (vocab of the quick-start tokenizer), seeded, saved by save_pretrained
+  bnb_qlora_reference.py prep OUT TOKENIZER_DIR QUANT_TYPE DOUBLE_QUANT [FAMILY]
+      OUT/base          a tiny float32 model of FAMILY (llama by default; qwen3, gemma2, gemma3_text, phi3, olmo2: every
+                        input width a multiple of 64, which bitsandbytes' CPU path needs), the quick-start's vocab
       OUT/q4            the same loaded with BitsAndBytesConfig(load_in_4bit, QUANT_TYPE, DOUBLE_QUANT, float32
                         compute) and saved as transformers saves a 4-bit model
       OUT/fixed.jsonl   one document of exactly L-1 tokens, repeated (every "lm" block of L tokens is the same)
@@ -19,7 +20,7 @@ import sys
 
 import torch
 from safetensors.torch import save_file
-from transformers import BitsAndBytesConfig, LlamaConfig, LlamaForCausalLM
+from transformers import AutoConfig, AutoModelForCausalLM, BitsAndBytesConfig
 
 torch.set_num_threads(1)
 L, B, STEPS = 32, 2, 20
@@ -32,7 +33,7 @@ def bnb_config(quant_type, double_quant):
 
 def load_q4(out):
     meta = json.load(open(os.path.join(out, "ref.json")))
-    model = LlamaForCausalLM.from_pretrained(os.path.join(out, "base"), device_map="cpu", dtype=torch.float32,
+    model = AutoModelForCausalLM.from_pretrained(os.path.join(out, "base"), device_map="cpu", dtype=torch.float32,
                                              quantization_config=bnb_config(meta["quant_type"], meta["double_quant"]))
     # Training mode (no dropout in this model): in eval mode on a CPU with AVX512-BF16, bitsandbytes 0.50 repacks
     # the weights into a bfloat16 inference format (absmax rounded to bf16), an approximation of its own 4-bit
@@ -46,18 +47,37 @@ def batch(out):
     return torch.tensor([ids] * B)
 
 
-def prep(out, tokenizer_dir, quant_type, double_quant):
+# The families beyond Llama (issue 48), each with q/k/v/o, MLP and norm inputs 64 or 128 wide.
+FAMILY_KEYS = {
+    "llama": {},
+    "qwen3": {"head_dim": 32},
+    "gemma2": {"head_dim": 16, "query_pre_attn_scalar": 16, "sliding_window": 8, "attn_logit_softcapping": 5.0,
+               "final_logit_softcapping": 10.0, "pad_token_id": 0},
+    "gemma3_text": {"head_dim": 16, "query_pre_attn_scalar": 16, "sliding_window": 8, "sliding_window_pattern": 2,
+                    "pad_token_id": 0},
+    "phi3": {"pad_token_id": 0},
+    "olmo2": {"pad_token_id": 0},
+}
+
+
+def prep(out, tokenizer_dir, quant_type, double_quant, family="llama"):
     from tokenizers import Tokenizer
     from peft import LoraConfig, get_peft_model
     double_quant = double_quant == "1"
     tok = Tokenizer.from_file(os.path.join(tokenizer_dir, "tokenizer.json"))
     vocab = tok.get_vocab_size()
     torch.manual_seed(0)
-    cfg = LlamaConfig(vocab_size=vocab, hidden_size=64, intermediate_size=192, num_hidden_layers=2,
-                      num_attention_heads=4, num_key_value_heads=2, max_position_embeddings=64,
-                      tie_word_embeddings=False, bos_token_id=0, eos_token_id=0)
+    cfg = AutoConfig.for_model(family, vocab_size=vocab, hidden_size=64, intermediate_size=192, num_hidden_layers=2,
+                               num_attention_heads=4, num_key_value_heads=2, max_position_embeddings=64,
+                               tie_word_embeddings=False, bos_token_id=0, eos_token_id=0, **FAMILY_KEYS[family])
     base = os.path.join(out, "base")
-    LlamaForCausalLM(cfg).save_pretrained(base)
+    model = AutoModelForCausalLM.from_config(cfg)
+    if family != "llama":  # norms start at 1 (Gemma: 0): perturbed so that a norm read wrongly shows
+        with torch.no_grad():
+            for _, p in model.named_parameters():
+                if p.dim() == 1:
+                    p.add_(torch.randn_like(p) * 0.1)
+    model.save_pretrained(base)
     for f in ("tokenizer.json", "tokenizer_config.json"):
         shutil.copy(os.path.join(tokenizer_dir, f), base)
     # one document of L-1 tokens: words of a fixed text until the budget, padded with single letters
@@ -121,7 +141,7 @@ def check(out, adapter, merged, result):
         adapted = PeftModel.from_pretrained(load_q4(out), adapter)
         adapted.train()  # from_pretrained leaves eval mode: bitsandbytes' bf16 repacking (see load_q4)
         res["logits_adapter"] = adapted(input_ids=x).logits.contiguous()
-        m = LlamaForCausalLM.from_pretrained(merged, dtype=torch.float32)
+        m = AutoModelForCausalLM.from_pretrained(merged, dtype=torch.float32)
         m.train()
         res["logits_merged"] = m(input_ids=x).logits.contiguous()
     save_file(res, result)
