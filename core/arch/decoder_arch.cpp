@@ -110,6 +110,17 @@ void readOptions(const HfConfig& c, const DecoderFamily& f, DecoderArch& a) {
                           " does not cap attention scores either");
     if (f.finalSoftcap) a.finalSoftcap = optionalPositive(c, "final_logit_softcapping", f.defaultFinalSoftcap);
     if (f.embedScale) a.embedScale = std::sqrt(double(a.hiddenSize));
+    if (f.graniteMultipliers) {  // GraniteConfig's four `float | int` scalars (null refused)
+        auto scalar = [&](std::string_view key) {
+            const double v = c.getDouble({key}, 1.0);
+            if (!std::isfinite(v) || v == 0) c.fail(key, "must be a finite non-zero number");
+            return v;
+        };
+        a.embeddingMultiplier = scalar("embedding_multiplier");
+        a.attentionScale = scalar("attention_multiplier");  // the scores' scale itself, not a root
+        a.residualMultiplier = scalar("residual_multiplier");
+        a.logitsScaling = scalar("logits_scaling");
+    }
     if (c.has({"use_bidirectional_attention"}) && c.getBool({"use_bidirectional_attention"}, false))
         c.fail("use_bidirectional_attention",
                "true (an embedding model's bidirectional attention) is not supported; causal language models only");
@@ -163,6 +174,34 @@ void readWindows(const HfConfig& c, const DecoderFamily& f, DecoderArch& a) {
                 const bool sliding =
                     hasLayerTypes ? layerTypes[size_t(i)] == "sliding_attention" : i >= maxWindowLayers;
                 if (sliding) a.window[size_t(i)] = *w;
+            }
+            break;
+        }
+        case WindowRule::NoRope: {
+            // SmolLM3Config: no_rope_layers (1 = RoPE) or every no_rope_layer_interval-th layer without it; windows
+            // (use_sliding_window and a sliding_window) on the layers layer_types calls sliding, by default those
+            // without RoPE.
+            const int64_t interval = positiveInt(c, "no_rope_layer_interval", 4);
+            std::vector<bool> rotary(size_t(a.numLayers));
+            if (j.contains("no_rope_layers") && !j["no_rope_layers"].is_null()) {
+                const auto& n = j["no_rope_layers"];
+                if (!n.is_array() || n.size() != size_t(a.numLayers))
+                    c.fail("no_rope_layers", "expected " + std::to_string(a.numLayers) + " entries of 0 or 1");
+                for (size_t i = 0; i < n.size(); ++i) {
+                    if (!n[i].is_number_integer() || (n[i] != 0 && n[i] != 1))
+                        c.fail("no_rope_layers", "expected 0 or 1 entries, found " + n[i].dump());
+                    rotary[i] = n[i] == 1;
+                }
+            } else {
+                for (int64_t i = 0; i < a.numLayers; ++i) rotary[size_t(i)] = (i + 1) % interval != 0;
+            }
+            a.layerRotary = rotary;
+            const bool use = c.getBool({"use_sliding_window"}, false);
+            const auto w = windowValue();
+            for (int64_t i = 0; i < a.numLayers; ++i) {
+                const bool sliding = hasLayerTypes ? layerTypes[size_t(i)] == "sliding_attention"
+                                                   : (w.has_value() && !rotary[size_t(i)]);
+                if (use && w && sliding) a.window[size_t(i)] = *w;
             }
             break;
         }
@@ -295,6 +334,7 @@ DecoderArch resolveDecoderArch(const HfConfig& outer) {
     readOptions(config, *f, a);
     readWindows(config, *f, a);
     readRopes(config, *f, a);
+    if (a.layerRotary.empty()) a.layerRotary.assign(size_t(a.numLayers), true);
     if (wrapped) {
         a.languageModelPrefixes = {"model.language_model.", "language_model.model."};
         a.leftOutPrefixes = {"model.vision_tower.", "model.multi_modal_projector.", "vision_tower.",

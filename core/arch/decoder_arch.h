@@ -26,6 +26,10 @@ struct DecoderArch {
     double attnSoftcap = 0;          // 0: none; else scores = tanh(scores / cap) * cap
     double finalSoftcap = 0;         // 0: none; else logits = tanh(logits / cap) * cap
     double embedScale = 0;           // 0: none; else embeddings * embedScale (in the weights' dtype)
+    double embeddingMultiplier = 1;  // Granite: embeddings * it (a Python float in transformers)
+    double residualMultiplier = 1;   // Granite: each block output * it before the residual add
+    double logitsScaling = 1;        // Granite: logits / it
+    std::vector<bool> layerRotary;   // per layer: RoPE applied (SmolLM3's no-RoPE layers: false)
     std::vector<int64_t> window;     // per layer: 0 = full causal attention, else a query sees keys q - k < window
     std::vector<RopeConfig> ropes;   // the distinct rotary parameters
     std::vector<int> layerRope;      // per layer: its index in ropes

@@ -52,6 +52,8 @@ constexpr DecoderFamily llamaLike(std::string_view type, std::string_view arch) 
                          .layerTypeRope = false,
                          .longRopeOriginal = false,
                          .residualDropout = false,
+                         .graniteMultipliers = false,
+                         .noRopeLayers = false,
                          .loraTargets = kQv,
                          .chatTemplate = "",
                          .ggufArch = "llama"};
@@ -169,7 +171,7 @@ constexpr DecoderFamily makePhi3() {
     f.vocabSize = 32064;
     f.hiddenSize = 3072;
     f.intermediateSize = 8192;
-    f.readsHeadDim = false;
+    f.nullHeadDimAllowed = false;  // no head_dim field; a head_dim key is read with getattr (null fails)
     f.maxPositions = 4096;
     f.normEps = 1e-5;
     f.padTokenId = 32000;
@@ -189,7 +191,7 @@ constexpr DecoderFamily makePhi3() {
 constexpr DecoderFamily makeOlmo2() {
     DecoderFamily f = llamaLike("olmo2", "Olmo2ForCausalLM");
     f.vocabSize = 50304;
-    f.readsHeadDim = false;
+    f.nullHeadDimAllowed = false;  // no head_dim field; a head_dim key is read with getattr (null fails)
     f.normEps = 1e-5;
     f.padTokenId = 1;
     f.norm = NormKind::RmsFloatWeight;
@@ -201,8 +203,40 @@ constexpr DecoderFamily makeOlmo2() {
     return f;
 }
 
-constexpr DecoderFamily kDecoderFamilies[] = {makeLlama(),  makeMistral(),    makeQwen2(), makeQwen3(),
-                                              makeGemma2(), makeGemma3Text(), makePhi3(),  makeOlmo2()};
+// Granite: Llama with four scalars (embeddings, the scores' scale, each block output, the logits).
+constexpr DecoderFamily makeGranite() {
+    DecoderFamily f = llamaLike("granite", "GraniteForCausalLM");
+    f.readsMlpBias = true;
+    f.graniteMultipliers = true;
+    f.loraTargets = {};  // PEFT has none for granite
+    f.chatTemplate = "";
+    f.ggufArch = "";
+    return f;
+}
+
+// SmolLM3: Llama whose every fourth layer (no_rope_layer_interval) skips RoPE, windows on those layers only.
+constexpr DecoderFamily makeSmolLM3() {
+    DecoderFamily f = llamaLike("smollm3", "SmolLM3ForCausalLM");
+    f.vocabSize = 128256;
+    f.hiddenSize = 2048;
+    f.numLayers = 36;
+    f.numHeads = 16;
+    f.kvHeads = 4;
+    f.maxPositions = 32768;
+    f.tieEmbeddings = true;
+    f.padTokenId = 128004;
+    f.readsMlpBias = true;
+    f.windows = WindowRule::NoRope;
+    f.noRopeLayers = true;
+    f.loraTargets = {};
+    f.chatTemplate = "chatml";
+    f.ggufArch = "";
+    return f;
+}
+
+constexpr DecoderFamily kDecoderFamilies[] = {makeLlama(),   makeMistral(),    makeQwen2(), makeQwen3(),
+                                              makeGemma2(),  makeGemma3Text(), makePhi3(),  makeOlmo2(),
+                                              makeGranite(), makeSmolLM3()};
 
 }  // namespace
 

@@ -26,7 +26,8 @@ enum class BlockLayout { PreNorm, Sandwich, PostNorm };
 //   Every       sliding_window applies to every layer (Mistral: absent -> defaultWindow; Phi-3: absent -> none)
 //   Qwen        use_sliding_window + sliding_window + layer_types or max_window_layers (Qwen2, Qwen3)
 //   LayerTypes  layer_types, or every layer but each windowPattern-th (Gemma 2: 2, Gemma 3: sliding_window_pattern)
-enum class WindowRule { None, Every, Qwen, LayerTypes };
+//   NoRope      SmolLM3: use_sliding_window + sliding_window on the layers without RoPE (or as layer_types says)
+enum class WindowRule { None, Every, Qwen, LayerTypes, NoRope };
 // Attention biases: none (no key); attention_bias on q/k/v/o; q/k/v always, o never (Qwen2). MLP biases: mlp_bias
 // where readsMlpBias (Llama).
 enum class BiasRule { None, AttentionBiasKey, QkvAlways };
@@ -67,6 +68,9 @@ struct DecoderFamily {
     bool layerTypeRope;                    // rope_parameters per layer type (Gemma 3: full and sliding bases)
     bool longRopeOriginal;                 // an original_max_position_embeddings attribute (Phi-3, default 4096)
     bool residualDropout;                  // resid_pdrop after attention and MLP (Phi-3)
+    bool graniteMultipliers;  // embedding_multiplier, attention_multiplier (the scores' scale), residual_multiplier
+                              // (on each block output before the residual add), logits_scaling (divides the logits)
+    bool noRopeLayers;        // no_rope_layers / no_rope_layer_interval: layers that skip RoPE (SmolLM3)
     std::span<const std::string_view> loraTargets;  // PEFT's default target_modules for the model type
     std::string_view chatTemplate;                  // core/data/chat_template's kind it is released with
     std::string_view ggufArch;                      // llama.cpp's architecture name ("" = not exported)

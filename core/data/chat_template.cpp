@@ -3,6 +3,8 @@
 // for the chat templates and become the "### Input:" block for Alpaca.
 #include "core/data/chat_template.h"
 
+#include "core/arch/decoder_family.h"
+
 #include "core/util/atomic_file.h"
 #include "core/util/error.h"
 #include "core/util/json_parse.h"
@@ -364,7 +366,9 @@ std::optional<ChatTemplateKind> detectChatTemplate(const std::filesystem::path& 
     const nlohmann::json cfg = readJson(modelDir / "config.json");
     if (cfg.is_object() && cfg.contains("model_type") && cfg["model_type"].is_string()) {
         const std::string type = cfg["model_type"].get<std::string>();
-        if (type == "qwen3") return ChatTemplateKind::Qwen3;
+        // the family description's template (core/arch), else by the name's prefix
+        if (const DecoderFamily* f = findDecoderFamily(type); f && !f->chatTemplate.empty())
+            return chatTemplateFromName(std::string(f->chatTemplate));
         if (type.rfind("qwen", 0) == 0) return ChatTemplateKind::ChatML;
         if (type == "llama") return ChatTemplateKind::Llama3;
         if (type == "mistral" || type == "mixtral") return ChatTemplateKind::Mistral;

@@ -346,6 +346,13 @@ void planDescribedDecoder(const ConfigKeys& c, const HfConfig& hf, GgufModel& m,
     const DecoderFamily& f = *a.family;
     const std::string type(f.modelType);
     m.arch = std::string(f.ggufArch);
+    if (m.arch.empty())
+        c.fail("model_type", "\"" + type + "\": GGUF export is not built for this family yet (" +
+                                 supportedModelTypesText() +
+                                 " load and train; GGUF: gpt2, llama, mistral, qwen2, "
+                                 "qwen3, gemma2, gemma3_text, gemma3, phi3, olmo2)");
+    if (m.arch == "phi3" && a.headDim * a.numHeads != a.hiddenSize)
+        c.fail("head_dim", "llama.cpp's phi3 takes head_dim = hidden_size / num_attention_heads");
     const bool gemma = f.embedScale;
     const std::string expectedAct = gemma ? "gelu_pytorch_tanh" : "silu";
     if (a.activation != expectedAct && !(gemma && (a.activation == "gelu_new" || a.activation == "gelu_fast")) &&

@@ -143,6 +143,7 @@ private:
 
         torch::Tensor h = m_arch.padTokenId ? torch::embedding(embed, inputIds, *m_arch.padTokenId)
                                             : torch::embedding(embed, inputIds);
+        if (m_arch.embeddingMultiplier != 1.0) h = h * m_arch.embeddingMultiplier;  // Granite
         if (m_arch.embedScale > 0)  // Gemma: the scale rounded to the embedding's dtype first
             h = h * torch::scalar_tensor(m_arch.embedScale, torch::TensorOptions().dtype(torch::kFloat32))
                         .to(h.scalar_type())
@@ -160,6 +161,8 @@ private:
         if (cache) h = h.narrow(1, T - 1, 1);  // generation needs the last position's logits only
         const size_t f = m_blockBase.back();   // model.norm.weight, [lm_head.weight]
         h = familyNorm(m_family.norm, h, m_params[f].tensor, m_arch.normEps);
+        if (m_arch.logitsScaling != 1.0)
+            h = h / m_arch.logitsScaling;  // Granite: logits / scaling, taken before the head
         const double cap = m_arch.finalSoftcap;
         if (cache)  // generation: always logits
             return softcap(m_arch.tieWordEmbeddings ? denseLinear(h, embed) : linearAt(f + 1, h, torch::Tensor()), cap)
@@ -221,8 +224,12 @@ private:
             q = norm(TensorRole::QNorm, q);
             k = norm(TensorRole::KNorm, k);
         }
-        q = rotate(q.transpose(1, 2), cos, sin);  // (B, H, T, D)
-        k = rotate(k.transpose(1, 2), cos, sin);  // (B, K, T, D)
+        q = q.transpose(1, 2);        // (B, H, T, D)
+        k = k.transpose(1, 2);        // (B, K, T, D)
+        if (m_arch.layerRotary[i]) {  // SmolLM3's no-RoPE layers attend by content alone
+            q = rotate(q, cos, sin);
+            k = rotate(k, cos, sin);
+        }
         if (cache) appendToCache(*cache, i, k, v);
         const double attnDropout = train ? m_arch.attentionDropout : 0.0;
         torch::Tensor a =
@@ -232,6 +239,7 @@ private:
         a = proj(TensorRole::OProj, a.transpose(1, 2).reshape({B, T, H * D}));
         if (layout != BlockLayout::PreNorm) a = norm(TensorRole::PostAttentionNorm, a);
         if (residualDropout > 0) a = torch::dropout(a, residualDropout, true);
+        if (m_arch.residualMultiplier != 1.0) a = a * m_arch.residualMultiplier;  // Granite
         h = h + a;
         // ---- MLP ----
         x = layout == BlockLayout::PreNorm    ? norm(TensorRole::PostAttentionNorm, h)
@@ -251,6 +259,7 @@ private:
         torch::Tensor out = proj(TensorRole::DownProj, m);
         if (layout != BlockLayout::PreNorm) out = norm(TensorRole::PostFeedforwardNorm, out);
         if (residualDropout > 0) out = torch::dropout(out, residualDropout, true);
+        if (m_arch.residualMultiplier != 1.0) out = out * m_arch.residualMultiplier;
         return h + out;
     }
 

@@ -57,10 +57,14 @@ json familyConfig(const std::string& type) {
     if (type == "gemma3_text") c["sliding_window_pattern"] = 2, c["final_logit_softcapping"] = 10.0;
     if (type == "phi3") c["partial_rotary_factor"] = 0.5, c["pad_token_id"] = 0;
     if (type == "olmo2") c["attention_bias"] = true, c["pad_token_id"] = 0;
+    if (type == "granite")
+        c["embedding_multiplier"] = 4.0, c["attention_multiplier"] = 0.2, c["residual_multiplier"] = 0.5,
+        c["logits_scaling"] = 2.0;
+    if (type == "smollm3") c["no_rope_layer_interval"] = 2, c["use_sliding_window"] = true, c["sliding_window"] = 8;
     return c;
 }
 
-const std::vector<std::string> kFamilies = {"qwen3", "gemma2", "gemma3_text", "phi3", "olmo2"};
+const std::vector<std::string> kFamilies = {"qwen3", "gemma2", "gemma3_text", "phi3", "olmo2", "granite", "smollm3"};
 
 }  // namespace
 

@@ -2,6 +2,7 @@
 // apply_chat_template renders with Qwen3's tokenizer_config.json chat_template (history turns and
 // the generation prompt); template detection from tokenizer_config.json / config.json.
 #include "core/data/chat_template.h"
+#include "core/arch/decoder_family.h"
 #include "core/util/atomic_file.h"
 #include "core/util/error.h"
 
@@ -186,6 +187,14 @@ private slots:
             std::ofstream(dir.filePath("config.json").toStdString()) << json{{"model_type", type}}.dump();
             QCOMPARE(detectChatTemplate(dir.path().toStdString()).value(), kind);
         }
+        // every family's template name (core/arch) is a template we render, and the folder detects it
+        for (const auto& f : decoderFamilies())
+            if (!f.chatTemplate.empty()) {
+                std::ofstream(dir.filePath("config.json").toStdString())
+                    << json{{"model_type", std::string(f.modelType)}}.dump();
+                QCOMPARE(detectChatTemplate(dir.path().toStdString()).value(),
+                         chatTemplateFromName(std::string(f.chatTemplate)));
+            }
         for (const auto& [file, kind] :
              std::vector<std::pair<std::string, ChatTemplateKind>>{{"gemma3.jinja", ChatTemplateKind::Gemma},
                                                                    {"phi3.jinja", ChatTemplateKind::Phi3},

@@ -201,7 +201,8 @@ private slots:
     // losses over bitsandbytes' base (fp32 compute, 1e-5 relative).
     void familiesTrainAsPeft_data() {
         QTest::addColumn<QString>("family");
-        for (const char* f : {"qwen3", "gemma2", "gemma3_text", "phi3", "olmo2"}) QTest::newRow(f) << f;
+        for (const char* f : {"qwen3", "gemma2", "gemma3_text", "phi3", "olmo2", "granite", "smollm3"})
+            QTest::newRow(f) << f;
     }
     void familiesTrainAsPeft() {
         QFETCH(QString, family);

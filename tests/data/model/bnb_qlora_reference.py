@@ -2,7 +2,8 @@
 
 usage:
   bnb_qlora_reference.py prep OUT TOKENIZER_DIR QUANT_TYPE DOUBLE_QUANT [FAMILY]
-      OUT/base          a tiny float32 model of FAMILY (llama by default; qwen3, gemma2, gemma3_text, phi3, olmo2: every
+      OUT/base          a tiny float32 model of FAMILY (llama by default; qwen3, gemma2, gemma3_text, phi3, olmo2,
+                        granite, smollm3: every
                         input width a multiple of 64, which bitsandbytes' CPU path needs), the quick-start's vocab
       OUT/q4            the same loaded with BitsAndBytesConfig(load_in_4bit, QUANT_TYPE, DOUBLE_QUANT, float32
                         compute) and saved as transformers saves a 4-bit model
@@ -57,6 +58,9 @@ FAMILY_KEYS = {
                     "pad_token_id": 0},
     "phi3": {"pad_token_id": 0},
     "olmo2": {"pad_token_id": 0},
+    "granite": {"embedding_multiplier": 6.0, "attention_multiplier": 0.1, "residual_multiplier": 0.4,
+                "logits_scaling": 3.0},
+    "smollm3": {"no_rope_layer_interval": 2, "use_sliding_window": True, "sliding_window": 8, "pad_token_id": 0},
 }
 
 

@@ -57,6 +57,12 @@ CASES = {
                                            "short_factor": [1.0, 1.25, 1.5, 2.0],
                                            "long_factor": [1.5, 2.5, 4.0, 6.0]}), 20),
     "olmo2": ("olmo2", base(pad_token_id=0), 20),
+    # the four scalars set apart from 1
+    "granite": ("granite", base(embedding_multiplier=6.0, attention_multiplier=0.1, residual_multiplier=0.4,
+                                logits_scaling=3.0, mlp_bias=True), 20),
+    # every second layer without RoPE, and windowed (window < seq)
+    "smollm3": ("smollm3", base(num_hidden_layers=4, no_rope_layer_interval=2, use_sliding_window=True,
+                                sliding_window=6, pad_token_id=0, tie_word_embeddings=True), 20),
 }
 
 
