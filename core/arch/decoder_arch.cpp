@@ -12,11 +12,31 @@ namespace {
 constexpr int64_t kMaxDimension = int64_t(1) << 24;  // keeps products of sizes far from overflow
 constexpr int64_t kMaxLayers = int64_t(1) << 14;
 
+// A positive integer up to `limit`; absent -> fallback. The sentences are those of core/config/message_templates.h
+// (kNullNotAllowed, kPositiveUpTo and "expected X, got Y"), which the studio says in its own language; the limit keeps
+// sizes and their products far from int64 overflow, and a hostile config from asking for billions of tensors.
 int64_t positiveInt(const HfConfig& c, std::string_view key, int64_t fallback, int64_t limit = kMaxDimension) {
-    const int64_t v = c.getInt({key}, fallback);
-    if (v <= 0) c.fail(key, "must be a positive integer, found " + std::to_string(v));
-    if (v > limit) c.fail(key, "must be at most " + std::to_string(limit) + ", found " + std::to_string(v));
-    return v;
+    const nlohmann::json& j = c.json();
+    const auto it = j.find(std::string(key));
+    if (it == j.end()) return fallback;
+    const nlohmann::json& v = *it;
+    if (v.is_null()) c.fail(key, "null is not allowed; expected a positive integer");
+    const std::string upTo = "a positive integer up to " + std::to_string(limit);
+    int64_t n = 0;
+    if (v.is_number_unsigned()) {
+        n = v.get<uint64_t>() > uint64_t(limit) ? limit + 1 : int64_t(v.get<uint64_t>());
+    } else if (v.is_number_integer()) {
+        n = v.get<int64_t>();
+    } else if (v.is_number_float()) {
+        const double d = v.get<double>();
+        if (!(d == std::floor(d))) c.fail(key, "expected a positive integer, got " + v.dump());
+        n = d > double(limit) ? limit + 1 : d < 0 ? -1 : int64_t(d);
+    } else {
+        c.fail(key, "expected a positive integer, got " + v.dump());
+    }
+    if (n <= 0) c.fail(key, "expected a positive integer, got " + v.dump());
+    if (n > limit) c.fail(key, "expected " + upTo + ", got " + v.dump());
+    return n;
 }
 
 // An optional float key (`float | None`): absent -> fallback, null -> 0 (none).
@@ -50,8 +70,7 @@ void readShape(const HfConfig& c, const DecoderFamily& f, DecoderArch& a) {
     a.maxPositions = positiveInt(c, "max_position_embeddings", f.maxPositions);
     if (a.numHeads % a.numKvHeads != 0)
         c.fail("num_key_value_heads", "num_attention_heads (" + std::to_string(a.numHeads) +
-                                          ") must be a multiple of num_key_value_heads (" +
-                                          std::to_string(a.numKvHeads) + ")");
+                                          ") must be a multiple of " + std::to_string(a.numKvHeads));  // kKvHeadsDivide
     std::optional<int64_t> headDim;
     if (f.readsHeadDim) {
         if (c.isNull("head_dim") && !f.nullHeadDimAllowed)
@@ -63,9 +82,8 @@ void readShape(const HfConfig& c, const DecoderFamily& f, DecoderArch& a) {
     // Gemma's validate_architecture checks the division even when head_dim is given.
     const bool mustDivide = !headDim || f.embedScale;
     if (mustDivide && a.hiddenSize % a.numHeads != 0)
-        c.fail("num_attention_heads", "hidden_size (" + std::to_string(a.hiddenSize) +
-                                          ") must be divisible by num_attention_heads (" + std::to_string(a.numHeads) +
-                                          ")" + (headDim ? "" : " when head_dim is not given"));
+        c.fail("num_attention_heads", "hidden size " + std::to_string(a.hiddenSize) + " must be divisible by " +
+                                          std::to_string(a.numHeads) + " heads");  // kHeadsDivide
     a.headDim = headDim.value_or(a.hiddenSize / a.numHeads);
     if (a.headDim <= 0 || a.headDim > kMaxDimension)
         c.fail("head_dim", "must be a positive integer, found " + std::to_string(a.headDim));

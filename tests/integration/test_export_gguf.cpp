@@ -194,10 +194,12 @@ void TestExportGguf::describedFamiliesRunInLlamaCpp_data() {
     QTest::addColumn<bool>("gelu16");  // Gemma's tanh-GELU gate: llama.cpp's float16 table, as for GPT-2
     QTest::newRow("qwen3") << "qwen3"
                            << "1e-4" << false;
+    // Gemma's gate: llama.cpp's GELU goes through a float16 table; the reference emulates it, and what is left of the
+    // table's rounding through 4 layers, soft-capped, stays under 1e-3 (the greedy tokens must still agree)
     QTest::newRow("gemma2") << "gemma2"
-                            << "5e-4" << true;
+                            << "1e-3" << true;
     QTest::newRow("gemma3") << "gemma3"
-                            << "5e-4" << true;
+                            << "1e-3" << true;
     QTest::newRow("phi3") << "phi3"
                           << "1e-4" << false;
     QTest::newRow("olmo2") << "olmo2"
