@@ -90,7 +90,8 @@ private slots:
 
     void tokensPerSecond_data() {
         QTest::addColumn<QString>("arch");
-        for (const char* a : {"gpt2", "llama", "qwen2", "bert", "qwen3", "gemma2", "gemma3_text", "phi3", "olmo2"})
+        for (const char* a : {"gpt2", "llama", "qwen2", "bert", "qwen3", "gemma2", "gemma3_text", "phi3", "olmo2",
+                              "granite", "smollm3"})
             QTest::newRow(a) << a;
     }
 

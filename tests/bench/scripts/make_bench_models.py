@@ -4,7 +4,7 @@
   make_bench_models.py load OUT            a ~300 MB (float32) Llama saved by transformers' save_pretrained in
                                            100 MB shards (model.safetensors.index.json), float32 on disk
   make_bench_models.py train OUT           one small model per architecture (gpt2, llama, qwen2, bert, qwen3, gemma2,
-                                           gemma3_text, phi3, olmo2) in
+                                           gemma3_text, phi3, olmo2, granite, smollm3) in
                                            OUT/<arch>/, the fixed configs of the training-throughput benchmark
   make_bench_models.py hf-train DIR ARCH BATCH SEQ STEPS WARMUP THREADS
                                            trains DIR with a plain PyTorch loop (torch.optim.AdamW fused, lr 1e-4,
@@ -15,6 +15,7 @@ import sys
 import time
 
 import torch
+from transformers import GraniteConfig, GraniteForCausalLM, SmolLM3Config, SmolLM3ForCausalLM
 from transformers import (AutoModelForCausalLM, AutoModelForMaskedLM, BertConfig, BertForMaskedLM, Gemma2Config,
                           Gemma2ForCausalLM, Gemma3ForCausalLM, Gemma3TextConfig, GPT2Config, GPT2LMHeadModel,
                           LlamaConfig, LlamaForCausalLM, Olmo2Config, Olmo2ForCausalLM, Phi3Config, Phi3ForCausalLM,
@@ -67,6 +68,9 @@ def decoder_families(common):
         "gemma3_text": (Gemma3ForCausalLM, Gemma3TextConfig(head_dim=head, query_pre_attn_scalar=head, **shape)),
         "phi3": (Phi3ForCausalLM, Phi3Config(pad_token_id=0, bos_token_id=1, eos_token_id=2, **shape)),
         "olmo2": (Olmo2ForCausalLM, Olmo2Config(pad_token_id=0, eos_token_id=2, **shape)),
+        "granite": (GraniteForCausalLM, GraniteConfig(embedding_multiplier=12.0, attention_multiplier=0.125,
+                                                      residual_multiplier=0.22, logits_scaling=8.0, **shape)),
+        "smollm3": (SmolLM3ForCausalLM, SmolLM3Config(pad_token_id=0, **shape)),
     }
 
 
