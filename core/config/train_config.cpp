@@ -540,6 +540,15 @@ ConfigParseResult parseDocument(const json& doc, const fs::path& baseDir, int wo
         cfg.deepspeed = parseDeepSpeedBlock(fill.block, worldSize, maxSteps, issues, baseDir);
         applyTrainerArguments(*ds, cfg.training.trainer, fill, maxSteps, issues, cfg.deepspeed);
         checkQuantizationFits(cfg, issues);
+        if (cfg.model.chunkedLoss && !modelPath.empty() && std::filesystem::exists(modelPath / "config.json")) {
+            try {  // a model that soft-caps its logits (Gemma 2) cannot take the chunked loss (core/model/decoder)
+                if (readModelShape(modelPath).finalSoftcap)
+                    issues.warning("model.chunked_loss",
+                                   "not used for this model: it soft-caps its logits (final_logit_softcapping), so the "
+                                   "loss takes the whole logits");
+            } catch (const std::exception&) {  // the model's own errors are reported where the model is read
+            }
+        }
         if (!cfg.training.samplePrompts.empty() && cfg.deepspeed.zeroStage == 3)
             issues.warning("training.sample_prompts",
                            "not generated under ZeRO stage 3 in this version (the parameters are partitioned across "

@@ -1,6 +1,7 @@
 // Every decoder family of core/arch (decoderFamilies(): a new entry is covered by adding it, and fails here until
 // tests/data/models/scripts/family_reference.py has a case for it) against transformers 5.23 running in the venv at
 // test time: fp32 logits of a padded batch within 1e-4, the loss, every parameter's gradient within 1e-4 relative,
+// the loss after one AdamW step,
 // a packed row's logits (block-diagonal attention from position ids), greedy generation with the KV cache token for
 // token, the cached forward equal to the full forward at each step; the parameter names and count equal
 // transformers' named_parameters(), and the resolved tensor list (core/arch) sums to num_parameters(); each family's
@@ -17,6 +18,7 @@
 #include "core/model/cached_decoder.h"
 #include "core/model/hf_model.h"
 #include "core/model/safetensors_torch.h"
+#include "core/optim/adamw.h"
 #include "core/util/atomic_file.h"
 #include "core/util/error.h"
 
@@ -120,6 +122,21 @@ void TestDecoderFamiliesGolden::parity() {
     }
     qInfo("%s: worst gradient relL2 %.3g (%s)", qPrintable(family), worst, worstName.c_str());
     QVERIFY2(worst <= 1e-4, qPrintable(QString::fromStdString(worstName) + " " + QString::number(worst)));
+
+    // One step of our AdamW (torch's hyper-parameters), then the loss of the same batch equals transformers' after
+    // torch.optim.AdamW's step.
+    std::vector<torch::Tensor> params;
+    for (const auto& p : model->parameters()) params.push_back(p.tensor);
+    OptimizerConfig oc;
+    oc.lr = 1e-2;
+    oc.weightDecay = 0.01;
+    AdamW opt(params, oc);
+    opt.step(1e-2);
+    const double after =
+        model->loss(model->forward(in.at("input_ids"), in.at("attention_mask")), in.at("labels")).item<double>();
+    const double want = refJson.at("loss_after_step").get<double>();
+    qInfo("%s: loss after one AdamW step %.6f, transformers %.6f", qPrintable(family), after, want);
+    QVERIFY2(std::fabs(after - want) <= 1e-5 * std::fabs(want), qPrintable(QString::number(after - want)));
 }
 
 void TestDecoderFamiliesGolden::packedAndGenerate() {

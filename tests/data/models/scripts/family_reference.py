@@ -157,6 +157,10 @@ def make(root):
         res = ref(input_ids=ids, attention_mask=mask, labels=labels)
         res.loss.backward()
         grads = {"grad." + n: p.grad.float().contiguous() for n, p in ref.named_parameters()}
+        # one AdamW step (torch's, as the Trainer's), then the same batch's loss again
+        torch.optim.AdamW(ref.parameters(), lr=1e-2, betas=(0.9, 0.999), eps=1e-8, weight_decay=0.01).step()
+        with torch.no_grad():
+            loss_after_step = float(ref(input_ids=ids, attention_mask=mask, labels=labels).loss)
         # A packed row: two samples back to back, positions restarting.
         a, b = 9, 7
         packed = torch.randint(1, VOCAB, (1, a + b), generator=g)
@@ -175,7 +179,8 @@ def make(root):
                    "packed_logits": packed_logits.float().contiguous(), **grads},
                   os.path.join(out, "reference.safetensors"))
         with open(os.path.join(out, "reference.json"), "w") as f:
-            json.dump({"loss": float(res.loss), "transformers": transformers.__version__, "model_type": model_type,
+            json.dump({"loss": float(res.loss), "loss_after_step": loss_after_step,
+                       "transformers": transformers.__version__, "model_type": model_type,
                        "num_parameters": ref.num_parameters(),
                        "parameter_names": [n for n, _ in ref.named_parameters()],
                        "greedy": greedy[0, prompt.shape[1]:].tolist()}, f)
