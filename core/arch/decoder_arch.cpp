@@ -275,6 +275,17 @@ void readLayerTypeRopes(const HfConfig& c, DecoderArch& a) {
         parseRopeDict(c, full, "rope_parameters.full_attention", globalBase, partial, a.headDim, a.maxPositions));
     a.ropes.push_back(
         parseRopeDict(c, sliding, "rope_parameters.sliding_attention", localBase, partial, a.headDim, a.maxPositions));
+    for (const RopeConfig& r : a.ropes)
+        if (r.dim != a.headDim)
+            c.fail("partial_rotary_factor",
+                   "partial rotary embeddings are not supported for gemma3_text (transformers' "
+                   "Gemma3 rotates every feature of a head)");
+}
+
+std::string ropeKeyOf(const nlohmann::json& j) {
+    return j.contains("rope_scaling") && j["rope_scaling"].is_object() && !j["rope_scaling"].empty()
+               ? "rope_scaling"
+               : "rope_parameters";
 }
 
 void readRopes(const HfConfig& c, const DecoderFamily& f, DecoderArch& a) {
@@ -297,6 +308,11 @@ void readRopes(const HfConfig& c, const DecoderFamily& f, DecoderArch& a) {
         c.fail(
             j.contains("rope_scaling") && !j["rope_scaling"].is_null() ? "rope_scaling" : "rope_parameters",
             "rope type \"" + r.type + "\" is not one " + std::string(f.architecture) + " accepts (default, longrope)");
+    if (r.dim != a.headDim && !f.partialRotary)
+        c.fail(j.contains("partial_rotary_factor") ? "partial_rotary_factor" : ropeKeyOf(j),
+               "partial rotary embeddings (partial_rotary_factor < 1) are not supported for " +
+                   std::string(f.modelType) + ": transformers' " + std::string(f.architecture) +
+                   " rotates every feature of a head");
     a.ropes.push_back(r);
     a.layerRope.assign(size_t(a.numLayers), 0);
 }

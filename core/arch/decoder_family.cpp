@@ -54,6 +54,7 @@ constexpr DecoderFamily llamaLike(std::string_view type, std::string_view arch) 
                          .residualDropout = false,
                          .graniteMultipliers = false,
                          .noRopeLayers = false,
+                         .partialRotary = false,
                          .loraTargets = kQv,
                          .chatTemplate = "",
                          .ggufArch = "llama"};
@@ -178,6 +179,7 @@ constexpr DecoderFamily makePhi3() {
     f.bias = BiasRule::None;
     f.fusedQkv = true;
     f.fusedGateUp = true;
+    f.partialRotary = true;
     f.windows = WindowRule::Every;
     f.longRopeOriginal = true;
     f.residualDropout = true;

@@ -71,6 +71,7 @@ struct DecoderFamily {
     bool graniteMultipliers;  // embedding_multiplier, attention_multiplier (the scores' scale), residual_multiplier
                               // (on each block output before the residual add), logits_scaling (divides the logits)
     bool noRopeLayers;        // no_rope_layers / no_rope_layer_interval: layers that skip RoPE (SmolLM3)
+    bool partialRotary;       // partial_rotary_factor < 1 rotates the first features only (Phi-3); elsewhere refused
     std::span<const std::string_view> loraTargets;  // PEFT's default target_modules for the model type
     std::string_view chatTemplate;                  // core/data/chat_template's kind it is released with
     std::string_view ggufArch;                      // llama.cpp's architecture name ("" = not exported)

@@ -200,100 +200,6 @@ std::vector<float> llama3RopeFactors(const RopeConfig& r, int64_t headDim) {
     return out;
 }
 
-void planLlamaFamily(const ConfigKeys& c, GgufModel& m, Planner& p, bool qwen2) {
-    const int64_t hidden = c.integer("hidden_size");
-    const int64_t layers = c.integer("num_hidden_layers");
-    const int64_t heads = c.integer("num_attention_heads");
-    const int64_t kvHeads = c.integer("num_key_value_heads", heads);
-    const int64_t ffn = c.integer("intermediate_size");
-    const int64_t vocab = c.integer("vocab_size");
-    const int64_t context = c.integer("max_position_embeddings", qwen2 ? 32768 : 2048);
-    const int64_t headDim = c.integer("head_dim", hidden / heads);
-    if (heads % kvHeads != 0)
-        c.fail("num_key_value_heads", "does not divide num_attention_heads " + std::to_string(heads));
-    const std::string act = c.text("hidden_act", "silu");
-    if (act != "silu" && act != "swish")
-        c.fail("hidden_act", "\"" + act + "\": llama.cpp's " + m.arch + " computes SiLU (silu)");
-    const RopeConfig rope = ropeConfig(c);
-    m.layers = static_cast<int>(layers);
-    m.vocabSize = vocab;
-    m.contextLength = context;
-    put(m, "block_count", MetadataValue::u32(u32(layers)));
-    put(m, "context_length", MetadataValue::u32(u32(context)));
-    put(m, "embedding_length", MetadataValue::u32(u32(hidden)));
-    put(m, "feed_forward_length", MetadataValue::u32(u32(ffn)));
-    put(m, "attention.head_count", MetadataValue::u32(u32(heads)));
-    put(m, "attention.head_count_kv", MetadataValue::u32(u32(kvHeads)));
-    if (rope.type == "linear") {
-        put(m, "rope.scaling.type", MetadataValue::string("linear"));
-        put(m, "rope.scaling.factor", MetadataValue::f32(static_cast<float>(ropeNumber(rope, "factor", 1.0))));
-    } else if (rope.type == "dynamic") {
-        m.warnings.push_back(c.source() +
-                             ": rope_scaling \"dynamic\": llama.cpp has no dynamic NTK scaling; the "
-                             "model computes the same up to " +
-                             std::to_string(context) + " tokens (max_position_embeddings) and without scaling beyond");
-    } else if (rope.type != "default" && rope.type != "llama3") {
-        c.fail(rope.key,
-               "rope type \"" + rope.type + "\" is not exported to GGUF (default, linear, dynamic, llama3 are)");
-    }
-    put(m, "rope.freq_base", MetadataValue::f32(static_cast<float>(rope.theta)));
-    put(m, "attention.layer_norm_rms_epsilon", MetadataValue::f32(static_cast<float>(c.number("rms_norm_eps", 1e-6))));
-    if (c.has("head_dim")) {
-        put(m, "attention.key_length", MetadataValue::u32(u32(headDim)));
-        put(m, "attention.value_length", MetadataValue::u32(u32(headDim)));
-    }
-    if (!qwen2) {
-        put(m, "vocab_size", MetadataValue::u32(u32(vocab)));
-        put(m, "rope.dimension_count", MetadataValue::u32(u32(headDim)));
-    }
-    if (qwen2 && c.flag("use_sliding_window", false))
-        m.warnings.push_back(c.source() +
-                             ": use_sliding_window true: llama.cpp's qwen2 attends over the whole context");
-    if (!qwen2 && c.has("sliding_window") && c.integer("sliding_window") < context)
-        m.warnings.push_back(c.source() + ": sliding_window " + std::to_string(c.integer("sliding_window")) +
-                             ": llama.cpp's llama attends over the whole context; the model computes the same up to " +
-                             std::to_string(c.integer("sliding_window")) + " tokens");
-
-    if (rope.type == "llama3") {
-        PlannedTensor f;
-        f.name = "rope_freqs.weight";
-        f.values = llama3RopeFactors(rope, headDim);
-        f.ne = {static_cast<int64_t>(f.values.size())};
-        m.tensors.push_back(std::move(f));
-    }
-    const bool bias = c.flag("attention_bias", qwen2);
-    const bool mlpBias = c.flag("mlp_bias", false);
-    if (qwen2 && mlpBias) c.fail("mlp_bias", "true: llama.cpp's qwen2 has no MLP biases");
-    p.add("token_embd.weight", {"model.embed_tokens.weight"}, {vocab, hidden});
-    p.add("output_norm.weight", {"model.norm.weight"}, {hidden});
-    p.add("output.weight", {"lm_head.weight"}, {vocab, hidden}, false);
-    const Rearrange permute = qwen2 ? Rearrange::None : Rearrange::PermuteHeads;
-    for (int64_t l = 0; l < layers; ++l) {
-        const std::string hf = "model.layers." + std::to_string(l) + ".";
-        const std::string g = "blk." + std::to_string(l) + ".";
-        p.add(g + "attn_norm.weight", {hf + "input_layernorm.weight"}, {hidden});
-        p.add(g + "attn_q.weight", {hf + "self_attn.q_proj.weight"}, {heads * headDim, hidden}, true, permute, heads);
-        p.add(g + "attn_k.weight", {hf + "self_attn.k_proj.weight"}, {kvHeads * headDim, hidden}, true, permute,
-              kvHeads);
-        p.add(g + "attn_v.weight", {hf + "self_attn.v_proj.weight"}, {kvHeads * headDim, hidden});
-        p.add(g + "attn_output.weight", {hf + "self_attn.o_proj.weight"}, {hidden, heads * headDim});
-        p.add(g + "attn_q.bias", {hf + "self_attn.q_proj.bias"}, {heads * headDim}, bias, permute, heads);
-        p.add(g + "attn_k.bias", {hf + "self_attn.k_proj.bias"}, {kvHeads * headDim}, bias, permute, kvHeads);
-        p.add(g + "attn_v.bias", {hf + "self_attn.v_proj.bias"}, {kvHeads * headDim}, bias);
-        if (!qwen2) p.add(g + "attn_output.bias", {hf + "self_attn.o_proj.bias"}, {hidden}, bias);
-        p.add(g + "ffn_norm.weight", {hf + "post_attention_layernorm.weight"}, {hidden});
-        p.add(g + "ffn_gate.weight", {hf + "mlp.gate_proj.weight"}, {ffn, hidden});
-        p.add(g + "ffn_up.weight", {hf + "mlp.up_proj.weight"}, {ffn, hidden});
-        p.add(g + "ffn_down.weight", {hf + "mlp.down_proj.weight"}, {hidden, ffn});
-        if (!qwen2) {
-            p.add(g + "ffn_gate.bias", {hf + "mlp.gate_proj.bias"}, {ffn}, mlpBias);
-            p.add(g + "ffn_up.bias", {hf + "mlp.up_proj.bias"}, {ffn}, mlpBias);
-            p.add(g + "ffn_down.bias", {hf + "mlp.down_proj.bias"}, {hidden}, mlpBias);
-        }
-    }
-    p.checkAllUsed({"rotary_emb.inv_freq"});
-}
-
 // The GGUF name of a decoder tensor's role (llama.cpp's tensor names; gguf-py's constants).
 std::string ggufRoleName(TensorRole role, BlockLayout layout) {
     switch (role) {
@@ -338,8 +244,9 @@ std::string ggufRoleName(TensorRole role, BlockLayout layout) {
     return "";
 }
 
-// Qwen3, Gemma 2, Gemma 3, Phi-3 and OLMo 2 from the family description (core/arch): llama.cpp's NEOX-rope
-// architectures of those names, their keys as llama.cpp's converter writes them, every tensor by role. What
+// Every decoder family from its description (core/arch): llama.cpp's architecture of the family (llama for Llama
+// and Mistral, with q/k permuted; qwen2, qwen3, gemma2, gemma3, phi3, olmo2 with NEOX rope), its keys as llama.cpp's
+// converter writes them, every tensor by role. What
 // llama.cpp computes differently is refused (the model would not be the same) or said as a warning.
 void planDescribedDecoder(const ConfigKeys& c, const HfConfig& hf, GgufModel& m, Planner& p) {
     const DecoderArch a = resolveDecoderArch(hf);
@@ -359,11 +266,20 @@ void planDescribedDecoder(const ConfigKeys& c, const HfConfig& hf, GgufModel& m,
         !(!gemma && a.activation == "swish"))
         c.fail(std::string(f.activationKey),
                "\"" + a.activation + "\": llama.cpp's " + m.arch + " computes " + expectedAct);
-    if (a.qkvBias || a.oBias || a.mlpBias)
-        c.fail("attention_bias", "true: llama.cpp's " + m.arch + " has no attention biases");
+    // llama.cpp's llama takes every bias, its qwen2 those of q/k/v; the other architectures none
+    const bool llamaArch = m.arch == "llama", qwen2Arch = m.arch == "qwen2";
+    if (qwen2Arch && a.mlpBias) c.fail("mlp_bias", "true: llama.cpp's qwen2 has no MLP biases");
+    if (qwen2Arch && a.oBias) c.fail("attention_bias", "true: llama.cpp's qwen2 has no o_proj bias");
+    if (!llamaArch && !qwen2Arch && (a.qkvBias || a.oBias || a.mlpBias))
+        c.fail(a.mlpBias && !a.qkvBias ? "mlp_bias" : "attention_bias",
+               "true: llama.cpp's " + m.arch + " has no attention or MLP biases");
     const fts::RopeConfig& full = a.ropes.at(0);
-    if (full.type == "dynamic" || full.type == "llama3" || (full.type == "longrope" && m.arch != "phi3"))
-        c.fail("rope_parameters", "rope type \"" + full.type + "\" is not exported to GGUF for " + type);
+    const std::string ropeKey = c.has("rope_scaling") ? "rope_scaling" : "rope_parameters";
+    const bool llamaRope = llamaArch || qwen2Arch;  // dynamic (a warning) and llama3 (rope_freqs) as before
+    if ((full.type == "dynamic" || full.type == "llama3") && !llamaRope)
+        c.fail(ropeKey, "rope type \"" + full.type + "\" is not exported to GGUF for " + type);
+    if (full.type == "longrope" && m.arch != "phi3")
+        c.fail(ropeKey, "rope type \"longrope\" is not exported to GGUF for " + type);
     if (gemma && std::abs(a.attentionScale * std::sqrt(double(a.headDim)) - 1.0) > 1e-12)
         c.fail("query_pre_attn_scalar", "llama.cpp's " + m.arch +
                                             " scales attention scores by 1/sqrt(head_dim); query_pre_attn_scalar "
@@ -382,13 +298,30 @@ void planDescribedDecoder(const ConfigKeys& c, const HfConfig& hf, GgufModel& m,
     put(m, "attention.head_count_kv", MetadataValue::u32(u32(a.numKvHeads)));
     put(m, "rope.freq_base", MetadataValue::f32(static_cast<float>(full.theta)));
     put(m, "attention.layer_norm_rms_epsilon", MetadataValue::f32(static_cast<float>(a.normEps)));
-    if (m.arch != "phi3") {
+    // key_length: what the converter writes (Llama / Qwen2: when config.json names head_dim; Phi-3: never)
+    if (m.arch != "phi3" && (!llamaRope || c.has("head_dim"))) {
         put(m, "attention.key_length", MetadataValue::u32(u32(a.headDim)));
         put(m, "attention.value_length", MetadataValue::u32(u32(a.headDim)));
+    }
+    if (llamaArch) {
+        put(m, "vocab_size", MetadataValue::u32(u32(a.vocabSize)));
+        put(m, "rope.dimension_count", MetadataValue::u32(u32(full.dim)));
     }
     if (full.type == "linear") {
         put(m, "rope.scaling.type", MetadataValue::string("linear"));
         put(m, "rope.scaling.factor", MetadataValue::f32(static_cast<float>(full.factor)));
+    } else if (full.type == "dynamic") {
+        m.warnings.push_back(c.source() +
+                             ": rope_scaling \"dynamic\": llama.cpp has no dynamic NTK scaling; the "
+                             "model computes the same up to " +
+                             std::to_string(a.maxPositions) +
+                             " tokens (max_position_embeddings) and without scaling beyond");
+    } else if (full.type == "llama3") {  // Llama 3.1's frequency factors as llama.cpp's rope_freqs.weight
+        PlannedTensor freqs;
+        freqs.name = "rope_freqs.weight";
+        freqs.values = llama3RopeFactors(ropeConfig(c), full.dim);
+        freqs.ne = {static_cast<int64_t>(freqs.values.size())};
+        m.tensors.push_back(std::move(freqs));
     }
     const int64_t window = a.largestWindow();
     std::vector<bool> sliding;
@@ -440,7 +373,7 @@ void planDescribedDecoder(const ConfigKeys& c, const HfConfig& hf, GgufModel& m,
                 " tokens (transformers: once a sequence passes that length); use a context of at most that length "
                 "for the same results on short prompts");
         }
-    } else if (window > 0) {
+    } else if (window > 0 && window < a.maxPositions) {
         m.warnings.push_back(c.source() + ": sliding_window " + std::to_string(window) + ": llama.cpp's " + m.arch +
                              " attends over the whole context; the model computes the same up to " +
                              std::to_string(window) + " tokens");
@@ -461,9 +394,14 @@ void planDescribedDecoder(const ConfigKeys& c, const HfConfig& hf, GgufModel& m,
     for (const ArchTensor& t : decoderTensors(a)) {
         const std::string role = ggufRoleName(t.role, f.layout);
         const std::string g = t.layer >= 0 ? "blk." + std::to_string(t.layer) + "." + role : role;
-        const bool norm = !t.linear && t.role != TensorRole::Embedding;
-        p.add(g + (t.bias ? ".bias" : ".weight"), sources(t.name), t.shape, true,
-              norm && f.norm == NormKind::RmsOnePlus ? Rearrange::AddOne : Rearrange::None);
+        const bool norm = !t.linear && t.role != TensorRole::Embedding && !t.bias;
+        // llama.cpp's llama rotates adjacent pairs: q and k rows permuted per head (HF rotates halves)
+        const bool permute = llamaArch && (t.role == TensorRole::QProj || t.role == TensorRole::KProj);
+        const Rearrange r = permute                                  ? Rearrange::PermuteHeads
+                            : norm && f.norm == NormKind::RmsOnePlus ? Rearrange::AddOne
+                                                                     : Rearrange::None;
+        p.add(g + (t.bias ? ".bias" : ".weight"), sources(t.name), t.shape, true, r,
+              permute ? (t.role == TensorRole::QProj ? a.numHeads : a.numKvHeads) : 0);
         hasHead = hasHead || t.role == TensorRole::LmHead;
     }
     if (!hasHead && m.arch == "olmo2")  // llama.cpp's olmo2 needs an output layer: the tied embedding's rows
@@ -553,13 +491,7 @@ GgufModel planGgufModel(const fs::path& dir, const nlohmann::json& config, const
     GgufModel m;
     const std::string type = c.text("model_type", "");
     Planner p(weights, m);
-    if (type == "llama" || type == "mistral") {
-        m.arch = "llama";
-        planLlamaFamily(c, m, p, false);
-    } else if (type == "qwen2") {
-        m.arch = "qwen2";
-        planLlamaFamily(c, m, p, true);
-    } else if (type == "gpt2") {
+    if (type == "gpt2") {
         m.arch = "gpt2";
         planGpt2(c, m, p);
     } else if (isDecoderFamily(type)) {

@@ -129,9 +129,9 @@ if "phi3" in names:
     # Phi-3's tokenizer: Llama's SentencePiece vocabulary and its added chat tokens from 32000 (llama.cpp's phi3
     # vocabulary looks some of them up by name)
     t = json.load(open(tok / "mistral-7b/tokenizer.json"))
-    names = ["<|endoftext|>", "<|assistant|>", "<|placeholder1|>", "<|placeholder2|>", "<|placeholder3|>",
-             "<|placeholder4|>", "<|system|>", "<|end|>", "<|placeholder5|>", "<|placeholder6|>", "<|user|>"]
-    for i, n in enumerate(names):
+    chat_tokens = ["<|endoftext|>", "<|assistant|>", "<|placeholder1|>", "<|placeholder2|>", "<|placeholder3|>",
+                   "<|placeholder4|>", "<|system|>", "<|end|>", "<|placeholder5|>", "<|placeholder6|>", "<|user|>"]
+    for i, n in enumerate(chat_tokens):
         t["added_tokens"].append({"id": 32000 + i, "content": n, "single_word": False, "lstrip": False,
                                   "rstrip": i not in (0, 7), "normalized": False, "special": True})
     json.dump(t, open(out / "phi3/tokenizer.json", "w"), ensure_ascii=False)
