@@ -1,7 +1,8 @@
 // `fts train` end to end on every decoder family core/arch describes beyond the quick-start's GPT-2 (tiny random
-// models over the quick-start tokenizer, Gloo on the CPU): ZeRO stage 3 on 2 ranks with activation checkpointing
-// gives stage 0's losses on one rank at every step and the same final weights; the run's final/ folder loads back
-// and LoRA (all-linear) in bf16 with the chunked loss trains over it, its adapter saved as PEFT's.
+// models over the quick-start tokenizer, Gloo on the CPU): ZeRO stage 3 on 2 ranks with activation checkpointing and
+// stage 2 on 2 ranks give stage 0's losses on one rank at every step (stage 3: the same final weights); a run stopped
+// after 3 steps and resumed equals one run straight, to the bit; fp16 with a dynamic loss scale trains; the run's
+// final/ folder loads back and LoRA (all-linear) in bf16 with the chunked loss trains over it.
 // LibTorch before Qt: Qt's `slots` keyword macro would otherwise break LibTorch's headers.
 #include "core/model/safetensors_torch.h"
 #include "tests/integration/zero_run_support.h"
@@ -127,6 +128,63 @@ private slots:
               type.c_str(), worst, w);
         QVERIFY2(worst <= 1e-5, qPrintable(QString::number(worst)));
         QVERIFY2(w <= 1e-5, qPrintable(QString::number(w)));
+
+        // ZeRO-2 on 2 ranks: stage 0's losses too.
+        r = runFts({"train", q(fts::testing::writeConfig(dir, "z2", 2, 2, modelPatch)), "--store", q(dir / "z2.sqlite"),
+                    "--quiet", "--nproc", "2"});
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+        fts::RunStore z2(dir / "z2.sqlite", true);
+        const auto lossZ2 = series(z2, z2.listRuns().at(0).id, "loss");
+        QCOMPARE(lossZ2.size(), lossA.size());
+        for (size_t i = 0; i < lossA.size(); ++i)
+            QVERIFY2(std::abs(lossZ2[i] - lossA[i]) <= 1e-5 * lossA[i],
+                     qPrintable(QString("stage 2, step %1").arg(i + 1)));
+
+        // Stopped after 3 steps and resumed to 6: the same losses and weights as 6 steps straight, to the bit.
+        const json half = {{"model", {{"path", model.string()}, {"init", "random"}}},
+                           {"training", {{"max_steps", 3}, {"save_interval", 3}}},
+                           {"deepspeed", {{"scheduler", {{"params", {{"total_num_steps", 6}}}}}}}};
+        json full = half;
+        full["training"]["max_steps"] = 6;
+        const fs::path rs = dir / "resume.sqlite";
+        r = runFts({"train", q(fts::testing::writeConfig(dir, "straight", 1, 0, full)), "--store", q(rs), "--quiet"});
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+        r = runFts({"train", q(fts::testing::writeConfig(dir, "split", 1, 0, half)), "--store", q(rs), "--quiet"});
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+        r = runFts(
+            {"train", q(fts::testing::writeConfig(dir, "split", 1, 0, full)), "--store", q(rs), "--quiet", "--resume"});
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+        {
+            fts::RunStore s(rs, true);
+            int64_t straightId = 0, splitId = 0;
+            for (const auto& run : s.listRuns())
+                (run.configPath.find("straight") != std::string::npos ? straightId : splitId) = run.id;
+            const auto la = series(s, straightId, "loss"), lb = series(s, splitId, "loss");
+            QCOMPARE(la.size(), size_t(6));
+            QCOMPARE(lb.size(), size_t(6));
+            for (size_t i = 0; i < la.size(); ++i)
+                QVERIFY2(la[i] == lb[i],
+                         qPrintable(QString("resumed, step %1: %2 vs %3").arg(i + 1).arg(lb[i]).arg(la[i])));
+            QCOMPARE(relL2(fts::loadSafetensors(dir / "split-out" / "final" / "model.safetensors"),
+                           fts::loadSafetensors(dir / "straight-out" / "final" / "model.safetensors")),
+                     0.0);
+        }
+
+        // fp16 with DeepSpeed's dynamic loss scale (stage 0): it trains.
+        const json fp16 = {{"model", {{"path", model.string()}, {"init", "random"}}},
+                           {"deepspeed", {{"fp16", {{"enabled", true}, {"initial_scale_power", 16}}}}}};
+        r = runFts({"train", q(fts::testing::writeConfig(dir, "fp16", 1, 0, fp16)), "--store", q(dir / "fp16.sqlite"),
+                    "--quiet"});
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+        {
+            fts::RunStore s(dir / "fp16.sqlite", true);
+            const auto l = series(s, s.listRuns().at(0).id, "loss");
+            QVERIFY(l.size() >= 20);
+            double first = 0, last = 0;
+            for (size_t i = 0; i < 10; ++i) first += l[i] / 10, last += l[l.size() - 1 - i] / 10;
+            qInfo("%s: fp16 mean loss of the first 10 steps %.4f, of the last 10 %.4f", type.c_str(), first, last);
+            QVERIFY2(std::isfinite(last) && last < first, "fp16 trained");
+        }
 
         // LoRA over the trained model, bf16, the chunked loss: it trains and saves PEFT's adapter.
         const fs::path lora = fts::testing::writeConfig(
