@@ -7,52 +7,66 @@ namespace fts {
 
 namespace {
 
-// What a decoder family's block keeps beyond (or instead of) Llama's, given Llama's attention term; may add to
-// `outside` (a composed final norm, soft-capped logits). The composed RMSNorms (Gemma's (1 + w), OLMo 2's
-// float-weight product) run as ATen ops: they keep the input's float32 copy (the input itself when float32), rsqrt
-// (one per row) and the normalised float32 tensor (the weight's product); Llama's fused norm keeps input and rstd.
-// Gemma 2's soft-capped eager attention keeps q, the repeated k and v, tanh's and softmax's (B, H, T, T) outputs,
-// the causal mask and the output's contiguous copy. Returns the bytes to add to Llama's per-layer term. Checked against
-// the model's own live bytes per block (tests/core/train/test_family_activations.cpp).
-int64_t familyBlockTerms(const ModelShape& s, const ActivationInputs& in, int64_t attention, int64_t& outside) {
+// What a decoder family's block keeps beyond (or instead of) Llama's, given Llama's two norm terms (`norms`: the
+// input norm feeding 3 projections, the MLP's feeding 2) and its attention term; may add to `outside` (a composed
+// final norm in place of Llama's `finalNorm`, soft-capped logits). Returns the bytes to add to Llama's per-layer term.
+// - A composed RMSNorm (Gemma's (1 + w), OLMo 2's float-weight product) keeps a float32 tensor of its input (the input
+//   itself when float32, else a copy), rsqrt (one per row) and the normalised float32 tensor: 8 bytes an element.
+// - Its output is kept by the projections it feeds: once, or under autocast over float32 weights one bit16 cast per
+//   projection (a fused qkv or gate_up projection is one).
+// - Per-head q/k norms: Qwen3's plain RMSNorm (fused in float32: the projection's output and rstd; composed on
+//   bit16 inputs: the float32 copy, rstd and the normalised bit16 tensor); Gemma 3's and OLMo 2's composed ones.
+// - Phi-3's fused qkv: SDPA keeps v as a view of the fused output, so its q and k parts stay alive too.
+// - Gemma 2's soft-capped eager attention: q, the repeated k and v, tanh's (B, H, T, T) output, softmax's float32
+//   one, the causal mask and the output's contiguous copy, instead of SDPA's.
+// - Layers whose window is shorter than the rows: SDPA with a bias gets k and v repeated to H heads.
+// Checked against the model's own live bytes per block (tests/core/train/test_family_activations.cpp) and against
+// whole CPU runs' allocator peaks (integration_test_estimate_cli, fp32 and bf16).
+int64_t familyBlockTerms(const ModelShape& s, const ActivationInputs& in, int64_t attention,
+                         std::pair<int64_t, int64_t> norms, int64_t finalNorm, int64_t& outside) {
     const DecoderFamily& fam = *s.family;
     const bool fp32 = in.mode == ForwardMode::Fp32;
     const int64_t c = fp32 ? 4 : 2, f = 4;
     const int64_t B = in.batch, T = in.seq, C = s.hiddenSize, H = s.numHeads, D = s.headDim;
     const int64_t K = s.numKvHeads > 0 ? s.numKvHeads : H;
     const int64_t BT = B * T, BTC = BT * C, BTQ = BT * H * D, BTK = BT * K * D;
-    const int64_t r = fp32 || in.mode == ForwardMode::AutocastOverFp32 ? 4 : 2;  // the residual stream's bytes
-    auto composed = [&](int64_t inBytes, int64_t rows, int64_t width) {
-        return inBytes * rows * width + (inBytes != 4 ? 4 * rows * width : 0) + 4 * rows * width + f * rows;
-    };
-    const int64_t llamaNorms = 2 * ((r + c) * BTC + f * BT);  // Llama's two fused norms: input, output, rstd
+    auto composed = [&](int64_t rows, int64_t width) { return 8 * rows * width + f * rows; };
+    auto casts = [&](int64_t k) { return (in.mode == ForwardMode::AutocastOverFp32 ? k : 1) * c * BTC; };
+    const int64_t kAttn = fam.fusedQkv ? 1 : 3, kMlp = fam.fusedGateUp ? 1 : 2;
     int64_t add = 0;
+    // the fused projections read the norm's output once (under autocast over float32: one cast, not 3 or 2)
+    add -= (casts(3) - casts(kAttn)) + (casts(2) - casts(kMlp));
     if (fam.qkNorm == QkNorm::PerHead) {
-        if (fam.norm == NormKind::Rms)  // fused (Qwen3): the projection's output (the norm's input) and rstd
+        if (fam.norm != NormKind::Rms)  // composed (Gemma 3)
+            add += composed(BT * H, D) + composed(BT * K, D);
+        else if (fp32 && in.fusedCpuOps && in.device == EstimateDevice::Cpu)  // fused: input and rstd
             add += c * (BTQ + BTK) + f * BT * (H + K);
-        else  // composed (Gemma 3)
-            add += composed(c, BT * H, D) + composed(c, BT * K, D);
+        else  // on a bit16 input: its float32 copy, rstd, the normalised bit16 tensor
+            add += (4 + c) * (BTQ + BTK) + f * BT * (H + K);
     } else if (fam.qkNorm == QkNorm::Whole) {
-        add += composed(c, BT, H * D) + composed(c, BT, K * D);
+        add += composed(BT, H * D) + composed(BT, K * D);
     }
     if (fam.layout == BlockLayout::Sandwich) {
-        add -= llamaNorms;
-        add += composed(r, BT, C) + c * BTC;  // input norm and its output (the projections' input)
-        add += composed(c, BT, C);            // post-attention norm of o_proj's output
-        add += composed(r, BT, C) + c * BTC;  // pre-feedforward norm and its output (gate/up's input)
-        add += composed(c, BT, C);            // post-feedforward norm of down's output
+        add -= norms.first + norms.second;
+        add += composed(BT, C) + casts(kAttn);  // input norm, its output kept by the projections
+        add += composed(BT, C);                 // post-attention norm of o_proj's output
+        add += composed(BT, C) + casts(kMlp);   // pre-feedforward norm, its output kept by gate/up
+        add += composed(BT, C);                 // post-feedforward norm of down's output
     } else if (fam.layout == BlockLayout::PostNorm) {
-        add -= llamaNorms;
-        add += r * BTC + composed(c, BT, C);  // the block input (the projections'), post-attention norm
-        add += r * BTC + composed(c, BT, C);  // the residual after attention (gate/up's input), post-feedforward norm
-    } else if (fam.norm != NormKind::Rms) {
-        add += 2 * (composed(r, BT, C) + c * BTC) - llamaNorms;
+        add -= norms.first + norms.second;
+        add += casts(kAttn) + composed(BT, C);  // the block input (the projections'), post-attention norm
+        add += casts(kMlp) + composed(BT, C);   // the residual after attention (gate/up's), post-feedforward norm
     }
-    // Phi-3's fused qkv: SDPA keeps v as a view of the fused output, so its q and k parts stay alive too
     if (fam.fusedQkv) add += c * (BTQ + BTK);
     if (s.attentionSoftcap) add += 4 * c * BTQ + c * B * H * T * T + f * B * H * T * T + T * T - attention;
-    if (fam.norm != NormKind::Rms) outside += composed(r, BT, C) + c * BTC - ((r + c) * BTC + f * BT);
-    if (s.finalSoftcap) outside += f * BT * s.vocabSize;  // tanh's output over the logits
+    // A windowed layer in reach of the rows attends through a bias, with which SDPA gets k and v repeated to H heads
+    // (the layers without a window keep K heads): kept by every such layer, counted outside the per-layer term.
+    if (!s.attentionSoftcap && !in.attentionBias && K < H && !in.checkpointing)
+        for (int64_t w : s.layerWindows)
+            if (w > 0 && w < T) outside += 2 * c * BT * (H - K) * D;
+    if (fam.norm != NormKind::Rms) outside += composed(BT, C) + casts(1) - finalNorm;  // the composed final norm
+    // soft-capped logits: tanh's output (saved) and the capped logits, in the compute dtype, beside what the loss keeps
+    if (s.finalSoftcap) outside += 2 * c * BT * s.vocabSize;
     return add;
 }
 
@@ -153,7 +167,7 @@ ActivationDetail estimateActivations(const ModelShape& s, const ActivationInputs
         perLayer = norm(3) + attention + norm(2) + (fusedCuda ? 3 : 4) * c * BTI + rope;
         outside += norm(1) + (fp32 ? 2 * T * D * 4 : 0);  // the final norm; float32 cos/sin, kept once
         blockInput = (fp32 || mode == ForwardMode::AutocastOverFp32 ? 4 : 2) * BTC;
-        if (s.family) perLayer += familyBlockTerms(s, in, attention, outside);
+        if (s.family) perLayer += familyBlockTerms(s, in, attention, {norm(3), norm(2)}, norm(1), outside);
         if (s.hiddenDropout > 0) perLayer += 2 * dropBytes * BTC;  // Phi-3's resid_pdrop after attention and MLP
     }
     if (in.attentionBias || (s.slidingWindow > 0 && s.slidingWindow < T))

@@ -34,6 +34,20 @@ const json kRun = {{"training", {{"max_steps", 3}, {"eval_interval", 0}, {"save_
 // tokenizer; `arch` llama (grouped kv heads) or gpt2.
 fs::path writeModel(const fs::path& dir, const std::string& arch) {
     fs::create_directories(dir);
+    if (arch != "gpt2" && arch != "llama") {  // another decoder family: the Llama shape under its model_type
+        json cfg = {{"model_type", arch},       {"hidden_size", 256},
+                    {"intermediate_size", 704}, {"num_hidden_layers", 4},
+                    {"num_attention_heads", 8}, {"num_key_value_heads", 2},
+                    {"vocab_size", 8000},       {"max_position_embeddings", 512},
+                    {"pad_token_id", 0},        {"tie_word_embeddings", false}};
+        if (arch == "qwen3" || arch == "gemma2" || arch == "gemma3_text") cfg["head_dim"] = 32;
+        if (arch == "gemma2" || arch == "gemma3_text") cfg["query_pre_attn_scalar"] = 32, cfg["sliding_window"] = 64;
+        if (arch == "granite") cfg["embedding_multiplier"] = 12.0, cfg["residual_multiplier"] = 0.22;
+        std::ofstream(dir / "config.json") << cfg.dump(2);
+        for (const char* f : {"tokenizer.json", "tokenizer_config.json"})
+            fs::copy_file(fts::testing::kQuickstart / "model" / f, dir / f, fs::copy_options::overwrite_existing);
+        return dir;
+    }
     const json cfg = arch == "gpt2" ? json{{"architectures", {"GPT2LMHeadModel"}},
                                            {"model_type", "gpt2"},
                                            {"n_embd", 256},
@@ -224,6 +238,12 @@ void TestEstimateCli::allocatorPeakMatchesTensorBytes_data() {
                .arg(bf16 + "," + stage(2));
     QTest::newRow("bf16 unchunked loss")
         << "llama" << 1 << QString(R"({"model": {"chunked_loss": false}, "deepspeed": {%1}})").arg(bf16);
+    // every other decoder family, fp32 and bf16 (issue 48): its norms, q/k norms, soft-capping (Gemma 2: eager
+    // attention and soft-capped logits, which take the whole logits), fused projections, windows (Gemma: 64 < 256)
+    for (const char* family : {"qwen3", "gemma2", "gemma3_text", "phi3", "olmo2", "granite", "smollm3"}) {
+        QTest::newRow(qPrintable(QString("fp32 stage 0 ") + family)) << family << 1 << ds(stage(0));
+        QTest::newRow(qPrintable(QString("bf16 stage 0 ") + family)) << family << 1 << ds(bf16 + "," + stage(0));
+    }
     QTest::newRow("LoRA bf16 stage 0") << "lora" << 1 << ds(bf16 + "," + stage(0));
     QTest::newRow("LoRA bf16 stage 2") << "lora" << 1 << ds(bf16 + "," + stage(2));
     // QLoRA: the blocks' linear weights 4-bit (NF4, double quantization), products in bfloat16
