@@ -157,10 +157,6 @@ def make(root):
         res = ref(input_ids=ids, attention_mask=mask, labels=labels)
         res.loss.backward()
         grads = {"grad." + n: p.grad.float().contiguous() for n, p in ref.named_parameters()}
-        # one AdamW step (torch's, as the Trainer's), then the same batch's loss again
-        torch.optim.AdamW(ref.parameters(), lr=1e-2, betas=(0.9, 0.999), eps=1e-8, weight_decay=0.01).step()
-        with torch.no_grad():
-            loss_after_step = float(ref(input_ids=ids, attention_mask=mask, labels=labels).loss)
         # A packed row: two samples back to back, positions restarting.
         a, b = 9, 7
         packed = torch.randint(1, VOCAB, (1, a + b), generator=g)
@@ -172,6 +168,12 @@ def make(root):
             prompt = torch.randint(1, VOCAB, (1, 6), generator=g)
             greedy = ref.generate(prompt, attention_mask=torch.ones_like(prompt), do_sample=False, max_new_tokens=14,
                                   min_new_tokens=14, pad_token_id=0, eos_token_id=None)
+        # last (it changes the weights): one AdamW step (torch's, as the Trainer's) with the padded batch's
+        # gradients, then that batch's loss again
+        ref.train()
+        torch.optim.AdamW(ref.parameters(), lr=1e-2, betas=(0.9, 0.999), eps=1e-8, weight_decay=0.01).step()
+        with torch.no_grad():
+            loss_after_step = float(ref(input_ids=ids, attention_mask=mask, labels=labels).loss)
         save_file({"input_ids": ids, "attention_mask": mask, "labels": labels, "packed_ids": packed,
                    "position_ids": positions, "prompt": prompt},
                   os.path.join(out, "inputs.safetensors"))
