@@ -141,46 +141,12 @@ void put(GgufModel& m, const std::string& key, MetadataValue v) {
 
 uint32_t u32(int64_t v) { return static_cast<uint32_t>(v); }
 
-// The rope parameters as transformers reads them: `rope_scaling or rope_parameters`.
-struct RopeConfig {
-    std::string type = "default";
-    double theta = 10000.0;
-    const nlohmann::json* params = nullptr;
-    std::string key = "rope_scaling";  // the config key holding params
-};
-
-RopeConfig ropeConfig(const ConfigKeys& c) {
-    RopeConfig r;
-    const nlohmann::json& j = c.json();
-    const auto truthy = [](const nlohmann::json& v) { return v.is_object() && !v.empty(); };
-    if (j.contains("rope_scaling") && truthy(j["rope_scaling"]))
-        r.params = &j["rope_scaling"];
-    else if (j.contains("rope_parameters") && truthy(j["rope_parameters"])) {
-        r.params = &j["rope_parameters"];
-        r.key = "rope_parameters";
-    }
-    r.theta = c.number("rope_theta", 10000.0);
-    if (r.params) {
-        const nlohmann::json& p = *r.params;
-        if (p.contains("rope_theta") && p["rope_theta"].is_number()) r.theta = p["rope_theta"].get<double>();
-        const char* typeKey = p.contains("rope_type") ? "rope_type" : p.contains("type") ? "type" : nullptr;
-        if (typeKey && p[typeKey].is_string()) r.type = p[typeKey].get<std::string>();
-    }
-    return r;
-}
-
-double ropeNumber(const RopeConfig& r, const char* key, double fallback) {
-    if (!r.params || !r.params->contains(key) || !(*r.params)[key].is_number()) return fallback;
-    return (*r.params)[key].get<double>();
-}
-
-// Llama 3.1's frequency factors (transformers' _compute_llama3_parameters), as llama.cpp's rope_freqs.weight:
-// per frequency pair, the divisor llama.cpp applies to the base frequency.
-std::vector<float> llama3RopeFactors(const RopeConfig& r, int64_t headDim) {
-    const double factor = ropeNumber(r, "factor", 8.0);
-    const double low = ropeNumber(r, "low_freq_factor", 1.0);
-    const double high = ropeNumber(r, "high_freq_factor", 4.0);
-    const double oldContext = ropeNumber(r, "original_max_position_embeddings", 8192.0);
+// Llama 3.1's frequency factors (transformers' _compute_llama3_parameters), as llama.cpp's rope_freqs.weight: per
+// frequency pair, the divisor llama.cpp applies to the base frequency. The parameters are core/arch's, as the model
+// reads them (rope_parameters.h).
+std::vector<float> llama3RopeFactors(const fts::RopeConfig& r, int64_t headDim) {
+    const double factor = r.factor, low = r.lowFreqFactor, high = r.highFreqFactor;
+    const double oldContext = double(r.originalMaxPositions);
     const double lowWavelength = oldContext / low, highWavelength = oldContext / high;
     std::vector<float> out;
     for (int64_t i = 0; i < headDim; i += 2) {
@@ -319,7 +285,7 @@ void planDescribedDecoder(const ConfigKeys& c, const HfConfig& hf, GgufModel& m,
     } else if (full.type == "llama3") {  // Llama 3.1's frequency factors as llama.cpp's rope_freqs.weight
         PlannedTensor freqs;
         freqs.name = "rope_freqs.weight";
-        freqs.values = llama3RopeFactors(ropeConfig(c), full.dim);
+        freqs.values = llama3RopeFactors(full, full.dim);
         freqs.ne = {static_cast<int64_t>(freqs.values.size())};
         m.tensors.push_back(std::move(freqs));
     }
