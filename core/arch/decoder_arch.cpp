@@ -71,14 +71,14 @@ void readShape(const HfConfig& c, const DecoderFamily& f, DecoderArch& a) {
     if (a.numHeads % a.numKvHeads != 0)
         c.fail("num_key_value_heads", "num_attention_heads (" + std::to_string(a.numHeads) +
                                           ") must be a multiple of " + std::to_string(a.numKvHeads));  // kKvHeadsDivide
-    std::optional<int64_t> headDim;
-    if (f.readsHeadDim) {
-        if (c.isNull("head_dim") && !f.nullHeadDimAllowed)
-            c.fail("head_dim", "null is not allowed for " + std::string(f.modelType) +
-                                   "; expected an integer (leave the key out for its default)");
-        headDim = c.isNull("head_dim") ? std::nullopt : c.getOptionalInt({"head_dim"});
-        if (!headDim) headDim = c.isNull("head_dim") ? std::nullopt : f.headDim;
-    }
+    // head_dim: a config field (Llama, Qwen3, Gemma) or read with getattr (Phi-3, OLMo 2): absent -> the family's
+    // default or hidden / heads; null -> hidden / heads where the field is `int | None`, refused elsewhere.
+    const bool nullHeadDim = c.isNull("head_dim");
+    if (nullHeadDim && !f.nullHeadDimAllowed)
+        c.fail("head_dim", "null is not allowed for " + std::string(f.modelType) +
+                               "; expected an integer (leave the key out for its default)");
+    std::optional<int64_t> headDim = nullHeadDim ? std::nullopt : c.getOptionalInt({"head_dim"});
+    if (!headDim && !nullHeadDim) headDim = f.headDim;
     // Gemma's validate_architecture checks the division even when head_dim is given.
     const bool mustDivide = !headDim || f.embedScale;
     if (mustDivide && a.hiddenSize % a.numHeads != 0)
@@ -225,7 +225,7 @@ void readWindows(const HfConfig& c, const DecoderFamily& f, DecoderArch& a) {
         }
         case WindowRule::LayerTypes: {
             const int64_t pattern =
-                f.windowPattern == 2 ? 2 : positiveInt(c, "sliding_window_pattern", f.windowPattern);
+                f.windowPatternKey ? positiveInt(c, "sliding_window_pattern", f.windowPattern) : f.windowPattern;
             const auto w = windowValue();
             for (int64_t i = 0; i < a.numLayers; ++i) {
                 const bool sliding =

@@ -23,7 +23,6 @@ constexpr DecoderFamily llamaLike(std::string_view type, std::string_view arch) 
                          .kvHeads = std::nullopt,
                          .nullKvHeadsRefused = false,
                          .headDim = std::nullopt,
-                         .readsHeadDim = true,
                          .nullHeadDimAllowed = true,
                          .maxPositions = 2048,
                          .normEps = 1e-6,
@@ -49,6 +48,7 @@ constexpr DecoderFamily llamaLike(std::string_view type, std::string_view arch) 
                          .windows = WindowRule::None,
                          .defaultWindow = std::nullopt,
                          .windowPattern = 0,
+                         .windowPatternKey = false,
                          .layerTypeRope = false,
                          .longRopeOriginal = false,
                          .residualDropout = false,
@@ -86,7 +86,6 @@ constexpr DecoderFamily makeQwen2() {
     f.intermediateSize = 22016;
     f.kvHeads = 32;
     f.nullHeadDimAllowed = false;  // not a Qwen2Config field: a null head_dim fails in its attention
-    f.readsHeadDim = true;
     f.maxPositions = 32768;
     f.bias = BiasRule::QkvAlways;
     f.windows = WindowRule::Qwen;
@@ -159,6 +158,7 @@ constexpr DecoderFamily makeGemma3Text() {
     f.defaultAttnSoftcap = std::nullopt;
     f.defaultFinalSoftcap = std::nullopt;
     f.windowPattern = 6;
+    f.windowPatternKey = true;
     f.layerTypeRope = true;
     f.ropeTheta = 1000000.0;
     f.ggufArch = "gemma3";

@@ -41,7 +41,6 @@ struct DecoderFamily {
     std::optional<int64_t> kvHeads;  // absent key; a null always means num_attention_heads unless refused below
     bool nullKvHeadsRefused;         // the field is typed int (Mistral): null is an error
     std::optional<int64_t> headDim;  // absent head_dim (nullopt: hidden_size / num_attention_heads)
-    bool readsHeadDim;               // the family has a head_dim field (else hidden / heads always)
     bool nullHeadDimAllowed;         // head_dim typed `int | None` (Llama, Mistral): null -> hidden / heads
     int64_t maxPositions;
     double normEps;
@@ -65,6 +64,7 @@ struct DecoderFamily {
     WindowRule windows;
     std::optional<int64_t> defaultWindow;  // sliding_window when absent
     int64_t windowPattern;                 // WindowRule::LayerTypes: every windowPattern-th layer is full
+    bool windowPatternKey;                 // ... unless sliding_window_pattern says otherwise (Gemma 3)
     bool layerTypeRope;                    // rope_parameters per layer type (Gemma 3: full and sliding bases)
     bool longRopeOriginal;                 // an original_max_position_embeddings attribute (Phi-3, default 4096)
     bool residualDropout;                  // resid_pdrop after attention and MLP (Phi-3)
