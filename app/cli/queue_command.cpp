@@ -28,6 +28,7 @@ nlohmann::json entryJson(const QueueEntry& e) {
                         {"run_id", e.runId},
                         {"reason", e.reason},
                         {"sweep", e.sweep},
+                        {"submission", e.submission},
                         {"position", e.position},
                         {"config_path", e.configPath},
                         {"created_at", e.createdAt},
@@ -62,6 +63,8 @@ void addQueueCommand(CLI::App& app) {
         try {
             RunStore s(storeOf(*store));
             const QueueAddResult r = addToQueue(s, *addOpts);
+            for (const std::string& n : r.notes)
+                std::cerr << "note: " << addOpts->configPath.string() << ": sweep: " << n << "\n";
             for (const std::string& w : r.warnings)
                 std::cerr << "warning: " << addOpts->configPath.string() << ": sweep: " << w << "\n";
             if (!r.sweep.empty()) std::cout << "sweep \"" << r.sweep << "\": " << r.ids.size() << " runs queued\n";

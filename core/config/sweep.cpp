@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <map>
 #include <random>
 
 #include "core/config/train_config.h"
@@ -296,6 +297,34 @@ void flattenParameters(const Json& block, const std::string& prefix, std::vector
     }
 }
 
+// A swept key another key overrides, and the key that rules in its place: WarmupLR and WarmupDecayLR set the
+// optimizer's lr every step and peak at the scheduler's warmup_max_lr, so sweeping the optimizer's lr alone would
+// train every run alike. Such a key is mapped: each run sets the ruling key to the swept value too (unless that key
+// is "auto", which follows the lr already, or is swept itself). Returns the ruling key, or "" when none.
+std::string rulingKeyOf(const std::string& key, const json& document, const json& resolved,
+                        const std::vector<std::string>& sweptKeys) {
+    if (key != "deepspeed.optimizer.params.lr") return "";
+    const json* scheduler = resolved.contains("deepspeed") ? &resolved["deepspeed"] : nullptr;
+    if (!scheduler || !scheduler->contains("scheduler") || !(*scheduler)["scheduler"].is_object()) return "";
+    const std::string type = (*scheduler)["scheduler"].value("type", std::string());
+    if (type != "WarmupLR" && type != "WarmupDecayLR") return "";
+    const std::string ruling = "deepspeed.scheduler.params.warmup_max_lr";
+    if (std::find(sweptKeys.begin(), sweptKeys.end(), ruling) != sweptKeys.end()) return "";
+    const json* raw = &document;
+    for (const char* part : {"deepspeed", "scheduler", "params", "warmup_max_lr"}) {
+        if (!raw->is_object() || !raw->contains(part)) return ruling;  // DeepSpeed's default peak (0.001) rules
+        raw = &(*raw)[part];
+    }
+    return raw->is_string() && raw->get<std::string>() == "auto" ? "" : ruling;
+}
+
+// A config warning about a swept key that says the key does nothing as set (ignored, overridden, not the peak).
+bool saysIneffective(const std::string& message) {
+    for (const char* words : {"ignored", "overrid", "not the peak", "has no effect", "not used"})
+        if (message.find(words) != std::string::npos) return true;
+    return false;
+}
+
 }  // namespace
 
 bool hasSweep(const json& document) {
@@ -452,6 +481,15 @@ SweepPlan expandSweep(const json& document, const fs::path& baseDir, int worldSi
     if (runCap > 0 && combos.size() > size_t(runCap)) combos.resize(size_t(runCap));  // W&B stops at run_cap
     if (combos.size() > kMaxSweepRuns) refuse(seeds.empty() ? "parameters" : "seeds", "the sweep has over 1000 runs");
     const fs::path outputDir = parsedBase.config->training.outputDir;
+    std::vector<std::pair<std::string, std::string>> mapped;  // swept key, the key that rules it
+    for (const std::string& key : plan.keys)
+        if (const std::string ruling = rulingKeyOf(key, base, resolved, plan.keys); !ruling.empty()) {
+            mapped.emplace_back(key, ruling);
+            plan.notes.push_back(key + ": each run also sets " + ruling +
+                                 " to the swept value (the scheduler sets the optimizer's lr every step and peaks "
+                                 "there)");
+        }
+    std::map<std::string, size_t> trained;  // each run's resolved config less its name and folder: runs must differ
     for (const json& c : combos) {
         SweepRun run;
         run.config = base;
@@ -461,6 +499,7 @@ SweepPlan expandSweep(const json& document, const fs::path& baseDir, int worldSi
             setPath(run.config, key, c.at(key));
             label += " " + shortKey(key) + "=" + valueName(c.at(key));
         }
+        for (const auto& [key, ruling] : mapped) setPath(run.config, ruling, c.at(key));
         run.name = runName + label;
         setPath(run.config, "training.run_name", run.name);
         setPath(run.config, "training.output_dir", (outputDir / folderOf(run.values)).string());
@@ -469,10 +508,23 @@ SweepPlan expandSweep(const json& document, const fs::path& baseDir, int worldSi
         for (const ConfigIssue& issue : parsed.issues)
             for (const std::string& key : plan.keys)
                 if (!issue.isError && (issue.keyPath == key || issue.message.find(key) != std::string::npos)) {
+                    // a swept key the config overrides or ignores would make runs that differ in name only
+                    if (saysIneffective(issue.message))
+                        refuse("parameters." + key,
+                               "the config overrides or ignores it, so its runs would train "
+                               "alike: " +
+                                   issue.keyPath + ": " + issue.message);
                     const std::string w = issue.keyPath + ": " + issue.message;
                     if (std::find(plan.warnings.begin(), plan.warnings.end(), w) == plan.warnings.end())
                         plan.warnings.push_back(w);
                 }
+        json training = configToResolvedJson(*parsed.config);
+        training["training"].erase("run_name");
+        training["training"].erase("output_dir");
+        const auto [same, fresh] = trained.emplace(training.dump(), plan.runs.size());
+        if (!fresh && plan.runs[same->second].values != run.values)
+            refuse("parameters", "runs \"" + plan.runs[same->second].name + "\" and \"" + run.name +
+                                     "\" would train the same config: a swept key does not change what trains");
         plan.runs.push_back(std::move(run));
     }
     return plan;

@@ -4,7 +4,9 @@
 // or without probabilities, constant, int_uniform, uniform, the log, inverse log, normal, log-normal and beta ones
 // and their q_ forms), seeded by `random_seed`; parameters by config path or nested as W&B nests them; `seeds`
 // repeats each for every training.seed listed; `run_cap` keeps the first N runs. The queue (`fts queue add`) takes
-// them.
+// them. A swept key the config overrides is mapped to the key that rules it (the optimizer's lr under WarmupLR /
+// WarmupDecayLR also sets warmup_max_lr) or refused (a key the config ignores); runs that would train the same
+// config under different values are refused.
 //
 //   "sweep": {"name": "lr x rank", "method": "grid",
 //             "parameters": {"deepspeed.optimizer.params.lr": {"values": [1e-4, 3e-4]}, "model.lora.r": [8, 16]},
@@ -38,6 +40,9 @@ struct SweepPlan {
     // any run (a value it overrides or ignores, e.g. an optimizer lr the scheduler's warmup_max_lr replaces),
     // "key: message", each once.
     std::vector<std::string> warnings;
+    // Swept keys another key overrides, mapped: "deepspeed.optimizer.params.lr: each run also sets
+    // deepspeed.scheduler.params.warmup_max_lr ..." (a swept key overridden without a mapping is refused).
+    std::vector<std::string> notes;
 };
 
 bool hasSweep(const nlohmann::json& document);

@@ -2,6 +2,7 @@
 #include "core/launch/queue_add.h"
 
 #include <algorithm>
+#include <map>
 #include <set>
 
 #include "core/config/sweep.h"
@@ -32,6 +33,50 @@ fs::path freeFolder(const fs::path& dir, std::set<std::string>& taken) {
     return chosen;
 }
 
+// The leaves of a resolved config by path ("deepspeed.optimizer.params.lr"), lists as leaves.
+void flatten(const nlohmann::json& j, const std::string& prefix, std::map<std::string, nlohmann::json>& out) {
+    if (!j.is_object()) {
+        out[prefix] = j;
+        return;
+    }
+    for (const auto& [k, v] : j.items()) flatten(v, prefix.empty() ? k : prefix + "." + k, out);
+}
+
+std::string shownValue(const nlohmann::json& v) {
+    if (v.is_null()) return "none";
+    return v.is_string() ? v.get<std::string>() : v.dump();
+}
+
+// "lr=0.001 stage=2": the keys (by their last part) whose values differ between two resolved configs, at most three;
+// the run's name, folder and data paths are not what a person compares.
+std::string differences(const nlohmann::json& mine, const nlohmann::json& theirs) {
+    std::map<std::string, nlohmann::json> a, b;
+    flatten(mine, "", a);
+    flatten(theirs, "", b);
+    std::string label;
+    int shown = 0;
+    for (const auto& [key, value] : a) {
+        if (key == "training.run_name" || key == "training.output_dir") continue;
+        const auto other = b.find(key);
+        if (other != b.end() && other->second == value) continue;
+        if (++shown > 3) break;
+        label += " " + key.substr(key.rfind('.') + 1) + "=" + shownValue(value);
+    }
+    return label;
+}
+
+// A queued run's name when another run or entry has it already: the name and what differs from the newest one of
+// that name ("quickstart lr=0.001"), and " #2", " #3", ... while that is taken too (the same config queued again).
+std::string distinctName(const std::string& name, const nlohmann::json& resolved,
+                         const std::map<std::string, nlohmann::json>& taken) {
+    const auto same = taken.find(name);
+    if (same == taken.end()) return name;
+    std::string base = name + (same->second.is_object() ? differences(resolved, same->second) : std::string());
+    if (!taken.count(base)) return base;
+    for (int k = 2;; ++k)
+        if (const std::string numbered = base + " #" + std::to_string(k); !taken.count(numbered)) return numbered;
+}
+
 }  // namespace
 
 int ranksOf(const std::string& devices) { return parseDeviceRequest(devices).ranks; }
@@ -53,6 +98,7 @@ QueueAddResult addToQueue(RunStore& store, const QueueAddOptions& o) {
         const SweepPlan plan = expandSweep(document, baseDir, world, &ordered);
         result.sweep = plan.name;
         result.warnings = plan.warnings;
+        result.notes = plan.notes;
         for (const SweepRun& run : plan.runs) {
             nlohmann::ordered_json meta = {{"keys", plan.keys},
                                            {"values", run.values},
@@ -68,14 +114,20 @@ QueueAddResult addToQueue(RunStore& store, const QueueAddOptions& o) {
         pending.push_back({document, "", ""});
     }
     std::set<std::string> taken;
+    // the names in use, each with the resolved config of its newest run or entry (null when unreadable)
+    std::map<std::string, nlohmann::json> names;
+    for (const RunRecord& r : store.listRuns(0))  // newest first: the first of a name is kept
+        names.emplace(r.name, parseJsonOrDiscarded(r.resolvedConfigJson));
     RunQueue queue(store);
-    for (const QueueEntry& e : queue.list())
+    for (const QueueEntry& e : queue.list()) {
+        const nlohmann::json c = parseJsonOrDiscarded(e.configJson);
+        names.emplace(e.name, c);
         if (!e.finished()) try {
-                const nlohmann::json c = parseJson(e.configJson);
                 taken.insert(
                     fs::path(c.at("training").at("output_dir").get<std::string>()).lexically_normal().string());
             } catch (const std::exception&) {
             }
+    }
     std::vector<QueueEntry> entries;
     for (Pending& p : pending) {
         ConfigParseResult parsed = parseTrainConfig(p.config, baseDir, world);
@@ -87,15 +139,19 @@ QueueAddResult addToQueue(RunStore& store, const QueueAddOptions& o) {
                  : !o.name.empty()               ? o.name
                  : !cfg.training.runName.empty() ? cfg.training.runName
                                                  : o.configPath.stem().string();
+        e.name = distinctName(e.name, configToResolvedJson(cfg), names);
         cfg.training.runName = e.name;
-        e.configJson = configToResolvedJson(cfg).dump(2);
+        const nlohmann::json resolved = configToResolvedJson(cfg);
+        names.emplace(e.name, resolved);  // the next run of this add differs from this one too
+        e.configJson = resolved.dump(2);
         e.configPath = fs::absolute(o.configPath).string();
         e.devices = devices;
         e.sweep = result.sweep;
         e.sweepValues = p.values;
         entries.push_back(std::move(e));
     }
-    for (QueueEntry& e : entries) {  // every entry checked before any is queued
+    for (QueueEntry& e : entries) {  // every entry checked before any is queued; one submission
+        e.submission = result.ids.empty() ? 0 : result.ids.front();
         result.ids.push_back(queue.add(e));
         result.names.push_back(e.name);
     }

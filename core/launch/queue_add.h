@@ -1,6 +1,8 @@
 // Putting a config on the run queue (`fts queue add`, the studio's "Add to queue"): a plain config becomes one entry,
 // a config with a sweep block one entry per run of the sweep (core/config/sweep.h). Each entry holds its resolved
-// config (absolute paths) with an output folder of its own: not another waiting run's, not a folder with files.
+// config (absolute paths) with an output folder of its own: not another waiting run's, not a folder with files, and
+// a name of its own: a name another run or entry has gets what differs from that one ("quickstart lr=0.001") or a
+// number (" #2"). The entries of one add are one submission (QueueEntry::submission).
 #pragma once
 #include <cstdint>
 #include <filesystem>
@@ -22,6 +24,7 @@ struct QueueAddResult {
     std::vector<std::string> names;
     std::string sweep;                  // the sweep's name when the config had one
     std::vector<std::string> warnings;  // the config's warnings about swept keys (SweepPlan::warnings)
+    std::vector<std::string> notes;     // swept keys mapped to the key that rules them (SweepPlan::notes)
 };
 
 // Throws ConfigError naming the file and key (an invalid config, a sweep run that does not parse, bad --devices).

@@ -234,7 +234,7 @@ private:
                 // as W&B's sweep does: no new run of the sweep starts; the ones started (running, or waiting to
                 // resume) go on to their end
                 for (const QueueEntry& other : m_queue.list())
-                    if (other.status == QueueStatus::Waiting && other.sweep == e->sweep && other.runId == 0)
+                    if (other.status == QueueStatus::Waiting && other.submission == e->submission && other.runId == 0)
                         m_queue.finish(other.id, QueueStatus::Cancelled, *reached);
                 say(*reached + ": the sweep's waiting runs are cancelled");
             }
@@ -365,30 +365,43 @@ int64_t queueRunnerPid(const fs::path& storePath) {
     return pid;
 }
 
+// The runner holds the lock while it works. Leaving (the queue empty) it lets go of the lock, then looks once more:
+// an entry added after its last look, whose adder found the lock held and so started no runner (or started one
+// that found the lock held), is taken by this runner again unless another holds the lock by then.
 int runQueue(const QueueRunnerOptions& options, const std::atomic<bool>& stop) {
     RunStore store(options.storePath.empty() ? RunStore::defaultPath() : options.storePath);
     const fs::path lockPath = queueRunnerLockPath(store.path());
-    const int fd = ::open(lockPath.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
-    if (fd < 0) throw IoError(lockPath.string() + ": cannot open the queue runner's lock file");
-    if (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
-        char buf[32] = {};
-        const ssize_t n = ::pread(fd, buf, sizeof buf - 1, 0);
-        ::close(fd);
-        if (options.log)
-            options.log("another queue runner" + (n > 0 ? " (pid " + std::string(buf) + ")" : std::string()) +
-                        " runs the queue of " + store.path().string());
-        return 1;
+    for (bool first = true;; first = false) {
+        const int fd = ::open(lockPath.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+        if (fd < 0) throw IoError(lockPath.string() + ": cannot open the queue runner's lock file");
+        if (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
+            char buf[32] = {};
+            const ssize_t n = ::pread(fd, buf, sizeof buf - 1, 0);
+            ::close(fd);
+            if (options.log)
+                options.log("another queue runner" + (n > 0 ? " (pid " + std::string(buf) + ")" : std::string()) +
+                            " runs the queue of " + store.path().string());
+            return first ? 1 : 0;
+        }
+        const std::string pid = std::to_string(::getpid());
+        if (::ftruncate(fd, 0) != 0 || ::pwrite(fd, pid.data(), pid.size(), 0) != ssize_t(pid.size())) {
+            // the lock holds whatever its content; only `queueRunnerPid` reads the number
+        }
+        int rc = 0;
+        {
+            struct Unlock {
+                int fd;
+                ~Unlock() { ::close(fd); }  // closing releases the lock
+            } unlock{fd};
+            Runner runner(options, store);
+            rc = runner.run(stop);
+        }
+        if (stop.load() || !options.untilEmpty) return rc;
+        bool waiting = false;
+        for (const QueueEntry& e : RunQueue(store).list()) waiting = waiting || e.status == QueueStatus::Waiting;
+        if (!waiting) return rc;
+        if (options.log) options.log("an entry came in as the runner was leaving: taking it");
     }
-    const std::string pid = std::to_string(::getpid());
-    if (::ftruncate(fd, 0) != 0 || ::pwrite(fd, pid.data(), pid.size(), 0) != ssize_t(pid.size())) {
-        // the lock holds whatever its content; only `queueRunnerPid` reads the number
-    }
-    struct Unlock {
-        int fd;
-        ~Unlock() { ::close(fd); }  // closing releases the lock
-    } unlock{fd};
-    Runner runner(options, store);
-    return runner.run(stop);
 }
 
 }  // namespace fts

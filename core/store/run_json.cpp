@@ -213,15 +213,22 @@ std::optional<double> trainingSeconds(const RunRecord& run) {
 }
 
 double runDurationSeconds(const RunRecord& run, double now) {
+    const bool running = run.status == RunStatus::Running || run.status == RunStatus::Pending;
+    if (running) {
+        if (run.startedAt <= 0) return -1;
+        // a resumed run: the earlier sessions' training time (its stop's final metrics) and this session's
+        return trainingSeconds(run).value_or(0.0) + std::max(0.0, currentTime(now) - run.startedAt);
+    }
     if (run.endedAt > 0)
         if (const std::optional<double> trained = trainingSeconds(run)) return std::max(0.0, *trained);
     if (run.startedAt <= 0) return -1;
     if (run.endedAt > 0) return std::max(0.0, run.endedAt - run.startedAt);
-    if (run.status == RunStatus::Running) return std::max(0.0, currentTime(now) - run.startedAt);
     return -1;  // started but ended without an end time recorded: unknown
 }
 
 std::optional<double> finalLoss(const RunRecord& run) {
+    // a run training again after a stop still holds the stop's metrics: not final
+    if (run.status == RunStatus::Running || run.status == RunStatus::Pending) return std::nullopt;
     const json j = parsedOrRaw(run.finalMetricsJson);
     if (!j.is_object()) return std::nullopt;
     for (const char* key : {"loss", "train_loss"}) {

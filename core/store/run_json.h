@@ -25,9 +25,9 @@ std::string formatDuration(double seconds);       // "45s", "3m05s", "1h02m", "2
 // "elapsed_s" in finalMetricsJson (the trainer's clock, carried in checkpoints); nullopt when not recorded.
 std::optional<double> trainingSeconds(const RunRecord& run);
 // An ended run's trainingSeconds, else ended - started; for a run still running, now - started (now 0: the current
-// time); -1 if never started.
+// time) plus the earlier sessions' training time of a resumed run; -1 if never started.
 double runDurationSeconds(const RunRecord& run, double now = 0);
-// "loss" (else "train_loss") of finalMetricsJson when it is a finite number.
+// "loss" (else "train_loss") of finalMetricsJson when it is a finite number and the run has ended.
 std::optional<double> finalLoss(const RunRecord& run);
 
 // The `fts runs list` table: ID NAME STATUS MODEL STEPS FINAL-LOSS STARTED DURATION, columns padded

@@ -15,7 +15,7 @@ namespace {
 
 constexpr const char* kQueueColumns =
     "id, position, name, config_json, config_path, devices, status, run_id, reason, sweep, sweep_values, created_at, "
-    "started_at, ended_at, pid, resume, cancel_requested";
+    "started_at, ended_at, pid, resume, cancel_requested, submission";
 
 QueueEntry readEntry(const Statement& st) {
     QueueEntry e;
@@ -36,6 +36,7 @@ QueueEntry readEntry(const Statement& st) {
     e.pid = st.int64(14);
     e.resume = st.int64(15) != 0;
     e.cancelRequested = st.int64(16) != 0;
+    e.submission = st.int64(17) > 0 ? st.int64(17) : e.id;  // entries queued before schema 7: each its own
     return e;
 }
 
@@ -76,7 +77,7 @@ int64_t RunQueue::add(QueueEntry e) {
     }
     Statement st(m_store.m_db, m_store.m_path,
                  "INSERT INTO queue (position, name, config_json, config_path, devices, status, sweep, sweep_values, "
-                 "created_at) VALUES (?, ?, ?, ?, ?, 'waiting', ?, ?, ?)",
+                 "created_at, submission) VALUES (?, ?, ?, ?, ?, 'waiting', ?, ?, ?, ?)",
                  "queue a run");
     st.bind(1, last + 1)
         .bind(2, e.name)
@@ -85,9 +86,14 @@ int64_t RunQueue::add(QueueEntry e) {
         .bind(5, e.devices)
         .bind(6, e.sweep)
         .bind(7, e.sweepValues)
-        .bind(8, e.createdAt > 0 ? e.createdAt : unixNow());
+        .bind(8, e.createdAt > 0 ? e.createdAt : unixNow())
+        .bind(9, e.submission);
     st.run();
     const int64_t id = sqlite3_last_insert_rowid(m_store.m_db);
+    if (e.submission <= 0) {
+        Statement own(m_store.m_db, m_store.m_path, "UPDATE queue SET submission = id WHERE id = ?", "queue a run");
+        own.bind(1, id).run();
+    }
     tx.commit();
     return id;
 }

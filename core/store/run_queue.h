@@ -29,6 +29,9 @@ struct QueueEntry {
     std::string reason;       // waiting: why; failed/cancelled: what happened
     std::string sweep;        // the sweep's name ("" when not from a sweep)
     std::string sweepValues;  // JSON object {"key": value, ...} of a sweep's entry
+    // The `queue add` it came in with: the id of that add's first entry (0 on add: the entry's own id). A sweep is
+    // one submission, whatever its name: the same sweep file queued twice is two sweeps.
+    int64_t submission = 0;
     double createdAt = 0, startedAt = 0, endedAt = 0;
     int64_t pid = 0;      // the `fts train` process while running
     bool resume = false;  // start it with --resume (it was interrupted: its checkpoint continues it)

@@ -148,6 +148,11 @@ CREATE TABLE IF NOT EXISTS queue (
 );
 CREATE INDEX IF NOT EXISTS queue_by_status ON queue (status, position);
 )sql"},
+    Migration{7, "the submission each queue entry came in with (a sweep queued twice is two sweeps)", R"sql(
+ALTER TABLE queue ADD COLUMN submission INTEGER NOT NULL DEFAULT 0;
+UPDATE queue SET submission = CASE WHEN sweep = '' THEN id
+                                   ELSE (SELECT min(o.id) FROM queue AS o WHERE o.sweep = queue.sweep) END;
+)sql"},
 };
 static_assert(kMigrations.size() == RunStore::kSchemaVersion, "kSchemaVersion must equal the number of migrations");
 
@@ -354,7 +359,9 @@ int64_t RunStore::createRun(const RunRecord& run) {
 void RunStore::markStarted(int64_t id, int64_t pid, double time) {
     std::lock_guard lock(m_mutex);
     requireWritable("mark a run started");
-    Statement st(m_db, m_path, "UPDATE runs SET status = 'running', pid = ?, started_at = ? WHERE id = ?",
+    // a resumed run runs again: its last session's end goes (its final metrics stay until it ends, as the earlier
+    // sessions' training time; readers take them from an ended run only)
+    Statement st(m_db, m_path, "UPDATE runs SET status = 'running', pid = ?, started_at = ?, ended_at = 0 WHERE id = ?",
                  "mark run " + std::to_string(id) + " started");
     st.bind(1, pid).bind(2, time).bind(3, id).run();
     requireOneChange("mark a run started", id);

@@ -89,7 +89,7 @@ public:
     RunStore& operator=(const RunStore&) = delete;
 
     static std::filesystem::path defaultPath();  // $XDG_DATA_HOME/finetune-studio/runs.sqlite
-    static constexpr int kSchemaVersion = 6;
+    static constexpr int kSchemaVersion = 7;
     int schemaVersion() const;
     const std::filesystem::path& path() const { return m_path; }
 

@@ -158,13 +158,15 @@ private slots:
         CliResult r = runFts({"queue", "add", q(grid), "--store", store});
         QVERIFY2(r.exitCode == 0, qPrintable(r.err));
         QVERIFY(r.out.contains("4 runs queued"));
-        // the quick-start's scheduler sets the peak (warmup_max_lr): sweeping the optimizer's lr is said to do little
-        QVERIFY2(r.err.contains("warning:") && r.err.contains("sweep: deepspeed.optimizer.params.lr"),
+        // the quick-start's scheduler sets the peak (warmup_max_lr): sweeping the optimizer's lr sets it too, said
+        QVERIFY2(r.err.contains("note:") && r.err.contains("sweep: deepspeed.optimizer.params.lr: each run also sets "
+                                                           "deepspeed.scheduler.params.warmup_max_lr"),
                  qPrintable(r.err));
         const json list = queueList(store);
         QCOMPARE(list.at("entries").size(), size_t(4));
         std::set<std::pair<double, double>> seen;
         std::set<std::string> outputs;
+        std::vector<double> fractions;
         for (const json& e : list.at("entries")) {
             fts::RunStore s(fs::path(store.toStdString()), true);
             const json values = e.at("sweep_values").at("values");
@@ -190,11 +192,19 @@ private slots:
             const json values = e.at("sweep_values").at("values");
             QCOMPARE(cfg.at("deepspeed").at("optimizer").at("params").at("lr").get<double>(),
                      values.at("deepspeed.optimizer.params.lr").get<double>());
+            QCOMPARE(cfg.at("deepspeed").at("scheduler").at("params").at("warmup_max_lr").get<double>(),
+                     values.at("deepspeed.optimizer.params.lr").get<double>());
+            // and the runs trained with it: the lr each logged is its swept value times the same warm-up fraction
+            double peak = 0;
+            for (const fts::MetricPoint& m : s.metrics(rec->id, "lr")) peak = std::max(peak, m.value);
+            fractions.push_back(peak / values.at("deepspeed.optimizer.params.lr").get<double>());
             QCOMPARE(cfg.at("deepspeed").at("gradient_clipping").get<double>(),
                      values.at("deepspeed.gradient_clipping").get<double>());
             outputs.insert(rec->outputDir);
         }
         QCOMPARE(outputs.size(), size_t(4));
+        QVERIFY(fractions.front() > 0);
+        for (double f : fractions) QVERIFY2(std::abs(f - fractions.front()) < 1e-9, qPrintable(QString::number(f)));
 
         // random: 3 draws x 2 seeds, within their ranges
         const fs::path random =
@@ -234,6 +244,55 @@ private slots:
         r = runFts({"train", q(grid), "--store", store});
         QCOMPARE(r.exitCode, 2);
         QVERIFY2(r.out.contains("fts queue add") || r.err.contains("fts queue add"), qPrintable(r.out + r.err));
+    }
+
+    // A swept key the config overrides (the optimizer's lr beside a swept warmup_max_lr) is refused by
+    // `fts queue add`, naming it; the same sweep queued twice is two
+    // submissions (its runs numbered apart), and a plain config queued where a run of its name exists is named by
+    // what differs ("q lr=0.002"), or numbered when nothing does.
+    void queueAddRefusesIgnoredKeysAndNamesApart() {
+        QTemporaryDir tmp;
+        const fs::path dir = tmp.path().toStdString();
+        const QString store = q(dir / "runs.sqlite");
+        const fs::path ignored = queueConfig(dir, "ignored", 4, 0,
+                                             {{"sweep",
+                                               {{"parameters",
+                                                 {{"deepspeed.optimizer.params.lr", {0.001, 0.003}},
+                                                  {"deepspeed.scheduler.params.warmup_max_lr", {0.002}}}}}}});
+        CliResult r = runFts({"queue", "add", q(ignored), "--store", store});
+        QCOMPARE(r.exitCode, 2);
+        QVERIFY2(r.err.contains("sweep.parameters.deepspeed.optimizer.params.lr") && r.err.contains("train alike"),
+                 qPrintable(r.err));
+        QVERIFY(queueList(store).at("entries").empty());
+
+        const fs::path sweep =
+            queueConfig(dir, "twice", 4, 0, {{"sweep", {{"parameters", {{"deepspeed.gradient_clipping", {0.5, 2}}}}}}});
+        QCOMPARE(runFts({"queue", "add", q(sweep), "--store", store}).exitCode, 0);
+        QCOMPARE(runFts({"queue", "add", q(sweep), "--store", store}).exitCode, 0);
+        std::map<int64_t, std::set<std::string>> submissions;
+        const json twice = queueList(store);
+        for (const json& e : twice.at("entries"))
+            submissions[e.at("submission").get<int64_t>()].insert(e.at("name").get<std::string>());
+        QCOMPARE(submissions.size(), size_t(2));
+        std::set<std::string> names;
+        for (const auto& [id, members] : submissions) {
+            QCOMPARE(members.size(), size_t(2));
+            names.insert(members.begin(), members.end());
+        }
+        QCOMPARE(names.size(), size_t(4));
+        QVERIFY(names.count("twice gradient_clipping=0.5") && names.count("twice gradient_clipping=0.5 #2"));
+
+        const fs::path plain = queueConfig(dir, "q", 4);
+        QCOMPARE(runFts({"queue", "add", q(plain), "--store", store}).exitCode, 0);
+        const fs::path faster = queueConfig(dir, "q", 4, 0,
+                                            {{"deepspeed",
+                                              {{"optimizer", {{"params", {{"lr", 0.002}}}}},
+                                               {"scheduler", {{"params", {{"warmup_max_lr", 0.002}}}}}}}});
+        r = runFts({"queue", "add", q(faster), "--store", store});
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+        QVERIFY2(r.out.contains("\tq lr=0.002 warmup_max_lr=0.002\n"), qPrintable(r.out));
+        r = runFts({"queue", "add", q(queueConfig(dir, "q", 4)), "--store", store});  // the first config again
+        QVERIFY2(r.out.contains("\tq #2\n"), qPrintable(r.out));
     }
 
     // W&B's metric.target: once a run of the sweep reaches it, the sweep's runs not yet started are cancelled with

@@ -87,9 +87,11 @@ private slots:
         {
             sqlite3* db = nullptr;  // turn it back into a version-3 file
             QCOMPARE(sqlite3_open(path.toUtf8().constData(), &db), SQLITE_OK);
-            const int rc =
-                sqlite3_exec(db, "ALTER TABLE runs DROP COLUMN resolved_config_json; PRAGMA user_version = 3;", nullptr,
-                             nullptr, nullptr);
+            const int rc = sqlite3_exec(
+                db,
+                "ALTER TABLE runs DROP COLUMN resolved_config_json; ALTER TABLE queue DROP COLUMN submission; "
+                "PRAGMA user_version = 3;",
+                nullptr, nullptr, nullptr);
             sqlite3_close(db);
             QCOMPARE(rc, SQLITE_OK);
             QVERIFY_THROWS_EXCEPTION(std::exception, RunStore(path.toStdString(), /*readOnly=*/true));

@@ -229,6 +229,37 @@ private slots:
                 std::string::npos);
     }
 
+    // Sweeping the optimizer's lr under the quick-start's WarmupDecayLR (whose warmup_max_lr sets the rate) maps it:
+    // each run's peak is its swept lr, said in the notes; with warmup_max_lr "auto" (it follows the lr) nothing is
+    // mapped; with warmup_max_lr swept too, the optimizer's lr does nothing and is refused by name.
+    void overriddenKeysAreMappedOrRefused() {
+        const SweepPlan plan = expand({{"parameters", {{"deepspeed.optimizer.params.lr", {0.001, 0.01}}}}});
+        QCOMPARE(plan.runs.size(), size_t(2));
+        for (const fts::SweepRun& r : plan.runs)
+            QVERIFY(r.config["deepspeed"]["scheduler"]["params"]["warmup_max_lr"] ==
+                    r.values["deepspeed.optimizer.params.lr"]);
+        QCOMPARE(plan.notes.size(), size_t(1));
+        QVERIFY2(plan.notes[0].rfind("deepspeed.optimizer.params.lr: each run also sets "
+                                     "deepspeed.scheduler.params.warmup_max_lr",
+                                     0) == 0,
+                 plan.notes[0].c_str());
+        for (const std::string& w : plan.warnings) QVERIFY2(w.find("not the peak") == std::string::npos, w.c_str());
+        // both swept apart: the optimizer's lr then does nothing, refused
+        const std::string apart = refusal(
+            {{"parameters",
+              {{"deepspeed.optimizer.params.lr", {0.001}}, {"deepspeed.scheduler.params.warmup_max_lr", {0.002}}}}});
+        QVERIFY2(apart.find("sweep.parameters.deepspeed.optimizer.params.lr") != std::string::npos &&
+                     apart.find("not the peak") != std::string::npos,
+                 apart.c_str());
+        // "auto" follows the optimizer's lr already
+        json cfg = withSweep({{"parameters", {{"deepspeed.optimizer.params.lr", {0.001, 0.01}}}}});
+        cfg["deepspeed"]["scheduler"]["params"]["warmup_max_lr"] = "auto";
+        const SweepPlan autoPeak = expandSweep(cfg, kQuickstart);
+        QVERIFY(autoPeak.notes.empty());
+        QCOMPARE(autoPeak.runs[1].config["deepspeed"]["scheduler"]["params"]["warmup_max_lr"].get<std::string>(),
+                 std::string("auto"));
+    }
+
     // W&B's launcher keys are said not to be used, by name; what would change the runs (early_terminate) is refused,
     // as is any key a distribution does not read.
     void wandbKeysAreUsedWarnedOrRefusedByName() {

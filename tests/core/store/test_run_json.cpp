@@ -125,6 +125,7 @@ private slots:
         QFETCH(bool, present);
         QFETCH(double, value);
         RunRecord r;
+        r.status = RunStatus::Completed;
         r.finalMetricsJson = finalMetrics.toStdString();
         const auto loss = finalLoss(r);
         QCOMPARE(loss.has_value(), present);
@@ -179,6 +180,27 @@ private slots:
         r.finalMetricsJson = R"({"loss": 0.65})";  // recorded before the end carried it
         QVERIFY(!trainingSeconds(r));
         QCOMPARE(runDurationSeconds(r), 20.0);
+    }
+
+    // While a stopped run trains again (resumed: running, its stop's final metrics still held until it ends), its
+    // duration goes on from the earlier sessions' training time and the stop's loss is not shown as final.
+    void aResumedRunWhileItTrains() {
+        RunRecord r;
+        r.id = 4;
+        r.name = "resumed";
+        r.status = RunStatus::Running;
+        r.startedAt = kT0 + 3600;
+        r.finalMetricsJson = R"({"loss": 0.65, "elapsed_s": 40})";
+        QCOMPARE(runDurationSeconds(r, kT0 + 3630), 70.0);
+        QCOMPARE(runDurationSeconds(r, kT0 + 3660), 100.0);  // the clock moves
+        QVERIFY(!finalLoss(r));
+        const std::string table = formatRunTable({r}, kT0 + 3630);
+        QVERIFY2(table.find("0.6500") == std::string::npos && table.find("1m10s") != std::string::npos, table.c_str());
+        r.status = RunStatus::Completed;
+        r.endedAt = kT0 + 3700;
+        r.finalMetricsJson = R"({"loss": 0.5, "elapsed_s": 130})";
+        QCOMPARE(*finalLoss(r), 0.5);
+        QCOMPARE(runDurationSeconds(r), 130.0);
     }
 
     void runToJsonUnsetAndMalformed() {

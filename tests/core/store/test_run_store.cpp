@@ -118,7 +118,7 @@ private slots:
         const fs::path f = file("nested/deeper/runs.sqlite");  // the folder is created
         RunStore store(f);
         QCOMPARE(store.schemaVersion(), RunStore::kSchemaVersion);
-        QCOMPARE(store.schemaVersion(), 6);
+        QCOMPARE(store.schemaVersion(), 7);
         QVERIFY(fs::exists(f));
         QCOMPARE(store.path(), f);
         RawDb raw(f);
@@ -126,7 +126,7 @@ private slots:
             QCOMPARE(raw.scalar(std::string("SELECT count(*) FROM sqlite_master WHERE type='table' AND name='") +
                                 table + "'"),
                      std::string("1"));
-        QCOMPARE(raw.scalar("PRAGMA user_version"), std::string("6"));
+        QCOMPARE(raw.scalar("PRAGMA user_version"), std::string("7"));
     }
 
     // A new store and the folder made for it are the owner's only whatever the umask, and so are SQLite's -wal and
@@ -166,7 +166,7 @@ private slots:
             raw.exec(
                 "ALTER TABLE runs DROP COLUMN notes; ALTER TABLE runs DROP COLUMN tags; "
                 "ALTER TABLE runs DROP COLUMN resolved_config_json; ALTER TABLE runs DROP COLUMN hosts_json; ALTER TABLE device_samples DROP COLUMN host; "
-                "PRAGMA user_version = 1;");
+                "ALTER TABLE queue DROP COLUMN submission; PRAGMA user_version = 1;");
         }
         const QString msg = storeErrorOf([&] { RunStore ro(file(), true); });
         QVERIFY2(msg.contains("schema version 1"), qPrintable(msg));
@@ -204,7 +204,7 @@ private slots:
             RawDb raw(file());
             raw.exec(
                 "ALTER TABLE runs DROP COLUMN resolved_config_json; ALTER TABLE runs DROP COLUMN hosts_json; ALTER TABLE device_samples DROP COLUMN host; "
-                "PRAGMA user_version = 2;");
+                "ALTER TABLE queue DROP COLUMN submission; PRAGMA user_version = 2;");
         }
         RunStore store(file());
         QCOMPARE(store.schemaVersion(), RunStore::kSchemaVersion);
@@ -228,7 +228,9 @@ private slots:
         }
         {
             RawDb raw(file());
-            raw.exec("ALTER TABLE runs DROP COLUMN resolved_config_json; PRAGMA user_version = 3;");
+            raw.exec(
+                "ALTER TABLE runs DROP COLUMN resolved_config_json; ALTER TABLE queue DROP COLUMN submission; "
+                "PRAGMA user_version = 3;");
         }
         RunStore store(file());
         QCOMPARE(store.schemaVersion(), RunStore::kSchemaVersion);
@@ -249,7 +251,7 @@ private slots:
             raw.exec("DROP TABLE samples; DROP TABLE queue; PRAGMA user_version = 4;");
         }
         RunStore store(file());
-        QCOMPARE(store.schemaVersion(), 6);
+        QCOMPARE(store.schemaVersion(), 7);
         QVERIFY(store.samplesAfterId(id).empty());
         store.addSamples(id, {{10, 1.0, 0, "Hello", "world", 0}, {10, 1.0, 1, "Why?", "Because.\n\u4e2d", 0}});
         store.addSamples(id, {{20, 2.0, 0, "Hello", "there", 0}});
@@ -551,6 +553,11 @@ private slots:
         QCOMPARE(r->endedAt, 1714570000.0);
         QCOMPARE(r->finalMetricsJson, std::string(R"({"loss": 3.25})"));
         QCOMPARE(r->failureReason, std::string());
+        // started again (a resume): running, without the last session's end
+        store.markStarted(id, 4444, 1714580000.0);
+        QCOMPARE(store.getRun(id)->endedAt, 0.0);
+        QCOMPARE(store.getRun(id)->status, RunStatus::Running);
+        store.finishRun(id, RunStatus::Completed, 1714590000.0, R"({"loss": 3.25})", "");
 
         const auto m = store.metrics(id);
         QCOMPARE(m.size(), size_t(3));
