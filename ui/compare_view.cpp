@@ -526,6 +526,7 @@ void loadRuns(const QString& storePath, const QList<qint64>& ids, CompareView::L
                 nlohmann::json meta = parseJsonOrDiscarded(e.sweepValues);
                 if (!meta.is_object()) continue;
                 meta["sweep"] = e.sweep;
+                meta["submission"] = e.submission;  // one sweep is one submission, whatever its name
                 sweepOf[e.runId] = std::move(meta);
             }
         for (const CompareRunData& d : out->runs)

@@ -56,6 +56,21 @@ ConfigForm::ConfigForm(ConfigEditor* editor, QWidget* parent) : QWidget(parent),
     m_banner->setWordWrap(true);
     m_banner->setStyleSheet(QStringLiteral("QLabel { background: #fbe3e4; color: #8a1019; padding: 6px; }"));
     m_banner->hide();
+    // A sweep block: the config is a set of runs for the queue, not one run to start.
+    m_sweepNotice = new QWidget(this);
+    m_sweepNotice->setObjectName(QStringLiteral("formSweepNotice"));
+    m_sweepNotice->setStyleSheet(QStringLiteral("#formSweepNotice { background: #e6f0fa; }"));
+    auto* sweepRow = new QHBoxLayout(m_sweepNotice);
+    m_sweepText = new QLabel(m_sweepNotice);
+    m_sweepText->setWordWrap(true);
+    m_sweepText->setStyleSheet(QStringLiteral("QLabel { color: #123a5e; }"));
+    m_sweepText->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
+    m_sweepQueue = new QPushButton(m_sweepNotice);
+    m_sweepQueue->setObjectName(QStringLiteral("formSweepQueue"));
+    connect(m_sweepQueue, &QPushButton::clicked, this, &ConfigForm::queueRequested);
+    sweepRow->addWidget(m_sweepText, 1);
+    sweepRow->addWidget(m_sweepQueue);
+    m_sweepNotice->hide();
     m_otherIssues = new QLabel(this);
     m_otherIssues->setObjectName(QStringLiteral("formOtherIssues"));
     m_otherIssues->setWordWrap(true);
@@ -72,6 +87,7 @@ ConfigForm::ConfigForm(ConfigEditor* editor, QWidget* parent) : QWidget(parent),
     m_estimateText->setWordWrap(true);
     m_estimateText->setTextInteractionFlags(Qt::TextSelectableByMouse);
     layout->addWidget(m_banner);
+    layout->addWidget(m_sweepNotice);
     layout->addWidget(m_estimateTitle);
     layout->addWidget(m_estimateBars);
     layout->addWidget(m_estimateText);
@@ -331,6 +347,8 @@ void ConfigForm::refreshFromJson() {
         text.trimmed().isEmpty() ? OrderedJson::object() : parseOrderedJsonOrDiscarded(text.toStdString());
     m_jsonBroken = doc.is_discarded() || !doc.is_object();
     m_banner->setVisible(m_jsonBroken);
+    m_hasSweep = !m_jsonBroken && doc.contains("sweep");
+    m_sweepNotice->setVisible(m_hasSweep);
     for (CollapsibleSection* s : std::as_const(m_sections)) s->body()->setEnabled(!m_jsonBroken);
     if (m_jsonBroken) return;
     for (auto it = m_rows.begin(); it != m_rows.end(); ++it) {
@@ -625,6 +643,10 @@ void ConfigForm::retranslate() {
     m_methodNote->setText(
         tr("Full fine-tuning trains every weight; LoRA trains small adapters next to the frozen "
            "weights (model.lora). The run stops by steps when max steps > 0, else by epochs."));
+    m_sweepText->setText(
+        tr("This config has a sweep block: it is a set of runs, one per combination of the swept values, and they "
+           "go to the queue rather than start here. Start is off while the block is there."));
+    m_sweepQueue->setText(tr("Add to queue"));
     m_pickModel->setText(tr("Pick a model…"));
     m_previewData->setText(tr("Preview the data…"));
     m_ranksLabel->setText(tr("Ranks (processes)"));

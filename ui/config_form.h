@@ -45,6 +45,9 @@ public:
     CollapsibleSection* section(FieldSection s) const { return m_sections.value(int(s)); }
     // True while the JSON text does not parse (the form then shows a banner and is read-only).
     bool jsonBroken() const { return m_jsonBroken; }
+    // The config has a `sweep` block: its runs go to the queue (Add to queue), Start is off; a notice says so.
+    bool hasSweep() const { return m_hasSweep; }
+    QWidget* sweepNotice() const { return m_sweepNotice; }
     QSpinBox* ranksSpin() const { return m_ranks; }
     // CPU or local GPUs: with GPUs checked the ranks are one per GPU (the spin box follows, read-only).
     DevicePanel* devicePanel() const { return m_devices; }
@@ -69,6 +72,7 @@ signals:
     void fieldEdited(const QString& key);
     void pickModelRequested();
     void previewDataRequested();
+    void queueRequested();  // the sweep notice's "Add to queue"
     void ranksChanged(int ranks);
 
 protected:
@@ -99,6 +103,9 @@ private:
     QHash<QString, Row> m_rows;
     QHash<int, CollapsibleSection*> m_sections;
     QLabel* m_banner;
+    QWidget* m_sweepNotice = nullptr;
+    QLabel* m_sweepText = nullptr;
+    QPushButton* m_sweepQueue = nullptr;
     QLabel* m_otherIssues;
     QLabel* m_methodNote;
     QLabel* m_estimateTitle;
@@ -114,6 +121,7 @@ private:
     QLabel* m_lrNote = nullptr;
     QTimer m_refresh;
     bool m_jsonBroken = false;
+    bool m_hasSweep = false;
     bool m_writing = false;
 };
 

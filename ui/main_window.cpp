@@ -41,8 +41,10 @@
 #include <csignal>
 
 #include "core/config/memory_estimate.h"
+#include "core/util/json_parse.h"
 #include "ui/chat_page.h"
 #include "ui/compare_view.h"
+#include "ui/elided_label.h"
 #include "ui/config_editor.h"
 #include "ui/config_form.h"
 #include "ui/device_panel.h"
@@ -234,17 +236,18 @@ void MainWindow::buildUi() {
     // Editor page: file name + Start over the editor.
     m_editorPage = new QWidget(this);
     m_editor = new ConfigEditor(m_editorPage);
-    m_editorFileLabel = new QLabel(m_editorPage);
-    m_editorFileLabel->setTextInteractionFlags(Qt::TextSelectableByMouse);
-    // A long path must not widen the window past a 1024-pixel screen: the label gives way (its tooltip keeps it).
-    m_editorFileLabel->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
-    m_editorFileLabel->setMinimumWidth(60);
+    // A long path must not widen the window past a 1024-pixel screen: elided in its middle, so the file's name and
+    // "(modified)" stay in view (the tooltip keeps it whole).
+    m_editorFileLabel = new ElidedLabel(m_editorPage, Qt::ElideMiddle);
+    m_editorFileLabel->setObjectName(QStringLiteral("editorFileLabel"));
     auto* startButton = new QPushButton(style()->standardIcon(QStyle::SP_MediaPlay), tr("Start"), m_editorPage);
     startButton->setObjectName(QStringLiteral("startButton"));
     connect(startButton, &QPushButton::clicked, this, [this] {
         if (confirmEstimateFits()) startRun();
     });
     connect(m_editor, &ConfigEditor::validationChanged, this, [this, startButton] {
+        const nlohmann::json doc = parseJsonOrDiscarded(m_editor->text().toStdString());
+        m_editorHasSweep = doc.is_object() && doc.contains("sweep");
         updateActions();
         startButton->setEnabled(m_startAction->isEnabled());
     });
@@ -271,6 +274,7 @@ void MainWindow::buildUi() {
     m_form = new ConfigForm(m_editor, m_editorPage);
     connect(m_form, &ConfigForm::pickModelRequested, this, [this] { openModelPicker(); });
     connect(m_form, &ConfigForm::previewDataRequested, this, [this] { openDataPreview(); });
+    connect(m_form, &ConfigForm::queueRequested, this, [this] { addConfigToQueue(); });
     auto* formScroll = new QScrollArea(m_editorPage);
     formScroll->setObjectName(QStringLiteral("configFormScroll"));
     formScroll->setWidget(m_form);
@@ -307,6 +311,8 @@ void MainWindow::buildUi() {
     m_messageBar->setObjectName(QStringLiteral("messageBar"));
     m_messageBar->setWordWrap(true);
     m_messageBar->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    // a banner wraps to the window; it never widens it (a long path in it is one unbreakable word)
+    m_messageBar->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
     m_messageBar->hide();
 
     auto* right = new QWidget(this);
@@ -629,8 +635,9 @@ void MainWindow::openChat() {
     m_chatPage->input()->setFocus();
 }
 
-void MainWindow::showMessage(const QString& text, bool isError) {
+void MainWindow::showMessage(const QString& text, bool isError, qint64 runId) {
     m_lastMessage = text;
+    m_messageRunId = runId;
     if (text.isEmpty()) {
         m_messageBar->hide();
         return;
@@ -645,13 +652,16 @@ void MainWindow::showMessage(const QString& text, bool isError) {
 
 void MainWindow::updateActions() {
     const bool editor = currentPage() == Page::Editor;
-    const bool startable = editor && m_editor->isValidated() && !m_editor->hasErrors() && !m_pending;
+    const bool startable =
+        editor && m_editor->isValidated() && !m_editor->hasErrors() && !m_pending && !m_editorHasSweep;
     m_startAction->setEnabled(startable);
     m_probeAction->setEnabled(startable);
     m_planAction->setEnabled(startable);
     m_queueAddAction->setEnabled(editor && m_editor->isValidated() && !m_editor->hasErrors());
     if (editor && !m_editor->isValidated())
         m_startAction->setToolTip(tr("Validating the config…"));
+    else if (editor && m_editorHasSweep)
+        m_startAction->setToolTip(tr("A config with a sweep block is a set of runs: Add to queue queues them"));
     else if (editor && m_editor->hasErrors())
         m_startAction->setToolTip(tr("Fix the config errors first"));
     else

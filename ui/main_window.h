@@ -139,6 +139,9 @@ public:
     void deleteSelectedRunsDialog();
     qint64 selectedRunId() const { return m_selectedRunId; }
     QString editorFilePath() const { return m_configPath; }
+    // The banner over the pages (and the status bar). A banner about one run (runId > 0) goes away when another
+    // run's page opens; one about no run stays until the next.
+    void showMessage(const QString& text, bool isError, qint64 runId = 0);
     QString lastMessage() const { return m_lastMessage; }
 
     ConfigEditor* configEditor() const { return m_editor; }
@@ -191,7 +194,6 @@ private:
     void showShortcuts();  // Help > Keyboard shortcuts
     void restoreWindowSettings();
     void showPage(Page page);
-    void showMessage(const QString& text, bool isError);
     void updateActions();
     // The editor's config as a file a run (or a probe) can read (prepareLaunchConfig); nullopt + why on failure.
     std::optional<QString> launchConfigFile(QString* why) const;
@@ -300,6 +302,8 @@ private:
     bool m_restoringSelection = false;
     bool m_firstListing = true;
     QString m_lastMessage;
+    qint64 m_messageRunId = 0;      // the run the banner is about (0: none)
+    bool m_editorHasSweep = false;  // the editor's config has a sweep block: queued, never started
     QString m_lastNotification;
     QHash<qint64, RunStatus> m_lastStatus;  // for end/fail notifications
     QSystemTrayIcon* m_tray = nullptr;

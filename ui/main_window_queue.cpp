@@ -6,6 +6,7 @@
 #include <QDir>
 #include <QFile>
 #include <QProcess>
+#include <QRegularExpression>
 #include <QSpinBox>
 
 #include <nlohmann/json.hpp>
@@ -25,6 +26,41 @@
 #include "ui/run_launcher.h"
 
 namespace fts {
+
+namespace {
+
+// `fts queue add`'s notes and warnings about a sweep (its stderr), one line each in the studio's words where they
+// follow a known pattern: a swept key mapped to the key that rules it; others as fts wrote them.
+QString sweepNotes(const QString& err) {
+    static const QRegularExpression mapped(
+        QStringLiteral("^note: .*: sweep: (\\S+): each run also sets (\\S+) to the swept value"));
+    static const QRegularExpression other(QStringLiteral("^(?:note|warning): .*?: sweep: (.*)$"));
+    QStringList lines;
+    for (const QString& line : err.split(QLatin1Char('\n'), Qt::SkipEmptyParts)) {
+        if (const auto m = mapped.match(line); m.hasMatch())
+            lines << MainWindow::tr(
+                         "Sweeping %1 also sets %2 in each run: the scheduler sets the learning rate from "
+                         "it every step.")
+                         .arg(m.captured(1), m.captured(2));
+        else if (const auto o = other.match(line); o.hasMatch())
+            lines << o.captured(1);
+    }
+    return lines.join(QLatin1Char('\n'));
+}
+
+// `fts queue add`'s refusal in the studio's words where it is the sweep's own (an overridden swept key).
+QString notQueuedReason(const QString& why) {
+    static const QRegularExpression overridden(QStringLiteral(
+        "^(?:.*: )?sweep\\.parameters\\.(\\S+): the config overrides or ignores it, so its runs would train alike: (.*)$"));
+    if (const auto m = overridden.match(why); m.hasMatch())
+        return MainWindow::tr(
+                   "the sweep's key %1 does nothing in this config (another key overrides it), so its runs "
+                   "would train alike. Details: %2")
+            .arg(m.captured(1), m.captured(2));
+    return why;
+}
+
+}  // namespace
 
 PlanDialog* MainWindow::openPlanDialog() {
     const auto configPath =
@@ -125,12 +161,17 @@ bool MainWindow::addConfigToQueue() {
                                      if (code != 0) {
                                          QString why = err;
                                          if (why.startsWith(QStringLiteral("error: "))) why = why.mid(7);
-                                         showMessage(tr("Not queued: %1").arg(why), true);
+                                         showMessage(tr("Not queued: %1").arg(notQueuedReason(why)), true);
                                          return;
                                      }
-                                     showMessage(tr("Queued. It starts when its devices are free."), false);
-                                     if (!m_queuePage->hasRunner()) m_queuePage->startRunner();
+                                     // a runner listed a moment ago may be leaving: start one regardless (it
+                                     // leaves at once when another holds the queue, which then looks again)
+                                     m_queuePage->startRunner();
                                      showQueuePage();
+                                     QString text = tr("Queued. It starts when its devices are free.");
+                                     const QString notes = sweepNotes(err);
+                                     if (!notes.isEmpty()) text += QLatin1Char('\n') + notes;
+                                     showMessage(text, false);
                                  });
     return true;
 }

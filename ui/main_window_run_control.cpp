@@ -61,6 +61,8 @@ std::optional<qint64> MainWindow::startRun(QString* error) {
     if (m_pending) return fail(tr("A run is being started; wait until it appears in the list."));
     if (!m_editor->isValidated()) return fail(tr("The config is still being validated."));
     if (m_editor->hasErrors()) return fail(tr("The config has errors; fix them first."));
+    if (m_editorHasSweep)  // refused before anything is written: a sweep's runs are queued
+        return fail(tr("This config has a sweep block: its runs are queued, not started. Use Add to queue."));
 
     // The run's own folder: the config's output_dir when no other run holds it; when it came with the config
     // (the quick-start, an opened file, "Start from this run") and is taken, "<name>-k" in "<output_dir>-k".
@@ -127,7 +129,7 @@ std::optional<qint64> MainWindow::resumeRun(qint64 runId, QString* error) {
     showMessage(tr("Resuming run \"%1\" from its last checkpoint (supervisor pid %2)…")
                     .arg(QString::fromStdString(r->name))
                     .arg(started->pid),
-                false);
+                false, runId);
     updateActions();
     m_poller->pollNow();
     emit runLaunched(started->pid, plan->configPath);
@@ -334,13 +336,13 @@ void MainWindow::stopRunNow(qint64 runId, bool askFirst) {
     if (!firstSent) m_poller->requestStop(runId);
     // The supervisor reads its signals in batches: the second must arrive after it took the first.
     QTimer::singleShot(firstSent ? 0 : kSecondStopDelayMs, this, [this, runId] { m_poller->requestStop(runId); });
-    showMessage(tr("Stopping run %1 without a checkpoint…").arg(runId), false);
+    showMessage(tr("Stopping run %1 without a checkpoint…").arg(runId), false, runId);
     updateActions();
 }
 
 void MainWindow::onStopRequested(qint64 runId, bool ok, const QString& message) {
     if (!ok && runId == m_runView->runId()) m_runView->setStopPending(false);
-    showMessage(message, !ok);
+    showMessage(message, !ok, runId);
     updateActions();
 }
 

@@ -166,6 +166,7 @@ void MainWindow::showRunPage(qint64 runId) {
     const RunRecord* r = m_runsModel->runById(runId);
     if (!r) return;
     m_selectedRunId = runId;
+    if (m_messageRunId > 0 && m_messageRunId != runId) showMessage(QString(), false);  // another run's banner
     m_runView->showRun(*r);
     if (m_watchedRunId != runId) {
         m_watchedRunId = runId;
@@ -201,7 +202,7 @@ void MainWindow::notifyRunEnded(const RunRecord& r) {
             return;
     }
     m_lastNotification = text;
-    showMessage(text, isError);
+    showMessage(text, isError, r.id);
     if (QSystemTrayIcon::isSystemTrayAvailable()) {
         if (!m_tray) {
             m_tray = new QSystemTrayIcon(

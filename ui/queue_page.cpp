@@ -128,8 +128,8 @@ QueuePage::QueuePage(const QString& cliPath, const QString& storePath, QWidget* 
     connect(m_clear, &QPushButton::clicked, this, [this] { runQueueCommand({QStringLiteral("clear")}); });
     connect(m_compare, &QPushButton::clicked, this, [this] {
         const int row = m_table->currentRow();
-        const QTableWidgetItem* sweep = row >= 0 ? m_table->item(row, kSweep) : nullptr;
-        if (sweep) emit compareRequested(sweepRuns(sweep->text().toStdString()));
+        if (row >= 0 && row < int(m_entries.size()) && !m_entries[size_t(row)].value("sweep", std::string()).empty())
+            emit compareRequested(sweepRuns(m_entries[size_t(row)].value("submission", int64_t(0))));
     });
     for (QPushButton* b : {m_up, m_down, m_cancel, m_compare}) buttons->addWidget(b);
     buttons->addStretch();
@@ -292,10 +292,10 @@ void QueuePage::selectEntry(qint64 entryId) {
         }
 }
 
-QList<qint64> QueuePage::sweepRuns(const std::string& sweep) const {
+QList<qint64> QueuePage::sweepRuns(int64_t submission) const {
     QList<qint64> runs;
     for (const nlohmann::json& e : m_entries)
-        if (e.value("sweep", std::string()) == sweep && e.value("run_id", int64_t(0)) > 0)
+        if (submission > 0 && e.value("submission", int64_t(0)) == submission && e.value("run_id", int64_t(0)) > 0)
             runs << qint64(e.value("run_id", int64_t(0)));
     return runs;
 }
@@ -317,7 +317,8 @@ void QueuePage::updateButtons() {
         state == QStringLiteral("done") || state == QStringLiteral("failed") || state == QStringLiteral("cancelled");
     m_cancel->setText(finishedEntry ? tr("Remove") : tr("Cancel"));
     const std::string sweep = selected ? m_entries[size_t(row)].value("sweep", std::string()) : std::string();
-    m_compare->setEnabled(!sweep.empty() && sweepRuns(sweep).size() >= 2);
+    m_compare->setEnabled(!sweep.empty() &&
+                          sweepRuns(m_entries[size_t(row)].value("submission", int64_t(0))).size() >= 2);
     bool work = false, finished = false;
     for (const nlohmann::json& e : m_entries) {
         const std::string s = e.value("status", std::string());
@@ -368,9 +369,10 @@ bool QueuePage::startRunner() {
         m_status->setText(tr("The queue runner could not be started (%1).").arg(m_cli));
         return false;
     }
-    m_status->setText(tr("Queue runner started (process %1); its log: %2")
-                          .arg(pid)
-                          .arg(m_store + QStringLiteral(".queue-runner.log")));
+    // the runner label says which runner holds the queue once it is listed (this one may leave at once: another
+    // runner holds the queue, or nothing waits); this line names no process
+    m_status->setText(
+        tr("Queue runner asked to start; its log: %1").arg(m_store + QStringLiteral(".queue-runner.log")));
     QTimer::singleShot(500, this, &QueuePage::refresh);
     return true;
 }

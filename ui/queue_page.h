@@ -46,6 +46,7 @@ public:
     QPushButton* compareButton() const { return m_compare; }
     QPushButton* startRunnerButton() const { return m_start; }
     const nlohmann::json& entries() const { return m_entries; }
+    // Whether the last listing saw a runner (it may have left since: adding starts one regardless).
     bool hasRunner() const { return m_runnerPid != 0; }
     void retranslate();
 
@@ -78,7 +79,8 @@ private:
     bool m_pickUp = false;  // start a runner after the next listing if the queue needs one
     void updateButtons();
     void moveSelected(int delta);
-    QList<qint64> sweepRuns(const std::string& sweep) const;
+    // The runs of one sweep submission (QueueEntry::submission): the same sweep queued twice is two sweeps.
+    QList<qint64> sweepRuns(int64_t submission) const;
     QString stateText(const std::string& status) const;
 };
 

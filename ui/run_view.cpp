@@ -26,6 +26,7 @@
 #include <cstdint>
 
 #include "ui/chart_widget.h"
+#include "ui/elided_label.h"
 #include "ui/memory_bars.h"
 #include "ui/run_compare.h"
 #include "ui/runs_table_model.h"
@@ -47,7 +48,7 @@ RunView::RunView(QWidget* parent) : QWidget(parent) {
     m_replotTimer.setInterval(kReplotDelayMs);
     connect(&m_replotTimer, &QTimer::timeout, this, &RunView::replotNow);
 
-    m_title = new QLabel(this);
+    m_title = new ElidedLabel(this);  // a long run name (a sweep's) never widens the window
     QFont tf = m_title->font();
     tf.setPointSize(tf.pointSize() + 3);
     tf.setBold(true);
@@ -90,11 +91,12 @@ RunView::RunView(QWidget* parent) : QWidget(parent) {
     header->addWidget(m_stopButton);
     header->addWidget(m_stopNowButton);
 
-    m_status = new QLabel(this);
-    m_step = new QLabel(this);
-    m_lossLabel = new QLabel(this);
-    m_throughput = new QLabel(this);
-    m_eta = new QLabel(this);
+    // the facts give way before the window does (a resumed run's "took … over …" is long): elided, whole in the tooltip
+    m_status = new ElidedLabel(this);
+    m_step = new ElidedLabel(this);
+    m_lossLabel = new ElidedLabel(this);
+    m_throughput = new ElidedLabel(this);
+    m_eta = new ElidedLabel(this);
     m_failure = new QLabel(this);
     m_failure->setWordWrap(true);
     m_failure->setStyleSheet(QStringLiteral("color: #c01c28;"));
@@ -102,7 +104,7 @@ RunView::RunView(QWidget* parent) : QWidget(parent) {
     m_failure->hide();
     auto* facts = new QGridLayout;
     for (int col = 0; col < kFactCount; ++col) {
-        m_factNames[col] = new QLabel(this);
+        m_factNames[col] = new ElidedLabel(this);
         m_factNames[col]->setStyleSheet(QStringLiteral("color: palette(mid);"));
         facts->addWidget(m_factNames[col], 0, col);
     }

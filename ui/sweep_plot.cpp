@@ -72,15 +72,19 @@ bool SweepPlot::setRuns(const std::vector<CompareRunData>& runs, const std::vect
     m_runs = runs;
     m_sweeps = sweeps;
     m_name.clear();
+    // one sweep: every run from the same submission (the same sweep file queued twice is two sweeps)
     bool one = !runs.empty() && sweeps.size() == runs.size();
+    std::optional<int64_t> submission;
     for (const nlohmann::json& s : sweeps) {
         if (!s.is_object() || !s.contains("sweep")) {
             one = false;
             break;
         }
         const QString name = QString::fromStdString(s.at("sweep").get<std::string>());
-        if (!m_name.isEmpty() && name != m_name) one = false;
+        const int64_t from = s.value("submission", int64_t(0));
+        if ((!m_name.isEmpty() && name != m_name) || (submission && *submission != from)) one = false;
         m_name = name;
+        submission = from;
     }
     const QString keep = m_key->currentData().toString();
     m_key->blockSignals(true);

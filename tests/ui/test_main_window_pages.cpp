@@ -96,6 +96,7 @@ int64_t writeRun(RunStore& store, const std::string& name, const nlohmann::json&
     r.model = FTS_SOURCE_DIR "/resources/quickstart/model";
     r.dataset = FTS_SOURCE_DIR "/resources/quickstart/sample_stories.jsonl";
     r.totalSteps = 200;
+    r.createdAt = t0;
     const int64_t id = store.createRun(r);
     store.markStarted(id, 0, t0);
     std::vector<MetricPoint> points;
@@ -259,6 +260,61 @@ private slots:
         }
         QVERIFY(charts >= 2);  // the loss chart and the open tab's
         saveScreenshot(&w, QStringLiteral("run_1024x600"));
+    }
+
+    // No text sets the window wider than a 1024-pixel screen: a stopped-and-resumed run's "took … of training, over
+    // … (stopped and resumed)", a long run name and a banner with a long path, in English and in Chinese, leave the
+    // window's minimum within 1024x640 and a 1024x640 window at that size (long facts are elided, whole in their
+    // tooltips); a banner about one run goes when another run's page opens.
+    void longTextsKeepTheWindowOnScreen() {
+        QTemporaryDir dir;
+        const StudioOptions o = pageOptions(dir);
+        int64_t resumed = 0, other = 0;
+        {
+            RunStore store(o.storePath.toStdString());
+            other = writeRun(store, "another-run", quickStart(), 0.003, 1.7e9);
+            resumed = writeRun(store, "a resumed run whose name is long: lr=0.0003 r=16 alpha=32 seed=1234 warmup=100",
+                               quickStart(), 0.003, 1.7e9 + 86400 * 3);
+            // stopped, resumed two days later for its last ten minutes: 3h05m of training over two days
+            store.markStarted(resumed, 0, 1.7e9 + 86400 * 5 - 600);
+            store.finishRun(resumed, RunStatus::Completed, 1.7e9 + 86400 * 5, R"({"loss": 2.0, "elapsed_s": 11100})",
+                            "");
+        }
+        for (const QString lang : {QStringLiteral("en"), QStringLiteral("zh_CN")}) {
+            installStudioTranslations(lang);
+            MainWindow w(o);
+            w.resize(1024, 640);
+            w.show();
+            QVERIFY(QTest::qWaitForWindowExposed(&w));
+            QTRY_COMPARE_WITH_TIMEOUT(w.runsModel()->rowCount(), 2, 10000);
+            w.selectRun(resumed);
+            QTRY_COMPARE(w.currentPage(), MainWindow::Page::Run);
+            QCoreApplication::processEvents();
+            // "took 3 h 5 min of training, over 48 h 0 min (stopped and resumed)"
+            QTRY_VERIFY2(w.runView()->etaText().contains(QStringLiteral("48")), qPrintable(w.runView()->etaText()));
+            w.showMessage(QStringLiteral("Could not write /home/someone/.local/share/finetune-studio/configs/"
+                                         "quickstart-queued-20261128-101010-123.hostfile-with-a-long-name.json"),
+                          true, resumed);
+            QCoreApplication::processEvents();
+            const QSize minimum = w.minimumSizeHint().expandedTo(w.minimumSize());
+            QString wide;
+            for (QWidget* c : w.findChildren<QWidget*>())
+                if (c->isVisibleTo(&w) && c->minimumSizeHint().width() > 500)
+                    wide += QStringLiteral(" [%1 %2 %3]")
+                                .arg(c->metaObject()->className(), c->objectName())
+                                .arg(c->minimumSizeHint().width());
+            QVERIFY2(minimum.width() <= 1024 && minimum.height() <= 640,
+                     qPrintable(QStringLiteral("%1: minimum %2x%3;%4")
+                                    .arg(lang)
+                                    .arg(minimum.width())
+                                    .arg(minimum.height())
+                                    .arg(wide)));
+            QTRY_COMPARE(w.size(), QSize(1024, 640));
+            saveScreenshot(&w, QStringLiteral("resumed_run_%1_1024x640").arg(lang));
+            w.selectRun(other);  // another run's page: the first run's banner goes
+            QVERIFY(w.lastMessage().isEmpty());
+        }
+        installStudioTranslations(QStringLiteral("en"));
     }
 
     // The probe's "Use this variant": only deepspeed.zero_optimization's stage and offload keys change (the diff is

@@ -13,11 +13,19 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
+#include <fcntl.h>
+#include <sys/file.h>
+#include <unistd.h>
+
 #include <fstream>
 
 #include <nlohmann/json.hpp>
 
+#include "core/store/run_queue.h"
+#include "core/store/run_store.h"
 #include "core/util/atomic_file.h"
+#include "ui/config_form.h"
+#include "ui/run_compare.h"
 #include "ui/compare_view.h"
 #include "ui/config_editor.h"
 #include "ui/main_window.h"
@@ -156,6 +164,129 @@ private slots:
         QVERIFY(view.sweepTabShown());
         view.setSweeps({json(), json()});
         QVERIFY(!view.sweepTabShown());
+    }
+
+    // A sweep is one submission: the same sweep file queued twice is two sweeps, so "Compare this sweep" hands over
+    // the selected submission's runs only, and the Sweep tab takes runs of two submissions as no one sweep.
+    void sweepQueuedTwiceIsTwoSweeps() {
+        QTemporaryDir tmp;
+        const fs::path dir = tmp.path().toStdString();
+        const QString store = QString::fromStdString((dir / "runs.sqlite").string());
+        const json sweep = {
+            {"sweep", {{"name", "clip"}, {"parameters", {{"deepspeed.gradient_clipping", {0.5, 1.0}}}}}}};
+        const fs::path config = writeConfig(dir, "twice", sweep);
+        QVERIFY(queueAdd(config, store));
+        QVERIFY(queueAdd(config, store));
+        {
+            fts::RunStore s(store.toStdString());
+            fts::RunQueue q(s);
+            int64_t run = 100;
+            for (const fts::QueueEntry& e : q.list()) q.setRun(e.id, run++);  // as if each had started
+        }
+        fts::QueuePage page(QStringLiteral(FTS_CLI_PATH), store);
+        page.show();
+        QTRY_COMPARE_WITH_TIMEOUT(page.table()->rowCount(), 4, 20000);
+        const int64_t first = page.entries()[0].at("submission").get<int64_t>();
+        page.table()->selectRow(0);
+        QVERIFY(page.compareButton()->isEnabled());
+        QSignalSpy compare(&page, &fts::QueuePage::compareRequested);
+        page.compareButton()->click();
+        QCOMPARE(compare.size(), 1);
+        const QList<qint64> runs = compare.at(0).at(0).value<QList<qint64>>();
+        QCOMPARE(runs.size(), 2);
+        for (const json& e : page.entries())
+            if (runs.contains(e.at("run_id").get<int64_t>())) QCOMPARE(e.at("submission").get<int64_t>(), first);
+        fts::SweepPlot plot;
+        const std::vector<fts::CompareRunData> two(2);
+        const json meta = {{"sweep", "clip"}, {"keys", {"deepspeed.gradient_clipping"}}, {"submission", first}};
+        json other = meta;
+        other["submission"] = first + 2;
+        QVERIFY(plot.setRuns(two, {meta, meta}));
+        QVERIFY(!plot.setRuns(two, {meta, other}));
+    }
+
+    // A config with a sweep block is queued, never started: Start is off, the form says why and offers Add to queue,
+    // and a start asked for anyway is refused before any folder is made. Its Add to queue queues the runs (a swept
+    // optimizer lr said to set the scheduler's peak too); a swept key the config overrides is refused by name.
+    void sweepConfigIsQueuedNotStarted() {
+        QTemporaryDir tmp;
+        const fs::path dir = tmp.path().toStdString();
+        fts::StudioOptions o;
+        o.storePath = tmp.filePath(QStringLiteral("runs.sqlite"));
+        o.resourcesDir = QStringLiteral(FTS_SOURCE_DIR "/resources");
+        o.dataDir = tmp.filePath(QStringLiteral("data"));
+        o.cliPath = QStringLiteral(FTS_CLI_PATH);
+        fts::MainWindow w(o);
+        w.resize(1024, 640);
+        w.show();
+        QVERIFY(w.newRunFromQuickStart());
+        // both lr keys swept apart: the optimizer's lr would do nothing
+        json cfg =
+            json::parse(fts::readFile(writeConfig(dir, "apart",
+                                                  {{"sweep",
+                                                    {{"parameters",
+                                                      {{"deepspeed.optimizer.params.lr", {0.001, 0.003}},
+                                                       {"deepspeed.scheduler.params.warmup_max_lr", {0.002}}}}}}})));
+        w.configEditor()->textEdit()->setPlainText(QString::fromStdString(cfg.dump(2)));
+        QTRY_VERIFY(w.configEditor()->isValidated());
+        QTRY_VERIFY(w.configForm()->hasSweep());
+        QVERIFY(w.configForm()->sweepNotice()->isVisible());
+        QVERIFY(!w.startAction()->isEnabled());
+        QVERIFY(!w.findChild<QPushButton*>(QStringLiteral("startButton"))->isEnabled());
+        QString error;
+        QVERIFY(!w.startRun(&error));
+        QVERIFY2(error.contains(QStringLiteral("sweep")), qPrintable(error));
+        QVERIFY(!fs::exists(dir / "apart-out"));
+        w.findChild<QPushButton*>(QStringLiteral("formSweepQueue"))->click();
+        QTRY_VERIFY_WITH_TIMEOUT(w.lastMessage().startsWith(fts::MainWindow::tr("Not queued: %1").arg(QString())),
+                                 30000);
+        QVERIFY2(w.lastMessage().contains(QStringLiteral("deepspeed.optimizer.params.lr")),
+                 qPrintable(w.lastMessage()));
+        // the optimizer's lr alone: queued, each run's peak set with it, said
+        cfg = json::parse(fts::readFile(writeConfig(
+            dir, "lr", {{"sweep", {{"parameters", {{"deepspeed.optimizer.params.lr", {0.001, 0.003}}}}}}})));
+        w.configEditor()->textEdit()->setPlainText(QString::fromStdString(cfg.dump(2)));
+        QTRY_VERIFY(w.configEditor()->isValidated());
+        QVERIFY(w.addConfigToQueue());
+        QTRY_VERIFY_WITH_TIMEOUT(w.lastMessage().contains(QStringLiteral("deepspeed.scheduler.params.warmup_max_lr")),
+                                 30000);
+        QTRY_COMPARE_WITH_TIMEOUT(int(w.queuePage()->entries().size()), 2, 30000);
+        w.configEditor()->setModified(false);
+    }
+
+    // A runner the Queue page listed a moment ago may have left by the time a config is added (the queue was empty):
+    // Add to queue starts one regardless, and the entry runs.
+    void addStartsARunnerWhenTheListedOneLeft() {
+        QTemporaryDir tmp;
+        fts::StudioOptions o;
+        o.storePath = tmp.filePath(QStringLiteral("runs.sqlite"));
+        o.resourcesDir = QStringLiteral(FTS_SOURCE_DIR "/resources");
+        o.dataDir = tmp.filePath(QStringLiteral("data"));
+        o.cliPath = QStringLiteral(FTS_CLI_PATH);
+        fts::MainWindow w(o);
+        w.show();
+        // a runner holds the queue (this process takes its lock, as a runner does) and the page lists it
+        const std::string lockPath = o.storePath.toStdString() + ".queue-runner.lock";
+        { fts::RunStore create(o.storePath.toStdString()); }
+        const int fd = ::open(lockPath.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+        QVERIFY(fd >= 0 && ::flock(fd, LOCK_EX | LOCK_NB) == 0);
+        const std::string pid = std::to_string(::getpid());
+        QVERIFY(::write(fd, pid.data(), pid.size()) == ssize_t(pid.size()));
+        w.showQueuePage();
+        QTRY_VERIFY_WITH_TIMEOUT(w.queuePage()->hasRunner(), 20000);
+        ::close(fd);  // ... and leaves, the queue being empty
+        QVERIFY(w.newRunFromQuickStart());
+        const json cfg = json::parse(fts::readFile(writeConfig(tmp.path().toStdString(), "after")));
+        w.configEditor()->textEdit()->setPlainText(QString::fromStdString(cfg.dump(2)));
+        QTRY_VERIFY(w.configEditor()->isValidated());
+        QVERIFY(w.addConfigToQueue());
+        QTRY_VERIFY_WITH_TIMEOUT(rowNamed(*w.queuePage(), QStringLiteral("after")) >= 0, 30000);
+        QTRY_COMPARE_WITH_TIMEOUT(stateOf(*w.queuePage(), QStringLiteral("after")), fts::QueuePage::tr("done"), 120000);
+        QVERIFY(!w.queuePage()
+                     ->findChild<QLabel*>(QStringLiteral("queueStatus"))
+                     ->text()
+                     .contains(QStringLiteral("process")));
+        w.configEditor()->setModified(false);
     }
 
     void mainWindowQueuesTheEditorsConfig() {
