@@ -2,6 +2,27 @@
 <!DOCTYPE TS>
 <TS version="2.1" language="en_US">
 <context>
+    <name>QAbstractFileIconProvider</name>
+    <message>
+        <source>Folder</source>
+        <comment>All other platforms</comment>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Shortcut</source>
+        <comment>All other platforms</comment>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Unknown</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Drive</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
     <name>fts::ChatEngine</name>
     <message>
         <source>fts chat ended (exit code %1)</source>
@@ -1703,6 +1724,14 @@
         <source>The field of the dispreferred completion (default: rejected)</source>
         <translation type="unfinished"></translation>
     </message>
+    <message>
+        <source>This config has a sweep block: it is a set of runs, one per combination of the swept values, and they go to the queue rather than start here. Start is off while the block is there.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Add to queue</source>
+        <translation type="unfinished"></translation>
+    </message>
 </context>
 <context>
     <name>fts::ConfigValidatorWorker</name>
@@ -2156,6 +2185,10 @@
     </message>
     <message>
         <source>The export failed: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1, %2; tensors: %3</source>
         <translation type="unfinished"></translation>
     </message>
 </context>
@@ -2775,6 +2808,93 @@
     </message>
 </context>
 <context>
+    <name>fts::LogLineText</name>
+    <message>
+        <source>host %1 (%2): node started, pid %3</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>worker rank %1 of %2 started on %3 (pid %4)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>rank %1 model states, ZeRO stage %2, %3 parameters:</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>training on %1: %2 parameters, %3 train / %4 eval sequences, steps %5 → %6</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>checkpoint at step %1: %2</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>first step %1 s after the start</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>resumed from %1 at step %2</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>stop requested: saving a checkpoint at step %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>stop requested before the ranks started: nothing to checkpoint</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>step %1: fp16 gradients overflowed, step skipped; loss scale %2 → %3</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>rendezvous store on %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1float32%2total</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1parameters%2</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1gradients%2</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1optimizer%2</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1on device%2</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>info</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>warning</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>error</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>supervisor</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>rank %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
     <name>fts::MainWindow</name>
     <message>
         <source>Finetune Studio</source>
@@ -3293,6 +3413,22 @@
     </message>
     <message>
         <source>Queued. It starts when its devices are free.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>A config with a sweep block is a set of runs: Add to queue queues them</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Sweeping %1 also sets %2 in each run: the scheduler sets the learning rate from it every step.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>the sweep&apos;s key %1 does nothing in this config (another key overrides it), so its runs would train alike. Details: %2</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>This config has a sweep block: its runs are queued, not started. Use Add to queue.</source>
         <translation type="unfinished"></translation>
     </message>
 </context>
@@ -3893,10 +4029,6 @@
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>Queue runner started (process %1); its log: %2</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
         <source>needs %1 GPU(s); this machine has %2</source>
         <translation type="unfinished"></translation>
     </message>
@@ -3918,6 +4050,10 @@
     </message>
     <message>
         <source>not started: %1 reached the sweep&apos;s target (%2 %3, target %4)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Queue runner asked to start; its log: %1</source>
         <translation type="unfinished"></translation>
     </message>
 </context>
@@ -4472,14 +4608,6 @@
     </message>
     <message>
         <source>Stop requested: the run checkpoints, then stops.</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>supervisor</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>rank %1</source>
         <translation type="unfinished"></translation>
     </message>
 </context>

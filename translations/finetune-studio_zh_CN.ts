@@ -2,6 +2,27 @@
 <!DOCTYPE TS>
 <TS version="2.1" language="zh_CN">
 <context>
+    <name>QAbstractFileIconProvider</name>
+    <message>
+        <source>Folder</source>
+        <comment>All other platforms</comment>
+        <translation>文件夹</translation>
+    </message>
+    <message>
+        <source>Shortcut</source>
+        <comment>All other platforms</comment>
+        <translation>快捷方式</translation>
+    </message>
+    <message>
+        <source>Unknown</source>
+        <translation>未知</translation>
+    </message>
+    <message>
+        <source>Drive</source>
+        <translation>驱动器</translation>
+    </message>
+</context>
+<context>
     <name>fts::ChatEngine</name>
     <message>
         <source>fts chat ended (exit code %1)</source>
@@ -1697,6 +1718,14 @@
         <source>The field of the dispreferred completion (default: rejected)</source>
         <translation>被拒绝回复所在的字段（默认：rejected）</translation>
     </message>
+    <message>
+        <source>This config has a sweep block: it is a set of runs, one per combination of the swept values, and they go to the queue rather than start here. Start is off while the block is there.</source>
+        <translation>此配置含有 sweep 块：它是一组运行，每种扫描取值组合一个，这些运行进入队列，而不是在这里启动。有该块时“开始”不可用。</translation>
+    </message>
+    <message>
+        <source>Add to queue</source>
+        <translation>加入队列</translation>
+    </message>
 </context>
 <context>
     <name>fts::ConfigValidatorWorker</name>
@@ -2147,6 +2176,10 @@
     <message>
         <source>The export failed: %1</source>
         <translation>导出失败：%1</translation>
+    </message>
+    <message>
+        <source>%1, %2; tensors: %3</source>
+        <translation>%1，%2；张量：%3</translation>
     </message>
 </context>
 <context>
@@ -2762,6 +2795,93 @@
     </message>
 </context>
 <context>
+    <name>fts::LogLineText</name>
+    <message>
+        <source>host %1 (%2): node started, pid %3</source>
+        <translation>主机 %1（%2）：节点已启动，进程号 %3</translation>
+    </message>
+    <message>
+        <source>worker rank %1 of %2 started on %3 (pid %4)</source>
+        <translation>工作进程 rank %1（共 %2 个）已在 %3 上启动（进程号 %4）</translation>
+    </message>
+    <message>
+        <source>rank %1 model states, ZeRO stage %2, %3 parameters:</source>
+        <translation>rank %1 的模型状态，ZeRO 阶段 %2，%3 参数：</translation>
+    </message>
+    <message>
+        <source>training on %1: %2 parameters, %3 train / %4 eval sequences, steps %5 → %6</source>
+        <translation>在 %1 上训练：%2 个参数，%3 条训练 / %4 条评估序列，步数 %5 → %6</translation>
+    </message>
+    <message>
+        <source>checkpoint at step %1: %2</source>
+        <translation>第 %1 步的检查点：%2</translation>
+    </message>
+    <message>
+        <source>first step %1 s after the start</source>
+        <translation>启动后 %1 秒完成第一步</translation>
+    </message>
+    <message>
+        <source>resumed from %1 at step %2</source>
+        <translation>已从 %1 恢复，位于第 %2 步</translation>
+    </message>
+    <message>
+        <source>stop requested: saving a checkpoint at step %1</source>
+        <translation>已请求停止：在第 %1 步保存检查点</translation>
+    </message>
+    <message>
+        <source>stop requested before the ranks started: nothing to checkpoint</source>
+        <translation>在各 rank 启动前已请求停止：没有可保存的检查点</translation>
+    </message>
+    <message>
+        <source>step %1: fp16 gradients overflowed, step skipped; loss scale %2 → %3</source>
+        <translation>第 %1 步：fp16 梯度溢出，跳过此步；损失缩放 %2 → %3</translation>
+    </message>
+    <message>
+        <source>rendezvous store on %1</source>
+        <translation>汇合存储位于 %1</translation>
+    </message>
+    <message>
+        <source>%1float32%2total</source>
+        <translation>%1float32%2 合计</translation>
+    </message>
+    <message>
+        <source>%1parameters%2</source>
+        <translation>%1参数      %2</translation>
+    </message>
+    <message>
+        <source>%1gradients%2</source>
+        <translation>%1梯度     %2</translation>
+    </message>
+    <message>
+        <source>%1optimizer%2</source>
+        <translation>%1优化器   %2</translation>
+    </message>
+    <message>
+        <source>%1on device%2</source>
+        <translation>%1设备上   %2</translation>
+    </message>
+    <message>
+        <source>info</source>
+        <translation>信息</translation>
+    </message>
+    <message>
+        <source>warning</source>
+        <translation>警告</translation>
+    </message>
+    <message>
+        <source>error</source>
+        <translation>错误</translation>
+    </message>
+    <message>
+        <source>supervisor</source>
+        <translation>监管进程</translation>
+    </message>
+    <message>
+        <source>rank %1</source>
+        <translation>rank %1</translation>
+    </message>
+</context>
+<context>
     <name>fts::MainWindow</name>
     <message>
         <source>Finetune Studio</source>
@@ -3167,7 +3287,7 @@
     </message>
     <message>
         <source>&lt;h2&gt;Finetune Studio&lt;/h2&gt;&lt;p&gt;Fine-tune a language model on this machine or on your GPU servers. Start with the quick-start (a tiny model that trains in a minute on a CPU), pick a Hugging Face model folder, or open a DeepSpeed or Trainer config you already have.&lt;/p&gt;&lt;p&gt;Runs you start appear on the left; select one to see its charts.&lt;/p&gt;</source>
-        <translation>&lt;h2&gt;Finetune Studio&lt;/h2&gt;&lt;p&gt;在本机或你的 GPU 服务器上微调语言模型。可以从快速上手开始（一个在 CPU 上一分钟就能训练完的小模型），选择一个 Hugging Face 模型文件夹，或打开你已有的 DeepSpeed 或 Trainer 配置。&lt;/p&gt;&lt;p&gt;启动的运行会出现在左侧；选中一个即可查看其图表。&lt;/p&gt;</translation>
+        <translation>&lt;h2&gt;Finetune Studio&lt;/h2&gt;&lt;p&gt;在本机或你的 GPU 服务器上微调语言模型。可以从快速入门开始（一个在 CPU 上一分钟就能训练完的小模型），选择一个 Hugging Face 模型文件夹，或打开你已有的 DeepSpeed 或 Trainer 配置。&lt;/p&gt;&lt;p&gt;启动的运行会出现在左侧；选中一个即可查看其图表。&lt;/p&gt;</translation>
     </message>
     <message>
         <source>&lt;p&gt;&lt;a href=&quot;%1&quot;&gt;Documentation&lt;/a&gt; (configs, data formats, ZeRO and offload, several hosts)&lt;/p&gt;</source>
@@ -3175,7 +3295,7 @@
     </message>
     <message>
         <source>Try the quick-start</source>
-        <translation>试试快速上手</translation>
+        <translation>试试快速入门</translation>
     </message>
     <message>
         <source>New run with a model folder…</source>
@@ -3280,6 +3400,22 @@
     <message>
         <source>Queued. It starts when its devices are free.</source>
         <translation>已加入队列。设备空闲时开始。</translation>
+    </message>
+    <message>
+        <source>A config with a sweep block is a set of runs: Add to queue queues them</source>
+        <translation>含 sweep 块的配置是一组运行：用“加入队列”将它们加入队列</translation>
+    </message>
+    <message>
+        <source>Sweeping %1 also sets %2 in each run: the scheduler sets the learning rate from it every step.</source>
+        <translation>扫描 %1 时每个运行也会设置 %2：调度器每一步都按它设置学习率。</translation>
+    </message>
+    <message>
+        <source>the sweep&apos;s key %1 does nothing in this config (another key overrides it), so its runs would train alike. Details: %2</source>
+        <translation>扫描的键 %1 在此配置中不起作用（被另一个键覆盖），各运行会训练得一模一样。详情：%2</translation>
+    </message>
+    <message>
+        <source>This config has a sweep block: its runs are queued, not started. Use Add to queue.</source>
+        <translation>此配置含有 sweep 块：它的运行是加入队列，而不是直接启动。请使用“加入队列”。</translation>
     </message>
 </context>
 <context>
@@ -3420,7 +3556,7 @@
     </message>
     <message>
         <source>whole logits</source>
-        <translation>完整 logits</translation>
+        <translation>整体输出层（不分块）</translation>
     </message>
     <message>
         <source>Fit to my hardware</source>
@@ -3877,10 +4013,6 @@
         <translation>无法启动队列执行器（%1）。</translation>
     </message>
     <message>
-        <source>Queue runner started (process %1); its log: %2</source>
-        <translation>队列执行器已启动（进程 %1）；日志：%2</translation>
-    </message>
-    <message>
         <source>needs %1 GPU(s); this machine has %2</source>
         <translation>需要 %1 块 GPU；本机有 %2 块</translation>
     </message>
@@ -3903,6 +4035,10 @@
     <message>
         <source>not started: %1 reached the sweep&apos;s target (%2 %3, target %4)</source>
         <translation>未启动：%1 已达到扫参的目标（%2 %3，目标 %4）</translation>
+    </message>
+    <message>
+        <source>Queue runner asked to start; its log: %1</source>
+        <translation>已请求启动队列运行器；其日志：%1</translation>
     </message>
 </context>
 <context>
@@ -4457,14 +4593,6 @@
     <message>
         <source>Stop requested: the run checkpoints, then stops.</source>
         <translation>已请求停止：运行将保存检查点后停止。</translation>
-    </message>
-    <message>
-        <source>supervisor</source>
-        <translation>监管进程</translation>
-    </message>
-    <message>
-        <source>rank %1</source>
-        <translation>rank %1</translation>
     </message>
 </context>
 <context>

@@ -23,6 +23,9 @@ QString installStudioTranslations(const QString& language) {
             delete old->data();
         }
     }
+    // Qt's own texts that follow the locale rather than a catalogue (the file dialog's dates and sizes, the MIME
+    // types' names such as "JSON Document") come from the default locale: it follows the studio's language.
+    QLocale::setDefault(locale);
     auto* qt = new QTranslator(app);
     if (qt->load(locale, QStringLiteral("qtbase"), QStringLiteral("_"),
                  QLibraryInfo::path(QLibraryInfo::TranslationsPath))) {

@@ -1,5 +1,6 @@
 // The Chat page; see chat_page.h.
 #include "ui/chat_page.h"
+#include "ui/file_dialogs.h"
 
 #include <QCheckBox>
 #include <QDoubleSpinBox>
@@ -240,7 +241,7 @@ void ChatPage::updateButtons() {
 }
 
 void ChatPage::browse(int side) {
-    const QString dir = QFileDialog::getExistingDirectory(this, tr("Model folder"), m_model[side]->text());
+    const QString dir = existingDirectory(this, tr("Model folder"), m_model[side]->text());
     if (!dir.isEmpty()) m_model[side]->setText(dir);
 }
 

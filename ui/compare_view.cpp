@@ -1,5 +1,6 @@
 // CompareView: controls, chart, tables and the worker-thread load (see compare_view.h).
 #include "ui/compare_view.h"
+#include "ui/file_dialogs.h"
 #include "ui/sweep_plot.h"
 
 #include <map>
@@ -167,20 +168,20 @@ CompareView::CompareView(QWidget* parent) : QWidget(parent) {
     connect(m_logScale, &QCheckBox::toggled, this, redraw);
     connect(m_diffOnly, &QCheckBox::toggled, this, [this] { rebuildDiff(); });
     connect(m_exportPng, &QAction::triggered, this, [this] {
-        const QString path = QFileDialog::getSaveFileName(this, tr("Export chart"), QStringLiteral("compare.png"),
-                                                          tr("PNG images (*.png)"));
+        const QString path =
+            saveFileName(this, tr("Export chart"), QStringLiteral("compare.png"), tr("PNG images (*.png)"));
         QString why;
         if (!path.isEmpty() && !exportPng(path, &why)) m_header->setText(why);
     });
     connect(m_exportPdf, &QAction::triggered, this, [this] {
-        const QString path = QFileDialog::getSaveFileName(this, tr("Export chart"), QStringLiteral("compare.pdf"),
-                                                          tr("PDF files (*.pdf)"));
+        const QString path =
+            saveFileName(this, tr("Export chart"), QStringLiteral("compare.pdf"), tr("PDF files (*.pdf)"));
         QString why;
         if (!path.isEmpty() && !exportPdf(path, &why)) m_header->setText(why);
     });
     connect(m_exportCsv, &QAction::triggered, this, [this] {
-        const QString path = QFileDialog::getSaveFileName(this, tr("Export data"), QStringLiteral("compare.csv"),
-                                                          tr("CSV files (*.csv)"));
+        const QString path =
+            saveFileName(this, tr("Export data"), QStringLiteral("compare.csv"), tr("CSV files (*.csv)"));
         QString why;
         if (!path.isEmpty() && !exportCsv(path, &why)) m_header->setText(why);
     });

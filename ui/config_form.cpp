@@ -1,5 +1,6 @@
 // ConfigForm (see config_form.h): widgets from the field table, JSON <-> form sync, inline core issues.
 #include "ui/config_form.h"
+#include "ui/file_dialogs.h"
 #include "ui/json_text_edit.h"
 #include "ui/issue_text.h"
 
@@ -623,8 +624,8 @@ void ConfigForm::browse(const QString& key) {
     QString start = it->edit->text();
     if (start.isEmpty() || QDir::isRelativePath(start)) start = QDir(m_editor->baseDir()).absoluteFilePath(start);
     const QString label = trField(it->field->label);
-    const QString path = it->field->kind == FieldKind::DirPath ? QFileDialog::getExistingDirectory(this, label, start)
-                                                               : QFileDialog::getOpenFileName(this, label, start);
+    const QString path = it->field->kind == FieldKind::DirPath ? existingDirectory(this, label, start)
+                                                               : openFileName(this, label, start);
     if (!path.isEmpty()) setFieldText(key, path);
 }
 

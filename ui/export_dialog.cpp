@@ -1,6 +1,10 @@
 // The export dialog (see export_dialog.h): `fts export` in a QProcess; its stderr lines ("gguf: 42% (...)",
 // "warning: ...", "error: ...") as progress, its stdout ("exported ... to FILE (...)") as the result.
 #include "ui/export_dialog.h"
+#include "ui/file_dialogs.h"
+
+#include <QScreen>
+#include <algorithm>
 #include "ui/cli_process.h"
 
 #include <QCheckBox>
@@ -101,7 +105,7 @@ ExportDialog::ExportDialog(const QString& cliPath, const QString& source, const 
     m_destination->setToolTip(tr("The folder the file (and the Modelfile) is written to"));
     auto* browse = new QPushButton(tr("Browse…"), this);
     connect(browse, &QPushButton::clicked, this, [this] {
-        const QString dir = QFileDialog::getExistingDirectory(this, tr("Export to"), m_destination->text());
+        const QString dir = existingDirectory(this, tr("Export to"), m_destination->text());
         if (!dir.isEmpty()) m_destination->setText(dir);
     });
     destRow->addWidget(m_destination, 1);
@@ -257,7 +261,14 @@ void ExportDialog::finish(int code, bool crashed) {
         const QRegularExpressionMatch m = exported.match(out);
         const QString file = m.hasMatch() ? m.captured(1) : m_destination->text();
         QString text = tr("Written: %1").arg(QDir::toNativeSeparators(file));
-        if (m.hasMatch() && !m.captured(2).isEmpty()) text += QStringLiteral("\n(%1)").arg(m.captured(2));
+        if (m.hasMatch() && !m.captured(2).isEmpty()) {
+            // "(q4_k_m, 1.2 GiB; tensors: 169 q4_K, 57 f32)": the words in the studio's language
+            static const QRegularExpression detail(QStringLiteral("^(\\S+), (.+); tensors: (.*)$"));
+            const QRegularExpressionMatch d = detail.match(m.captured(2));
+            text += QStringLiteral("\n(%1)").arg(
+                d.hasMatch() ? tr("%1, %2; tensors: %3").arg(d.captured(1), d.captured(2), d.captured(3))
+                             : m.captured(2));
+        }
         if (out.contains(QLatin1String("Ollama: ollama create"))) {
             const QString dir = QFileInfo(file).absolutePath();
             const QString name = ollamaName(m_runName);
@@ -269,6 +280,12 @@ void ExportDialog::finish(int code, bool crashed) {
                     QStringLiteral("\n- ") + m_warnings.join(QStringLiteral("\n- "));
         m_result->setPlainText(text);
         m_result->setVisible(true);
+        // the result must not squeeze the rows above it (the quantization hint's lines): the dialog grows to what
+        // its layout needs at its width, within the screen
+        layout()->activate();
+        int need = layout()->hasHeightForWidth() ? layout()->totalHeightForWidth(width()) : sizeHint().height();
+        if (const QScreen* sc = screen()) need = std::min(need, sc->availableGeometry().height() - 40);
+        if (need > height()) resize(width(), need);
         m_status->setText(tr("Done."));
         emit finishedExport(true);
         return;

@@ -41,6 +41,7 @@ public:
     QProgressBar* progressBar() const { return m_progress; }
     QLabel* statusLabel() const { return m_status; }
     QPlainTextEdit* resultText() const { return m_result; }
+    QLabel* quantHint() const { return m_quantHint; }
     QPushButton* exportButton() const { return m_export; }
     QPushButton* cancelButton() const { return m_cancel; }
 

@@ -2,6 +2,7 @@
 // in main_window_editor.cpp, starting, resuming and stopping runs in main_window_run_control.cpp, the runs list
 // and its dialogs in main_window_runs.cpp.
 #include "ui/main_window.h"
+#include "ui/file_dialogs.h"
 
 #include <sys/types.h>
 
@@ -206,7 +207,7 @@ void MainWindow::buildUi() {
     });
     connect(modelButton, &QPushButton::clicked, this, [this] {
         if (!maySetEditorAside()) return;
-        const QString folder = QFileDialog::getExistingDirectory(this, tr("Open a model folder"), QDir::homePath());
+        const QString folder = existingDirectory(this, tr("Open a model folder"), QDir::homePath());
         if (!folder.isEmpty()) newRunForModel(folder);
     });
     connect(openButton, &QPushButton::clicked, this, &MainWindow::openConfigDialog);

@@ -1,6 +1,7 @@
 // MainWindow, the new-run editor: the quick-start, a model folder, opening and saving configs, the pickers, and
 // the questions asked before the editor's text is replaced or a run that will not fit is started.
 #include "ui/main_window.h"
+#include "ui/file_dialogs.h"
 
 #include <sys/types.h>
 
@@ -198,7 +199,7 @@ bool MainWindow::saveAs() {
     const QString start = m_isQuickStart || m_configPath.isEmpty()
                               ? QDir(m_options.dataDir).absoluteFilePath(QStringLiteral("configs/my-run.json"))
                               : m_configPath;
-    const QString path = QFileDialog::getSaveFileName(this, tr("Save config"), start, tr("JSON configs (*.json)"));
+    const QString path = saveFileName(this, tr("Save config"), start, tr("JSON configs (*.json)"));
     if (path.isEmpty()) return false;
     QDir().mkpath(QFileInfo(path).absolutePath());
     return saveConfigTo(path);
@@ -207,8 +208,7 @@ bool MainWindow::saveAs() {
 void MainWindow::openConfigDialog() {
     if (!maySetEditorAside()) return;
     const QString start = m_configPath.isEmpty() ? QDir::homePath() : QFileInfo(m_configPath).absolutePath();
-    const QString path =
-        QFileDialog::getOpenFileName(this, tr("Open config"), start, tr("JSON configs (*.json);;All files (*)"));
+    const QString path = openFileName(this, tr("Open config"), start, tr("JSON configs (*.json);;All files (*)"));
     if (!path.isEmpty()) loadConfigFile(path);
 }
 

@@ -1,5 +1,6 @@
 // ModelPicker (see model_picker.h).
 #include "ui/model_picker.h"
+#include "ui/file_dialogs.h"
 
 #include <QDialogButtonBox>
 #include <QDir>
@@ -119,7 +120,7 @@ void ModelPicker::showModels(const QVector<ModelInfo>& models) {
 }
 
 void ModelPicker::addFolder() {
-    const QString dir = QFileDialog::getExistingDirectory(this, tr("Model folder"), QDir::homePath());
+    const QString dir = existingDirectory(this, tr("Model folder"), QDir::homePath());
     if (dir.isEmpty() || m_roots.contains(dir)) return;
     m_roots << dir;
     rescan();

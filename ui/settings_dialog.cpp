@@ -1,5 +1,6 @@
 // SettingsDialog (see settings_dialog.h).
 #include "ui/settings_dialog.h"
+#include "ui/file_dialogs.h"
 
 #include "ui/doctor_panel.h"
 
@@ -36,9 +37,8 @@ SettingsDialog::SettingsDialog(const QStringList& defaultModelFolders, QWidget* 
     auto* browse = new QToolButton(this);
     browse->setText(QStringLiteral("…"));
     connect(browse, &QToolButton::clicked, this, [this] {
-        const QString f =
-            QFileDialog::getSaveFileName(this, tr("Run store"), m_store->text(), tr("SQLite files (*.sqlite)"), nullptr,
-                                         QFileDialog::DontConfirmOverwrite);
+        const QString f = saveFileName(this, tr("Run store"), m_store->text(), tr("SQLite files (*.sqlite)"),
+                                       QFileDialog::DontConfirmOverwrite);
         if (!f.isEmpty()) m_store->setText(f);
     });
     auto* storeRow = new QHBoxLayout;
@@ -64,7 +64,7 @@ SettingsDialog::SettingsDialog(const QStringList& defaultModelFolders, QWidget* 
     auto* add = new QPushButton(tr("Add…"), this);
     auto* remove = new QPushButton(tr("Remove"), this);
     connect(add, &QPushButton::clicked, this, [this] {
-        const QString d = QFileDialog::getExistingDirectory(this, tr("Model folder"), QDir::homePath());
+        const QString d = existingDirectory(this, tr("Model folder"), QDir::homePath());
         if (!d.isEmpty()) m_folders->addItem(d);
     });
     connect(remove, &QPushButton::clicked, this, [this] { delete m_folders->currentItem(); });

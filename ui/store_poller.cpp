@@ -1,5 +1,6 @@
 // StorePoller: incremental, read-only polling of the run store on a worker thread (see store_poller.h).
 #include "ui/store_poller.h"
+#include "ui/log_line_text.h"
 
 #include "core/util/error.h"
 
@@ -220,9 +221,7 @@ void StorePoller::pollLogs() {
     for (const auto& l : lines) {
         const QString when =
             QDateTime::fromMSecsSinceEpoch(static_cast<qint64>(l.time * 1000.0)).toString(QStringLiteral("HH:mm:ss"));
-        const QString who = l.rank < 0 ? tr("supervisor") : tr("rank %1").arg(l.rank);
-        out << QStringLiteral("%1 %2 %3: %4")
-                   .arg(when, who, QString::fromStdString(l.level), QString::fromStdString(l.message));
+        out << logLineText(when, l.rank, QString::fromStdString(l.level), QString::fromStdString(l.message));
     }
     if (reset)
         emit runLogs(m_watchId, out);

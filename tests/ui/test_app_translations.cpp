@@ -7,6 +7,14 @@
 #include <QXmlStreamReader>
 
 #include "ui/app_translations.h"
+#include "ui/file_dialogs.h"
+#include <memory>
+#include <QAbstractProxyModel>
+#include "tests/ui/latin_words.h"
+#include <QDir>
+#include <QFileDialog>
+#include <QFileSystemModel>
+#include <QTemporaryDir>
 #include "core/config/message_templates.h"
 #include "ui/issue_text.h"
 #include "ui/collapsible_section.h"
@@ -82,6 +90,42 @@ private slots:
                      box.button(QDialogButtonBox::Discard)->text() != QStringLiteral("Discard"),
                  qPrintable(box.button(QDialogButtonBox::Ok)->text()));
         fts::installStudioTranslations(QStringLiteral("en"));
+    }
+
+    // Qt's file dialog (the one the studio opens where the desktop has none of its own) in Chinese: the type, size
+    // and date of a folder and a JSON file carry no English word (Qt's catalogue, and the locale for sizes, dates
+    // and the MIME types' names).
+    void zhFileDialogIsChinese() {
+        QVERIFY(fts::installStudioTranslations(QStringLiteral("zh_CN")).startsWith(QLatin1String("zh")));
+        QTemporaryDir dir;
+        QVERIFY(QDir(dir.path()).mkdir(QStringLiteral("runs")));
+        QFile json(dir.filePath(QStringLiteral("config.json")));
+        QVERIFY(json.open(QIODevice::WriteOnly) && json.write("{\"model\": {}}\n") > 0);
+        json.close();
+        std::unique_ptr<QFileDialog> dialog(
+            fts::newStudioFileDialog(nullptr, QStringLiteral("x"), dir.path(), QStringLiteral("JSON (*.json)")));
+        dialog->setOption(QFileDialog::DontUseNativeDialog);
+        dialog->setViewMode(QFileDialog::Detail);
+        auto* model = dialog->findChild<QFileSystemModel*>();
+        QVERIFY(model && dialog->proxyModel());
+        dialog->show();
+        QTRY_VERIFY(model->index(dir.filePath(QStringLiteral("config.json"))).isValid() &&
+                    model->rowCount(model->index(dir.path())) >= 2);
+        QStringList english;
+        for (const QString& name : {QStringLiteral("runs"), QStringLiteral("config.json")}) {
+            const QModelIndex at = dialog->proxyModel()->mapFromSource(model->index(dir.filePath(name)));
+            for (int col = 1; col < model->columnCount(); ++col) {
+                const QString text = dialog->proxyModel()->data(at.siblingAtColumn(col)).toString();
+                if (!fts::test::englishWords(text).isEmpty()) english << name + QStringLiteral(": ") + text;
+            }
+        }
+        for (int col = 0; col < model->columnCount(); ++col) {
+            const QString header = model->headerData(col, Qt::Horizontal).toString();
+            if (!fts::test::englishWords(header).isEmpty()) english << header;
+        }
+        dialog->close();
+        fts::installStudioTranslations(QStringLiteral("en"));
+        QVERIFY2(english.isEmpty(), qPrintable(english.join(QLatin1Char('\n'))));
     }
 
     // The core's config messages in the studio's language: known kinds from the catalogue, other messages as

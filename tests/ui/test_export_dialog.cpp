@@ -15,7 +15,9 @@
 
 #include <filesystem>
 
+#include "ui/app_translations.h"
 #include "ui/export_dialog.h"
+#include "tests/ui/latin_words.h"
 
 #include "tests/support/qtest_suites.h"  // QTEST_MAIN registers this suite in its area's program
 
@@ -51,6 +53,7 @@ private slots:
         QVERIFY2(args.contains(QString::fromStdString((out / "my-run-1-q8_0.gguf").string())),
                  qPrintable(args.join(' ')));
         QSignalSpy done(&d, &fts::ExportDialog::finishedExport);
+        d.show();
         d.start();
         QVERIFY(d.isRunning());
         QVERIFY(!d.exportButton()->isEnabled());
@@ -63,6 +66,21 @@ private slots:
         const QString result = d.resultText()->toPlainText();
         QVERIFY2(result.contains(QStringLiteral("my-run-1-q8_0.gguf")), qPrintable(result));
         QVERIFY2(result.contains(QStringLiteral("ollama create my-run-1 -f Modelfile")), qPrintable(result));
+        // the result does not squeeze the quantization hint above it: the hint keeps the height its lines need
+        QCoreApplication::processEvents();
+        const QLabel* hint = d.quantHint();
+        QVERIFY2(hint->height() >= hint->heightForWidth(hint->width()),
+                 qPrintable(QStringLiteral("%1 < %2").arg(hint->height()).arg(hint->heightForWidth(hint->width()))));
+        // in Chinese the result's words are too (the tensor types and paths stay as they are)
+        QVERIFY(fts::installStudioTranslations(QStringLiteral("zh_CN")).startsWith(QLatin1String("zh")));
+        d.destinationEdit()->setText(QString::fromStdString((out / "again").string()));
+        d.start();
+        QVERIFY(done.wait(120000));
+        const QStringList english =
+            fts::test::englishWords(d.resultText()->toPlainText().section(QLatin1Char('\n'), 0, 1));
+        fts::installStudioTranslations(QStringLiteral("en"));
+        QVERIFY2(english.isEmpty(),
+                 qPrintable(english.join(QLatin1Char(' ')) + QLatin1Char('\n') + d.resultText()->toPlainText()));
         QVERIFY(d.exportButton()->isEnabled());
         QVERIFY(!d.cancelButton()->isEnabled());
     }
