@@ -1732,6 +1732,14 @@
         <source>Add to queue</source>
         <translation type="unfinished"></translation>
     </message>
+    <message>
+        <source>&quot;auto&quot;: read from the data&apos;s first rows at run start</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&quot;auto&quot;: decided at run start</source>
+        <translation type="unfinished"></translation>
+    </message>
 </context>
 <context>
     <name>fts::ConfigValidatorWorker</name>
@@ -4054,6 +4062,14 @@
     </message>
     <message>
         <source>Queue runner asked to start; its log: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Back to the config</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The config in the editor, as you left it (queued entries keep copies of their own)</source>
         <translation type="unfinished"></translation>
     </message>
 </context>

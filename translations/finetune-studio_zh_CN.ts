@@ -1726,6 +1726,14 @@
         <source>Add to queue</source>
         <translation>加入队列</translation>
     </message>
+    <message>
+        <source>&quot;auto&quot;: read from the data&apos;s first rows at run start</source>
+        <translation>&quot;auto&quot;：运行开始时从数据的前几行读出</translation>
+    </message>
+    <message>
+        <source>&quot;auto&quot;: decided at run start</source>
+        <translation>&quot;auto&quot;：运行开始时决定</translation>
+    </message>
 </context>
 <context>
     <name>fts::ConfigValidatorWorker</name>
@@ -4039,6 +4047,14 @@
     <message>
         <source>Queue runner asked to start; its log: %1</source>
         <translation>已请求启动队列运行器；其日志：%1</translation>
+    </message>
+    <message>
+        <source>Back to the config</source>
+        <translation>回到配置</translation>
+    </message>
+    <message>
+        <source>The config in the editor, as you left it (queued entries keep copies of their own)</source>
+        <translation>编辑器中的配置，保持你离开时的样子（已排队的条目各自保存了副本）</translation>
     </message>
 </context>
 <context>

@@ -1,7 +1,10 @@
 // SeriesChart: QCustomPlot set-up shared by the run view's charts (see chart_widget.h).
 #include "ui/chart_widget.h"
 
+#include <algorithm>
+
 #include <QAbstractScrollArea>
+#include <QFontMetrics>
 #include <QApplication>
 #include <QEvent>
 #include <QMouseEvent>
@@ -25,6 +28,17 @@ SeriesChart::SeriesChart(const QString& title, const QString& xLabel, const QStr
     setNoAntialiasingOnDrag(true);
     setMinimumHeight(120);  // two charts and the log still fit a 640-pixel-high screen
     applyPalette();
+    connect(this, &QCustomPlot::beforeReplot, this, &SeriesChart::fitTickCount);
+}
+
+// As many value labels as the plot's height holds apart (a short chart's labels would overlap): one label per one
+// and a half lines of its font, 2 to 5 of them (QCustomPlot takes the count as a wish and rounds the step). Before each replot, so a ticker set since (the log scale's) gets it too.
+void SeriesChart::fitTickCount() {
+    const int plot = axisRect()->rect().height() > 0 ? axisRect()->rect().height() : height() - 70;
+    const int perLabel = 3 * QFontMetrics(yAxis->tickLabelFont()).height() / 2;
+    const bool log = yAxis->scaleType() == QCPAxis::stLogarithmic;  // its ticker adds ticks between the decades
+    const int count = std::clamp(plot / std::max(1, perLabel), log ? 1 : 2, 5);
+    if (yAxis->ticker()->tickCount() != count) yAxis->ticker()->setTickCount(count);
 }
 
 void SeriesChart::resizeEvent(QResizeEvent* event) {

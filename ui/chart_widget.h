@@ -55,6 +55,7 @@ public:
 private:
     void applyPalette();
     void placeLegend(bool inside);
+    void fitTickCount();
     bool m_legendInside = true;
     QCPLayoutGrid* m_legendColumn = nullptr;  // holds the legend while it is outside the plot
     bool m_zoomable = true;

@@ -458,7 +458,7 @@ void ConfigForm::applyIssues() {
             if (given && given->is_string() && given->get<std::string>() == "auto" && value) {
                 const bool atRunStart = value->is_string() && value->get<std::string>() == "auto";
                 row.error->setText(atRunStart
-                                       ? tr("\"auto\": decided at run start (bf16 where the device supports it)")
+                                       ? autoAtRunStartText(row.field->key)
                                        : tr("\"auto\" resolves to %1").arg(fieldTextFromJson(row.field->kind, *value)));
                 row.error->setStyleSheet(QLatin1String(kHintStyle));
                 row.error->show();
@@ -656,6 +656,16 @@ void ConfigForm::retranslate() {
         tr("Local processes to launch (fts train --nproc); the batch sizes are validated for this "
            "world size"));
     if (m_editor->isValidated()) applyIssues();
+}
+
+// What an "auto" the config leaves to the run's start becomes, said for the field it is in: the precision where the
+// device supports bf16, the data format from the data's first rows, anything else at the start.
+QString ConfigForm::autoAtRunStartText(const QString& key) {
+    if (key.contains(QLatin1String("bf16")) || key.contains(QLatin1String("bfloat16")) ||
+        key.contains(QLatin1String("fp16")))
+        return tr("\"auto\": decided at run start (bf16 where the device supports it)");
+    if (key == QLatin1String("data.format")) return tr("\"auto\": read from the data's first rows at run start");
+    return tr("\"auto\": decided at run start");
 }
 
 void ConfigForm::changeEvent(QEvent* event) {

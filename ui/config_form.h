@@ -38,6 +38,8 @@ public:
     QWidget* fieldWidget(const QString& key) const;
     SeriesChart* lrSchedulePreview() const { return m_lrChart; }
     QLabel* fieldErrorLabel(const QString& key) const;
+    // The hint under a field whose "auto" is decided when the run starts, for that field.
+    static QString autoAtRunStartText(const QString& key);
     QLabel* fieldLabel(const QString& key) const;
     // The field's current text ("" = not set).
     QString fieldText(const QString& key) const;

@@ -171,6 +171,17 @@ void MainWindow::buildUi() {
     m_runsView->horizontalHeader()->setResizeContentsPrecision(0);
     m_runsView->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
     m_runsView->horizontalHeader()->setStretchLastSection(true);
+    // The name fits its contents up to two fifths of the pane: a long name (a probe's, a sweep's) is elided, whole
+    // in its tooltip, and Status stays in view beside it.
+    m_runsView->horizontalHeader()->setSectionResizeMode(RunsTableModel::NameColumn, QHeaderView::Interactive);
+    m_fitNameColumn.setSingleShot(true);
+    m_fitNameColumn.setInterval(0);
+    connect(&m_fitNameColumn, &QTimer::timeout, this, &MainWindow::fitRunsNameColumn);
+    connect(m_runsProxy, &QAbstractItemModel::modelReset, &m_fitNameColumn, qOverload<>(&QTimer::start));
+    connect(m_runsProxy, &QAbstractItemModel::layoutChanged, &m_fitNameColumn, qOverload<>(&QTimer::start));
+    connect(m_runsProxy, &QAbstractItemModel::rowsInserted, &m_fitNameColumn, qOverload<>(&QTimer::start));
+    connect(m_runsProxy, &QAbstractItemModel::dataChanged, &m_fitNameColumn, qOverload<>(&QTimer::start));
+    m_runsView->viewport()->installEventFilter(this);
     connect(m_runsView->selectionModel(), &QItemSelectionModel::selectionChanged, this,
             &MainWindow::onSelectionChanged);
     connect(m_runsView, &QTableView::clicked, this, [this](const QModelIndex& index) {
@@ -300,6 +311,8 @@ void MainWindow::buildUi() {
     m_queuePage = new QueuePage(m_options.cliPath, m_options.storePath, this);
     m_queuePage->setObjectName(QStringLiteral("queuePage"));
     connect(m_queuePage, &QueuePage::runActivated, this, [this](qint64 runId) { selectRun(runId); });
+    // back to the edited config, as it was (no save prompt: nothing is set aside)
+    connect(m_queuePage, &QueuePage::editorRequested, this, [this] { showPage(Page::Editor); });
     connect(m_queuePage, &QueuePage::compareRequested, this, [this](const QList<qint64>& runIds) {
         if (runIds.size() < 2) return;
         selectRuns(runIds);
@@ -634,6 +647,18 @@ void MainWindow::openChat() {
         }
     showPage(Page::Chat);
     m_chatPage->input()->setFocus();
+}
+
+void MainWindow::fitRunsNameColumn() {
+    m_runsView->resizeColumnToContents(RunsTableModel::NameColumn);  // over the visible rows
+    QHeaderView* h = m_runsView->horizontalHeader();
+    const int cap = std::max(120, m_runsView->viewport()->width() * 2 / 5);
+    if (h->sectionSize(RunsTableModel::NameColumn) > cap) h->resizeSection(RunsTableModel::NameColumn, cap);
+}
+
+bool MainWindow::eventFilter(QObject* watched, QEvent* event) {
+    if (watched == m_runsView->viewport() && event->type() == QEvent::Resize) m_fitNameColumn.start();
+    return QMainWindow::eventFilter(watched, event);
 }
 
 void MainWindow::showMessage(const QString& text, bool isError, qint64 runId) {

@@ -184,6 +184,7 @@ signals:
     void storeEdited(bool ok, const QString& message);    // a history edit finished (rename, notes, tags, delete)
 
 protected:
+    bool eventFilter(QObject* watched, QEvent* event) override;
     void closeEvent(QCloseEvent* event) override;
     void changeEvent(QEvent* event) override;
 
@@ -302,8 +303,10 @@ private:
     bool m_restoringSelection = false;
     bool m_firstListing = true;
     QString m_lastMessage;
-    qint64 m_messageRunId = 0;      // the run the banner is about (0: none)
-    bool m_editorHasSweep = false;  // the editor's config has a sweep block: queued, never started
+    qint64 m_messageRunId = 0;  // the run the banner is about (0: none)
+    bool m_editorHasSweep = false;
+    QTimer m_fitNameColumn;    // batches fitRunsNameColumn after the list changes
+    void fitRunsNameColumn();  // the editor's config has a sweep block: queued, never started
     QString m_lastNotification;
     QHash<qint64, RunStatus> m_lastStatus;  // for end/fail notifications
     QSystemTrayIcon* m_tray = nullptr;

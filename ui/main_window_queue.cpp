@@ -176,6 +176,9 @@ bool MainWindow::addConfigToQueue() {
     return true;
 }
 
-void MainWindow::showQueuePage() { showPage(Page::Queue); }
+void MainWindow::showQueuePage() {
+    m_queuePage->setBackToEditorShown(!m_editor->text().trimmed().isEmpty());
+    showPage(Page::Queue);
+}
 
 }  // namespace fts

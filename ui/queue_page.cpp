@@ -92,6 +92,11 @@ QueuePage::QueuePage(const QString& cliPath, const QString& storePath, QWidget* 
     m_start->setObjectName(QStringLiteral("queueStartRunner"));
     connect(m_start, &QPushButton::clicked, this, [this] { startRunner(); });
     top->addWidget(m_start);
+    m_back = new QPushButton(this);
+    m_back->setObjectName(QStringLiteral("queueBackToEditor"));
+    m_back->hide();
+    connect(m_back, &QPushButton::clicked, this, &QueuePage::editorRequested);
+    top->addWidget(m_back);
     v->addLayout(top);
     m_table = new QTableWidget(0, kColumns, this);
     m_table->setObjectName(QStringLiteral("queueTable"));
@@ -162,6 +167,8 @@ void QueuePage::retranslate() {
     m_table->setHorizontalHeaderLabels(
         {tr("Name"), tr("State"), tr("Devices"), tr("Why / result"), tr("Run"), tr("Sweep")});
     m_start->setText(tr("Start the queue runner"));
+    m_back->setText(tr("Back to the config"));
+    m_back->setToolTip(tr("The config in the editor, as you left it (queued entries keep copies of their own)"));
     m_start->setToolTip(tr("Starts `fts queue run` in the background; it ends when the queue is empty"));
     m_up->setText(tr("Move up"));
     m_down->setText(tr("Move down"));
@@ -176,6 +183,8 @@ void QueuePage::retranslate() {
     else
         m_runner->setText(tr("Queue runner: not running"));
 }
+
+void QueuePage::setBackToEditorShown(bool shown) { m_back->setVisible(shown); }
 
 void QueuePage::changeEvent(QEvent* event) {
     if (event->type() == QEvent::LanguageChange) retranslate();

@@ -48,12 +48,16 @@ public:
     const nlohmann::json& entries() const { return m_entries; }
     // Whether the last listing saw a runner (it may have left since: adding starts one regardless).
     bool hasRunner() const { return m_runnerPid != 0; }
+    // "Back to the config": shown while the editor holds a config (after Add to queue, its edits are still there).
+    void setBackToEditorShown(bool shown);
+    QPushButton* backToEditorButton() const { return m_back; }
     void retranslate();
 
 signals:
     void runActivated(qint64 runId);                     // double-click on an entry that has a run
     void compareRequested(const QList<qint64>& runIds);  // "Compare this sweep"
     void listed();                                       // after each refresh
+    void editorRequested();                              // "Back to the config"
 
 protected:
     void showEvent(QShowEvent* event) override;
@@ -72,6 +76,7 @@ private:
     QPushButton* m_clear = nullptr;
     QPushButton* m_compare = nullptr;
     QPushButton* m_start = nullptr;
+    QPushButton* m_back = nullptr;
     QTimer* m_timer = nullptr;
     QProcess* m_listing = nullptr;
     nlohmann::json m_entries = nlohmann::json::array();

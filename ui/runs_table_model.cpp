@@ -156,9 +156,13 @@ QVariant RunsTableModel::data(const QModelIndex& index, int role) const {
     if (role == Qt::ToolTipRole) {
         if (index.column() == ModelColumn) return QString::fromStdString(r.model);
         if (index.column() == DatasetColumn) return QString::fromStdString(r.dataset);
-        if (index.column() == NameColumn && !r.notes.empty()) return QString::fromStdString(r.notes);
+        if (index.column() == NameColumn && !r.notes.empty())
+            return QString::fromStdString(r.name) + QLatin1Char('\n') + QString::fromStdString(r.notes);
         if (index.column() == StatusColumn && !r.failureReason.empty()) return QString::fromStdString(r.failureReason);
-        if (index.column() == NameColumn && !r.configPath.empty()) return QString::fromStdString(r.configPath);
+        if (index.column() == NameColumn)  // the whole name (the column may cut it) and where its config was
+            return r.configPath.empty()
+                       ? QString::fromStdString(r.name)
+                       : QString::fromStdString(r.name) + QLatin1Char('\n') + QString::fromStdString(r.configPath);
     }
     if (role == Qt::ForegroundRole && index.column() == StatusColumn) {
         switch (r.status) {
@@ -296,6 +300,9 @@ void RunsTableModel::updateRuns(const std::vector<RunRecord>& changedRows) {
         m_runs[size_t(row)] = r;
         m_figures[size_t(row)] = figuresOf(r);
         emit dataChanged(index(row, first), index(row, last));
+        // a running run's duration goes on with each change of it (its clock is not in the record)
+        if (r.status == RunStatus::Running && (first > DurationColumn || last < DurationColumn))
+            emit dataChanged(index(row, DurationColumn), index(row, DurationColumn));
     }
 }
 
@@ -346,8 +353,11 @@ RunsTableModel::Figures RunsTableModel::figuresOf(const RunRecord& r) {
                 f.tokens = num("tokens_seen");
             }
         }
-        // the training time over every session (a resumed run's clock goes on); else the last session's wall time
-        if (const std::optional<double> trained = trainingSeconds(r); trained && r.endedAt > 0)
+        // the training time over every session (a resumed run's clock goes on); else the last session's wall time;
+        // a running run's goes on live (the earlier sessions' and this one's so far)
+        if (r.status == RunStatus::Running) {
+            if (const double live = runDurationSeconds(r); live >= 0) f.duration = live;
+        } else if (const std::optional<double> trained = trainingSeconds(r); trained && r.endedAt > 0)
             f.duration = *trained;
         else if (r.startedAt > 0 && r.endedAt >= r.startedAt)
             f.duration = r.endedAt - r.startedAt;

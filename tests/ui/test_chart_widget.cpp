@@ -47,6 +47,46 @@ private slots:
         QCOMPARE(chart.pointCount(QStringLiteral("loss")), 1'000'000);
     }
 
+    // A short chart (the run page's 120-pixel minimum, the tabs' lr, grad norm and tokens/s charts) keeps its value
+    // labels apart: adjacent labels are at least a line of their font apart. (A log axis under a decade high gets
+    // QCustomPlot's own ticks: the loss chart, the one with a log scale, is the page's tall chart.)
+    void shortChartsKeepTheirLabelsApart() {
+        for (const bool logScale : {false}) {
+            SeriesChart chart(QStringLiteral("t"), QStringLiteral("step"), QStringLiteral("loss"));
+            chart.resize(400, 120);
+            chart.show();
+            QVERIFY(QTest::qWaitForWindowExposed(&chart));
+            chart.ensureGraph(QStringLiteral("loss"), QStringLiteral("loss"), QPen(Qt::blue));
+            LiveSeries s(256);
+            for (int i = 1; i <= 200; ++i) s.append(i, 0.5 + 3.2 * std::exp(-i / 40.0));
+            chart.sync(QStringLiteral("loss"), s);
+            if (logScale) {
+                chart.yAxis->setScaleType(QCPAxis::stLogarithmic);
+                chart.yAxis->setTicker(QSharedPointer<QCPAxisTickerLog>::create());
+            }
+            chart.refresh();
+            chart.replot(QCustomPlot::rpImmediateRefresh);
+            chart.replot(QCustomPlot::rpImmediateRefresh);  // the second with the plot's height laid out
+            std::vector<double> at;
+            for (double v : chart.yAxis->tickVector())
+                if (chart.yAxis->range().contains(v)) at.push_back(chart.yAxis->coordToPixel(v));
+            std::sort(at.begin(), at.end());
+            QVERIFY2(!at.empty(), qPrintable(QStringLiteral("%1 ticks in %2..%3 (log %4)")
+                                                 .arg(at.size())
+                                                 .arg(chart.yAxis->range().lower)
+                                                 .arg(chart.yAxis->range().upper)
+                                                 .arg(logScale)));
+            const int line = QFontMetrics(chart.yAxis->tickLabelFont()).height();
+            for (size_t i = 1; i < at.size(); ++i)
+                QVERIFY2(at[i] - at[i - 1] >= line,
+                         qPrintable(QStringLiteral("%1 labels %2 px apart, a line is %3 px (log %4)")
+                                        .arg(at.size())
+                                        .arg(at[i] - at[i - 1])
+                                        .arg(line)
+                                        .arg(logScale)));
+        }
+    }
+
     // After an append-only change the graph gets just the new points (a mark put into the graph's first point
     // survives); an insert in the middle or thinning copies the whole series again (the mark is gone). Either
     // way the graph ends equal to the series.

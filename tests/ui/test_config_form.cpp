@@ -87,6 +87,25 @@ QString warmupDecayConfig(double lr, const nlohmann::json& params) {
 class TestConfigForm : public QObject {
     Q_OBJECT
 private slots:
+    // An "auto" decided at run start is explained for its own field: Data > Format's says the data decides, never
+    // the precision's words (bf16), which stay with the precision's fields.
+    void autoHintsSayWhatTheirFieldDecides() {
+        ConfigEditor editor;
+        ConfigForm form(&editor);
+        nlohmann::json doc = nlohmann::json::parse(readFile(kDir + "/full_example.json").toStdString());
+        doc["data"]["format"] = "auto";
+        editor.setConfigText(QString::fromStdString(doc.dump(2)), kDir);
+        QTRY_VERIFY(editor.isValidated());
+        QTRY_COMPARE(form.fieldText("data.format"), QStringLiteral("auto"));
+        QLabel* format = form.fieldErrorLabel(QStringLiteral("data.format"));
+        QVERIFY(format);
+        QTRY_VERIFY(!format->isHidden() && !format->text().isEmpty());
+        QVERIFY2(!format->text().contains(QLatin1String("bf16")), qPrintable(format->text()));
+        QVERIFY2(format->text().contains(QLatin1String("data")), qPrintable(format->text()));
+        QVERIFY(
+            ConfigForm::autoAtRunStartText(QStringLiteral("deepspeed.bf16.enabled")).contains(QLatin1String("bf16")));
+    }
+
     void formFollowsJson() {
         ConfigEditor editor;
         ConfigForm form(&editor);

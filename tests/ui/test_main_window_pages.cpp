@@ -310,6 +310,16 @@ private slots:
                                     .arg(minimum.height())
                                     .arg(wide)));
             QTRY_COMPARE(w.size(), QSize(1024, 640));
+            // the runs list: the long name is elided and Status stays in view beside it
+            auto* list = w.findChild<QTableView*>(QStringLiteral("runsView"));
+            QHeaderView* header = list->horizontalHeader();
+            QTRY_VERIFY2(header->sectionViewportPosition(RunsTableModel::StatusColumn) +
+                                 header->sectionSize(RunsTableModel::StatusColumn) <=
+                             list->viewport()->width(),
+                         qPrintable(QStringLiteral("name %1 px, status at %2, list %3 px wide")
+                                        .arg(header->sectionSize(RunsTableModel::NameColumn))
+                                        .arg(header->sectionViewportPosition(RunsTableModel::StatusColumn))
+                                        .arg(list->viewport()->width())));
             saveScreenshot(&w, QStringLiteral("resumed_run_%1_1024x640").arg(lang));
             w.selectRun(other);  // another run's page: the first run's banner goes
             QVERIFY(w.lastMessage().isEmpty());

@@ -306,6 +306,13 @@ private slots:
         QVERIFY(w.addConfigToQueue());
         QTRY_VERIFY_WITH_TIMEOUT(w.currentPage() == fts::MainWindow::Page::Queue, 30000);
         QTRY_VERIFY_WITH_TIMEOUT(rowNamed(*w.queuePage(), QStringLiteral("editor")) >= 0, 30000);
+        // back to the config as it was, without a save prompt
+        const QString edited = w.configEditor()->text();
+        QVERIFY(w.queuePage()->backToEditorButton()->isVisible());
+        w.queuePage()->backToEditorButton()->click();
+        QCOMPARE(w.currentPage(), fts::MainWindow::Page::Editor);
+        QCOMPARE(w.configEditor()->text(), edited);
+        w.showQueuePage();
         // the runner the window started runs it
         QTRY_COMPARE_WITH_TIMEOUT(stateOf(*w.queuePage(), QStringLiteral("editor")), fts::QueuePage::tr("done"),
                                   120000);

@@ -1,5 +1,7 @@
 // RunsTableModel: what each column shows for a RunRecord, the final loss read from finalMetricsJson,
 // and updates that keep rows (dataChanged) when the run ids are unchanged, a reset when they are not.
+#include <QDateTime>
+#include <cmath>
 #include <QSignalSpy>
 #include <QTest>
 
@@ -71,10 +73,11 @@ private slots:
         RunRecord stepped = runs[2];
         stepped.lastStep = 2;
         model.updateRuns({runs[1], stepped, run(99, RunStatus::Running, 1, 1)});
-        QCOMPARE(changed.count(), 1);
+        QCOMPARE(changed.count(), 2);  // the steps, and a running run's duration that goes on with them
         QCOMPARE(changed[0][0].toModelIndex().row(), 2);
         QCOMPARE(changed[0][0].toModelIndex().column(), int(RunsTableModel::StepsColumn));
         QCOMPARE(changed[0][1].toModelIndex().column(), int(RunsTableModel::StepsColumn));
+        QCOMPARE(changed[1][0].toModelIndex().column(), int(RunsTableModel::DurationColumn));
         QCOMPARE(cell(model, 2, RunsTableModel::StepsColumn), QStringLiteral("2 / 10"));
         QCOMPARE(model.rowCount(), 3);
 
@@ -83,9 +86,9 @@ private slots:
         done.endedAt = 60;
         done.finalMetricsJson = R"({"loss": 0.25})";
         model.updateRuns({done});
-        QCOMPARE(changed.count(), 2);
-        QCOMPARE(changed[1][0].toModelIndex().column(), int(RunsTableModel::StatusColumn));
-        QVERIFY(changed[1][1].toModelIndex().column() >= int(RunsTableModel::DurationColumn));
+        QCOMPARE(changed.count(), 3);
+        QCOMPARE(changed[2][0].toModelIndex().column(), int(RunsTableModel::StatusColumn));
+        QVERIFY(changed[2][1].toModelIndex().column() >= int(RunsTableModel::DurationColumn));
         QCOMPARE(cell(model, 0, RunsTableModel::StatusColumn), RunsTableModel::statusText(RunStatus::Completed));
         QCOMPARE(cell(model, 0, RunsTableModel::FinalLossColumn), QStringLiteral("0.2500"));
     }
@@ -146,6 +149,10 @@ private slots:
         r.startedAt = 1.7e9 + 3600;
         m.setRuns({r});
         QCOMPARE(cell(m, 0, RunsTableModel::FinalLossColumn), QString());
+        // its duration goes on while it trains: the first session's 22 s and this one's so far
+        const double shown = m.data(m.index(0, RunsTableModel::DurationColumn), RunsTableModel::SortRole).toDouble();
+        const double now = double(QDateTime::currentMSecsSinceEpoch()) / 1000.0;
+        QVERIFY2(std::abs(shown - (22.46 + now - r.startedAt)) < 5.0, qPrintable(QString::number(shown)));
         r.status = RunStatus::Completed;
         r.endedAt = r.startedAt + 20;
         r.finalMetricsJson = R"({"loss": 0.6566, "elapsed_s": 41.0})";
