@@ -67,6 +67,12 @@ QString reasonText(const QString& reason) {
     return reason;
 }
 
+bool waitingIn(const nlohmann::json& entries) {
+    for (const nlohmann::json& e : entries)
+        if (e.value("status", std::string()) == "waiting") return true;
+    return false;
+}
+
 QString devicesText(const QString& devices) {
     if (devices == QStringLiteral("auto")) return QueuePage::tr("one GPU, else the CPU");
     if (devices == QStringLiteral("cpu")) return QueuePage::tr("CPU");
@@ -252,6 +258,11 @@ void QueuePage::showList(const nlohmann::json& list) {
     const qint64 selected = selectedEntry();
     m_entries = list.value("entries", nlohmann::json::array());
     m_runnerPid = list.value("runner_pid", int64_t(0));
+    // "asked to start" has had its answer once a runner is listed, or once nothing waits (it came and went)
+    if (m_askedToStart && (m_runnerPid != 0 || !waitingIn(m_entries))) {
+        m_askedToStart = false;
+        m_status->clear();
+    }
     m_runner->setText(m_runnerPid > 0   ? tr("Queue runner: running (process %1)").arg(m_runnerPid)
                       : m_runnerPid < 0 ? tr("Queue runner: running")
                                         : tr("Queue runner: not running"));
@@ -382,6 +393,7 @@ bool QueuePage::startRunner() {
     // runner holds the queue, or nothing waits); this line names no process
     m_status->setText(
         tr("Queue runner asked to start; its log: %1").arg(m_store + QStringLiteral(".queue-runner.log")));
+    m_askedToStart = true;
     QTimer::singleShot(500, this, &QueuePage::refresh);
     return true;
 }

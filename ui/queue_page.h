@@ -77,6 +77,7 @@ private:
     QPushButton* m_compare = nullptr;
     QPushButton* m_start = nullptr;
     QPushButton* m_back = nullptr;
+    bool m_askedToStart = false;  // the status line says a runner was asked to start, until the listing answers
     QTimer* m_timer = nullptr;
     QProcess* m_listing = nullptr;
     nlohmann::json m_entries = nlohmann::json::array();

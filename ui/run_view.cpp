@@ -189,7 +189,8 @@ RunView::RunView(QWidget* parent) : QWidget(parent) {
     lossControls->addWidget(m_smoothSpin);
     lossControls->addWidget(m_logScale);
     facts->addLayout(lossControls, 0, kFactCount, 2, 1, Qt::AlignRight | Qt::AlignBottom);
-    for (int col = 0; col < kFactCount; ++col) facts->setColumnStretch(col, 1);
+    // the loss (with its eval) and the ETA / "took …" are the long ones: they get twice the room of the others
+    for (int col = 0; col < kFactCount; ++col) facts->setColumnStretch(col, col == 2 || col == kFactCount - 1 ? 2 : 1);
     // the log keeps a few lines at least and gives way first when the window is short
     m_logs->setMinimumHeight(3 * m_logs->fontMetrics().lineSpacing());
 
