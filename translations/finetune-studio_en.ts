@@ -2901,6 +2901,10 @@
         <source>rank %1</source>
         <translation type="unfinished"></translation>
     </message>
+    <message>
+        <source>warn</source>
+        <translation type="unfinished"></translation>
+    </message>
 </context>
 <context>
     <name>fts::MainWindow</name>

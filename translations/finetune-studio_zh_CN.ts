@@ -1448,7 +1448,7 @@
     </message>
     <message>
         <source>Compute the output layer and the loss a chunk of tokens at a time: the full logits never exist at once (same loss and gradients)</source>
-        <translation>按词元分块计算输出层和损失：完整的 logits 从不同时存在（损失和梯度不变）</translation>
+        <translation>按词元分块计算输出层和损失：完整的输出层结果从不同时存在（损失和梯度不变）</translation>
     </message>
     <message>
         <source>at the start of backward</source>
@@ -2887,6 +2887,10 @@
     <message>
         <source>rank %1</source>
         <translation>rank %1</translation>
+    </message>
+    <message>
+        <source>warn</source>
+        <translation>警告</translation>
     </message>
 </context>
 <context>

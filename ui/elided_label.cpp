@@ -29,6 +29,11 @@ bool ElidedLabel::isElided() const {
     return fontMetrics().horizontalAdvance(text()) > contentsRect().width() - 2 * margin();
 }
 
+QString ElidedLabel::shownText() const {
+    if (!isElided()) return text();
+    return fontMetrics().elidedText(text(), m_mode, contentsRect().width() - 2 * margin());
+}
+
 void ElidedLabel::paintEvent(QPaintEvent* event) {
     if (!isElided() || textFormat() == Qt::RichText) {
         QLabel::paintEvent(event);
@@ -36,8 +41,7 @@ void ElidedLabel::paintEvent(QPaintEvent* event) {
     }
     QPainter painter(this);
     const QRect room = contentsRect().adjusted(margin(), margin(), -margin(), -margin());
-    const QString shown = fontMetrics().elidedText(text(), m_mode, room.width());
-    style()->drawItemText(&painter, room, int(alignment()), palette(), isEnabled(), shown, foregroundRole());
+    style()->drawItemText(&painter, room, int(alignment()), palette(), isEnabled(), shownText(), foregroundRole());
 }
 
 bool ElidedLabel::event(QEvent* event) {

@@ -14,6 +14,8 @@ public:
     QSize minimumSizeHint() const override;
     // Whether the text is cut at the label's present width.
     bool isElided() const;
+    // The text as it is drawn at the present width (elided where it is cut).
+    QString shownText() const;
 
 protected:
     void paintEvent(QPaintEvent* event) override;

@@ -56,10 +56,11 @@ const std::vector<LogPattern>& patterns() {
     return table;
 }
 
+// The level as fts wrote it (in English the line reads as the store holds it).
 QString levelText(const QString& level) {
     if (level == QLatin1String("info")) return QCoreApplication::translate("fts::LogLineText", "info");
-    if (level == QLatin1String("warn") || level == QLatin1String("warning"))
-        return QCoreApplication::translate("fts::LogLineText", "warning");
+    if (level == QLatin1String("warn")) return QCoreApplication::translate("fts::LogLineText", "warn");
+    if (level == QLatin1String("warning")) return QCoreApplication::translate("fts::LogLineText", "warning");
     if (level == QLatin1String("error")) return QCoreApplication::translate("fts::LogLineText", "error");
     return level;
 }

@@ -1,4 +1,4 @@
-// ModelInfo: config.json + the core's weights reader, folder and HF cache scans (see model_info.h).
+// ModelFolderInfo: config.json + the core's weights reader, folder and HF cache scans (see model_info.h).
 #include "ui/model_info.h"
 
 #include <QDir>
@@ -26,8 +26,8 @@ int64_t intOf(const nlohmann::json& c, std::initializer_list<const char*> keys) 
 
 }  // namespace
 
-ModelInfo readModelInfo(const QString& folder) {
-    ModelInfo info;
+ModelFolderInfo readModelInfo(const QString& folder) {
+    ModelFolderInfo info;
     info.path = QDir(folder).absolutePath();
     info.source = QStringLiteral("folder");
     QFile cfgFile(QDir(folder).filePath(QStringLiteral("config.json")));
@@ -104,8 +104,8 @@ QStringList defaultHubDirs() {
     return out;
 }
 
-QVector<ModelInfo> scanModels(const QStringList& roots, const QStringList& hubDirs) {
-    QVector<ModelInfo> out;
+QVector<ModelFolderInfo> scanModels(const QStringList& roots, const QStringList& hubDirs) {
+    QVector<ModelFolderInfo> out;
     QSet<QString> seen;
     const auto add = [&](const QString& folder) {
         const QString canonical = QFileInfo(folder).canonicalFilePath();
@@ -146,7 +146,7 @@ QVector<ModelInfo> scanModels(const QStringList& roots, const QStringList& hubDi
             }
             if (snapshot.isEmpty() || !QFileInfo::exists(QDir(snapshot).filePath(QStringLiteral("config.json"))))
                 continue;
-            ModelInfo info = readModelInfo(snapshot);
+            ModelFolderInfo info = readModelInfo(snapshot);
             info.id = id;
             info.source = QStringLiteral("hf-cache");
             const QString canonical = QFileInfo(snapshot).canonicalFilePath();

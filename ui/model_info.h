@@ -10,7 +10,7 @@
 
 namespace fts {
 
-struct ModelInfo {
+struct ModelFolderInfo {
     QString path;          // the folder (a snapshot folder for HF cache entries)
     QString id;            // "org/name" for HF cache entries (what the config's model.path takes), else ""
     QString source;        // "folder" or "hf-cache"
@@ -28,10 +28,10 @@ struct ModelInfo {
 };
 
 // Reads one folder (config.json required).
-ModelInfo readModelInfo(const QString& folder);
+ModelFolderInfo readModelInfo(const QString& folder);
 // Folders to show: every subfolder (depth <= 2) of `roots` holding a config.json (a root itself too), and
 // every model snapshot in the HF hub cache folders (`hubDirs`, normally hfHubCacheDirs()).
-QVector<ModelInfo> scanModels(const QStringList& roots, const QStringList& hubDirs);
+QVector<ModelFolderInfo> scanModels(const QStringList& roots, const QStringList& hubDirs);
 // The HF hub cache folders that exist, as fts::hfHubCacheDirs() lists them.
 QStringList defaultHubDirs();
 // "124.4M", "7.24B", "950K"

@@ -75,7 +75,7 @@ void ModelPicker::rescan() {
     QPointer<ModelPicker> self(this);
     const QStringList roots = m_roots, hubs = m_hubDirs;
     m_thread = QThread::create([self, roots, hubs] {
-        QVector<ModelInfo> models = scanModels(roots, hubs);
+        QVector<ModelFolderInfo> models = scanModels(roots, hubs);
         QMetaObject::invokeMethod(
             qApp,
             [self, models] {
@@ -86,12 +86,12 @@ void ModelPicker::rescan() {
     m_thread->start();
 }
 
-void ModelPicker::showModels(const QVector<ModelInfo>& models) {
+void ModelPicker::showModels(const QVector<ModelFolderInfo>& models) {
     m_models = models;
     m_table->setRowCount(0);
     m_table->setRowCount(int(models.size()));
     for (int r = 0; r < models.size(); ++r) {
-        const ModelInfo& m = models[r];
+        const ModelFolderInfo& m = models[r];
         const auto cell = [&](int column, const QString& text, Qt::Alignment align = Qt::AlignLeft) {
             auto* item = new QTableWidgetItem(text);
             item->setTextAlignment(align | Qt::AlignVCenter);

@@ -33,7 +33,7 @@ public:
 
     void rescan();
     bool isScanning() const { return m_scanning; }
-    const QVector<ModelInfo>& models() const { return m_models; }
+    const QVector<ModelFolderInfo>& models() const { return m_models; }
     QTableWidget* table() const { return m_table; }
     // The selected model's value for the config's model.path ("" when none).
     QString selectedValue() const;
@@ -43,11 +43,11 @@ signals:
     void scanFinished();
 
 private:
-    void showModels(const QVector<ModelInfo>& models);
+    void showModels(const QVector<ModelFolderInfo>& models);
     void addFolder();
 
     QStringList m_roots, m_hubDirs;
-    QVector<ModelInfo> m_models;
+    QVector<ModelFolderInfo> m_models;
     QTableWidget* m_table;
     QLabel* m_status;
     QProgressBar* m_busy;

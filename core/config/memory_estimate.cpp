@@ -196,179 +196,209 @@ struct Moment {
     }
 };
 
-Result compute(const ModelShape& shape, const Inputs& in) {
-    Result res;
-    MemoryBreakdown& b = res.b;
-    const bool mixed = in.precision != "fp32", fp16 = in.precision == "fp16";
-    const int64_t N = in.world;
-    const int64_t psi = shape.numParameters();
-    // LoRA: every base weight is frozen; the adapters are extra, trainable float32 parameters.
-    const bool lora = in.lora.has_value();
-    const int64_t trainable = lora ? loraParameters(shape, *in.lora) : psi;
-    const int64_t frozen = lora ? psi : 0;
-    res.trainable = trainable;
-    // Bytes per element. Stage 0 with bf16 keeps float32 weights (autocast over them) and float32 gradients; fp16
-    // keeps fp16 weights and gradients with a float32 master; ZeRO 1-3 keep bit16 weights and gradients in mixed
-    // precision. LoRA adapters are float32 at every stage; the frozen base is bit16 at every stage in mixed
-    // precision (ZeroPlan::modelDtype).
-    const int64_t bit16 = mixed ? 2 : 4;
-    const bool bit16Base = in.stage > 0 || fp16 || lora;
-    const int64_t baseBytes = bit16Base ? bit16 : 4;
-    const int64_t trainBytes = lora ? 4 : baseBytes;
-    const int64_t gradBytes = lora ? 4 : (in.stage == 0 ? (fp16 ? 2 : 4) : bit16);
-    const ForwardMode mode = !mixed      ? ForwardMode::Fp32
-                             : fp16      ? ForwardMode::Half
-                             : bit16Base ? ForwardMode::AutocastBit16
-                                         : ForwardMode::AutocastOverFp32;
+// Bytes per element of each kind of state, and how the forward runs. Stage 0 with bf16 keeps float32 weights
+// (autocast over them) and float32 gradients; fp16 keeps fp16 weights and gradients with a float32 master; ZeRO 1-3
+// keep bit16 weights and gradients in mixed precision. LoRA adapters are float32 at every stage; the frozen base is
+// bit16 at every stage in mixed precision (ZeroPlan::modelDtype).
+struct ElementSizes {
+    bool mixed = false, fp16 = false, lora = false;
+    int64_t bit16 = 4, base = 4, train = 4, grad = 4;
     // Optimizer state per trainable element: a master copy (12) unless the weights are float32 and stepped in place
     // (stage 0 fp32/bf16, or float32 LoRA adapters at stage 0: 8).
-    const int64_t optBytes = in.stage == 0 && trainBytes == 4 ? 8 : 12;
-    const int64_t part = ceilDiv(trainable, N);
+    int64_t optimizer = 12;
+    ForwardMode mode = ForwardMode::Fp32;
+};
 
-    // ---- model states (the paper's sizes) -------------------------------------------------------------------
-    ModelStateSizes& st = res.states;
-    const int64_t paramsTrainable =
-        in.stage >= 3 && !lora ? ceilDiv(trainable * trainBytes, N) : trainable * trainBytes;
-    int64_t paramsFrozen = in.stage >= 3 ? ceilDiv(frozen * baseBytes, N) : frozen * baseBytes;
-    // QLoRA: the blocks' linear weights 4-bit (stages 0-2; the config refuses stage 3), the rest in baseBytes.
-    int64_t quantizedElements = 0, largestQuantized = 0;
-    if (in.quant && lora) {
-        int64_t quantBytes = 0;
+ElementSizes elementSizes(const Inputs& in) {
+    ElementSizes e;
+    e.mixed = in.precision != "fp32";
+    e.fp16 = in.precision == "fp16";
+    e.lora = in.lora.has_value();
+    e.bit16 = e.mixed ? 2 : 4;
+    const bool bit16Base = in.stage > 0 || e.fp16 || e.lora;
+    e.base = bit16Base ? e.bit16 : 4;
+    e.train = e.lora ? 4 : e.base;
+    e.grad = e.lora ? 4 : (in.stage == 0 ? (e.fp16 ? 2 : 4) : e.bit16);
+    e.mode = !e.mixed    ? ForwardMode::Fp32
+             : e.fp16    ? ForwardMode::Half
+             : bit16Base ? ForwardMode::AutocastBit16
+                         : ForwardMode::AutocastOverFp32;
+    e.optimizer = in.stage == 0 && e.train == 4 ? 8 : 12;
+    return e;
+}
+
+// The parameters to train and the frozen ones (LoRA: every base weight is frozen; the adapters are extra, trainable
+// float32 parameters), and QLoRA's 4-bit blocks.
+struct ParameterCounts {
+    int64_t trainable = 0, frozen = 0;
+    int64_t part = 0;  // one rank's partition of the trainable ones
+    int64_t quantizedElements = 0, largestQuantized = 0, quantizedBytes = 0;
+};
+
+ParameterCounts parameterCounts(const ModelShape& shape, const Inputs& in) {
+    ParameterCounts c;
+    const int64_t psi = shape.numParameters();
+    c.trainable = in.lora ? loraParameters(shape, *in.lora) : psi;
+    c.frozen = in.lora ? psi : 0;
+    c.part = ceilDiv(c.trainable, in.world);
+    // QLoRA: the blocks' linear weights 4-bit (stages 0-2; the config refuses stage 3), the rest in the base's bytes.
+    if (in.quant && in.lora)
         for (const auto& t : shape.tensors)
             if (!t.module.empty() && t.layer >= 0) {
-                quantizedElements += t.numel;
-                largestQuantized = std::max(largestQuantized, t.numel);
-                quantBytes += quant4Bytes(t.numel, in.quant->doubleQuant);
+                c.quantizedElements += t.numel;
+                c.largestQuantized = std::max(c.largestQuantized, t.numel);
+                c.quantizedBytes += quant4Bytes(t.numel, in.quant->doubleQuant);
             }
-        paramsFrozen = (frozen - quantizedElements) * baseBytes + quantBytes;
-    }
-    st.parameters = paramsTrainable + paramsFrozen;
-    // The paper's gradient term: the full set at stages 0-1, the partition from stage 2.
-    st.gradients = in.stage >= 2 ? ceilDiv(trainable * gradBytes, N) : trainable * gradBytes;
-    st.optimizerStates = in.stage >= 1 ? ceilDiv(trainable * optBytes, N) : trainable * optBytes;
-    st.masterGradients = in.stage >= 1 ? ceilDiv(trainable * 4, N) : (fp16 && !lora ? trainable * 4 : 0);
+    return c;
+}
 
-    // ---- what stays on the device between steps ---------------------------------------------------------------
-    int64_t deviceParams = st.parameters, deviceOptimizer = st.optimizerStates, masterGrads = st.masterGradients;
-    const bool offloadOpt = in.stage >= 1 && (in.zero.offloadOptimizer == "cpu" || in.zero.offloadOptimizer == "nvme");
-    if (offloadOpt) {
-        // The offloaded partition (core/offload/optimizer_partition.h): fp32 master + moments in host memory, or in
-        // a swap file with buffer_count host buffers of one sub-group each; no fp32 master gradient (CPU-Adam reads
-        // the reduced gradient in its own dtype). Stages 1-2 keep a parameter-dtype copy of the partition on the
-        // device for the all-gather; a CUDA device stages one sub-group of gradient and parameter in host memory.
-        const int64_t subGroup = std::min<int64_t>(part, int64_t(in.zero.subGroupSize));
-        const int64_t group = std::min(subGroup, kSwapGroupElements);  // the swap unit and the CUDA staging piece
-        if (in.zero.offloadOptimizer == "nvme") {
-            const int64_t seg = ceilDiv(group * 4, 4096) * 4096, groups = group > 0 ? ceilDiv(part, group) : 0;
-            b.nvmeOffload = groups * 3 * seg;
-            b.hostOffload = std::min<int64_t>(groups, int64_t(in.zero.offloadBufferCount)) * 3 * seg;
-        } else {
-            b.hostOffload = st.optimizerStates;
-        }
-        if (in.stage <= 2) deviceParams += part * trainBytes;
-        if (in.device == EstimateDevice::Cuda) b.hostOffload += group * (gradBytes + trainBytes);
-        deviceOptimizer = 0;
-        masterGrads = 0;
+// The model states at the paper's sizes, and the two parameter terms stage 3 shards.
+struct ParameterBytes {
+    int64_t trainable = 0, frozen = 0;
+};
+
+ModelStateSizes modelStates(const Inputs& in, const ElementSizes& e, const ParameterCounts& c, ParameterBytes& params) {
+    const int64_t N = in.world;
+    ModelStateSizes st;
+    params.trainable = in.stage >= 3 && !e.lora ? ceilDiv(c.trainable * e.train, N) : c.trainable * e.train;
+    params.frozen = in.stage >= 3 ? ceilDiv(c.frozen * e.base, N) : c.frozen * e.base;
+    if (in.quant && e.lora) params.frozen = (c.frozen - c.quantizedElements) * e.base + c.quantizedBytes;
+    st.parameters = params.trainable + params.frozen;
+    // The paper's gradient term: the full set at stages 0-1, the partition from stage 2.
+    st.gradients = in.stage >= 2 ? ceilDiv(c.trainable * e.grad, N) : c.trainable * e.grad;
+    st.optimizerStates = in.stage >= 1 ? ceilDiv(c.trainable * e.optimizer, N) : c.trainable * e.optimizer;
+    st.masterGradients = in.stage >= 1 ? ceilDiv(c.trainable * 4, N) : (e.fp16 && !e.lora ? c.trainable * 4 : 0);
+    return st;
+}
+
+// What stays on the device between steps, after offloading (host and NVMe bytes go to the breakdown).
+struct Resident {
+    int64_t parameters = 0, optimizer = 0, masterGradients = 0;
+    int64_t gradients = 0, buckets = 0;  // the gradient buffers that live across steps
+};
+
+// offload_optimizer (core/offload/optimizer_partition.h): fp32 master + moments in host memory, or in a swap file
+// with buffer_count host buffers of one sub-group each; no fp32 master gradient (CPU-Adam reads the reduced gradient
+// in its own dtype). Stages 1-2 keep a parameter-dtype copy of the partition on the device for the all-gather; a CUDA
+// device stages one sub-group of gradient and parameter in host memory.
+void offloadOptimizer(const Inputs& in, const ElementSizes& e, const ParameterCounts& c, const ModelStateSizes& st,
+                      Resident& r, MemoryBreakdown& b) {
+    const int64_t subGroup = std::min<int64_t>(c.part, int64_t(in.zero.subGroupSize));
+    const int64_t group = std::min(subGroup, kSwapGroupElements);  // the swap unit and the CUDA staging piece
+    if (in.zero.offloadOptimizer == "nvme") {
+        const int64_t seg = ceilDiv(group * 4, 4096) * 4096, groups = group > 0 ? ceilDiv(c.part, group) : 0;
+        b.nvmeOffload = groups * 3 * seg;
+        b.hostOffload = std::min<int64_t>(groups, int64_t(in.zero.offloadBufferCount)) * 3 * seg;
+    } else {
+        b.hostOffload = st.optimizerStates;
     }
-    // offload_param (stage 3, core/offload/param_shard_store.h): the parameter shard leaves the device. "cpu": all
-    // of it in host memory (on a CPU device that is where it was: nothing moves). "nvme": the first max_in_cpu
-    // elements in host memory, the rest in a swap file, with buffer_count read-ahead buffers of at most buffer_size
-    // elements and two 8 MiB write buffers in host memory.
-    const int64_t shardBytes = in.stage >= 3 ? (lora ? paramsFrozen : paramsTrainable) : 0;
-    if (in.stage >= 3 && (in.zero.offloadParam == "cpu" || in.zero.offloadParam == "nvme")) {
-        const int64_t shardElems = lora ? ceilDiv(frozen, N) : part;
-        int64_t resident = shardBytes, swapped = 0;
-        if (in.zero.offloadParam == "nvme") {
-            const int64_t residentElems = std::min<int64_t>(shardElems, int64_t(in.zero.paramMaxInCpu));
-            resident = residentElems * bit16;
-            swapped = shardBytes - resident;
-        }
-        if (swapped > 0) {
-            // Read ahead: the next two blocks' shard ranges (each at most buffer_size elements), at most buffer_count.
-            std::map<int, int64_t> blockElems;
-            for (const auto& tensor : shape.tensors)
-                if (tensor.layer >= 0) blockElems[tensor.layer] += tensor.numel;
-            int64_t largestBlock = 0;
-            for (const auto& [layer, n] : blockElems) largestBlock = std::max(largestBlock, ceilDiv(n, N));
-            const int64_t aheadBuffers =
-                largestBlock <= int64_t(in.zero.paramBufferSize)
-                    ? std::min<int64_t>({2, int64_t(in.zero.paramBufferCount), int64_t(blockElems.size())})
-                    : 0;
-            const int64_t fileBytes = ceilDiv(swapped, 4096) * 4096;
-            b.nvmeOffload += swapped;
-            // Plus the two 8 MiB write buffers and the span a step writes into (8 MiB), the buffer for reads no
-            // read-ahead covers, and the copy of the block range a read hands to the gather.
-            const int64_t rangeBuffer = ceilDiv(largestBlock * bit16, 4096) * 4096 + 4096;
-            const int64_t span =  // what a step writes into: a sub-group, at most one write buffer
-                std::min<int64_t>({(8 << 20) / bit16, int64_t(in.zero.subGroupSize), shardElems}) * bit16;
-            b.hostOffload += 2 * std::min<int64_t>(8 << 20, fileBytes) + span + rangeBuffer + largestBlock * bit16 +
-                             aheadBuffers * rangeBuffer;
-        }
-        if (in.device == EstimateDevice::Cuda || swapped > 0) {
-            deviceParams -= shardBytes;
-            if (in.device == EstimateDevice::Cuda)
-                b.hostOffload += resident;
-            else
-                deviceParams += resident;
-        }
+    if (in.stage <= 2) r.parameters += c.part * e.train;
+    if (in.device == EstimateDevice::Cuda) b.hostOffload += group * (e.grad + e.train);
+    r.optimizer = 0;
+    r.masterGradients = 0;
+}
+
+// offload_param (stage 3, core/offload/param_shard_store.h): the parameter shard leaves the device. "cpu": all of it
+// in host memory (on a CPU device that is where it was: nothing moves). "nvme": the first max_in_cpu elements in host
+// memory, the rest in a swap file, with buffer_count read-ahead buffers of at most buffer_size elements and two 8 MiB
+// write buffers in host memory.
+void offloadParameters(const ModelShape& shape, const Inputs& in, const ElementSizes& e, const ParameterCounts& c,
+                       const ParameterBytes& params, Resident& r, MemoryBreakdown& b) {
+    const int64_t N = in.world;
+    const int64_t shardBytes = e.lora ? params.frozen : params.trainable;
+    const int64_t shardElems = e.lora ? ceilDiv(c.frozen, N) : c.part;
+    int64_t resident = shardBytes, swapped = 0;
+    if (in.zero.offloadParam == "nvme") {
+        const int64_t residentElems = std::min<int64_t>(shardElems, int64_t(in.zero.paramMaxInCpu));
+        resident = residentElems * e.bit16;
+        swapped = shardBytes - resident;
     }
-    deviceParams += in.referenceBytes;
+    if (swapped > 0) {
+        // Read ahead: the next two blocks' shard ranges (each at most buffer_size elements), at most buffer_count.
+        std::map<int, int64_t> blockElems;
+        for (const auto& tensor : shape.tensors)
+            if (tensor.layer >= 0) blockElems[tensor.layer] += tensor.numel;
+        int64_t largestBlock = 0;
+        for (const auto& [layer, n] : blockElems) largestBlock = std::max(largestBlock, ceilDiv(n, N));
+        const int64_t aheadBuffers =
+            largestBlock <= int64_t(in.zero.paramBufferSize)
+                ? std::min<int64_t>({2, int64_t(in.zero.paramBufferCount), int64_t(blockElems.size())})
+                : 0;
+        const int64_t fileBytes = ceilDiv(swapped, 4096) * 4096;
+        b.nvmeOffload += swapped;
+        // Plus the two 8 MiB write buffers and the span a step writes into (8 MiB), the buffer for reads no
+        // read-ahead covers, and the copy of the block range a read hands to the gather.
+        const int64_t rangeBuffer = ceilDiv(largestBlock * e.bit16, 4096) * 4096 + 4096;
+        const int64_t span =  // what a step writes into: a sub-group, at most one write buffer
+            std::min<int64_t>({(8 << 20) / e.bit16, int64_t(in.zero.subGroupSize), shardElems}) * e.bit16;
+        b.hostOffload += 2 * std::min<int64_t>(8 << 20, fileBytes) + span + rangeBuffer + largestBlock * e.bit16 +
+                         aheadBuffers * rangeBuffer;
+    }
+    if (in.device == EstimateDevice::Cuda || swapped > 0) {
+        r.parameters -= shardBytes;
+        if (in.device == EstimateDevice::Cuda)
+            b.hostOffload += resident;
+        else
+            r.parameters += resident;
+    }
+}
+
+// The ZeRO stage the trainable parameters run at (LoRA at stage 3: the adapters run in a stage-2 optimizer).
+int zeroOfTrainable(const Inputs& in) { return in.stage >= 3 && in.lora ? 2 : in.stage; }
+
+int64_t reduceBucketElements(const Inputs& in, const ParameterCounts& c) {
+    return int64_t(std::min(in.zero.reduceBucketSize, double(c.trainable)));
+}
+
+Resident residentMemory(const ModelShape& shape, const Inputs& in, const ElementSizes& e, const ParameterCounts& c,
+                        const ModelStateSizes& st, const ParameterBytes& params, MemoryBreakdown& b) {
+    Resident r;
+    r.parameters = st.parameters;
+    r.optimizer = st.optimizerStates;
+    r.masterGradients = st.masterGradients;
+    if (in.stage >= 1 && (in.zero.offloadOptimizer == "cpu" || in.zero.offloadOptimizer == "nvme"))
+        offloadOptimizer(in, e, c, st, r, b);
+    if (in.stage >= 3 && (in.zero.offloadParam == "cpu" || in.zero.offloadParam == "nvme"))
+        offloadParameters(shape, in, e, c, params, r, b);
+    r.parameters += in.referenceBytes;
     // Gradient buffers that live across steps (core/zero): stage 1 a flat gradient of every trainable parameter,
     // stage 2 this rank's partition and one reduce_bucket_size bucket (allocated once), stage 3 the partition.
-    // (LoRA at stage 3: the adapters run in a stage-2 optimizer.)
-    const double t = double(trainable);
-    const int64_t reduceElems = int64_t(std::min(in.zero.reduceBucketSize, t));
-    int64_t persistentGrads = 0, persistentBuckets = 0;
-    const int zeroOfTrainable = in.stage >= 3 && lora ? 2 : in.stage;
-    if (zeroOfTrainable == 1) persistentGrads = trainable * gradBytes;
-    if (zeroOfTrainable >= 2) persistentGrads = part * gradBytes;
-    if (zeroOfTrainable == 2) persistentBuckets = reduceElems * gradBytes;
+    const int zero = zeroOfTrainable(in);
+    if (zero == 1) r.gradients = c.trainable * e.grad;
+    if (zero >= 2) r.gradients = c.part * e.grad;
+    if (zero == 2) r.buckets = reduceBucketElements(in, c) * e.grad;
+    // On a CPU device the offloaded optimizer (and parameter shard) lives in the same memory: it counts.
+    if (in.device == EstimateDevice::Cpu) r.optimizer += b.hostOffload;
+    return r;
+}
 
-    // ---- activations and the loss ------------------------------------------------------------------------------
-    // Stage 3 runs every block through its gather/recompute runner: the forward keeps only the block's input and
-    // backward recomputes it, as activation checkpointing does, whatever model.activation_checkpointing says.
-    ActivationInputs ai;
-    ai.batch = in.micro * in.rowsPerSample;
-    ai.seq = in.seq;
-    ai.mode = mode;
-    ai.device = in.device;
-    ai.checkpointing = in.checkpointing || in.stage >= 3;
-    ai.attentionBias = in.attentionBias;
-    ai.frozenNormWeights = lora;
-    ai.fusedCpuOps = ai.fusedCudaOps = in.fusedKernels;
-    res.act = estimateActivations(shape, ai);
-    // Autocast over float32 weights (stage 0 bf16) casts every linear weight to bf16 once per forward; the casts
-    // stay alive until their layer's backward (the products keep them).
-    // A 4-bit weight is dequantized inside its product and not kept: no cast copies of it.
-    const int64_t castCopies =
-        mode == ForwardMode::AutocastOverFp32 ? 2 * (linearWeightElements(shape) - quantizedElements) : 0;
-    // ... but the product's dequantized weight exists while it runs (in backward too: one at a time).
-    const int64_t dequantizedTile = in.quant && lora ? largestQuantized * in.quant->computeBytes : 0;
-    // The loss (core/model/chunked_head_loss.h, token_cross_entropy.h). Unchunked: the float32 logits the loss
-    // keeps and, as its backward starts, their float32 gradient (8 bytes per logit; the forward's bit16 logits and
-    // float32 copy, 6 bytes, come before), then the bit16 gradient of the logits with the head's input and weight
-    // gradients. Chunked: one chunk's float32 logits and softmax (8 bytes per logit of the chunk) with the rows' and
-    // the head weight's gradients.
+// The loss (core/model/chunked_head_loss.h, token_cross_entropy.h). Unchunked: the float32 logits the loss keeps
+// and, as its backward starts, their float32 gradient (8 bytes per logit; the forward's bit16 logits and float32
+// copy, 6 bytes, come before), then the bit16 gradient of the logits with the head's input and weight gradients.
+// Chunked: one chunk's float32 logits and softmax (8 bytes per logit of the chunk) with the rows' and the head
+// weight's gradients. A classifier: its logits, their softmax and gradient.
+int64_t lossWorkspace(const ModelShape& shape, const Inputs& in, const ElementSizes& e) {
+    if (!shape.lmHead) return in.micro * shape.numLabels * 4 * 3;
     const int64_t tokens = in.micro * in.rowsPerSample * in.seq;
-    const int64_t c = mode == ForwardMode::Fp32 ? 4 : 2;
-    int64_t loss = 0;
-    if (shape.lmHead) {
-        const int64_t V = shape.vocabSize, C = shape.hiddenSize;
-        const int64_t headGrads = tokens * C * c + (lora ? 0 : V * C * c);
-        if (in.chunkedLoss) {
-            const int64_t budget = in.device == EstimateDevice::Cuda ? (int64_t(256) << 20) : (int64_t(32) << 20);
-            const int64_t rows = std::min(tokens, std::max<int64_t>(1, budget / (V * 4)));
-            loss = rows * V * 8 + headGrads;
-        } else {
-            loss = std::max(tokens * V * 8, tokens * V * c + headGrads);
-        }
-    } else {
-        loss = in.micro * shape.numLabels * 4 * 3;
-    }
-    const ActivationDetail& act = res.act;
+    const int64_t c = e.mode == ForwardMode::Fp32 ? 4 : 2;
+    const int64_t V = shape.vocabSize, C = shape.hiddenSize;
+    const int64_t headGrads = tokens * C * c + (e.lora ? 0 : V * C * c);
+    if (!in.chunkedLoss) return std::max(tokens * V * 8, tokens * V * c + headGrads);
+    const int64_t budget = in.device == EstimateDevice::Cuda ? (int64_t(256) << 20) : (int64_t(32) << 20);
+    const int64_t rows = std::min(tokens, std::max<int64_t>(1, budget / (V * 4)));
+    return rows * V * 8 + headGrads;
+}
 
-    // ---- stage 3's gathered parameters and gradient buckets --------------------------------------------------
+// Stage 3's gathered parameters and gradient buckets at the end of backward, and stage 2's reduction copies.
+struct GatherBuffers {
     int64_t gathered = 0, gradBucketsEnd = 0, outsideGrads = 0;
+};
+
+GatherBuffers gatherBuffers(const ModelShape& shape, const Inputs& in, const ElementSizes& e,
+                            const ParameterCounts& c) {
+    GatherBuffers g;
+    const int64_t N = in.world;
+    const int64_t reduceElems = reduceBucketElements(in, c);
     if (in.stage >= 3) {
         // Tensors of at most stage3_param_persistence_threshold elements stay whole on every rank (besides their
         // chunk in the shard). The others are gathered: those outside the blocks for the whole micro-step; the
@@ -397,52 +427,68 @@ Result compute(const ModelShape& shape, const Inputs& in) {
                           std::max<int64_t>(0, int64_t(in.zero.maxLiveParameters / double(block)) - 1)});
             liveBlocks = 1 + prefetched;
         }
-        gathered = (persistent + outsideGathered + liveBlocks * block + block) * bit16;
-        if (!lora) {
+        g.gathered = (persistent + outsideGathered + liveBlocks * block + block) * e.bit16;
+        if (!e.lora) {
             // Gradients: those of the parameters outside the blocks are leaves held through backward; a block's
             // gradients wait in the reduce_bucket_size bucket (a block larger than the bucket: all of them before
             // it is cut into buckets), and the reduce-scatter's send buffer (N rows of the bucket's chunks) and
             // this rank's received row come on top. On CPU, Gloo's reduce-scatter works on its own copy of the
             // send buffer (LibTorch 2.11: the peak rises by the input + the output, measured).
             const int64_t glooCopy = in.device == EstimateDevice::Cpu && N > 1 ? reduceElems : 0;
-            outsideGrads = outsideAll * gradBytes;
-            gradBucketsEnd =
-                (std::max(reduceElems, blockFull) + reduceElems + glooCopy + ceilDiv(reduceElems, N)) * gradBytes;
+            g.outsideGrads = outsideAll * e.grad;
+            g.gradBucketsEnd =
+                (std::max(reduceElems, blockFull) + reduceElems + glooCopy + ceilDiv(reduceElems, N)) * e.grad;
         }
     }
-    if (zeroOfTrainable == 2) {
+    if (zeroOfTrainable(in) == 2) {
         // Stage 2: a full bucket is concatenated into a copy for its reduction (also with one rank), and with
         // N > 1 each owner's part of it.
-        gradBucketsEnd += reduceElems * gradBytes;
-        if (N > 1) gradBucketsEnd += std::min(reduceElems, part) * gradBytes;
+        g.gradBucketsEnd += reduceElems * e.grad;
+        if (N > 1) g.gradBucketsEnd += std::min(reduceElems, c.part) * e.grad;
     }
+    return g;
+}
 
-    // ---- the moments --------------------------------------------------------------------------------------------
-    // On a CPU device the offloaded optimizer (and parameter shard) lives in the same memory: it counts.
-    if (in.device == EstimateDevice::Cpu) deviceOptimizer += b.hostOffload;
-    // Backward starts: every activation, the casts, the loss's workspace (or the first block's working set).
-    Moment start{"backward (start)"};
-    start.parameters = deviceParams + castCopies;
-    start.optimizer = deviceOptimizer;
-    // With gradient accumulation, stage 0's .grad (every trainable parameter) outlives the micro-steps: the second
+// The moments of a step whose sum can be the peak: backward's start and end (and at stage 3 a block's backward with
+// its gradient bucket), the optimizer step. What is alive at each, by term.
+std::vector<Moment> stepMoments(const ModelShape& shape, const Inputs& in, const ElementSizes& e,
+                                const ParameterCounts& c, const Resident& r, const ActivationDetail& act,
+                                bool checkpointing, int64_t loss) {
+    const int64_t N = in.world;
+    const int64_t reduceElems = reduceBucketElements(in, c);
+    const GatherBuffers g = gatherBuffers(shape, in, e, c);
+    // Autocast over float32 weights (stage 0 bf16) casts every linear weight to bf16 once per forward; the casts
+    // stay alive until their layer's backward (the products keep them). A 4-bit weight is dequantized inside its
+    // product and not kept: no cast copies of it ...
+    const int64_t castCopies =
+        e.mode == ForwardMode::AutocastOverFp32 ? 2 * (linearWeightElements(shape) - c.quantizedElements) : 0;
+    // ... but the product's dequantized weight exists while it runs (in backward too: one at a time).
+    const int64_t dequantizedTile = in.quant && e.lora ? c.largestQuantized * in.quant->computeBytes : 0;
+    const int64_t stage0Grads = in.stage == 0 ? c.trainable * e.grad : 0;
+
+    // Backward starts: every activation, the casts, the loss's workspace (or the first block's working set). With
+    // gradient accumulation, stage 0's .grad (every trainable parameter) outlives the micro-steps: the second
     // micro-step's backward starts with all of it.
-    start.gradients = persistentGrads + (in.stage == 0 && in.accumulation > 1 ? trainable * gradBytes : 0);
-    start.buckets = persistentBuckets + gathered;
+    Moment start{"backward (start)"};
+    start.parameters = r.parameters + castCopies;
+    start.optimizer = r.optimizer;
+    start.gradients = r.gradients + (in.accumulation > 1 ? stage0Grads : 0);
+    start.buckets = r.buckets + g.gathered;
     start.activations = act.stored + (act.backwardWorking > loss ? act.backwardWorking : 0);
     start.workspace = (act.backwardWorking > loss ? 0 : loss) + dequantizedTile;
     // Backward ends: the activations gone, every gradient made (stage 0 .grad), or, at stage 3, the backward of a
-    // block with the bucket holding up to max(reduce_bucket_size, a block) of gradients, or a bucket's
-    // reduction (its send and receive buffers) once the blocks whose gradients filled it have freed their inputs.
-    // Stage 2: a bucket's reduction copy.
+    // block with the bucket holding up to max(reduce_bucket_size, a block) of gradients, or a bucket's reduction
+    // (its send and receive buffers) once the blocks whose gradients filled it have freed their inputs. Stage 2: a
+    // bucket's reduction copy.
     Moment end{"backward (end)"};
-    end.parameters = deviceParams;
-    end.optimizer = deviceOptimizer;
-    end.gradients = persistentGrads + (in.stage == 0 ? trainable * gradBytes : 0) + outsideGrads;
-    end.buckets = persistentBuckets + gathered + gradBucketsEnd;
-    end.activations = act.outside + act.backwardWorking + (ai.checkpointing ? act.blockInput : act.perLayer);
+    end.parameters = r.parameters;
+    end.optimizer = r.optimizer;
+    end.gradients = r.gradients + stage0Grads + g.outsideGrads;
+    end.buckets = r.buckets + g.gathered + g.gradBucketsEnd;
+    end.activations = act.outside + act.backwardWorking + (checkpointing ? act.blockInput : act.perLayer);
     end.workspace = dequantizedTile;
     Moment blockBackward{"backward (end)"};
-    if (in.stage >= 3 && !lora) {
+    if (in.stage >= 3 && !e.lora) {
         int64_t blockFull = 0;
         for (int layer = 0; layer < int(shape.numLayers); ++layer)
             blockFull = std::max(blockFull, shape.layerParameters(layer));
@@ -450,25 +496,55 @@ Result compute(const ModelShape& shape, const Inputs& in) {
         const int64_t filled = std::min<int64_t>(shape.numLayers, ceilDiv(held, std::max<int64_t>(1, blockFull)));
         end.activations = act.outside + (shape.numLayers - filled) * act.blockInput;
         blockBackward = end;
-        blockBackward.buckets = gathered + held * gradBytes;
+        blockBackward.buckets = g.gathered + held * e.grad;
         blockBackward.activations = act.stored + act.backwardWorking;
     }
     // The optimizer step: every gradient and the float32 gradient of the partition; stage 0 with N > 1 all-reduces a
     // flat copy of the gradients, stages 1-2 with N > 1 all-gather the updated partition in pieces.
     Moment step{"optimizer step"};
-    step.parameters = deviceParams;
-    step.optimizer = deviceOptimizer;
-    step.gradients = persistentGrads + (in.stage == 0 ? trainable * gradBytes : 0);
-    step.masterGradients = masterGrads;
-    step.buckets = persistentBuckets;
-    if (N > 1 && in.stage == 0) step.buckets += trainable * gradBytes;
-    if (N > 1 && (zeroOfTrainable == 1 || zeroOfTrainable == 2)) {
-        const int64_t gatherElems = int64_t(std::min(in.zero.allgatherBucketSize, t));
-        step.buckets += (gatherElems + ceilDiv(gatherElems, N)) * trainBytes;
+    step.parameters = r.parameters;
+    step.optimizer = r.optimizer;
+    step.gradients = r.gradients + stage0Grads;
+    step.masterGradients = r.masterGradients;
+    step.buckets = r.buckets;
+    if (N > 1 && in.stage == 0) step.buckets += c.trainable * e.grad;
+    if (const int zero = zeroOfTrainable(in); N > 1 && (zero == 1 || zero == 2)) {
+        const int64_t gatherElems = int64_t(std::min(in.zero.allgatherBucketSize, double(c.trainable)));
+        step.buckets += (gatherElems + ceilDiv(gatherElems, N)) * e.train;
     }
-    const Moment* peak = &start;
-    for (const Moment* m : {&end, &blockBackward, &step})
-        if (m->sum() > peak->sum()) peak = m;
+    return {start, end, blockBackward, step};
+}
+
+// The estimate: element sizes, model states, what stays resident, the activations and the loss, then the step's
+// moments; the largest moment is the allocator's peak.
+Result compute(const ModelShape& shape, const Inputs& in) {
+    Result res;
+    MemoryBreakdown& b = res.b;
+    const ElementSizes e = elementSizes(in);
+    const ParameterCounts c = parameterCounts(shape, in);
+    res.trainable = c.trainable;
+    ParameterBytes params;
+    res.states = modelStates(in, e, c, params);
+    const Resident r = residentMemory(shape, in, e, c, res.states, params, b);
+
+    // Stage 3 runs every block through its gather/recompute runner: the forward keeps only the block's input and
+    // backward recomputes it, as activation checkpointing does, whatever model.activation_checkpointing says.
+    ActivationInputs ai;
+    ai.batch = in.micro * in.rowsPerSample;
+    ai.seq = in.seq;
+    ai.mode = e.mode;
+    ai.device = in.device;
+    ai.checkpointing = in.checkpointing || in.stage >= 3;
+    ai.attentionBias = in.attentionBias;
+    ai.frozenNormWeights = e.lora;
+    ai.fusedCpuOps = ai.fusedCudaOps = in.fusedKernels;
+    res.act = estimateActivations(shape, ai);
+    const int64_t loss = lossWorkspace(shape, in, e);
+
+    const std::vector<Moment> moments = stepMoments(shape, in, e, c, r, res.act, ai.checkpointing, loss);
+    const Moment* peak = &moments.front();
+    for (const Moment& m : moments)
+        if (m.sum() > peak->sum()) peak = &m;
     b.phase = peak->name;
     b.parameters = peak->parameters;
     b.gradients = peak->gradients;
@@ -479,7 +555,7 @@ Result compute(const ModelShape& shape, const Inputs& in) {
     b.workspace = peak->workspace;
     b.allocatorPeak = peak->sum();
     if (in.device == EstimateDevice::Cpu)
-        b.allocatorSlack = int64_t(kCpuAllocatorSlack * double(act.stored + act.backwardWorking + loss));
+        b.allocatorSlack = int64_t(kCpuAllocatorSlack * double(res.act.stored + res.act.backwardWorking + loss));
     b.runtime = in.runtime;
     b.total = b.allocatorPeak + b.allocatorSlack + b.runtime;
     return res;

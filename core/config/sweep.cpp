@@ -325,18 +325,8 @@ bool saysIneffective(const std::string& message) {
     return false;
 }
 
-}  // namespace
-
-bool hasSweep(const json& document) {
-    return document.is_object() && document.contains("sweep") && !document["sweep"].is_null();
-}
-
-SweepPlan expandSweep(const json& document, const fs::path& baseDir, int worldSize,
-                      const nlohmann::ordered_json* ordered) {
-    if (!hasSweep(document)) throw ConfigError("sweep: the config has no sweep block");
-    const json& block = document["sweep"];
-    if (!block.is_object()) throw ConfigError("sweep: expected an object with method and parameters");
-    SweepPlan plan;
+// The block's own keys: W&B's launcher keys are said not to be used, early_terminate and unknown keys refused.
+void checkBlockKeys(const json& block, SweepPlan& plan) {
     for (const auto& [k, v] : block.items()) {
         if (k == "name" || k == "method" || k == "parameters" || k == "seeds" || k == "count" || k == "metric" ||
             k == "random_seed" || k == "description" || k == "run_cap")
@@ -355,20 +345,13 @@ SweepPlan expandSweep(const json& document, const fs::path& baseDir, int worldSi
                "unknown key (expected name, method, parameters, seeds, count, run_cap, metric, random_seed, "
                "description)");
     }
-    int64_t runCap = 0;
-    if (block.contains("run_cap")) {
-        if (!block["run_cap"].is_number_integer() || block["run_cap"].get<int64_t>() < 1)
-            refuse("run_cap", "expected a positive integer");
-        runCap = block["run_cap"].get<int64_t>();
-    }
+    if (block.contains("run_cap") && (!block["run_cap"].is_number_integer() || block["run_cap"].get<int64_t>() < 1))
+        refuse("run_cap", "expected a positive integer");
     if (block.contains("count") && !block["count"].is_number_integer()) refuse("count", "expected a positive integer");
-    json base = document;
-    base.erase("sweep");
-    const ConfigParseResult parsedBase = parseTrainConfig(base, baseDir, worldSize);
-    if (!parsedBase.ok()) throw ConfigError("the config under the sweep: " + parsedBase.errorText());
-    const json resolved = configToResolvedJson(*parsedBase.config);
-    const std::string runName =
-        parsedBase.config->training.runName.empty() ? std::string("run") : parsedBase.config->training.runName;
+}
+
+// name, description, method, random_seed and metric (name, goal, target).
+void readHeader(const json& block, const std::string& runName, SweepPlan& plan) {
     if (block.contains("name") && !block["name"].is_string()) refuse("name", "expected a string");
     plan.name = block.contains("name") ? block["name"].get<std::string>() : runName + " sweep";
     if (block.contains("description")) {
@@ -382,24 +365,27 @@ SweepPlan expandSweep(const json& document, const fs::path& baseDir, int worldSi
         refuse("random_seed", "expected a non-negative integer");
     if (plan.method != "grid" && plan.method != "random")
         refuse("method", "\"" + plan.method + "\": expected grid or random (bayes is not built)");
-    if (block.contains("metric")) {
-        const json& m = block["metric"];
-        if (!m.is_object() || !m.contains("name") || !m["name"].is_string())
-            refuse("metric", "expected {\"name\": \"eval_loss\", \"goal\": \"minimize\"}");
-        for (const auto& [k, v] : m.items())
-            if (k != "name" && k != "goal" && k != "target")
-                refuse("metric." + k, "unknown key (expected name, goal, target)");
-        plan.metric = m["name"].get<std::string>();
-        if (m.contains("goal") && !m["goal"].is_string()) refuse("metric.goal", "expected minimize or maximize");
-        plan.goal = m.value("goal", std::string("minimize"));
-        if (plan.goal != "minimize" && plan.goal != "maximize")
-            refuse("metric.goal", "\"" + plan.goal + "\": expected minimize or maximize");
-        if (m.contains("target")) {
-            if (!m["target"].is_number()) refuse("metric.target", "expected a number");
-            plan.target = m["target"].get<double>();
-        }
+    if (!block.contains("metric")) return;
+    const json& m = block["metric"];
+    if (!m.is_object() || !m.contains("name") || !m["name"].is_string())
+        refuse("metric", "expected {\"name\": \"eval_loss\", \"goal\": \"minimize\"}");
+    for (const auto& [k, v] : m.items())
+        if (k != "name" && k != "goal" && k != "target")
+            refuse("metric." + k, "unknown key (expected name, goal, target)");
+    plan.metric = m["name"].get<std::string>();
+    if (m.contains("goal") && !m["goal"].is_string()) refuse("metric.goal", "expected minimize or maximize");
+    plan.goal = m.value("goal", std::string("minimize"));
+    if (plan.goal != "minimize" && plan.goal != "maximize")
+        refuse("metric.goal", "\"" + plan.goal + "\": expected minimize or maximize");
+    if (m.contains("target")) {
+        if (!m["target"].is_number()) refuse("metric.target", "expected a number");
+        plan.target = m["target"].get<double>();
     }
-    std::vector<Parameter> params;
+}
+
+// The swept keys, in the file's order when `ordered` has it: each a key the config reads, given once.
+std::vector<Parameter> readParameters(const json& block, const nlohmann::ordered_json* ordered, const json& resolved,
+                                      SweepPlan& plan) {
     if (!block.contains("parameters") || !block["parameters"].is_object() || block["parameters"].empty())
         refuse("parameters", "expected an object naming at least one config key and its values");
     std::vector<std::pair<std::string, json>> specs;  // the parameters as the file lists them
@@ -408,6 +394,7 @@ SweepPlan expandSweep(const json& document, const fs::path& baseDir, int worldSi
         flattenParameters((*ordered)["sweep"]["parameters"], "", specs);
     else
         flattenParameters(block["parameters"], "", specs);
+    std::vector<Parameter> params;
     for (const auto& [key, spec] : specs) {
         if (key == "sweep" || key.rfind("sweep.", 0) == 0) refuse("parameters." + key, "a sweep cannot sweep itself");
         if (!hasPath(resolved, key))
@@ -421,21 +408,31 @@ SweepPlan expandSweep(const json& document, const fs::path& baseDir, int worldSi
             refuse("parameters." + key + ".probabilities", "a grid takes every value (probabilities are for random)");
         plan.keys.push_back(key);
     }
+    return params;
+}
+
+// `seeds`: each combination once per training.seed listed (the key goes last in plan.keys).
+std::vector<json> readSeeds(const json& block, SweepPlan& plan) {
     std::vector<json> seeds;
-    if (block.contains("seeds")) {
-        if (!block["seeds"].is_array() || block["seeds"].empty()) refuse("seeds", "expected a list of integers");
-        for (const json& s : block["seeds"]) {
-            if (!s.is_number_integer()) refuse("seeds", "expected integers, got " + s.dump());
-            seeds.push_back(s);
-        }
-        if (std::find(plan.keys.begin(), plan.keys.end(), "training.seed") != plan.keys.end())
-            refuse("seeds", "training.seed is also a swept parameter; give one of the two");
-        plan.keys.push_back("training.seed");
+    if (!block.contains("seeds")) return seeds;
+    if (!block["seeds"].is_array() || block["seeds"].empty()) refuse("seeds", "expected a list of integers");
+    for (const json& s : block["seeds"]) {
+        if (!s.is_number_integer()) refuse("seeds", "expected integers, got " + s.dump());
+        seeds.push_back(s);
     }
-    // the combinations of values, in the block's order (the last key varies fastest)
+    if (std::find(plan.keys.begin(), plan.keys.end(), "training.seed") != plan.keys.end())
+        refuse("seeds", "training.seed is also a swept parameter; give one of the two");
+    plan.keys.push_back("training.seed");
+    return seeds;
+}
+
+// The values of every run ({"key": value, ...}): a grid's combinations in the block's order (the last key varies
+// fastest; W&B's order is by name) or `count` random draws, each once per seed, at most run_cap of them.
+std::vector<json> combinations(const json& block, const std::vector<Parameter>& params,
+                               const std::vector<json>& seeds) {
+    const int64_t runCap = block.value("run_cap", int64_t(0));
     std::vector<json> combos;
-    if (plan.method == "grid") {
-        // every combination in the block's order, the last key varying fastest (W&B's order is by name)
+    if (block.value("method", std::string("grid")) == "grid") {
         std::vector<std::vector<json>> values;
         double total = 1;
         for (const Parameter& p : params) {
@@ -480,10 +477,40 @@ SweepPlan expandSweep(const json& document, const fs::path& baseDir, int worldSi
     }
     if (runCap > 0 && combos.size() > size_t(runCap)) combos.resize(size_t(runCap));  // W&B stops at run_cap
     if (combos.size() > kMaxSweepRuns) refuse(seeds.empty() ? "parameters" : "seeds", "the sweep has over 1000 runs");
-    const fs::path outputDir = parsedBase.config->training.outputDir;
+    return combos;
+}
+
+// What every run of the sweep starts from.
+struct RunSetting {
+    const json& base;      // the document without its sweep block
+    const json& resolved;  // the base resolved: the keys it reads
+    const fs::path& baseDir;
+    int worldSize;
+    std::string runName;
+    fs::path outputDir;
+};
+
+// A run's config checked: valid, and no warning that a swept key does nothing (refused: its runs would differ in
+// name only); other warnings about a swept key kept for the plan, once each.
+void checkSweptKeys(const std::vector<ConfigIssue>& issues, SweepPlan& plan) {
+    for (const ConfigIssue& issue : issues)
+        for (const std::string& key : plan.keys)
+            if (!issue.isError && (issue.keyPath == key || issue.message.find(key) != std::string::npos)) {
+                if (saysIneffective(issue.message))
+                    refuse("parameters." + key, "the config overrides or ignores it, so its runs would train alike: " +
+                                                    issue.keyPath + ": " + issue.message);
+                const std::string w = issue.keyPath + ": " + issue.message;
+                if (std::find(plan.warnings.begin(), plan.warnings.end(), w) == plan.warnings.end())
+                    plan.warnings.push_back(w);
+            }
+}
+
+// One run per combination: the values set (and the keys that rule a swept one), named and placed by its values,
+// validated; runs that would train the same config under different values are refused.
+void addRuns(const std::vector<json>& combos, const RunSetting& setting, SweepPlan& plan) {
     std::vector<std::pair<std::string, std::string>> mapped;  // swept key, the key that rules it
     for (const std::string& key : plan.keys)
-        if (const std::string ruling = rulingKeyOf(key, base, resolved, plan.keys); !ruling.empty()) {
+        if (const std::string ruling = rulingKeyOf(key, setting.base, setting.resolved, plan.keys); !ruling.empty()) {
             mapped.emplace_back(key, ruling);
             plan.notes.push_back(key + ": each run also sets " + ruling +
                                  " to the swept value (the scheduler sets the optimizer's lr every step and peaks "
@@ -492,7 +519,7 @@ SweepPlan expandSweep(const json& document, const fs::path& baseDir, int worldSi
     std::map<std::string, size_t> trained;  // each run's resolved config less its name and folder: runs must differ
     for (const json& c : combos) {
         SweepRun run;
-        run.config = base;
+        run.config = setting.base;
         std::string label;
         for (const std::string& key : plan.keys) {
             run.values[key] = c.at(key);
@@ -500,24 +527,12 @@ SweepPlan expandSweep(const json& document, const fs::path& baseDir, int worldSi
             label += " " + shortKey(key) + "=" + valueName(c.at(key));
         }
         for (const auto& [key, ruling] : mapped) setPath(run.config, ruling, c.at(key));
-        run.name = runName + label;
+        run.name = setting.runName + label;
         setPath(run.config, "training.run_name", run.name);
-        setPath(run.config, "training.output_dir", (outputDir / folderOf(run.values)).string());
-        const ConfigParseResult parsed = parseTrainConfig(run.config, baseDir, worldSize);
+        setPath(run.config, "training.output_dir", (setting.outputDir / folderOf(run.values)).string());
+        const ConfigParseResult parsed = parseTrainConfig(run.config, setting.baseDir, setting.worldSize);
         if (!parsed.ok()) throw ConfigError("sweep run \"" + run.name + "\": " + parsed.errorText());
-        for (const ConfigIssue& issue : parsed.issues)
-            for (const std::string& key : plan.keys)
-                if (!issue.isError && (issue.keyPath == key || issue.message.find(key) != std::string::npos)) {
-                    // a swept key the config overrides or ignores would make runs that differ in name only
-                    if (saysIneffective(issue.message))
-                        refuse("parameters." + key,
-                               "the config overrides or ignores it, so its runs would train "
-                               "alike: " +
-                                   issue.keyPath + ": " + issue.message);
-                    const std::string w = issue.keyPath + ": " + issue.message;
-                    if (std::find(plan.warnings.begin(), plan.warnings.end(), w) == plan.warnings.end())
-                        plan.warnings.push_back(w);
-                }
+        checkSweptKeys(parsed.issues, plan);
         json training = configToResolvedJson(*parsed.config);
         training["training"].erase("run_name");
         training["training"].erase("output_dir");
@@ -527,6 +542,33 @@ SweepPlan expandSweep(const json& document, const fs::path& baseDir, int worldSi
                                      "\" would train the same config: a swept key does not change what trains");
         plan.runs.push_back(std::move(run));
     }
+}
+
+}  // namespace
+
+bool hasSweep(const json& document) {
+    return document.is_object() && document.contains("sweep") && !document["sweep"].is_null();
+}
+
+SweepPlan expandSweep(const json& document, const fs::path& baseDir, int worldSize,
+                      const nlohmann::ordered_json* ordered) {
+    if (!hasSweep(document)) throw ConfigError("sweep: the config has no sweep block");
+    const json& block = document["sweep"];
+    if (!block.is_object()) throw ConfigError("sweep: expected an object with method and parameters");
+    SweepPlan plan;
+    checkBlockKeys(block, plan);
+    json base = document;
+    base.erase("sweep");
+    const ConfigParseResult parsedBase = parseTrainConfig(base, baseDir, worldSize);
+    if (!parsedBase.ok()) throw ConfigError("the config under the sweep: " + parsedBase.errorText());
+    const json resolved = configToResolvedJson(*parsedBase.config);
+    const std::string runName =
+        parsedBase.config->training.runName.empty() ? std::string("run") : parsedBase.config->training.runName;
+    readHeader(block, runName, plan);
+    const std::vector<Parameter> params = readParameters(block, ordered, resolved, plan);
+    const std::vector<json> combos = combinations(block, params, readSeeds(block, plan));
+    const RunSetting setting{base, resolved, baseDir, worldSize, runName, parsedBase.config->training.outputDir};
+    addRuns(combos, setting, plan);
     return plan;
 }
 

@@ -18,8 +18,8 @@ inline QStringList englishWords(const QString& text) {
         "RMSNorm", "SwiGLU", "RoPE", "MFU", "ETA", "Ctrl", "Shift", "Enter", "Alt", "Esc", "Xvfb", "Ollama", "GGUF",
         "quick_check", "recover", "wheel", "torch", "safetensors", "hostfile", "Modelfile",
         // the product, keys, and machine-learning terms Chinese texts keep in English (as Chinese ML writing does)
-        "Finetune", "Studio", "Return", "Transformer", "bitsandbytes", "SSD", "rsLoRA", "logits", "dropout", "alpha",
-        "epsilon", "Epsilon", "Betas", "rank", "ranks",
+        "Finetune", "Studio", "Return", "Transformer", "bitsandbytes", "SSD", "rsLoRA", "dropout", "alpha", "epsilon",
+        "Epsilon", "Betas", "rank", "ranks",
         // preference training: the methods' names and TRL's words for the two sides of a pair
         "Beta", "DPO", "ORPO", "SimPO", "KTO", "TRL", "NLL", "SLiC", "DiscoPOP", "tau", "gamma", "chosen", "rejected",
         "sigmoid", "hinge", "ipo", "robust", "sigmoid_norm", "dpo", "orpo", "simpo", "sft",

@@ -50,6 +50,7 @@
 #include <QTabWidget>
 #include <QApplication>
 #include "ui/compare_view.h"
+#include "ui/elided_label.h"
 #include "ui/main_window.h"
 #include "ui/queue_page.h"
 #include "ui/run_view.h"
@@ -323,6 +324,16 @@ private slots:
             saveScreenshot(&w, QStringLiteral("resumed_run_%1_1024x640").arg(lang));
             w.selectRun(other);  // another run's page: the first run's banner goes
             QVERIFY(w.lastMessage().isEmpty());
+            // the editor's header: a long config path gives way in its middle, "(modified)" stays in view
+            QVERIFY(w.newRunFromQuickStart());
+            QTRY_VERIFY(w.configEditor()->isValidated());
+            w.configEditor()->setModified(true);
+            auto* fileLabel = w.findChild<ElidedLabel*>(QStringLiteral("editorFileLabel"));
+            QVERIFY(fileLabel);
+            QCoreApplication::processEvents();
+            QVERIFY2(fileLabel->shownText().endsWith(MainWindow::tr(" (modified)")),
+                     qPrintable(fileLabel->shownText() + QStringLiteral(" | ") + fileLabel->text()));
+            w.configEditor()->setModified(false);
         }
         installStudioTranslations(QStringLiteral("en"));
     }

@@ -76,7 +76,7 @@ private slots:
         QFETCH(qint64, vocab);
         QFETCH(qint64, context);
         const QString dir = kModels + QLatin1Char('/') + model;
-        const ModelInfo info = readModelInfo(dir);
+        const ModelFolderInfo info = readModelInfo(dir);
         QVERIFY2(info.error.isEmpty(), qPrintable(info.error));
         QCOMPARE(info.architecture, architecture);
         QCOMPARE(info.vocabSize, vocab);
@@ -138,11 +138,11 @@ private slots:
         QVERIFY(weights.setPermissions(weights.permissions() | QFileDevice::WriteOwner));
         QVERIFY(weights.resize(weights.size() - 16));
 
-        const ModelInfo bad = readModelInfo(broken);
+        const ModelFolderInfo bad = readModelInfo(broken);
         QVERIFY(bad.error.isEmpty());
         QVERIFY2(bad.weightsError.contains(weights.fileName()), qPrintable(bad.weightsError));
         QCOMPARE(bad.parameters, int64_t(-1));
-        const ModelInfo none = readModelInfo(bare);
+        const ModelFolderInfo none = readModelInfo(bare);
         QVERIFY2(none.weightsError.isEmpty(), qPrintable(none.weightsError));
         QCOMPARE(none.parameters, int64_t(-1));
 
@@ -177,10 +177,10 @@ private slots:
             QVERIFY(f.open(QIODevice::WriteOnly));
             f.write(QByteArray::fromStdString(cfg.dump()));
         }
-        const ModelInfo quantized = readModelInfo(q4);
+        const ModelFolderInfo quantized = readModelInfo(q4);
         QCOMPARE(quantized.dtype, QStringLiteral("4-bit NF4"));
         QVERIFY(quantized.weightsError.isEmpty());
-        const ModelInfo other = readModelInfo(gptq);
+        const ModelFolderInfo other = readModelInfo(gptq);
         QVERIFY2(other.weightsError.contains(QStringLiteral("quantization_config")) &&
                      other.weightsError.contains(QStringLiteral("gptq")),
                  qPrintable(other.weightsError));

@@ -25,6 +25,7 @@
 #include "ui/main_window.h"
 #include "ui/app_translations.h"
 #include "ui/plan_dialog.h"
+#include "tests/ui/latin_words.h"
 
 #include "tests/support/qtest_suites.h"  // QTEST_MAIN registers this suite in its area's program
 
@@ -193,6 +194,14 @@ private slots:
                  qPrintable(say(0)));
         QVERIFY2(say(1).contains(QStringLiteral("更多 GPU")), qPrintable(say(1)));
         QVERIFY2(say(3).contains(QStringLiteral("仍然超出")), qPrintable(say(3)));
+        // a variant in words, chunked or not, without an English word (not "logits")
+        for (const bool chunked : {true, false}) {
+            const QString v = fts::PlanDialog::describeVariant({{"zero_stage", 2},
+                                                                {"offload_optimizer", "cpu"},
+                                                                {"activation_checkpointing", true},
+                                                                {"chunked_loss", chunked}});
+            QVERIFY2(fts::test::englishWords(v).isEmpty(), qPrintable(v));
+        }
         fts::installStudioTranslations(QStringLiteral("en"));
     }
 };

@@ -78,6 +78,22 @@ QString stateOf(const fts::QueuePage& page, const QString& name) {
     return r < 0 ? QString() : page.table()->item(r, 1)->text();
 }
 
+// The window's options over a fresh store in `tmp` and the real fts.
+fts::StudioOptions studioOptions(const QTemporaryDir& tmp) {
+    fts::StudioOptions o;
+    o.storePath = tmp.filePath(QStringLiteral("runs.sqlite"));
+    o.resourcesDir = QStringLiteral(FTS_SOURCE_DIR "/resources");
+    o.dataDir = tmp.filePath(QStringLiteral("data"));
+    o.cliPath = QStringLiteral(FTS_CLI_PATH);
+    return o;
+}
+
+// `cfg` as the editor's text, validated.
+bool editConfig(fts::MainWindow& w, const json& cfg) {
+    w.configEditor()->textEdit()->setPlainText(QString::fromStdString(cfg.dump(2)));
+    return QTest::qWaitFor([&] { return w.configEditor()->isValidated(); }, 10000);
+}
+
 }  // namespace
 
 class TestQueuePage : public QObject {
@@ -211,11 +227,7 @@ private slots:
     void sweepConfigIsQueuedNotStarted() {
         QTemporaryDir tmp;
         const fs::path dir = tmp.path().toStdString();
-        fts::StudioOptions o;
-        o.storePath = tmp.filePath(QStringLiteral("runs.sqlite"));
-        o.resourcesDir = QStringLiteral(FTS_SOURCE_DIR "/resources");
-        o.dataDir = tmp.filePath(QStringLiteral("data"));
-        o.cliPath = QStringLiteral(FTS_CLI_PATH);
+        const fts::StudioOptions o = studioOptions(tmp);
         fts::MainWindow w(o);
         w.resize(1024, 640);
         w.show();
@@ -227,8 +239,7 @@ private slots:
                                                     {{"parameters",
                                                       {{"deepspeed.optimizer.params.lr", {0.001, 0.003}},
                                                        {"deepspeed.scheduler.params.warmup_max_lr", {0.002}}}}}}})));
-        w.configEditor()->textEdit()->setPlainText(QString::fromStdString(cfg.dump(2)));
-        QTRY_VERIFY(w.configEditor()->isValidated());
+        QVERIFY(editConfig(w, cfg));
         QTRY_VERIFY(w.configForm()->hasSweep());
         QVERIFY(w.configForm()->sweepNotice()->isVisible());
         QVERIFY(!w.startAction()->isEnabled());
@@ -245,8 +256,7 @@ private slots:
         // the optimizer's lr alone: queued, each run's peak set with it, said
         cfg = json::parse(fts::readFile(writeConfig(
             dir, "lr", {{"sweep", {{"parameters", {{"deepspeed.optimizer.params.lr", {0.001, 0.003}}}}}}})));
-        w.configEditor()->textEdit()->setPlainText(QString::fromStdString(cfg.dump(2)));
-        QTRY_VERIFY(w.configEditor()->isValidated());
+        QVERIFY(editConfig(w, cfg));
         QVERIFY(w.addConfigToQueue());
         QTRY_VERIFY_WITH_TIMEOUT(w.lastMessage().contains(QStringLiteral("deepspeed.scheduler.params.warmup_max_lr")),
                                  30000);
@@ -258,11 +268,7 @@ private slots:
     // Add to queue starts one regardless, and the entry runs.
     void addStartsARunnerWhenTheListedOneLeft() {
         QTemporaryDir tmp;
-        fts::StudioOptions o;
-        o.storePath = tmp.filePath(QStringLiteral("runs.sqlite"));
-        o.resourcesDir = QStringLiteral(FTS_SOURCE_DIR "/resources");
-        o.dataDir = tmp.filePath(QStringLiteral("data"));
-        o.cliPath = QStringLiteral(FTS_CLI_PATH);
+        const fts::StudioOptions o = studioOptions(tmp);
         fts::MainWindow w(o);
         w.show();
         // a runner holds the queue (this process takes its lock, as a runner does) and the page lists it
@@ -277,8 +283,7 @@ private slots:
         ::close(fd);  // ... and leaves, the queue being empty
         QVERIFY(w.newRunFromQuickStart());
         const json cfg = json::parse(fts::readFile(writeConfig(tmp.path().toStdString(), "after")));
-        w.configEditor()->textEdit()->setPlainText(QString::fromStdString(cfg.dump(2)));
-        QTRY_VERIFY(w.configEditor()->isValidated());
+        QVERIFY(editConfig(w, cfg));
         QVERIFY(w.addConfigToQueue());
         QTRY_VERIFY_WITH_TIMEOUT(rowNamed(*w.queuePage(), QStringLiteral("after")) >= 0, 30000);
         QTRY_COMPARE_WITH_TIMEOUT(stateOf(*w.queuePage(), QStringLiteral("after")), fts::QueuePage::tr("done"), 120000);
@@ -291,17 +296,12 @@ private slots:
 
     void mainWindowQueuesTheEditorsConfig() {
         QTemporaryDir tmp;
-        fts::StudioOptions o;
-        o.storePath = tmp.filePath(QStringLiteral("runs.sqlite"));
-        o.resourcesDir = QStringLiteral(FTS_SOURCE_DIR "/resources");
-        o.dataDir = tmp.filePath(QStringLiteral("data"));
-        o.cliPath = QStringLiteral(FTS_CLI_PATH);
+        const fts::StudioOptions o = studioOptions(tmp);
         fts::MainWindow w(o);
         w.show();  // the Queue page reads the queue while it is shown
         QVERIFY(w.newRunFromQuickStart());
         const json cfg = json::parse(fts::readFile(writeConfig(tmp.path().toStdString(), "editor")));
-        w.configEditor()->textEdit()->setPlainText(QString::fromStdString(cfg.dump(2)));
-        QTRY_VERIFY(w.configEditor()->isValidated());
+        QVERIFY(editConfig(w, cfg));
         QVERIFY(w.queueAddAction()->isEnabled());
         QVERIFY(w.addConfigToQueue());
         QTRY_VERIFY_WITH_TIMEOUT(w.currentPage() == fts::MainWindow::Page::Queue, 30000);
