@@ -210,20 +210,11 @@ std::string ggufRoleName(TensorRole role, BlockLayout layout) {
     return "";
 }
 
-// Every decoder family from its description (core/arch): llama.cpp's architecture of the family (llama for Llama
-// and Mistral, with q/k permuted; qwen2, qwen3, gemma2, gemma3, phi3, olmo2 with NEOX rope), its keys as llama.cpp's
-// converter writes them, every tensor by role. What
-// llama.cpp computes differently is refused (the model would not be the same) or said as a warning.
-void planDescribedDecoder(const ConfigKeys& c, const HfConfig& hf, GgufModel& m, Planner& p) {
-    const DecoderArch a = resolveDecoderArch(hf);
+// What llama.cpp's architecture computes differently from the family, refused by the config key that says it (the
+// model would not be the same): its activation, its biases, rope types it lacks, Gemma's attention scale and tied head.
+void refuseWhatLlamaCppComputesDifferently(const ConfigKeys& c, const DecoderArch& a, const GgufModel& m) {
     const DecoderFamily& f = *a.family;
     const std::string type(f.modelType);
-    m.arch = std::string(f.ggufArch);
-    if (m.arch.empty())
-        c.fail("model_type", "\"" + type + "\": GGUF export is not built for this family yet (" +
-                                 supportedModelTypesText() +
-                                 " load and train; GGUF: gpt2, llama, mistral, qwen2, "
-                                 "qwen3, gemma2, gemma3_text, gemma3, phi3, olmo2)");
     if (m.arch == "phi3" && a.headDim * a.numHeads != a.hiddenSize)
         c.fail("head_dim", "llama.cpp's phi3 takes head_dim = hidden_size / num_attention_heads");
     const bool gemma = f.embedScale;
@@ -253,6 +244,13 @@ void planDescribedDecoder(const ConfigKeys& c, const HfConfig& hf, GgufModel& m,
                                             std::to_string(a.headDim) + ")");
     if (m.arch == "gemma2" && !a.tieWordEmbeddings)
         c.fail("tie_word_embeddings", "false: llama.cpp's gemma2 has no output layer of its own");
+}
+
+// The keys every described decoder writes (sizes, heads, the full-attention rope and its scaling), as llama.cpp's
+// converter writes them; Llama 3.1's rope factors as the rope_freqs tensor.
+void putDecoderKeys(const ConfigKeys& c, const DecoderArch& a, GgufModel& m) {
+    const bool llamaArch = m.arch == "llama", llamaRope = llamaArch || m.arch == "qwen2";
+    const fts::RopeConfig& full = a.ropes.at(0);
     m.layers = static_cast<int>(a.numLayers);
     m.vocabSize = a.vocabSize;
     m.contextLength = a.maxPositions;
@@ -289,6 +287,12 @@ void planDescribedDecoder(const ConfigKeys& c, const HfConfig& hf, GgufModel& m,
         freqs.ne = {static_cast<int64_t>(freqs.values.size())};
         m.tensors.push_back(std::move(freqs));
     }
+}
+
+// Windowed attention and the architecture's own keys: Gemma 2's soft-capping and even-layer windows, Gemma 3's local
+// rope and window pattern, Phi-3's LongRoPE factors; elsewhere a window llama.cpp does not apply is said.
+void putWindowKeys(const ConfigKeys& c, const DecoderArch& a, GgufModel& m) {
+    const fts::RopeConfig& full = a.ropes.at(0);
     const int64_t window = a.largestWindow();
     std::vector<bool> sliding;
     for (int64_t w : a.window) sliding.push_back(w > 0);
@@ -344,8 +348,13 @@ void planDescribedDecoder(const ConfigKeys& c, const HfConfig& hf, GgufModel& m,
                              " attends over the whole context; the model computes the same up to " +
                              std::to_string(window) + " tokens");
     }
+}
 
-    // Tensors by role: the names a checkpoint may use (base-model and vision-language layouts too).
+// Every tensor by role under llama.cpp's name, from the names a checkpoint may use (base-model and vision-language
+// layouts too); Llama's q/k rows permuted per head, Gemma's (1 + w) norms added one.
+void planDecoderTensors(const DecoderArch& a, const GgufModel& m, Planner& p) {
+    const DecoderFamily& f = *a.family;
+    const bool llamaArch = m.arch == "llama";
     auto sources = [&](const std::string& name) {
         std::vector<std::string> s{name};
         if (name.starts_with("model.")) {
@@ -375,6 +384,25 @@ void planDescribedDecoder(const ConfigKeys& c, const HfConfig& hf, GgufModel& m,
     std::vector<std::string> ignored{"rotary_emb.inv_freq"};
     if (a.tieWordEmbeddings) ignored.push_back("lm_head.weight");
     p.checkAllUsed(ignored, a.leftOutPrefixes);
+}
+
+// Every decoder family from its description (core/arch): llama.cpp's architecture of the family (llama for Llama
+// and Mistral, with q/k permuted; qwen2, qwen3, gemma2, gemma3, phi3, olmo2 with NEOX rope), its keys as llama.cpp's
+// converter writes them, every tensor by role. What llama.cpp computes differently is refused (the model would not be
+// the same) or said as a warning.
+void planDescribedDecoder(const ConfigKeys& c, const HfConfig& hf, GgufModel& m, Planner& p) {
+    const DecoderArch a = resolveDecoderArch(hf);
+    const DecoderFamily& f = *a.family;
+    m.arch = std::string(f.ggufArch);
+    if (m.arch.empty())
+        c.fail("model_type", "\"" + std::string(f.modelType) + "\": GGUF export is not built for this family yet (" +
+                                 supportedModelTypesText() +
+                                 " load and train; GGUF: gpt2, llama, mistral, qwen2, "
+                                 "qwen3, gemma2, gemma3_text, gemma3, phi3, olmo2)");
+    refuseWhatLlamaCppComputesDifferently(c, a, m);
+    putDecoderKeys(c, a, m);
+    putWindowKeys(c, a, m);
+    planDecoderTensors(a, m, p);
 }
 
 void planGpt2(const ConfigKeys& c, GgufModel& m, Planner& p) {
