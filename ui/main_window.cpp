@@ -180,7 +180,10 @@ void MainWindow::buildUi() {
     connect(m_runsProxy, &QAbstractItemModel::modelReset, &m_fitNameColumn, qOverload<>(&QTimer::start));
     connect(m_runsProxy, &QAbstractItemModel::layoutChanged, &m_fitNameColumn, qOverload<>(&QTimer::start));
     connect(m_runsProxy, &QAbstractItemModel::rowsInserted, &m_fitNameColumn, qOverload<>(&QTimer::start));
-    connect(m_runsProxy, &QAbstractItemModel::dataChanged, &m_fitNameColumn, qOverload<>(&QTimer::start));
+    // a live run's steps and duration change every poll; only a change that reaches the name refits it
+    connect(m_runsProxy, &QAbstractItemModel::dataChanged, this, [this](const QModelIndex& topLeft) {
+        if (topLeft.column() <= RunsTableModel::NameColumn) m_fitNameColumn.start();
+    });
     m_runsView->viewport()->installEventFilter(this);
     connect(m_runsView->selectionModel(), &QItemSelectionModel::selectionChanged, this,
             &MainWindow::onSelectionChanged);

@@ -353,14 +353,9 @@ RunsTableModel::Figures RunsTableModel::figuresOf(const RunRecord& r) {
                 f.tokens = num("tokens_seen");
             }
         }
-        // the training time over every session (a resumed run's clock goes on); else the last session's wall time;
-        // a running run's goes on live (the earlier sessions' and this one's so far)
-        if (r.status == RunStatus::Running) {
-            if (const double live = runDurationSeconds(r); live >= 0) f.duration = live;
-        } else if (const std::optional<double> trained = trainingSeconds(r); trained && r.endedAt > 0)
-            f.duration = *trained;
-        else if (r.startedAt > 0 && r.endedAt >= r.startedAt)
-            f.duration = r.endedAt - r.startedAt;
+        // the training time over every session (a resumed run's clock goes on, live while it trains); else the
+        // last session's wall time (run_json.h)
+        if (const double d = runDurationSeconds(r); d >= 0) f.duration = d;
     }
     return f;
 }

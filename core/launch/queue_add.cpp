@@ -67,11 +67,13 @@ std::string differences(const nlohmann::json& mine, const nlohmann::json& theirs
 
 // A queued run's name when another run or entry has it already: the name and what differs from the newest one of
 // that name ("quickstart lr=0.001"), and " #2", " #3", ... while that is taken too (the same config queued again).
+// `taken` holds each name's config as stored (JSON text): only the one a name collides with is read.
 std::string distinctName(const std::string& name, const nlohmann::json& resolved,
-                         const std::map<std::string, nlohmann::json>& taken) {
+                         const std::map<std::string, std::string>& taken) {
     const auto same = taken.find(name);
     if (same == taken.end()) return name;
-    std::string base = name + (same->second.is_object() ? differences(resolved, same->second) : std::string());
+    const nlohmann::json theirs = parseJsonOrDiscarded(same->second);
+    std::string base = name + (theirs.is_object() ? differences(resolved, theirs) : std::string());
     if (!taken.count(base)) return base;
     for (int k = 2;; ++k)
         if (const std::string numbered = base + " #" + std::to_string(k); !taken.count(numbered)) return numbered;
@@ -114,15 +116,15 @@ QueueAddResult addToQueue(RunStore& store, const QueueAddOptions& o) {
         pending.push_back({document, "", ""});
     }
     std::set<std::string> taken;
-    // the names in use, each with the resolved config of its newest run or entry (null when unreadable)
-    std::map<std::string, nlohmann::json> names;
+    // the names in use, each with the resolved config of its newest run or entry (as stored; read on a collision)
+    std::map<std::string, std::string> names;
     for (const RunRecord& r : store.listRuns(0))  // newest first: the first of a name is kept
-        names.emplace(r.name, parseJsonOrDiscarded(r.resolvedConfigJson));
+        names.emplace(r.name, r.resolvedConfigJson);
     RunQueue queue(store);
     for (const QueueEntry& e : queue.list()) {
-        const nlohmann::json c = parseJsonOrDiscarded(e.configJson);
-        names.emplace(e.name, c);
+        names.emplace(e.name, e.configJson);
         if (!e.finished()) try {
+                const nlohmann::json c = parseJson(e.configJson);
                 taken.insert(
                     fs::path(c.at("training").at("output_dir").get<std::string>()).lexically_normal().string());
             } catch (const std::exception&) {
@@ -139,11 +141,11 @@ QueueAddResult addToQueue(RunStore& store, const QueueAddOptions& o) {
                  : !o.name.empty()               ? o.name
                  : !cfg.training.runName.empty() ? cfg.training.runName
                                                  : o.configPath.stem().string();
-        e.name = distinctName(e.name, configToResolvedJson(cfg), names);
-        cfg.training.runName = e.name;
-        const nlohmann::json resolved = configToResolvedJson(cfg);
-        names.emplace(e.name, resolved);  // the next run of this add differs from this one too
+        nlohmann::json resolved = configToResolvedJson(cfg);
+        e.name = distinctName(e.name, resolved, names);
+        resolved["training"]["run_name"] = e.name;
         e.configJson = resolved.dump(2);
+        names.emplace(e.name, e.configJson);  // the next run of this add differs from this one too
         e.configPath = fs::absolute(o.configPath).string();
         e.devices = devices;
         e.sweep = result.sweep;

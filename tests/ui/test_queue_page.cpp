@@ -78,6 +78,15 @@ QString stateOf(const fts::QueuePage& page, const QString& name) {
     return r < 0 ? QString() : page.table()->item(r, 1)->text();
 }
 
+// "Compare this sweep" on a row: the runs it hands over (empty when the button is off or says nothing).
+QList<qint64> compareSweepOfRow(fts::QueuePage& page, int row) {
+    page.table()->selectRow(row);
+    if (!page.compareButton()->isEnabled()) return {};
+    QSignalSpy compare(&page, &fts::QueuePage::compareRequested);
+    page.compareButton()->click();
+    return compare.size() == 1 ? compare.at(0).at(0).value<QList<qint64>>() : QList<qint64>();
+}
+
 // The window's options over a fresh store in `tmp` and the real fts.
 fts::StudioOptions studioOptions(const QTemporaryDir& tmp) {
     fts::StudioOptions o;
@@ -158,12 +167,7 @@ private slots:
                 return page.entries().size() == 4;
             }(),
             180000);
-        page.table()->selectRow(0);
-        QVERIFY(page.compareButton()->isEnabled());
-        QSignalSpy compare(&page, &fts::QueuePage::compareRequested);
-        page.compareButton()->click();
-        QCOMPARE(compare.size(), 1);
-        const QList<qint64> runs = compare.at(0).at(0).value<QList<qint64>>();
+        const QList<qint64> runs = compareSweepOfRow(page, 0);
         QCOMPARE(runs.size(), 4);
         fts::CompareView view;
         QSignalSpy loaded(&view, &fts::CompareView::loaded);
@@ -203,12 +207,7 @@ private slots:
         page.show();
         QTRY_COMPARE_WITH_TIMEOUT(page.table()->rowCount(), 4, 20000);
         const int64_t first = page.entries()[0].at("submission").get<int64_t>();
-        page.table()->selectRow(0);
-        QVERIFY(page.compareButton()->isEnabled());
-        QSignalSpy compare(&page, &fts::QueuePage::compareRequested);
-        page.compareButton()->click();
-        QCOMPARE(compare.size(), 1);
-        const QList<qint64> runs = compare.at(0).at(0).value<QList<qint64>>();
+        const QList<qint64> runs = compareSweepOfRow(page, 0);
         QCOMPARE(runs.size(), 2);
         for (const json& e : page.entries())
             if (runs.contains(e.at("run_id").get<int64_t>())) QCOMPARE(e.at("submission").get<int64_t>(), first);
