@@ -34,7 +34,12 @@ SeriesChart::SeriesChart(const QString& title, const QString& xLabel, const QStr
 // As many value labels as the plot's height holds apart (a short chart's labels would overlap): one label per one
 // and a half lines of its font, 2 to 5 of them (QCustomPlot takes the count as a wish and rounds the step). Before each replot, so a ticker set since (the log scale's) gets it too.
 void SeriesChart::fitTickCount() {
-    const int plot = axisRect()->rect().height() > 0 ? axisRect()->rect().height() : height() - 70;
+    // The plot's height at the size about to be laid out: the widget's height less what the last layout gave the
+    // title and the x axis (the axis rect itself is still the last layout's: a resize has not reached it yet).
+    const int laidOut = axisRect()->rect().height();
+    const int aroundPlot = laidOut > 0 && m_laidOutHeight > 0 ? m_laidOutHeight - laidOut : 70;
+    const int plot = height() - aroundPlot;
+    m_laidOutHeight = height();
     const int perLabel = 3 * QFontMetrics(yAxis->tickLabelFont()).height() / 2;
     const bool log = yAxis->scaleType() == QCPAxis::stLogarithmic;  // its ticker adds ticks between the decades
     const int count = std::clamp(plot / std::max(1, perLabel), log ? 1 : 2, 5);

@@ -56,6 +56,7 @@ private:
     void applyPalette();
     void placeLegend(bool inside);
     void fitTickCount();
+    int m_laidOutHeight = 0;  // the height the last replot laid the plot out for
     bool m_legendInside = true;
     QCPLayoutGrid* m_legendColumn = nullptr;  // holds the legend while it is outside the plot
     bool m_zoomable = true;

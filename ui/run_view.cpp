@@ -91,11 +91,12 @@ RunView::RunView(QWidget* parent) : QWidget(parent) {
     header->addWidget(m_stopButton);
     header->addWidget(m_stopNowButton);
 
-    // the facts give way before the window does (a resumed run's "took … over …" is long): elided, whole in the tooltip
-    m_status = new ElidedLabel(this);
-    m_step = new ElidedLabel(this);
+    // The short facts (a status word, "step / total", a number) keep their width; the two that can be long give way
+    // before the window does (the loss with its eval, a resumed run's "took … over …"): elided, whole in the tooltip.
+    m_status = new QLabel(this);
+    m_step = new QLabel(this);
     m_lossLabel = new ElidedLabel(this);
-    m_throughput = new ElidedLabel(this);
+    m_throughput = new QLabel(this);
     m_eta = new ElidedLabel(this);
     m_failure = new QLabel(this);
     m_failure->setWordWrap(true);

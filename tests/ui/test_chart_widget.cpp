@@ -53,7 +53,6 @@ private slots:
     void shortChartsKeepTheirLabelsApart() {
         for (const bool logScale : {false}) {
             SeriesChart chart(QStringLiteral("t"), QStringLiteral("step"), QStringLiteral("loss"));
-            chart.resize(400, 120);
             chart.show();
             QVERIFY(QTest::qWaitForWindowExposed(&chart));
             chart.ensureGraph(QStringLiteral("loss"), QStringLiteral("loss"), QPen(Qt::blue));
@@ -64,9 +63,12 @@ private slots:
                 chart.yAxis->setScaleType(QCPAxis::stLogarithmic);
                 chart.yAxis->setTicker(QSharedPointer<QCPAxisTickerLog>::create());
             }
+            // laid out tall first (another page's size), then made short: one replot must already space them
+            chart.resize(400, 400);
             chart.refresh();
             chart.replot(QCustomPlot::rpImmediateRefresh);
-            chart.replot(QCustomPlot::rpImmediateRefresh);  // the second with the plot's height laid out
+            chart.resize(400, 120);
+            chart.replot(QCustomPlot::rpImmediateRefresh);
             std::vector<double> at;
             for (double v : chart.yAxis->tickVector())
                 if (chart.yAxis->range().contains(v)) at.push_back(chart.yAxis->coordToPixel(v));
