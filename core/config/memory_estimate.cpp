@@ -3,6 +3,8 @@
 // zero_optimization keys, workspace by what the LM loss holds. Torch-free.
 #include "core/config/memory_estimate.h"
 
+#include "core/config/zero_placement.h"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
@@ -169,6 +171,19 @@ struct Inputs {
     int64_t referenceBytes = 0;  // DPO with a frozen copy of the reference: its weights (no gradient, no state)
 };
 
+// The placement rule the engine's plan follows (zero_placement.h), for these inputs.
+ZeroPlacement placementOf(const Inputs& in) {
+    auto device = [](const std::string& d) {
+        return d == "cpu" ? OffloadDevice::Cpu : d == "nvme" ? OffloadDevice::Nvme : OffloadDevice::None;
+    };
+    return ZeroPlacement{.stage = in.stage,
+                         .fp16 = in.precision == "fp16",
+                         .bf16 = in.precision == "bf16",
+                         .lora = in.lora.has_value(),
+                         .offloadOptimizer = device(in.zero.offloadOptimizer),
+                         .offloadParam = device(in.zero.offloadParam)};
+}
+
 struct Result {
     MemoryBreakdown b;
     ActivationDetail act;
@@ -196,10 +211,10 @@ struct Moment {
     }
 };
 
-// Bytes per element of each kind of state, and how the forward runs. Stage 0 with bf16 keeps float32 weights
-// (autocast over them) and float32 gradients; fp16 keeps fp16 weights and gradients with a float32 master; ZeRO 1-3
-// keep bit16 weights and gradients in mixed precision. LoRA adapters are float32 at every stage; the frozen base is
-// bit16 at every stage in mixed precision (ZeroPlan::modelDtype).
+// Bytes per element of each kind of state, and how the forward runs: the parameters in the placement's dtype
+// (ZeroPlacement::modelDtype: stage 0 with bf16 keeps float32 weights, autocast over them; fp16 keeps fp16 weights with
+// a float32 master; ZeRO 1-3 keep bit16 weights in mixed precision; LoRA's frozen base is bit16 at every stage in
+// mixed precision), their gradients in the same dtype; LoRA adapters and their gradients are float32.
 struct ElementSizes {
     bool mixed = false, fp16 = false, lora = false;
     int64_t bit16 = 4, base = 4, train = 4, grad = 4;
@@ -215,10 +230,10 @@ ElementSizes elementSizes(const Inputs& in) {
     e.fp16 = in.precision == "fp16";
     e.lora = in.lora.has_value();
     e.bit16 = e.mixed ? 2 : 4;
-    const bool bit16Base = in.stage > 0 || e.fp16 || e.lora;
+    const bool bit16Base = placementOf(in).modelDtype() != ParamDtype::Float32;
     e.base = bit16Base ? e.bit16 : 4;
     e.train = e.lora ? 4 : e.base;
-    e.grad = e.lora ? 4 : (in.stage == 0 ? (e.fp16 ? 2 : 4) : e.bit16);
+    e.grad = e.train;
     e.mode = !e.mixed    ? ForwardMode::Fp32
              : e.fp16    ? ForwardMode::Half
              : bit16Base ? ForwardMode::AutocastBit16
@@ -259,15 +274,19 @@ struct ParameterBytes {
 
 ModelStateSizes modelStates(const Inputs& in, const ElementSizes& e, const ParameterCounts& c, ParameterBytes& params) {
     const int64_t N = in.world;
+    const ZeroPlacement p = placementOf(in);
     ModelStateSizes st;
-    params.trainable = in.stage >= 3 && !e.lora ? ceilDiv(c.trainable * e.train, N) : c.trainable * e.train;
-    params.frozen = in.stage >= 3 ? ceilDiv(c.frozen * e.base, N) : c.frozen * e.base;
+    // Stage 3 partitions the parameters: the trainable ones, or with LoRA the frozen base (the adapters stay whole).
+    params.trainable = p.partitionsOnLoad() ? ceilDiv(c.trainable * e.train, N) : c.trainable * e.train;
+    params.frozen = p.partitionsParameters() ? ceilDiv(c.frozen * e.base, N) : c.frozen * e.base;
     if (in.quant && e.lora) params.frozen = (c.frozen - c.quantizedElements) * e.base + c.quantizedBytes;
     st.parameters = params.trainable + params.frozen;
     // The paper's gradient term: the full set at stages 0-1, the partition from stage 2.
-    st.gradients = in.stage >= 2 ? ceilDiv(c.trainable * e.grad, N) : c.trainable * e.grad;
-    st.optimizerStates = in.stage >= 1 ? ceilDiv(c.trainable * e.optimizer, N) : c.trainable * e.optimizer;
-    st.masterGradients = in.stage >= 1 ? ceilDiv(c.trainable * 4, N) : (e.fp16 && !e.lora ? c.trainable * 4 : 0);
+    st.gradients = p.partitionsGradients() ? ceilDiv(c.trainable * e.grad, N) : c.trainable * e.grad;
+    st.optimizerStates =
+        p.partitionsOptimizerState() ? ceilDiv(c.trainable * e.optimizer, N) : c.trainable * e.optimizer;
+    st.masterGradients =
+        p.partitionsOptimizerState() ? ceilDiv(c.trainable * 4, N) : (e.fp16 && !e.lora ? c.trainable * 4 : 0);
     return st;
 }
 
@@ -285,7 +304,7 @@ void offloadOptimizer(const Inputs& in, const ElementSizes& e, const ParameterCo
                       Resident& r, MemoryBreakdown& b) {
     const int64_t subGroup = std::min<int64_t>(c.part, int64_t(in.zero.subGroupSize));
     const int64_t group = std::min(subGroup, kSwapGroupElements);  // the swap unit and the CUDA staging piece
-    if (in.zero.offloadOptimizer == "nvme") {
+    if (placementOf(in).optimizerState() == StatePlacement::Nvme) {
         const int64_t seg = ceilDiv(group * 4, 4096) * 4096, groups = group > 0 ? ceilDiv(c.part, group) : 0;
         b.nvmeOffload = groups * 3 * seg;
         b.hostOffload = std::min<int64_t>(groups, int64_t(in.zero.offloadBufferCount)) * 3 * seg;
@@ -308,7 +327,7 @@ void offloadParameters(const ModelShape& shape, const Inputs& in, const ElementS
     const int64_t shardBytes = e.lora ? params.frozen : params.trainable;
     const int64_t shardElems = e.lora ? ceilDiv(c.frozen, N) : c.part;
     int64_t resident = shardBytes, swapped = 0;
-    if (in.zero.offloadParam == "nvme") {
+    if (placementOf(in).parameters() == StatePlacement::Nvme) {
         const int64_t residentElems = std::min<int64_t>(shardElems, int64_t(in.zero.paramMaxInCpu));
         resident = residentElems * e.bit16;
         swapped = shardBytes - resident;
@@ -343,9 +362,6 @@ void offloadParameters(const ModelShape& shape, const Inputs& in, const ElementS
     }
 }
 
-// The ZeRO stage the trainable parameters run at (LoRA at stage 3: the adapters run in a stage-2 optimizer).
-int zeroOfTrainable(const Inputs& in) { return in.stage >= 3 && in.lora ? 2 : in.stage; }
-
 int64_t reduceBucketElements(const Inputs& in, const ParameterCounts& c) {
     return int64_t(std::min(in.zero.reduceBucketSize, double(c.trainable)));
 }
@@ -356,14 +372,13 @@ Resident residentMemory(const ModelShape& shape, const Inputs& in, const Element
     r.parameters = st.parameters;
     r.optimizer = st.optimizerStates;
     r.masterGradients = st.masterGradients;
-    if (in.stage >= 1 && (in.zero.offloadOptimizer == "cpu" || in.zero.offloadOptimizer == "nvme"))
-        offloadOptimizer(in, e, c, st, r, b);
-    if (in.stage >= 3 && (in.zero.offloadParam == "cpu" || in.zero.offloadParam == "nvme"))
-        offloadParameters(shape, in, e, c, params, r, b);
+    const ZeroPlacement p = placementOf(in);
+    if (p.optimizerState() != StatePlacement::Device) offloadOptimizer(in, e, c, st, r, b);
+    if (p.parameters() != StatePlacement::Device) offloadParameters(shape, in, e, c, params, r, b);
     r.parameters += in.referenceBytes;
     // Gradient buffers that live across steps (core/zero): stage 1 a flat gradient of every trainable parameter,
     // stage 2 this rank's partition and one reduce_bucket_size bucket (allocated once), stage 3 the partition.
-    const int zero = zeroOfTrainable(in);
+    const int zero = p.trainableStage();
     if (zero == 1) r.gradients = c.trainable * e.grad;
     if (zero >= 2) r.gradients = c.part * e.grad;
     if (zero == 2) r.buckets = reduceBucketElements(in, c) * e.grad;
@@ -440,7 +455,7 @@ GatherBuffers gatherBuffers(const ModelShape& shape, const Inputs& in, const Ele
                 (std::max(reduceElems, blockFull) + reduceElems + glooCopy + ceilDiv(reduceElems, N)) * e.grad;
         }
     }
-    if (zeroOfTrainable(in) == 2) {
+    if (placementOf(in).trainableStage() == 2) {
         // Stage 2: a full bucket is concatenated into a copy for its reduction (also with one rank), and with
         // N > 1 each owner's part of it.
         g.gradBucketsEnd += reduceElems * e.grad;
@@ -508,7 +523,7 @@ std::vector<Moment> stepMoments(const ModelShape& shape, const Inputs& in, const
     step.masterGradients = r.masterGradients;
     step.buckets = r.buckets;
     if (N > 1 && in.stage == 0) step.buckets += c.trainable * e.grad;
-    if (const int zero = zeroOfTrainable(in); N > 1 && (zero == 1 || zero == 2)) {
+    if (const int zero = placementOf(in).trainableStage(); N > 1 && (zero == 1 || zero == 2)) {
         const int64_t gatherElems = int64_t(std::min(in.zero.allgatherBucketSize, double(c.trainable)));
         step.buckets += (gatherElems + ceilDiv(gatherElems, N)) * e.train;
     }
@@ -620,38 +635,12 @@ MemoryEstimate estimateMemory(const TrainConfig& config, const EstimateOptions& 
     return estimateMemory(config, readModelShape(config.model.path / "config.json"), options);
 }
 
-MemoryEstimate estimateMemory(const TrainConfig& config, const ModelShape& shape, const EstimateOptions& options) {
-    Inputs in = resolveInputs(config, options);
-    if (in.referenceBytes < 0) in.referenceBytes = shape.numParameters() * (in.precision == "fp32" ? 4 : 2);
-    MemoryEstimate e;
-    e.shape = shape;
-    e.totalParameters = shape.numParameters();
-    e.worldSize = in.world;
-    e.zeroStage = in.stage;
-    e.precision = in.precision;
-    e.device = in.device;
-    e.microBatch = in.micro;
-    e.sequenceLength = in.seq;
-    e.activationCheckpointing = in.checkpointing;
-    e.offloadOptimizer = in.stage >= 1 ? in.zero.offloadOptimizer : "none";
-    e.offloadParam = in.stage >= 3 ? in.zero.offloadParam : "none";
-    if (in.lora) e.loraRank = in.lora->rank;
-    e.quantized4bit = in.lora && in.quant;
-    if (shape.finalSoftcap && in.chunkedLoss) {  // the model cannot cap logits it never holds (core/model/decoder)
-        in.chunkedLoss = false;
-        e.notes.push_back(
-            "final_logit_softcapping: the loss takes the whole (soft-capped) logits; model.chunked_loss "
-            "does not apply to this model");
-    }
-    const Result r = compute(shape, in);
-    e.trainableParameters = r.trainable;
-    e.activationDetail = r.act;
-    e.states = r.states;
-    e.chunkedLoss = in.chunkedLoss;
-    e.perRank = r.b;
-    e.deviceCapacity = options.deviceCapacity;
-    e.fits = !e.deviceCapacity || e.perRank.total <= *e.deviceCapacity;
+namespace {
 
+// What the figures assume, in words: the preference objective's sequences and reference, the stage 0 precisions,
+// LoRA's activations, stage 3's recomputation, CUDA's runtime term, the logits without the chunked loss, an offload
+// that the stage ignores.
+void addEstimateNotes(const TrainConfig& config, const ModelShape& shape, const Inputs& in, MemoryEstimate& e) {
     if (config.training.preferenceObjective())
         e.notes.push_back(
             "training.objective \"" + config.training.objective + "\": " +
@@ -686,63 +675,103 @@ MemoryEstimate estimateMemory(const TrainConfig& config, const ModelShape& shape
                           formatBytes(in.micro * in.seq * shape.vocabSize * 8) + ")");
     if (in.zero.offloadOptimizer != "none" && in.stage == 0)
         e.notes.push_back("offload_optimizer needs ZeRO stage 1 or higher; ignored at stage 0");
+}
 
-    if (!e.fits && options.suggest) {
-        const int64_t cap = *e.deviceCapacity;
-        auto attempt = [&](std::string change, std::string description, Inputs changed) {
-            const Result alt = compute(shape, changed);
-            if (alt.b.total >= e.perRank.total) return;  // not an improvement
-            e.suggestions.push_back({std::move(change), std::move(description), alt.b, alt.b.total <= cap});
-        };
-        Inputs best = in;
-        if (in.world > 1)
-            for (int s = in.stage + 1; s <= 3; ++s) {
-                Inputs x = in;
-                x.stage = s;
-                attempt("zero_stage", "zero_optimization.stage = " + std::to_string(s), x);
-                if (s == 3) best = x;
-            }
-        {
-            Inputs x = best.stage >= 1 ? best : in;
-            x.stage = std::max(x.stage, 2);
-            x.zero.offloadOptimizer = "cpu";
-            attempt("offload_optimizer",
-                    "zero_optimization.stage = " + std::to_string(x.stage) + " with offload_optimizer.device = \"cpu\"",
+// What would fit a device the estimate exceeds, each change alone (kept where it lowers the total): a higher ZeRO
+// stage, CPU offload of the optimizer, activation checkpointing, a smaller micro-batch with more accumulation
+// (the global batch kept), LoRA; and all together when none alone fits.
+void suggestChanges(const ModelShape& shape, const Inputs& in, MemoryEstimate& e) {
+    const int64_t cap = *e.deviceCapacity;
+    auto attempt = [&](std::string change, std::string description, Inputs changed) {
+        const Result alt = compute(shape, changed);
+        if (alt.b.total >= e.perRank.total) return;  // not an improvement
+        e.suggestions.push_back({std::move(change), std::move(description), alt.b, alt.b.total <= cap});
+    };
+    Inputs best = in;
+    if (in.world > 1)
+        for (int s = in.stage + 1; s <= 3; ++s) {
+            Inputs x = in;
+            x.stage = s;
+            attempt("zero_stage", "zero_optimization.stage = " + std::to_string(s), x);
+            if (s == 3) best = x;
+        }
+    {
+        Inputs x = best.stage >= 1 ? best : in;
+        x.stage = std::max(x.stage, 2);
+        x.zero.offloadOptimizer = "cpu";
+        attempt("offload_optimizer",
+                "zero_optimization.stage = " + std::to_string(x.stage) + " with offload_optimizer.device = \"cpu\"", x);
+    }
+    if (!in.checkpointing) {
+        Inputs x = in;
+        x.checkpointing = true;
+        attempt("activation_checkpointing", "model.activation_checkpointing = true", x);
+        best.checkpointing = true;
+    }
+    for (int64_t m = in.micro / 2; m >= 1; m /= 2) {
+        Inputs x = in;
+        x.micro = m;
+        x.accumulation = in.accumulation * (in.micro / m);
+        const Result alt = compute(shape, x);
+        if (alt.b.total <= cap || m == 1) {
+            attempt("micro_batch",
+                    "train_micro_batch_size_per_gpu = " + std::to_string(m) + " (gradient_accumulation_steps x" +
+                        std::to_string(in.micro / m) + " keeps the global batch)",
                     x);
-        }
-        if (!in.checkpointing) {
-            Inputs x = in;
-            x.checkpointing = true;
-            attempt("activation_checkpointing", "model.activation_checkpointing = true", x);
-            best.checkpointing = true;
-        }
-        for (int64_t m = in.micro / 2; m >= 1; m /= 2) {
-            Inputs x = in;
-            x.micro = m;
-            x.accumulation = in.accumulation * (in.micro / m);
-            const Result alt = compute(shape, x);
-            if (alt.b.total <= cap || m == 1) {
-                attempt("micro_batch",
-                        "train_micro_batch_size_per_gpu = " + std::to_string(m) + " (gradient_accumulation_steps x" +
-                            std::to_string(in.micro / m) + " keeps the global batch)",
-                        x);
-                break;
-            }
-        }
-        if (!in.lora) {
-            Inputs x = in;
-            x.lora = LoraKnobs{8, {}};
-            attempt("lora", "model.lora = {\"r\": 8} on every linear layer of the blocks (only the adapters train)", x);
-        }
-        bool anyFits = false;
-        for (const auto& s : e.suggestions) anyFits = anyFits || s.fits;
-        if (!anyFits) {
-            best.micro = 1;
-            if (!in.lora) best.lora = LoraKnobs{8, {}};
-            if (best.stage >= 1) best.zero.offloadOptimizer = "cpu";
-            attempt("combined", "all of the above together (micro-batch 1)", best);
+            break;
         }
     }
+    if (!in.lora) {
+        Inputs x = in;
+        x.lora = LoraKnobs{8, {}};
+        attempt("lora", "model.lora = {\"r\": 8} on every linear layer of the blocks (only the adapters train)", x);
+    }
+    bool anyFits = false;
+    for (const auto& s : e.suggestions) anyFits = anyFits || s.fits;
+    if (!anyFits) {
+        best.micro = 1;
+        if (!in.lora) best.lora = LoraKnobs{8, {}};
+        if (best.stage >= 1) best.zero.offloadOptimizer = "cpu";
+        attempt("combined", "all of the above together (micro-batch 1)", best);
+    }
+}
+
+}  // namespace
+
+MemoryEstimate estimateMemory(const TrainConfig& config, const ModelShape& shape, const EstimateOptions& options) {
+    Inputs in = resolveInputs(config, options);
+    if (in.referenceBytes < 0) in.referenceBytes = shape.numParameters() * (in.precision == "fp32" ? 4 : 2);
+    MemoryEstimate e;
+    e.shape = shape;
+    e.totalParameters = shape.numParameters();
+    e.worldSize = in.world;
+    e.zeroStage = in.stage;
+    e.precision = in.precision;
+    e.device = in.device;
+    e.microBatch = in.micro;
+    e.sequenceLength = in.seq;
+    e.activationCheckpointing = in.checkpointing;
+    e.offloadOptimizer = in.stage >= 1 ? in.zero.offloadOptimizer : "none";
+    e.offloadParam = in.stage >= 3 ? in.zero.offloadParam : "none";
+    if (in.lora) e.loraRank = in.lora->rank;
+    e.quantized4bit = in.lora && in.quant;
+    if (shape.finalSoftcap && in.chunkedLoss) {  // the model cannot cap logits it never holds (core/model/decoder)
+        in.chunkedLoss = false;
+        e.notes.push_back(
+            "final_logit_softcapping: the loss takes the whole (soft-capped) logits; model.chunked_loss "
+            "does not apply to this model");
+    }
+    const Result r = compute(shape, in);
+    e.trainableParameters = r.trainable;
+    e.activationDetail = r.act;
+    e.states = r.states;
+    e.chunkedLoss = in.chunkedLoss;
+    e.perRank = r.b;
+    e.deviceCapacity = options.deviceCapacity;
+    e.fits = !e.deviceCapacity || e.perRank.total <= *e.deviceCapacity;
+
+    addEstimateNotes(config, shape, in, e);
+    if (!e.fits && options.suggest) suggestChanges(shape, in, e);
     return e;
 }
 

@@ -56,21 +56,16 @@ bool isPreferenceObjective(const std::string& objective) {
     return objective == "dpo" || objective == "orpo" || objective == "simpo" || objective == "kto";
 }
 
-void parsePreference(const json& v, const std::string& objective, const std::filesystem::path& baseDir,
-                     IssueList& issues, PreferenceSection& out) {
-    if (!v.is_object()) {
-        issues.error(kSection, expectedMessage("an object {...}", describeValue(v)));
-        return;
-    }
-    if (!isPreferenceObjective(objective)) {
-        issues.warning(kSection, "ignored: training.objective is \"" + objective +
-                                     "\"; the section sets \"dpo\", \"orpo\", \"simpo\" and \"kto\"");
-        return;
-    }
-    const std::vector<std::string>& mine = keysOf(objective);
-    static const std::vector<std::string> kKtoLossTypes = {"kto", "apo_zero_unpaired"};
-    const std::vector<std::string>& lossTypes = objective == "kto" ? kKtoLossTypes : kDpoLossTypes;
-    auto wanted = [&](const char* name) -> const json* {
+namespace {
+
+// The section's keys as the objective reads them: a key of another objective is warned about and skipped.
+struct PreferenceKeys {
+    const json& v;
+    const std::string& objective;
+    const std::vector<std::string>& mine;  // keysOf(objective)
+    IssueList& issues;
+
+    const json* wanted(const char* name) const {
         const json* f = findField(v, name);
         if (!f || f->is_null()) return nullptr;
         if (std::find(mine.begin(), mine.end(), name) == mine.end()) {
@@ -78,15 +73,19 @@ void parsePreference(const json& v, const std::string& objective, const std::fil
             return nullptr;
         }
         return f;
-    };
-    constexpr double kMax = std::numeric_limits<double>::max();
-    if (const json* f = wanted("beta"))
-        if (auto n = readNumber(issues, *f, sectionKey("beta"), 0.0, kMax, "a number > 0")) {
-            if (*n > 0)
-                out.beta = *n;
-            else
-                issues.error(sectionKey("beta"), expectedMessage("a number > 0", describeValue(*f)));
-        }
+    }
+};
+
+constexpr double kMax = std::numeric_limits<double>::max();
+
+// loss_type (one name or a list; KTO takes one of its own), loss_weights (one per type), and rpo_alpha (the "sft"
+// term's weight, DPOConfig's name before TRL 1.16).
+void parseLossTypes(const PreferenceKeys& keys, PreferenceSection& out) {
+    IssueList& issues = keys.issues;
+    const std::string& objective = keys.objective;
+    static const std::vector<std::string> kKtoLossTypes = {"kto", "apo_zero_unpaired"};
+    const std::vector<std::string>& lossTypes = objective == "kto" ? kKtoLossTypes : kDpoLossTypes;
+    auto wanted = [&](const char* name) { return keys.wanted(name); };
     if (const json* f = wanted("loss_type")) {
         std::vector<std::string> names;
         if (f->is_string()) {
@@ -139,23 +138,53 @@ void parsePreference(const json& v, const std::string& objective, const std::fil
         issues.error(sectionKey("loss_weights"), "has " + std::to_string(out.lossWeights.size()) + " weight(s) for " +
                                                      std::to_string(out.lossTypes.size()) +
                                                      " loss type(s); expected one per entry of preference.loss_type");
+}
+
+// label_smoothing: DPO's robust and exo_pair read it (TRL's rules for its range); elsewhere it has no effect.
+void checkLabelSmoothing(const std::string& objective, const PreferenceSection& out, IssueList& issues) {
+    if (objective != "dpo") return;
+    const bool needsSmoothing =
+        std::find(out.lossTypes.begin(), out.lossTypes.end(), "exo_pair") != out.lossTypes.end();
+    const bool robust = std::find(out.lossTypes.begin(), out.lossTypes.end(), "robust") != out.lossTypes.end();
+    if (needsSmoothing && out.labelSmoothing <= 0)
+        issues.error(sectionKey("label_smoothing"),
+                     "loss type \"exo_pair\" needs a label_smoothing above 0 (TRL's rule)");
+    if (robust && out.labelSmoothing >= 0.5)
+        issues.error(sectionKey("label_smoothing"), "loss type \"robust\" needs a label_smoothing in [0, 0.5)");
+    const bool used = needsSmoothing || robust;
+    if (!used && out.labelSmoothing > 0)
+        issues.warning(sectionKey("label_smoothing"),
+                       "no effect on these loss types (TRL 1.16 applies it to robust and exo_pair only)");
+}
+
+}  // namespace
+
+void parsePreference(const json& v, const std::string& objective, const std::filesystem::path& baseDir,
+                     IssueList& issues, PreferenceSection& out) {
+    if (!v.is_object()) {
+        issues.error(kSection, expectedMessage("an object {...}", describeValue(v)));
+        return;
+    }
+    if (!isPreferenceObjective(objective)) {
+        issues.warning(kSection, "ignored: training.objective is \"" + objective +
+                                     "\"; the section sets \"dpo\", \"orpo\", \"simpo\" and \"kto\"");
+        return;
+    }
+    const std::vector<std::string>& mine = keysOf(objective);
+    const PreferenceKeys keys{v, objective, mine, issues};
+    auto wanted = [&](const char* name) { return keys.wanted(name); };
+    if (const json* f = wanted("beta"))
+        if (auto n = readNumber(issues, *f, sectionKey("beta"), 0.0, kMax, "a number > 0")) {
+            if (*n > 0)
+                out.beta = *n;
+            else
+                issues.error(sectionKey("beta"), expectedMessage("a number > 0", describeValue(*f)));
+        }
+    parseLossTypes(keys, out);
     if (const json* f = wanted("label_smoothing"))
         if (auto n = readNumber(issues, *f, sectionKey("label_smoothing"), 0.0, 0.5, "a number in [0, 0.5]"))
             out.labelSmoothing = *n;
-    if (objective == "dpo") {
-        const bool needsSmoothing =
-            std::find(out.lossTypes.begin(), out.lossTypes.end(), "exo_pair") != out.lossTypes.end();
-        const bool robust = std::find(out.lossTypes.begin(), out.lossTypes.end(), "robust") != out.lossTypes.end();
-        if (needsSmoothing && out.labelSmoothing <= 0)
-            issues.error(sectionKey("label_smoothing"),
-                         "loss type \"exo_pair\" needs a label_smoothing above 0 (TRL's rule)");
-        if (robust && out.labelSmoothing >= 0.5)
-            issues.error(sectionKey("label_smoothing"), "loss type \"robust\" needs a label_smoothing in [0, 0.5)");
-        const bool used = needsSmoothing || robust;
-        if (!used && out.labelSmoothing > 0)
-            issues.warning(sectionKey("label_smoothing"),
-                           "no effect on these loss types (TRL 1.16 applies it to robust and exo_pair only)");
-    }
+    checkLabelSmoothing(objective, out, issues);
     for (const auto& [name, field] :
          {std::pair{"desirable_weight", &out.desirableWeight}, std::pair{"undesirable_weight", &out.undesirableWeight}})
         if (const json* f = wanted(name))

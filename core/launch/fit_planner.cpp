@@ -196,81 +196,95 @@ json applyPlanKnobs(const json& document, const PlanKnobs& k, const fs::path& ba
     return doc;
 }
 
-PlanResult planFit(const PlanOptions& o) {
-    const auto t0 = std::chrono::steady_clock::now();
-    auto say = [&](const std::string& line) {
-        if (o.progress) o.progress(line);
-    };
-    const int world = std::max(1, o.worldSize);
-    const TrainConfig cfg = loadTrainConfig(o.configPath, world);
-    const fs::path baseDir = o.configPath.parent_path();
-    const json resolved = configToResolvedJson(cfg);
-    PlanResult r;
-    r.worldSize = world;
-    r.current = knobsOf(cfg);
+namespace {
 
-    // ---- what a rank may use ----
-    const MemoryCheck check = checkRunMemory(cfg, world, {});
-    const bool cuda = check.device == "cuda";
+// What every phase of planFit reads: the config as loaded and resolved, the ranks, the device kind, the memory a
+// rank may use, and where progress goes.
+struct PlanContext {
+    const PlanOptions& o;
+    int world;
+    TrainConfig cfg;
+    fs::path baseDir;
+    json resolved;
+    bool cuda = false;
+    bool nvmeKnown = false;  // the config names an nvme_path: NVMe offload is a variant
+    int64_t usable = 0;      // the capacity less the margin kept free
+    std::chrono::steady_clock::time_point t0;
+
+    void say(const std::string& line) const {
+        if (o.progress) o.progress(line);
+    }
+    double elapsed() const { return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(); }
+    Estimated estimate(const json& doc, const PlanKnobs& k) const {
+        return estimateOf(applyPlanKnobs(doc, k, baseDir, world), baseDir, world, cuda);
+    }
+};
+
+// What a rank may use: --capacity, else the device's free memory (an error where it is unknown).
+void findCapacity(PlanResult& r, const MemoryCheck& check, const PlanOptions& o) {
     if (o.capacity > 0) {
         r.capacity = o.capacity;
         r.capacitySource = "--capacity";
-    } else {
-        if (!check.judged)
-            throw ConfigError("the free memory of " + check.device +
-                              " is unknown here (no nvidia-smi); give the memory one rank may use (--capacity 24GiB)");
-        r.capacity = check.available;
-        r.capacitySource = check.device + ": " + check.source;
+        return;
     }
-    const int64_t usable = int64_t(double(r.capacity) * (1.0 - o.margin));
+    if (!check.judged)
+        throw ConfigError("the free memory of " + check.device +
+                          " is unknown here (no nvidia-smi); give the memory one rank may use (--capacity 24GiB)");
+    r.capacity = check.available;
+    r.capacitySource = check.device + ": " + check.source;
+}
 
-    // ---- the variants ----
+// The variants: the config as given, then every placement (stage and offloads that mean something here) with and
+// without activation checkpointing, each micro-batch dividing the batch per rank, chunked loss on and off (kept as
+// it is for a preference objective). What is left out is said in r.notes.
+std::vector<PlanKnobs> planVariants(const PlanContext& p, PlanResult& r) {
     struct Placement {
         int stage;
         OffloadDevice oo, op;
     };
     std::vector<Placement> placements;
-    const bool nvmeKnown =
-        !cfg.deepspeed.zero.offloadOptimizer.nvmePath.empty() || !cfg.deepspeed.zero.offloadParam.nvmePath.empty();
     for (int s = 0; s <= 3; ++s) {
-        if (world > 1 || s == 0) placements.push_back({s, OffloadDevice::None, OffloadDevice::None});
-        if (!cuda || s == 0) continue;
+        if (p.world > 1 || s == 0) placements.push_back({s, OffloadDevice::None, OffloadDevice::None});
+        if (!p.cuda || s == 0) continue;
         placements.push_back({s, OffloadDevice::Cpu, OffloadDevice::None});
         if (s == 3) placements.push_back({s, OffloadDevice::Cpu, OffloadDevice::Cpu});
-        if (nvmeKnown && s >= 2) placements.push_back({s, OffloadDevice::Nvme, OffloadDevice::None});
-        if (nvmeKnown && s == 3) placements.push_back({s, OffloadDevice::Nvme, OffloadDevice::Nvme});
+        if (p.nvmeKnown && s >= 2) placements.push_back({s, OffloadDevice::Nvme, OffloadDevice::None});
+        if (p.nvmeKnown && s == 3) placements.push_back({s, OffloadDevice::Nvme, OffloadDevice::Nvme});
     }
-    if (!cuda)
+    if (!p.cuda)
         r.notes.push_back("offload variants left out: on a CPU device the offloaded states stay in the same memory");
-    else if (!nvmeKnown)
+    else if (!p.nvmeKnown)
         r.notes.push_back("NVMe offload left out: the config names no nvme_path (zero_optimization.offload_optimizer)");
-    if (world == 1) r.notes.push_back("ZeRO stages 1-3 without offload left out: on one rank they partition nothing");
-    const bool preference = cfg.training.preferenceObjective();
+    if (p.world == 1) r.notes.push_back("ZeRO stages 1-3 without offload left out: on one rank they partition nothing");
+    const bool preference = p.cfg.training.preferenceObjective();
     if (preference) r.notes.push_back("chunked loss kept as it is: a preference objective reads the whole logits");
-    const int64_t perRank = cfg.deepspeed.trainBatchSize / world;
+    const int64_t perRank = p.cfg.deepspeed.trainBatchSize / p.world;
     std::vector<PlanKnobs> all;
     auto add = [&](const PlanKnobs& k) {
         if (std::find(all.begin(), all.end(), k) == all.end()) all.push_back(k);
     };
     add(r.current);  // the config as given is always a candidate
-    for (const Placement& p : placements)
+    for (const Placement& pl : placements)
         for (bool ac : {false, true})
             for (int64_t m : divisorsOf(perRank))
                 for (bool cl : {true, false}) {
                     if (preference && cl != r.current.chunkedLoss) continue;
-                    add({p.stage, p.oo, p.op, ac, m, perRank / m, cl});
+                    add({pl.stage, pl.oo, pl.op, ac, m, perRank / m, cl});
                 }
-    say("estimating " + std::to_string(all.size()) + " variants against " + formatBytes(r.capacity) + " per rank (" +
-        r.capacitySource + ", " + std::to_string(int(std::lround(o.margin * 100))) + "% kept free)");
-    for (const PlanKnobs& k : all) {
+    return all;
+}
+
+// Every variant estimated, then ranked: valid first, fitting first, the fastest predicted, the smallest.
+void estimateVariants(const PlanContext& p, const std::vector<PlanKnobs>& variants, PlanResult& r) {
+    for (const PlanKnobs& k : variants) {
         PlanCandidate c;
         c.knobs = k;
         try {
-            const Estimated e = estimateOf(applyPlanKnobs(resolved, k, baseDir, world), baseDir, world, cuda);
+            const Estimated e = p.estimate(p.resolved, k);
             c.estimate = e.total;
             c.estimatePeak = e.peak;
-            c.fitsByEstimate = e.total <= usable;
-            c.predicted = predictedSpeed(k, world, cfg.data.maxLength, cuda);
+            c.fitsByEstimate = e.total <= p.usable;
+            c.predicted = predictedSpeed(k, p.world, p.cfg.data.maxLength, p.cuda);
         } catch (const Error& e) {
             c.invalid = e.what();
         }
@@ -282,162 +296,150 @@ PlanResult planFit(const PlanOptions& o) {
         if (a.predicted != b.predicted) return a.predicted > b.predicted;
         return a.estimate < b.estimate;
     });
+}
 
-    // ---- nothing fits: say by how much, and what would ----
-    const bool anyFits =
-        std::any_of(r.candidates.begin(), r.candidates.end(), [](const PlanCandidate& c) { return c.fitsByEstimate; });
-    if (!anyFits) {
-        const PlanCandidate* smallest = nullptr;
-        for (const PlanCandidate& c : r.candidates)
-            if (c.invalid.empty() && (!smallest || c.estimate < smallest->estimate)) smallest = &c;
-        if (!smallest) throw ConfigError("no variant of this config is valid: " + r.candidates.front().invalid);
-        r.advice.push_back({.kind = PlanAdvice::Kind::NothingFits,
-                            .bytes = smallest->estimate,
-                            .usable = usable,
-                            .candidate = size_t(smallest - r.candidates.data()),
-                            .text = "nothing fits: the smallest estimate is " + formatBytes(smallest->estimate) +
-                                    " per rank (" + smallest->knobs.label() + "), over the " + formatBytes(usable) +
-                                    " a rank may use"});
-        auto estimateWith = [&](EstimateOptions eo) {
-            eo.suggest = false;
-            eo.device = cuda ? EstimateDevice::Cuda : EstimateDevice::Cpu;
-            return estimateMemory(cfg, eo).perRank.total;
-        };
-        for (int w = world * 2; w <= world * 64; w *= 2) {
-            EstimateOptions eo;
-            eo.worldSize = w;
-            eo.zeroStage = 3;
-            eo.microBatch = 1;
-            eo.activationCheckpointing = true;
-            const int64_t e = estimateWith(eo);
-            if (e <= usable) {
-                r.advice.push_back({.kind = PlanAdvice::Kind::MoreGpus,
-                                    .bytes = e,
-                                    .usable = usable,
-                                    .ranks = w,
-                                    .text = "more GPUs: with " + std::to_string(w) +
-                                            " ranks of this size, ZeRO stage 3 at micro-batch 1 with checkpointing "
-                                            "needs " +
-                                            formatBytes(e) + " per rank"});
-                break;
-            }
+// Nothing fits: by how much (the smallest variant), and what would: more GPUs (ZeRO 3, micro-batch 1,
+// checkpointing), NVMe offload where the config names no path, QLoRA where the model is not quantized yet.
+void adviseWhenNothingFits(const PlanContext& p, PlanResult& r) {
+    const PlanCandidate* smallest = nullptr;
+    for (const PlanCandidate& c : r.candidates)
+        if (c.invalid.empty() && (!smallest || c.estimate < smallest->estimate)) smallest = &c;
+    if (!smallest) throw ConfigError("no variant of this config is valid: " + r.candidates.front().invalid);
+    r.advice.push_back({.kind = PlanAdvice::Kind::NothingFits,
+                        .bytes = smallest->estimate,
+                        .usable = p.usable,
+                        .candidate = size_t(smallest - r.candidates.data()),
+                        .text = "nothing fits: the smallest estimate is " + formatBytes(smallest->estimate) +
+                                " per rank (" + smallest->knobs.label() + "), over the " + formatBytes(p.usable) +
+                                " a rank may use"});
+    for (int w = p.world * 2; w <= p.world * 64; w *= 2) {
+        EstimateOptions eo;
+        eo.worldSize = w;
+        eo.zeroStage = 3;
+        eo.microBatch = 1;
+        eo.activationCheckpointing = true;
+        eo.suggest = false;
+        eo.device = p.cuda ? EstimateDevice::Cuda : EstimateDevice::Cpu;
+        const int64_t e = estimateMemory(p.cfg, eo).perRank.total;
+        if (e <= p.usable) {
+            r.advice.push_back({.kind = PlanAdvice::Kind::MoreGpus,
+                                .bytes = e,
+                                .usable = p.usable,
+                                .ranks = w,
+                                .text = "more GPUs: with " + std::to_string(w) +
+                                        " ranks of this size, ZeRO stage 3 at micro-batch 1 with checkpointing "
+                                        "needs " +
+                                        formatBytes(e) + " per rank"});
+            break;
         }
-        if (cuda && !nvmeKnown) {
-            json doc = resolved;
-            doc["deepspeed"]["zero_optimization"]["offload_optimizer"]["nvme_path"] =
-                fs::temp_directory_path().string();
-            PlanKnobs k = smallest->knobs;
-            k.stage = 3;
-            k.offloadOptimizer = k.offloadParam = OffloadDevice::Nvme;
-            try {
-                const Estimated e = estimateOf(applyPlanKnobs(doc, k, baseDir, world), baseDir, world, cuda);
-                r.advice.push_back({.kind = PlanAdvice::Kind::NvmeOffload,
-                                    .bytes = e.total,
-                                    .usable = usable,
-                                    .fits = e.total <= usable,
-                                    .text = std::string(e.total <= usable ? "fits" : "still over") +
-                                            " with NVMe offload (stage 3, zero_optimization.offload_optimizer and "
-                                            "offload_param on \"nvme\" with an nvme_path): " +
-                                            formatBytes(e.total) + " per rank"});
-            } catch (const Error&) {
-            }
-        }
-        if (!cfg.model.quantization.enabled) {
-            json doc = resolved;
-            if (!cfg.model.lora.enabled) doc["model"]["lora"] = {{"r", 16}, {"target_modules", "all-linear"}};
-            doc["model"]["quantization"] = {{"load_in_4bit", true},
-                                            {"bnb_4bit_quant_type", "nf4"},
-                                            {"bnb_4bit_use_double_quant", true},
-                                            {"bnb_4bit_compute_dtype", cuda ? "bfloat16" : "float32"}};
-            doc["model"]["activation_checkpointing"] = true;
-            try {
-                PlanKnobs k = smallest->knobs;
-                k.activationCheckpointing = true;
-                const Estimated e = estimateOf(applyPlanKnobs(doc, k, baseDir, world), baseDir, world, cuda);
-                r.advice.push_back({.kind = PlanAdvice::Kind::Qlora,
-                                    .bytes = e.total,
-                                    .usable = usable,
-                                    .fits = e.total <= usable,
-                                    .text = std::string(e.total <= usable ? "fits" : "still over") +
-                                            " as QLoRA (model.quantization with load_in_4bit, LoRA adapters instead of "
-                                            "a full fine-tune; it trains differently): " +
-                                            formatBytes(e.total) + " per rank"});
-            } catch (const Error&) {
-            }
-        }
-        r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-        return r;
     }
+    // A variant of the smallest with `doc`'s changes, as advice of `kind` if it estimates at all.
+    auto adviseVariant = [&](PlanAdvice::Kind kind, const json& doc, const PlanKnobs& k, const std::string& what) {
+        try {
+            const Estimated e = p.estimate(doc, k);
+            r.advice.push_back({.kind = kind,
+                                .bytes = e.total,
+                                .usable = p.usable,
+                                .fits = e.total <= p.usable,
+                                .text = std::string(e.total <= p.usable ? "fits" : "still over") + " " + what + ": " +
+                                        formatBytes(e.total) + " per rank"});
+        } catch (const Error&) {
+        }
+    };
+    if (p.cuda && !p.nvmeKnown) {
+        json doc = p.resolved;
+        doc["deepspeed"]["zero_optimization"]["offload_optimizer"]["nvme_path"] = fs::temp_directory_path().string();
+        PlanKnobs k = smallest->knobs;
+        k.stage = 3;
+        k.offloadOptimizer = k.offloadParam = OffloadDevice::Nvme;
+        adviseVariant(PlanAdvice::Kind::NvmeOffload, doc, k,
+                      "with NVMe offload (stage 3, zero_optimization.offload_optimizer and offload_param on \"nvme\" "
+                      "with an nvme_path)");
+    }
+    if (!p.cfg.model.quantization.enabled) {
+        json doc = p.resolved;
+        if (!p.cfg.model.lora.enabled) doc["model"]["lora"] = {{"r", 16}, {"target_modules", "all-linear"}};
+        doc["model"]["quantization"] = {{"load_in_4bit", true},
+                                        {"bnb_4bit_quant_type", "nf4"},
+                                        {"bnb_4bit_use_double_quant", true},
+                                        {"bnb_4bit_compute_dtype", p.cuda ? "bfloat16" : "float32"}};
+        doc["model"]["activation_checkpointing"] = true;
+        PlanKnobs k = smallest->knobs;
+        k.activationCheckpointing = true;
+        adviseVariant(PlanAdvice::Kind::Qlora, doc, k,
+                      "as QLoRA (model.quantization with load_in_4bit, LoRA adapters instead of a full fine-tune; it "
+                      "trains differently)");
+    }
+}
 
-    // ---- probe the most promising that fit, within the time box ----
-    ProbeOptions po = o.probe;
-    bool ownScratch = false;
-    if (po.scratch.empty()) {
-        po.scratch = fs::temp_directory_path() / ("fts-plan-" + std::to_string(::getpid()));
-        ownScratch = true;
-    }
-    fs::create_directories(po.scratch);
-    const double budget = o.maxMinutes * 60;
+// The variants that fit, probed in rank order (a short real run each) within --max-probes and the time box.
+// Returns the probes made and their seconds.
+std::pair<int, double> probeFitting(const PlanContext& p, const ProbeOptions& po, PlanResult& r) {
+    const double budget = p.o.maxMinutes * 60;
     double probeSeconds = 0;
     int probes = 0;
     for (PlanCandidate& c : r.candidates) {
-        if (!c.fitsByEstimate || probes >= o.maxProbes) break;
-        const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-        if (probes > 0 && elapsed + probeSeconds / probes > budget) {
+        if (!c.fitsByEstimate || probes >= p.o.maxProbes) break;
+        if (probes > 0 && p.elapsed() + probeSeconds / probes > budget) {
             r.timeBoxReached = true;
-            say("time box of " + std::to_string(int(std::lround(o.maxMinutes))) + " min reached after " +
-                std::to_string(probes) + " probes");
+            p.say("time box of " + std::to_string(int(std::lround(p.o.maxMinutes))) + " min reached after " +
+                  std::to_string(probes) + " probes");
             break;
         }
-        say("probe " + std::to_string(probes + 1) + ": " + c.knobs.label());
-        c.probe = runProbe(applyPlanKnobs(resolved, c.knobs, baseDir, world), c.knobs.tag(),
-                           cfg.training.runName + " (plan " + c.knobs.label() + ")", po);
+        p.say("probe " + std::to_string(probes + 1) + ": " + c.knobs.label());
+        c.probe = runProbe(applyPlanKnobs(p.resolved, c.knobs, p.baseDir, p.world), c.knobs.tag(),
+                           p.cfg.training.runName + " (plan " + c.knobs.label() + ")", po);
         c.probes = 1;
         if (c.probe->failure.empty() && c.probe->peak > r.capacity)
             c.probe->failure = "measured peak " + formatBytes(c.probe->peak) + " exceeds the " +
                                formatBytes(r.capacity) + " a rank may use";
         probeSeconds += c.probe->seconds;
         ++probes;
-        if (o.probed) o.probed(c);
+        if (p.o.probed) p.o.probed(c);
     }
-    // A close second: both run again (the second first), each judged on the mean of its two probes.
+    return {probes, probeSeconds};
+}
+
+// A close second (within --confirm-within of the fastest): both run again (the second first), each judged on the
+// mean of its two probes, if the time box leaves room.
+void confirmCloseSecond(const PlanContext& p, const ProbeOptions& po, PlanResult& r, int probes, double probeSeconds) {
     std::vector<PlanCandidate*> measured;
     for (PlanCandidate& c : r.candidates)
         if (c.fitsMeasured()) measured.push_back(&c);
     std::sort(measured.begin(), measured.end(), [](const PlanCandidate* a, const PlanCandidate* b) {
         return a->probe->tokensPerS > b->probe->tokensPerS;
     });
-    const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    if (measured.size() >= 2 && o.confirmWithin > 0 &&
-        measured[1]->probe->tokensPerS >= (1 - o.confirmWithin) * measured[0]->probe->tokensPerS &&
-        elapsed + 2 * probeSeconds / std::max(1, probes) <= budget) {
-        for (PlanCandidate* c : {measured[1], measured[0]}) {
-            say("probe again (a close second): " + c->knobs.label());
-            const ProbeMeasurement again =
-                runProbe(applyPlanKnobs(resolved, c->knobs, baseDir, world), c->knobs.tag() + "-again",
-                         cfg.training.runName + " (plan " + c->knobs.label() + ")", po);
-            if (!again.failure.empty()) {
-                c->probe->failure = again.failure;
-                continue;
-            }
-            c->probe->tokensPerS = (c->probe->tokensPerS + again.tokensPerS) / 2;
-            c->probe->stepsPerS = (c->probe->stepsPerS + again.stepsPerS) / 2;
-            c->probe->peak = std::max(c->probe->peak, again.peak);
-            c->probe->seconds += again.seconds;
-            c->probes = 2;
-            if (o.probed) o.probed(*c);
+    if (measured.size() < 2 || p.o.confirmWithin <= 0 ||
+        measured[1]->probe->tokensPerS < (1 - p.o.confirmWithin) * measured[0]->probe->tokensPerS ||
+        p.elapsed() + 2 * probeSeconds / std::max(1, probes) > p.o.maxMinutes * 60)
+        return;
+    for (PlanCandidate* c : {measured[1], measured[0]}) {
+        p.say("probe again (a close second): " + c->knobs.label());
+        const ProbeMeasurement again =
+            runProbe(applyPlanKnobs(p.resolved, c->knobs, p.baseDir, p.world), c->knobs.tag() + "-again",
+                     p.cfg.training.runName + " (plan " + c->knobs.label() + ")", po);
+        if (!again.failure.empty()) {
+            c->probe->failure = again.failure;
+            continue;
         }
+        c->probe->tokensPerS = (c->probe->tokensPerS + again.tokensPerS) / 2;
+        c->probe->stepsPerS = (c->probe->stepsPerS + again.stepsPerS) / 2;
+        c->probe->peak = std::max(c->probe->peak, again.peak);
+        c->probe->seconds += again.seconds;
+        c->probes = 2;
+        if (p.o.probed) p.o.probed(*c);
     }
-    if (ownScratch) {
-        std::error_code ec;
-        fs::remove_all(po.scratch, ec);
-    }
+}
+
+// The fastest measured variant that fits; with no probe allowed, the best predicted that fits by estimate; else
+// advice saying why every probe failed.
+void chooseVariant(PlanResult& r, int probes) {
     for (size_t i = 0; i < r.candidates.size(); ++i) {
         const PlanCandidate& c = r.candidates[i];
         if (c.fitsMeasured() && (!r.chosen || c.probe->tokensPerS > r.candidates[*r.chosen].probe->tokensPerS))
             r.chosen = i;
     }
-    if (!r.chosen && probes == 0) {  // no probe allowed: the best predicted that fits by estimate
+    if (!r.chosen && probes == 0) {
         r.chosen = 0;
         r.chosenByEstimateOnly = true;
     }
@@ -447,7 +449,50 @@ PlanResult planFit(const PlanOptions& o) {
             if (c.probe) why += "\n  " + c.knobs.label() + ": " + c.probe->failure;
         r.advice.push_back({.kind = PlanAdvice::Kind::ProbesFailed, .text = "every probe failed:" + why});
     }
-    r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+}  // namespace
+
+PlanResult planFit(const PlanOptions& o) {
+    const int world = std::max(1, o.worldSize);
+    PlanContext p{
+        .o = o, .world = world, .cfg = loadTrainConfig(o.configPath, world), .baseDir = o.configPath.parent_path()};
+    p.t0 = std::chrono::steady_clock::now();
+    p.resolved = configToResolvedJson(p.cfg);
+    PlanResult r;
+    r.worldSize = world;
+    r.current = knobsOf(p.cfg);
+
+    const MemoryCheck check = checkRunMemory(p.cfg, world, {});
+    p.cuda = check.device == "cuda";
+    findCapacity(r, check, o);
+    p.usable = int64_t(double(r.capacity) * (1.0 - o.margin));
+    p.nvmeKnown =
+        !p.cfg.deepspeed.zero.offloadOptimizer.nvmePath.empty() || !p.cfg.deepspeed.zero.offloadParam.nvmePath.empty();
+
+    const std::vector<PlanKnobs> variants = planVariants(p, r);
+    p.say("estimating " + std::to_string(variants.size()) + " variants against " + formatBytes(r.capacity) +
+          " per rank (" + r.capacitySource + ", " + std::to_string(int(std::lround(o.margin * 100))) + "% kept free)");
+    estimateVariants(p, variants, r);
+    if (std::none_of(r.candidates.begin(), r.candidates.end(),
+                     [](const PlanCandidate& c) { return c.fitsByEstimate; })) {
+        adviseWhenNothingFits(p, r);
+        r.seconds = p.elapsed();
+        return r;
+    }
+
+    ProbeOptions po = o.probe;
+    const bool ownScratch = po.scratch.empty();
+    if (ownScratch) po.scratch = fs::temp_directory_path() / ("fts-plan-" + std::to_string(::getpid()));
+    fs::create_directories(po.scratch);
+    const auto [probes, probeSeconds] = probeFitting(p, po, r);
+    confirmCloseSecond(p, po, r, probes, probeSeconds);
+    if (ownScratch) {
+        std::error_code ec;
+        fs::remove_all(po.scratch, ec);
+    }
+    chooseVariant(r, probes);
+    r.seconds = p.elapsed();
     return r;
 }
 

@@ -184,71 +184,66 @@ json hostsJson(const LaunchPlan& plan) {
     return hosts;
 }
 
-}  // namespace
+// ---- superviseTraining's phases ------------------------------------------------------------------
 
-int superviseTraining(const SupervisorOptions& o, std::ostream& out) {
-    const StopSignals stopSignals;
-    // ---- config and plan: errors here never create a run row -------------------------------------
+// The config as every rank will read it (the command line's overrides over the file) and the plan of hosts and
+// ranks. Throws Error; nothing is recorded yet.
+struct ResolvedLaunch {
     TrainConfig cfg;
     LaunchPlan plan;
-    nlohmann::json overrides = o.configOverrides;  // what the command line sets over the file; every rank applies it
-    std::vector<std::filesystem::path> envSources;
+    json overrides;                    // what the command line sets over the file; every rank applies it
+    std::vector<fs::path> envSources;  // DeepSpeed's .deepspeed_env files exported to every node
     EnvList exported;
-    try {
-        plan = planFor(o);
-        cfg = loadTrainConfig(o.configPath, plan.worldSize, overrides);
-        if (hasSweep(cfg.raw))
-            throw ConfigError(o.configPath.string() +
-                              ": sweep: this config is a sweep of several runs; queue them with "
-                              "`fts queue add " +
-                              o.configPath.string() + "` (or remove the sweep block to train it once)");
-        if (o.newOutput) {
-            if (o.resume) throw ConfigError("--new-output starts a new run; it cannot be combined with --resume");
-            const fs::path fresh = freshOutputDir(cfg.training.outputDir);
-            if (fresh != cfg.training.outputDir) {
-                out << "note: training.output_dir " << cfg.training.outputDir.string()
-                    << " is not empty; this run writes to " << fresh.string() << " (--new-output)\n";
-                overrides["training"]["output_dir"] = fresh.string();
-                cfg = loadTrainConfig(o.configPath, plan.worldSize, overrides);
-            }
-        }
-        if (!o.hostfile.empty()) {
-            const char* home = std::getenv("HOME");
-            exported = nodeEnvironment(home ? fs::path(home) : fs::path(), fs::current_path(), &envSources);
-        }
-        if (o.masterPort < 0 || o.masterPort > 65535)
-            throw ConfigError("--master_port " + std::to_string(o.masterPort) + ": expected 1..65535");
-    } catch (const Error& e) {
-        out << "error: " << e.what() << "\n";
-        return 2;
-    }
-    const int world = plan.worldSize;
-    ConfigParseResult again = parseTrainConfig(cfg.raw, o.configPath.parent_path(), world);
-    for (const auto& issue : again.issues)
-        if (!issue.isError)
-            out << "warning: " << o.configPath.string() << ": " << issue.keyPath << ": " << issue.message << "\n";
+};
 
-    RunStore store(o.storePath.empty() ? RunStore::defaultPath() : o.storePath);
-    store.reapOrphans();
-    // The paths the ranks open, checked here so a missing model or data file is an error before a run row
-    // exists (as the studio reports it while the config is edited). Remote hosts check theirs in the probe.
-    if (!plan.remote()) {
+ResolvedLaunch resolveLaunch(const SupervisorOptions& o, std::ostream& out) {
+    ResolvedLaunch r;
+    r.overrides = o.configOverrides;
+    r.plan = planFor(o);
+    r.cfg = loadTrainConfig(o.configPath, r.plan.worldSize, r.overrides);
+    if (hasSweep(r.cfg.raw))
+        throw ConfigError(o.configPath.string() +
+                          ": sweep: this config is a sweep of several runs; queue them with `fts queue add " +
+                          o.configPath.string() + "` (or remove the sweep block to train it once)");
+    if (o.newOutput) {
+        if (o.resume) throw ConfigError("--new-output starts a new run; it cannot be combined with --resume");
+        const fs::path fresh = freshOutputDir(r.cfg.training.outputDir);
+        if (fresh != r.cfg.training.outputDir) {
+            out << "note: training.output_dir " << r.cfg.training.outputDir.string()
+                << " is not empty; this run writes to " << fresh.string() << " (--new-output)\n";
+            r.overrides["training"]["output_dir"] = fresh.string();
+            r.cfg = loadTrainConfig(o.configPath, r.plan.worldSize, r.overrides);
+        }
+    }
+    if (!o.hostfile.empty()) {
+        const char* home = std::getenv("HOME");
+        r.exported = nodeEnvironment(home ? fs::path(home) : fs::path(), fs::current_path(), &r.envSources);
+    }
+    if (o.masterPort < 0 || o.masterPort > 65535)
+        throw ConfigError("--master_port " + std::to_string(o.masterPort) + ": expected 1..65535");
+    return r;
+}
+
+// The checks made before a run row exists, printed as errors: the paths the ranks open on this machine (remote hosts
+// check theirs in the probe), the memory estimate against this machine's free device memory (refused unless
+// --force), and the output folder of a new run. Returns false when the run must not start; `estimate` is set where
+// it was judged (the studio shows it next to the measured peak).
+bool checkBeforeTheRun(const SupervisorOptions& o, const ResolvedLaunch& launch, RunStore& store, std::ostream& out,
+                       std::optional<MemoryEstimate>& estimate) {
+    const TrainConfig& cfg = launch.cfg;
+    if (!launch.plan.remote()) {
         const std::vector<ConfigIssue> missing = preflightPaths(cfg);
         for (const ConfigIssue& issue : missing)
             out << "error: " << o.configPath.string() << ": " << issue.keyPath << ": " << issue.message << "\n";
-        if (!missing.empty()) return 2;
-    }
-    // The memory estimate against the free memory of this machine's devices (remote hosts: not judged here).
-    std::optional<MemoryEstimate> estimate;  // recorded with the run: the studio shows it next to the measured peak
-    if (!plan.remote()) {
+        if (!missing.empty()) return false;
         try {
-            const NodePlan& node = plan.nodes.front();
+            const NodePlan& node = launch.plan.nodes.front();
             const MemoryCheck memory =
-                checkRunMemory(cfg, world, node.setVisibleDevices ? node.slotIds : std::vector<int>{});
+                checkRunMemory(cfg, launch.plan.worldSize, node.setVisibleDevices ? node.slotIds : std::vector<int>{});
             estimate = memory.estimate;
             if (!memory.fits && !o.force) {
                 out << describeMemoryRefusal(memory, o.configPath.string()) << "\n";
-                return 2;
+                return false;
             }
             if (!memory.fits)
                 out << "warning: " << o.configPath.string() << ": the memory estimate ("
@@ -256,7 +251,7 @@ int superviseTraining(const SupervisorOptions& o, std::ostream& out) {
                     << formatBytes(memory.available) << " free; starting anyway (--force)\n";
         } catch (const Error& e) {
             out << "error: " << e.what() << "\n";
-            return 2;
+            return false;
         }
     }
     if (!o.resume) {
@@ -264,124 +259,122 @@ int superviseTraining(const SupervisorOptions& o, std::ostream& out) {
             refuseOutputDirInUse(cfg.training.outputDir, store);
         } catch (const Error& e) {
             out << "error: " << o.configPath.string() << ": " << e.what() << "\n";
-            return 2;
+            return false;
         }
     }
+    return true;
+}
 
-    // ---- the run row ----------------------------------------------------------------------------
-    int64_t runId = 0;
+// The run's row: a resumed run continues the row that wrote its checkpoints (when the store still has it), any
+// other gets a new one, pending, holding the config as written and as resolved, with the estimate beside it.
+int64_t recordTheRun(const SupervisorOptions& o, const ResolvedLaunch& launch, RunStore& store,
+                     const std::optional<MemoryEstimate>& estimate, double t0) {
+    const TrainConfig& cfg = launch.cfg;
     if (o.resume) {
         const fs::path latest = latestCheckpoint(cfg.training.outputDir);
         const int64_t previous = latest.empty() ? 0 : checkpointRunId(latest);
-        if (previous > 0 && store.getRun(previous)) runId = previous;
+        if (previous > 0 && store.getRun(previous)) return previous;
     }
-    const double t0 = unixNow();
-    if (runId == 0) {
-        RunRecord r;
-        r.name = !o.runName.empty()              ? o.runName
-                 : !cfg.training.runName.empty() ? cfg.training.runName
-                                                 : o.configPath.stem().string();
-        r.status = RunStatus::Pending;
-        r.createdAt = t0;
-        r.configJson = cfg.raw.dump(2);
-        r.resolvedConfigJson = configToResolvedJson(cfg).dump(2);
-        r.configPath = fs::absolute(o.configPath).string();
-        r.model = cfg.model.path.string();
-        r.dataset = cfg.data.train.string();
-        r.outputDir = cfg.training.outputDir.string();
-        r.host = RunStore::localHostName();
-        r.versionsJson = json{{"fts", FTS_VERSION}}.dump();
-        r.worldSize = world;
-        r.hostsJson = hostsJson(plan).dump();
-        r.pid = ::getpid();  // from the first moment a reader sees the row (the studio re-attaches by it)
-        runId = store.createRun(r);
-        if (estimate)
-            store.addMetrics(runId,
-                             {{0, "memory_estimate_bytes", double(estimate->perRank.total), t0},
-                              {0, "memory_estimate_allocator_bytes", double(estimate->perRank.allocatorPeak), t0}});
-    }
-    store.markStarted(runId, ::getpid(), t0);
-    if (o.queueEntry > 0) RunQueue(store).setRun(o.queueEntry, runId);  // the queue runner learns its run
-    FailurePolicy failures(world);
-    RunRecorder recorder(store, runId, world, o.progress, out, failures);
-    recorder.setPrintInterval(cfg.deepspeed.steps_per_print);
-    if (plan.nodes.size() > 1 || plan.remote()) recorder.log(-1, "info", "launch plan: " + describePlan(plan));
-    for (const auto& f : envSources)
-        recorder.log(-1, "info", "exporting the variables of " + f.string() + " on every node");
+    RunRecord r;
+    r.name = !o.runName.empty()              ? o.runName
+             : !cfg.training.runName.empty() ? cfg.training.runName
+                                             : o.configPath.stem().string();
+    r.status = RunStatus::Pending;
+    r.createdAt = t0;
+    r.configJson = cfg.raw.dump(2);
+    r.resolvedConfigJson = configToResolvedJson(cfg).dump(2);
+    r.configPath = fs::absolute(o.configPath).string();
+    r.model = cfg.model.path.string();
+    r.dataset = cfg.data.train.string();
+    r.outputDir = cfg.training.outputDir.string();
+    r.host = RunStore::localHostName();
+    r.versionsJson = json{{"fts", FTS_VERSION}}.dump();
+    r.worldSize = launch.plan.worldSize;
+    r.hostsJson = hostsJson(launch.plan).dump();
+    r.pid = ::getpid();  // from the first moment a reader sees the row (the studio re-attaches by it)
+    const int64_t runId = store.createRun(r);
+    if (estimate)
+        store.addMetrics(runId, {{0, "memory_estimate_bytes", double(estimate->perRank.total), t0},
+                                 {0, "memory_estimate_allocator_bytes", double(estimate->perRank.allocatorPeak), t0}});
+    return runId;
+}
 
-    // ---- the remote hosts answer before anything starts: reachable, fts there, the same version ----
-    TransportOptions transport{o.workerExecutable, o.remoteFts, SshOptions{o.sshPort, o.sshConfig, 5}};
-    std::vector<HostProbe> probes;
+// Where the ranks meet: the master address and port, and the store server (world size > 1) guarded by the run's
+// token. The remote hosts answer first: reachable, fts there, the same version, the run's paths present.
+struct Rendezvous {
     std::string masterAddr;
-    int port = o.masterPort;
+    int port = 0;
     std::shared_ptr<void> storeServer;
-    const std::string token = newRunToken();
-    try {
-        std::vector<std::string> remoteHosts;
-        for (const NodePlan& n : plan.nodes)
-            if (!n.local) remoteHosts.push_back(n.host);
-        if (!remoteHosts.empty()) {
-            if (o.progress) out << "checking " << remoteHosts.size() << " remote host(s) over ssh...\n";
-            probes = probeHosts(remoteHosts, transport, o.probeTimeoutMs, pathsEveryHostNeeds(cfg, o.configPath));
-            std::string problems;
-            for (const HostProbe& p : probes) {
-                if (!p.ok)
-                    problems += (problems.empty() ? "" : "\n") + p.error;
-                else
-                    recorder.log(
-                        -1, "info",
-                        "host " + p.host + " (" + p.hostname + "): fts " + p.ftsVersion + ", GPUs " + p.gpusJson);
-            }
-            if (!problems.empty()) throw ConfigError(problems);
-        }
-        masterAddr = chooseMasterAddr(o.masterAddr, plan, probes);
-        if (port == 0 && plan.remote()) port = 29500;  // DeepSpeed's default
-        if (world > 1) {
-            if (!o.hostStore) throw ConfigError("this build cannot host a rendezvous store");
-            const int fd = listenTcp(masterAddr, port);
-            storeServer = o.hostStore(fd, masterAddr, port, token);
-            recorder.log(-1, "info", "rendezvous store on " + masterAddr + ":" + std::to_string(port));
-        }
-    } catch (const Error& e) {
-        failures.launchFailed(e.what());
-    }
+};
 
-    // ---- a stop that came during set-up: nothing started, nothing to save ---------------------------
-    if (!failures.failed() && stopSignals.pending()) {
-        recorder.log(-1, "info", "stop requested before the ranks started: nothing to checkpoint");
-        recorder.flush();
-        store.finishRun(runId, RunStatus::Stopped, unixNow(), recorder.finalMetrics().dump(), "");
-        out << "run " << runId << " stopped before its ranks started\n";
-        return 0;
+Rendezvous prepareRendezvous(const SupervisorOptions& o, const ResolvedLaunch& launch,
+                             const TransportOptions& transport, const std::string& token, RunRecorder& recorder,
+                             std::ostream& out) {
+    const LaunchPlan& plan = launch.plan;
+    std::vector<HostProbe> probes;
+    std::vector<std::string> remoteHosts;
+    for (const NodePlan& n : plan.nodes)
+        if (!n.local) remoteHosts.push_back(n.host);
+    if (!remoteHosts.empty()) {
+        if (o.progress) out << "checking " << remoteHosts.size() << " remote host(s) over ssh...\n";
+        probes = probeHosts(remoteHosts, transport, o.probeTimeoutMs, pathsEveryHostNeeds(launch.cfg, o.configPath));
+        std::string problems;
+        for (const HostProbe& p : probes) {
+            if (!p.ok)
+                problems += (problems.empty() ? "" : "\n") + p.error;
+            else
+                recorder.log(-1, "info",
+                             "host " + p.host + " (" + p.hostname + "): fts " + p.ftsVersion + ", GPUs " + p.gpusJson);
+        }
+        if (!problems.empty()) throw ConfigError(problems);
     }
+    Rendezvous r;
+    r.masterAddr = chooseMasterAddr(o.masterAddr, plan, probes);
+    r.port = o.masterPort;
+    if (r.port == 0 && plan.remote()) r.port = 29500;  // DeepSpeed's default
+    if (plan.worldSize > 1) {
+        if (!o.hostStore) throw ConfigError("this build cannot host a rendezvous store");
+        const int fd = listenTcp(r.masterAddr, r.port);
+        r.storeServer = o.hostStore(fd, r.masterAddr, r.port, token);
+        recorder.log(-1, "info", "rendezvous store on " + r.masterAddr + ":" + std::to_string(r.port));
+    }
+    return r;
+}
 
-    // ---- one `fts node` per host; the token and exported variables go on its stdin ------------------
+// One `fts node` per host; the token and the exported variables go on its stdin, never argv. A host that cannot
+// start fails the launch and the started ones are killed.
+void startNodes(NodeGroup& nodes, const SupervisorOptions& o, const ResolvedLaunch& launch, const Rendezvous& meet,
+                int64_t runId, const TransportOptions& transport, const std::string& token, FailurePolicy& failures) {
     NodeCommand command;
     command.configPath = fs::absolute(o.configPath);
-    command.configOverrides = overrides.is_null() ? std::string() : overrides.dump();
+    command.configOverrides = launch.overrides.is_null() ? std::string() : launch.overrides.dump();
     command.runId = runId;
-    command.worldSize = world;
-    command.masterAddr = masterAddr;
-    command.masterPort = port;
+    command.worldSize = launch.plan.worldSize;
+    command.masterAddr = meet.masterAddr;
+    command.masterPort = meet.port;
     command.collectiveTimeoutMs = o.collectiveTimeoutMs;
     command.resume = o.resume;
     json hello{{"token", token}, {"env", json::object()}};
-    for (const auto& [k, v] : exported) hello["env"][k] = v;
+    for (const auto& [k, v] : launch.exported) hello["env"][k] = v;
     const std::vector<std::string> nodeEnv = environmentWith({"FTS_RUN_TOKEN"}, {});
-    NodeGroup nodes(plan);
     for (size_t i = 0; i < nodes.size() && !failures.failed(); ++i) {
         try {
             nodes.start(i, command, transport, nodeEnv, hello.dump());
         } catch (const Error& e) {
-            failures.launchFailed("host " + plan.nodes[i].host + ": " + e.what());
+            failures.launchFailed("host " + launch.plan.nodes[i].host + ": " + e.what());
         }
     }
     if (failures.failed()) {
         nodes.sendAll("kill");
         nodes.closeControl();
     }
+}
 
-    // ---- the poll loop ------------------------------------------------------------------------
+// The poll loop, until every node has ended: their lines go to the recorder; a first stop signal asks every host's
+// ranks to checkpoint and stop together, a second kills them; a failed rank stops the ranks on every host (and kills
+// what still runs five seconds later).
+void superviseNodes(NodeGroup& nodes, const SupervisorOptions& o, const StopSignals& stopSignals, RunRecorder& recorder,
+                    FailurePolicy& failures, std::ostream& out) {
     NodeGroup::Handlers handlers;
     handlers.onLine = [&](const NodePlan& n, const std::string& line) { recorder.onNodeLine(n.host, line); };
     handlers.onStderr = [&](const NodePlan& n, const std::string& line) { recorder.onNodeStderr(n.host, line); };
@@ -404,7 +397,6 @@ int superviseTraining(const SupervisorOptions& o, std::ostream& out) {
             int got = 0;
             while (::read(stopSignals.fd(), buf, sizeof buf) > 0) ++got;
             if (got > 0) {
-                // First request: every host's ranks checkpoint and stop together. Any later one: kill them.
                 const bool first = signalsSeen++ == 0;
                 nodes.sendAll(first ? "stop" : "kill");
                 recorder.log(-1, "info",
@@ -434,7 +426,11 @@ int superviseTraining(const SupervisorOptions& o, std::ostream& out) {
     }
     nodes.closeControl();
     recorder.endProgressLine();
+}
 
+// The run's end in the store (completed, stopped, or failed with its reason) and in one line of output.
+int finishTheRun(RunStore& store, int64_t runId, RunRecorder& recorder, const FailurePolicy& failures, double t0,
+                 std::ostream& out) {
     RunStatus final = RunStatus::Failed;
     std::string failure = failures.failure();
     if (failure.empty()) {
@@ -464,6 +460,66 @@ int superviseTraining(const SupervisorOptions& o, std::ostream& out) {
         out << "; model exported to " << exported;
     out << "\n";
     return 0;
+}
+
+}  // namespace
+
+int superviseTraining(const SupervisorOptions& o, std::ostream& out) {
+    const StopSignals stopSignals;
+    // ---- config and plan: errors here never create a run row -------------------------------------
+    ResolvedLaunch launch;
+    try {
+        launch = resolveLaunch(o, out);
+    } catch (const Error& e) {
+        out << "error: " << e.what() << "\n";
+        return 2;
+    }
+    const int world = launch.plan.worldSize;
+    const ConfigParseResult again = parseTrainConfig(launch.cfg.raw, o.configPath.parent_path(), world);
+    for (const auto& issue : again.issues)
+        if (!issue.isError)
+            out << "warning: " << o.configPath.string() << ": " << issue.keyPath << ": " << issue.message << "\n";
+    RunStore store(o.storePath.empty() ? RunStore::defaultPath() : o.storePath);
+    store.reapOrphans();
+    std::optional<MemoryEstimate> estimate;
+    if (!checkBeforeTheRun(o, launch, store, out, estimate)) return 2;
+
+    // ---- the run row ----------------------------------------------------------------------------
+    const double t0 = unixNow();
+    const int64_t runId = recordTheRun(o, launch, store, estimate, t0);
+    store.markStarted(runId, ::getpid(), t0);
+    if (o.queueEntry > 0) RunQueue(store).setRun(o.queueEntry, runId);  // the queue runner learns its run
+    FailurePolicy failures(world);
+    RunRecorder recorder(store, runId, world, o.progress, out, failures);
+    recorder.setPrintInterval(launch.cfg.deepspeed.steps_per_print);
+    if (launch.plan.nodes.size() > 1 || launch.plan.remote())
+        recorder.log(-1, "info", "launch plan: " + describePlan(launch.plan));
+    for (const auto& f : launch.envSources)
+        recorder.log(-1, "info", "exporting the variables of " + f.string() + " on every node");
+
+    // ---- the hosts answer and the rendezvous opens -----------------------------------------------
+    const TransportOptions transport{o.workerExecutable, o.remoteFts, SshOptions{o.sshPort, o.sshConfig, 5}};
+    const std::string token = newRunToken();
+    Rendezvous meet;
+    try {
+        meet = prepareRendezvous(o, launch, transport, token, recorder, out);
+    } catch (const Error& e) {
+        failures.launchFailed(e.what());
+    }
+    // a stop that came during set-up: nothing started, nothing to save
+    if (!failures.failed() && stopSignals.pending()) {
+        recorder.log(-1, "info", "stop requested before the ranks started: nothing to checkpoint");
+        recorder.flush();
+        store.finishRun(runId, RunStatus::Stopped, unixNow(), recorder.finalMetrics().dump(), "");
+        out << "run " << runId << " stopped before its ranks started\n";
+        return 0;
+    }
+
+    // ---- the nodes run, watched until every one has ended ----------------------------------------
+    NodeGroup nodes(launch.plan);
+    startNodes(nodes, o, launch, meet, runId, transport, token, failures);
+    superviseNodes(nodes, o, stopSignals, recorder, failures, out);
+    return finishTheRun(store, runId, recorder, failures, t0, out);
 }
 
 }  // namespace fts

@@ -363,12 +363,6 @@ private:
         }
     }
 
-    void bindParameters() override {
-        if (m_params.size() != m_specs.size())
-            throw Error(m_info.architecture + ": expected " + std::to_string(m_specs.size()) + " parameters, got " +
-                        std::to_string(m_params.size()));
-    }
-
     ModelTask m_task;
     BertConfig m_cfg;
 };

@@ -44,10 +44,4 @@ public:
 // cache (B, K, L + T, D), what attention reads.
 void appendToCache(KvCache& cache, size_t layer, torch::Tensor& k, torch::Tensor& v);
 
-// Additive (B, 1, T, L + T) bias for a cached forward: query i (cache index L + i) may see key j when j <= L + i,
-// keyMask[b][j] != 0 and, with a window w > 0, L + i - j < w; 0 where allowed, dtype's lowest elsewhere (a row whose
-// query sees no key gets a zero row, as transformers' eager mask does for fully padded rows).
-torch::Tensor cachedAttentionBias(const torch::Tensor& keyMask, int64_t pastLength, int64_t queryLength, int64_t window,
-                                  torch::ScalarType dtype);
-
 }  // namespace fts

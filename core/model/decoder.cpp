@@ -9,6 +9,7 @@
 #include <cmath>
 #include <map>
 
+#include "core/model/attention_bias.h"
 #include "core/model/block_ops.h"
 #include "core/model/causal_decoder.h"
 #include "core/model/dense.h"
@@ -121,12 +122,17 @@ private:
             packed ? checkedPositionIds(positionIdsIn, inputIds, 0, arch + " forward") : torch::Tensor();
         if (cache && !mask.defined()) throw Error(arch + " cached forward: the key mask is required");
         // One additive bias per distinct window size (0 = plain causal): undefined means is_causal.
+        auto biasFor = [&](int64_t w) -> torch::Tensor {
+            if (cache) return causalAttentionBias(mask, past, T, w, dtype);
+            if (packed) return packedCausalBias(positionIds, w, dtype);
+            if (plainCausalIsExact(mask, T, w)) return {};
+            return causalAttentionBias(
+                mask.defined() ? mask : torch::ones({B, T}, torch::TensorOptions().dtype(torch::kInt64).device(device)),
+                0, T, w, dtype);
+        };
         std::map<int64_t, torch::Tensor> biases;
         for (int64_t w : m_arch.window)
-            if (!biases.count(w))
-                biases[w] = cache    ? cachedAttentionBias(mask, past, T, w, dtype)
-                            : packed ? packedCausalBias(positionIds, w, dtype)
-                                     : attentionBias(mask, B, T, w, dtype, device);
+            if (!biases.count(w)) biases[w] = biasFor(w);
         // RoPE tables up to the largest position (transformers' dynamic and long rope also key on max(position_ids)
         // + 1), one per distinct rotary parameter set.
         const int64_t ropeLength = packed && T > 0 ? positionIds.max().item<int64_t>() + 1 : T;
@@ -263,25 +269,6 @@ private:
         return h + out;
     }
 
-    // Additive (B, 1, T, T) bias: 0 where allowed (causal, key not padding, inside the window), dtype-min elsewhere,
-    // as transformers' eager masks. Undefined when plain causal attention is exact (no padding, no window in reach).
-    static torch::Tensor attentionBias(const torch::Tensor& mask, int64_t B, int64_t T, int64_t window,
-                                       torch::ScalarType dtype, const torch::Device& device) {
-        const bool padding = mask.defined() && !mask.ne(0).all().item<bool>();
-        const bool windowed = window > 0 && T > window;
-        if (!padding && !windowed) return {};
-        const auto idx = torch::arange(T, torch::TensorOptions().dtype(torch::kInt64).device(device));
-        torch::Tensor allowed = idx.view({T, 1}).ge(idx.view({1, T}));  // q >= k
-        if (windowed) allowed = allowed.logical_and(idx.view({1, T}).gt(idx.view({T, 1}) - window));
-        allowed = allowed.view({1, 1, T, T});
-        if (padding)
-            allowed = allowed.logical_and(mask.ne(0).view({B, 1, 1, T}));
-        else
-            allowed = allowed.expand({B, 1, T, T});
-        return torch::zeros({B, 1, T, T}, torch::TensorOptions().dtype(dtype).device(device))
-            .masked_fill(allowed.logical_not(), lowestOf(dtype));
-    }
-
     void declareParameters() {
         m_weightSlot.fill(kNone);
         m_biasSlot.fill(kNone);
@@ -319,12 +306,6 @@ private:
         }
         if (m_arch.numLayers == 0 || m_blockBase.size() != size_t(m_arch.numLayers) + 1)
             throw Error(m_info.architecture + ": the tensor list has no final norm after its blocks");
-    }
-
-    void bindParameters() override {
-        if (m_params.size() != m_specs.size())
-            throw Error(m_info.architecture + ": expected " + std::to_string(m_specs.size()) + " parameters, got " +
-                        std::to_string(m_params.size()));
     }
 
     DecoderArch m_arch;

@@ -5,6 +5,7 @@
 
 #include <cmath>
 
+#include "core/model/attention_bias.h"
 #include "core/model/causal_decoder.h"
 #include "core/model/dense.h"
 #include "core/util/error.h"
@@ -102,7 +103,7 @@ private:
                    : torch::arange(T, torch::TensorOptions().dtype(torch::kInt64).device(device));
         if (cache && !attentionMask.defined()) throw Error("GPT-2 cached forward: the key mask is required");
         const torch::Tensor bias =
-            cache    ? cachedAttentionBias(attentionMask, cache->length(), T, 0, computeDtype(wte))
+            cache    ? causalAttentionBias(attentionMask, cache->length(), T, 0, computeDtype(wte))
             : packed ? packedCausalBias(positions, 0, computeDtype(wte))
                      : causalPaddingBias(attentionMask, T, computeDtype(wte));  // (B,1,T,T) or undefined
         const bool train = isTraining();
@@ -220,13 +221,6 @@ private:
             s.shapeFrom = "vocab_size x n_embd";
             m_specs.push_back(std::move(s));
         }
-    }
-
-    void bindParameters() override {
-        const size_t expected = blockBase(m_cfg.nLayer) + (m_cfg.tieWordEmbeddings ? 2 : 3);
-        if (m_params.size() != expected)
-            throw Error("GPT-2: expected " + std::to_string(expected) + " parameters, got " +
-                        std::to_string(m_params.size()));
     }
 
     Gpt2Config m_cfg;

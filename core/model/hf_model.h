@@ -3,7 +3,7 @@
 // Invariant: parameters() holds exactly one leaf tensor per spec, in spec (= HF state_dict) order, and forward()
 // reads parameters() on every call (no cached handles), so a tensor replaced there (moved, resharded) takes effect.
 // Adding an architecture: write <arch>.h/.cpp with a builder `std::unique_ptr<HfModel> build<Arch>(...)`
-// that fills specs in the constructor and implements bindParameters/forward/loss, then add one line to the
+// that fills specs in the constructor and implements forward/loss, then add one line to the
 // registry in model_factory.cpp.
 #pragma once
 #include <cstdint>
@@ -83,7 +83,6 @@ public:
     void replaceParameter(size_t index, torch::Tensor tensor);
 
 protected:
-    virtual void bindParameters() = 0;  // cache handles into m_params for forward()
     const torch::Tensor& param(size_t index) const { return m_params[index].tensor; }
     // The layer whose weight is parameters()[weightIndex], plus its LoRA adapter when one is attached.
     // linearAt: nn.Linear, weight (out, in); conv1dAt: HF Conv1D, weight (in, out). bias may be undefined.
@@ -146,24 +145,14 @@ double lowestOf(torch::ScalarType dtype);
 // The dtype matmuls produce for parameters like `param`: the autocast dtype when autocast is on for its device.
 torch::ScalarType computeDtype(const torch::Tensor& param);
 
-// Additive attention bias (B, 1, T, T) in `dtype` reproducing transformers' eager masking exactly: 0 where a
-// query may attend, dtype-min at future keys and at padding keys (-inf where both), so that rows whose keys
-// are all padding behave as in transformers instead of turning into NaN. Undefined when attentionMask is
-// undefined or all ones (then plain causal attention applies).
-torch::Tensor causalPaddingBias(const torch::Tensor& attentionMask, int64_t seqLen, torch::ScalarType dtype);
-
-// Additive attention bias (B, 1, T, T) in `dtype` for packed rows: 0 where query q may see key k (same sample,
-// k <= q, and q - k < window when window > 0), dtype-min elsewhere. Samples are split as transformers 5's
-// find_packed_sequence_indices does: a new sample wherever position_ids[t] != position_ids[t-1] + 1.
-torch::Tensor packedCausalBias(const torch::Tensor& positionIds, int64_t window, torch::ScalarType dtype);
-// (B, T) int64 position ids checked for use with packedCausalBias: shape (B, T) equal to inputIds', values >= 0
+// (B, T) int64 position ids checked for use with packedCausalBias (attention_bias.h): shape (B, T) equal to inputIds', values >= 0
 // and < maxPositions (when maxPositions > 0). Throws fts::Error naming `who` otherwise.
 torch::Tensor checkedPositionIds(const torch::Tensor& positionIds, const torch::Tensor& inputIds, int64_t maxPositions,
                                  const std::string& who);
 
 // Multi-head attention through at::scaled_dot_product_attention. q (B, H, T, D); k, v (B, H, T, D), or (B, K, T, D)
 // with K dividing H for grouped-query attention (query head j reads kv head j / (H / K), as repeat_kv lays them
-// out); bias from causalPaddingBias or undefined (then is_causal). upcast: run in float32 with autocast off
+// out); bias from attention_bias.h or undefined (then is_causal). upcast: run in float32 with autocast off
 // (reorder_and_upcast_attn). Without a bias, grouped heads go to the kernel as they are (enable_gqa, as
 // transformers' sdpa path does then); with one, they are repeated first.
 torch::Tensor causalSelfAttention(const torch::Tensor& q, const torch::Tensor& k, const torch::Tensor& v,

@@ -98,37 +98,6 @@ torch::ScalarType computeDtype(const torch::Tensor& param) {
     return param.scalar_type();
 }
 
-torch::Tensor causalPaddingBias(const torch::Tensor& attentionMask, int64_t seqLen, torch::ScalarType dtype) {
-    if (!attentionMask.defined()) return {};
-    if (attentionMask.dim() != 2 || attentionMask.size(1) != seqLen)
-        throw Error("attention_mask must have shape (batch, " + std::to_string(seqLen) + "), found " +
-                    c10::str(attentionMask.sizes()));
-    const torch::Tensor keep = attentionMask.ne(0);  // (B, T) true = token
-    if (keep.all().item<bool>()) return {};
-    const int64_t B = attentionMask.size(0), T = seqLen;
-    const auto acc = dtype == torch::kFloat64 ? torch::kFloat64 : torch::kFloat32;
-    const double lo = lowestOf(dtype);
-    const auto opts = torch::TensorOptions().dtype(acc).device(attentionMask.device());
-    const auto future = torch::ones({T, T}, opts.dtype(torch::kBool)).triu(1).view({1, 1, T, T});
-    // Two terms as transformers adds them: where(causal, s, min) + (1 - mask) * min.  Both -> -inf in acc.
-    auto causalTerm = torch::zeros({1, 1, T, T}, opts).masked_fill(future, lo);
-    auto paddingTerm = torch::zeros({B, 1, 1, T}, opts).masked_fill(keep.logical_not().view({B, 1, 1, T}), lo);
-    return (causalTerm + paddingTerm).to(dtype);  // (B, 1, T, T)
-}
-
-torch::Tensor packedCausalBias(const torch::Tensor& positionIds, int64_t window, torch::ScalarType dtype) {
-    const int64_t B = positionIds.size(0), T = positionIds.size(1);
-    // Sample index of every token: the cumulative count of breaks (a position that is not the previous + 1).
-    const torch::Tensor prev = torch::cat({positionIds.narrow(1, 0, 1) - 1, positionIds.narrow(1, 0, T - 1)}, 1);
-    const torch::Tensor sample = positionIds.sub(prev).ne(1).cumsum(1);  // (B, T)
-    const auto idx = torch::arange(T, torch::TensorOptions().dtype(torch::kInt64).device(positionIds.device()));
-    torch::Tensor allowed = idx.view({T, 1}).ge(idx.view({1, T})).view({1, 1, T, T});  // k <= q
-    if (window > 0) allowed = allowed.logical_and(idx.view({1, 1, 1, T}).gt(idx.view({1, 1, T, 1}) - window));
-    allowed = allowed.logical_and(sample.view({B, 1, T, 1}).eq(sample.view({B, 1, 1, T})));
-    return torch::zeros({B, 1, T, T}, torch::TensorOptions().dtype(dtype).device(positionIds.device()))
-        .masked_fill(allowed.logical_not(), lowestOf(dtype));
-}
-
 torch::Tensor checkedPositionIds(const torch::Tensor& positionIds, const torch::Tensor& inputIds, int64_t maxPositions,
                                  const std::string& who) {
     if (!positionIds.defined() || positionIds.dim() != 2 || positionIds.sizes() != inputIds.sizes())

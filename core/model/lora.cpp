@@ -164,7 +164,6 @@ torch::Device HfModel::parameterDevice(size_t index) const {
 void HfModel::replaceParameter(size_t index, torch::Tensor tensor) {
     if (index < m_quant4.size()) m_quant4[index].reset();
     m_params.at(index).tensor = std::move(tensor);
-    bindParameters();
 }
 
 torch::Tensor HfModel::outputLayer(std::optional<size_t> weightIndex, const torch::Tensor& x,

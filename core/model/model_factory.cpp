@@ -106,7 +106,6 @@ void HfModel::setParameters(std::vector<torch::Tensor> tensors, bool partitioned
         m_params.push_back({m_specs[i].name, std::move(t)});
     }
     m_info.numParameters = count;
-    bindParameters();
 }
 
 namespace {
@@ -210,23 +209,17 @@ Quant4LoadOptions quant4LoadOptions(const std::string& quantType, bool doubleQua
     return o;
 }
 
-std::unique_ptr<LanguageModel> loadPretrainedModel(const fs::path& dir, const ModelLoadOptions& opts) {
-    checkLoadOptions(opts);
-    std::error_code ec;
-    if (!fs::is_directory(dir, ec))
-        throw IoError(dir.string() + ": not a directory (expected a Hugging Face model folder)");
-    const HfConfig config = loadPatchedConfig(dir / "config.json", opts);
-    std::unique_ptr<HfModel> model = buildModelFromConfig(config, opts);
-    const ModelWeights ck = openModelWeights(dir);
-    // 4-bit weights: those the folder holds 4-bit (config.json's quantization_config, checked by HfConfig::load),
-    // and with model.quantization those quantized as they load.
-    const bool folderQuantized = config.has({"quantization_config"});
+namespace {
 
-    // Match every parameter spec to a checkpoint tensor; collect all problems before failing.
+// Every parameter spec matched to a checkpoint tensor (its name or an alias), in the specs' order; null where a spec
+// may start fresh (noted in the model's load warnings). All problems are collected before failing: a missing tensor,
+// a shape or dtype unlike config.json's, and (strict) a tensor the model does not use.
+std::vector<const WeightTensor*> matchCheckpointTensors(HfModel& model, const ModelWeights& ck, bool folderQuantized,
+                                                        const ModelLoadOptions& opts, const fs::path& dir) {
     std::vector<std::string> problems;
     std::vector<const WeightTensor*> sources;
     std::set<std::string> used;
-    for (const ParamSpec& spec : model->parameterSpecs()) {
+    for (const ParamSpec& spec : model.parameterSpecs()) {
         const WeightTensor* found = nullptr;
         std::string foundName;
         std::vector<std::string> candidates{spec.name};
@@ -241,8 +234,8 @@ std::unique_ptr<LanguageModel> loadPretrainedModel(const fs::path& dir, const Mo
         }
         sources.push_back(found);
         if (!found && spec.initIfMissing) {
-            model->mutableInfo().loadWarnings.push_back("tensor '" + spec.name +
-                                                        "' is not in the checkpoint: newly initialised");
+            model.mutableInfo().loadWarnings.push_back("tensor '" + spec.name +
+                                                       "' is not in the checkpoint: newly initialised");
             continue;
         }
         if (!found) {
@@ -264,9 +257,9 @@ std::unique_ptr<LanguageModel> loadPretrainedModel(const fs::path& dir, const Mo
             problems.push_back("tensor '" + foundName + "': dtype " + std::string(dtypeName(e.dtype)) + " in " +
                                found->file->path().string() + " is not a floating-point type");
     }
-    ModelInfo& info = model->mutableInfo();
+    ModelInfo& info = model.mutableInfo();
     for (const auto& [name, t] : ck.tensors) {
-        if (used.count(name) || model->isIgnoredCheckpointTensor(name)) continue;
+        if (used.count(name) || model.isIgnoredCheckpointTensor(name)) continue;
         std::string msg =
             "tensor '" + name + "' in " + t.file->path().string() + " is not used by " + info.architecture;
         if (opts.strict)
@@ -278,6 +271,55 @@ std::unique_ptr<LanguageModel> loadPretrainedModel(const fs::path& dir, const Mo
         throw FormatError(dir.string() + ": the weights in " + ck.description + " do not match " +
                           (dir / "config.json").string() + " (model_type \"" + info.modelType + "\"):\n  - " +
                           joined(problems, "\n  - "));
+    return sources;
+}
+
+// A weight the folder holds 4-bit (bitsandbytes' packed codes and quant_state), on the load's device.
+Quant4Weight readSavedQuant4(const WeightTensor& src, const ParamSpec& spec, const ModelWeights& ck,
+                             const ModelLoadOptions& opts) {
+    const std::string file = src.file->path().string();
+    std::optional<Quant4Weight> q = readQuant4Weight(
+        src.entry->name,
+        [&](const std::string& name) {
+            auto it = ck.tensors.find(name);
+            return it == ck.tensors.end() ? torch::Tensor() : tensorView(it->second.file, *it->second.entry).clone();
+        },
+        file);
+    if (!q) throw FormatError(file + ": tensor '" + src.entry->name + "' has no 4-bit quant_state");
+    // transformers holds a quantized Conv1D weight (in, out) transposed, as the Linear it becomes
+    std::vector<int64_t> want = spec.shape;
+    if (spec.layer == LayerKind::Conv1D && want.size() == 2) std::swap(want[0], want[1]);
+    if (q->shape != want)
+        throw FormatError(file + ": tensor '" + src.entry->name + "' holds a 4-bit weight of shape " +
+                          shapeText(q->shape) + ", expected " + shapeText(want) + " (" + spec.shapeFrom +
+                          " from config.json)");
+    return onDevice(std::move(*q), opts.device);
+}
+
+// A weight quantized as it loads (model.quantization): read in the run's dtype on the CPU, quantized, only the 4-bit
+// form kept, one weight at a time.
+Quant4Weight quantizeOnLoad(const WeightTensor& src, const ParamSpec& spec, const ModelLoadOptions& opts) {
+    torch::Tensor w = loadTensorReleasing(src.file, *src.entry, opts.dtype, torch::kCPU);
+    if (spec.layer == LayerKind::Conv1D) w = w.t().contiguous();
+    return onDevice(
+        quantize4bit(w, opts.quantize4bit->fp4 ? Quant4Type::Fp4 : Quant4Type::Nf4, 64, opts.quantize4bit->doubleQuant),
+        opts.device);
+}
+
+}  // namespace
+
+std::unique_ptr<LanguageModel> loadPretrainedModel(const fs::path& dir, const ModelLoadOptions& opts) {
+    checkLoadOptions(opts);
+    std::error_code ec;
+    if (!fs::is_directory(dir, ec))
+        throw IoError(dir.string() + ": not a directory (expected a Hugging Face model folder)");
+    const HfConfig config = loadPatchedConfig(dir / "config.json", opts);
+    std::unique_ptr<HfModel> model = buildModelFromConfig(config, opts);
+    const ModelWeights ck = openModelWeights(dir);
+    // 4-bit weights: those the folder holds 4-bit (config.json's quantization_config, checked by HfConfig::load),
+    // and with model.quantization those quantized as they load.
+    const bool folderQuantized = config.has({"quantization_config"});
+    const std::vector<const WeightTensor*> sources = matchCheckpointTensors(*model, ck, folderQuantized, opts, dir);
 
     std::vector<torch::Tensor> tensors;
     tensors.reserve(sources.size());
@@ -289,40 +331,13 @@ std::unique_ptr<LanguageModel> loadPretrainedModel(const fs::path& dir, const Mo
         for (size_t i = 0; i < sources.size(); ++i) {
             const WeightTensor* src = sources[i];
             const ParamSpec& spec = specs[i];
-            const auto placeholder = [&] {  // a 4-bit weight's entry in parameters(): its shape, no memory
-                return torch::empty(spec.shape, torch::TensorOptions().dtype(opts.dtype).device(torch::kMeta));
-            };
-            if (src && folderQuantized && savedQuantized(ck, src->entry->name)) {
-                const std::string file = src->file->path().string();
-                std::optional<Quant4Weight> q = readQuant4Weight(
-                    src->entry->name,
-                    [&](const std::string& name) {
-                        auto it = ck.tensors.find(name);
-                        return it == ck.tensors.end() ? torch::Tensor()
-                                                      : tensorView(it->second.file, *it->second.entry).clone();
-                    },
-                    file);
-                if (!q) throw FormatError(file + ": tensor '" + src->entry->name + "' has no 4-bit quant_state");
-                // transformers holds a quantized Conv1D weight (in, out) transposed, as the Linear it becomes
-                std::vector<int64_t> want = spec.shape;
-                if (spec.layer == LayerKind::Conv1D && want.size() == 2) std::swap(want[0], want[1]);
-                if (q->shape != want)
-                    throw FormatError(file + ": tensor '" + src->entry->name + "' holds a 4-bit weight of shape " +
-                                      shapeText(q->shape) + ", expected " + shapeText(want) + " (" + spec.shapeFrom +
-                                      " from config.json)");
-                quant[i] = std::make_shared<Quant4Weight>(onDevice(std::move(*q), opts.device));
-                tensors.push_back(placeholder());
-                continue;
-            }
-            if (src && opts.quantize4bit && quantizedOnLoad(spec, *opts.quantize4bit)) {
-                // One weight at a time: read in the run's dtype on the CPU, quantized, only the 4-bit form kept.
-                torch::Tensor w = loadTensorReleasing(src->file, *src->entry, opts.dtype, torch::kCPU);
-                if (spec.layer == LayerKind::Conv1D) w = w.t().contiguous();
-                quant[i] = std::make_shared<Quant4Weight>(
-                    onDevice(quantize4bit(w, opts.quantize4bit->fp4 ? Quant4Type::Fp4 : Quant4Type::Nf4, 64,
-                                          opts.quantize4bit->doubleQuant),
-                             opts.device));
-                tensors.push_back(placeholder());
+            const bool savedFourBit = src && folderQuantized && savedQuantized(ck, src->entry->name);
+            if (savedFourBit || (src && opts.quantize4bit && quantizedOnLoad(spec, *opts.quantize4bit))) {
+                quant[i] = std::make_shared<Quant4Weight>(savedFourBit ? readSavedQuant4(*src, spec, ck, opts)
+                                                                       : quantizeOnLoad(*src, spec, opts));
+                // its entry in parameters(): its shape, no memory
+                tensors.push_back(
+                    torch::empty(spec.shape, torch::TensorOptions().dtype(opts.dtype).device(torch::kMeta)));
                 continue;
             }
             // Converted chunk by chunk; the mapped source pages leave the resident set as they are copied.

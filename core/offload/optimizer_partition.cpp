@@ -16,18 +16,6 @@
 
 namespace fts {
 
-const char* statePlacementName(StatePlacement p) {
-    switch (p) {
-        case StatePlacement::Host:
-            return "host";
-        case StatePlacement::Nvme:
-            return "nvme";
-        case StatePlacement::Device:
-            break;
-    }
-    return "device";
-}
-
 SwapIoOptions swapIoOptions(const AioConfig& aio) {
     SwapIoOptions io;
     io.blockSize = aio.blockSize;

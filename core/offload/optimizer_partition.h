@@ -17,14 +17,12 @@
 #include <vector>
 
 #include "core/config/train_config.h"
+#include "core/config/zero_placement.h"  // StatePlacement
 #include "core/offload/param_sink.h"
 #include "core/offload/swap_file.h"
 #include "core/optim/adamw.h"
 
 namespace fts {
-
-enum class StatePlacement { Device, Host, Nvme };
-const char* statePlacementName(StatePlacement p);  // "device", "host", "nvme"
 
 struct PartitionPlacement {
     StatePlacement where = StatePlacement::Device;

@@ -10,6 +10,7 @@
 #include "core/util/atomic_file.h"
 #include "core/util/error.h"
 #include "core/util/json_parse.h"
+#include "core/train/rank_mean.h"
 
 namespace fts {
 
@@ -19,16 +20,15 @@ std::filesystem::path referenceLogpsFile(const TrainConfig& cfg) {
     return cfg.training.outputDir / "reference_logps.json";
 }
 
-PreferenceObjective::PreferenceObjective(const TrainConfig& cfg, LanguageModel& policy, const TrainingData& data,
-                                         torch::Device device, int64_t micro,
-                                         const std::function<void(bool)>& forwardOnly,
-                                         std::function<double(double)> meanOverRanks, bool resuming, EventSink& events,
-                                         bool leader)
-    : m_cfg(cfg),
-      m_pairs(dynamic_cast<const PreferenceTrainingData*>(&data)),
-      m_unpaired(dynamic_cast<const UnpairedTrainingData*>(&data)),
-      m_meanOverRanks(std::move(meanOverRanks)),
-      m_device(device) {
+PreferenceObjective::PreferenceObjective(const ObjectiveSetup& setup)
+    : m_cfg(setup.cfg),
+      m_pairs(dynamic_cast<const PreferenceTrainingData*>(&setup.data)),
+      m_unpaired(dynamic_cast<const UnpairedTrainingData*>(&setup.data)),
+      m_comm(setup.comm),
+      m_device(setup.device) {
+    const TrainConfig& cfg = setup.cfg;
+    const TrainingData& data = setup.data;
+    const bool resuming = setup.resuming, leader = setup.leader;
     if (!m_pairs && !m_unpaired) throw Error("training.objective: the data are not preference pairs");
     const PreferenceSection& p = cfg.preference;
     const std::string& objective = cfg.training.objective;
@@ -48,7 +48,7 @@ PreferenceObjective::PreferenceObjective(const TrainConfig& cfg, LanguageModel& 
         o.dtype = cfg.deepspeed.bf16           ? torch::kBFloat16
                   : cfg.deepspeed.fp16.enabled ? torch::kFloat16
                                                : torch::kFloat32;
-        o.device = device;
+        o.device = setup.device;
         o.disableDropout = true;
         m_copy = loadPretrainedModel(dir, o);
         for (auto& t : m_copy->parameters()) t.tensor.set_requires_grad(false);
@@ -72,7 +72,7 @@ PreferenceObjective::PreferenceObjective(const TrainConfig& cfg, LanguageModel& 
             throw IoError(file.string() +
                           ": not found; the reference was the model before its first step, which a resumed run no "
                           "longer has (give preference.ref_model, or start the run again)");
-        precompute(policy, micro, forwardOnly);
+        precompute(setup.model, setup.micro, setup.forwardOnly);
         if (leader)
             writeFileAtomic(
                 file, nlohmann::json{{"data_key", data.key()}, {"train", m_refTrain}, {"eval", m_refEval}}.dump());
@@ -80,8 +80,8 @@ PreferenceObjective::PreferenceObjective(const TrainConfig& cfg, LanguageModel& 
     m_copy.reset();  // the values are all the reference is needed for now
     m_reference = Reference::Precomputed;
     if (leader)
-        events.log("info", "preference.precompute_ref_log_probs: the reference's log-probs of " +
-                               std::to_string(data.numTrain() + data.numEval()) + " pairs in " + file.string());
+        setup.events.log("info", "preference.precompute_ref_log_probs: the reference's log-probs of " +
+                                     std::to_string(data.numTrain() + data.numEval()) + " pairs in " + file.string());
 }
 
 PreferenceObjective::~PreferenceObjective() = default;
@@ -169,7 +169,7 @@ torch::Tensor PreferenceObjective::ktoLossOf(LanguageModel& policy, const TrainB
         policyKl = completionScores(forwardBatch(policy, kl), kl.labels, false).logps;
     }
     const torch::Tensor referenceKl = referenceLogps(policy, kl, indices, eval, 1);
-    const double klMean = std::max(0.0, m_meanOverRanks((policyKl - referenceKl).mean().item<double>()));
+    const double klMean = std::max(0.0, meanOverRanks(m_comm, {(policyKl - referenceKl).mean().item<double>()})[0]);
     const torch::Tensor reference = referenceLogps(policy, batch, indices, eval, 0);
     const CompletionScores scores = completionScores(forwardBatch(policy, batch), batch.labels);
     PreferenceLoss out =
@@ -211,6 +211,24 @@ std::map<std::string, double> PreferenceObjective::takeMetrics(bool eval) {
             out[name] = std::nan("");
     for (const auto& [name, entry] : m_sums[eval]) out[name] = entry.first / double(std::max<int64_t>(1, entry.second));
     m_sums[eval].clear();
+    return out;
+}
+
+torch::Tensor PreferenceObjective::trainingLoss(LanguageModel& policy, const TrainBatch& batch,
+                                                const std::vector<int64_t>& indices) {
+    return loss(policy, batch, indices, false);
+}
+
+NamedValues PreferenceObjective::takeTrainingMetrics() { return meanOverRanks(m_comm, takeMetrics(false)); }
+
+void PreferenceObjective::evaluateBatch(LanguageModel& policy, const TrainBatch& batch,
+                                        const std::vector<int64_t>& indices) {
+    addEvalLoss(loss(policy, batch, indices, true).item<double>(), 1);  // a mean per micro-batch, as TRL's
+}
+
+NamedValues PreferenceObjective::takeEvalMetrics() {
+    NamedValues out = TrainingObjective::takeEvalMetrics();
+    for (const auto& [name, value] : meanOverRanks(m_comm, takeMetrics(true))) out["eval_" + name] = value;
     return out;
 }
 

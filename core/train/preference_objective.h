@@ -14,24 +14,32 @@
 
 #include "core/train/preference_data.h"
 #include "core/train/preference_loss.h"
+#include "core/train/training_objective.h"
 
 namespace fts {
 
+class Communicator;
 class EventSink;
 class LanguageModel;
 
-class PreferenceObjective {
+class PreferenceObjective final : public TrainingObjective {
 public:
     enum class Reference { None, AdaptersOff, FrozenCopy, Precomputed };
 
-    // forwardOnly(true/false) brackets the passes outside a training step (ZeRO stage 3 gathers the parameters for
-    // them). Precomputing runs here: every pair of both splits, `micro` pairs per pass, or reads output_dir's file
-    // when a run resumes (its data key must match). Throws ConfigError / IoError naming the key or file.
-    // meanOverRanks: a value's mean over the ranks (KTO's KL estimate is gathered as TRL gathers it).
-    PreferenceObjective(const TrainConfig& cfg, LanguageModel& policy, const TrainingData& data, torch::Device device,
-                        int64_t micro, const std::function<void(bool)>& forwardOnly,
-                        std::function<double(double)> meanOverRanks, bool resuming, EventSink& events, bool leader);
-    ~PreferenceObjective();
+    // setup.forwardOnly(true/false) brackets the passes outside a training step (ZeRO stage 3 gathers the parameters
+    // for them). Precomputing runs here: every pair of both splits, `micro` pairs per pass, or reads output_dir's
+    // file when a run resumes (its data key must match). Throws ConfigError / IoError naming the key or file.
+    // KTO's KL estimate and the logged metrics are averaged over setup.comm's ranks, as TRL gathers them.
+    explicit PreferenceObjective(const ObjectiveSetup& setup);
+    ~PreferenceObjective() override;
+
+    // TrainingObjective: the pairs' loss, TRL's rewards/..., logps/..., logits/... metrics; eval: the loss is a mean
+    // per micro-batch, as are TRL's eval metrics.
+    torch::Tensor trainingLoss(LanguageModel& policy, const TrainBatch& batch,
+                               const std::vector<int64_t>& indices) override;
+    NamedValues takeTrainingMetrics() override;
+    void evaluateBatch(LanguageModel& policy, const TrainBatch& batch, const std::vector<int64_t>& indices) override;
+    NamedValues takeEvalMetrics() override;
 
     // The micro-batch's loss (differentiable unless under NoGradGuard) for the pairs `indices` of a split; its
     // metrics are kept for takeMetrics.
@@ -56,7 +64,7 @@ private:
     const TrainConfig& m_cfg;
     const PreferenceTrainingData* m_pairs = nullptr;  // one of the two
     const UnpairedTrainingData* m_unpaired = nullptr;
-    std::function<double(double)> m_meanOverRanks;
+    Communicator& m_comm;
     Reference m_reference = Reference::None;
     std::unique_ptr<LanguageModel> m_copy;
     bool m_adaptersOff = false;                // the reference is the policy with its adapters switched off

@@ -18,61 +18,24 @@ const char* checkpointLayoutName(CheckpointLayout layout) {
     return "replicated";
 }
 
-const char* paramDtypeName(ParamDtype dtype) {
-    switch (dtype) {
-        case ParamDtype::BFloat16:
-            return "bfloat16";
-        case ParamDtype::Float16:
-            return "float16";
-        case ParamDtype::Float32:
-            break;
-    }
-    return "float32";
-}
-
 ZeroPlan::ZeroPlan(const DeepSpeedConfig& ds, bool lora, ZeroWorld world)
-    : m_ds(ds), m_lora(lora), m_world(std::move(world)), m_stage(ds.zeroStage) {
+    : m_ds(ds),
+      m_lora(lora),
+      m_world(std::move(world)),
+      m_stage(ds.zeroStage),
+      m_placement(ZeroPlacement::of(ds, lora)) {
     // The parser admits stages 0-3 only; a config built in code that says otherwise is a programming error.
     if (m_stage < 0 || m_stage > 3)
         throw ConfigError("deepspeed.zero_optimization.stage " + std::to_string(m_stage) + ": expected 0-3");
 }
 
-ParamDtype ZeroPlan::modelDtype() const {
-    if (m_ds.fp16.enabled) return ParamDtype::Float16;
-    // LoRA: the base is frozen, so it needs no float32 master at any stage (the adapters are float32 parameters of
-    // their own); bf16 holds it in bfloat16 at stage 0 too, as DeepSpeed's bf16 engine and PEFT over a model loaded
-    // with torch_dtype=bfloat16 hold it.
-    if (m_ds.bf16 && (m_stage > 0 || m_lora)) return ParamDtype::BFloat16;
-    return ParamDtype::Float32;
-}
-
 namespace {
-
-StatePlacement placementOf(OffloadDevice d) {
-    switch (d) {
-        case OffloadDevice::Cpu:
-            return StatePlacement::Host;
-        case OffloadDevice::Nvme:
-            return StatePlacement::Nvme;
-        case OffloadDevice::None:
-            break;
-    }
-    return StatePlacement::Device;
-}
 
 std::filesystem::path swapFolder(const std::filesystem::path& nvmePath, const ZeroWorld& w) {
     return nvmePath / w.runKey / ("rank" + std::to_string(w.rank));
 }
 
 }  // namespace
-
-StatePlacement ZeroPlan::parameters() const {
-    return m_stage == 3 ? placementOf(m_ds.zero.offloadParam.device) : StatePlacement::Device;
-}
-
-StatePlacement ZeroPlan::optimizerState() const {
-    return m_stage >= 1 ? placementOf(m_ds.zero.offloadOptimizer.device) : StatePlacement::Device;
-}
 
 PartitionPlacement ZeroPlan::optimizerPlacement() const {
     PartitionPlacement p;

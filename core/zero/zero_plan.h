@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "core/config/train_config.h"
+#include "core/config/zero_placement.h"
 #include "core/offload/optimizer_partition.h"
 #include "core/offload/param_shard_store.h"
 
@@ -35,9 +36,6 @@ struct ZeroWorld {
 enum class CheckpointLayout { Replicated, FlatPartition, TensorPartition };
 const char* checkpointLayoutName(CheckpointLayout layout);  // "replicated", "flat_partition", "tensor_partition"
 
-enum class ParamDtype { Float32, BFloat16, Float16 };
-const char* paramDtypeName(ParamDtype dtype);  // "float32", "bfloat16", "float16"
-
 class ZeroPlan {
 public:
     // ds: the resolved block (training.bf16 "auto" already decided); lora: model.lora is set.
@@ -45,6 +43,8 @@ public:
 
     int stage() const { return m_stage; }
     bool lora() const { return m_lora; }
+    // The placement rule the estimate shares (zero_placement.h); the answers below are its.
+    const ZeroPlacement& placement() const { return m_placement; }
     const ZeroWorld& world() const { return m_world; }
     const DeepSpeedConfig& deepspeed() const { return m_ds; }
 
@@ -52,23 +52,23 @@ public:
     // The dtype of the model's parameters on the device: fp16 runs keep fp16 parameters (fp32 masters in the
     // engine); bf16 runs under ZeRO 1-3, and LoRA's frozen base under bf16 at any stage, keep bf16 parameters (fp32
     // masters in the partition; float32 adapters); full bf16 fine-tunes at stage 0 and fp32 runs keep fp32.
-    ParamDtype modelDtype() const;
+    ParamDtype modelDtype() const { return m_placement.modelDtype(); }
     bool bf16Autocast() const { return m_ds.bf16; }  // the forward (and eval, samples) under bf16 autocast
     bool lossScaling() const { return m_ds.fp16.enabled; }
 
     // ---- placements and partitions ----
     // Where the trainable parameters rest between uses (stage 3: this rank's shard; offload_param).
-    StatePlacement parameters() const;
+    StatePlacement parameters() const { return m_placement.parameters(); }
     // Gradients are reduced on the training device at every stage (partitioned from stage 2).
-    StatePlacement gradients() const { return StatePlacement::Device; }
+    StatePlacement gradients() const { return m_placement.gradients(); }
     // The fp32 masters and the AdamW moments (offload_optimizer, stages 1-3).
-    StatePlacement optimizerState() const;
-    bool partitionsOptimizerState() const { return m_stage >= 1; }
-    bool partitionsGradients() const { return m_stage >= 2; }
-    bool partitionsParameters() const { return m_stage == 3; }  // with LoRA: the frozen base
+    StatePlacement optimizerState() const { return m_placement.optimizerState(); }
+    bool partitionsOptimizerState() const { return m_placement.partitionsOptimizerState(); }
+    bool partitionsGradients() const { return m_placement.partitionsGradients(); }
+    bool partitionsParameters() const { return m_placement.partitionsParameters(); }  // with LoRA: the frozen base
     // Stage 3 without LoRA: every tensor is cut to this rank's part as it is read (stage3RankPart, step_engine.h),
     // so no rank holds the whole model. Otherwise the model loads whole and rank 0's weights are broadcast.
-    bool partitionsOnLoad() const { return m_stage == 3 && !m_lora; }
+    bool partitionsOnLoad() const { return m_placement.partitionsOnLoad(); }
     // With partitionsOnLoad(): the hook the model loader calls with each tensor as read (ModelLoadOptions::
     // partition); it returns this rank's part and records the tensor's full shape in fullShapes[index]. Null
     // otherwise.
@@ -104,6 +104,7 @@ private:
     bool m_lora;
     ZeroWorld m_world;
     int m_stage;
+    ZeroPlacement m_placement;
 };
 
 // File name of rank r's optimizer shard inside a checkpoint folder (sharded layouts).

@@ -5,6 +5,7 @@
 //    tokenizers' encode_batch with RAYON_NUM_THREADS=1, interleaved (fts, HF, fts, HF, ... FTS_BENCH_ROUNDS
 //    rounds) so both sides see the same machine load; bytes/s of each, the ratio per round and of the bests.
 // Sizes can be scaled with FTS_BENCH_MB (tokenizer corpus) and FTS_BENCH_SFT_MB. The load average is printed.
+#include "tests/support/test_paths.h"
 #include "core/data/sft_dataset.h"
 #include "core/data/token_cache.h"
 #include "core/data/tokenizer.h"
@@ -26,7 +27,7 @@ using nlohmann::json;
 
 namespace {
 
-const std::string kData = FTS_TEST_DATA_DIR "/tokenizers/";
+const std::string kData = (std::string(FTS_TEST_DATA_DIR) + "/tokenizers/");
 
 double envMb(const char* name, double fallback) {
     const char* v = std::getenv(name);
@@ -147,7 +148,7 @@ private slots:
             env.insert("RAYON_NUM_THREADS", "1");
             env.insert("TOKENIZERS_PARALLELISM", "false");
             py.setProcessEnvironment(env);
-            py.start(QStringLiteral(FTS_TEST_PYTHON),
+            py.start(QString::fromUtf8(FTS_TEST_PYTHON),
                      {QString::fromStdString(kData + "hf_throughput.py"), QString::fromStdString(tokPath),
                       QString::fromStdString(corpus)});
             if (!py.waitForFinished(1800000) || py.exitCode() != 0) return nullptr;

@@ -2,6 +2,7 @@
 // (GQA, vocab 32000, float32, CPU) at batch 1 and 8 with 128 new tokens, against transformers' generate() on the
 // same model, prompts and machine in the same run (tests/bench/scripts/bench_generate.py). Prints both, the ratio,
 // and how many generated tokens agree (greedy: they should all).
+#include "tests/support/test_paths.h"
 #include "core/generate/generator.h"
 
 #include <QProcess>
@@ -17,11 +18,11 @@
 namespace fs = std::filesystem;
 
 namespace {
-const QString kScript = QStringLiteral(FTS_SOURCE_DIR "/tests/bench/scripts/bench_generate.py");
+const QString kScript = (QString::fromUtf8(FTS_SOURCE_DIR) + QStringLiteral("/tests/bench/scripts/bench_generate.py"));
 
 bool python(const QStringList& args, QByteArray* out) {
     QProcess p;
-    p.start(QStringLiteral(FTS_TEST_PYTHON), QStringList{kScript} + args);
+    p.start(QString::fromUtf8(FTS_TEST_PYTHON), QStringList{kScript} + args);
     if (!p.waitForFinished(1800000)) return false;
     *out = p.readAllStandardOutput();
     if (p.exitCode() != 0) qWarning("%s", p.readAllStandardError().right(3000).constData());

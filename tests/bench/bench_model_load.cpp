@@ -3,6 +3,7 @@
 // with transformers at bench time (tests/bench/scripts/make_bench_models.py, 100 MB shards); each load runs in a
 // fresh child process (this executable with --load-child) that reports VmHWM (RSS high-water, file-backed pages
 // of the mapped shards included) before and after loadPretrainedModel.
+#include "tests/support/test_paths.h"
 #include "core/model/language_model.h"
 
 #include <QCoreApplication>
@@ -19,7 +20,8 @@ namespace fs = std::filesystem;
 
 namespace {
 
-const QString kScript = QStringLiteral(FTS_SOURCE_DIR "/tests/bench/scripts/make_bench_models.py");
+const QString kScript =
+    (QString::fromUtf8(FTS_SOURCE_DIR) + QStringLiteral("/tests/bench/scripts/make_bench_models.py"));
 
 // kB from /proc/self/status.
 int64_t statusKb(const char* key) {
@@ -56,7 +58,7 @@ private slots:
     void initTestCase() {
         QVERIFY(m_tmp.isValid());
         QProcess p;
-        p.start(QStringLiteral(FTS_TEST_PYTHON), {kScript, "load", m_tmp.path() + "/model"});
+        p.start(QString::fromUtf8(FTS_TEST_PYTHON), {kScript, "load", m_tmp.path() + "/model"});
         QVERIFY(p.waitForFinished(600000));
         QVERIFY2(p.exitCode() == 0, p.readAllStandardError().right(2000).constData());
         qint64 onDisk = 0;

@@ -16,6 +16,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "tests/support/test_paths.h"
 #include "kernels/cpu/cpu_adam.h"
 #include "kernels/cpu/half_convert.h"
 #include "kernels/cpu/parallel_ranges.h"
@@ -75,9 +76,9 @@ private slots:
             QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
             env.insert("OMP_NUM_THREADS", QString::number(kThreads));
             p.setProcessEnvironment(env);
-            p.start(QStringLiteral(FTS_TEST_PYTHON),
-                    {QStringLiteral(FTS_SOURCE_DIR "/tests/bench/scripts/bench_cpu_adam.py"), "run", sizesText,
-                     QString::number(kThreads), QString::number(rounds)});
+            p.start(QString::fromUtf8(FTS_TEST_PYTHON),
+                    {(QString::fromUtf8(FTS_SOURCE_DIR) + QStringLiteral("/tests/bench/scripts/bench_cpu_adam.py")),
+                     "run", sizesText, QString::number(kThreads), QString::number(rounds)});
             QVERIFY(p.waitForFinished(1800000));
             QVERIFY2(p.exitCode() == 0, "bench_cpu_adam.py failed");
             py[pass] = nlohmann::json::parse(p.readAllStandardOutput().trimmed().toStdString());

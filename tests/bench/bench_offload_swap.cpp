@@ -13,6 +13,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "tests/support/test_paths.h"
 #include "core/offload/swap_file.h"
 
 using Clock = std::chrono::steady_clock;

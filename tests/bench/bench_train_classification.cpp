@@ -11,13 +11,15 @@
 
 #include <nlohmann/json.hpp>
 
+#include "tests/support/test_paths.h"
 #include "core/store/run_store.h"
 
 namespace fs = std::filesystem;
 
 namespace {
 
-const QString kScript = QStringLiteral(FTS_SOURCE_DIR "/tests/bench/scripts/bench_classification.py");
+const QString kScript =
+    (QString::fromUtf8(FTS_SOURCE_DIR) + QStringLiteral("/tests/bench/scripts/bench_classification.py"));
 constexpr int kMicro = 16, kWarmup = 2, kMaxLength = 128;
 
 int envInt(const char* name, int fallback) {
@@ -35,7 +37,7 @@ private slots:
         const fs::path dir = tmp.path().toStdString();
         const int threads = envInt("FTS_BENCH_THREADS", 2), steps = envInt("FTS_BENCH_STEPS", 16);
         QProcess make;
-        make.start(QStringLiteral(FTS_TEST_PYTHON), {kScript, "make", tmp.path()});
+        make.start(QString::fromUtf8(FTS_TEST_PYTHON), {kScript, "make", tmp.path()});
         QVERIFY(make.waitForFinished(600000));
         QVERIFY2(make.exitCode() == 0, make.readAllStandardError().right(2000).constData());
 
@@ -60,7 +62,7 @@ private slots:
         QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
         env.insert(QStringLiteral("OMP_NUM_THREADS"), QString::number(threads));
         fts.setProcessEnvironment(env);
-        fts.start(QStringLiteral(FTS_CLI_PATH),
+        fts.start(QString::fromUtf8(FTS_CLI_PATH),
                   {"train", QString::fromStdString((dir / "cls.json").string()), "--store",
                    QString::fromStdString((dir / "runs.sqlite").string()), "--quiet"});
         QVERIFY(fts.waitForFinished(900000));
@@ -80,7 +82,7 @@ private slots:
         const double ours = tokens / seconds;
 
         QProcess hf;
-        hf.start(QStringLiteral(FTS_TEST_PYTHON),
+        hf.start(QString::fromUtf8(FTS_TEST_PYTHON),
                  {kScript, "trainer", tmp.path(), QString::number(kMicro), QString::number(steps),
                   QString::number(kWarmup), QString::number(threads), QString::number(kMaxLength)});
         QVERIFY(hf.waitForFinished(900000));

@@ -4,6 +4,7 @@
 // count. The two sides run interleaved (ours, HF, ours, HF, ...) so that load from other processes on a shared
 // machine hits both alike; the best round of each side is compared. Goal: ours / HF >= 1.2.
 // Environment: FTS_BENCH_THREADS (default 2), FTS_BENCH_STEPS (default 8), FTS_BENCH_ROUNDS (default 2).
+#include "tests/support/test_paths.h"
 #include "core/model/block_ops.h"
 #include "core/model/dense.h"
 #include "core/model/language_model.h"
@@ -20,7 +21,8 @@
 
 namespace {
 
-const QString kScript = QStringLiteral(FTS_SOURCE_DIR "/tests/bench/scripts/make_bench_models.py");
+const QString kScript =
+    (QString::fromUtf8(FTS_SOURCE_DIR) + QStringLiteral("/tests/bench/scripts/make_bench_models.py"));
 constexpr int64_t kBatch = 8, kSeq = 128, kWarmup = 2, kVocab = 8192;
 
 int envInt(const char* name, int fallback) {
@@ -55,7 +57,7 @@ double oursTokensPerSecond(const std::string& dir, int steps) {
 
 double hfTokensPerSecond(const QString& dir, const QString& arch, int steps, int threads) {
     QProcess p;
-    p.start(QStringLiteral(FTS_TEST_PYTHON),
+    p.start(QString::fromUtf8(FTS_TEST_PYTHON),
             {kScript, "hf-train", dir, arch, QString::number(kBatch), QString::number(kSeq), QString::number(steps),
              QString::number(kWarmup), QString::number(threads)});
     if (!p.waitForFinished(900000) || p.exitCode() != 0) {
@@ -75,7 +77,7 @@ private slots:
     void initTestCase() {
         QVERIFY(m_tmp.isValid());
         QProcess p;
-        p.start(QStringLiteral(FTS_TEST_PYTHON), {kScript, "train", m_tmp.path()});
+        p.start(QString::fromUtf8(FTS_TEST_PYTHON), {kScript, "train", m_tmp.path()});
         QVERIFY(p.waitForFinished(600000));
         QVERIFY2(p.exitCode() == 0, p.readAllStandardError().right(2000).constData());
         m_threads = envInt("FTS_BENCH_THREADS", 2);

@@ -19,6 +19,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "tests/support/test_paths.h"
 #include "core/store/run_store.h"
 #include "core/util/atomic_file.h"
 #include "core/zero/model_state.h"
@@ -33,7 +34,7 @@ using fts::testing::CliResult;
 using fts::testing::kQuickstart;
 using fts::testing::runFts;
 
-const QString kScript = QStringLiteral(FTS_TEST_DATA_DIR "/zero/ds_zero_reference.py");
+const QString kScript = (QString::fromUtf8(FTS_TEST_DATA_DIR) + QStringLiteral("/zero/ds_zero_reference.py"));
 constexpr int kBlocks = 16, kBlockLen = 128, kWarmupSteps = 3;
 
 int envInt(const char* name, int fallback) {
@@ -102,7 +103,7 @@ std::map<int, std::string> dsTokensPerSecond(const fs::path& cfg, const fs::path
     for (int s : stages) args << QString::number(s);
     QProcess p;
     p.setProcessChannelMode(QProcess::MergedChannels);
-    p.start(QStringLiteral(FTS_TEST_PYTHON), args);
+    p.start(QString::fromUtf8(FTS_TEST_PYTHON), args);
     std::map<int, std::string> out;
     if (!p.waitForFinished(1800000) || p.exitCode() != 0) {
         for (int s : stages) out[s] = "failed: " + p.readAll().right(300).toStdString();
@@ -161,7 +162,7 @@ private slots:
         m_dir = m_tmp.path().toStdString();
         QProcess p;
         p.setProcessChannelMode(QProcess::MergedChannels);
-        p.start(QStringLiteral(FTS_TEST_PYTHON),
+        p.start(QString::fromUtf8(FTS_TEST_PYTHON),
                 {kScript, "prepare", q(m_dir), q(kQuickstart / "model"), q(kQuickstart / "sample_stories.jsonl"),
                  QString::number(kBlocks), QString::number(kBlockLen), "quickstart"});
         QVERIFY2(p.waitForFinished(600000) && p.exitCode() == 0, p.readAll().constData());

@@ -13,6 +13,7 @@
 
 #include "core/store/run_store.h"
 #include "core/util/atomic_file.h"
+#include "tests/support/test_paths.h"
 
 namespace fts::testing {
 

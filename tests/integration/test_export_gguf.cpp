@@ -39,7 +39,7 @@ QString q(const fs::path& p) { return QString::fromStdString(p.string()); }
 // Runs check_gguf.py; its last stdout line is JSON with "failures".
 json runCheck(const QStringList& args) {
     QProcess p;
-    p.start(QStringLiteral(FTS_TEST_PYTHON), QStringList{q(kCheck)} + args);
+    p.start(QString::fromUtf8(FTS_TEST_PYTHON), QStringList{q(kCheck)} + args);
     if (!p.waitForFinished(600000)) {
         p.kill();
         p.waitForFinished();
@@ -91,7 +91,7 @@ void TestExportGguf::initTestCase() {
     m_dir = m_tmp.path().toStdString();
     m_models = m_dir / "models";
     QProcess p;
-    p.start(QStringLiteral(FTS_TEST_PYTHON), {q(kData / "gguf" / "make_models.py"), q(kData), q(m_models)});
+    p.start(QString::fromUtf8(FTS_TEST_PYTHON), {q(kData / "gguf" / "make_models.py"), q(kData), q(m_models)});
     QVERIFY(p.waitForFinished(600000));
     QVERIFY2(p.exitCode() == 0, p.readAllStandardError().right(3000).constData());
     // The quick-start, trained for 100 steps (a model whose perplexity means something).

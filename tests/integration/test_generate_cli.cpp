@@ -115,7 +115,7 @@ void TestGenerateCli::initTestCase() {
     QVERIFY(m_tmp.isValid());
     m_dir = m_tmp.path().toStdString();
     QProcess p;
-    p.setProgram(QStringLiteral(FTS_TEST_PYTHON));
+    p.setProgram(QString::fromUtf8(FTS_TEST_PYTHON));
     p.setArguments({q(kData / "generate" / "generate_reference.py"), "make", q(m_dir / "ref"), q(kData / "models")});
     p.start();
     QVERIFY(p.waitForFinished(300000));

@@ -16,7 +16,7 @@ using nlohmann::json;
 
 namespace {
 
-const std::string kData = FTS_TEST_DATA_DIR "/tokenizers/";
+const std::string kData = (std::string(FTS_TEST_DATA_DIR) + "/tokenizers/");
 
 struct Result {
     int exitCode = -1;
@@ -72,12 +72,13 @@ private slots:
         const QByteArray corpus = readAll(corpusPath);
         QVERIFY(!corpus.isEmpty());
 
-        const Result ref = run(QStringLiteral(FTS_TEST_PYTHON),
+        const Result ref = run(QString::fromUtf8(FTS_TEST_PYTHON),
                                {QString::fromStdString(kData + "hf_reference.py"), QString::fromStdString(tokPath),
                                 QString::fromStdString(corpusPath)},
                                {});
-        QVERIFY2(ref.exitCode == 0,
-                 ("the HF reference (tokenizers in " FTS_TEST_PYTHON ") failed: " + ref.err.toStdString()).c_str());
+        QVERIFY2(ref.exitCode == 0, (std::string("the HF reference (tokenizers in ") + FTS_TEST_PYTHON +
+                                     ") failed: " + ref.err.toStdString())
+                                        .c_str());
         const auto want = jsonLines(ref.out);
 
         for (bool special : {false, true}) {

@@ -28,7 +28,7 @@ using fts::testing::kQuickstart;
 using fts::testing::runFts;
 
 constexpr int kSteps = 12, kBlocks = 16, kBlockLen = 32, kRanks = 2;
-const QString kScript = QStringLiteral(FTS_TEST_DATA_DIR "/zero/ds_zero_reference.py");
+const QString kScript = (QString::fromUtf8(FTS_TEST_DATA_DIR) + QStringLiteral("/zero/ds_zero_reference.py"));
 
 QString q(const fs::path& p) { return QString::fromStdString(p.string()); }
 
@@ -39,7 +39,7 @@ struct PyResult {
 PyResult runPython(const QStringList& args) {
     QProcess p;
     p.setProcessChannelMode(QProcess::MergedChannels);
-    p.start(QStringLiteral(FTS_TEST_PYTHON), QStringList{kScript} + args);
+    p.start(QString::fromUtf8(FTS_TEST_PYTHON), QStringList{kScript} + args);
     if (!p.waitForFinished(600000)) p.kill(), p.waitForFinished();
     return {p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1, QString::fromUtf8(p.readAll())};
 }

@@ -16,6 +16,8 @@
 #include <string>
 #include <vector>
 
+#include "tests/support/test_paths.h"  // the paths the tests read, found at run time
+
 #ifndef FTS_TEST_SUITE_NAME
 #error "FTS_TEST_SUITE_NAME is not defined: add the test file through fts_add_suite (tests/CMakeLists.txt)"
 #endif

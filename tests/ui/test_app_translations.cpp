@@ -39,7 +39,7 @@ class TestAppTranslations : public QObject {
 private slots:
     void zhCatalogueIsComplete_data() {
         QTest::addColumn<QString>("source");
-        QFile ts(QStringLiteral(FTS_SOURCE_DIR "/translations/finetune-studio_zh_CN.ts"));
+        QFile ts((QString::fromUtf8(FTS_SOURCE_DIR) + QStringLiteral("/translations/finetune-studio_zh_CN.ts")));
         QVERIFY(ts.open(QIODevice::ReadOnly));
         QXmlStreamReader xml(&ts);
         QString source;

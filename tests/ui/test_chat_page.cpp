@@ -26,11 +26,11 @@ using namespace fts;
 
 namespace {
 
-const QString kData = QStringLiteral(FTS_TEST_DATA_DIR);
+const QString kData = QString::fromUtf8(FTS_TEST_DATA_DIR);
 
 bool makeModel(const QString& out, int positions, int seed) {
     QProcess p;
-    p.start(QStringLiteral(FTS_TEST_PYTHON),
+    p.start(QString::fromUtf8(FTS_TEST_PYTHON),
             {kData + "/generate/make_chat_model.py", out, QString::number(positions), QString::number(seed)});
     return p.waitForFinished(300000) && p.exitCode() == 0;
 }
@@ -43,8 +43,8 @@ QString generateReply(const QString& model, const nlohmann::json& messages, int 
     f.write(QByteArray::fromStdString(nlohmann::json{{"messages", messages}}.dump()) + "\n");
     f.close();
     QProcess p;
-    p.start(QStringLiteral(FTS_CLI_PATH), {"generate", "--model", model, "--prompts", file, "--max_new_tokens",
-                                           QString::number(maxNewTokens), "--json"});
+    p.start(QString::fromUtf8(FTS_CLI_PATH), {"generate", "--model", model, "--prompts", file, "--max_new_tokens",
+                                              QString::number(maxNewTokens), "--json"});
     if (!p.waitForFinished(120000) || p.exitCode() != 0) return "generate failed: " + p.readAllStandardError();
     return QString::fromStdString(
         nlohmann::json::parse(p.readAllStandardOutput().toStdString()).at("text").get<std::string>());
@@ -78,7 +78,7 @@ private slots:
     }
 
     void replyStreamsAndEqualsGenerate() {
-        ChatPage page(QStringLiteral(FTS_CLI_PATH));
+        ChatPage page(QString::fromUtf8(FTS_CLI_PATH));
         page.resize(900, 600);
         page.show();
         page.setModelFolder(m_model);
@@ -106,7 +106,7 @@ private slots:
     }
 
     void sideBySide() {
-        ChatPage page(QStringLiteral(FTS_CLI_PATH));
+        ChatPage page(QString::fromUtf8(FTS_CLI_PATH));
         page.show();
         page.setModelFolder(m_model);
         page.setCompareFolder(m_other);
@@ -122,7 +122,7 @@ private slots:
     // 8000 new tokens would take many seconds: Stop ends the reply within 0.5 s of the click, and the event loop
     // keeps running (the timer below fires) while the reply streams.
     void stopIsImmediate() {
-        ChatPage page(QStringLiteral(FTS_CLI_PATH));
+        ChatPage page(QString::fromUtf8(FTS_CLI_PATH));
         page.show();
         page.setModelFolder(m_long);
         page.findChild<QSpinBox*>()->setValue(8000);
@@ -149,7 +149,7 @@ private slots:
 
     // A model without a chat template (the golden GPT-2: an LM) gets the "none" template, and the page says so.
     void modelWithoutTemplateContinuesText() {
-        ChatPage page(QStringLiteral(FTS_CLI_PATH));
+        ChatPage page(QString::fromUtf8(FTS_CLI_PATH));
         QCOMPARE(replyFromGoldenGpt2(page, 8, QStringLiteral("Hello world, this is")), QStringLiteral("length"));
         QVERIFY2(page.statusLabel(0)->text().contains("no chat template"), qPrintable(page.statusLabel(0)->text()));
         QVERIFY2(page.statusLabel(0)->text().contains("GPT2LMHeadModel, ") &&
@@ -161,7 +161,7 @@ private slots:
     // A model without a chat template offers "Complete the text alone": the next message is then continued on its
     // own (the reply equals fts generate on that text alone), not after the conversation before it.
     void completeTheTextAlone() {
-        ChatPage page(QStringLiteral(FTS_CLI_PATH));
+        ChatPage page(QString::fromUtf8(FTS_CLI_PATH));
         QVERIFY(!page.completeTextBox()->isVisible());
         QCOMPARE(replyFromGoldenGpt2(page, 6, QStringLiteral("Hello world, this is")), QStringLiteral("length"));
         QTRY_VERIFY(page.completeTextBox()->isVisible());
@@ -171,8 +171,8 @@ private slots:
         page.send(second);
         QVERIFY(done.wait(60000));
         QProcess generate;  // the text alone, as a prompt
-        generate.start(QStringLiteral(FTS_CLI_PATH), {"generate", "--model", kData + "/models/gpt2", "--prompt", second,
-                                                      "--max_new_tokens", "6", "--json"});
+        generate.start(QString::fromUtf8(FTS_CLI_PATH), {"generate", "--model", kData + "/models/gpt2", "--prompt",
+                                                         second, "--max_new_tokens", "6", "--json"});
         QVERIFY(generate.waitForFinished(60000) && generate.exitCode() == 0);
         const std::string want =
             nlohmann::json::parse(generate.readAllStandardOutput().toStdString()).at("text").get<std::string>();
@@ -196,7 +196,7 @@ private slots:
     // In Chinese the status line is Chinese too: the model's description as well as the notes.
     void statusInChinese() {
         QVERIFY(installStudioTranslations(QStringLiteral("zh_CN")).startsWith(QLatin1String("zh")));
-        ChatPage page(QStringLiteral(FTS_CLI_PATH));
+        ChatPage page(QString::fromUtf8(FTS_CLI_PATH));
         const bool finished = !replyFromGoldenGpt2(page, 4, QStringLiteral("Hello world")).isEmpty();
         const QString status = page.statusLabel(0)->text();
         installStudioTranslations(QStringLiteral("en"));
@@ -209,7 +209,7 @@ private slots:
     }
 
     void notAModelSaysWhy() {
-        ChatPage page(QStringLiteral(FTS_CLI_PATH));
+        ChatPage page(QString::fromUtf8(FTS_CLI_PATH));
         page.show();
         page.setModelFolder(m_tmp.path() + "/missing");
         QSignalSpy done(&page, &ChatPage::replyFinished);

@@ -22,7 +22,7 @@ using namespace fts;
 namespace {
 
 nlohmann::json quickStart() {
-    std::ifstream in(FTS_SOURCE_DIR "/resources/quickstart/quickstart.json");
+    std::ifstream in((std::string(FTS_SOURCE_DIR) + "/resources/quickstart/quickstart.json"));
     return nlohmann::json::parse(in);
 }
 
@@ -38,7 +38,7 @@ int64_t writeRun(RunStore& store, const std::string& name, const nlohmann::json&
     RunRecord r;
     r.name = name;
     r.configJson = config.dump();
-    r.configPath = FTS_SOURCE_DIR "/resources/quickstart/" + name + ".json";
+    r.configPath = (std::string(FTS_SOURCE_DIR) + "/resources/quickstart/") + name + ".json";
     r.model = "model";
     r.totalSteps = 10;
     const int64_t id = store.createRun(r);

@@ -28,8 +28,9 @@ QString folderForConfig(const QTemporaryDir& dir) {
     const QString model = dir.filePath(QStringLiteral("model"));
     QDir().mkpath(model);
     for (const char* f : {"config.json", "tokenizer.json"})
-        QFile::copy(QStringLiteral(FTS_SOURCE_DIR "/resources/quickstart/model/") + QLatin1String(f),
-                    model + QLatin1Char('/') + QLatin1String(f));
+        QFile::copy(
+            (QString::fromUtf8(FTS_SOURCE_DIR) + QStringLiteral("/resources/quickstart/model/")) + QLatin1String(f),
+            model + QLatin1Char('/') + QLatin1String(f));
     QFile data(dir.filePath(QStringLiteral("train.jsonl")));
     if (data.open(QIODevice::WriteOnly)) data.write("{\"text\": \"a story\"}\n");
     return dir.path();
@@ -198,7 +199,7 @@ private slots:
         QCOMPARE(editor.errorCount(), 2);
         // The model folder without its tokenizer, and an output folder under a file.
         QDir().mkpath(folder.filePath(QStringLiteral("model")));
-        QFile::copy(QStringLiteral(FTS_SOURCE_DIR "/resources/quickstart/model/config.json"),
+        QFile::copy((QString::fromUtf8(FTS_SOURCE_DIR) + QStringLiteral("/resources/quickstart/model/config.json")),
                     folder.filePath(QStringLiteral("model/config.json")));
         QFile blocker(folder.filePath(QStringLiteral("out")));
         QVERIFY(blocker.open(QIODevice::WriteOnly));

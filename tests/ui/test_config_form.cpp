@@ -39,7 +39,7 @@ using fts::OrderedJson;
 
 namespace {
 
-const QString kDir = QStringLiteral(FTS_TEST_DATA_DIR "/config");
+const QString kDir = (QString::fromUtf8(FTS_TEST_DATA_DIR) + QStringLiteral("/config"));
 
 QString readFile(const QString& path) {
     QFile f(path);

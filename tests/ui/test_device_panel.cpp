@@ -25,7 +25,7 @@ using namespace fts;
 
 namespace {
 
-const QString kSamples = QStringLiteral(FTS_TEST_DATA_DIR "/ui/nvidia_smi/");
+const QString kSamples = (QString::fromUtf8(FTS_TEST_DATA_DIR) + QStringLiteral("/ui/nvidia_smi/"));
 
 QByteArray readSample(const QString& name) {
     QFile f(kSamples + name);
@@ -137,9 +137,10 @@ private slots:
         QCOMPARE(panel.selectedGpus(), (QList<int>{1, 3}));
         QCOMPARE(panel.cpuItem()->checkState(0), Qt::Unchecked);
         QCOMPARE(placementArguments(1, panel.selectedGpus()), (QStringList{"--include", "localhost:1,3"}));
-        QDir().mkpath(QStringLiteral(FTS_BINARY_DIR "/screenshots"));  // with the other pages (ui_screenshots)
+        QDir().mkpath((QString::fromUtf8(FTS_BINARY_DIR) +
+                       QStringLiteral("/screenshots")));  // with the other pages (ui_screenshots)
         panel.resize(640, 240);
-        panel.grab().save(QStringLiteral(FTS_BINARY_DIR "/screenshots/device_list.png"));
+        panel.grab().save((QString::fromUtf8(FTS_BINARY_DIR) + QStringLiteral("/screenshots/device_list.png")));
         // A refresh keeps the selection.
         QTest::mouseClick(panel.refreshButton(), Qt::LeftButton);
         QTRY_VERIFY_WITH_TIMEOUT(!panel.isQuerying(), 10000);
@@ -199,7 +200,7 @@ private slots:
         editor.setConfigText(
             QString::fromUtf8(R"({"model": {"path": "../models/gpt2"}, "data": {"train": "train.jsonl"},
   "training": {"output_dir": "out", "max_steps": 10}, "deepspeed": {"train_micro_batch_size_per_gpu": 2}})"),
-            QStringLiteral(FTS_TEST_DATA_DIR "/config"));
+            (QString::fromUtf8(FTS_TEST_DATA_DIR) + QStringLiteral("/config")));
         QTRY_VERIFY(editor.isValidated() && !editor.estimateJson().isEmpty());
         auto estimate = nlohmann::json::parse(editor.estimateJson().toStdString());
         QCOMPARE(estimate["device"].get<std::string>(), std::string("cuda"));

@@ -28,7 +28,7 @@ class TestDoctorPanel : public QObject {
 private slots:
     void rowsPerCheck() {
         QTemporaryDir tmp;
-        DoctorPanel panel(QStringLiteral(FTS_CLI_PATH), tmp.path() + "/runs.sqlite");
+        DoctorPanel panel(QString::fromUtf8(FTS_CLI_PATH), tmp.path() + "/runs.sqlite");
         panel.show();
         QSignalSpy done(&panel, &DoctorPanel::finished);
         panel.runButton()->click();
@@ -55,7 +55,7 @@ private slots:
             r.configJson = "{}";
             runs.createRun(r);
         }
-        DoctorPanel panel(QStringLiteral(FTS_CLI_PATH), store);
+        DoctorPanel panel(QString::fromUtf8(FTS_CLI_PATH), store);
         QSignalSpy done(&panel, &DoctorPanel::finished);
         panel.run();
         QVERIFY(done.wait(60000));
@@ -78,7 +78,7 @@ private slots:
         QVERIFY(f.open(QIODevice::WriteOnly));
         f.write("this is not an SQLite database, it is plain text of some length");
         f.close();
-        DoctorPanel panel(QStringLiteral(FTS_CLI_PATH), store);
+        DoctorPanel panel(QString::fromUtf8(FTS_CLI_PATH), store);
         QSignalSpy done(&panel, &DoctorPanel::finished);
         panel.run();
         QVERIFY(done.wait(60000));

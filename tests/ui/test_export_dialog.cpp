@@ -41,7 +41,7 @@ private slots:
     void ggufExportWritesFileAndModelfile() {
         QTemporaryDir tmp;
         const fs::path out = fs::path(tmp.path().toStdString()) / "export";
-        fts::ExportDialog d(QStringLiteral(FTS_CLI_PATH), QString::fromStdString(kGpt2.string()),
+        fts::ExportDialog d(QString::fromUtf8(FTS_CLI_PATH), QString::fromStdString(kGpt2.string()),
                             QStringLiteral("My Run #1"));
         QVERIFY(d.quantBox()->isVisibleTo(&d));
         QVERIFY(!d.dtypeBox()->isVisibleTo(&d));
@@ -88,7 +88,8 @@ private slots:
     void hfExportUsesThePrecision() {
         QTemporaryDir tmp;
         const fs::path out = fs::path(tmp.path().toStdString()) / "hf";
-        fts::ExportDialog d(QStringLiteral(FTS_CLI_PATH), QString::fromStdString(kGpt2.string()), QStringLiteral("r"));
+        fts::ExportDialog d(QString::fromUtf8(FTS_CLI_PATH), QString::fromStdString(kGpt2.string()),
+                            QStringLiteral("r"));
         chooseData(d.formatBox(), QStringLiteral("hf"));
         QVERIFY(!d.quantBox()->isVisibleTo(&d));
         QVERIFY(d.dtypeBox()->isVisibleTo(&d));
@@ -109,7 +110,8 @@ private slots:
         fs::create_directories(model);
         for (const char* f : {"config.json", "model.safetensors"}) fs::copy_file(kGpt2 / f, model / f);
         const fs::path out = fs::path(tmp.path().toStdString()) / "out";
-        fts::ExportDialog d(QStringLiteral(FTS_CLI_PATH), QString::fromStdString(model.string()), QStringLiteral("r"));
+        fts::ExportDialog d(QString::fromUtf8(FTS_CLI_PATH), QString::fromStdString(model.string()),
+                            QStringLiteral("r"));
         d.destinationEdit()->setText(QString::fromStdString(out.string()));
         d.modelfileCheck()->setChecked(false);
         QVERIFY(d.exportArguments().contains(QStringLiteral("--no-modelfile")));

@@ -40,7 +40,7 @@ bool train(const fs::path& dir, const QString& store, int steps, bool resume) {
     QStringList args{QStringLiteral("train"), QString::fromStdString(file.string()), QStringLiteral("--store"), store};
     if (resume) args << QStringLiteral("--resume");
     QProcess p;
-    p.start(QStringLiteral(FTS_CLI_PATH), args);
+    p.start(QString::fromUtf8(FTS_CLI_PATH), args);
     return p.waitForFinished(120000) && p.exitCode() == 0;
 }
 

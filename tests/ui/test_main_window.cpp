@@ -47,7 +47,7 @@ bool copyTree(const QString& from, const QString& to) {
     return true;
 }
 
-QString screenshotDir() { return QStringLiteral(FTS_BINARY_DIR "/screenshots"); }
+QString screenshotDir() { return (QString::fromUtf8(FTS_BINARY_DIR) + QStringLiteral("/screenshots")); }
 
 bool saveScreenshot(QWidget* w, const QString& name) {
     QDir().mkpath(screenshotDir());
@@ -80,7 +80,7 @@ private slots:
     void initTestCase() {
         QVERIFY(m_tmp.isValid());
         const QString resources = m_tmp.filePath(QStringLiteral("resources"));
-        QVERIFY(copyTree(QStringLiteral(FTS_SOURCE_DIR "/resources/quickstart"),
+        QVERIFY(copyTree((QString::fromUtf8(FTS_SOURCE_DIR) + QStringLiteral("/resources/quickstart")),
                          resources + QStringLiteral("/quickstart")));
         // The temp quick-start: a short run with checkpoint rotation, into the temp folder (not the home).
         const QString qsFile = resources + QStringLiteral("/quickstart/quickstart.json");
@@ -101,7 +101,7 @@ private slots:
         m_options.storePath = m_tmp.filePath(QStringLiteral("runs.sqlite"));
         m_options.resourcesDir = resources;
         m_options.dataDir = m_tmp.filePath(QStringLiteral("data"));
-        m_options.cliPath = QStringLiteral(FTS_CLI_PATH);
+        m_options.cliPath = QString::fromUtf8(FTS_CLI_PATH);
         m_options.pollIntervalMs = 100;
     }
 

@@ -64,7 +64,7 @@ using namespace fts;
 
 namespace {
 
-QString screenshotDir() { return QStringLiteral(FTS_BINARY_DIR "/screenshots"); }
+QString screenshotDir() { return (QString::fromUtf8(FTS_BINARY_DIR) + QStringLiteral("/screenshots")); }
 
 void saveScreenshot(QWidget* w, const QString& name) {
     QDir().mkpath(screenshotDir());
@@ -76,15 +76,15 @@ void saveScreenshot(QWidget* w, const QString& name) {
 StudioOptions pageOptions(const QTemporaryDir& dir, int pollMs = 20) {
     StudioOptions o;
     o.storePath = dir.filePath(QStringLiteral("runs.sqlite"));
-    o.resourcesDir = QStringLiteral(FTS_SOURCE_DIR "/resources");
+    o.resourcesDir = (QString::fromUtf8(FTS_SOURCE_DIR) + QStringLiteral("/resources"));
     o.dataDir = dir.filePath(QStringLiteral("data"));
-    o.cliPath = QStringLiteral(FTS_CLI_PATH);
+    o.cliPath = QString::fromUtf8(FTS_CLI_PATH);
     o.pollIntervalMs = pollMs;
     return o;
 }
 
 nlohmann::json quickStart() {
-    std::ifstream in(FTS_SOURCE_DIR "/resources/quickstart/quickstart.json");
+    std::ifstream in((std::string(FTS_SOURCE_DIR) + "/resources/quickstart/quickstart.json"));
     return nlohmann::json::parse(in);
 }
 
@@ -93,9 +93,9 @@ int64_t writeRun(RunStore& store, const std::string& name, const nlohmann::json&
     RunRecord r;
     r.name = name;
     r.configJson = config.dump();
-    r.configPath = FTS_SOURCE_DIR "/resources/quickstart/" + name + ".json";
-    r.model = FTS_SOURCE_DIR "/resources/quickstart/model";
-    r.dataset = FTS_SOURCE_DIR "/resources/quickstart/sample_stories.jsonl";
+    r.configPath = (std::string(FTS_SOURCE_DIR) + "/resources/quickstart/") + name + ".json";
+    r.model = (std::string(FTS_SOURCE_DIR) + "/resources/quickstart/model");
+    r.dataset = (std::string(FTS_SOURCE_DIR) + "/resources/quickstart/sample_stories.jsonl");
     r.totalSteps = 200;
     r.createdAt = t0;
     const int64_t id = store.createRun(r);
@@ -171,7 +171,7 @@ private slots:
         saveScreenshot(picker, QStringLiteral("model_picker"));
         picker->table()->selectRow(row);
         picker->accept();
-        const QString modelDir = QStringLiteral(FTS_SOURCE_DIR "/resources/quickstart/model");
+        const QString modelDir = (QString::fromUtf8(FTS_SOURCE_DIR) + QStringLiteral("/resources/quickstart/model"));
         QCOMPARE(QDir(form->fieldText(QStringLiteral("model.path"))), QDir(modelDir));
         const auto doc = nlohmann::json::parse(w.configEditor()->text().toStdString());
         QCOMPARE(QDir(QString::fromStdString(doc["model"]["path"].get<std::string>())), QDir(modelDir));
@@ -366,8 +366,8 @@ private slots:
     void newRunWithAModelFolder() {
         QTemporaryDir dir;
         MainWindow w(pageOptions(dir));
-        QCOMPARE(QDir(w.docsFolder()), QDir(QStringLiteral(FTS_SOURCE_DIR "/docs")));
-        const QString model = QStringLiteral(FTS_SOURCE_DIR "/tests/data/models/gpt2");
+        QCOMPARE(QDir(w.docsFolder()), QDir((QString::fromUtf8(FTS_SOURCE_DIR) + QStringLiteral("/docs"))));
+        const QString model = (QString::fromUtf8(FTS_SOURCE_DIR) + QStringLiteral("/tests/data/models/gpt2"));
         QVERIFY(w.newRunForModel(model));
         QTRY_VERIFY(w.configEditor()->isValidated());
         const auto doc = nlohmann::json::parse(w.configEditor()->text().toStdString());
@@ -378,7 +378,7 @@ private slots:
                     .endsWith(QLatin1String("/outputs/gpt2")));
         QVERIFY2(!w.configEditor()->hasErrors(), qPrintable(w.configEditor()->issues().value(0).message));
         // The quick-start's own model folder has no weights: said at model.path before Start.
-        QVERIFY(w.newRunForModel(QStringLiteral(FTS_SOURCE_DIR "/resources/quickstart/model")));
+        QVERIFY(w.newRunForModel((QString::fromUtf8(FTS_SOURCE_DIR) + QStringLiteral("/resources/quickstart/model"))));
         QTRY_VERIFY(w.configEditor()->isValidated());
         QVERIFY(w.configEditor()->hasErrors());
         QCOMPARE(w.configEditor()->issues().value(0).keyPath, QStringLiteral("model.path"));
@@ -394,7 +394,7 @@ private slots:
     void zhLeavesNoEnglishOnAnyPage() {
         QSet<QString> keptOnPurpose;
         {
-            QFile ts(QStringLiteral(FTS_SOURCE_DIR "/translations/finetune-studio_zh_CN.ts"));
+            QFile ts((QString::fromUtf8(FTS_SOURCE_DIR) + QStringLiteral("/translations/finetune-studio_zh_CN.ts")));
             QVERIFY(ts.open(QIODevice::ReadOnly));
             QXmlStreamReader xml(&ts);
             QString source;

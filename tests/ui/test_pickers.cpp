@@ -26,12 +26,12 @@ using namespace fts;
 
 namespace {
 
-const QString kModels = QStringLiteral(FTS_TEST_DATA_DIR "/models");
+const QString kModels = (QString::fromUtf8(FTS_TEST_DATA_DIR) + QStringLiteral("/models"));
 
 // {parameters, most common dtype} of a safetensors file, from the safetensors library.
 std::pair<qint64, QString> pythonReference(const QString& file) {
     QProcess p;
-    p.start(QStringLiteral(FTS_TEST_PYTHON),
+    p.start(QString::fromUtf8(FTS_TEST_PYTHON),
             {QStringLiteral("-c"),
              QStringLiteral("import sys, math, collections\n"
                             "from safetensors import safe_open\n"
@@ -203,8 +203,8 @@ private slots:
 
     void dataPreview() {
         DataPreviewRequest request;
-        request.train = QStringLiteral(FTS_TEST_DATA_DIR "/ui/sft_alpaca.jsonl");
-        request.tokenizer = QStringLiteral(FTS_TEST_DATA_DIR "/tokenizers/gpt2/tokenizer.json");
+        request.train = (QString::fromUtf8(FTS_TEST_DATA_DIR) + QStringLiteral("/ui/sft_alpaca.jsonl"));
+        request.tokenizer = (QString::fromUtf8(FTS_TEST_DATA_DIR) + QStringLiteral("/tokenizers/gpt2/tokenizer.json"));
         request.format = QStringLiteral("alpaca");
         request.chatTemplate = QStringLiteral("alpaca");
         request.maxLength = 100;
@@ -240,8 +240,10 @@ private slots:
     // their labels, sentence pairs joined.
     void dataPreviewClassification() {
         DataPreviewRequest request;
-        request.train = QStringLiteral(FTS_TEST_DATA_DIR "/classification/mrpc_strings_train.tsv");
-        request.tokenizer = QStringLiteral(FTS_TEST_DATA_DIR "/classification/tokenizer/tokenizer.json");
+        request.train =
+            (QString::fromUtf8(FTS_TEST_DATA_DIR) + QStringLiteral("/classification/mrpc_strings_train.tsv"));
+        request.tokenizer =
+            (QString::fromUtf8(FTS_TEST_DATA_DIR) + QStringLiteral("/classification/tokenizer/tokenizer.json"));
         request.format = QStringLiteral("classification");
         request.columns = {{QStringLiteral("text"), QStringLiteral("#1 String")},
                            {QStringLiteral("text_pair"), QStringLiteral("#2 String")},
@@ -268,8 +270,9 @@ private slots:
         QVERIFY(html.contains(QStringLiteral("‖")));
         QVERIFY2(dialog.statsLabel()->text().contains(QStringLiteral("single_label_classification")),
                  qPrintable(dialog.statsLabel()->text()));
-        QDir().mkpath(QStringLiteral(FTS_BINARY_DIR "/screenshots"));
-        dialog.grab().save(QStringLiteral(FTS_BINARY_DIR "/screenshots/data_preview_classification.png"));
+        QDir().mkpath((QString::fromUtf8(FTS_BINARY_DIR) + QStringLiteral("/screenshots")));
+        dialog.grab().save(
+            (QString::fromUtf8(FTS_BINARY_DIR) + QStringLiteral("/screenshots/data_preview_classification.png")));
     }
 
     // A preference run previews its pairs: the prompt, then the chosen and the rejected completion, each marked,
@@ -290,7 +293,8 @@ private slots:
         }
         DataPreviewRequest request;
         request.train = file;
-        request.tokenizer = QStringLiteral(FTS_SOURCE_DIR "/tests/data/preference/model/tokenizer.json");
+        request.tokenizer =
+            (QString::fromUtf8(FTS_SOURCE_DIR) + QStringLiteral("/tests/data/preference/model/tokenizer.json"));
         request.objective = QStringLiteral("dpo");
         request.format = QStringLiteral("trl");
         request.maxLength = 16;
@@ -306,14 +310,14 @@ private slots:
         QVERIFY(r.html.contains(QStringLiteral("#f6d8d8\"> green.&lt;|endoftext|&gt;")));
         QVERIFY2(dialog.statsLabel()->text().contains(QStringLiteral("pairs.jsonl:3")),
                  qPrintable(dialog.statsLabel()->text()));
-        QDir().mkpath(QStringLiteral(FTS_BINARY_DIR "/screenshots"));
-        dialog.grab().save(QStringLiteral(FTS_BINARY_DIR "/screenshots/data_preview_pairs.png"));
+        QDir().mkpath((QString::fromUtf8(FTS_BINARY_DIR) + QStringLiteral("/screenshots")));
+        dialog.grab().save((QString::fromUtf8(FTS_BINARY_DIR) + QStringLiteral("/screenshots/data_preview_pairs.png")));
     }
 
     void dataPreviewReportsErrors() {
         DataPreviewRequest request;
-        request.train = QStringLiteral(FTS_TEST_DATA_DIR "/ui/missing.jsonl");
-        request.tokenizer = QStringLiteral(FTS_TEST_DATA_DIR "/tokenizers/gpt2/tokenizer.json");
+        request.train = (QString::fromUtf8(FTS_TEST_DATA_DIR) + QStringLiteral("/ui/missing.jsonl"));
+        request.tokenizer = (QString::fromUtf8(FTS_TEST_DATA_DIR) + QStringLiteral("/tokenizers/gpt2/tokenizer.json"));
         DataPreviewDialog dialog(request);
         QTRY_VERIFY_WITH_TIMEOUT(!dialog.isRunning(), 20000);
         QVERIFY(!dialog.result().ok);

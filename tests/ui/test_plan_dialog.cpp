@@ -50,9 +50,9 @@ json planConfig(const fs::path& dir) {
 // The estimate of the config as it is, from `fts plan --probes 0`: the capacity below it forces a change.
 int64_t currentEstimate(const QString& config, const QString& store) {
     QProcess p;
-    p.start(QStringLiteral(FTS_CLI_PATH), {QStringLiteral("plan"), config, QStringLiteral("--capacity"),
-                                           QStringLiteral("64GiB"), QStringLiteral("--probes"), QStringLiteral("0"),
-                                           QStringLiteral("--json"), QStringLiteral("--store"), store});
+    p.start(QString::fromUtf8(FTS_CLI_PATH), {QStringLiteral("plan"), config, QStringLiteral("--capacity"),
+                                              QStringLiteral("64GiB"), QStringLiteral("--probes"), QStringLiteral("0"),
+                                              QStringLiteral("--json"), QStringLiteral("--store"), store});
     if (!p.waitForFinished(120000)) return 0;
     const json r = json::parse(p.readAllStandardOutput().toStdString(), nullptr, false);
     if (!r.is_object()) return 0;
@@ -78,7 +78,7 @@ private slots:
         const int64_t current = currentEstimate(QString::fromStdString(config.string()), store);
         QVERIFY(current > 0);
 
-        fts::PlanDialog d(QStringLiteral(FTS_CLI_PATH), QString::fromStdString(config.string()), store, {});
+        fts::PlanDialog d(QString::fromUtf8(FTS_CLI_PATH), QString::fromStdString(config.string()), store, {});
         d.capacityEdit()->setText(QString::number(int64_t(double(current - 1) / 0.9)));
         d.probesSpin()->setValue(2);
         QSignalSpy done(&d, &fts::PlanDialog::finishedPlan);
@@ -109,9 +109,9 @@ private slots:
         QTemporaryDir wdir;
         fts::StudioOptions o;
         o.storePath = wdir.filePath(QStringLiteral("runs.sqlite"));
-        o.resourcesDir = QStringLiteral(FTS_SOURCE_DIR "/resources");
+        o.resourcesDir = (QString::fromUtf8(FTS_SOURCE_DIR) + QStringLiteral("/resources"));
         o.dataDir = wdir.filePath(QStringLiteral("data"));
-        o.cliPath = QStringLiteral(FTS_CLI_PATH);
+        o.cliPath = QString::fromUtf8(FTS_CLI_PATH);
         fts::MainWindow w(o);
         QVERIFY(w.newRunFromQuickStart());
         w.configEditor()->textEdit()->setPlainText(QString::fromStdString(cfg.dump(2)));
@@ -141,7 +141,7 @@ private slots:
         const fs::path dir = tmp.path().toStdString();
         const fs::path config = dir / "plan.json";
         std::ofstream(config) << planConfig(dir).dump(2);
-        fts::PlanDialog d(QStringLiteral(FTS_CLI_PATH), QString::fromStdString(config.string()),
+        fts::PlanDialog d(QString::fromUtf8(FTS_CLI_PATH), QString::fromStdString(config.string()),
                           QString::fromStdString((dir / "runs.sqlite").string()), {});
         d.capacityEdit()->setText(QStringLiteral("64MiB"));
         QSignalSpy done(&d, &fts::PlanDialog::finishedPlan);

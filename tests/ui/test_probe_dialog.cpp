@@ -42,7 +42,7 @@ private slots:
         std::ofstream(config) << cfg.dump(2);
         const QString store = QString::fromStdString((dir / "runs.sqlite").string());
 
-        fts::ProbeDialog d(QStringLiteral(FTS_CLI_PATH), QString::fromStdString(config.string()), store,
+        fts::ProbeDialog d(QString::fromUtf8(FTS_CLI_PATH), QString::fromStdString(config.string()), store,
                            {QStringLiteral("--nproc"), QStringLiteral("1")});
         d.stageBox(2)->setChecked(false);
         d.stageBox(3)->setChecked(false);

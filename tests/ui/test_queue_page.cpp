@@ -61,7 +61,7 @@ fs::path writeConfig(const fs::path& dir, const std::string& name, const json& p
 
 bool queueAdd(const fs::path& config, const QString& store) {
     QProcess p;
-    p.start(QStringLiteral(FTS_CLI_PATH),
+    p.start(QString::fromUtf8(FTS_CLI_PATH),
             {QStringLiteral("queue"), QStringLiteral("add"), QString::fromStdString(config.string()),
              QStringLiteral("--devices"), QStringLiteral("cpu"), QStringLiteral("--store"), store});
     return p.waitForFinished(60000) && p.exitCode() == 0;
@@ -91,9 +91,9 @@ QList<qint64> compareSweepOfRow(fts::QueuePage& page, int row) {
 fts::StudioOptions studioOptions(const QTemporaryDir& tmp) {
     fts::StudioOptions o;
     o.storePath = tmp.filePath(QStringLiteral("runs.sqlite"));
-    o.resourcesDir = QStringLiteral(FTS_SOURCE_DIR "/resources");
+    o.resourcesDir = (QString::fromUtf8(FTS_SOURCE_DIR) + QStringLiteral("/resources"));
     o.dataDir = tmp.filePath(QStringLiteral("data"));
-    o.cliPath = QStringLiteral(FTS_CLI_PATH);
+    o.cliPath = QString::fromUtf8(FTS_CLI_PATH);
     return o;
 }
 
@@ -113,7 +113,7 @@ private slots:
         const fs::path dir = tmp.path().toStdString();
         const QString store = QString::fromStdString((dir / "runs.sqlite").string());
         for (const char* name : {"first", "second", "third"}) QVERIFY(queueAdd(writeConfig(dir, name), store));
-        fts::QueuePage page(QStringLiteral(FTS_CLI_PATH), store);
+        fts::QueuePage page(QString::fromUtf8(FTS_CLI_PATH), store);
         page.show();
         QTRY_COMPARE_WITH_TIMEOUT(page.table()->rowCount(), 3, 20000);
         QCOMPARE(stateOf(page, QStringLiteral("first")), fts::QueuePage::tr("waiting"));
@@ -156,7 +156,7 @@ private slots:
               {"parameters",
                {{"deepspeed.optimizer.params.lr", {0.001, 0.003}}, {"deepspeed.gradient_clipping", {0.5, 1.0}}}}}}};
         QVERIFY(queueAdd(writeConfig(dir, "s", sweep), store));
-        fts::QueuePage page(QStringLiteral(FTS_CLI_PATH), store);
+        fts::QueuePage page(QString::fromUtf8(FTS_CLI_PATH), store);
         page.show();
         QTRY_COMPARE_WITH_TIMEOUT(page.table()->rowCount(), 4, 20000);
         QVERIFY(page.startRunner());
@@ -203,7 +203,7 @@ private slots:
             int64_t run = 100;
             for (const fts::QueueEntry& e : q.list()) q.setRun(e.id, run++);  // as if each had started
         }
-        fts::QueuePage page(QStringLiteral(FTS_CLI_PATH), store);
+        fts::QueuePage page(QString::fromUtf8(FTS_CLI_PATH), store);
         page.show();
         QTRY_COMPARE_WITH_TIMEOUT(page.table()->rowCount(), 4, 20000);
         const int64_t first = page.entries()[0].at("submission").get<int64_t>();

@@ -203,8 +203,8 @@ private slots:
         QTest::mouseClick(view.stopNowButton(), Qt::LeftButton);
         QCOMPARE(now.count(), 1);
         QCOMPARE(now.first().first().toLongLong(), qint64(9));
-        QDir().mkpath(QStringLiteral(FTS_BINARY_DIR "/screenshots"));
-        view.grab().save(QStringLiteral(FTS_BINARY_DIR "/screenshots/run_view_live.png"));
+        QDir().mkpath((QString::fromUtf8(FTS_BINARY_DIR) + QStringLiteral("/screenshots")));
+        view.grab().save((QString::fromUtf8(FTS_BINARY_DIR) + QStringLiteral("/screenshots/run_view_live.png")));
     }
 
     void batchesBecomePoints() {
@@ -261,8 +261,9 @@ private slots:
         QCOMPARE(chart->graphByKey(QStringLiteral("eval_accuracy"))->name(), QStringLiteral("accuracy"));
         QCOMPARE(chart->graphByKey(QStringLiteral("eval_f1"))->data()->at(1)->value, 0.8);
         view.chartTabs()->setCurrentIndex(0);
-        QDir().mkpath(QStringLiteral(FTS_BINARY_DIR "/screenshots"));
-        view.grab().save(QStringLiteral(FTS_BINARY_DIR "/screenshots/run_view_eval_metrics.png"));
+        QDir().mkpath((QString::fromUtf8(FTS_BINARY_DIR) + QStringLiteral("/screenshots")));
+        view.grab().save(
+            (QString::fromUtf8(FTS_BINARY_DIR) + QStringLiteral("/screenshots/run_view_eval_metrics.png")));
         view.showRun(runningRun(9));  // another run: the tab goes
         QCOMPARE(view.chartTabs()->indexOf(chart), -1);
     }
@@ -296,8 +297,8 @@ private slots:
         QVERIFY(chart->graphByKey(QStringLiteral("rewards/margins"))->name().contains(QLatin1String("margin")));
         QCOMPARE(view.evalMetricsChart()->pointCount(QStringLiteral("eval_rewards/margins")), 1);
         QCOMPARE(view.evalMetricsChart()->graphByKey(QStringLiteral("eval_logps/chosen")), nullptr);
-        QDir().mkpath(QStringLiteral(FTS_BINARY_DIR "/screenshots"));
-        view.grab().save(QStringLiteral(FTS_BINARY_DIR "/screenshots/run_view_rewards.png"));
+        QDir().mkpath((QString::fromUtf8(FTS_BINARY_DIR) + QStringLiteral("/screenshots")));
+        view.grab().save((QString::fromUtf8(FTS_BINARY_DIR) + QStringLiteral("/screenshots/run_view_rewards.png")));
         view.showRun(runningRun(9));
         QCOMPARE(view.chartTabs()->indexOf(chart), -1);
     }

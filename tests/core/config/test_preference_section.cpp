@@ -12,7 +12,7 @@ using nlohmann::json;
 
 namespace {
 
-const std::filesystem::path kDir = FTS_TEST_DATA_DIR "/config";
+const std::filesystem::path kDir = (std::string(FTS_TEST_DATA_DIR) + "/config");
 
 ConfigParseResult parseWith(const json& patch) {
     json doc = json::parse(R"({"model": {"path": "../models/gpt2"}, "data": {"train": "train.jsonl"},

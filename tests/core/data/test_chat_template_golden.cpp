@@ -21,7 +21,7 @@ using nlohmann::json;
 
 namespace {
 
-const std::string kTok = FTS_TEST_DATA_DIR "/tokenizers/";
+const std::string kTok = (std::string(FTS_TEST_DATA_DIR) + "/tokenizers/");
 
 std::vector<std::vector<ChatMessage>> conversations() {
     return {
@@ -43,9 +43,10 @@ class TestChatTemplateGolden : public QObject {
 private slots:
     void chatmlMatchesQwen3Template() {
         QProcess probe;
-        probe.start(QStringLiteral(FTS_TEST_PYTHON), {"-c", "import transformers"});
+        probe.start(QString::fromUtf8(FTS_TEST_PYTHON), {"-c", "import transformers"});
         QVERIFY2(probe.waitForFinished(120000) && probe.exitCode() == 0,
-                 "the reference needs `transformers` in FTS_TEST_PYTHON (" FTS_TEST_PYTHON ")");
+                 qPrintable(QStringLiteral("the reference needs `transformers` in FTS_TEST_PYTHON (") +
+                            QString::fromUtf8(FTS_TEST_PYTHON) + ")"));
         QTemporaryDir dir;
         const auto convs = conversations();
         json input = json::array();
@@ -57,8 +58,8 @@ private slots:
         const std::string path = dir.filePath("convs.json").toStdString();
         std::ofstream(path) << input.dump();
         QProcess py;
-        py.start(QStringLiteral(FTS_TEST_PYTHON),
-                 {QStringLiteral(FTS_TEST_DATA_DIR "/datasets/chat_reference.py"),
+        py.start(QString::fromUtf8(FTS_TEST_PYTHON),
+                 {(QString::fromUtf8(FTS_TEST_DATA_DIR) + QStringLiteral("/datasets/chat_reference.py")),
                   QString::fromStdString(kTok + "qwen3"), QString::fromStdString(path)});
         QVERIFY(py.waitForFinished(240000));
         QVERIFY2(py.exitCode() == 0, py.readAllStandardError().constData());
@@ -130,14 +131,14 @@ private slots:
             }
             const std::string path = dir.filePath(whole ? "whole.json" : "prompts.json").toStdString();
             std::ofstream(path) << input.dump();
-            QStringList args{QStringLiteral(FTS_TEST_DATA_DIR "/datasets/chat_reference.py"),
+            QStringList args{(QString::fromUtf8(FTS_TEST_DATA_DIR) + QStringLiteral("/datasets/chat_reference.py")),
                              QString::fromStdString(kTok + "qwen3"), QString::fromStdString(path)};
             if (!templateFile.isEmpty())
                 args << QString::fromStdString(kTok + "templates/") + templateFile << "<bos>"
                      << "<|endoftext|>";
             if (whole) args << "--whole";
             QProcess py;
-            py.start(QStringLiteral(FTS_TEST_PYTHON), args);
+            py.start(QString::fromUtf8(FTS_TEST_PYTHON), args);
             py.waitForFinished(240000);
             if (py.exitCode() != 0) qWarning("%s", py.readAllStandardError().constData());
             return json::parse(py.readAllStandardOutput().toStdString());

@@ -20,7 +20,7 @@ using nlohmann::json;
 namespace {
 
 const Tokenizer& pairTokenizer() {
-    static auto t = Tokenizer::fromFile(FTS_SOURCE_DIR "/tests/data/preference/model/tokenizer.json");
+    static auto t = Tokenizer::fromFile((std::string(FTS_SOURCE_DIR) + "/tests/data/preference/model/tokenizer.json"));
     return *t;
 }
 

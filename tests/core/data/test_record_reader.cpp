@@ -118,11 +118,11 @@ private slots:
         const auto r = readAll(path);
         QCOMPARE(r.bad.size(), size_t(0));
         QProcess py;
-        py.start(QStringLiteral(FTS_TEST_PYTHON), {"-c",
-                                                   "import csv,json,sys\n"
-                                                   "with open(sys.argv[1], newline='', encoding='utf-8') as f:\n"
-                                                   "    print(json.dumps([dict(r) for r in csv.DictReader(f)]))",
-                                                   QString::fromStdString(path)});
+        py.start(QString::fromUtf8(FTS_TEST_PYTHON), {"-c",
+                                                      "import csv,json,sys\n"
+                                                      "with open(sys.argv[1], newline='', encoding='utf-8') as f:\n"
+                                                      "    print(json.dumps([dict(r) for r in csv.DictReader(f)]))",
+                                                      QString::fromStdString(path)});
         QVERIFY(py.waitForFinished(60000));
         QVERIFY2(py.exitCode() == 0, py.readAllStandardError().constData());
         const json want = json::parse(py.readAllStandardOutput().toStdString());

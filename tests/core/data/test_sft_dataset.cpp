@@ -20,7 +20,7 @@ using nlohmann::json;
 
 namespace {
 
-const std::string kQwen = FTS_TEST_DATA_DIR "/tokenizers/qwen3/tokenizer.json";
+const std::string kQwen = (std::string(FTS_TEST_DATA_DIR) + "/tokenizers/qwen3/tokenizer.json");
 
 const Tokenizer& qwen() {
     static auto tok = Tokenizer::fromFile(kQwen);

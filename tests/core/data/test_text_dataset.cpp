@@ -20,7 +20,7 @@ using Ids = std::vector<int32_t>;
 
 namespace {
 
-const std::string kData = FTS_TEST_DATA_DIR "/tokenizers/";
+const std::string kData = (std::string(FTS_TEST_DATA_DIR) + "/tokenizers/");
 
 class Files {
 public:

@@ -16,7 +16,7 @@ using nlohmann::json;
 
 namespace {
 
-const std::string kQwen = FTS_TEST_DATA_DIR "/tokenizers/qwen3/tokenizer.json";
+const std::string kQwen = (std::string(FTS_TEST_DATA_DIR) + "/tokenizers/qwen3/tokenizer.json");
 
 const Tokenizer& qwen() {
     static auto tok = Tokenizer::fromFile(kQwen);
@@ -105,7 +105,7 @@ private slots:
         o2 = o;
         o2.chatTemplate = "llama3";
         QVERIFY(sftCacheKey(o2, *tok) != k0);
-        auto other = Tokenizer::fromFile(FTS_TEST_DATA_DIR "/tokenizers/gpt2/tokenizer.json");
+        auto other = Tokenizer::fromFile((std::string(FTS_TEST_DATA_DIR) + "/tokenizers/gpt2/tokenizer.json"));
         QVERIFY(sftCacheKey(o, *other) != k0);
         writeData(data, 6);
         QVERIFY(sftCacheKey(o, *tok) != k0);

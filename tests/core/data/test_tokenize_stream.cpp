@@ -16,7 +16,7 @@ using namespace fts;
 using nlohmann::json;
 
 namespace {
-const std::string kData = FTS_TEST_DATA_DIR "/tokenizers/";
+const std::string kData = (std::string(FTS_TEST_DATA_DIR) + "/tokenizers/");
 
 std::vector<json> outputLines(const std::string& out) {
     std::vector<json> rows;

@@ -25,7 +25,7 @@ Q_DECLARE_METATYPE(Ids)
 
 namespace {
 
-const std::string kData = FTS_TEST_DATA_DIR "/tokenizers/";
+const std::string kData = (std::string(FTS_TEST_DATA_DIR) + "/tokenizers/");
 
 // A small BPE over plain characters: ab, bc, abc, aa are reachable through the merges below.
 json toyTokenizer() {

@@ -22,7 +22,7 @@ using nlohmann::json;
 
 namespace {
 
-const std::string kData = FTS_TEST_DATA_DIR "/tokenizers/";
+const std::string kData = (std::string(FTS_TEST_DATA_DIR) + "/tokenizers/");
 
 // JSONL lines split on '\n' only (the corpus has raw U+2028/U+2029/U+0085 inside strings).
 std::vector<json> readJsonl(const std::string& path) {
@@ -161,13 +161,15 @@ std::vector<std::string> randomTexts(uint64_t seed, int count) {
 }  // namespace
 
 // Skips the calling test when FTS_TEST_PYTHON cannot import `tokenizers`.
-#define REQUIRE_HF_TOKENIZERS()                                                                                      \
-    do {                                                                                                             \
-        QProcess probe;                                                                                              \
-        probe.start(QStringLiteral(FTS_TEST_PYTHON), {"-c", "import tokenizers"});                                   \
-        if (!probe.waitForFinished(60000) || probe.exitStatus() != QProcess::NormalExit || probe.exitCode() != 0)    \
-            QSKIP("the live HF reference needs the Python package `tokenizers` in FTS_TEST_PYTHON (" FTS_TEST_PYTHON \
-                  "); install packaging/requirements.txt into that environment");                                    \
+#define REQUIRE_HF_TOKENIZERS()                                                                                   \
+    do {                                                                                                          \
+        QProcess probe;                                                                                           \
+        probe.start(QString::fromUtf8(FTS_TEST_PYTHON), {"-c", "import tokenizers"});                             \
+        if (!probe.waitForFinished(60000) || probe.exitStatus() != QProcess::NormalExit || probe.exitCode() != 0) \
+            QSKIP(qPrintable(QStringLiteral("the live HF reference needs the Python package `tokenizers` in "     \
+                                            "FTS_TEST_PYTHON (") +                                                \
+                             QString::fromUtf8(FTS_TEST_PYTHON) +                                                 \
+                             "); install packaging/requirements.txt into that environment"));                     \
     } while (0)
 
 class TestTokenizerGolden : public QObject {
@@ -231,7 +233,7 @@ private slots:
     // The live HF library on the corpus plus seeded random texts, with and without special tokens.
     void liveReference() {
         QFETCH(QString, tokenizer);
-        const QString python = QStringLiteral(FTS_TEST_PYTHON);
+        const QString python = QString::fromUtf8(FTS_TEST_PYTHON);
         REQUIRE_HF_TOKENIZERS();
         QTemporaryDir dir;
         QVERIFY(dir.isValid());
@@ -297,7 +299,7 @@ private slots:
                                       "\\p{P}",
                                       "\\p{S}"};
         QProcess py;
-        py.start(QStringLiteral(FTS_TEST_PYTHON),
+        py.start(QString::fromUtf8(FTS_TEST_PYTHON),
                  QStringList{QString::fromStdString(kData + "hf_classes.py")} + patterns);
         QVERIFY2(py.waitForFinished(240000), "hf_classes.py did not finish");
         QVERIFY2(py.exitCode() == 0, py.readAllStandardError().constData());

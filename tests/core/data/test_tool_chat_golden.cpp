@@ -24,7 +24,7 @@ using ojson = nlohmann::ordered_json;  // what goes to Python keeps its key orde
 
 namespace {
 
-const std::string kTok = FTS_TEST_DATA_DIR "/tokenizers/";
+const std::string kTok = (std::string(FTS_TEST_DATA_DIR) + "/tokenizers/");
 
 const char* kWeatherTool =
     R"({"name": "get_weather", "description": "Current weather of a city", "parameters": {"type": "object", "properties": {"city": {"type": "string", "description": "City name"}, "unit": {"type": "string", "enum": ["c", "f"]}}, "required": ["city"]}})";
@@ -132,8 +132,8 @@ private slots:
         const std::string path = dir.filePath("cases.json").toStdString();
         std::ofstream(path) << input.dump();
         QProcess py;
-        py.start(QStringLiteral(FTS_TEST_PYTHON),
-                 {QStringLiteral(FTS_TEST_DATA_DIR "/datasets/tool_chat_reference.py"),
+        py.start(QString::fromUtf8(FTS_TEST_PYTHON),
+                 {(QString::fromUtf8(FTS_TEST_DATA_DIR) + QStringLiteral("/datasets/tool_chat_reference.py")),
                   QString::fromStdString(kTok + "qwen3"), QString::fromStdString(kTok + "qwen2.5_chat_template.jinja"),
                   QString::fromStdString(path)});
         QVERIFY(py.waitForFinished(240000));

@@ -67,7 +67,7 @@ void TestDecoderFamiliesGolden::initTestCase() {
     QVERIFY(m_tmp.isValid());
     m_root = fs::path(m_tmp.path().toStdString());
     QProcess p;
-    p.setProgram(QStringLiteral(FTS_TEST_PYTHON));
+    p.setProgram(QString::fromUtf8(FTS_TEST_PYTHON));
     p.setArguments({kScript, "make", QString::fromStdString(m_root.string())});
     p.start();
     QVERIFY2(p.waitForFinished(300000), "family_reference.py did not finish");

@@ -110,7 +110,7 @@ void TestGenerate::initTestCase() {
     QVERIFY(m_tmp.isValid());
     m_root = fs::path(m_tmp.path().toStdString()) / "ref";
     QProcess p;
-    p.setProgram(QStringLiteral(FTS_TEST_PYTHON));
+    p.setProgram(QString::fromUtf8(FTS_TEST_PYTHON));
     p.setArguments(
         {kScript, "make", QString::fromStdString(m_root.string()), QString::fromStdString(kModels.string())});
     p.start();

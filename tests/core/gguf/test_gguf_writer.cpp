@@ -177,8 +177,9 @@ private slots:
         }
         writeGguf(file, {{"general.architecture", MetadataValue::string("test")}}, tensors);
         QProcess p;
-        p.start(QStringLiteral(FTS_TEST_PYTHON), {QStringLiteral(FTS_TEST_DATA_DIR "/gguf/check_gguf.py"), "decode",
-                                                  QString::fromStdString(file.string())});
+        p.start(QString::fromUtf8(FTS_TEST_PYTHON),
+                {(QString::fromUtf8(FTS_TEST_DATA_DIR) + QStringLiteral("/gguf/check_gguf.py")), "decode",
+                 QString::fromStdString(file.string())});
         QVERIFY(p.waitForFinished(120000));
         const QByteArray out = p.readAllStandardOutput();
         QVERIFY2(p.exitCode() == 0, (out + p.readAllStandardError()).right(3000).constData());

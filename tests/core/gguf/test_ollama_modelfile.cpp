@@ -34,7 +34,7 @@ std::string renderJinja(const std::string& tmpl, const std::vector<ChatMessage>&
     nlohmann::json req = {{"template", tmpl}, {"bos", bos}, {"eos", eos}, {"generation", generation}};
     for (const ChatMessage& m : messages) req["messages"].push_back({{"role", m.role}, {"content", m.content}});
     QProcess p;
-    p.start(QStringLiteral(FTS_TEST_PYTHON), {"-c", kRender});
+    p.start(QString::fromUtf8(FTS_TEST_PYTHON), {"-c", kRender});
     p.write(QByteArray::fromStdString(req.dump()));
     p.closeWriteChannel();
     if (!p.waitForFinished(60000) || p.exitCode() != 0)
@@ -51,7 +51,8 @@ std::vector<std::string> renderGo(const std::vector<std::pair<std::string, std::
         req.push_back(r);
     }
     QProcess p;
-    p.start(QStringLiteral("go"), {"run", QStringLiteral(FTS_TEST_DATA_DIR "/gguf/render_ollama_template.go")});
+    p.start(QStringLiteral("go"),
+            {"run", (QString::fromUtf8(FTS_TEST_DATA_DIR) + QStringLiteral("/gguf/render_ollama_template.go"))});
     if (!p.waitForStarted(10000)) return {};
     p.write(QByteArray::fromStdString(req.dump()));
     p.closeWriteChannel();

@@ -181,8 +181,9 @@ private slots:
         std::ofstream(d + "/spec.json") << spec.dump();
         QProcess p;
         p.setProcessChannelMode(QProcess::MergedChannels);
-        p.start(QStringLiteral(FTS_TEST_PYTHON),
-                {QStringLiteral(FTS_TEST_DATA_DIR "/optim/deepspeed_cpu_adam.py"), "run", tmp.path()});
+        p.start(QString::fromUtf8(FTS_TEST_PYTHON),
+                {(QString::fromUtf8(FTS_TEST_DATA_DIR) + QStringLiteral("/optim/deepspeed_cpu_adam.py")), "run",
+                 tmp.path()});
         QVERIFY(p.waitForFinished(600000));
         QVERIFY2(p.exitStatus() == QProcess::NormalExit && p.exitCode() == 0, p.readAll().constData());
         for (int k = 0; k < steps; ++k) {

@@ -39,7 +39,7 @@ nlohmann::json readJson(const fs::path& p) { return nlohmann::json::parse(readFi
 // Runs the reference script; returns stdout, fails the test (via the returned flag) on a non-zero exit.
 bool runPython(const QStringList& args, QByteArray* out) {
     QProcess p;
-    p.setProgram(QStringLiteral(FTS_TEST_PYTHON));
+    p.setProgram(QString::fromUtf8(FTS_TEST_PYTHON));
     p.setArguments(QStringList{kScript} + args);
     p.start();
     if (!p.waitForFinished(240000)) return false;

@@ -282,7 +282,7 @@ void TestLora::peftRoundTrip() {
     }
     writeFileAtomic(tmp / "spec.json", spec.dump(2));
     QProcess p;
-    p.setProgram(QStringLiteral(FTS_TEST_PYTHON));
+    p.setProgram(QString::fromUtf8(FTS_TEST_PYTHON));
     p.setArguments({QString::fromStdString((kModels / "scripts" / "lora_reference.py").string()),
                     QString::fromStdString((tmp / "spec.json").string())});
     p.start();

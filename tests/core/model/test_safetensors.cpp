@@ -343,7 +343,7 @@ save_file(g, fresh, metadata={"producer": "python"})
 print("ok")
 )PY";
     QProcess py;
-    py.start(QStringLiteral(FTS_TEST_PYTHON),
+    py.start(QString::fromUtf8(FTS_TEST_PYTHON),
              {"-c", script, QString::fromStdString(ours.string()), QString::fromStdString(resaved.string()),
               QString::fromStdString(fresh.string())});
     if (!py.waitForStarted(30000)) QSKIP("the test Python interpreter (FTS_TEST_PYTHON) cannot be started");

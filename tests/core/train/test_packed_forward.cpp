@@ -111,14 +111,15 @@ void TestPackedForward::matchesTransformersAndSeparateSamples() {
     const fs::path out = fs::path(tmp.path().toStdString()) / "out.safetensors";
     saveSafetensors(in, {{"input_ids", p.ids}, {"position_ids", p.pos}, {"labels", p.labels}});
     QProcess py;
-    py.start(QStringLiteral(FTS_TEST_PYTHON),
+    py.start(QString::fromUtf8(FTS_TEST_PYTHON),
              {QString::fromStdString((kModels / "scripts" / "packed_reference.py").string()),
               QString::fromStdString(dir.string()), QString::fromStdString(in.string()),
               QString::fromStdString(out.string())});
     QVERIFY2(py.waitForFinished(240000), "packed_reference.py did not finish");
-    QVERIFY2(py.exitStatus() == QProcess::NormalExit && py.exitCode() == 0,
-             qPrintable("the transformers reference (venv python " FTS_TEST_PYTHON ") failed: " +
-                        QString::fromUtf8(py.readAllStandardError().right(3000))));
+    QVERIFY2(
+        py.exitStatus() == QProcess::NormalExit && py.exitCode() == 0,
+        qPrintable(QStringLiteral("the transformers reference (venv python ") + QString::fromUtf8(FTS_TEST_PYTHON) +
+                   ") failed: " + QString::fromUtf8(py.readAllStandardError().right(3000))));
     auto ref = loadSafetensors(out);
     const torch::Tensor lossSum = causalLmLossSum(logits, p.labels);
     const int64_t counted = p.labels.narrow(1, 1, 19).ne(-100).sum().item<int64_t>();
