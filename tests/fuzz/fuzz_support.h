@@ -10,6 +10,7 @@
 #include <string_view>
 
 #include "core/util/json_parse.h"
+#include "tests/support/test_paths.h"  // FTS_TEST_DATA_DIR, at run time
 
 namespace fts::fuzz {
 
