@@ -97,6 +97,12 @@ if(_qt_components)
   list(REMOVE_DUPLICATES _qt_components)
   find_package(Qt6 6.4 REQUIRED COMPONENTS ${_qt_components})
 endif()
+if(FTS_BUILD_TESTS)
+  # Qt6::Test puts QT_TESTCASE_BUILDDIR and QT_TESTCASE_SOURCEDIR (the clone's absolute paths, for QFINDTESTDATA,
+  # which no test uses: tests/support/test_paths.h finds paths at run time) on every test unit's command line, so no
+  # test object could come from another clone's ccache. Only QT_TESTLIB_LIB is kept.
+  set_property(TARGET Qt6::Test PROPERTY INTERFACE_COMPILE_DEFINITIONS QT_TESTLIB_LIB)
+endif()
 if(FTS_BUILD_GUI)
   find_path(QCUSTOMPLOT_INCLUDE_DIR qcustomplot.h REQUIRED)
   find_library(QCUSTOMPLOT_LIBRARY NAMES QCustomPlotQt6 qcustomplot-qt6 REQUIRED)
