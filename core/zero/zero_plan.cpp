@@ -19,14 +19,10 @@ const char* checkpointLayoutName(CheckpointLayout layout) {
 }
 
 ZeroPlan::ZeroPlan(const DeepSpeedConfig& ds, bool lora, ZeroWorld world)
-    : m_ds(ds),
-      m_lora(lora),
-      m_world(std::move(world)),
-      m_stage(ds.zeroStage),
-      m_placement(ZeroPlacement::of(ds, lora)) {
+    : m_ds(ds), m_world(std::move(world)), m_placement(ZeroPlacement::of(ds, lora)) {
     // The parser admits stages 0-3 only; a config built in code that says otherwise is a programming error.
-    if (m_stage < 0 || m_stage > 3)
-        throw ConfigError("deepspeed.zero_optimization.stage " + std::to_string(m_stage) + ": expected 0-3");
+    if (stage() < 0 || stage() > 3)
+        throw ConfigError("deepspeed.zero_optimization.stage " + std::to_string(stage()) + ": expected 0-3");
 }
 
 namespace {
@@ -85,7 +81,7 @@ CheckpointLayout ZeroPlan::layoutOfStage(int stage) {
 void ZeroPlan::checkResumable(int madeWith, const std::string& where) const {
     if (layoutOfStage(madeWith) == checkpointLayout()) return;
     throw FormatError(where + ": the checkpoint was made with ZeRO stage " + std::to_string(madeWith) +
-                      " but the config asks for stage " + std::to_string(m_stage) + "; resume with stage " +
+                      " but the config asks for stage " + std::to_string(stage()) + "; resume with stage " +
                       (madeWith == 0   ? "0"
                        : madeWith == 3 ? "3"
                                        : "1 or 2 (the same partition)"));
@@ -101,14 +97,14 @@ std::vector<std::string> ZeroPlan::notes(bool cudaDevice) const {
 std::string ZeroPlan::summary() const {
     static const char* const kWhere[] = {"on the device", "in host memory", "on NVMe"};
     auto where = [](StatePlacement p) { return kWhere[int(p)]; };
-    std::string s = "ZeRO stage " + std::to_string(m_stage);
+    std::string s = "ZeRO stage " + std::to_string(stage());
     const std::string ranks = " over " + std::to_string(m_world.size) + (m_world.size == 1 ? " rank" : " ranks");
-    if (m_stage == 1) s += " (optimizer state partitioned" + ranks + ")";
-    if (m_stage == 2) s += " (optimizer state and gradients partitioned" + ranks + ")";
-    if (m_stage == 3) s += " (parameters, gradients and optimizer state partitioned" + ranks + ")";
+    if (stage() == 1) s += " (optimizer state partitioned" + ranks + ")";
+    if (stage() == 2) s += " (optimizer state and gradients partitioned" + ranks + ")";
+    if (stage() == 3) s += " (parameters, gradients and optimizer state partitioned" + ranks + ")";
     s += std::string(", ") + paramDtypeName(modelDtype()) + " parameters";
     if (bf16Autocast()) s += " under bf16 autocast";
-    if (m_lora) s += " (LoRA adapters trained, the base frozen)";
+    if (lora()) s += " (LoRA adapters trained, the base frozen)";
     if (parameters() != StatePlacement::Device) s += std::string(", parameter shards ") + where(parameters());
     if (optimizerState() != StatePlacement::Device) s += std::string(", optimizer state ") + where(optimizerState());
     return s;

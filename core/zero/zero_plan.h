@@ -41,8 +41,8 @@ public:
     // ds: the resolved block (training.bf16 "auto" already decided); lora: model.lora is set.
     ZeroPlan(const DeepSpeedConfig& ds, bool lora, ZeroWorld world);
 
-    int stage() const { return m_stage; }
-    bool lora() const { return m_lora; }
+    int stage() const { return m_placement.stage; }
+    bool lora() const { return m_placement.lora; }
     // The placement rule the estimate shares (zero_placement.h); the answers below are its.
     const ZeroPlacement& placement() const { return m_placement; }
     const ZeroWorld& world() const { return m_world; }
@@ -79,20 +79,20 @@ public:
     ParamStorePlacement parameterPlacement() const;
 
     // ---- checkpoints ----
-    CheckpointLayout checkpointLayout() const { return layoutOfStage(m_stage); }
+    CheckpointLayout checkpointLayout() const { return layoutOfStage(stage()); }
     static CheckpointLayout layoutOfStage(int stage);
     // A checkpoint made at ZeRO stage `madeWith` resumes under this plan when the layouts agree; FormatError naming
     // `where` (its trainer_state.json) and the stages that would resume it otherwise.
     void checkResumable(int madeWith, const std::string& where) const;
     // Each rank writes its own optimizer shard (stages 1-3); stage 0's state is written once by rank 0.
-    bool shardedCheckpoints() const { return m_stage > 0; }
+    bool shardedCheckpoints() const { return stage() > 0; }
     // Stage 3 without LoRA: the checkpoint holds no model.safetensors; the weights are the ranks' master shards
     // (consolidated by exportZero3Checkpoint, zero3_export.h).
     bool checkpointHoldsModel() const { return !partitionsOnLoad(); }
 
     // ---- the loop ----
     // training.sample_prompts: not at stage 3 (the config parser warns), where no rank holds whole weights.
-    bool runsSamples() const { return m_stage != 3; }
+    bool runsSamples() const { return stage() != 3; }
     // What the run should be told about its settings once it knows its device (log lines at info level).
     std::vector<std::string> notes(bool cudaDevice) const;
     // One line: "ZeRO stage 2 (optimizer state and gradients partitioned over 4 ranks), bf16 parameters, optimizer
@@ -101,9 +101,7 @@ public:
 
 private:
     DeepSpeedConfig m_ds;
-    bool m_lora;
     ZeroWorld m_world;
-    int m_stage;
     ZeroPlacement m_placement;
 };
 
