@@ -23,7 +23,10 @@
 
 #include "tests/support/qtest_suites.h"  // QTEST_MAIN registers this suite in its area's program
 
-using namespace fts::testing;
+using fts::testing::CliResult;
+using fts::testing::kQuickstart;
+using fts::testing::runFts;
+using fts::testing::writeConfig;
 namespace fs = std::filesystem;
 using json = nlohmann::json;
 

@@ -22,7 +22,9 @@
 
 #include "tests/support/qtest_suites.h"  // QTEST_MAIN registers this suite in its area's program
 
-using namespace fts::testing;
+using fts::testing::CliResult;
+using fts::testing::runFts;
+using fts::testing::writeConfig;
 namespace fs = std::filesystem;
 using nlohmann::json;
 

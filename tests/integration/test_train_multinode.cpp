@@ -23,9 +23,18 @@
 #include "tests/support/qtest_suites.h"  // QTEST_MAIN registers this suite in its area's program
 
 using namespace fts;
-using namespace fts::testing;
 
 namespace {
+
+using fts::testing::CliResult;
+using fts::testing::json;
+using fts::testing::kZeroSteps;
+using fts::testing::q;
+using fts::testing::runFts;
+using fts::testing::series;
+using fts::testing::writeConfig;
+using fts::testing::writeTinyModelAndData;
+namespace fs = std::filesystem;
 
 const fs::path kHarness = fs::path(FTS_SOURCE_DIR) / "tests" / "integration" / "netns_hosts.sh";
 

@@ -19,6 +19,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/launch/rank_threads.h"
 #include "core/store/run_store.h"
 #include "core/util/atomic_file.h"
 #include "tests/integration/fts_cli_support.h"
@@ -190,6 +191,44 @@ private slots:
             << QStringList{"--include", "localhost:0", "--exclude", "localhost:1"} << "one or the other";
         QTest::newRow("nproc vs gpus") << QStringList{"--nproc", "3", "--include", "localhost:0,1"} << "contradicts";
     }
+    // Two ranks on one host share its CPUs when OMP_NUM_THREADS is not set (each would otherwise start a thread per
+    // CPU, and the threads spin against each other); a value the user set is kept, and then nothing is said.
+    void ranksShareTheCpusUnlessOmpNumThreadsIsSet_data() {
+        QTest::addColumn<QString>("omp");  // "": unset
+        QTest::newRow("unset") << "";
+        QTest::newRow("set by the user") << "1";
+    }
+    void ranksShareTheCpusUnlessOmpNumThreadsIsSet() {
+        QFETCH(QString, omp);
+        QTemporaryDir tmp;
+        const fs::path dir = tmp.path().toStdString();
+        json patch = stepsPatch(2, 1);
+        patch["training"]["max_steps"] = 1;
+        const fs::path cfg = writeConfig(dir, "threads", patch);
+        const fs::path storePath = dir / "runs.sqlite";
+        QProcess p;
+        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+        env.remove("OMP_NUM_THREADS");
+        if (!omp.isEmpty()) env.insert("OMP_NUM_THREADS", omp);
+        p.setProcessEnvironment(env);
+        p.start(QString::fromUtf8(FTS_CLI_PATH), {"train", QString::fromStdString(cfg.string()), "--store",
+                                                  QString::fromStdString(storePath.string()), "--nproc", "2"});
+        QVERIFY(p.waitForFinished(600000));
+        QVERIFY2(p.exitStatus() == QProcess::NormalExit && p.exitCode() == 0, p.readAllStandardError().constData());
+        fts::RunStore store(storePath, true);
+        std::string note;
+        for (const auto& l : store.logs(store.listRuns().at(0).id, 0))
+            if (l.message.find("OMP_NUM_THREADS") != std::string::npos) note = l.message;
+        if (!omp.isEmpty()) {
+            QVERIFY2(note.empty(), note.c_str());
+            return;
+        }
+        const int cpus = fts::usableCpus();
+        const std::string expected =
+            "each of the 2 ranks on this host computes with " + std::to_string(std::max(1, cpus / 2)) + " CPU thread";
+        QVERIFY2(note.find(expected) != std::string::npos, note.c_str());
+    }
+
     void launchOptionsAreChecked() {
         QFETCH(QStringList, extra);
         QFETCH(QString, message);

@@ -5,10 +5,13 @@
 // Every test file includes this header after its other includes (last, so that LibTorch's headers come before
 // Qt's `slots` and `signals` macros; fts_add_suite in tests/CMakeLists.txt checks it is there) and is written as
 // usual: QTEST_MAIN / QTEST_GUILESS_MAIN / QTEST_APPLESS_MAIN(Class) then register the suite under the file's CTest
-// name (FTS_TEST_SUITE_NAME, a per-file definition) instead of defining main(). A file that needs its own main
+// name (FTS_TEST_SUITE_NAME, defined before the file by its unit) instead of defining main(). A file that needs its own main
 // writes FTS_SUITE_MAIN(argc, argv) { ... } in its place. Helpers at namespace scope belong in an anonymous
 // namespace: the files of an area share one program (the build refuses two files of one area that define a class
-// or struct of the same name at file scope).
+// or struct of the same name at file scope), and a few share a compiled unit (tests/CMakeLists.txt puts files that
+// declare a name of the same spelling into different units). Helpers from tests/support or tests/integration come
+// in by using-declarations (`using fts::testing::q;`), which that grouping sees, not by a using-directive, which
+// would reach the files after it in the unit (`using namespace fts;` alone is common to all).
 #pragma once
 
 #include <QtTest/qtest.h>
@@ -35,11 +38,15 @@ std::vector<std::string> selfCommand();
 
 }  // namespace fts::testing
 
-#define FTS_SUITE_MAIN(argcName, argvName)                               \
-    static int ftsSuiteMain(int, char**);                                \
-    [[maybe_unused]] static const bool ftsSuiteRegistered =              \
-        fts::testing::registerSuite(FTS_TEST_SUITE_NAME, &ftsSuiteMain); \
-    static int ftsSuiteMain(int argcName, char** argvName)
+// The suite's main and its registration get names of their own (__COUNTER__): the suites of a program may be
+// compiled several to a unit (fts_unity_suites in tests/CMakeLists.txt).
+#define FTS_SUITE_MAIN(argcName, argvName) FTS_SUITE_MAIN_NAMED(__COUNTER__, argcName, argvName)
+#define FTS_SUITE_MAIN_NAMED(id, argcName, argvName) FTS_SUITE_MAIN_NAMED_(id, argcName, argvName)
+#define FTS_SUITE_MAIN_NAMED_(id, argcName, argvName)                        \
+    static int ftsSuiteMain##id(int, char**);                                \
+    [[maybe_unused]] static const bool ftsSuiteRegistered##id =              \
+        fts::testing::registerSuite(FTS_TEST_SUITE_NAME, &ftsSuiteMain##id); \
+    static int ftsSuiteMain##id(int argcName, char** argvName)
 
 // Qt's QTEST_MAIN, QTEST_GUILESS_MAIN and QTEST_APPLESS_MAIN all expand through QTEST_MAIN_WRAPPER, which defines
 // main(). Redefined here with the same body, as a registered suite: each suite sets up its application and initMain

@@ -43,6 +43,67 @@ def reader(path):
     return gguf.GGUFReader(path)
 
 
+def tensor_table(path):
+    """Name -> (GGML type, dims, bytes) of every tensor of a GGUF file, read without the metadata's values:
+    gguf.GGUFReader builds a numpy view per element of every array (151,936 tokens and as many merges for Qwen's
+    vocabulary: seconds per file), which the tensor comparisons do not need. The layout is the GGUF spec's
+    (llama.cpp docs/gguf.md): header, key/values, tensor infos, data aligned to general.alignment."""
+    import struct, gguf
+    buf = memoryview(Path(path).read_bytes())
+    pos = 0
+
+    def take(fmt):
+        nonlocal pos
+        v = struct.unpack_from("<" + fmt, buf, pos)
+        pos += struct.calcsize("<" + fmt)
+        return v[0]
+
+    def string():
+        nonlocal pos
+        n = take("Q")
+        pos += n
+        return bytes(buf[pos - n:pos]).decode("utf-8")
+
+    scalar = {0: "B", 1: "b", 2: "H", 3: "h", 4: "I", 5: "i", 6: "f", 7: "?", 10: "Q", 11: "q", 12: "d"}
+
+    def value(vtype):
+        nonlocal pos
+        if vtype == 8:
+            return string()
+        if vtype == 9:
+            etype, count = take("I"), take("Q")
+            if etype in scalar:
+                pos += count * struct.calcsize("<" + scalar[etype])
+            else:
+                for _ in range(count):
+                    value(etype)
+            return None
+        return take(scalar[vtype])
+
+    check(bytes(buf[:4]) == b"GGUF", f"{path}: not a GGUF file")
+    pos = 4
+    take("I")  # version
+    n_tensors, n_kv = take("Q"), take("Q")
+    alignment = 32
+    for _ in range(n_kv):
+        key = string()
+        v = value(take("I"))
+        if key == "general.alignment":
+            alignment = v
+    infos = []
+    for _ in range(n_tensors):
+        name = string()
+        dims = [take("Q") for _ in range(take("I"))]
+        infos.append((name, take("I"), dims, take("Q")))
+    start = (pos + alignment - 1) // alignment * alignment
+    table = {}
+    for name, ttype, dims, offset in infos:
+        block, size = gguf.GGML_QUANT_SIZES[gguf.GGMLQuantizationType(ttype)]
+        nbytes = int(np.prod(dims)) // block * size
+        table[name] = (ttype, dims, buf[start + offset:start + offset + nbytes])
+    return table
+
+
 def field(r, key):
     f = r.fields.get(key)
     if f is None:
@@ -226,6 +287,15 @@ def cmd_llama_quant(f32_path, pairs):
     finish({"presets": results})
 
 
+_f32_tables = {}
+
+
+def f32_tables(path):  # the f32 file every preset is compared from, read once
+    if path not in _f32_tables:
+        _f32_tables[path] = tensor_table(path)
+    return _f32_tables[path]
+
+
 def llama_quant_one(f32_path, ours_path, preset):
     import ctypes, gguf, llama_cpp
     out = tempfile.NamedTemporaryFile(suffix=".gguf", delete=False).name
@@ -234,31 +304,31 @@ def llama_quant_one(f32_path, ours_path, preset):
     params.nthread = 2
     rc = llama_cpp.llama_model_quantize(f32_path.encode(), out.encode(), ctypes.byref(params))
     check(rc == 0, f"llama_model_quantize returned {rc}")
-    theirs = {t.name: t for t in reader(out).tensors}
-    ours = {t.name: t for t in reader(ours_path).tensors}
-    f32 = {t.name: t for t in reader(f32_path).tensors}
+    theirs, ours, f32 = tensor_table(out), tensor_table(ours_path), f32_tables(f32_path)
     check(sorted(theirs) == sorted(ours), "tensor names differ")
     types, same, gguf_checked = {}, 0, 0
-    for name, t in theirs.items():
-        o = ours.get(name)
-        if o is None:
+    for name, (their_type, _, their_bytes) in theirs.items():
+        if name not in ours:
             continue
-        tt, ot = gguf.GGMLQuantizationType(t.tensor_type), gguf.GGMLQuantizationType(o.tensor_type)
+        our_type, _, our_bytes = ours[name]
+        tt, ot = gguf.GGMLQuantizationType(their_type), gguf.GGMLQuantizationType(our_type)
         check(tt == ot, f"{name}: llama.cpp chose {tt.name}, we wrote {ot.name}")
         types[ot.name] = types.get(ot.name, 0) + 1
         if tt == ot:
-            equal = bytes(t.data) == bytes(o.data)
+            equal = their_bytes == our_bytes
             check(equal, f"{preset} {name} ({ot.name}): bytes differ from llama.cpp's")
             same += equal
         # gguf-py's own quantizer, where it has one, from the same f32 values
-        values = np.array(f32[name].data, dtype=np.float32).reshape(-1, int(f32[name].shape[0]))
+        f32_type, f32_dims, f32_bytes = f32[name]
+        check(f32_type == 0, f"{f32_path}: {name} is not F32")
+        values = np.frombuffer(f32_bytes, dtype=np.float32).reshape(-1, int(f32_dims[0]))
         try:
             ref = gguf.quants.quantize(values, ot)
         except (NotImplementedError, gguf.quants.QuantError):
             ref = None
         if ref is not None and ot not in (gguf.GGMLQuantizationType.F32,):
             gguf_checked += 1
-            check(ref.tobytes() == bytes(o.data), f"{preset} {name} ({ot.name}): bytes differ from gguf.quants")
+            check(ref.tobytes() == our_bytes, f"{preset} {name} ({ot.name}): bytes differ from gguf.quants")
     Path(out).unlink()
     return {"types": types, "equal_to_llama_cpp": same, "tensors": len(theirs), "checked_with_gguf_quants": gguf_checked}
 
