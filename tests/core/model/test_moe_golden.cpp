@@ -1,0 +1,109 @@
+// The sparse MoE feed-forward (core/model/moe.h) against transformers 5.23 (tests/data/moe/moe_reference.py, fresh
+// random weights at test time): Mixtral's and Qwen3-MoE's blocks give the same output and the same gradients of the
+// input, the router and every expert; the load-balancing loss equals load_balancing_loss_func with and without an
+// attention mask; a top-k larger than the expert count is an error naming the key.
+#include <QProcess>
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include "core/model/moe.h"
+#include "core/model/safetensors_torch.h"
+#include "core/util/error.h"
+
+#include "tests/support/qtest_suites.h"  // QTEST_MAIN registers this suite in its area's program
+
+namespace fs = std::filesystem;
+
+namespace {
+
+double relativeL2(const torch::Tensor& got, const torch::Tensor& ref) {
+    const torch::Tensor g = got.to(torch::kFloat64), r = ref.to(torch::kFloat64);
+    return (g - r).norm().item<double>() / std::max(1e-30, r.norm().item<double>());
+}
+
+}  // namespace
+
+class TestMoeGolden : public QObject {
+    Q_OBJECT
+    QTemporaryDir m_tmp;
+    fs::path m_ref;
+
+private slots:
+    void initTestCase() {
+        QVERIFY(m_tmp.isValid());
+        m_ref = fs::path(m_tmp.path().toStdString()) / "moe";
+        QProcess p;
+        p.start(QString::fromUtf8(FTS_TEST_PYTHON),
+                {QString::fromStdString((fs::path(FTS_TEST_DATA_DIR) / "moe" / "moe_reference.py").string()),
+                 QString::fromStdString(m_ref.string())});
+        QVERIFY(p.waitForFinished(300000));
+        QVERIFY2(p.exitStatus() == QProcess::NormalExit && p.exitCode() == 0,
+                 p.readAllStandardError().right(3000).constData());
+    }
+
+    void blockEqualsTransformers_data() {
+        QTest::addColumn<QString>("name");
+        QTest::addColumn<int>("topK");
+        QTest::addColumn<bool>("normalize");
+        QTest::addColumn<bool>("weightsInLogitsDtype");
+        QTest::newRow("mixtral: top-2 of 8") << "mixtral" << 2 << true << false;
+        QTest::newRow("qwen3_moe: top-3 of 6, norm_topk_prob") << "qwen3_moe_norm" << 3 << true << true;
+        QTest::newRow("qwen3_moe: top-3 of 6, unnormalised") << "qwen3_moe" << 3 << false << true;
+    }
+    void blockEqualsTransformers() {
+        QFETCH(QString, name);
+        QFETCH(int, topK);
+        QFETCH(bool, normalize);
+        QFETCH(bool, weightsInLogitsDtype);
+        auto t = fts::loadSafetensors(m_ref / (name.toStdString() + ".safetensors"));
+        const torch::Tensor x = t["input"].clone().requires_grad_(true);
+        const torch::Tensor router = t["gate.weight"].clone().requires_grad_(true);
+        const torch::Tensor gateUp = t["experts.gate_up_proj"].clone().requires_grad_(true);
+        const torch::Tensor down = t["experts.down_proj"].clone().requires_grad_(true);
+        const torch::Tensor flat = x.reshape({-1, x.size(-1)});
+        const fts::Routing routing = fts::routeSoftmaxTopK(flat, router, {topK, normalize, weightsInLogitsDtype});
+        const torch::Tensor y = fts::groupedSwigluExperts(flat, routing, gateUp, down).reshape(x.sizes());
+        (y * t["grad_output"]).sum().backward();
+        const std::vector<std::pair<const char*, std::pair<torch::Tensor, torch::Tensor>>> checks{
+            {"output", {y.detach(), t["output"]}},
+            {"input gradient", {x.grad(), t["grad_input"]}},
+            {"router gradient", {router.grad(), t["grad.gate.weight"]}},
+            {"gate_up_proj gradient", {gateUp.grad(), t["grad.experts.gate_up_proj"]}},
+            {"down_proj gradient", {down.grad(), t["grad.experts.down_proj"]}}};
+        for (const auto& [what, pair] : checks) {
+            const double rel = relativeL2(pair.first, pair.second);
+            QVERIFY2(rel <= 1e-6, qPrintable(QString("%1: relative L2 %2").arg(what).arg(rel)));
+        }
+        // every expert was chosen by some token here, so every expert's weights have a gradient
+        QVERIFY(gateUp.grad().abs().sum({1, 2}).gt(0).all().item<bool>());
+    }
+
+    void loadBalancingLossEqualsTransformers() {
+        auto t = fts::loadSafetensors(m_ref / "balance.safetensors");
+        const std::vector<torch::Tensor> logits{t["logits0"], t["logits1"], t["logits2"]};
+        const double plain = fts::loadBalancingLoss(logits, 8, 2).item<double>();
+        const double masked = fts::loadBalancingLoss(logits, 8, 2, t["mask"]).item<double>();
+        QVERIFY2(std::abs(plain - t["loss"].item<double>()) <= 1e-6 * plain,
+                 qPrintable(QString("%1 vs %2").arg(plain).arg(t["loss"].item<double>())));
+        QVERIFY2(std::abs(masked - t["loss_masked"].item<double>()) <= 1e-6 * masked,
+                 qPrintable(QString("%1 vs %2").arg(masked).arg(t["loss_masked"].item<double>())));
+        QVERIFY(std::abs(plain - masked) > 1e-6);  // the mask changed something
+        // uniform router probabilities (1/E each) give exactly k, however the picks fall: E x sum_e share_e / E = k
+        const double uniform = fts::loadBalancingLoss({torch::zeros({16, 4})}, 4, 2).item<double>();
+        QVERIFY2(std::abs(uniform - 2.0) < 1e-6, qPrintable(QString::number(uniform)));
+    }
+
+    void topKLargerThanExpertsIsAnError() {
+        try {
+            fts::routeSoftmaxTopK(torch::randn({4, 8}), torch::randn({3, 8}), {4, true, false});
+            QFAIL("no error");
+        } catch (const fts::Error& e) {
+            QVERIFY2(std::string(e.what()).find("num_experts_per_tok is 4, but the router has 3 experts") !=
+                         std::string::npos,
+                     e.what());
+        }
+    }
+};
+
+QTEST_APPLESS_MAIN(TestMoeGolden)
+#include "test_moe_golden.moc"
