@@ -1,33 +1,28 @@
 // Router, grouped experts and load-balancing loss of a sparse MoE feed-forward (moe.h).
 #include "core/model/moe.h"
 
+#include <functional>
+
 #include "core/model/block_ops.h"
 #include "core/util/error.h"
 
 namespace fts {
 
-namespace F = torch::nn::functional;
+namespace {
 
-Routing routeSoftmaxTopK(const torch::Tensor& hidden, const torch::Tensor& routerWeight, const RouterOptions& options) {
-    const int64_t experts = routerWeight.size(0);
-    if (options.topK < 1 || options.topK > experts)
-        throw Error("num_experts_per_tok is " + std::to_string(options.topK) + ", but the router has " +
+void checkTopK(int topK, int64_t experts) {
+    if (topK < 1 || topK > experts)
+        throw Error("num_experts_per_tok is " + std::to_string(topK) + ", but the router has " +
                     std::to_string(experts) + " experts (expected 1 to " + std::to_string(experts) + ")");
-    Routing r;
-    r.logits = torch::linear(hidden, routerWeight);
-    const torch::Tensor probs = torch::softmax(r.logits.to(torch::kFloat32), -1);
-    auto [top, index] = probs.topk(options.topK, -1);
-    if (options.normalizeTopK) top = top / top.sum(-1, true);
-    r.weights = options.weightsInLogitsDtype ? top.to(r.logits.scalar_type()) : top;
-    r.experts = index;
-    return r;
 }
 
-torch::Tensor groupedSwigluExperts(const torch::Tensor& hidden, const Routing& routing, const torch::Tensor& gateUp,
-                                   const torch::Tensor& down) {
-    const int64_t experts = gateUp.size(0), topK = routing.experts.size(1);
-    const int64_t intermediate = gateUp.size(1) / 2;
-    // Every (token, slot) pair as a row, sorted by expert (stable: within an expert, in token order).
+// Every (token, slot) pair as a row, sorted by expert (stable: within an expert, in token order); `expert(e, rows)`
+// computes expert e's outputs for its contiguous slice of the rows, one product per expert. Each row is then weighed
+// by its slot's weight (in the weights' dtype, as transformers multiplies) and summed into its token: index_add
+// takes the rows in expert order, so a token's experts add up in the order they do in transformers.
+torch::Tensor groupByExpert(const torch::Tensor& hidden, const Routing& routing, int64_t experts,
+                            const std::function<torch::Tensor(int64_t, const torch::Tensor&)>& expert) {
+    const int64_t topK = routing.experts.size(1);
     const torch::Tensor flatExperts = routing.experts.reshape({-1});
     const torch::Tensor order = flatExperts.argsort(/*stable=*/true);
     const torch::Tensor tokenOfRow = order.div(topK, "floor");
@@ -38,17 +33,62 @@ torch::Tensor groupedSwigluExperts(const torch::Tensor& hidden, const Routing& r
     const int64_t* count = counts.data_ptr<int64_t>();
     for (int64_t e = 0; e < experts; ++e) {
         if (count[e] == 0) continue;
-        const torch::Tensor x = rows.narrow(0, first, count[e]);
-        const torch::Tensor gu = torch::linear(x, gateUp[e]);
-        const torch::Tensor act = siluMul(gu.narrow(-1, 0, intermediate), gu.narrow(-1, intermediate, intermediate));
-        outputs.push_back(torch::linear(act, down[e]));
+        outputs.push_back(expert(e, rows.narrow(0, first, count[e])));
         first += count[e];
     }
-    // Each row weighed by its slot's weight (in the weights' dtype, as transformers multiplies), then summed into
-    // its token: index_add_ takes the rows in expert order, so a token's experts add up in the order they do there.
     const torch::Tensor weighted =
         torch::cat(outputs) * routing.weights.reshape({-1}).index_select(0, order).unsqueeze(1);
     return torch::zeros_like(hidden).index_add(0, tokenOfRow, weighted.to(hidden.scalar_type()));
+}
+
+}  // namespace
+
+Routing routeSoftmaxTopK(const torch::Tensor& hidden, const torch::Tensor& routerWeight, const RouterOptions& options) {
+    checkTopK(options.topK, routerWeight.size(0));
+    Routing r;
+    r.logits = torch::linear(hidden, routerWeight);
+    const torch::Tensor probs = torch::softmax(r.logits.to(torch::kFloat32), -1);
+    auto [top, index] = probs.topk(options.topK, -1);
+    if (options.normalizeTopK) top = top / top.sum(-1, true);
+    r.weights = options.weightsInLogitsDtype ? top.to(r.logits.scalar_type()) : top;
+    r.experts = index;
+    return r;
+}
+
+Routing routeTopKSoftmax(const torch::Tensor& hidden, const torch::Tensor& routerWeight,
+                         const torch::Tensor& routerBias, int topK) {
+    checkTopK(topK, routerWeight.size(0));
+    Routing r;
+    r.logits = torch::linear(hidden, routerWeight, routerBias);
+    auto [top, index] = r.logits.topk(topK, -1);
+    r.weights = torch::softmax(top, 1);
+    r.experts = index;
+    return r;
+}
+
+torch::Tensor groupedSwigluExperts(const torch::Tensor& hidden, const Routing& routing, const torch::Tensor& gateUp,
+                                   const torch::Tensor& down) {
+    const int64_t intermediate = gateUp.size(1) / 2;
+    return groupByExpert(hidden, routing, gateUp.size(0), [&](int64_t e, const torch::Tensor& x) {
+        const torch::Tensor gu = torch::linear(x, gateUp[e]);
+        return torch::linear(siluMul(gu.narrow(-1, 0, intermediate), gu.narrow(-1, intermediate, intermediate)),
+                             down[e]);
+    });
+}
+
+torch::Tensor groupedClampedSwigluExperts(const torch::Tensor& hidden, const Routing& routing,
+                                          const torch::Tensor& gateUp, const torch::Tensor& gateUpBias,
+                                          const torch::Tensor& down, const torch::Tensor& downBias,
+                                          const ClampedSwiglu& activation) {
+    using torch::indexing::None;
+    using torch::indexing::Slice;
+    return groupByExpert(hidden, routing, gateUp.size(0), [&](int64_t e, const torch::Tensor& x) {
+        const torch::Tensor gu = torch::addmm(gateUpBias[e], x, gateUp[e]);
+        const torch::Tensor gate = gu.index({"...", Slice(0, None, 2)}).clamp_max(activation.limit);
+        const torch::Tensor up = gu.index({"...", Slice(1, None, 2)}).clamp(-activation.limit, activation.limit);
+        const torch::Tensor glu = gate * torch::sigmoid(gate * activation.alpha);
+        return torch::addmm(downBias[e], (up + 1) * glu, down[e]);
+    });
 }
 
 torch::Tensor loadBalancingLoss(const std::vector<torch::Tensor>& routerLogits, int64_t experts, int topK,

@@ -1,4 +1,5 @@
-// The sparse mixture-of-experts feed-forward of Mixtral and Qwen3-MoE: a router picks each token's top-k experts,
+// The sparse mixture-of-experts feed-forward of Mixtral, Qwen3-MoE and gpt-oss: a router picks each token's top-k
+// experts,
 // and the tokens are grouped by expert so that each expert multiplies its own rows once (one product per expert
 // over a contiguous slice of the rows sorted by expert: a grouped GEMM, not a masked pass over every token per
 // expert), forward and backward (LibTorch ops, so autograd's backward is grouped the same way). Capacity is
@@ -28,11 +29,31 @@ struct Routing {
 // then the top k (and their renormalisation), as MixtralTopKRouter and Qwen3MoeTopKRouter compute it.
 Routing routeSoftmaxTopK(const torch::Tensor& hidden, const torch::Tensor& routerWeight, const RouterOptions& options);
 
+// gpt-oss's router: the top k of the logits (weight and bias), then a softmax over those k, in the logits' dtype
+// (GptOssTopKRouter).
+Routing routeTopKSoftmax(const torch::Tensor& hidden, const torch::Tensor& routerWeight,
+                         const torch::Tensor& routerBias, int topK);
+
 // The experts' SwiGLU MLPs in transformers' fused layout: gateUp (experts, 2 x intermediate, hidden) holds each
 // expert's gate rows then its up rows, down (experts, hidden, intermediate). Returns (tokens, hidden): the sum over
 // each token's k experts of weight x down(silu(gate x) * up x), in hidden's dtype.
 torch::Tensor groupedSwigluExperts(const torch::Tensor& hidden, const Routing& routing, const torch::Tensor& gateUp,
                                    const torch::Tensor& down);
+
+// gpt-oss's clamped SwiGLU (config swiglu_alpha, swiglu_limit): (up + 1) x gate x sigmoid(alpha x gate), with gate
+// clamped above at limit and up to [-limit, limit].
+struct ClampedSwiglu {
+    double alpha = 1.702;
+    double limit = 7.0;
+};
+
+// gpt-oss's experts (GptOssExperts), in its layout: gateUp (experts, hidden, 2 x intermediate) with gate and up
+// interleaved along the last dimension (even columns gate, odd up), gateUpBias (experts, 2 x intermediate), down
+// (experts, intermediate, hidden), downBias (experts, hidden). Returns (tokens, hidden) in hidden's dtype.
+torch::Tensor groupedClampedSwigluExperts(const torch::Tensor& hidden, const Routing& routing,
+                                          const torch::Tensor& gateUp, const torch::Tensor& gateUpBias,
+                                          const torch::Tensor& down, const torch::Tensor& downBias,
+                                          const ClampedSwiglu& activation);
 
 // Switch Transformer's load-balancing loss over the layers' router logits (each (tokens, experts)), as
 // transformers' load_balancing_loss_func: experts x sum_e (share of top-k assignments to e) x (mean router

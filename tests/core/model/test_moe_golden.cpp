@@ -1,7 +1,8 @@
 // The sparse MoE feed-forward (core/model/moe.h) against transformers 5.23 (tests/data/moe/moe_reference.py, fresh
-// random weights at test time): Mixtral's and Qwen3-MoE's blocks give the same output and the same gradients of the
-// input, the router and every expert; the load-balancing loss equals load_balancing_loss_func with and without an
-// attention mask; a top-k larger than the expert count is an error naming the key.
+// random weights at test time): Mixtral's, Qwen3-MoE's and gpt-oss's blocks give the same output and the same
+// gradients of the input, the router and every expert tensor; the load-balancing loss equals
+// load_balancing_loss_func with and without an attention mask; a top-k larger than the expert count is an error
+// naming the key.
 #include <QProcess>
 #include <QTemporaryDir>
 #include <QtTest>
@@ -76,6 +77,48 @@ private slots:
         }
         // every expert was chosen by some token here, so every expert's weights have a gradient
         QVERIFY(gateUp.grad().abs().sum({1, 2}).gt(0).all().item<bool>());
+    }
+
+    // gpt-oss's block: the biased top-k-then-softmax router and the clamped SwiGLU experts with biases, in its
+    // interleaved, transposed layout; at limit 0.8 many gate and up values are clamped (their gradients are 0 there).
+    void gptOssBlockEqualsTransformers_data() {
+        QTest::addColumn<QString>("name");
+        QTest::addColumn<double>("limit");
+        QTest::newRow("gpt_oss: top-2 of 6, swiglu_limit 7") << "gpt_oss" << 7.0;
+        QTest::newRow("gpt_oss: swiglu_limit 0.8") << "gpt_oss_clamped" << 0.8;
+    }
+    void gptOssBlockEqualsTransformers() {
+        QFETCH(QString, name);
+        QFETCH(double, limit);
+        auto t = fts::loadSafetensors(m_ref / (name.toStdString() + ".safetensors"));
+        const auto leaf = [&](const char* key) { return t[key].clone().requires_grad_(true); };
+        const torch::Tensor x = leaf("input"), router = leaf("router.weight"), routerBias = leaf("router.bias"),
+                            gateUp = leaf("experts.gate_up_proj"), gateUpBias = leaf("experts.gate_up_proj_bias"),
+                            down = leaf("experts.down_proj"), downBias = leaf("experts.down_proj_bias");
+        const torch::Tensor flat = x.reshape({-1, x.size(-1)});
+        const fts::Routing routing = fts::routeTopKSoftmax(flat, router, routerBias, 2);
+        const torch::Tensor y =
+            fts::groupedClampedSwigluExperts(flat, routing, gateUp, gateUpBias, down, downBias, {1.702, limit})
+                .reshape(x.sizes());
+        (y * t["grad_output"]).sum().backward();
+        const std::vector<std::pair<const char*, std::pair<torch::Tensor, torch::Tensor>>> checks{
+            {"output", {y.detach(), t["output"]}},
+            {"input gradient", {x.grad(), t["grad_input"]}},
+            {"router gradient", {router.grad(), t["grad.router.weight"]}},
+            {"router bias gradient", {routerBias.grad(), t["grad.router.bias"]}},
+            {"gate_up_proj gradient", {gateUp.grad(), t["grad.experts.gate_up_proj"]}},
+            {"gate_up_proj_bias gradient", {gateUpBias.grad(), t["grad.experts.gate_up_proj_bias"]}},
+            {"down_proj gradient", {down.grad(), t["grad.experts.down_proj"]}},
+            {"down_proj_bias gradient", {downBias.grad(), t["grad.experts.down_proj_bias"]}}};
+        for (const auto& [what, pair] : checks) {
+            const double rel = relativeL2(pair.first, pair.second);
+            QVERIFY2(rel <= 1e-6, qPrintable(QString("%1: relative L2 %2").arg(what).arg(rel)));
+        }
+        if (limit < 1) {  // the clamp was exercised: some of expert 0's gate pre-activations are above the limit
+            const torch::Tensor pre =
+                torch::addmm(t["experts.gate_up_proj_bias"][0], flat.detach(), t["experts.gate_up_proj"][0]);
+            QVERIFY(pre.gt(limit).sum().item<int64_t>() > 0);
+        }
     }
 
     void loadBalancingLossEqualsTransformers() {

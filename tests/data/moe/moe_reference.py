@@ -2,14 +2,15 @@
 fresh random weights): `moe_reference.py OUT_DIR` writes OUT_DIR/<case>.safetensors for each case with the
 block's weights, an input, the output, an upstream gradient and the gradients of the input and every weight; and
 OUT_DIR/balance.safetensors with three layers' router logits, an attention mask and load_balancing_loss_func's
-value with and without the mask. Cases: Mixtral (top-2 of 8, renormalised), Qwen3-MoE with norm_topk_prob on and off
-(top-3 of 6)."""
+value with and without the mask. Cases: Mixtral (top-2 of 8, renormalised), Qwen3-MoE with norm_topk_prob on and
+off (top-3 of 6), gpt-oss (biased router, top-2 of 6, clamped SwiGLU at its default limit and at 0.8)."""
 import sys
 from pathlib import Path
 
 import torch
 import transformers as tf
 from safetensors.torch import save_file
+from transformers.models.gpt_oss import modeling_gpt_oss
 from transformers.models.mixtral import modeling_mixtral
 from transformers.models.qwen3_moe import modeling_qwen3_moe
 
@@ -41,6 +42,14 @@ for norm in (True, False):
     cfg = tf.Qwen3MoeConfig(hidden_size=48, moe_intermediate_size=40, num_experts=6, num_experts_per_tok=3,
                             norm_topk_prob=norm, hidden_act="silu")
     run("qwen3_moe_norm" if norm else "qwen3_moe", modeling_qwen3_moe.Qwen3MoeSparseMoeBlock(cfg), 48)
+
+for name, limit in (("gpt_oss", 7.0), ("gpt_oss_clamped", 0.8)):  # the second clamps many gate and up values
+    cfg = tf.GptOssConfig(hidden_size=64, intermediate_size=48, num_local_experts=6, num_experts_per_tok=2,
+                          swiglu_limit=limit)
+    block = modeling_gpt_oss.GptOssMLP(cfg)
+    block.forward_output = block.forward
+    block.forward = lambda h, b=block: b.forward_output(h)[0]  # (hidden, router scores): the hidden states
+    run(name, block, 64)
 
 logits = tuple(torch.randn(33, 8) for _ in range(3))
 mask = torch.ones(3, 11)
