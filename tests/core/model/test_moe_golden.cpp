@@ -1,13 +1,15 @@
 // The sparse MoE feed-forward (core/model/moe.h) against transformers 5.23 (tests/data/moe/moe_reference.py, fresh
 // random weights at test time): Mixtral's, Qwen3-MoE's and gpt-oss's blocks give the same output and the same
 // gradients of the input, the router and every expert tensor; the load-balancing loss equals
-// load_balancing_loss_func with and without an attention mask; a top-k larger than the expert count is an error
-// naming the key.
+// load_balancing_loss_func with and without an attention mask; gpt-oss's MXFP4 expert tensors dequantize to
+// exactly convert_moe_packed_tensors' values; a top-k larger than the expert count and malformed MXFP4 tensors are
+// errors naming the key or tensor.
 #include <QProcess>
 #include <QTemporaryDir>
 #include <QtTest>
 
 #include "core/model/moe.h"
+#include "core/model/mxfp4.h"
 #include "core/model/safetensors_torch.h"
 #include "core/util/error.h"
 
@@ -134,6 +136,44 @@ private slots:
         // uniform router probabilities (1/E each) give exactly k, however the picks fall: E x sum_e share_e / E = k
         const double uniform = fts::loadBalancingLoss({torch::zeros({16, 4})}, 4, 2).item<double>();
         QVERIFY2(std::abs(uniform - 2.0) < 1e-6, qPrintable(QString::number(uniform)));
+    }
+
+    // gpt-oss's MXFP4 expert tensors dequantize to exactly transformers' values, in its (experts, in, out) layout
+    void mxfp4DequantizesAsTransformers() {
+        auto t = fts::loadSafetensors(m_ref / "mxfp4.safetensors");
+        for (const auto& [dtype, key] :
+             {std::pair{torch::kFloat32, "float32"}, std::pair{torch::kBFloat16, "bfloat16"}}) {
+            const torch::Tensor got = fts::dequantizeMxfp4(t["blocks"], t["scales"], dtype, "experts.down_proj");
+            QCOMPARE(got.sizes(), t[key].sizes());  // (3, 64, 10): the 2 x 32 values of a row, then the rows
+            QCOMPARE(got.scalar_type(), t[key].scalar_type());
+            QVERIFY2(torch::equal(got, t[key]), key);
+        }
+    }
+    void badMxfp4TensorsNameTheTensor_data() {
+        QTest::addColumn<QString>("what");
+        QTest::addColumn<QString>("message");
+        QTest::newRow("15-byte blocks")
+            << "blocks"
+            << "experts.gate_up_proj_blocks: shape (2, 4, 3, 15); an MXFP4 block is 16 bytes";
+        QTest::newRow("scales of another shape") << "scales"
+                                                 << "experts.gate_up_proj_scales: shape (2, 4, 2), expected (2, 4, 3)";
+        QTest::newRow("float blocks") << "dtype"
+                                      << "MXFP4 tensors must be U8, got Float";
+    }
+    void badMxfp4TensorsNameTheTensor() {
+        QFETCH(QString, what);
+        QFETCH(QString, message);
+        torch::Tensor blocks = torch::zeros({2, 4, 3, 16}, torch::kUInt8),
+                      scales = torch::zeros({2, 4, 3}, torch::kUInt8);
+        if (what == "blocks") blocks = torch::zeros({2, 4, 3, 15}, torch::kUInt8);
+        if (what == "scales") scales = torch::zeros({2, 4, 2}, torch::kUInt8);
+        if (what == "dtype") blocks = blocks.to(torch::kFloat32);
+        try {
+            fts::dequantizeMxfp4(blocks, scales, torch::kFloat32, "experts.gate_up_proj");
+            QFAIL("no error");
+        } catch (const fts::Error& e) {
+            QVERIFY2(QString(e.what()).contains(message), e.what());
+        }
     }
 
     void topKLargerThanExpertsIsAnError() {

@@ -3,13 +3,15 @@ fresh random weights): `moe_reference.py OUT_DIR` writes OUT_DIR/<case>.safetens
 block's weights, an input, the output, an upstream gradient and the gradients of the input and every weight; and
 OUT_DIR/balance.safetensors with three layers' router logits, an attention mask and load_balancing_loss_func's
 value with and without the mask. Cases: Mixtral (top-2 of 8, renormalised), Qwen3-MoE with norm_topk_prob on and
-off (top-3 of 6), gpt-oss (biased router, top-2 of 6, clamped SwiGLU at its default limit and at 0.8)."""
+off (top-3 of 6), gpt-oss (biased router, top-2 of 6, clamped SwiGLU at its default limit and at 0.8). And
+OUT_DIR/mxfp4.safetensors: random MXFP4 blocks and scales with convert_moe_packed_tensors' float32 and bfloat16."""
 import sys
 from pathlib import Path
 
 import torch
 import transformers as tf
 from safetensors.torch import save_file
+from transformers.integrations.mxfp4 import convert_moe_packed_tensors
 from transformers.models.gpt_oss import modeling_gpt_oss
 from transformers.models.mixtral import modeling_mixtral
 from transformers.models.qwen3_moe import modeling_qwen3_moe
@@ -50,6 +52,14 @@ for name, limit in (("gpt_oss", 7.0), ("gpt_oss_clamped", 0.8)):  # the second c
     block.forward_output = block.forward
     block.forward = lambda h, b=block: b.forward_output(h)[0]  # (hidden, router scores): the hidden states
     run(name, block, 64)
+
+# MXFP4 experts as gpt-oss ships them: random blocks and exponents around 2^0, dequantized as transformers loads them
+blocks = torch.randint(0, 256, (3, 10, 2, 16), dtype=torch.uint8)
+scales = torch.randint(117, 138, (3, 10, 2), dtype=torch.uint8)
+save_file({"blocks": blocks, "scales": scales,
+           "float32": convert_moe_packed_tensors(blocks, scales, dtype=torch.float32).contiguous(),
+           "bfloat16": convert_moe_packed_tensors(blocks, scales, dtype=torch.bfloat16).contiguous()},
+          str(out / "mxfp4.safetensors"))
 
 logits = tuple(torch.randn(33, 8) for _ in range(3))
 mask = torch.ones(3, 11)
