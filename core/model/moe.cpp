@@ -22,6 +22,7 @@ void checkTopK(int topK, int64_t experts) {
 // takes the rows in expert order, so a token's experts add up in the order they do in transformers.
 torch::Tensor groupByExpert(const torch::Tensor& hidden, const Routing& routing, int64_t experts,
                             const std::function<torch::Tensor(int64_t, const torch::Tensor&)>& expert) {
+    if (hidden.size(0) == 0) return torch::zeros_like(hidden);  // no token: no expert runs
     const int64_t topK = routing.experts.size(1);
     const torch::Tensor flatExperts = routing.experts.reshape({-1});
     const torch::Tensor order = flatExperts.argsort(/*stable=*/true);

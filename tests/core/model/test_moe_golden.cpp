@@ -176,6 +176,16 @@ private slots:
         }
     }
 
+    // no tokens (an empty batch): an empty output
+    void noTokensGiveAnEmptyOutput() {
+        const torch::Tensor router = torch::randn({4, 8}), gateUp = torch::randn({4, 6, 8}),
+                            down = torch::randn({4, 8, 3});
+        const torch::Tensor none = torch::zeros({0, 8});
+        const fts::Routing routing = fts::routeSoftmaxTopK(none, router, {2, true, false});
+        const torch::Tensor y = fts::groupedSwigluExperts(none, routing, gateUp, down);
+        QCOMPARE(y.sizes(), none.sizes());
+    }
+
     void topKLargerThanExpertsIsAnError() {
         try {
             fts::routeSoftmaxTopK(torch::randn({4, 8}), torch::randn({3, 8}), {4, true, false});
