@@ -105,9 +105,10 @@ public:
         std::string token;
         std::vector<std::string> exported;
         if (!readHello(token, exported)) return 1;
-        const std::vector<std::string> env = rankEnvironment(exported);
+        std::vector<std::string> env = rankEnvironment(exported);
+        const std::optional<std::string> threadsNote = shareCpusAmongRanks(env, m_o.ranks);
         emit(runEventJson(NodeStartedEvent{int64_t(::getpid()), FTS_VERSION, RunStore::localHostName()}));
-        if (!m_threadsNote.empty()) emit(runEventJson(LogEvent{"info", m_threadsNote}));
+        if (threadsNote) emit(runEventJson(LogEvent{"info", *threadsNote}));
         m_allOk = startRanks(env, token);
         if (!m_allOk) signalAll(SIGKILL);
         while (anyAlive()) {
@@ -147,9 +148,8 @@ private:
     }
 
     // The ranks' environment: this one with the exported variables, where the rendezvous is (and the interface the
-    // store is reached by), the collective timeout, the node's GPUs and, unless the user chose it, each rank's share
-    // of the CPUs (rank_threads.h); the token is not in it (stdin carries it).
-    std::vector<std::string> rankEnvironment(std::vector<std::string> add) {
+    // store is reached by), the collective timeout and the node's GPUs; the token is not in it (stdin carries it).
+    std::vector<std::string> rankEnvironment(std::vector<std::string> add) const {
         add.push_back("FTS_MASTER_ADDR=" + m_o.masterAddr);
         add.push_back("FTS_MASTER_PORT=" + std::to_string(m_o.masterPort));
         const std::string localAddr = sourceAddressToward(m_o.masterAddr);
@@ -160,14 +160,7 @@ private:
             for (int g : m_o.gpus) ids += (ids.empty() ? "" : ",") + std::to_string(g);
             add.push_back("CUDA_VISIBLE_DEVICES=" + ids);
         }
-        std::vector<std::string> env =
-            environmentWith({"FTS_RUN_TOKEN", "FTS_STORE_FD", "FTS_MASTER_ADDR", "FTS_MASTER_PORT"}, add);
-        const int cpus = usableCpus();
-        if (const std::optional<int> threads = defaultThreadsPerRank(env, m_o.ranks, cpus)) {
-            env.push_back("OMP_NUM_THREADS=" + std::to_string(*threads));
-            m_threadsNote = threadsPerRankNote(*threads, m_o.ranks, cpus);
-        }
-        return env;
+        return environmentWith({"FTS_RUN_TOKEN", "FTS_STORE_FD", "FTS_MASTER_ADDR", "FTS_MASTER_PORT"}, add);
     }
 
     // One `fts worker` per rank of this node, the token on its stdin. False when one could not start.
@@ -329,7 +322,6 @@ private:
     std::vector<Rank> m_ranks;
     bool m_controlOpen = true;
     bool m_allOk = true;
-    std::string m_threadsNote;  // the run log's line when this node chose the ranks' CPU threads
     LineBuffer m_control;
     char m_buf[65536];
 };

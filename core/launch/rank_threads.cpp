@@ -28,4 +28,12 @@ std::string threadsPerRankNote(int threads, int ranks, int cpus) {
            " ranks); set OMP_NUM_THREADS (or put it in .deepspeed_env) to choose another number";
 }
 
+std::optional<std::string> shareCpusAmongRanks(std::vector<std::string>& env, int ranks) {
+    const int cpus = usableCpus();
+    const std::optional<int> threads = defaultThreadsPerRank(env, ranks, cpus);
+    if (!threads) return std::nullopt;
+    env.push_back("OMP_NUM_THREADS=" + std::to_string(*threads));
+    return threadsPerRankNote(*threads, ranks, cpus);
+}
+
 }  // namespace fts

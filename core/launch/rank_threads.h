@@ -20,4 +20,8 @@ std::optional<int> defaultThreadsPerRank(const std::vector<std::string>& env, in
 // The run log's line for that choice.
 std::string threadsPerRankNote(int threads, int ranks, int cpus);
 
+// Applies the rule to the environment of a host's `ranks` ranks: adds OMP_NUM_THREADS when it is chosen here and
+// returns the run log's line for it (nothing when the user's choice or LibTorch's default stands).
+std::optional<std::string> shareCpusAmongRanks(std::vector<std::string>& env, int ranks);
+
 }  // namespace fts

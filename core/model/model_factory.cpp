@@ -17,6 +17,7 @@
 #include "core/weights/model_weights.h"
 #include "core/util/atomic_file.h"
 #include "core/util/error.h"
+#include "core/util/shape_text.h"
 
 namespace fts {
 namespace fs = std::filesystem;
@@ -35,12 +36,6 @@ constexpr ArchitectureEntry kArchitectures[] = {
     {"gpt2", &buildGpt2},
     {"bert", &buildBert},
 };
-
-std::string shapeText(c10::IntArrayRef shape) {
-    std::string s = "[";
-    for (size_t i = 0; i < shape.size(); ++i) s += (i ? ", " : "") + std::to_string(shape[i]);
-    return s + "]";
-}
 
 std::string joined(const std::vector<std::string>& items, const std::string& sep) {
     std::string s;
@@ -98,7 +93,7 @@ void HfModel::setParameters(std::vector<torch::Tensor> tensors, bool partitioned
         torch::Tensor t = tensors[i].detach();
         if (!partitioned && !t.sizes().equals(m_specs[i].shape))
             throw Error(m_specs[i].name + ": expected shape " + shapeText(m_specs[i].shape) + ", got " +
-                        shapeText(t.sizes()));
+                        shapeText(t.sizes().vec()));
         t.requires_grad_(true);
         int64_t numel = 1;
         for (int64_t d : m_specs[i].shape) numel *= d;

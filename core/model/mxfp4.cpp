@@ -2,18 +2,9 @@
 #include "core/model/mxfp4.h"
 
 #include "core/util/error.h"
+#include "core/util/shape_text.h"
 
 namespace fts {
-
-namespace {
-
-std::string mxfp4Shape(torch::IntArrayRef sizes) {
-    std::string s = "(";
-    for (size_t i = 0; i < sizes.size(); ++i) s += (i ? ", " : "") + std::to_string(sizes[i]);
-    return s + ")";
-}
-
-}  // namespace
 
 torch::Tensor dequantizeMxfp4(const torch::Tensor& blocks, const torch::Tensor& scales, torch::ScalarType dtype,
                               const std::string& name) {
@@ -22,12 +13,12 @@ torch::Tensor dequantizeMxfp4(const torch::Tensor& blocks, const torch::Tensor& 
                     std::string(c10::toString(blocks.scalar_type())) + " and " +
                     std::string(c10::toString(scales.scalar_type())));
     if (blocks.dim() < 3 || blocks.size(-1) != 16)
-        throw Error(name + "_blocks: shape " + mxfp4Shape(blocks.sizes()) +
+        throw Error(name + "_blocks: shape " + shapeText(blocks.sizes().vec()) +
                     "; an MXFP4 block is 16 bytes (32 values), expected (..., rows, groups, 16)");
     if (scales.sizes() != blocks.sizes().slice(0, blocks.dim() - 1))
-        throw Error(name + "_scales: shape " + mxfp4Shape(scales.sizes()) + ", expected " +
-                    mxfp4Shape(blocks.sizes().slice(0, blocks.dim() - 1)) + " (one scale per block of " + name +
-                    "_blocks " + mxfp4Shape(blocks.sizes()) + ")");
+        throw Error(name + "_scales: shape " + shapeText(scales.sizes().vec()) + ", expected " +
+                    shapeText(blocks.sizes().slice(0, blocks.dim() - 1).vec()) + " (one scale per block of " + name +
+                    "_blocks " + shapeText(blocks.sizes().vec()) + ")");
     static const float kE2M1[16] = {+0.0f, +0.5f, +1.0f, +1.5f, +2.0f, +3.0f, +4.0f, +6.0f,
                                     -0.0f, -0.5f, -1.0f, -1.5f, -2.0f, -3.0f, -4.0f, -6.0f};
     const torch::Tensor table = torch::from_blob(const_cast<float*>(kE2M1), {16}, torch::kFloat32).to(blocks.device());

@@ -19,6 +19,7 @@
 
 #include "core/util/atomic_file_writer.h"
 #include "core/util/error.h"
+#include "core/util/shape_text.h"
 #include "core/util/json_parse.h"
 
 static_assert(std::endian::native == std::endian::little,
@@ -58,12 +59,6 @@ std::string supportedDtypeList() {
     std::string s;
     for (const auto& d : kDtypes) s += (s.empty() ? "" : ", ") + std::string(d.name);
     return s;
-}
-
-std::string shapeText(const std::vector<int64_t>& shape) {
-    std::string s = "[";
-    for (size_t i = 0; i < shape.size(); ++i) s += (i ? ", " : "") + std::to_string(shape[i]);
-    return s + "]";
 }
 
 // numel * elementSize with overflow detection; nullopt on overflow or a negative dim.

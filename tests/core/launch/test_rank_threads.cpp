@@ -35,6 +35,16 @@ private slots:
         QVERIFY2(many.find("with 4 CPU threads (16 CPUs") != std::string::npos, many.c_str());
         QVERIFY(one.find("set OMP_NUM_THREADS") != std::string::npos);
     }
+    void sharingAddsTheVariableOnlyWhenChosenHere() {
+        std::vector<std::string> env{"PATH=/usr/bin"};
+        const std::optional<std::string> note = shareCpusAmongRanks(env, 2);
+        QVERIFY(note.has_value());
+        const std::string expected = "OMP_NUM_THREADS=" + std::to_string(std::max(1, usableCpus() / 2));
+        QCOMPARE(env.back(), expected);
+        std::vector<std::string> set{"OMP_NUM_THREADS=3"};
+        QVERIFY(!shareCpusAmongRanks(set, 2).has_value());
+        QCOMPARE(set.size(), size_t(1));
+    }
     void usableCpusFollowsTheAffinityMask() {
         cpu_set_t all;
         CPU_ZERO(&all);

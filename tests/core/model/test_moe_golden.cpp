@@ -24,6 +24,16 @@ double relativeL2(const torch::Tensor& got, const torch::Tensor& ref) {
     return (g - r).norm().item<double>() / std::max(1e-30, r.norm().item<double>());
 }
 
+// The first of (what, got, reference) whose relative L2 is above 1e-6, described; empty when all agree.
+using Comparison = std::tuple<const char*, torch::Tensor, torch::Tensor>;
+std::string firstDisagreement(const std::vector<Comparison>& comparisons) {
+    for (const auto& [what, got, ref] : comparisons) {
+        const double rel = relativeL2(got, ref);
+        if (!(rel <= 1e-6)) return std::string(what) + ": relative L2 " + std::to_string(rel);
+    }
+    return {};
+}
+
 }  // namespace
 
 class TestMoeGolden : public QObject {
@@ -67,16 +77,13 @@ private slots:
         const fts::Routing routing = fts::routeSoftmaxTopK(flat, router, {topK, normalize, weightsInLogitsDtype});
         const torch::Tensor y = fts::groupedSwigluExperts(flat, routing, gateUp, down).reshape(x.sizes());
         (y * t["grad_output"]).sum().backward();
-        const std::vector<std::pair<const char*, std::pair<torch::Tensor, torch::Tensor>>> checks{
-            {"output", {y.detach(), t["output"]}},
-            {"input gradient", {x.grad(), t["grad_input"]}},
-            {"router gradient", {router.grad(), t["grad.gate.weight"]}},
-            {"gate_up_proj gradient", {gateUp.grad(), t["grad.experts.gate_up_proj"]}},
-            {"down_proj gradient", {down.grad(), t["grad.experts.down_proj"]}}};
-        for (const auto& [what, pair] : checks) {
-            const double rel = relativeL2(pair.first, pair.second);
-            QVERIFY2(rel <= 1e-6, qPrintable(QString("%1: relative L2 %2").arg(what).arg(rel)));
-        }
+        const std::string disagreement =
+            firstDisagreement({{"output", y.detach(), t["output"]},
+                               {"input gradient", x.grad(), t["grad_input"]},
+                               {"router gradient", router.grad(), t["grad.gate.weight"]},
+                               {"gate_up_proj gradient", gateUp.grad(), t["grad.experts.gate_up_proj"]},
+                               {"down_proj gradient", down.grad(), t["grad.experts.down_proj"]}});
+        QVERIFY2(disagreement.empty(), disagreement.c_str());
         // every expert was chosen by some token here, so every expert's weights have a gradient
         QVERIFY(gateUp.grad().abs().sum({1, 2}).gt(0).all().item<bool>());
     }
@@ -103,19 +110,16 @@ private slots:
             fts::groupedClampedSwigluExperts(flat, routing, gateUp, gateUpBias, down, downBias, {1.702, limit})
                 .reshape(x.sizes());
         (y * t["grad_output"]).sum().backward();
-        const std::vector<std::pair<const char*, std::pair<torch::Tensor, torch::Tensor>>> checks{
-            {"output", {y.detach(), t["output"]}},
-            {"input gradient", {x.grad(), t["grad_input"]}},
-            {"router gradient", {router.grad(), t["grad.router.weight"]}},
-            {"router bias gradient", {routerBias.grad(), t["grad.router.bias"]}},
-            {"gate_up_proj gradient", {gateUp.grad(), t["grad.experts.gate_up_proj"]}},
-            {"gate_up_proj_bias gradient", {gateUpBias.grad(), t["grad.experts.gate_up_proj_bias"]}},
-            {"down_proj gradient", {down.grad(), t["grad.experts.down_proj"]}},
-            {"down_proj_bias gradient", {downBias.grad(), t["grad.experts.down_proj_bias"]}}};
-        for (const auto& [what, pair] : checks) {
-            const double rel = relativeL2(pair.first, pair.second);
-            QVERIFY2(rel <= 1e-6, qPrintable(QString("%1: relative L2 %2").arg(what).arg(rel)));
-        }
+        const std::string disagreement =
+            firstDisagreement({{"output", y.detach(), t["output"]},
+                               {"input gradient", x.grad(), t["grad_input"]},
+                               {"router gradient", router.grad(), t["grad.router.weight"]},
+                               {"router bias gradient", routerBias.grad(), t["grad.router.bias"]},
+                               {"gate_up_proj gradient", gateUp.grad(), t["grad.experts.gate_up_proj"]},
+                               {"gate_up_proj_bias gradient", gateUpBias.grad(), t["grad.experts.gate_up_proj_bias"]},
+                               {"down_proj gradient", down.grad(), t["grad.experts.down_proj"]},
+                               {"down_proj_bias gradient", downBias.grad(), t["grad.experts.down_proj_bias"]}});
+        QVERIFY2(disagreement.empty(), disagreement.c_str());
         if (limit < 1) {  // the clamp was exercised: some of expert 0's gate pre-activations are above the limit
             const torch::Tensor pre =
                 torch::addmm(t["experts.gate_up_proj_bias"][0], flat.detach(), t["experts.gate_up_proj"][0]);
@@ -154,9 +158,9 @@ private slots:
         QTest::addColumn<QString>("message");
         QTest::newRow("15-byte blocks")
             << "blocks"
-            << "experts.gate_up_proj_blocks: shape (2, 4, 3, 15); an MXFP4 block is 16 bytes";
+            << "experts.gate_up_proj_blocks: shape [2, 4, 3, 15]; an MXFP4 block is 16 bytes";
         QTest::newRow("scales of another shape") << "scales"
-                                                 << "experts.gate_up_proj_scales: shape (2, 4, 2), expected (2, 4, 3)";
+                                                 << "experts.gate_up_proj_scales: shape [2, 4, 2], expected [2, 4, 3]";
         QTest::newRow("float blocks") << "dtype"
                                       << "MXFP4 tensors must be U8, got Float";
     }

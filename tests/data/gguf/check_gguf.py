@@ -280,23 +280,14 @@ FTYPES = {"f32": 0, "f16": 1, "q4_0": 2, "q8_0": 7, "q4_k_m": 15, "q5_k_m": 17, 
 
 
 def cmd_llama_quant(f32_path, pairs):
-    results = {}
+    results, f32 = {}, tensor_table(f32_path)  # the file every preset is compared from, read once
     for pair in pairs:
         preset, ours_path = pair.split("=", 1)
-        results[preset] = llama_quant_one(f32_path, ours_path, preset)
+        results[preset] = llama_quant_one(f32_path, f32, ours_path, preset)
     finish({"presets": results})
 
 
-_f32_tables = {}
-
-
-def f32_tables(path):  # the f32 file every preset is compared from, read once
-    if path not in _f32_tables:
-        _f32_tables[path] = tensor_table(path)
-    return _f32_tables[path]
-
-
-def llama_quant_one(f32_path, ours_path, preset):
+def llama_quant_one(f32_path, f32, ours_path, preset):
     import ctypes, gguf, llama_cpp
     out = tempfile.NamedTemporaryFile(suffix=".gguf", delete=False).name
     params = llama_cpp.llama_model_quantize_default_params()
@@ -304,7 +295,7 @@ def llama_quant_one(f32_path, ours_path, preset):
     params.nthread = 2
     rc = llama_cpp.llama_model_quantize(f32_path.encode(), out.encode(), ctypes.byref(params))
     check(rc == 0, f"llama_model_quantize returned {rc}")
-    theirs, ours, f32 = tensor_table(out), tensor_table(ours_path), f32_tables(f32_path)
+    theirs, ours = tensor_table(out), tensor_table(ours_path)
     check(sorted(theirs) == sorted(ours), "tensor names differ")
     types, same, gguf_checked = {}, 0, 0
     for name, (their_type, _, their_bytes) in theirs.items():
