@@ -223,6 +223,12 @@ void readWindows(const HfConfig& c, const DecoderFamily& f, DecoderArch& a) {
             }
             break;
         }
+        case WindowRule::Flag: {  // Qwen3MoeConfig: sliding_window kept only with use_sliding_window
+            const bool use = c.getBool({"use_sliding_window"}, false);
+            const auto w = windowValue();
+            if (use && w) a.window.assign(size_t(a.numLayers), *w);
+            break;
+        }
         case WindowRule::LayerTypes: {
             const int64_t pattern =
                 f.windowPatternKey ? positiveInt(c, "sliding_window_pattern", f.windowPattern) : f.windowPattern;
@@ -244,6 +250,53 @@ void readWindows(const HfConfig& c, const DecoderFamily& f, DecoderArch& a) {
             break;
         }
     }
+}
+
+// The experts of a mixture-of-experts family: their number, top-k and width, the router's options and which layers
+// are sparse (Qwen3-MoE: not in mlp_only_layers and on decoder_sparse_step).
+void readMoe(const HfConfig& c, const DecoderFamily& f, DecoderArch& a) {
+    if (f.moe == MoeKind::None) return;
+    constexpr int64_t kMaxExperts = int64_t(1) << 14;
+    MoeArch& m = a.moe;
+    // Qwen3MoeConfig maps num_experts to num_local_experts, the name transformers 5 saves; released configs say
+    // num_experts.
+    m.expertsKey = std::string(f.expertsKey);
+    if (!c.has({m.expertsKey}) && c.has({"num_local_experts"})) m.expertsKey = "num_local_experts";
+    m.experts = positiveInt(c, m.expertsKey, f.experts, kMaxExperts);
+    m.topK = positiveInt(c, "num_experts_per_tok", f.topK, kMaxExperts);
+    if (m.topK > m.experts)
+        c.fail("num_experts_per_tok", "expected at most " + m.expertsKey + " = " + std::to_string(m.experts) +
+                                          " (a token's experts are chosen among them), got " + std::to_string(m.topK));
+    const bool qwen = f.moe == MoeKind::Qwen3Moe;
+    m.intermediate = qwen ? positiveInt(c, "moe_intermediate_size", 768) : a.intermediateSize;
+    m.normalizeTopK = qwen ? c.getBool({"norm_topk_prob"}, false) : true;
+    m.routerLogits = c.getBool({"output_router_logits"}, false);
+    m.auxLossCoef = c.getDouble({"router_aux_loss_coef"}, 0.001);
+    if (!std::isfinite(m.auxLossCoef) || m.auxLossCoef < 0)
+        c.fail("router_aux_loss_coef", "must be a finite number >= 0");
+    if (f.moe == MoeKind::Mixtral) {
+        m.jitterNoise = c.getDouble({"router_jitter_noise"}, 0.0);
+        if (!(m.jitterNoise >= 0 && m.jitterNoise < 1)) c.fail("router_jitter_noise", "must be in [0, 1)");
+    }
+    m.sparseLayer.assign(size_t(a.numLayers), true);
+    if (!qwen) return;
+    const int64_t step = positiveInt(c, "decoder_sparse_step", 1, kMaxLayers);
+    std::vector<bool> dense(size_t(a.numLayers), false);
+    const nlohmann::json& j = c.json();
+    if (j.contains("mlp_only_layers") && !j["mlp_only_layers"].is_null()) {
+        const nlohmann::json& list = j["mlp_only_layers"];
+        if (!list.is_array()) c.fail("mlp_only_layers", "expected a list of layer indices, got " + list.dump());
+        for (const auto& v : list) {
+            if (!v.is_number_integer()) c.fail("mlp_only_layers", "expected layer indices, found " + v.dump());
+            const int64_t i = v.get<int64_t>();
+            if (i >= 0 && i < a.numLayers)
+                dense[size_t(i)] = true;
+            else  // transformers compares each layer's index with the list: an index past the layers does nothing
+                a.notes.push_back("mlp_only_layers: " + std::to_string(i) + " is not a layer (num_hidden_layers = " +
+                                  std::to_string(a.numLayers) + "); it changes nothing");
+        }
+    }
+    for (int64_t i = 0; i < a.numLayers; ++i) m.sparseLayer[size_t(i)] = !dense[size_t(i)] && (i + 1) % step == 0;
 }
 
 // Gemma 3 (convert_rope_params_to_dict): rope_parameters keyed by layer type; rope_scaling (4.x) updates the full
@@ -317,6 +370,47 @@ void readRopes(const HfConfig& c, const DecoderFamily& f, DecoderArch& a) {
     a.layerRope.assign(size_t(a.numLayers), 0);
 }
 
+// A sparse layer's router and experts in named_parameters() order (Mixtral: router first; Qwen3-MoE: experts first),
+// with the per-expert pieces its checkpoints hold.
+void addExperts(const DecoderArch& a, const std::string& p, int layer, std::vector<ArchTensor>& out) {
+    const bool mixtral = a.family->moe == MoeKind::Mixtral;
+    const int64_t E = a.moe.experts, I = a.moe.intermediate, C = a.hiddenSize;
+    const std::string eFrom = a.moe.expertsKey, iFrom = mixtral ? "intermediate_size" : "moe_intermediate_size";
+    auto router = [&] {
+        ArchTensor t{p + "mlp.gate.weight",   {E, C}, TensorRole::Router, false, layer, false, "",
+                     eFrom + " x hidden_size"};
+        if (mixtral) t.alias = p + "block_sparse_moe.gate.weight";
+        out.push_back(std::move(t));
+    };
+    // Checkpoint names of expert e's gate, up and down projections.
+    auto pieceName = [&](int64_t e, const char* mixtralName, const char* qwenName) {
+        return p + (mixtral ? "block_sparse_moe.experts." : "mlp.experts.") + std::to_string(e) + "." +
+               (mixtral ? mixtralName : qwenName) + ".weight";
+    };
+    auto experts = [&] {
+        ArchTensor gateUp{p + "mlp.experts.gate_up_proj",
+                          {E, 2 * I, C},
+                          TensorRole::ExpertsGateUp,
+                          false,
+                          layer,
+                          false,
+                          "",
+                          eFrom + " x 2*" + iFrom + " x hidden_size"};
+        ArchTensor down{p + "mlp.experts.down_proj",        {E, C, I}, TensorRole::ExpertsDown, false, layer, false, "",
+                        eFrom + " x hidden_size x " + iFrom};
+        for (int64_t e = 0; e < E; ++e) {
+            gateUp.pieces.push_back({pieceName(e, "w1", "gate_proj"), e, 0, I});
+            gateUp.pieces.push_back({pieceName(e, "w3", "up_proj"), e, I, I});
+            down.pieces.push_back({pieceName(e, "w2", "down_proj"), e, 0, C});
+        }
+        out.push_back(std::move(gateUp));
+        out.push_back(std::move(down));
+    };
+    if (mixtral) router();
+    experts();
+    if (!mixtral) router();
+}
+
 }  // namespace
 
 int64_t DecoderArch::largestWindow() const {
@@ -368,6 +462,7 @@ DecoderArch resolveDecoderArch(const HfConfig& outer) {
     readOptions(config, *f, a);
     readWindows(config, *f, a);
     readRopes(config, *f, a);
+    readMoe(config, *f, a);
     if (a.layerRotary.empty()) a.layerRotary.assign(size_t(a.numLayers), true);
     if (wrapped) {
         a.languageModelPrefixes = {"model.language_model.", "language_model.model."};
@@ -428,14 +523,17 @@ std::vector<ArchTensor> decoderTensors(const DecoderArch& a) {
             norm(p + "self_attn.q_norm", QD, TensorRole::QNorm, i, qFrom);
             norm(p + "self_attn.k_norm", KD, TensorRole::KNorm, i, kvFrom);
         }
-        if (f.fusedGateUp) {
+        if (a.moe.experts > 0 && a.moe.sparseLayer[size_t(i)]) {
+            addExperts(a, p, i, out);
+        } else if (f.fusedGateUp) {
             linear(p + "mlp.gate_up_proj", 2 * I, C, TensorRole::GateUpProj, i, a.mlpBias, "2*intermediate_size",
                    "hidden_size");
         } else {
             linear(p + "mlp.gate_proj", I, C, TensorRole::GateProj, i, a.mlpBias, "intermediate_size", "hidden_size");
             linear(p + "mlp.up_proj", I, C, TensorRole::UpProj, i, a.mlpBias, "intermediate_size", "hidden_size");
         }
-        linear(p + "mlp.down_proj", C, I, TensorRole::DownProj, i, a.mlpBias, "hidden_size", "intermediate_size");
+        if (!(a.moe.experts > 0 && a.moe.sparseLayer[size_t(i)]))
+            linear(p + "mlp.down_proj", C, I, TensorRole::DownProj, i, a.mlpBias, "hidden_size", "intermediate_size");
         if (f.layout != BlockLayout::PostNorm) norm(p + "input_layernorm", C, TensorRole::InputNorm, i, "hidden_size");
         norm(p + "post_attention_layernorm", C, TensorRole::PostAttentionNorm, i, "hidden_size");
         if (f.layout == BlockLayout::Sandwich)

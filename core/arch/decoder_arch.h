@@ -14,6 +14,19 @@
 
 namespace fts {
 
+// The sparse feed-forward of a mixture-of-experts family (decoder_family.h: MoeKind); experts == 0 when dense.
+struct MoeArch {
+    int64_t experts = 0;            // num_local_experts / num_experts
+    std::string expertsKey;         // the config key that gave it, for messages
+    int64_t topK = 0;               // num_experts_per_tok
+    int64_t intermediate = 0;       // each expert's width (Qwen3-MoE: moe_intermediate_size; else intermediate_size)
+    bool normalizeTopK = true;      // the k weights rescaled to sum to 1 (Mixtral always; Qwen3-MoE: norm_topk_prob)
+    bool routerLogits = false;      // output_router_logits: the load-balancing loss joins the loss
+    double auxLossCoef = 0.001;     // router_aux_loss_coef
+    double jitterNoise = 0.0;       // router_jitter_noise (Mixtral): training inputs scaled by U(1 - j, 1 + j)
+    std::vector<bool> sparseLayer;  // per layer: experts (else the dense MLP of intermediate_size)
+};
+
 struct DecoderArch {
     const DecoderFamily* family = nullptr;
     int64_t vocabSize = 0, hiddenSize = 0, intermediateSize = 0, numLayers = 0, numHeads = 0, numKvHeads = 0,
@@ -33,6 +46,7 @@ struct DecoderArch {
     std::vector<int64_t> window;     // per layer: 0 = full causal attention, else a query sees keys q - k < window
     std::vector<RopeConfig> ropes;   // the distinct rotary parameters
     std::vector<int> layerRope;      // per layer: its index in ropes
+    MoeArch moe;                     // mixture of experts (moe.experts == 0: a dense family)
     std::vector<std::string> notes;  // keys read and not used, said as load warnings (e.g. Gemma 3's attention cap)
     // A vision-language folder whose language model is trained alone (Gemma3ForConditionalGeneration): the prefixes
     // its checkpoint gives the language model's "model." tensors, and those of the parts left out (vision tower,
@@ -64,6 +78,9 @@ enum class TensorRole {
     UpProj,
     GateUpProj,
     DownProj,
+    Router,         // (experts, hidden): the mixture of experts' gate
+    ExpertsGateUp,  // (experts, 2 x intermediate, hidden): each expert's gate rows, then its up rows
+    ExpertsDown,    // (experts, hidden, intermediate)
     InputNorm,
     PostAttentionNorm,
     PreFeedforwardNorm,
@@ -76,6 +93,13 @@ enum class TensorRole {
 };
 enum class TensorInit { Normal, Zeros, Ones };
 
+// One tensor of a checkpoint that holds a stacked tensor in pieces (Mixtral's and Qwen3-MoE's experts, one tensor per
+// expert and projection): rows [row, row + rows) of slice `expert`.
+struct StoredPiece {
+    std::string name;
+    int64_t expert = 0, row = 0, rows = 0;
+};
+
 struct ArchTensor {
     std::string name;            // HF state_dict name
     std::vector<int64_t> shape;  // (out, in) for linear weights
@@ -86,6 +110,10 @@ struct ArchTensor {
     std::string module;     // linear weights: the module name LoRA's target_modules match ("q_proj", ...)
     std::string shapeFrom;  // the config keys behind the shape, for errors
     TensorInit init = TensorInit::Normal;
+    // The pieces checkpoints store it in when not whole (transformers 5.23 saves Mixtral and Qwen3-MoE experts so);
+    // empty: stored whole under `name`.
+    std::vector<StoredPiece> pieces;
+    std::string alias;  // another name it is saved under (Mixtral: block_sparse_moe.gate.weight), or ""
 };
 
 // Every parameter tensor, in named_parameters() order (tied lm_head left out).

@@ -55,6 +55,10 @@ constexpr DecoderFamily llamaLike(std::string_view type, std::string_view arch) 
                          .graniteMultipliers = false,
                          .noRopeLayers = false,
                          .partialRotary = false,
+                         .moe = MoeKind::None,
+                         .experts = 0,
+                         .topK = 0,
+                         .expertsKey = "",
                          .loraTargets = kQv,
                          .chatTemplate = "",
                          .ggufArch = "llama"};
@@ -236,9 +240,46 @@ constexpr DecoderFamily makeSmolLM3() {
     return f;
 }
 
-constexpr DecoderFamily kDecoderFamilies[] = {makeLlama(),   makeMistral(),    makeQwen2(), makeQwen3(),
-                                              makeGemma2(),  makeGemma3Text(), makePhi3(),  makeOlmo2(),
-                                              makeGranite(), makeSmolLM3()};
+// Mixtral: Mistral's attention (no window by default, rope_theta 1e6) with eight experts, two per token.
+constexpr DecoderFamily makeMixtral() {
+    DecoderFamily f = makeMistral();
+    f.modelType = "mixtral";
+    f.architecture = "MixtralForCausalLM";
+    f.nullKvHeadsRefused = false;  // MixtralConfig's __post_init__ turns null into num_attention_heads
+    f.defaultWindow = std::nullopt;
+    f.normEps = 1e-5;
+    f.ropeTheta = 1000000.0;
+    f.moe = MoeKind::Mixtral;
+    f.experts = 8;
+    f.topK = 2;
+    f.expertsKey = "num_local_experts";
+    f.ggufArch = "";
+    return f;
+}
+
+// Qwen3-MoE: Qwen3's attention (head_dim hidden / heads unless set) with 128 experts of moe_intermediate_size, eight
+// per token; a window on every layer only with use_sliding_window.
+constexpr DecoderFamily makeQwen3Moe() {
+    DecoderFamily f = makeQwen3();
+    f.modelType = "qwen3_moe";
+    f.architecture = "Qwen3MoeForCausalLM";
+    f.hiddenSize = 2048;
+    f.intermediateSize = 6144;
+    f.numLayers = 24;
+    f.kvHeads = 4;
+    f.headDim = std::nullopt;
+    f.windows = WindowRule::Flag;
+    f.moe = MoeKind::Qwen3Moe;
+    f.experts = 128;
+    f.topK = 8;
+    f.expertsKey = "num_experts";
+    f.ggufArch = "";
+    return f;
+}
+
+constexpr DecoderFamily kDecoderFamilies[] = {makeLlama(),   makeMistral(),    makeQwen2(),   makeQwen3(),
+                                              makeGemma2(),  makeGemma3Text(), makePhi3(),    makeOlmo2(),
+                                              makeGranite(), makeSmolLM3(),    makeMixtral(), makeQwen3Moe()};
 
 }  // namespace
 

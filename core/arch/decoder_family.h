@@ -27,7 +27,17 @@ enum class BlockLayout { PreNorm, Sandwich, PostNorm };
 //   Qwen        use_sliding_window + sliding_window + layer_types or max_window_layers (Qwen2, Qwen3)
 //   LayerTypes  layer_types, or every layer but each windowPattern-th (Gemma 2: 2, Gemma 3: sliding_window_pattern)
 //   NoRope      SmolLM3: use_sliding_window + sliding_window on the layers without RoPE (or as layer_types says)
-enum class WindowRule { None, Every, Qwen, LayerTypes, NoRope };
+//   Flag        Qwen3-MoE: every layer when use_sliding_window, none otherwise (sliding_window, default 4096)
+enum class WindowRule { None, Every, Qwen, LayerTypes, NoRope, Flag };
+// The feed-forward of a block (core/model/moe.h for the sparse ones):
+//   None      a gated MLP in every layer
+//   Mixtral   mlp.gate (the router, no bias) then mlp.experts (gate_up_proj (E, 2I, H), down_proj (E, H, I)) in every
+//             layer; softmax over all experts, the top k renormalised; checkpoints hold one tensor per expert and
+//             projection: block_sparse_moe.experts.N.w1 (gate), w3 (up), w2 (down), block_sparse_moe.gate
+//   Qwen3Moe  mlp.experts then mlp.gate, experts moe_intermediate_size wide, norm_topk_prob; the layers in
+//             mlp_only_layers or off decoder_sparse_step have a dense MLP (intermediate_size); checkpoints hold
+//             mlp.experts.N.gate_proj / up_proj / down_proj
+enum class MoeKind { None, Mixtral, Qwen3Moe };
 // Attention biases: none (no key); attention_bias on q/k/v/o; q/k/v always, o never (Qwen2). MLP biases: mlp_bias
 // where readsMlpBias (Llama).
 enum class BiasRule { None, AttentionBiasKey, QkvAlways };
@@ -72,6 +82,9 @@ struct DecoderFamily {
                               // (on each block output before the residual add), logits_scaling (divides the logits)
     bool noRopeLayers;        // no_rope_layers / no_rope_layer_interval: layers that skip RoPE (SmolLM3)
     bool partialRotary;       // partial_rotary_factor < 1 rotates the first features only (Phi-3); elsewhere refused
+    MoeKind moe;              // the sparse feed-forward, if any
+    int64_t experts, topK;    // the class defaults of the expert count and num_experts_per_tok
+    std::string_view expertsKey;  // "num_local_experts" (Mixtral) or "num_experts" (Qwen3-MoE; num_local_experts too)
     std::span<const std::string_view> loraTargets;  // PEFT's default target_modules for the model type
     std::string_view chatTemplate;                  // core/data/chat_template's kind it is released with
     std::string_view ggufArch;                      // llama.cpp's architecture name ("" = not exported)

@@ -22,8 +22,12 @@ public:
                                 const torch::Tensor& keyMask, KvCache& cache) final {
         return run(inputIds, keyMask, positionIds, &cache);
     }
+    // With a mixture of experts' load-balancing loss of the last forward added (weighted), as transformers' loss.
     torch::Tensor loss(const torch::Tensor& logits, const torch::Tensor& labels) const final {
-        return causalLmLoss(logits, labels.to(logits.device()));
+        torch::Tensor l = causalLmLoss(logits, labels.to(logits.device()));
+        if (const auto routing = lastRouting(); routing && routing->auxLoss.defined())
+            l = l + routing->auxLossCoef * routing->auxLoss.to(l.device());
+        return l;
     }
 
 protected:

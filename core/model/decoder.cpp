@@ -13,6 +13,8 @@
 #include "core/model/block_ops.h"
 #include "core/model/causal_decoder.h"
 #include "core/model/dense.h"
+#include "core/model/moe.h"
+#include "core/model/router_aux.h"
 #include "core/model/rope.h"
 #include "core/util/error.h"
 
@@ -66,6 +68,9 @@ public:
         : m_arch(resolveDecoderArch(config)), m_family(*m_arch.family) {
         if (opts.disableDropout) m_arch.attentionDropout = m_arch.residualDropout = 0.0;
         m_activation = parseActivation(config, m_family.activationKey, std::string(m_family.activation));
+        if (m_arch.moe.experts > 0 && m_activation != Activation::Silu)
+            config.fail(m_family.activationKey, "only \"silu\" experts are supported for " +
+                                                    std::string(m_family.modelType) + " (SwiGLU experts)");
         m_info.modelType = std::string(m_family.modelType);
         m_info.architecture = std::string(m_family.architecture);
         m_info.task = ModelTask::CausalLM;
@@ -90,6 +95,8 @@ public:
             return m_arch.tieWordEmbeddings;
         return m_arch.tieWordEmbeddings && name == "lm_head.weight";
     }
+
+    std::optional<RouterStats> lastRouting() const override { return m_lastRouting; }
 
     int64_t cacheRecomputeLength() const override {
         for (const RopeConfig& r : m_arch.ropes)
@@ -146,6 +153,12 @@ private:
             ropes.emplace_back(cos, sin);
         }
         const bool train = isTraining();
+        // A mixture of experts' routing statistics for this forward (not kept while generating).
+        std::shared_ptr<RouterAuxLoss> aux;
+        if (m_arch.moe.experts > 0 && !cache)
+            aux = std::make_shared<RouterAuxLoss>(m_arch.moe.experts, int(m_arch.moe.topK), m_arch.numLayers,
+                                                  mask.defined() ? mask.reshape({-1}) : torch::Tensor(),
+                                                  m_arch.moe.routerLogits);
 
         torch::Tensor h = m_arch.padTokenId ? torch::embedding(embed, inputIds, *m_arch.padTokenId)
                                             : torch::embedding(embed, inputIds);
@@ -158,12 +171,15 @@ private:
             const torch::Tensor layerBias = biases.at(m_arch.window[size_t(i)]);
             const auto& [cos, sin] = ropes[size_t(m_arch.layerRope[size_t(i)])];
             // Captures by value: with activation checkpointing the block runs again during backward.
-            auto blockFn = [this, i, B, T, cos, sin, layerBias, train, cache](const torch::Tensor& hIn) {
-                return block(size_t(i), hIn, B, T, cos, sin, layerBias, train, cache);
+            auto blockFn = [this, i, B, T, cos, sin, layerBias, train, cache, aux](const torch::Tensor& hIn) {
+                return block(size_t(i), hIn, B, T, cos, sin, layerBias, train, cache, aux.get());
             };
             const size_t first = m_blockBase[size_t(i)], count = m_blockBase[size_t(i) + 1] - first;
             h = cache ? blockFn(h) : runBlock(blockFn, h, first, count);
         }
+        if (aux)
+            m_lastRouting = RouterStats{m_arch.moe.routerLogits ? aux->finish(h) : torch::Tensor(),
+                                        m_arch.moe.auxLossCoef, aux->expertCounts()};
         if (cache) h = h.narrow(1, T - 1, 1);  // generation needs the last position's logits only
         const size_t f = m_blockBase.back();   // model.norm.weight, [lm_head.weight]
         h = familyNorm(m_family.norm, h, m_params[f].tensor, m_arch.normEps);
@@ -189,13 +205,14 @@ private:
 
     // One block: attention then MLP, with the family's norms and residuals.
     torch::Tensor block(size_t i, const torch::Tensor& hIn, int64_t B, int64_t T, const torch::Tensor& cos,
-                        const torch::Tensor& sin, const torch::Tensor& layerBias, bool train, KvCache* cache) const {
+                        const torch::Tensor& sin, const torch::Tensor& layerBias, bool train, KvCache* cache,
+                        RouterAuxLoss* aux) const {
         const size_t base = m_blockBase[i];
         const int64_t H = m_arch.numHeads, K = m_arch.numKvHeads, D = m_arch.headDim, I = m_arch.intermediateSize;
-        auto weightAt = [&](TensorRole r) { return base + size_t(m_weightSlot[size_t(r)]); };
-        auto has = [&](TensorRole r) { return m_weightSlot[size_t(r)] != kNone; };
+        auto weightAt = [&](TensorRole r) { return base + size_t(m_weightSlot[i][size_t(r)]); };
+        auto has = [&](TensorRole r) { return m_weightSlot[i][size_t(r)] != kNone; };
         auto biasOf = [&](TensorRole r) {
-            const int s = m_biasSlot[size_t(r)];
+            const int s = m_biasSlot[i][size_t(r)];
             return s == kNone ? torch::Tensor() : m_params[base + size_t(s)].tensor;
         };
         auto norm = [&](TensorRole r, const torch::Tensor& x) {
@@ -251,40 +268,63 @@ private:
         x = layout == BlockLayout::PreNorm    ? norm(TensorRole::PostAttentionNorm, h)
             : layout == BlockLayout::Sandwich ? norm(TensorRole::PreFeedforwardNorm, h)
                                               : h;
-        torch::Tensor gate, up;
-        if (has(TensorRole::GateUpProj)) {  // Phi-3: rows gate | up
-            const torch::Tensor gu = proj(TensorRole::GateUpProj, x);
-            gate = gu.narrow(-1, 0, I);
-            up = gu.narrow(-1, I, I);
+        torch::Tensor out;
+        if (has(TensorRole::Router)) {  // a mixture of experts
+            out = experts(x, m_params[weightAt(TensorRole::Router)].tensor,
+                          m_params[weightAt(TensorRole::ExpertsGateUp)].tensor,
+                          m_params[weightAt(TensorRole::ExpertsDown)].tensor, train, aux, int64_t(i));
         } else {
-            gate = proj(TensorRole::GateProj, x);
-            up = proj(TensorRole::UpProj, x);
+            torch::Tensor gate, up;
+            if (has(TensorRole::GateUpProj)) {  // Phi-3: rows gate | up
+                const torch::Tensor gu = proj(TensorRole::GateUpProj, x);
+                gate = gu.narrow(-1, 0, I);
+                up = gu.narrow(-1, I, I);
+            } else {
+                gate = proj(TensorRole::GateProj, x);
+                up = proj(TensorRole::UpProj, x);
+            }
+            const torch::Tensor m = m_activation == Activation::Silu ? siluMul(gate, up)  // fused on CUDA
+                                                                     : applyActivation(m_activation, gate) * up;
+            out = proj(TensorRole::DownProj, m);
         }
-        const torch::Tensor m = m_activation == Activation::Silu ? siluMul(gate, up)  // fused on CUDA
-                                                                 : applyActivation(m_activation, gate) * up;
-        torch::Tensor out = proj(TensorRole::DownProj, m);
         if (layout != BlockLayout::PreNorm) out = norm(TensorRole::PostFeedforwardNorm, out);
         if (residualDropout > 0) out = torch::dropout(out, residualDropout, true);
         if (m_arch.residualMultiplier != 1.0) out = out * m_arch.residualMultiplier;
         return h + out;
     }
 
+    // A sparse layer's feed-forward on x (B, T, C): the router's top k, the experts grouped, their weighted sum.
+    torch::Tensor experts(const torch::Tensor& x, const torch::Tensor& router, const torch::Tensor& gateUp,
+                          const torch::Tensor& down, bool train, RouterAuxLoss* aux, int64_t layer) const {
+        const MoeArch& moe = m_arch.moe;
+        torch::Tensor flat = x.reshape({-1, x.size(-1)});
+        if (train && moe.jitterNoise > 0)  // Mixtral: the router and the experts see the jittered states
+            flat = flat * torch::empty_like(flat).uniform_(1.0 - moe.jitterNoise, 1.0 + moe.jitterNoise);
+        RouterOptions options;
+        options.topK = int(moe.topK);
+        options.normalizeTopK = moe.normalizeTopK;
+        options.weightsInLogitsDtype = m_family.moe == MoeKind::Qwen3Moe;
+        const Routing routing = routeSoftmaxTopK(flat, router, options);
+        torch::Tensor out = groupedSwigluExperts(flat, routing, gateUp, down).view(x.sizes());
+        return aux ? aux->attach(out, routing.logits, layer) : out;
+    }
+
     void declareParameters() {
-        m_weightSlot.fill(kNone);
-        m_biasSlot.fill(kNone);
         int currentLayer = -1;
         for (const ArchTensor& t : decoderTensors(m_arch)) {
             if (t.layer != currentLayer && t.layer >= 0) {
                 m_blockBase.push_back(m_specs.size());
                 currentLayer = t.layer;
+                m_weightSlot.emplace_back().fill(kNone);
+                m_biasSlot.emplace_back().fill(kNone);
             }
             if (t.layer < 0 && currentLayer >= 0) {  // past the blocks: model.norm, lm_head
                 m_blockBase.push_back(m_specs.size());
                 currentLayer = -2;
             }
-            if (t.layer == 0) {  // every block has block 0's layout
-                auto& slots = t.bias ? m_biasSlot : m_weightSlot;
-                slots[size_t(t.role)] = int(m_specs.size() - m_blockBase[0]);
+            if (t.layer >= 0) {  // a role's offset in its block (Qwen3-MoE's dense and sparse blocks differ)
+                auto& slots = t.bias ? m_biasSlot.back() : m_weightSlot.back();
+                slots[size_t(t.role)] = int(m_specs.size() - m_blockBase.back());
             }
             ParamSpec s;
             s.name = t.name;
@@ -296,12 +336,14 @@ private:
                                                    : ParamInit::Ones;
             s.stddev = s.init == ParamInit::Normal ? m_arch.initializerRange : 0.0;
             s.shapeFrom = t.shapeFrom;
+            s.pieces = t.pieces;
             if (t.name.starts_with("model.")) {
                 s.aliases = {t.name.substr(6)};  // base-model checkpoints
                 for (const std::string& p : m_arch.languageModelPrefixes) s.aliases.push_back(p + t.name.substr(6));
             } else if (!m_arch.languageModelPrefixes.empty()) {
                 s.aliases = {"language_model." + t.name};  // an untied lm_head inside the wrapper
             }
+            if (!t.alias.empty()) s.aliases.push_back(t.alias);
             m_specs.push_back(std::move(s));
         }
         if (m_arch.numLayers == 0 || m_blockBase.size() != size_t(m_arch.numLayers) + 1)
@@ -312,7 +354,8 @@ private:
     const DecoderFamily& m_family;
     Activation m_activation = Activation::Silu;
     std::vector<size_t> m_blockBase;  // index of each block's first parameter; last entry = model.norm.weight
-    std::array<int, kRoles> m_weightSlot{}, m_biasSlot{};  // offset of each role's weight / bias in a block
+    std::vector<std::array<int, kRoles>> m_weightSlot, m_biasSlot;  // per block: each role's weight / bias offset
+    std::optional<RouterStats> m_lastRouting;                       // a mixture of experts' last forward
 };
 
 }  // namespace

@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "core/arch/decoder_arch.h"
 #include "core/arch/hf_config.h"
 #include "core/model/language_model.h"
 
@@ -36,6 +37,9 @@ struct ParamSpec {
     bool initIfMissing = false;          // a task head a base checkpoint lacks: initialised fresh (with a load warning)
     LayerKind layer = LayerKind::Other;  // set on the ".weight" spec of Linear / Conv1D layers
     bool outputHead = false;             // the output layer PEFT's "all-linear" leaves out (lm_head, classifier)
+    // When a checkpoint has the tensor under none of its names: the pieces it may hold it in instead (stacked
+    // experts, one tensor per expert and projection); saveHfModel writes it so too, as transformers does.
+    std::vector<StoredPiece> pieces;
 };
 
 class HfModel : public LanguageModel {

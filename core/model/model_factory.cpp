@@ -206,13 +206,55 @@ Quant4LoadOptions quant4LoadOptions(const std::string& quantType, bool doubleQua
 
 namespace {
 
-// Every parameter spec matched to a checkpoint tensor (its name or an alias), in the specs' order; null where a spec
-// may start fresh (noted in the model's load warnings). All problems are collected before failing: a missing tensor,
-// a shape or dtype unlike config.json's, and (strict) a tensor the model does not use.
-std::vector<const WeightTensor*> matchCheckpointTensors(HfModel& model, const ModelWeights& ck, bool folderQuantized,
-                                                        const ModelLoadOptions& opts, const fs::path& dir) {
+// Where a parameter is in the checkpoint: one tensor, or the pieces it is stored in (ParamSpec::pieces); neither
+// when it starts fresh.
+struct TensorSource {
+    const WeightTensor* whole = nullptr;
+    std::vector<std::pair<const WeightTensor*, const StoredPiece*>> pieces;
+};
+
+// A spec the checkpoint holds in pieces: every piece found with the shape of its rows, else the problems. Returns
+// false when the checkpoint has none of the pieces (the spec is then simply missing).
+bool matchPieces(const ParamSpec& spec, const ModelWeights& ck, TensorSource& source, std::set<std::string>& used,
+                 std::vector<std::string>& problems) {
+    std::vector<std::string> missing;
+    for (const StoredPiece& piece : spec.pieces) {
+        auto it = ck.tensors.find(piece.name);
+        if (it == ck.tensors.end()) {
+            missing.push_back(piece.name);
+            continue;
+        }
+        source.pieces.emplace_back(&it->second, &piece);
+    }
+    if (source.pieces.empty()) return false;
+    if (!missing.empty()) {
+        problems.push_back("tensor '" + spec.name + "' (" + spec.shapeFrom + ") is stored in pieces, " +
+                           std::to_string(missing.size()) + " of them missing: '" + missing.front() + "'" +
+                           (missing.size() > 1 ? " and " + std::to_string(missing.size() - 1) + " more" : ""));
+        source.pieces.clear();
+        return true;
+    }
+    for (const auto& [t, piece] : source.pieces) {
+        used.insert(piece->name);
+        const std::vector<int64_t> want{piece->rows, spec.shape.back()};
+        if (t->entry->shape != want)
+            problems.push_back("tensor '" + piece->name + "': expected shape " + shapeText(want) + " (a piece of " +
+                               spec.name + ", " + spec.shapeFrom + " from config.json), found " +
+                               shapeText(t->entry->shape) + " in " + t->file->path().string());
+        else if (!c10::isFloatingType(toTorchDtype(t->entry->dtype)))
+            problems.push_back("tensor '" + piece->name + "': dtype " + std::string(dtypeName(t->entry->dtype)) +
+                               " in " + t->file->path().string() + " is not a floating-point type");
+    }
+    return true;
+}
+
+// Every parameter spec matched to a checkpoint tensor (its name, an alias, or its pieces), in the specs' order; empty
+// where a spec may start fresh (noted in the model's load warnings). All problems are collected before failing: a
+// missing tensor, a shape or dtype unlike config.json's, and (strict) a tensor the model does not use.
+std::vector<TensorSource> matchCheckpointTensors(HfModel& model, const ModelWeights& ck, bool folderQuantized,
+                                                 const ModelLoadOptions& opts, const fs::path& dir) {
     std::vector<std::string> problems;
-    std::vector<const WeightTensor*> sources;
+    std::vector<TensorSource> sources;
     std::set<std::string> used;
     for (const ParamSpec& spec : model.parameterSpecs()) {
         const WeightTensor* found = nullptr;
@@ -227,15 +269,18 @@ std::vector<const WeightTensor*> matchCheckpointTensors(HfModel& model, const Mo
                 break;
             }
         }
-        sources.push_back(found);
+        sources.push_back({found, {}});
+        if (!found && !spec.pieces.empty() && matchPieces(spec, ck, sources.back(), used, problems)) continue;
         if (!found && spec.initIfMissing) {
             model.mutableInfo().loadWarnings.push_back("tensor '" + spec.name +
                                                        "' is not in the checkpoint: newly initialised");
             continue;
         }
         if (!found) {
-            problems.push_back("tensor '" + spec.name + "' is missing (expected shape " + shapeText(spec.shape) +
-                               " = " + spec.shapeFrom + ")");
+            problems.push_back(
+                "tensor '" + spec.name + "' is missing (expected shape " + shapeText(spec.shape) + " = " +
+                spec.shapeFrom +
+                (spec.pieces.empty() ? "" : ", or in pieces such as '" + spec.pieces.front().name + "'") + ")");
             continue;
         }
         used.insert(foundName);
@@ -267,6 +312,17 @@ std::vector<const WeightTensor*> matchCheckpointTensors(HfModel& model, const Mo
                           (dir / "config.json").string() + " (model_type \"" + info.modelType + "\"):\n  - " +
                           joined(problems, "\n  - "));
     return sources;
+}
+
+// A parameter read in the run's dtype on the load's device: its tensor, or its pieces put in place.
+torch::Tensor readParameter(const TensorSource& src, const ParamSpec& spec, const ModelLoadOptions& opts) {
+    if (src.whole) return loadTensorReleasing(src.whole->file, *src.whole->entry, opts.dtype, opts.device);
+    torch::Tensor t = torch::empty(spec.shape, torch::TensorOptions().dtype(opts.dtype).device(opts.device));
+    for (const auto& [w, piece] : src.pieces)
+        t.select(0, piece->expert)
+            .narrow(0, piece->row, piece->rows)
+            .copy_(loadTensorReleasing(w->file, *w->entry, opts.dtype, opts.device));
+    return t;
 }
 
 // A weight the folder holds 4-bit (bitsandbytes' packed codes and quant_state), on the load's device.
@@ -314,7 +370,7 @@ std::unique_ptr<LanguageModel> loadPretrainedModel(const fs::path& dir, const Mo
     // 4-bit weights: those the folder holds 4-bit (config.json's quantization_config, checked by HfConfig::load),
     // and with model.quantization those quantized as they load.
     const bool folderQuantized = config.has({"quantization_config"});
-    const std::vector<const WeightTensor*> sources = matchCheckpointTensors(*model, ck, folderQuantized, opts, dir);
+    const std::vector<TensorSource> sources = matchCheckpointTensors(*model, ck, folderQuantized, opts, dir);
 
     std::vector<torch::Tensor> tensors;
     tensors.reserve(sources.size());
@@ -324,7 +380,7 @@ std::unique_ptr<LanguageModel> loadPretrainedModel(const fs::path& dir, const Mo
         auto gen = at::make_generator<at::CPUGeneratorImpl>(opts.initSeed);
         const auto& specs = model->parameterSpecs();
         for (size_t i = 0; i < sources.size(); ++i) {
-            const WeightTensor* src = sources[i];
+            const WeightTensor* src = sources[i].whole;  // a tensor stored whole (4-bit ones are)
             const ParamSpec& spec = specs[i];
             const bool savedFourBit = src && folderQuantized && savedQuantized(ck, src->entry->name);
             if (savedFourBit || (src && opts.quantize4bit && quantizedOnLoad(spec, *opts.quantize4bit))) {
@@ -337,7 +393,8 @@ std::unique_ptr<LanguageModel> loadPretrainedModel(const fs::path& dir, const Mo
             }
             // Converted chunk by chunk; the mapped source pages leave the resident set as they are copied.
             torch::Tensor t =
-                src ? loadTensorReleasing(src->file, *src->entry, opts.dtype, opts.device)
+                src || !sources[i].pieces.empty()
+                    ? readParameter(sources[i], spec, opts)
                     : initTensor(spec, gen).to(torch::TensorOptions().dtype(opts.dtype).device(opts.device));
             tensors.push_back(opts.partition ? opts.partition(i, t) : t);  // stage 3: only this rank's part is kept
         }
@@ -387,6 +444,28 @@ std::string torchDtypeConfigName(torch::Dtype dtype) {
     }
 }
 
+namespace {
+
+// The tensors as transformers saves them: a parameter with stored pieces (stacked experts) as those pieces.
+std::vector<NamedTensor> storedTensors(LanguageModel& model) {
+    const auto* hf = dynamic_cast<const HfModel*>(&model);
+    std::vector<NamedTensor> out;
+    const std::vector<NamedTensor>& params = model.parameters();
+    for (size_t i = 0; i < params.size(); ++i) {
+        const ParamSpec* spec = hf ? &hf->parameterSpecs().at(i) : nullptr;
+        if (!spec || spec->pieces.empty()) {
+            out.push_back(params[i]);
+            continue;
+        }
+        const torch::Tensor t = params[i].tensor.detach();
+        for (const StoredPiece& piece : spec->pieces)
+            out.push_back({piece.name, t.select(0, piece.expert).narrow(0, piece.row, piece.rows).contiguous()});
+    }
+    return out;
+}
+
+}  // namespace
+
 void saveHfModel(LanguageModel& model, const fs::path& dir, torch::Dtype dtype) {
     const std::string dtypeName = torchDtypeConfigName(dtype);
     const ModelInfo& info = model.info();
@@ -402,7 +481,7 @@ void saveHfModel(LanguageModel& model, const fs::path& dir, torch::Dtype dtype) 
     if (!info.architecture.empty()) config["architectures"] = nlohmann::json::array({info.architecture});
     if (!info.modelType.empty()) config["model_type"] = info.modelType;
     // Weights first: a folder whose config.json is new always has matching weights next to it.
-    saveSafetensors(dir / "model.safetensors", model.parameters(), {{"format", "pt"}}, dtype);
+    saveSafetensors(dir / "model.safetensors", storedTensors(model), {{"format", "pt"}}, dtype);
     writeFileAtomic(dir / "config.json", config.dump(2) + "\n");
 }
 

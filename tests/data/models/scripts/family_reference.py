@@ -2,7 +2,8 @@
 """Per-family reference numerics from Hugging Face transformers, generated at test time (tests/core/model).
 
   family_reference.py make OUT_ROOT   one tiny random model per decoder family (qwen3, gemma2, gemma3_text, phi3,
-                                      olmo2, and the first five as a control), save_pretrained()s it to OUT_ROOT/<case>/
+                                      olmo2, granite, smollm3, the mixtures of experts mixtral and qwen3_moe, and
+                                      the first three as a control), save_pretrained()s it to OUT_ROOT/<case>/
                                       and writes there inputs.safetensors (a padded batch: input_ids, attention_mask,
                                       labels; a packed row: packed_ids, position_ids) and reference.safetensors (fp32
                                       logits of the padded batch, grad.<name> of its loss for every parameter, the
@@ -60,6 +61,13 @@ CASES = {
     # the four scalars set apart from 1
     "granite": ("granite", base(embedding_multiplier=6.0, attention_multiplier=0.1, residual_multiplier=0.4,
                                 logits_scaling=3.0, mlp_bias=True), 20),
+    # mixture of experts: 4 experts, 2 per token, the load-balancing loss in the loss (weighted so that it shows)
+    "mixtral": ("mixtral", base(num_local_experts=4, num_experts_per_tok=2, output_router_logits=True,
+                                router_aux_loss_coef=0.05), 20),
+    # 4 experts of their own width, the top 2 renormalised, layer 1 dense (mlp_only_layers), the auxiliary loss on
+    "qwen3_moe": ("qwen3_moe", base(head_dim=16, num_hidden_layers=3, num_experts=4, num_experts_per_tok=2,
+                                    moe_intermediate_size=24, mlp_only_layers=[1], norm_topk_prob=True,
+                                    output_router_logits=True, router_aux_loss_coef=0.05), 20),
     # every second layer without RoPE, and windowed (window < seq)
     "smollm3": ("smollm3", base(num_hidden_layers=4, no_rope_layer_interval=2, use_sliding_window=True,
                                 sliding_window=6, pad_token_id=0, tie_word_embeddings=True), 20),
