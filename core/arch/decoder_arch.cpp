@@ -550,4 +550,15 @@ std::vector<ArchTensor> decoderTensors(const DecoderArch& a) {
     return out;
 }
 
+std::map<std::string, std::vector<StoredPiece>> storedPieces(const nlohmann::json& config, const std::string& source) {
+    std::map<std::string, std::vector<StoredPiece>> out;
+    if (!config.is_object() || !config.contains("model_type") || !config["model_type"].is_string()) return out;
+    const HfConfig hf(config, source);
+    const DecoderFamily* f = findDecoderFamily(languageModelConfig(hf).requireString({"model_type"}));
+    if (!f || f->moe == MoeKind::None) return out;
+    for (ArchTensor& t : decoderTensors(resolveDecoderArch(hf)))
+        if (!t.pieces.empty()) out[t.name] = std::move(t.pieces);
+    return out;
+}
+
 }  // namespace fts

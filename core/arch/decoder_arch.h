@@ -4,6 +4,7 @@
 // tensor list is in transformers' named_parameters() order and its sum is transformers' num_parameters().
 #pragma once
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -118,5 +119,9 @@ struct ArchTensor {
 
 // Every parameter tensor, in named_parameters() order (tied lm_head left out).
 std::vector<ArchTensor> decoderTensors(const DecoderArch& arch);
+
+// The tensors a model's checkpoints keep in pieces (ArchTensor::pieces), by parameter name, from its config.json
+// (`source` names it in errors); empty for a model type that keeps none (or is not a decoder family).
+std::map<std::string, std::vector<StoredPiece>> storedPieces(const nlohmann::json& config, const std::string& source);
 
 }  // namespace fts

@@ -235,7 +235,10 @@ torch::Tensor batchLossSum(const LanguageModel& model, const torch::Tensor& logi
     return model.loss(logits, batch.labels) * double(batch.lossTokens);
 }
 
-torch::Tensor forwardLossSum(LanguageModel& model, const TrainBatch& batch, bool chunked, int64_t chunkRows) {
+namespace {
+
+// The token loss summed over the batch's counted predictions (forwardLossSum without a router's loss).
+torch::Tensor forwardTokenLossSum(LanguageModel& model, const TrainBatch& batch, bool chunked, int64_t chunkRows) {
     const ModelTask task = model.info().task;
     if (!chunked || task == ModelTask::SequenceClassification)
         return batchLossSum(model, forwardBatch(model, batch).to(torch::kFloat32), batch);
@@ -268,6 +271,17 @@ torch::Tensor forwardLossSum(LanguageModel& model, const TrainBatch& batch, bool
                     c10::str(labels.sizes()));
     return chunkedHeadCrossEntropy(out, head->weight, head->bias, labels, TokenLossReduction::Mean, dtype, chunkRows) *
            double(batch.lossTokens);
+}
+
+}  // namespace
+
+torch::Tensor forwardLossSum(LanguageModel& model, const TrainBatch& batch, bool chunked, int64_t chunkRows) {
+    torch::Tensor sum = forwardTokenLossSum(model, batch, chunked, chunkRows);
+    // A mixture of experts' load-balancing loss (output_router_logits), weighted by the batch's share of the step's
+    // counted predictions: one micro-batch's step loss is transformers' loss + router_aux_loss_coef x aux_loss.
+    if (const auto routing = model.lastRouting(); routing && routing->auxLoss.defined())
+        sum = sum + routing->auxLoss.to(sum.device()) * (routing->auxLossCoef * double(batch.lossTokens));
+    return sum;
 }
 
 torch::Tensor causalLmLossSum(const torch::Tensor& logits, const torch::Tensor& labels) {

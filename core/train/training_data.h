@@ -77,7 +77,8 @@ torch::Tensor batchLossSum(const LanguageModel& model, const torch::Tensor& logi
 // The batch's summed loss (batchLossSum of the float32 logits) from one forward pass. With `chunked`
 // (model.chunked_loss) an LM head's projection and cross-entropy run chunk by chunk (chunked_head_loss.h), so the
 // (tokens x vocab) logits never exist; classifiers, and output layers carrying a LoRA adapter, take the logits path.
-// chunkRows > 0 fixes the rows per chunk (tests); 0: chunkRowsFor the vocabulary and device.
+// chunkRows > 0 fixes the rows per chunk (tests); 0: chunkRowsFor the vocabulary and device. A mixture of experts
+// whose config sets output_router_logits adds router_aux_loss_coef x its load-balancing loss x lossTokens.
 torch::Tensor forwardLossSum(LanguageModel& model, const TrainBatch& batch, bool chunked, int64_t chunkRows = 0);
 
 // Sum of the causal-LM cross entropy over the batch's counted predictions (logits[:, t] vs labels[:, t+1],

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <limits>
 
+#include "core/arch/decoder_arch.h"
 #include "core/weights/safetensors.h"
 #include "core/model/language_model.h"
 #include "core/model/safetensors_torch.h"
@@ -46,6 +47,8 @@ void exportZero3Checkpoint(const nlohmann::json& st, const fs::path& dir, const 
                               " elements (" + stateFile.string() + ": zero3_partition.shard_elements)");
         shards.push_back(std::move(s));
     }
+    nlohmann::json config = parseJson(readFile(dir / "config.json"));
+    const std::map<std::string, std::vector<StoredPiece>> pieces = storedPieces(config, (dir / "config.json").string());
     std::vector<TensorView> views;
     const SafetensorsDtype outType = toSafetensorsDtype(dtype);
     if (!part.contains("params") || !part["params"].is_array())
@@ -72,22 +75,43 @@ void exportZero3Checkpoint(const nlohmann::json& st, const fs::path& dir, const 
         if (numel != shapeNumel || offset < 0 || chunk < 0 || offset > shardElems || chunk > shardElems - offset ||
             chunk < numel / world + (numel % world != 0 ? 1 : 0))
             throw FormatError(entry + " does not fit the shards");
-        v.fill = [&shards, numel, chunk, offset, dtype](const ByteSink& sink) {
-            for (size_t q = 0; q < shards.size(); ++q) {
-                const int64_t lo = std::min<int64_t>(numel, int64_t(q) * chunk), len = std::min(chunk, numel - lo);
-                if (len <= 0) break;
-                const float* src = static_cast<const float*>(shards[q].file->data(*shards[q].master)) + offset;
-                torch::Tensor piece =
-                    torch::from_blob(const_cast<float*>(src), {len}, torch::kFloat32).to(dtype).contiguous();
-                sink(piece.data_ptr(), size_t(piece.nbytes()));
-            }
+        // Elements [from, to) of the parameter, flat: rank q holds [q * chunk, (q + 1) * chunk) at `offset`.
+        auto fillRange = [&shards, chunk, offset, dtype](int64_t from, int64_t to) {
+            return [&shards, chunk, offset, dtype, from, to](const ByteSink& sink) {
+                for (size_t q = 0; q < shards.size(); ++q) {
+                    const int64_t lo = std::max(from, int64_t(q) * chunk), hi = std::min(to, int64_t(q + 1) * chunk);
+                    if (hi <= lo) continue;
+                    const float* src = static_cast<const float*>(shards[q].file->data(*shards[q].master)) + offset +
+                                       (lo - int64_t(q) * chunk);
+                    torch::Tensor piece =
+                        torch::from_blob(const_cast<float*>(src), {hi - lo}, torch::kFloat32).to(dtype).contiguous();
+                    sink(piece.data_ptr(), size_t(piece.nbytes()));
+                }
+            };
         };
-        views.push_back(std::move(v));
+        const auto stored = pieces.find(v.name);
+        if (stored == pieces.end() || v.shape.size() != 3) {
+            v.fill = fillRange(0, numel);
+            views.push_back(std::move(v));
+            continue;
+        }
+        // Saved in pieces, as transformers saves stacked experts: each piece is a contiguous run of rows.
+        const int64_t rowsPerSlice = v.shape[1], width = v.shape[2];
+        for (const StoredPiece& piece : stored->second) {
+            if (piece.expert >= v.shape[0] || piece.row + piece.rows > rowsPerSlice)
+                throw FormatError(entry + " does not have the shape its model's config.json gives it");
+            TensorView pv;
+            pv.name = piece.name;
+            pv.dtype = outType;
+            pv.shape = {piece.rows, width};
+            const int64_t from = (piece.expert * rowsPerSlice + piece.row) * width;
+            pv.fill = fillRange(from, from + piece.rows * width);
+            views.push_back(std::move(pv));
+        }
     }
     std::error_code ec;
     fs::create_directories(outDir, ec);
     if (!fs::is_directory(outDir, ec)) throw IoError(outDir.string() + ": cannot create the output folder");
-    nlohmann::json config = parseJson(readFile(dir / "config.json"));
     const std::string dtypeName = torchDtypeConfigName(dtype);
     config["torch_dtype"] = dtypeName;
     if (config.contains("dtype")) config["dtype"] = dtypeName;

@@ -1,6 +1,7 @@
 // `fts train` end to end on every decoder family core/arch describes beyond the quick-start's GPT-2 (tiny random
 // models over the quick-start tokenizer, Gloo on the CPU): ZeRO stage 3 on 2 ranks with activation checkpointing and
-// stage 2 on 2 ranks give stage 0's losses on one rank at every step (stage 3: the same final weights); a run stopped
+// stage 2 on 2 ranks give stage 0's losses on one rank at every step (stage 3: the same final weights; a mixture of
+// experts with its load-balancing loss: stage 0's on 2 ranks, whose micro-batches are the same); a run stopped
 // after 3 steps and resumed equals one run straight, to the bit; fp16 with a dynamic loss scale trains; the run's
 // final/ folder loads back and LoRA (all-linear) in bf16 with the chunked loss trains over it.
 // LibTorch before Qt: Qt's `slots` keyword macro would otherwise break LibTorch's headers.
@@ -62,10 +63,18 @@ json familyConfig(const std::string& type) {
         c["embedding_multiplier"] = 4.0, c["attention_multiplier"] = 0.2, c["residual_multiplier"] = 0.5,
         c["logits_scaling"] = 2.0;
     if (type == "smollm3") c["no_rope_layer_interval"] = 2, c["use_sliding_window"] = true, c["sliding_window"] = 8;
+    // mixtures of experts; Qwen3-MoE with the load-balancing loss in the loss (its gradient crosses ZeRO-3's
+    // checkpointed blocks)
+    if (type == "mixtral") c["num_local_experts"] = 4, c["num_experts_per_tok"] = 2;
+    if (type == "qwen3_moe")
+        c["head_dim"] = 16, c["num_experts"] = 4, c["num_experts_per_tok"] = 2, c["moe_intermediate_size"] = 24,
+        c["num_hidden_layers"] = 3, c["mlp_only_layers"] = json::array({1}), c["norm_topk_prob"] = true,
+        c["output_router_logits"] = true, c["router_aux_loss_coef"] = 0.05;
     return c;
 }
 
-const std::vector<std::string> kFamilies = {"qwen3", "gemma2", "gemma3_text", "phi3", "olmo2", "granite", "smollm3"};
+const std::vector<std::string> kFamilies = {"qwen3",   "gemma2",  "gemma3_text", "phi3",     "olmo2",
+                                            "granite", "smollm3", "mixtral",     "qwen3_moe"};
 
 }  // namespace
 
@@ -107,11 +116,16 @@ private slots:
         fts::testing::writeTinyModelAndData(dir);  // the stories (and a GPT-2 folder this test does not use)
         const fs::path model = writeModel(type);
         const json modelPatch = {{"model", {{"path", model.string()}, {"init", "random"}}}};
-        const fs::path one = fts::testing::writeConfig(dir, "one", 1, 0, modelPatch);
+        // The load-balancing loss is a function of each micro-batch's tokens (as in transformers), so with it the
+        // reference is stage 0 over the same micro-batches: 2 ranks; without it, 1 rank.
+        const bool routerLoss = familyConfig(type).value("output_router_logits", false);
+        const int referenceRanks = routerLoss ? 2 : 1;
+        const fs::path one = fts::testing::writeConfig(dir, "one", referenceRanks, 0, modelPatch);
         const fs::path three = fts::testing::writeConfig(
             dir, "z3", 2, 3,
             {{"model", {{"path", model.string()}, {"init", "random"}, {"activation_checkpointing", true}}}});
-        CliResult r = runFts({"train", q(one), "--store", q(dir / "one.sqlite"), "--quiet"});
+        CliResult r = runFts(
+            {"train", q(one), "--store", q(dir / "one.sqlite"), "--quiet", "--nproc", QString::number(referenceRanks)});
         QVERIFY2(r.exitCode == 0, qPrintable(r.err));
         r = runFts({"train", q(three), "--store", q(dir / "z3.sqlite"), "--quiet", "--nproc", "2"});
         QVERIFY2(r.exitCode == 0, qPrintable(r.err));
@@ -124,10 +138,19 @@ private slots:
         for (size_t i = 0; i < lossA.size(); ++i) worst = std::max(worst, std::abs(lossB[i] - lossA[i]) / lossA[i]);
         const double w = relL2(fts::loadSafetensors(dir / "z3-out" / "final" / "model.safetensors"),
                                fts::loadSafetensors(dir / "one-out" / "final" / "model.safetensors"));
-        qInfo("%s: stage 3 on 2 ranks + checkpointing vs stage 0: worst loss rel. diff %.3g, weights rel. L2 %.3g",
-              type.c_str(), worst, w);
+        qInfo(
+            "%s: stage 3 on 2 ranks + checkpointing vs stage 0 on %d: worst loss rel. diff %.3g, weights rel. L2 "
+            "%.3g",
+            type.c_str(), referenceRanks, worst, w);
         QVERIFY2(worst <= 1e-5, qPrintable(QString::number(worst)));
         QVERIFY2(w <= 1e-5, qPrintable(QString::number(w)));
+        if (routerLoss) {  // logged beside the loss, equal too
+            const auto auxA = series(a, a.listRuns().at(0).id, "aux_loss"),
+                       auxB = series(b, b.listRuns().at(0).id, "aux_loss");
+            QVERIFY2(!auxA.empty() && auxA.size() == auxB.size(), "aux_loss logged on both");
+            for (size_t i = 0; i < auxA.size(); ++i) QVERIFY(std::abs(auxA[i] - auxB[i]) <= 1e-5 * auxA[i]);
+            QVERIFY2(auxA.front() >= 1.0 - 1e-6, "the load-balancing loss is at least 1 (1 = perfectly balanced)");
+        }
 
         // ZeRO-2 on 2 ranks: stage 0's losses too.
         r = runFts({"train", q(fts::testing::writeConfig(dir, "z2", 2, 2, modelPatch)), "--store", q(dir / "z2.sqlite"),
