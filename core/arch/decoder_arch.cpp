@@ -108,7 +108,7 @@ void readOptions(const HfConfig& c, const DecoderFamily& f, DecoderArch& a) {
         case BiasRule::None:
             break;
         case BiasRule::AttentionBiasKey:
-            a.qkvBias = a.oBias = c.getBool({"attention_bias"}, false);
+            a.qkvBias = a.oBias = c.getBool({"attention_bias"}, f.attentionBiasDefault);
             break;
         case BiasRule::QkvAlways:
             a.qkvBias = true;
@@ -274,6 +274,13 @@ void readMoe(const HfConfig& c, const DecoderFamily& f, DecoderArch& a) {
     m.auxLossCoef = c.getDouble({"router_aux_loss_coef"}, 0.001);
     if (!std::isfinite(m.auxLossCoef) || m.auxLossCoef < 0)
         c.fail("router_aux_loss_coef", "must be a finite number >= 0");
+    if (f.moe == MoeKind::GptOss) {
+        m.swigluAlpha = c.getDouble({"swiglu_alpha"}, 1.702);
+        m.swigluLimit = c.getDouble({"swiglu_limit"}, 7.0);
+        if (!std::isfinite(m.swigluAlpha)) c.fail("swiglu_alpha", "must be a finite number");
+        if (!(m.swigluLimit > 0) || !std::isfinite(m.swigluLimit))
+            c.fail("swiglu_limit", "must be a finite number > 0");
+    }
     if (f.moe == MoeKind::Mixtral) {
         m.jitterNoise = c.getDouble({"router_jitter_noise"}, 0.0);
         if (!(m.jitterNoise >= 0 && m.jitterNoise < 1)) c.fail("router_jitter_noise", "must be in [0, 1)");
@@ -350,7 +357,16 @@ void readRopes(const HfConfig& c, const DecoderFamily& f, DecoderArch& a) {
     if (f.longRopeOriginal) original = positiveInt(c, "original_max_position_embeddings", 4096);
     // The family's default base when the config names none (rope_theta absent and no dict).
     const nlohmann::json& j = c.json();
-    RopeConfig r = parseRopeConfig(c, a.headDim, a.maxPositions, original);
+    auto hasDict = [&](const char* k) { return j.contains(k) && j[k].is_object() && !j[k].empty(); };
+    RopeConfig r;
+    if (!f.defaultRope.empty() && !hasDict("rope_scaling") && !hasDict("rope_parameters")) {
+        // gpt-oss's __post_init__: its YaRN parameters when config.json gives none
+        nlohmann::json withDefault = j;
+        withDefault["rope_parameters"] = nlohmann::json::parse(f.defaultRope);
+        r = parseRopeConfig(HfConfig(std::move(withDefault), c.source()), a.headDim, a.maxPositions, original);
+    } else {
+        r = parseRopeConfig(c, a.headDim, a.maxPositions, original);
+    }
     const bool named =
         j.contains("rope_theta") ||
         (j.contains("rope_parameters") && j["rope_parameters"].is_object() &&
@@ -372,7 +388,33 @@ void readRopes(const HfConfig& c, const DecoderFamily& f, DecoderArch& a) {
 
 // A sparse layer's router and experts in named_parameters() order (Mixtral: router first; Qwen3-MoE: experts first),
 // with the per-expert pieces its checkpoints hold.
+void addGptOssExperts(const DecoderArch& a, const std::string& p, int layer, std::vector<ArchTensor>& out) {
+    const int64_t E = a.moe.experts, I = a.moe.intermediate, C = a.hiddenSize;
+    const std::string e = "num_local_experts";
+    auto add = [&](std::string name, std::vector<int64_t> shape, TensorRole role, bool bias, std::string from) {
+        ArchTensor t{p + name,
+                     std::move(shape),
+                     role,
+                     bias,
+                     layer,
+                     false,
+                     "",
+                     std::move(from),
+                     bias ? TensorInit::Zeros : TensorInit::Normal};
+        t.mxfp4 = !bias && role != TensorRole::Router;
+        out.push_back(std::move(t));
+    };
+    add("mlp.router.weight", {E, C}, TensorRole::Router, false, e + " x hidden_size");
+    add("mlp.router.bias", {E}, TensorRole::Router, true, e);
+    add("mlp.experts.gate_up_proj", {E, C, 2 * I}, TensorRole::ExpertsGateUp, false,
+        e + " x hidden_size x 2*intermediate_size");
+    add("mlp.experts.gate_up_proj_bias", {E, 2 * I}, TensorRole::ExpertsGateUp, true, e + " x 2*intermediate_size");
+    add("mlp.experts.down_proj", {E, I, C}, TensorRole::ExpertsDown, false, e + " x intermediate_size x hidden_size");
+    add("mlp.experts.down_proj_bias", {E, C}, TensorRole::ExpertsDown, true, e + " x hidden_size");
+}
+
 void addExperts(const DecoderArch& a, const std::string& p, int layer, std::vector<ArchTensor>& out) {
+    if (a.family->moe == MoeKind::GptOss) return addGptOssExperts(a, p, layer, out);
     const bool mixtral = a.family->moe == MoeKind::Mixtral;
     const int64_t E = a.moe.experts, I = a.moe.intermediate, C = a.hiddenSize;
     const std::string eFrom = a.moe.expertsKey, iFrom = mixtral ? "intermediate_size" : "moe_intermediate_size";
@@ -515,6 +557,11 @@ std::vector<ArchTensor> decoderTensors(const DecoderArch& a) {
             linear(p + "self_attn.k_proj", KD, C, TensorRole::KProj, i, a.qkvBias, kvFrom, "hidden_size");
             linear(p + "self_attn.v_proj", KD, C, TensorRole::VProj, i, a.qkvBias, kvFrom, "hidden_size");
             linear(p + "self_attn.o_proj", C, QD, TensorRole::OProj, i, a.oBias, "hidden_size", qFrom);
+        }
+        if (f.attentionSinks) {  // GptOssAttention declares its sinks first
+            add(p + "self_attn.sinks", {a.numHeads}, TensorRole::Sinks, i, "num_attention_heads", TensorInit::Normal);
+            const int attention = 4 + (a.qkvBias ? 3 : 0) + (a.oBias ? 1 : 0);  // q, k, v, o and their biases
+            std::rotate(out.end() - attention - 1, out.end() - 1, out.end());
         }
         if (f.qkNorm == QkNorm::PerHead) {
             norm(p + "self_attn.q_norm", D, TensorRole::QNorm, i, "head_dim");

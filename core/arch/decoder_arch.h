@@ -17,15 +17,16 @@ namespace fts {
 
 // The sparse feed-forward of a mixture-of-experts family (decoder_family.h: MoeKind); experts == 0 when dense.
 struct MoeArch {
-    int64_t experts = 0;            // num_local_experts / num_experts
-    std::string expertsKey;         // the config key that gave it, for messages
-    int64_t topK = 0;               // num_experts_per_tok
-    int64_t intermediate = 0;       // each expert's width (Qwen3-MoE: moe_intermediate_size; else intermediate_size)
-    bool normalizeTopK = true;      // the k weights rescaled to sum to 1 (Mixtral always; Qwen3-MoE: norm_topk_prob)
-    bool routerLogits = false;      // output_router_logits: the load-balancing loss joins the loss
-    double auxLossCoef = 0.001;     // router_aux_loss_coef
-    double jitterNoise = 0.0;       // router_jitter_noise (Mixtral): training inputs scaled by U(1 - j, 1 + j)
-    std::vector<bool> sparseLayer;  // per layer: experts (else the dense MLP of intermediate_size)
+    int64_t experts = 0;         // num_local_experts / num_experts
+    std::string expertsKey;      // the config key that gave it, for messages
+    int64_t topK = 0;            // num_experts_per_tok
+    int64_t intermediate = 0;    // each expert's width (Qwen3-MoE: moe_intermediate_size; else intermediate_size)
+    bool normalizeTopK = true;   // the k weights rescaled to sum to 1 (Mixtral always; Qwen3-MoE: norm_topk_prob)
+    bool routerLogits = false;   // output_router_logits: the load-balancing loss joins the loss
+    double auxLossCoef = 0.001;  // router_aux_loss_coef
+    double jitterNoise = 0.0;    // router_jitter_noise (Mixtral): training inputs scaled by U(1 - j, 1 + j)
+    double swigluAlpha = 1.702, swigluLimit = 7.0;  // gpt-oss's clamped SwiGLU
+    std::vector<bool> sparseLayer;                  // per layer: experts (else the dense MLP of intermediate_size)
 };
 
 struct DecoderArch {
@@ -81,7 +82,8 @@ enum class TensorRole {
     DownProj,
     Router,         // (experts, hidden): the mixture of experts' gate
     ExpertsGateUp,  // (experts, 2 x intermediate, hidden): each expert's gate rows, then its up rows
-    ExpertsDown,    // (experts, hidden, intermediate)
+    ExpertsDown,    // (experts, hidden, intermediate); gpt-oss: (experts, intermediate, hidden)
+    Sinks,          // (heads): gpt-oss's attention sinks
     InputNorm,
     PostAttentionNorm,
     PreFeedforwardNorm,
@@ -114,7 +116,8 @@ struct ArchTensor {
     // The pieces checkpoints store it in when not whole (transformers 5.23 saves Mixtral and Qwen3-MoE experts so);
     // empty: stored whole under `name`.
     std::vector<StoredPiece> pieces;
-    std::string alias;  // another name it is saved under (Mixtral: block_sparse_moe.gate.weight), or ""
+    std::string alias;   // another name it is saved under (Mixtral: block_sparse_moe.gate.weight), or ""
+    bool mxfp4 = false;  // may be saved in MXFP4 as <name>_blocks and <name>_scales (gpt-oss's experts)
 };
 
 // Every parameter tensor, in named_parameters() order (tied lm_head left out).

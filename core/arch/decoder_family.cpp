@@ -59,6 +59,9 @@ constexpr DecoderFamily llamaLike(std::string_view type, std::string_view arch) 
                          .experts = 0,
                          .topK = 0,
                          .expertsKey = "",
+                         .attentionSinks = false,
+                         .attentionBiasDefault = false,
+                         .defaultRope = "",
                          .loraTargets = kQv,
                          .chatTemplate = "",
                          .ggufArch = "llama"};
@@ -231,6 +234,7 @@ constexpr DecoderFamily makeSmolLM3() {
     f.maxPositions = 32768;
     f.tieEmbeddings = true;
     f.padTokenId = 128004;
+    f.ropeTheta = 2000000.0;  // SmolLM3Config.default_theta
     f.readsMlpBias = true;
     f.windows = WindowRule::NoRope;
     f.noRopeLayers = true;
@@ -277,9 +281,40 @@ constexpr DecoderFamily makeQwen3Moe() {
     return f;
 }
 
-constexpr DecoderFamily kDecoderFamilies[] = {makeLlama(),   makeMistral(),    makeQwen2(),   makeQwen3(),
-                                              makeGemma2(),  makeGemma3Text(), makePhi3(),    makeOlmo2(),
-                                              makeGranite(), makeSmolLM3(),    makeMixtral(), makeQwen3Moe()};
+// gpt-oss: biased attention with a learned sink per head, every other layer windowed (128 tokens), YaRN rotary
+// (32 x 4096 positions), 128 biased experts with a clamped SwiGLU, four per token, the top four logits softmaxed.
+constexpr DecoderFamily makeGptOss() {
+    DecoderFamily f = llamaLike("gpt_oss", "GptOssForCausalLM");
+    f.vocabSize = 201088;
+    f.hiddenSize = 2880;
+    f.intermediateSize = 2880;
+    f.numLayers = 36;
+    f.numHeads = 64;
+    f.kvHeads = 8;
+    f.headDim = 64;
+    f.maxPositions = 131072;
+    f.normEps = 1e-5;
+    f.ropeTheta = 150000.0;
+    f.attentionBiasDefault = true;
+    f.windows = WindowRule::LayerTypes;
+    f.defaultWindow = 128;
+    f.windowPattern = 2;
+    f.moe = MoeKind::GptOss;
+    f.experts = 128;
+    f.topK = 4;
+    f.expertsKey = "num_local_experts";
+    f.attentionSinks = true;
+    f.defaultRope = R"({"rope_type": "yarn", "factor": 32.0, "beta_fast": 32.0, "beta_slow": 1.0, "truncate": false, )"
+                    R"("original_max_position_embeddings": 4096})";
+    f.loraTargets = {};
+    f.chatTemplate = "";
+    f.ggufArch = "";
+    return f;
+}
+
+constexpr DecoderFamily kDecoderFamilies[] = {
+    makeLlama(), makeMistral(), makeQwen2(),   makeQwen3(),   makeGemma2(),   makeGemma3Text(), makePhi3(),
+    makeOlmo2(), makeGranite(), makeSmolLM3(), makeMixtral(), makeQwen3Moe(), makeGptOss()};
 
 }  // namespace
 

@@ -37,7 +37,10 @@ enum class WindowRule { None, Every, Qwen, LayerTypes, NoRope, Flag };
 //   Qwen3Moe  mlp.experts then mlp.gate, experts moe_intermediate_size wide, norm_topk_prob; the layers in
 //             mlp_only_layers or off decoder_sparse_step have a dense MLP (intermediate_size); checkpoints hold
 //             mlp.experts.N.gate_proj / up_proj / down_proj
-enum class MoeKind { None, Mixtral, Qwen3Moe };
+//   GptOss    mlp.router (weight and bias) then mlp.experts with biases, gate_up_proj (E, H, 2I) with gate and up
+//             interleaved, down_proj (E, I, H); the top k of the logits, then their softmax; clamped SwiGLU
+//             (swiglu_alpha, swiglu_limit); released checkpoints hold the experts in MXFP4 (<name>_blocks, _scales)
+enum class MoeKind { None, Mixtral, Qwen3Moe, GptOss };
 // Attention biases: none (no key); attention_bias on q/k/v/o; q/k/v always, o never (Qwen2). MLP biases: mlp_bias
 // where readsMlpBias (Llama).
 enum class BiasRule { None, AttentionBiasKey, QkvAlways };
@@ -84,7 +87,10 @@ struct DecoderFamily {
     bool partialRotary;       // partial_rotary_factor < 1 rotates the first features only (Phi-3); elsewhere refused
     MoeKind moe;              // the sparse feed-forward, if any
     int64_t experts, topK;    // the class defaults of the expert count and num_experts_per_tok
-    std::string_view expertsKey;  // "num_local_experts" (Mixtral) or "num_experts" (Qwen3-MoE; num_local_experts too)
+    std::string_view expertsKey;   // "num_local_experts" (Mixtral) or "num_experts" (Qwen3-MoE; num_local_experts too)
+    bool attentionSinks;           // a learned logit per head joins each query's softmax and is dropped (gpt-oss)
+    bool attentionBiasDefault;     // attention_bias when absent (gpt-oss: true)
+    std::string_view defaultRope;  // rope_parameters (JSON) when config.json has none (gpt-oss: its YaRN), or ""
     std::span<const std::string_view> loraTargets;  // PEFT's default target_modules for the model type
     std::string_view chatTemplate;                  // core/data/chat_template's kind it is released with
     std::string_view ggufArch;                      // llama.cpp's architecture name ("" = not exported)

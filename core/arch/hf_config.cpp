@@ -25,6 +25,7 @@ HfConfig HfConfig::load(const std::filesystem::path& configJson) {
     // GPTQ, AWQ, 8-bit and the rest do not. docs/qlora.md.
     if (const auto q = j.find("quantization_config"); q != j.end() && q->is_object()) {
         const std::string method = q->value("quant_method", std::string("unknown"));
+        if (method == "mxfp4") return HfConfig(std::move(j), configJson.string());  // experts dequantized on load
         const bool fourBit = (q->contains("load_in_4bit") && (*q)["load_in_4bit"] == true) ||
                              (q->contains("_load_in_4bit") && (*q)["_load_in_4bit"] == true);
         if (method != "bitsandbytes" || !fourBit)
@@ -34,6 +35,12 @@ HfConfig HfConfig::load(const std::filesystem::path& configJson) {
                               "the model's unquantized release (float32, bfloat16 or float16 weights)");
     }
     return HfConfig(std::move(j), configJson.string());
+}
+
+bool savedFourBit(const nlohmann::json& config) {
+    if (!config.is_object() || !config.contains("quantization_config")) return false;
+    const nlohmann::json& q = config["quantization_config"];
+    return q.is_object() && q.value("quant_method", std::string("bitsandbytes")) == "bitsandbytes";
 }
 
 HfConfig::HfConfig(nlohmann::json json, std::string source) : m_json(std::move(json)), m_source(std::move(source)) {}

@@ -52,4 +52,9 @@ private:
     std::string m_source;
 };
 
+// Whether config.json says its folder holds bitsandbytes' 4-bit weights (a quantization_config of quant_method
+// "bitsandbytes"), which load and stay 4-bit. gpt-oss's MXFP4 experts (quant_method "mxfp4") are dequantized on load:
+// not such a folder.
+bool savedFourBit(const nlohmann::json& config);
+
 }  // namespace fts

@@ -113,6 +113,32 @@ RopeConfig parseRopeDict(const HfConfig& config, const nlohmann::json& dict, con
             r.attentionFactor =
                 r.factor <= 1.0 ? 1.0 : std::sqrt(1.0 + std::log(r.factor) / std::log(double(r.originalMaxPositions)));
         }
+    } else if (r.type == "yarn") {
+        // transformers' _compute_yarn_parameters: factor and original_max_position_embeddings (absent: filled with
+        // max_position_embeddings, as standardize_rope_params does), beta_fast / beta_slow (0 or absent: 32 / 1),
+        // truncate (default true), attention_factor or its value from factor (and mscale / mscale_all_dim).
+        r.factor = num("factor", 1.0, true);
+        r.originalMaxPositions = int64_t(num("original_max_position_embeddings", double(maxPositions), false));
+        if (r.originalMaxPositions <= 0) config.fail(key, "\"original_max_position_embeddings\" must be > 0");
+        r.betaFast = num("beta_fast", 0.0, false);
+        r.betaSlow = num("beta_slow", 0.0, false);
+        if (r.betaFast == 0) r.betaFast = 32;
+        if (r.betaSlow == 0) r.betaSlow = 1;
+        if (const nlohmann::json* t = value("truncate")) {
+            if (!t->is_boolean()) config.fail(key, "\"truncate\": expected true or false, found " + t->dump());
+            r.truncate = t->get<bool>();
+        }
+        auto mscaleOf = [](double scale, double m) { return scale <= 1 ? 1.0 : 0.1 * m * std::log(scale) + 1.0; };
+        if (const nlohmann::json* af = value("attention_factor")) {
+            if (!af->is_number() || !(af->get<double>() > 0))
+                config.fail(key, "\"attention_factor\": expected a positive number, found " + af->dump());
+            r.attentionFactor = af->get<double>();
+        } else {
+            const double mscale = num("mscale", 0.0, false), mscaleAllDim = num("mscale_all_dim", 0.0, false);
+            r.attentionFactor = mscale != 0 && mscaleAllDim != 0
+                                    ? mscaleOf(r.factor, mscale) / mscaleOf(r.factor, mscaleAllDim)
+                                    : mscaleOf(r.factor, 1.0);
+        }
     } else {
         config.fail(key, "unsupported rope type \"" + r.type + "\" (supported: " + kSupportedRopeTypes + ")");
     }

@@ -1,6 +1,6 @@
 // Rotary position parameters read from config.json (torch-free): rope_parameters (transformers 5) or rope_scaling +
 // rope_theta (4.x), with transformers 5.23's precedence (a non-empty rope_scaling wins), partial rotary dimensions
-// and the types default, linear, dynamic (NTK), llama3 and longrope (Phi-3). core/model/rope.h turns them into
+// and the types default, linear, dynamic (NTK), llama3, longrope (Phi-3) and yarn (gpt-oss). core/model/rope.h turns them into
 // frequencies. Invariant: every value the formulas read is checked here, naming the key, before a weight is read.
 #pragma once
 #include <cstdint>
@@ -23,11 +23,13 @@ struct RopeConfig {
     int64_t maxPositions = 0;                          // max_position_embeddings (dynamic, longrope)
     int64_t dim = 0;                                   // rotary dimension: head_dim * partial_rotary_factor
     std::vector<double> shortFactor, longFactor;       // longrope: one divisor per frequency (dim / 2 each)
-    double attentionFactor = 1.0;                      // longrope: cos and sin are scaled by it
+    double attentionFactor = 1.0;                      // longrope, yarn: cos and sin are scaled by it
+    double betaFast = 32, betaSlow = 1;                // yarn: the ramp between extrapolated and interpolated
+    bool truncate = true;                              // yarn: the ramp's bounds rounded outwards to whole dims
 };
 
 // The rope types supported, for messages.
-inline constexpr const char* kSupportedRopeTypes = "default, linear, dynamic, llama3, longrope";
+inline constexpr const char* kSupportedRopeTypes = "default, linear, dynamic, llama3, longrope, yarn";
 
 // Parses rope_scaling / rope_parameters / rope_theta (and partial_rotary_factor, top level or inside the dict).
 // FormatError naming the key and listing supported types; a null inside the dict or a null rope_theta is an error

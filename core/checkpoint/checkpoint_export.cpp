@@ -4,6 +4,7 @@
 
 #include <optional>
 
+#include "core/arch/hf_config.h"
 #include "core/checkpoint/checkpoint.h"
 #include "core/checkpoint/checkpoint_folder.h"
 #include "core/config/train_config.h"
@@ -63,7 +64,7 @@ void exportLoraCheckpoint(const fs::path& checkpointDir, const fs::path& outDir,
     bool merge = !storedQuantization(tc);
     if (merge && !base.empty()) try {
             const nlohmann::json bc = parseJson(readFile(fs::path(base) / "config.json"));
-            merge = !(bc.is_object() && bc.contains("quantization_config") && !bc["quantization_config"].is_null());
+            merge = !savedFourBit(bc);
         } catch (const std::exception&) {  // no readable config.json: the merge below says what is missing
         }
     if (tc.is_object() && tc.contains("model") && tc["model"].is_object() && tc["model"].contains("lora") &&

@@ -1,6 +1,7 @@
 // Parsing and validation of the training config (see train_config.h, docs/config.md): Finetune Studio's
 // sections model / data / training here, the DeepSpeed block in deepspeed_block.cpp. Invariant: a
 // ConfigParseResult holds a config only when no error was recorded; every issue names its key path.
+#include "core/arch/hf_config.h"
 #include "core/config/train_config.h"
 
 #include <algorithm>
@@ -56,14 +57,15 @@ void readPathField(const json& o, const char* key, const std::string& sectionNam
 
 // model.lora (PEFT's LoraConfig keys). With init_from, the adapter's adapter_config.json defines r, lora_alpha,
 // target_modules and use_rslora, so giving them here too is an error.
-// Whether a model folder's config.json has a quantization_config (saved 4-bit by transformers + bitsandbytes).
+// Whether a model folder's config.json has a bitsandbytes quantization_config (saved 4-bit by transformers +
+// bitsandbytes; hf_config.h: savedFourBit).
 bool folderHoldsQuantizedWeights(const fs::path& modelDir) {
     std::error_code ec;
     const fs::path file = modelDir / "config.json";
     if (modelDir.empty() || !fs::is_regular_file(file, ec)) return false;
     try {
         const json c = parseJson(readFile(file));
-        return c.is_object() && c.contains("quantization_config") && !c["quantization_config"].is_null();
+        return savedFourBit(c);
     } catch (const std::exception&) {
         return false;  // the model's own checks say what is wrong with it
     }

@@ -38,16 +38,19 @@ torch::Tensor rotate(const torch::Tensor& x, const torch::Tensor& cos, const tor
     return torch::cat({applyRope(x.narrow(-1, 0, rd), cos, sin), x.narrow(-1, rd, D - rd)}, -1);
 }
 
-// Eager attention with tanh soft-capping of the scores (Gemma 2: scores / cap, tanh, * cap, then the mask), softmax in
-// float32 cast back, as transformers' eager_attention_forward. q (B, H, Tq, D), k, v (B, K, Tk, D); bias (B, 1, Tq, Tk)
-// or undefined for plain causal attention (queries at the end of the keys).
-torch::Tensor softcappedAttention(const torch::Tensor& q, const torch::Tensor& kIn, const torch::Tensor& vIn,
-                                  const torch::Tensor& bias, double scale, double cap, double dropout) {
+// Eager attention as transformers' eager_attention_forward of the families that need one: tanh soft-capping of the
+// scores (Gemma 2: scores / cap, tanh, * cap, then the mask; softmax in float32 cast back), or attention sinks
+// (gpt-oss: a learned logit per head joins each row, the row's maximum is subtracted, the softmax runs in the scores'
+// dtype and the sink's column is dropped). q (B, H, Tq, D), k, v (B, K, Tk, D); bias (B, 1, Tq, Tk) or undefined for
+// plain causal attention (queries at the end of the keys); cap 0: none; sinks (H) or undefined.
+torch::Tensor eagerAttention(const torch::Tensor& q, const torch::Tensor& kIn, const torch::Tensor& vIn,
+                             const torch::Tensor& bias, double scale, double cap, const torch::Tensor& sinks,
+                             double dropout) {
     const int64_t H = q.size(1), K = kIn.size(1), Tq = q.size(2), Tk = kIn.size(2);
     const torch::Tensor k = K == H ? kIn : kIn.repeat_interleave(H / K, 1);
     const torch::Tensor v = K == H ? vIn : vIn.repeat_interleave(H / K, 1);
     torch::Tensor w = torch::matmul(q, k.transpose(2, 3)) * scale;
-    w = torch::tanh(w / cap) * cap;
+    if (cap > 0) w = torch::tanh(w / cap) * cap;
     if (bias.defined()) {
         w = w + bias.to(w.scalar_type());
     } else {
@@ -55,7 +58,15 @@ torch::Tensor softcappedAttention(const torch::Tensor& q, const torch::Tensor& k
         const torch::Tensor qi = torch::arange(Tq, opts).view({Tq, 1}) + (Tk - Tq), ki = torch::arange(Tk, opts);
         w = w.masked_fill(ki.view({1, Tk}).gt(qi).view({1, 1, Tq, Tk}), lowestOf(w.scalar_type()));
     }
-    w = torch::softmax(w, -1, torch::kFloat32).to(q.scalar_type());
+    if (sinks.defined()) {
+        const int64_t B = q.size(0);
+        const torch::Tensor combined =
+            torch::cat({w, sinks.to(w.scalar_type()).view({1, H, 1, 1}).expand({B, H, Tq, 1})}, -1);
+        w = torch::softmax(combined - std::get<0>(combined.max(-1, true)), -1).narrow(-1, 0, Tk);
+    } else {
+        w = torch::softmax(w, -1, torch::kFloat32);
+    }
+    w = w.to(q.scalar_type());
     if (dropout > 0) w = torch::dropout(w, dropout, true);
     return torch::matmul(w, v);
 }
@@ -255,9 +266,11 @@ private:
         }
         if (cache) appendToCache(*cache, i, k, v);
         const double attnDropout = train ? m_arch.attentionDropout : 0.0;
+        const torch::Tensor sinks =
+            has(TensorRole::Sinks) ? m_params[weightAt(TensorRole::Sinks)].tensor : torch::Tensor();
         torch::Tensor a =
-            m_arch.attnSoftcap > 0
-                ? softcappedAttention(q, k, v, layerBias, m_arch.attentionScale, m_arch.attnSoftcap, attnDropout)
+            m_arch.attnSoftcap > 0 || sinks.defined()
+                ? eagerAttention(q, k, v, layerBias, m_arch.attentionScale, m_arch.attnSoftcap, sinks, attnDropout)
                 : causalSelfAttention(q, k, v, layerBias, attnDropout, m_arch.attentionScale, false);
         a = proj(TensorRole::OProj, a.transpose(1, 2).reshape({B, T, H * D}));
         if (layout != BlockLayout::PreNorm) a = norm(TensorRole::PostAttentionNorm, a);
@@ -270,9 +283,11 @@ private:
                                               : h;
         torch::Tensor out;
         if (has(TensorRole::Router)) {  // a mixture of experts
-            out = experts(x, m_params[weightAt(TensorRole::Router)].tensor,
-                          m_params[weightAt(TensorRole::ExpertsGateUp)].tensor,
-                          m_params[weightAt(TensorRole::ExpertsDown)].tensor, train, aux, int64_t(i));
+            const ExpertWeights w{
+                m_params[weightAt(TensorRole::Router)].tensor,        biasOf(TensorRole::Router),
+                m_params[weightAt(TensorRole::ExpertsGateUp)].tensor, biasOf(TensorRole::ExpertsGateUp),
+                m_params[weightAt(TensorRole::ExpertsDown)].tensor,   biasOf(TensorRole::ExpertsDown)};
+            out = experts(x, w, train, aux, int64_t(i));
         } else {
             torch::Tensor gate, up;
             if (has(TensorRole::GateUpProj)) {  // Phi-3: rows gate | up
@@ -293,19 +308,33 @@ private:
         return h + out;
     }
 
+    // A sparse layer's parameters (biases undefined where the family has none).
+    struct ExpertWeights {
+        torch::Tensor router, routerBias, gateUp, gateUpBias, down, downBias;
+    };
+
     // A sparse layer's feed-forward on x (B, T, C): the router's top k, the experts grouped, their weighted sum.
-    torch::Tensor experts(const torch::Tensor& x, const torch::Tensor& router, const torch::Tensor& gateUp,
-                          const torch::Tensor& down, bool train, RouterAuxLoss* aux, int64_t layer) const {
+    torch::Tensor experts(const torch::Tensor& x, const ExpertWeights& w, bool train, RouterAuxLoss* aux,
+                          int64_t layer) const {
         const MoeArch& moe = m_arch.moe;
         torch::Tensor flat = x.reshape({-1, x.size(-1)});
         if (train && moe.jitterNoise > 0)  // Mixtral: the router and the experts see the jittered states
             flat = flat * torch::empty_like(flat).uniform_(1.0 - moe.jitterNoise, 1.0 + moe.jitterNoise);
-        RouterOptions options;
-        options.topK = int(moe.topK);
-        options.normalizeTopK = moe.normalizeTopK;
-        options.weightsInLogitsDtype = m_family.moe == MoeKind::Qwen3Moe;
-        const Routing routing = routeSoftmaxTopK(flat, router, options);
-        torch::Tensor out = groupedSwigluExperts(flat, routing, gateUp, down).view(x.sizes());
+        torch::Tensor out;
+        Routing routing;
+        if (m_family.moe == MoeKind::GptOss) {
+            routing = routeTopKSoftmax(flat, w.router, w.routerBias, int(moe.topK));
+            out = groupedClampedSwigluExperts(flat, routing, w.gateUp, w.gateUpBias, w.down, w.downBias,
+                                              ClampedSwiglu{moe.swigluAlpha, moe.swigluLimit});
+        } else {
+            RouterOptions options;
+            options.topK = int(moe.topK);
+            options.normalizeTopK = moe.normalizeTopK;
+            options.weightsInLogitsDtype = m_family.moe == MoeKind::Qwen3Moe;
+            routing = routeSoftmaxTopK(flat, w.router, options);
+            out = groupedSwigluExperts(flat, routing, w.gateUp, w.down);
+        }
+        out = out.view(x.sizes());
         return aux ? aux->attach(out, routing.logits, layer) : out;
     }
 
@@ -337,6 +366,7 @@ private:
             s.stddev = s.init == ParamInit::Normal ? m_arch.initializerRange : 0.0;
             s.shapeFrom = t.shapeFrom;
             s.pieces = t.pieces;
+            s.mxfp4 = t.mxfp4;
             if (t.name.starts_with("model.")) {
                 s.aliases = {t.name.substr(6)};  // base-model checkpoints
                 for (const std::string& p : m_arch.languageModelPrefixes) s.aliases.push_back(p + t.name.substr(6));

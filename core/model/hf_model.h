@@ -40,6 +40,7 @@ struct ParamSpec {
     // When a checkpoint has the tensor under none of its names: the pieces it may hold it in instead (stacked
     // experts, one tensor per expert and projection); saveHfModel writes it so too, as transformers does.
     std::vector<StoredPiece> pieces;
+    bool mxfp4 = false;  // may be saved in MXFP4 (<name>_blocks, <name>_scales): dequantized on load (mxfp4.h)
 };
 
 class HfModel : public LanguageModel {

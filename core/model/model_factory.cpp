@@ -12,6 +12,7 @@
 #include "core/model/decoder.h"
 #include "core/model/hf_model.h"
 #include "core/model/lora.h"
+#include "core/model/mxfp4.h"
 #include "core/model/quant4bit.h"
 #include "core/model/safetensors_torch.h"
 #include "core/weights/model_weights.h"
@@ -211,7 +212,31 @@ namespace {
 struct TensorSource {
     const WeightTensor* whole = nullptr;
     std::vector<std::pair<const WeightTensor*, const StoredPiece*>> pieces;
+    const WeightTensor *blocks = nullptr, *scales = nullptr;  // MXFP4 (ParamSpec::mxfp4)
+    bool found() const { return whole || !pieces.empty() || blocks; }
 };
+
+// A spec that may be saved in MXFP4: its <name>_blocks and <name>_scales under any of its names. False when the
+// checkpoint has neither.
+bool matchMxfp4(const ParamSpec& spec, const std::vector<std::string>& names, const ModelWeights& ck,
+                TensorSource& source, std::set<std::string>& used, std::vector<std::string>& problems) {
+    for (const std::string& name : names) {
+        const auto blocks = ck.tensors.find(name + "_blocks"), scales = ck.tensors.find(name + "_scales");
+        if (blocks == ck.tensors.end() && scales == ck.tensors.end()) continue;
+        if (blocks == ck.tensors.end() || scales == ck.tensors.end()) {
+            problems.push_back("tensor '" + name + (blocks == ck.tensors.end() ? "_blocks" : "_scales") +
+                               "' is missing (MXFP4 weights are saved as <name>_blocks and <name>_scales; " +
+                               spec.shapeFrom + ")");
+            return true;
+        }
+        source.blocks = &blocks->second;
+        source.scales = &scales->second;
+        used.insert(name + "_blocks");
+        used.insert(name + "_scales");
+        return true;
+    }
+    return false;
+}
 
 // A spec the checkpoint holds in pieces: every piece found with the shape of its rows, else the problems. Returns
 // false when the checkpoint has none of the pieces (the spec is then simply missing).
@@ -271,6 +296,7 @@ std::vector<TensorSource> matchCheckpointTensors(HfModel& model, const ModelWeig
         }
         sources.push_back({found, {}});
         if (!found && !spec.pieces.empty() && matchPieces(spec, ck, sources.back(), used, problems)) continue;
+        if (!found && spec.mxfp4 && matchMxfp4(spec, candidates, ck, sources.back(), used, problems)) continue;
         if (!found && spec.initIfMissing) {
             model.mutableInfo().loadWarnings.push_back("tensor '" + spec.name +
                                                        "' is not in the checkpoint: newly initialised");
@@ -317,6 +343,16 @@ std::vector<TensorSource> matchCheckpointTensors(HfModel& model, const ModelWeig
 // A parameter read in the run's dtype on the load's device: its tensor, or its pieces put in place.
 torch::Tensor readParameter(const TensorSource& src, const ParamSpec& spec, const ModelLoadOptions& opts) {
     if (src.whole) return loadTensorReleasing(src.whole->file, *src.whole->entry, opts.dtype, opts.device);
+    if (src.blocks) {
+        const std::string name = src.blocks->entry->name.substr(0, src.blocks->entry->name.size() - 7);  // _blocks
+        torch::Tensor t = dequantizeMxfp4(tensorView(src.blocks->file, *src.blocks->entry),
+                                          tensorView(src.scales->file, *src.scales->entry), opts.dtype, name);
+        if (!t.sizes().equals(spec.shape))
+            throw FormatError(src.blocks->file->path().string() + ": tensor '" + name + "' (MXFP4) dequantizes to " +
+                              shapeText(t.sizes().vec()) + ", expected " + shapeText(spec.shape) + " (" +
+                              spec.shapeFrom + " from config.json)");
+        return t.to(opts.device);
+    }
     torch::Tensor t = torch::empty(spec.shape, torch::TensorOptions().dtype(opts.dtype).device(opts.device));
     for (const auto& [w, piece] : src.pieces)
         t.select(0, piece->expert)
@@ -369,7 +405,7 @@ std::unique_ptr<LanguageModel> loadPretrainedModel(const fs::path& dir, const Mo
     const ModelWeights ck = openModelWeights(dir);
     // 4-bit weights: those the folder holds 4-bit (config.json's quantization_config, checked by HfConfig::load),
     // and with model.quantization those quantized as they load.
-    const bool folderQuantized = config.has({"quantization_config"});
+    const bool folderQuantized = savedFourBit(config.json());
     const std::vector<TensorSource> sources = matchCheckpointTensors(*model, ck, folderQuantized, opts, dir);
 
     std::vector<torch::Tensor> tensors;
@@ -393,7 +429,7 @@ std::unique_ptr<LanguageModel> loadPretrainedModel(const fs::path& dir, const Mo
             }
             // Converted chunk by chunk; the mapped source pages leave the resident set as they are copied.
             torch::Tensor t =
-                src || !sources[i].pieces.empty()
+                sources[i].found()
                     ? readParameter(sources[i], spec, opts)
                     : initTensor(spec, gen).to(torch::TensorOptions().dtype(opts.dtype).device(opts.device));
             tensors.push_back(opts.partition ? opts.partition(i, t) : t);  // stage 3: only this rank's part is kept

@@ -1,5 +1,5 @@
 // RoPE (see rope.h): the frequency formulas of transformers 5.23's modeling_rope_utils (default, linear, dynamic,
-// llama3, longrope), evaluated in float32 tensors; the parameters come from core/arch/rope_parameters.
+// llama3, longrope, yarn), evaluated in float32 tensors; the parameters come from core/arch/rope_parameters.
 #include "core/model/rope.h"
 
 #include <cmath>
@@ -25,6 +25,24 @@ torch::Tensor ropeInverseFrequencies(const RopeConfig& rope, int64_t seqLen, con
         invFreq = 1.0 / (ext * base.pow(exponent.to(device)));
     }
     if (rope.type == "linear") invFreq = invFreq / rope.factor;
+    if (rope.type == "yarn") {  // interpolated frequencies below the ramp, extrapolated above, blended along it
+        const torch::Tensor posFreqs = base.pow(exponent.to(device));
+        const torch::Tensor extrapolated = 1.0 / posFreqs, interpolated = 1.0 / (rope.factor * posFreqs);
+        const double dim = double(rope.dim), original = double(rope.originalMaxPositions);
+        auto correctionDim = [&](double rotations) {
+            return dim * std::log(original / (rotations * 2 * std::numbers::pi)) / (2 * std::log(rope.theta));
+        };
+        double low = correctionDim(rope.betaFast), high = correctionDim(rope.betaSlow);
+        if (rope.truncate) low = std::floor(low), high = std::ceil(high);
+        low = std::max(low, 0.0);
+        high = std::min(high, dim - 1);
+        if (low == high) high += 0.001;
+        const torch::Tensor ramp =
+            ((torch::arange(rope.dim / 2, f32.dtype(torch::kInt64)).to(torch::kFloat32) - low) / (high - low))
+                .clamp(0, 1);
+        const torch::Tensor extrapolationFactor = 1 - ramp;
+        invFreq = interpolated * (1 - extrapolationFactor) + extrapolated * extrapolationFactor;
+    }
     if (rope.type == "llama3") {
         const double oldLen = double(rope.originalMaxPositions);
         const double lowWavelen = oldLen / rope.lowFreqFactor, highWavelen = oldLen / rope.highFreqFactor;
@@ -47,7 +65,7 @@ std::pair<torch::Tensor, torch::Tensor> ropeCosSin(const RopeConfig& rope, int64
         torch::arange(seqLen, torch::TensorOptions().dtype(torch::kInt64).device(device)).to(torch::kFloat32);
     const torch::Tensor freqs = pos.unsqueeze(1) * invFreq.unsqueeze(0);  // (T, dim/2): the outer product of the matmul
     const torch::Tensor emb = torch::cat({freqs, freqs}, -1);
-    if (rope.type == "longrope" && rope.attentionFactor != 1.0)  // cos and sin scaled in float32
+    if (rope.attentionFactor != 1.0)  // longrope, yarn: cos and sin scaled in float32
         return {emb.cos() * rope.attentionFactor, emb.sin() * rope.attentionFactor};
     return {emb.cos(), emb.sin()};
 }

@@ -66,6 +66,9 @@ json familyConfig(const std::string& type) {
     // mixtures of experts; Qwen3-MoE with the load-balancing loss in the loss (its gradient crosses ZeRO-3's
     // checkpointed blocks)
     if (type == "mixtral") c["num_local_experts"] = 4, c["num_experts_per_tok"] = 2;
+    if (type == "gpt_oss")
+        c["head_dim"] = 8, c["num_local_experts"] = 4, c["num_experts_per_tok"] = 2, c["sliding_window"] = 8,
+        c["swiglu_limit"] = 1.0;
     if (type == "qwen3_moe")
         c["head_dim"] = 16, c["num_experts"] = 4, c["num_experts_per_tok"] = 2, c["moe_intermediate_size"] = 24,
         c["num_hidden_layers"] = 3, c["mlp_only_layers"] = json::array({1}), c["norm_topk_prob"] = true,
@@ -73,8 +76,8 @@ json familyConfig(const std::string& type) {
     return c;
 }
 
-const std::vector<std::string> kFamilies = {"qwen3",   "gemma2",  "gemma3_text", "phi3",     "olmo2",
-                                            "granite", "smollm3", "mixtral",     "qwen3_moe"};
+const std::vector<std::string> kFamilies = {"qwen3",   "gemma2",  "gemma3_text", "phi3",      "olmo2",
+                                            "granite", "smollm3", "mixtral",     "qwen3_moe", "gpt_oss"};
 
 }  // namespace
 

@@ -211,7 +211,7 @@ void TestDecoderFamiliesGolden::unknownFamilyListsTheSupported() {
     }
     // An unsupported rope type names the key and lists the supported ones, before any weight is read.
     try {
-        resolveDecoderArch(HfConfig({{"model_type", "qwen3"}, {"rope_scaling", {{"rope_type", "yarn"}, {"factor", 4}}}},
+        resolveDecoderArch(HfConfig({{"model_type", "qwen3"}, {"rope_scaling", {{"rope_type", "ntk"}, {"factor", 4}}}},
                                     "/m/config.json"));
         QFAIL("expected an error");
     } catch (const FormatError& e) {
@@ -271,6 +271,16 @@ void TestDecoderFamiliesGolden::defaultsEqualTheConfigClasses() {
     QCOMPARE(a.maxPositions, ref.at("max_position_embeddings").get<int64_t>());
     QCOMPARE(a.tieWordEmbeddings, ref.at("tie_word_embeddings").get<bool>());
     QCOMPARE(a.vocabSize, ref.at("vocab_size").get<int64_t>());
+    // The default rotary parameters (gpt-oss: its YaRN dict when config.json has none).
+    const auto& rope = ref.at("rope_parameters");
+    if (rope.is_object() && rope.contains("rope_type")) {
+        QCOMPARE(a.ropes.at(0).type, rope.at("rope_type").get<std::string>());
+        QCOMPARE(a.ropes.at(0).theta, rope.at("rope_theta").get<double>());
+        if (rope.contains("factor")) QCOMPARE(a.ropes.at(0).factor, rope.at("factor").get<double>());
+        if (rope.contains("truncate")) QCOMPARE(a.ropes.at(0).truncate, rope.at("truncate").get<bool>());
+        if (rope.contains("original_max_position_embeddings"))
+            QCOMPARE(a.ropes.at(0).originalMaxPositions, rope.at("original_max_position_embeddings").get<int64_t>());
+    }
 }
 
 QTEST_APPLESS_MAIN(TestDecoderFamiliesGolden)

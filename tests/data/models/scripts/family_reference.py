@@ -2,7 +2,8 @@
 """Per-family reference numerics from Hugging Face transformers, generated at test time (tests/core/model).
 
   family_reference.py make OUT_ROOT   one tiny random model per decoder family (qwen3, gemma2, gemma3_text, phi3,
-                                      olmo2, granite, smollm3, the mixtures of experts mixtral and qwen3_moe, and
+                                      olmo2, granite, smollm3, the mixtures of experts mixtral, qwen3_moe and
+                                      gpt_oss, and
                                       the first three as a control), save_pretrained()s it to OUT_ROOT/<case>/
                                       and writes there inputs.safetensors (a padded batch: input_ids, attention_mask,
                                       labels; a packed row: packed_ids, position_ids) and reference.safetensors (fp32
@@ -68,6 +69,14 @@ CASES = {
     "qwen3_moe": ("qwen3_moe", base(head_dim=16, num_hidden_layers=3, num_experts=4, num_experts_per_tok=2,
                                     moe_intermediate_size=24, mlp_only_layers=[1], norm_topk_prob=True,
                                     output_router_logits=True, router_aux_loss_coef=0.05), 20),
+    # sinks, biases, every other layer windowed (window < seq), YaRN short enough to act on 20 tokens, 4 biased experts
+    # with the SwiGLU clamp low enough to bite, the load-balancing loss on
+    "gpt_oss": ("gpt_oss", base(head_dim=16, num_hidden_layers=3, sliding_window=6, num_local_experts=4,
+                                num_experts_per_tok=2, swiglu_limit=0.6, output_router_logits=True,
+                                router_aux_loss_coef=0.05,
+                                rope_parameters={"rope_type": "yarn", "rope_theta": 150000.0, "factor": 4.0,
+                                                 "beta_fast": 16.0, "beta_slow": 2.0, "truncate": False,
+                                                 "original_max_position_embeddings": 8}), 20),
     # every second layer without RoPE, and windowed (window < seq)
     "smollm3": ("smollm3", base(num_hidden_layers=4, no_rope_layer_interval=2, use_sliding_window=True,
                                 sliding_window=6, pad_token_id=0, tie_word_embeddings=True), 20),
@@ -96,6 +105,7 @@ def defaults(root):
                            "num_key_value_heads": kv_out // 2 // head_dim, "windows": windows,
                            "max_position_embeddings": config.max_position_embeddings,
                            "tie_word_embeddings": bool(config.tie_word_embeddings),
+                           "rope_parameters": config.rope_parameters,
                            "vocab_size": config.vocab_size}
     with open(os.path.join(root, "defaults.json"), "w") as f:
         json.dump(out, f)
