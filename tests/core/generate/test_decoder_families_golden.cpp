@@ -5,12 +5,15 @@
 // a packed row's logits (block-diagonal attention from position ids), greedy generation with the KV cache token for
 // token, the cached forward equal to the full forward at each step; the parameter names and count equal
 // transformers' named_parameters(), and the resolved tensor list (core/arch) sums to num_parameters(); each family's
-// defaults (a config.json naming only its model_type) equal its config class's.
+// defaults (a config.json naming only its model_type) equal its config class's. Every family's gradients again with
+// activation checkpointing (the mixtures of experts' load-balancing loss included); a gpt-oss folder with MXFP4
+// experts; a mixture of experts' bad input.
 #include <QProcess>
 #include <QTemporaryDir>
 #include <QtTest>
 
 #include <cmath>
+#include <functional>
 
 #include "core/arch/decoder_arch.h"
 #include "core/config/model_shape.h"
@@ -54,6 +57,8 @@ private slots:
     void packedAndGenerate();
     void unknownFamilyListsTheSupported();
     void gemma3VisionLanguageFolder();
+    void gptOssMxfp4Folder();
+    void badMixtureOfExperts();
     void defaultsEqualTheConfigClasses_data() { parity_data(); }
     void defaultsEqualTheConfigClasses();
 
@@ -246,6 +251,69 @@ void TestDecoderFamiliesGolden::gemma3VisionLanguageFolder() {
     QVERIFY(std::fabs(model->loss(logits, in.at("labels")).item<double>() - refJson.at("loss").get<double>()) <= 1e-5);
     QCOMPARE(model->info().hfConfig.at("model_type").get<std::string>(), std::string("gemma3_text"));
     QCOMPARE(readModelShape(dir).numParameters(), model->info().numParameters);
+}
+
+// A gpt-oss folder as released (MXFP4 experts, quantization_config mxfp4): the experts dequantize on load to the
+// logits transformers computes from the folder (Mxfp4Config(dequantize=True)); the export is a plain folder that loads
+// back to the same logits.
+void TestDecoderFamiliesGolden::gptOssMxfp4Folder() {
+    const fs::path dir = m_root / "gpt_oss_mxfp4";
+    const auto in = loadSafetensors(dir / "inputs.safetensors");
+    const auto ref = loadSafetensors(dir / "reference.safetensors");
+    ModelLoadOptions opts;
+    opts.strict = true;  // every _blocks and _scales tensor is used
+    auto model = loadPretrainedModel(dir, opts);
+    model->setTraining(false);
+    torch::NoGradGuard noGrad;
+    const torch::Tensor logits = model->forward(in.at("input_ids"), torch::Tensor());
+    const double ma = maxAbs(logits, ref.at("logits"));
+    qInfo("gpt-oss with MXFP4 experts: logits max|diff| %.3g", ma);
+    QVERIFY2(ma <= 1e-4, qPrintable(QString::number(ma)));
+    const fs::path exported = m_root / "gpt_oss_mxfp4_exported";
+    saveHfModel(*model, exported, torch::kFloat32);
+    QVERIFY(!nlohmann::json::parse(readFile(exported / "config.json")).contains("quantization_config"));
+    auto back = loadPretrainedModel(exported, opts);
+    back->setTraining(false);
+    QCOMPARE(maxAbs(back->forward(in.at("input_ids"), torch::Tensor()), logits), 0.0);
+}
+
+// A mixture of experts' bad input names the key or tensor: a top-k above the experts, an expert missing from the
+// checkpoint, an MXFP4 expert without its scales.
+void TestDecoderFamiliesGolden::badMixtureOfExperts() {
+    auto expectFormatError = [](const std::function<void()>& f, const QStringList& parts) {
+        try {
+            f();
+            QFAIL("expected an error");
+        } catch (const FormatError& e) {
+            for (const QString& p : parts) QVERIFY2(QString(e.what()).contains(p), e.what());
+        }
+    };
+    expectFormatError(
+        [] {
+            resolveDecoderArch(HfConfig({{"model_type", "qwen3_moe"}, {"num_experts", 4}, {"num_experts_per_tok", 6}},
+                                        "/m/config.json"));
+        },
+        {"/m/config.json: key \"num_experts_per_tok\"", "at most num_experts = 4", "got 6"});
+    // Mixtral saved by transformers (one tensor per expert): expert 2's w3 of layer 1 removed.
+    auto copyWithout = [&](const std::string& from, const std::string& to, const std::string& drop) {
+        const fs::path dir = m_root / to;
+        fs::create_directories(dir);
+        fs::copy_file(m_root / from / "config.json", dir / "config.json", fs::copy_options::overwrite_existing);
+        auto tensors = loadSafetensors(m_root / from / "model.safetensors");
+        if (tensors.erase(drop) != 1) throw std::runtime_error("no tensor " + drop + " in " + from);
+        std::vector<NamedTensor> kept;
+        for (auto& [name, t] : tensors) kept.push_back({name, t});
+        saveSafetensors(dir / "model.safetensors", kept, {{"format", "pt"}});
+        return dir;
+    };
+    const fs::path mixtral =
+        copyWithout("mixtral", "mixtral_missing_expert", "model.layers.1.block_sparse_moe.experts.2.w3.weight");
+    expectFormatError([&] { loadPretrainedModel(mixtral, {}); },
+                      {"model.layers.1.mlp.experts.gate_up_proj", "model.layers.1.block_sparse_moe.experts.2.w3.weight",
+                       "num_local_experts"});
+    const fs::path mxfp4 =
+        copyWithout("gpt_oss_mxfp4", "gpt_oss_no_scales", "model.layers.0.mlp.experts.down_proj_scales");
+    expectFormatError([&] { loadPretrainedModel(mxfp4, {}); }, {"model.layers.0.mlp.experts.down_proj_scales"});
 }
 
 // config.json {"model_type": ...} alone: the description's defaults resolve to what transformers' config class and

@@ -146,10 +146,49 @@ def gemma3_vlm(root):
                    "language_model_parameters": ref.model.language_model.num_parameters()}, f)
 
 
+def gpt_oss_mxfp4(root):
+    """A gpt-oss folder as released: its experts in MXFP4 (<name>_blocks, <name>_scales, random codes and exponents
+    near 2^0) and config.json's quantization_config {quant_method: mxfp4}; the reference is transformers loading it on
+    the CPU with Mxfp4Config(dequantize=True)."""
+    from safetensors.torch import load_file
+    from transformers import Mxfp4Config
+    out = os.path.join(root, "gpt_oss_mxfp4")
+    os.makedirs(out, exist_ok=True)
+    torch.manual_seed(400)
+    kw = dict(CASES["gpt_oss"][1])
+    kw["intermediate_size"] = 64  # blocks of 32 values along both expert widths
+    model = AutoModelForCausalLM.from_config(AutoConfig.for_model("gpt_oss", **kw)).float()
+    model.save_pretrained(out)
+    path = os.path.join(out, "model.safetensors")
+    tensors = load_file(path)
+    g = torch.Generator().manual_seed(41)
+    for name in [k for k in tensors if k.endswith(("experts.gate_up_proj", "experts.down_proj"))]:
+        experts, inputs, outputs = tensors.pop(name).shape  # transformers' (E, in, out); MXFP4 rows are the outputs
+        tensors[name + "_blocks"] = torch.randint(0, 256, (experts, outputs, inputs // 32, 16), dtype=torch.uint8,
+                                                  generator=g)
+        tensors[name + "_scales"] = torch.randint(121, 128, (experts, outputs, inputs // 32), dtype=torch.uint8,
+                                                  generator=g)
+    save_file(tensors, path, metadata={"format": "pt"})
+    with open(os.path.join(out, "config.json")) as f:
+        config = json.load(f)
+    config["quantization_config"] = {"quant_method": "mxfp4", "modules_to_not_convert": [
+        "model.layers.*.self_attn", "model.layers.*.mlp.router", "model.embed_tokens", "lm_head"]}
+    with open(os.path.join(out, "config.json"), "w") as f:
+        json.dump(config, f, indent=2)
+    ref = AutoModelForCausalLM.from_pretrained(out, quantization_config=Mxfp4Config(dequantize=True),
+                                               dtype=torch.float32, attn_implementation="eager").eval()
+    ids = torch.randint(1, VOCAB, (2, 12), generator=g)
+    with torch.no_grad():
+        logits = ref(input_ids=ids).logits
+    save_file({"input_ids": ids}, os.path.join(out, "inputs.safetensors"))
+    save_file({"logits": logits.float().contiguous()}, os.path.join(out, "reference.safetensors"))
+
+
 def make(root):
     os.makedirs(root, exist_ok=True)
     defaults(root)
     gemma3_vlm(root)
+    gpt_oss_mxfp4(root)
     for i, (name, (model_type, kw, seq)) in enumerate(CASES.items()):
         out = os.path.join(root, name)
         os.makedirs(out, exist_ok=True)
