@@ -3,6 +3,8 @@
 // tensor once however many ops save it (views share storage), and a product with a constant keeps nothing.
 #include "core/config/activation_estimate.h"
 
+#include <algorithm>
+
 namespace fts {
 
 namespace {
@@ -70,6 +72,30 @@ int64_t familyBlockTerms(const ModelShape& s, const ActivationInputs& in, int64_
     return add;
 }
 
+// What a sparse layer's feed-forward keeps instead of the dense MLP (core/model/moe.cpp), for N tokens routed to k
+// of E experts (R = N x k rows grouped by expert): the router's float32 softmax (gpt-oss: the softmax of its k top
+// logits), the top-k indices and, when renormalised, the k weights and their sum; the rows gathered for the experts,
+// their outputs concatenated and weighted (index_add keeps its source), the row order and each row's token (int64)
+// and weight; per row the SwiGLU's gate_up output, silu and product (4 x I; gpt-oss's clamped one: gate_up, the
+// clamped gate, sigmoid, the gated product, up + 1 and the product: 7 x I). The load-balancing loss keeps another
+// softmax of the logits.
+int64_t expertBlockBytes(const ModelShape& s, int64_t tokens, int64_t c) {
+    const int64_t N = tokens, k = s.expertsPerToken, E = s.experts, R = N * k, C = s.hiddenSize;
+    int64_t router = 8 * N * k;
+    router += s.clampedExperts ? c * N * k : 4 * N * E;
+    if (s.normalizedTopK) router += 4 * N * k + 4 * N;
+    if (s.routerLoss) router += c * N * E;
+    const int64_t rows = 3 * c * R * C + 16 * R + 4 * R;
+    return router + rows + (s.clampedExperts ? 7 : 4) * c * R * s.expertIntermediate;
+}
+
+// gpt-oss's eager attention with sinks instead of SDPA's: q and the repeated k and v, the (B, H, T, T + 1) softmax,
+// the row maxima's indices and the output's contiguous copy.
+int64_t sinkAttentionBytes(const ModelShape& s, const ActivationInputs& in, int64_t c) {
+    const int64_t B = in.batch, T = in.seq, H = s.numHeads, D = s.headDim, BTQ = B * T * H * D;
+    return 4 * c * BTQ + c * B * H * T * (T + 1) + 8 * B * H * T + T * T;
+}
+
 }  // namespace
 
 ActivationDetail estimateActivations(const ModelShape& s, const ActivationInputs& in) {
@@ -102,6 +128,7 @@ ActivationDetail estimateActivations(const ModelShape& s, const ActivationInputs
     const int64_t ids = 8 * BT;  // int64 token ids the embedding keeps
 
     int64_t perLayer = 0, outside = ids, blockInput = 0;
+    int64_t sparseLayerTotal = -1;  // a mixture of experts: the blocks' sum (sparse and dense blocks differ)
     if (s.modelType == "gpt2") {
         // ln_1 input + mean/rstd, ln_1 output (c_attn's input), the qkv projection (SDPA keeps q, k, v as views
         // of it), attention output and log-sum-exp, the residual after attention (ln_2's input) + mean/rstd, ln_2
@@ -169,20 +196,29 @@ ActivationDetail estimateActivations(const ModelShape& s, const ActivationInputs
         blockInput = (fp32 || mode == ForwardMode::AutocastOverFp32 ? 4 : 2) * BTC;
         if (s.family) perLayer += familyBlockTerms(s, in, attention, {norm(3), norm(2)}, norm(1), outside);
         if (s.hiddenDropout > 0) perLayer += 2 * dropBytes * BTC;  // Phi-3's resid_pdrop after attention and MLP
+        if (s.attentionSinks) perLayer += sinkAttentionBytes(s, in, c) - attention;
+        if (s.experts > 0) {  // the sparse layers' experts instead of the MLP; the largest block is the per-layer term
+            const int64_t dense = perLayer,
+                          sparse = perLayer - (fusedCuda ? 3 : 4) * c * BTI + expertBlockBytes(s, BT, c);
+            perLayer = std::max(dense, sparse);
+            sparseLayerTotal = s.sparseLayers * sparse + (L - s.sparseLayers) * dense;
+        }
     }
     if (in.attentionBias || (s.slidingWindow > 0 && s.slidingWindow < T))
         outside += c * B * T * T;  // the additive (B, 1, T, T) bias, shared by the layers
     d.perLayer = perLayer;
     d.blockInput = blockInput;
     d.outside = outside;
-    // One block's backward: the gradients in flight of its MLP (three of (B, T, I)) and of the residual stream and
+    // One block's backward: the gradients in flight of its MLP (three of (B, T, I); a mixture of experts': of its
+    // rows, (B x T x k, expert intermediate)) and of the residual stream and
     // the norm (three of (B, T, C) in float32); with checkpointing the block's recomputed forward comes first.
-    const int64_t working = 3 * c * BTI + 3 * 4 * BTC;
+    const int64_t expertRows = s.experts > 0 ? BT * s.expertsPerToken * s.expertIntermediate : 0;
+    const int64_t working = 3 * c * std::max(BTI, expertRows) + 3 * 4 * BTC;
     if (in.checkpointing) {
         d.stored = L * blockInput + outside;
         d.backwardWorking = perLayer + working;
     } else {
-        d.stored = L * perLayer + outside;
+        d.stored = (sparseLayerTotal >= 0 ? sparseLayerTotal : L * perLayer) + outside;
         d.backwardWorking = working;
     }
     return d;

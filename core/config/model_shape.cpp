@@ -220,6 +220,16 @@ void readDecoder(const Reader& r, ModelShape& s) {
     s.finalSoftcap = a.finalSoftcap > 0;
     s.attentionSoftcap = a.attnSoftcap > 0;
     s.family = a.family;
+    s.attentionSinks = a.family->attentionSinks;
+    if (a.moe.experts > 0) {
+        s.experts = a.moe.experts;
+        s.expertsPerToken = a.moe.topK;
+        s.expertIntermediate = a.moe.intermediate;
+        for (bool sparse : a.moe.sparseLayer) s.sparseLayers += sparse ? 1 : 0;
+        s.normalizedTopK = a.moe.normalizeTopK && a.family->moe != MoeKind::GptOss;
+        s.clampedExperts = a.family->moe == MoeKind::GptOss;
+        s.routerLoss = a.moe.routerLogits;
+    }
     s.loraDefaultTargets.assign(a.family->loraTargets.begin(), a.family->loraTargets.end());
     for (const ArchTensor& t : decoderTensors(a)) {
         int64_t numel = 1;

@@ -43,7 +43,14 @@ struct ModelShape {
     std::vector<int64_t> layerWindows;  // decoder families: each layer's window (0 = full); empty: none windowed
     bool finalSoftcap = false;          // logits soft-capped (Gemma 2): the chunked loss gives way to full logits
     bool attentionSoftcap = false;      // scores soft-capped (Gemma 2): eager attention keeps (B, H, T, T) tensors
-    const DecoderFamily* family = nullptr;        // the decoder family's description (null for GPT-2 and BERT)
+    bool attentionSinks = false;        // gpt-oss: eager attention with a sink column, like soft-capping's
+    // A mixture of experts (core/arch/decoder_arch.h: MoeArch); experts == 0 for a dense model.
+    int64_t experts = 0, expertsPerToken = 0, expertIntermediate = 0;
+    int64_t sparseLayers = 0;               // the layers with experts (the rest have the dense MLP of intermediateSize)
+    bool normalizedTopK = false;            // the router rescales its k weights (keeps them and their sum)
+    bool clampedExperts = false;            // gpt-oss's clamped SwiGLU (seven I-wide tensors a row instead of four)
+    bool routerLoss = false;                // output_router_logits: the load-balancing loss keeps a second softmax
+    const DecoderFamily* family = nullptr;  // the decoder family's description (null for GPT-2 and BERT)
     std::vector<std::string> loraDefaultTargets;  // PEFT's default target_modules for the model type (may be empty)
     double attentionDropout = 0.0;
     double hiddenDropout = 0.0;     // GPT-2 resid_pdrop, BERT hidden_dropout_prob; 0 for llama-family

@@ -30,6 +30,8 @@ nlohmann::json familyConfig(const std::string& type, int layers) {
                         {"tie_word_embeddings", false}};
     if (type == "qwen3" || type == "gemma2" || type == "gemma3_text") c["head_dim"] = 16;
     if (type == "gemma2" || type == "gemma3_text") c["query_pre_attn_scalar"] = 16;
+    if (type == "qwen3_moe")
+        c["output_router_logits"] = true, c["norm_topk_prob"] = true;  // the router's extra tensors
     return c;
 }
 
