@@ -75,10 +75,10 @@ int64_t familyBlockTerms(const ModelShape& s, const ActivationInputs& in, int64_
 // What a sparse layer's feed-forward keeps instead of the dense MLP (core/model/moe.cpp), for N tokens routed to k
 // of E experts (R = N x k rows grouped by expert): the router's float32 softmax (gpt-oss: the softmax of its k top
 // logits), the top-k indices and, when renormalised, the k weights and their sum; the rows gathered for the experts,
-// their outputs concatenated and weighted (index_add keeps its source), the row order and each row's token (int64)
-// and weight; per row the SwiGLU's gate_up output, silu and product (4 x I; gpt-oss's clamped one: gate_up, the
-// clamped gate, sigmoid, the gated product, up + 1 and the product: 7 x I). The load-balancing loss keeps another
-// softmax of the logits.
+// their outputs and the weighted outputs (index_add keeps its source), the row order and each row's token (int64)
+// and weight; per row the SwiGLU's gate_up output and product (3 x I: core/model/grouped_swiglu.h; gpt-oss's clamped
+// one, op by op: gate_up, the clamped gate, sigmoid, the gated product, up + 1 and the product: 7 x I). The
+// load-balancing loss keeps another softmax of the logits.
 int64_t expertBlockBytes(const ModelShape& s, int64_t tokens, int64_t c) {
     const int64_t N = tokens, k = s.expertsPerToken, E = s.experts, R = N * k, C = s.hiddenSize;
     int64_t router = 8 * N * k;
@@ -86,7 +86,7 @@ int64_t expertBlockBytes(const ModelShape& s, int64_t tokens, int64_t c) {
     if (s.normalizedTopK) router += 4 * N * k + 4 * N;
     if (s.routerLoss) router += c * N * E;
     const int64_t rows = 3 * c * R * C + 16 * R + 4 * R;
-    return router + rows + (s.clampedExperts ? 7 : 4) * c * R * s.expertIntermediate;
+    return router + rows + (s.clampedExperts ? 7 : 3) * c * R * s.expertIntermediate;
 }
 
 // gpt-oss's eager attention with sinks instead of SDPA's: q and the repeated k and v, the (B, H, T, T + 1) softmax,

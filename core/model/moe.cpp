@@ -4,6 +4,7 @@
 #include <functional>
 
 #include "core/model/block_ops.h"
+#include "core/model/grouped_swiglu.h"
 #include "core/util/error.h"
 
 namespace fts {
@@ -16,29 +17,25 @@ void checkTopK(int topK, int64_t experts) {
                     std::to_string(experts) + " experts (expected 1 to " + std::to_string(experts) + ")");
 }
 
-// Every (token, slot) pair as a row, sorted by expert (stable: within an expert, in token order); `expert(e, rows)`
-// computes expert e's outputs for its contiguous slice of the rows, one product per expert. Each row is then weighed
-// by its slot's weight (in the weights' dtype, as transformers multiplies) and summed into its token: index_add
-// takes the rows in expert order, so a token's experts add up in the order they do in transformers.
+using ExpertsFn = std::function<torch::Tensor(const torch::Tensor& rows, const std::vector<int64_t>& counts)>;
+
+// Every (token, slot) pair as a row, sorted by expert (stable: within an expert, in token order); `experts(rows,
+// counts)` computes every row's output, expert e taking the counts[e] rows after those of the experts before it.
+// Each row is then weighed by its slot's weight (in the weights' dtype, as transformers multiplies) and summed into
+// its token: index_add takes the rows in expert order, so a token's experts add up in the order they do in
+// transformers.
 torch::Tensor groupByExpert(const torch::Tensor& hidden, const Routing& routing, int64_t experts,
-                            const std::function<torch::Tensor(int64_t, const torch::Tensor&)>& expert) {
+                            const ExpertsFn& expertsFn) {
     if (hidden.size(0) == 0) return torch::zeros_like(hidden);  // no token: no expert runs
     const int64_t topK = routing.experts.size(1);
     const torch::Tensor flatExperts = routing.experts.reshape({-1});
     const torch::Tensor order = flatExperts.argsort(/*stable=*/true);
     const torch::Tensor tokenOfRow = order.div(topK, "floor");
-    const torch::Tensor counts = flatExperts.bincount({}, experts).cpu();
+    const torch::Tensor countTensor = flatExperts.bincount({}, experts).cpu();  // one host sync per layer
+    const std::vector<int64_t> counts(countTensor.data_ptr<int64_t>(), countTensor.data_ptr<int64_t>() + experts);
     const torch::Tensor rows = hidden.index_select(0, tokenOfRow);
-    std::vector<torch::Tensor> outputs;
-    int64_t first = 0;
-    const int64_t* count = counts.data_ptr<int64_t>();
-    for (int64_t e = 0; e < experts; ++e) {
-        if (count[e] == 0) continue;
-        outputs.push_back(expert(e, rows.narrow(0, first, count[e])));
-        first += count[e];
-    }
     const torch::Tensor weighted =
-        torch::cat(outputs) * routing.weights.reshape({-1}).index_select(0, order).unsqueeze(1);
+        expertsFn(rows, counts) * routing.weights.reshape({-1}).index_select(0, order).unsqueeze(1);
     return torch::zeros_like(hidden).index_add(0, tokenOfRow, weighted.to(hidden.scalar_type()));
 }
 
@@ -69,12 +66,10 @@ Routing routeTopKSoftmax(const torch::Tensor& hidden, const torch::Tensor& route
 
 torch::Tensor groupedSwigluExperts(const torch::Tensor& hidden, const Routing& routing, const torch::Tensor& gateUp,
                                    const torch::Tensor& down) {
-    const int64_t intermediate = gateUp.size(1) / 2;
-    return groupByExpert(hidden, routing, gateUp.size(0), [&](int64_t e, const torch::Tensor& x) {
-        const torch::Tensor gu = torch::linear(x, gateUp[e]);
-        return torch::linear(siluMul(gu.narrow(-1, 0, intermediate), gu.narrow(-1, intermediate, intermediate)),
-                             down[e]);
-    });
+    return groupByExpert(hidden, routing, gateUp.size(0),
+                         [&](const torch::Tensor& rows, const std::vector<int64_t>& counts) {
+                             return groupedSwiglu(rows, counts, gateUp, down);
+                         });
 }
 
 torch::Tensor groupedClampedSwigluExperts(const torch::Tensor& hidden, const Routing& routing,
@@ -83,13 +78,28 @@ torch::Tensor groupedClampedSwigluExperts(const torch::Tensor& hidden, const Rou
                                           const ClampedSwiglu& activation) {
     using torch::indexing::None;
     using torch::indexing::Slice;
-    return groupByExpert(hidden, routing, gateUp.size(0), [&](int64_t e, const torch::Tensor& x) {
-        const torch::Tensor gu = torch::addmm(gateUpBias[e], x, gateUp[e]);
+    // One view per expert taken at once: autograd stacks their gradients into one tensor (unbind's backward), where
+    // indexing each expert would add a zero-filled full-size gradient per expert.
+    const std::vector<torch::Tensor> gateUps = gateUp.unbind(0), downs = down.unbind(0),
+                                     gateUpBiases = gateUpBias.unbind(0), downBiases = downBias.unbind(0);
+    auto expert = [&](size_t i, const torch::Tensor& x) {
+        const torch::Tensor gu = torch::addmm(gateUpBiases[i], x, gateUps[i]);
         const torch::Tensor gate = gu.index({"...", Slice(0, None, 2)}).clamp_max(activation.limit);
         const torch::Tensor up = gu.index({"...", Slice(1, None, 2)}).clamp(-activation.limit, activation.limit);
         const torch::Tensor glu = gate * torch::sigmoid(gate * activation.alpha);
-        return torch::addmm(downBias[e], (up + 1) * glu, down[e]);
-    });
+        return torch::addmm(downBiases[i], (up + 1) * glu, downs[i]);
+    };
+    return groupByExpert(hidden, routing, gateUp.size(0),
+                         [&](const torch::Tensor& rows, const std::vector<int64_t>& counts) {
+                             std::vector<torch::Tensor> outputs;
+                             int64_t first = 0;
+                             for (size_t e = 0; e < counts.size(); ++e) {
+                                 if (counts[e] == 0) continue;
+                                 outputs.push_back(expert(e, rows.narrow(0, first, counts[e])));
+                                 first += counts[e];
+                             }
+                             return torch::cat(outputs);
+                         });
 }
 
 torch::Tensor loadBalancingLoss(const std::vector<torch::Tensor>& routerLogits, int64_t experts, int topK,

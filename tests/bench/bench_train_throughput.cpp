@@ -93,7 +93,7 @@ private slots:
     void tokensPerSecond_data() {
         QTest::addColumn<QString>("arch");
         for (const char* a : {"gpt2", "llama", "qwen2", "bert", "qwen3", "gemma2", "gemma3_text", "phi3", "olmo2",
-                              "granite", "smollm3"})
+                              "granite", "smollm3", "mixtral", "qwen3_moe", "qwen3_moe_128e", "gpt_oss"})
             QTest::newRow(a) << a;
     }
 

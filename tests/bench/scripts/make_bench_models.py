@@ -4,7 +4,8 @@
   make_bench_models.py load OUT            a ~300 MB (float32) Llama saved by transformers' save_pretrained in
                                            100 MB shards (model.safetensors.index.json), float32 on disk
   make_bench_models.py train OUT           one small model per architecture (gpt2, llama, qwen2, bert, qwen3, gemma2,
-                                           gemma3_text, phi3, olmo2, granite, smollm3) in
+                                           gemma3_text, phi3, olmo2, granite, smollm3, mixtral, qwen3_moe,
+                                           gpt_oss) in
                                            OUT/<arch>/, the fixed configs of the training-throughput benchmark
   make_bench_models.py hf-train DIR ARCH BATCH SEQ STEPS WARMUP THREADS
                                            trains DIR with a plain PyTorch loop (torch.optim.AdamW fused, lr 1e-4,
@@ -16,6 +17,8 @@ import time
 
 import torch
 from transformers import GraniteConfig, GraniteForCausalLM, SmolLM3Config, SmolLM3ForCausalLM
+from transformers import (GptOssConfig, GptOssForCausalLM, MixtralConfig, MixtralForCausalLM, Qwen3MoeConfig,
+                          Qwen3MoeForCausalLM)
 from transformers import (AutoModelForCausalLM, AutoModelForMaskedLM, BertConfig, BertForMaskedLM, Gemma2Config,
                           Gemma2ForCausalLM, Gemma3ForCausalLM, Gemma3TextConfig, GPT2Config, GPT2LMHeadModel,
                           LlamaConfig, LlamaForCausalLM, Olmo2Config, Olmo2ForCausalLM, Phi3Config, Phi3ForCausalLM,
@@ -71,6 +74,17 @@ def decoder_families(common):
         "granite": (GraniteForCausalLM, GraniteConfig(embedding_multiplier=12.0, attention_multiplier=0.125,
                                                       residual_multiplier=0.22, logits_scaling=8.0, **shape)),
         "smollm3": (SmolLM3ForCausalLM, SmolLM3Config(pad_token_id=0, **shape)),
+        # mixtures of experts (issue 51): transformers runs one masked pass per expert hit, fts groups the rows
+        "mixtral": (MixtralForCausalLM, MixtralConfig(num_local_experts=8, num_experts_per_tok=2,
+                                                      **dict(shape, intermediate_size=common["inner"] // 2))),
+        # Qwen3-30B-A3B's proportions: many narrow experts, 8 per token (128 x 768 there, 32 x 128 here)
+        "qwen3_moe": (Qwen3MoeForCausalLM, Qwen3MoeConfig(head_dim=head, num_experts=32, num_experts_per_tok=8,
+                                                          moe_intermediate_size=128, **shape)),
+        # ... and Qwen3-30B-A3B's own expert count and top-k (128, 8), each expert 64 wide
+        "qwen3_moe_128e": (Qwen3MoeForCausalLM, Qwen3MoeConfig(head_dim=head, num_experts=128, num_experts_per_tok=8,
+                                                               moe_intermediate_size=64, **shape)),
+        "gpt_oss": (GptOssForCausalLM, GptOssConfig(head_dim=head, num_local_experts=16, num_experts_per_tok=4,
+                                                    **dict(shape, intermediate_size=common["inner"] // 4))),
     }
 
 
@@ -84,8 +98,8 @@ def make_train(out):
 def hf_train(path, arch, batch, seq, steps, warmup, threads):
     torch.set_num_threads(threads)
     auto = AutoModelForMaskedLM if arch == "bert" else AutoModelForCausalLM
-    # Gemma 2's soft-capped scores have no SDPA path in transformers (nor in fts): eager on both sides
-    attn = "eager" if arch == "gemma2" else "sdpa"
+    # Gemma 2's soft-capped scores and gpt-oss's sinks have no SDPA path in transformers (nor in fts): eager on both
+    attn = "eager" if arch in ("gemma2", "gpt_oss") else "sdpa"
     model = auto.from_pretrained(path, dtype=torch.float32, attn_implementation=attn).train()
     # fused=True: what transformers' Trainer uses by default with torch >= 2.8 (optim "adamw_torch_fused").
     opt = torch.optim.AdamW(model.parameters(), lr=1e-4, weight_decay=0.01, fused=True)
