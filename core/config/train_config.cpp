@@ -77,7 +77,7 @@ void parseLora(const json& v, const fs::path& baseDir, ModelSection& m, IssueLis
     l.enabled = true;
     readPathField(v, "init_from", "model.lora", baseDir, issues, l.initFrom, nullptr);
     if (!l.initFrom.empty()) {
-        for (const char* key : {"r", "lora_alpha", "target_modules", "use_rslora"})
+        for (const char* key : {"r", "lora_alpha", "target_modules", "target_parameters", "use_rslora"})
             if (findField(v, key)) issues.error(joinKey("model.lora", key), std::string(msg::kLoraKeyWithInitFrom));
         std::error_code ec;
         if (!fs::is_regular_file(l.initFrom / "adapter_config.json", ec))
@@ -100,8 +100,25 @@ void parseLora(const json& v, const fs::path& baseDir, ModelSection& m, IssueLis
             else
                 issues.error("model.lora.lora_dropout", "expected a probability in [0, 1), got " + describeValue(*f));
         }
+    if (const json* f = findField(v, "target_parameters"); f && !f->is_null()) {
+        if (!f->is_array())
+            issues.error("model.lora.target_parameters",
+                         "expected a list of parameter names (e.g. "
+                         "\"mlp.experts.gate_up_proj\"), got " +
+                             describeValue(*f));
+        for (size_t i = 0; f->is_array() && i < f->size(); ++i) {
+            const json& n = (*f)[i];
+            if (n.is_string() && !n.get<std::string>().empty())
+                l.targetParameters.push_back(n.get<std::string>());
+            else
+                issues.error("model.lora.target_parameters[" + std::to_string(i) + "]",
+                             "expected a parameter name (e.g. \"mlp.experts.gate_up_proj\"), got " + describeValue(n));
+        }
+    }
     if (const json* f = findField(v, "target_modules"); f && !f->is_null()) {
-        if (f->is_string()) {
+        if (f->is_array() && f->empty() && !l.targetParameters.empty()) {
+            l.noTargetModules = true;  // PEFT: target_modules=[] with target_parameters adapts the parameters alone
+        } else if (f->is_string()) {
             l.targetIsRegex = true;
             l.targetRegex = f->get<std::string>();
             try {
@@ -136,9 +153,9 @@ void parseLora(const json& v, const fs::path& baseDir, ModelSection& m, IssueLis
     if (const json* f = findField(v, "merge_on_export"))
         if (auto b = readBool(issues, *f, "model.lora.merge_on_export")) l.mergeOnExport = *b;
     if (m.init == "random") issues.error("model.lora", std::string(msg::kLoraOverRandomInit));
-    warnUnknownKeys(
-        issues, v, "model.lora",
-        {"r", "lora_alpha", "lora_dropout", "target_modules", "bias", "use_rslora", "init_from", "merge_on_export"});
+    warnUnknownKeys(issues, v, "model.lora",
+                    {"r", "lora_alpha", "lora_dropout", "target_modules", "target_parameters", "bias", "use_rslora",
+                     "init_from", "merge_on_export"});
 }
 
 void parseModel(const json& doc, const fs::path& baseDir, IssueList& issues, ModelSection& m) {
@@ -680,6 +697,9 @@ nlohmann::json configToResolvedJson(const TrainConfig& c) {
                 lora["target_modules"] = l.targetRegex;
             else if (!l.targetModules.empty())
                 lora["target_modules"] = l.targetModules;
+            else if (l.noTargetModules)
+                lora["target_modules"] = json::array();
+            if (!l.targetParameters.empty()) lora["target_parameters"] = l.targetParameters;
         } else {
             lora["init_from"] = l.initFrom.generic_string();
         }

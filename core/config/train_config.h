@@ -175,6 +175,9 @@ struct LoraSection {
     std::vector<std::string> targetModules;  // exact names or ".name" suffixes; empty and no regex: PEFT's default
     std::string targetRegex;                 // target_modules given as a string: full-match regex, or "all-linear"
     bool targetIsRegex = false;
+    bool noTargetModules = false;  // target_modules: [] beside target_parameters: the expert tensors alone
+    // PEFT's target_parameters: 3-D expert tensors adapted whole ("mlp.experts.gate_up_proj"), as PEFT's ParamWrapper
+    std::vector<std::string> targetParameters;
     std::string bias = "none";       // only "none"
     bool useRslora = false;          // scaling alpha / sqrt(r)
     std::filesystem::path initFrom;  // a PEFT adapter folder to start from (its r/alpha/targets apply)

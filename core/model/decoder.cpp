@@ -283,10 +283,9 @@ private:
                                               : h;
         torch::Tensor out;
         if (has(TensorRole::Router)) {  // a mixture of experts
-            const ExpertWeights w{
-                m_params[weightAt(TensorRole::Router)].tensor,        biasOf(TensorRole::Router),
-                m_params[weightAt(TensorRole::ExpertsGateUp)].tensor, biasOf(TensorRole::ExpertsGateUp),
-                m_params[weightAt(TensorRole::ExpertsDown)].tensor,   biasOf(TensorRole::ExpertsDown)};
+            const ExpertWeights w{m_params[weightAt(TensorRole::Router)].tensor,      biasOf(TensorRole::Router),
+                                  adaptedTensor(weightAt(TensorRole::ExpertsGateUp)), biasOf(TensorRole::ExpertsGateUp),
+                                  adaptedTensor(weightAt(TensorRole::ExpertsDown)),   biasOf(TensorRole::ExpertsDown)};
             out = experts(x, w, train, aux, int64_t(i));
         } else {
             torch::Tensor gate, up;
@@ -366,6 +365,8 @@ private:
             s.stddev = s.init == ParamInit::Normal ? m_arch.initializerRange : 0.0;
             s.shapeFrom = t.shapeFrom;
             s.pieces = t.pieces;
+            s.expertTensor = !t.bias && (t.role == TensorRole::ExpertsGateUp || t.role == TensorRole::ExpertsDown);
+            s.expertsTransposed = s.expertTensor && m_family.moe == MoeKind::GptOss;
             s.mxfp4 = t.mxfp4;
             if (t.name.starts_with("model.")) {
                 s.aliases = {t.name.substr(6)};  // base-model checkpoints

@@ -40,6 +40,9 @@ struct ParamSpec {
     // When a checkpoint has the tensor under none of its names: the pieces it may hold it in instead (stacked
     // experts, one tensor per expert and projection); saveHfModel writes it so too, as transformers does.
     std::vector<StoredPiece> pieces;
+    // A mixture of experts' expert tensor (LoRA's target_parameters): (experts, out, in), or (experts, in, out) when
+    // expertsTransposed (gpt-oss).
+    bool expertTensor = false, expertsTransposed = false;
     bool mxfp4 = false;  // may be saved in MXFP4 (<name>_blocks, <name>_scales): dequantized on load (mxfp4.h)
 };
 
@@ -92,6 +95,9 @@ protected:
     // The layer whose weight is parameters()[weightIndex], plus its LoRA adapter when one is attached.
     // linearAt: nn.Linear, weight (out, in); conv1dAt: HF Conv1D, weight (in, out). bias may be undefined.
     torch::Tensor linearAt(size_t weightIndex, const torch::Tensor& x, const torch::Tensor& bias) const;
+    // A tensor used whole (a mixture of experts' expert tensor) with its LoRA delta added when it has an adapter and
+    // adapters are on (PEFT's ParamWrapper), in the tensor's dtype.
+    torch::Tensor adaptedTensor(size_t index) const;
     torch::Tensor conv1dAt(size_t weightIndex, const torch::Tensor& x, const torch::Tensor& bias) const;
     // The LM output layer: logits of x, or with setDeferOutputHead(true) x itself with the layer kept for the
     // loss. weightIndex: the weight's index in parameters() when it is its own (LoRA may sit on it); tied heads

@@ -124,6 +124,13 @@ torch::Tensor LoraLayer::delta(const torch::Tensor& x, bool training) const {
 }
 
 torch::Tensor LoraLayer::deltaWeight() const {
+    if (experts > 0) {  // PEFT's ParamWrapper.get_delta_weight: per expert B_e @ A_e
+        const int64_t r = a.size(0) / experts;
+        const torch::Tensor a3 = a.to(torch::kFloat32).reshape({experts, r, a.size(1)});  // (e, r, in)
+        const torch::Tensor b3 = b.to(torch::kFloat32).reshape({b.size(0), r, experts}).permute({2, 0, 1});
+        const torch::Tensor d = torch::bmm(b3, a3) * scaling;  // (e, out, in)
+        return transposed ? d.transpose(1, 2) : d;
+    }
     torch::Tensor d = torch::matmul(b.to(torch::kFloat32), a.to(torch::kFloat32)) * scaling;  // (out, in)
     return fanInFanOut ? d.t().contiguous() : d;
 }
@@ -150,6 +157,12 @@ torch::Tensor HfModel::linearAt(size_t weightIndex, const torch::Tensor& x, cons
     if (!m_adaptersOff && weightIndex < m_lora.size() && m_lora[weightIndex])
         y = y + m_lora[weightIndex]->delta(x, m_training);
     return y;
+}
+
+torch::Tensor HfModel::adaptedTensor(size_t index) const {
+    const torch::Tensor& w = m_params[index].tensor;
+    if (m_adaptersOff || index >= m_lora.size() || !m_lora[index]) return w;
+    return w + m_lora[index]->deltaWeight().to(w.scalar_type());
 }
 
 void HfModel::setQuant4(std::vector<std::shared_ptr<Quant4Weight>> byParam, torch::Dtype computeDtype) {
@@ -188,11 +201,45 @@ torch::Tensor HfModel::conv1dAt(size_t weightIndex, const torch::Tensor& x, cons
 
 // ---- targets -----------------------------------------------------------------------------------------------
 
+// PEFT's target_parameters: the expert tensors whose "<module>.<parameter>" name is a target or ends with "." + one,
+// by parameter index. ConfigError (naming keyPath.target_parameters) for a target that matches no parameter, or one
+// that is not a mixture of experts' expert tensor.
+std::vector<size_t> matchLoraParameters(const HfModel& hf, const LoraOptions& opts, const std::string& keyPath) {
+    const std::string key = keyPath + ".target_parameters";
+    const auto& specs = hf.parameterSpecs();
+    std::vector<size_t> matched;
+    std::set<std::string> hitTargets;
+    for (size_t i = 0; i < specs.size(); ++i) {
+        bool hit = false;
+        for (const std::string& t : opts.targetParameters)
+            if (specs[i].name == t || endsWithDotted(specs[i].name, t)) hit = true, hitTargets.insert(t);
+        if (!hit) continue;
+        if (!specs[i].expertTensor)
+            throw ConfigError(key + ": \"" + specs[i].name +
+                              "\" matches, but only a mixture of experts' expert tensors " +
+                              "(mlp.experts.gate_up_proj, mlp.experts.down_proj) take an adapter this way; adapt " +
+                              "Linear layers through target_modules");
+        matched.push_back(i);
+    }
+    for (const std::string& t : opts.targetParameters)
+        if (!hitTargets.count(t)) {
+            std::set<std::string> names;
+            for (const auto& s : specs)
+                if (s.expertTensor) names.insert(s.name.substr(s.name.find(".mlp.") + 1));
+            throw ConfigError(key + ": \"" + t + "\" matches no parameter of " + hf.info().architecture +
+                              (names.empty()
+                                   ? std::string(" (it has no expert tensors)")
+                                   : " (its expert tensors are named: " + joined({names.begin(), names.end()}) + ")"));
+        }
+    return matched;
+}
+
 std::vector<std::string> matchLoraTargets(LanguageModel& model, const LoraOptions& opts, const std::string& keyPath) {
     HfModel& hf = hfModel(model);
     const ModuleTable table = moduleTable(hf);
     const std::string key = keyPath + ".target_modules";
     std::vector<std::string> matched;
+    if (opts.noTargetModules) return matched;  // target_parameters alone
     if (isAllLinear(opts)) {
         for (const auto& m : table.all)
             if (table.weightOf.count(m) && !table.outputHeads.count(m) && !inModulesToSave(m, opts.modulesToSave))
@@ -254,7 +301,12 @@ void attachLora(LanguageModel& model, const LoraOptions& optsIn, uint64_t seed, 
         for (const char* head : {"classifier", "score"})
             if (std::find(opts->modulesToSave.begin(), opts->modulesToSave.end(), head) == opts->modulesToSave.end())
                 opts->modulesToSave.push_back(head);
+    if (!opts->targetParameters.empty() && opts->dropout > 0)
+        throw ConfigError(keyPath +
+                          ".lora_dropout: must be 0 with target_parameters (as PEFT: an expert tensor's "
+                          "adapter is added to the tensor, so its input cannot be dropped for it alone)");
     const std::vector<std::string> targets = matchLoraTargets(model, *opts, keyPath);
+    const std::vector<size_t> parameterTargets = matchLoraParameters(hf, *opts, keyPath);
     const ModuleTable table = moduleTable(hf);
     auto& params = hf.parameters();
     const auto& specs = hf.parameterSpecs();
@@ -279,6 +331,29 @@ void attachLora(LanguageModel& model, const LoraOptions& optsIn, uint64_t seed, 
         layer->a =
             torch::empty({opts->r, in}, torch::kFloat32).uniform_(-bound, bound, gen).to(options).requires_grad_(true);
         layer->b = torch::zeros({out, opts->r}, options).requires_grad_(true);
+        byParam[wi] = std::move(layer);
+    }
+    // Expert tensors (PEFT's ParamWrapper): per expert an r x in A and an out x r B, PEFT's layouts; a module with
+    // several adapted tensors nests its wrappers in parameter order, the first innermost ("base_layer." each).
+    for (size_t k = 0; k < parameterTargets.size(); ++k) {
+        const size_t wi = parameterTargets[k];
+        const ParamSpec& spec = specs[wi];
+        auto layer = std::make_shared<LoraLayer>();
+        layer->module = moduleOf(spec.name);
+        layer->weightIndex = wi;
+        layer->scaling = opts->scaling();
+        layer->experts = spec.shape[0];
+        layer->transposed = spec.expertsTransposed;
+        for (size_t later = k + 1; later < parameterTargets.size(); ++later)
+            if (moduleOf(specs[parameterTargets[later]].name) == layer->module) layer->keyInfix += "base_layer.";
+        const int64_t in = layer->transposed ? spec.shape[1] : spec.shape[2];
+        const int64_t out = layer->transposed ? spec.shape[2] : spec.shape[1];
+        const double bound = 1.0 / std::sqrt(double(in));
+        const auto options = torch::TensorOptions().dtype(torch::kFloat32).device(hf.parameterDevice(wi));
+        const int64_t rows = opts->r * layer->experts;
+        layer->a =
+            torch::empty({rows, in}, torch::kFloat32).uniform_(-bound, bound, gen).to(options).requires_grad_(true);
+        layer->b = torch::zeros({out, rows}, options).requires_grad_(true);
         byParam[wi] = std::move(layer);
     }
     for (auto& p : params) p.tensor.requires_grad_(inModulesToSave(moduleOf(p.name), opts->modulesToSave));
@@ -337,8 +412,8 @@ std::vector<NamedTensor> loraStateTensors(LanguageModel& model) {
             out.push_back({kPrefix + params[i].name, params[i].tensor});
         if (i < hf.loraByParam().size() && hf.loraByParam()[i]) {
             const LoraLayer& l = *hf.loraByParam()[i];
-            out.push_back({kPrefix + l.module + ".lora_A.weight", l.a});
-            out.push_back({kPrefix + l.module + ".lora_B.weight", l.b});
+            out.push_back({kPrefix + l.module + "." + l.keyInfix + "lora_A.weight", l.a});
+            out.push_back({kPrefix + l.module + "." + l.keyInfix + "lora_B.weight", l.b});
         }
     }
     return out;
@@ -433,8 +508,17 @@ LoraOptions readLoraAdapterConfig(const fs::path& adapterDir) {
         if (present(key) && j[key].is_boolean() && j[key].get<bool>()) fail(key, "is true, which is not supported");
     for (const char* key : {"rank_pattern", "alpha_pattern"})
         if (present(key) && !j[key].empty()) fail(key, "per-module ranks/alphas are not supported (expected {})");
-    for (const char* key : {"layers_to_transform", "layers_pattern", "layer_replication", "target_parameters",
-                            "exclude_modules", "trainable_token_indices", "alora_invocation_tokens"})
+    if (present("target_parameters")) {
+        if (!j["target_parameters"].is_array()) fail("target_parameters", "expected a list of parameter names");
+        for (const auto& n : j["target_parameters"]) {
+            if (!n.is_string()) fail("target_parameters", "expected parameter names (strings)");
+            o.targetParameters.push_back(n.get<std::string>());
+        }
+        if (j.contains("target_modules") && j["target_modules"].is_array() && j["target_modules"].empty())
+            o.noTargetModules = !o.targetParameters.empty();
+    }
+    for (const char* key : {"layers_to_transform", "layers_pattern", "layer_replication", "exclude_modules",
+                            "trainable_token_indices", "alora_invocation_tokens"})
         if (present(key) && !(j[key].is_array() && j[key].empty()) &&
             !(j[key].is_string() && j[key].get<std::string>().empty()))
             fail(key, "is set (" + j[key].dump() + "), which is not supported (expected null)");
@@ -497,7 +581,8 @@ void saveLoraAdapter(LanguageModel& model, const fs::path& dir, const std::strin
         std::vector<std::string> names;
         if (isAllLinear(*o)) {
             for (const auto& l : hf.loraByParam())
-                if (l) names.push_back(l->module);
+                if (l && l->experts == 0) names.push_back(l->module);
+        } else if (o->noTargetModules) {
         } else {
             names = defaultTargets(hf.info().modelType);
         }
@@ -519,6 +604,8 @@ void saveLoraAdapter(LanguageModel& model, const fs::path& dir, const std::strin
         {"lora_alpha", o->alpha},
         {"lora_dropout", o->dropout},
         {"target_modules", targets},
+        {"target_parameters",
+         o->targetParameters.empty() ? nlohmann::json(nullptr) : nlohmann::json(o->targetParameters)},
         {"exclude_modules", nullptr},
         {"bias", "none"},
         {"fan_in_fan_out", fanInFanOut},

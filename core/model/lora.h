@@ -23,20 +23,32 @@ struct LoraOptions {
         targetRegex;         // a string target_modules: full-match regex ("all-linear" is PEFT's shorthand)
     bool useRslora = false;  // scaling alpha / sqrt(r) instead of alpha / r
     std::vector<std::string> modulesToSave;  // trained and saved whole (PEFT adds "classifier", "score" for SEQ_CLS)
+    // PEFT's target_parameters: a mixture of experts' 3-D tensors, adapted whole as PEFT's ParamWrapper does (one
+    // rank-r pair per expert, the delta added to the tensor for the forward); names match exactly or as the last
+    // dotted parts of "<module>.<parameter>" ("mlp.experts.gate_up_proj").
+    std::vector<std::string> targetParameters;
+    bool noTargetModules = false;  // target_modules [] beside target_parameters: no Linear layer adapted
     double scaling() const;
 };
 
-// One adapted layer. a (r, in), b (out, r), float32 leaves that require grad.
+// One adapted layer. a (r, in), b (out, r), float32 leaves that require grad. An adapted expert tensor (experts > 0,
+// PEFT's ParamWrapper): a (experts x r, in) with expert e's rows e*r .. e*r + r - 1, b (out, r x experts) with its
+// columns k*experts + e; in and out are the tensor's last two dimensions, swapped unless `transposed` (gpt-oss keeps
+// (experts, in, out); Mixtral and Qwen3-MoE (experts, out, in)).
 struct LoraLayer {
     std::string module;        // HF module path, e.g. "transformer.h.0.attn.c_attn"
     size_t weightIndex = 0;    // index of the base weight in parameters()
     bool fanInFanOut = false;  // HF Conv1D: base weight stored (in, out)
     double scaling = 1.0;
     double dropout = 0.0;
+    int64_t experts = 0;      // > 0: an expert tensor (target_parameters)
+    bool transposed = false;  // the expert tensor is (experts, in, out)
+    std::string keyInfix;     // PEFT's name between the module and lora_A: "base_layer." per wrapper around it
     torch::Tensor a, b;
     // B(A(dropout(x))) * scaling; x (..., in) -> (..., out).
     torch::Tensor delta(const torch::Tensor& x, bool training) const;
-    // scaling * B @ A laid out like the base weight ((out, in), or (in, out) when fanInFanOut), float32.
+    // scaling * B @ A laid out like the base weight ((out, in), or (in, out) when fanInFanOut; an expert tensor's
+    // (experts, out, in) or (experts, in, out)), float32.
     torch::Tensor deltaWeight() const;
 };
 

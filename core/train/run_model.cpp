@@ -19,6 +19,8 @@ LoraOptions loraOptionsFrom(const LoraSection& l) {
     o.dropout = l.dropout;
     o.targetModules = l.targetModules;
     if (l.targetIsRegex) o.targetRegex = l.targetRegex;
+    o.noTargetModules = l.noTargetModules;
+    o.targetParameters = l.targetParameters;
     o.useRslora = l.useRslora;
     return o;
 }

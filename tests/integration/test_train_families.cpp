@@ -212,14 +212,18 @@ private slots:
             QVERIFY2(std::isfinite(last) && last < first, "fp16 trained");
         }
 
-        // LoRA over the trained model, bf16, the chunked loss: it trains and saves PEFT's adapter.
+        // LoRA over the trained model, bf16, the chunked loss: it trains and saves PEFT's adapter (a mixture of
+        // experts: its expert tensors too, PEFT's target_parameters).
+        json loraSection = {{"r", 4}, {"lora_alpha", 8}, {"target_modules", "all-linear"}};
+        if (familyConfig(type).contains("num_experts_per_tok"))
+            loraSection["target_parameters"] = {"mlp.experts.gate_up_proj", "mlp.experts.down_proj"};
         const fs::path lora = fts::testing::writeConfig(
             dir, "lora", 1, 0,
             {{"model",
               {{"path", (dir / "one-out" / "final").string()},
                {"init", "pretrained"},
                {"chunked_loss", true},
-               {"lora", {{"r", 4}, {"lora_alpha", 8}, {"target_modules", "all-linear"}}}}},
+               {"lora", loraSection}}},
              {"deepspeed",
               {{"bf16", {{"enabled", true}}},
                {"optimizer", {{"params", {{"lr", 0.01}}}}},

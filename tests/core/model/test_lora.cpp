@@ -1,7 +1,8 @@
 // LoRA (core/model/lora.h) on the golden models: B = 0 leaves the logits bit-identical, a training step changes only
 // adapter weights, merged and unmerged forwards agree, and the PEFT format round-trips both ways against PEFT 0.21
 // and transformers running in the venv (tests/data/models/scripts/lora_reference.py): our adapter loaded by PEFT,
-// our merged export loaded by transformers, and a random adapter made by PEFT loaded by us, all give the same logits.
+// our merged export loaded by transformers, and a random adapter made by PEFT loaded by us, all give the same logits;
+// so too for a mixture of experts' expert tensors (PEFT's target_parameters) on Qwen3-MoE and gpt-oss.
 #include <QProcess>
 #include <QTemporaryDir>
 #include <QtTest>
@@ -31,10 +32,33 @@ double maxAbs(const torch::Tensor& got, const torch::Tensor& ref) {
     return (got.to(torch::kFloat64) - ref.to(torch::kFloat64)).abs().max().item<double>();
 }
 
-std::unique_ptr<LanguageModel> loadModel(const std::string& name, bool dropout = false) {
+std::unique_ptr<LanguageModel> loadModelAt(const fs::path& dir, bool dropout = false) {
     ModelLoadOptions o;
     o.disableDropout = !dropout;
-    return loadPretrainedModel(kModels / name, o);
+    return loadPretrainedModel(dir, o);
+}
+std::unique_ptr<LanguageModel> loadModel(const std::string& name, bool dropout = false) {
+    return loadModelAt(kModels / name, dropout);
+}
+
+// A small random mixture of experts saved as transformers saves it (Qwen3-MoE: one tensor per expert, layer 1 dense;
+// gpt-oss: fused), for the expert adapters (target_parameters).
+fs::path writeMoeBase(const fs::path& dir, const std::string& type) {
+    nlohmann::json c = {{"model_type", type},          {"vocab_size", 512},
+                        {"hidden_size", 64},           {"intermediate_size", 32},
+                        {"num_hidden_layers", 2},      {"num_attention_heads", 4},
+                        {"num_key_value_heads", 2},    {"head_dim", 16},
+                        {"num_experts_per_tok", 2},    {"initializer_range", 0.1},
+                        {"tie_word_embeddings", false}};
+    if (type == "qwen3_moe")
+        c["num_experts"] = 4, c["moe_intermediate_size"] = 24, c["mlp_only_layers"] = nlohmann::json::array({1});
+    else
+        c["num_local_experts"] = 4;
+    fs::create_directories(dir);
+    writeFileAtomic(dir / "config.json", c.dump(2));
+    auto model = initModelFromConfig(dir / "config.json", 77, {});
+    saveHfModel(*model, dir, torch::kFloat32);
+    return dir;
 }
 
 // (2, 12) ids below the model's vocab; the second row ends in 3 padding tokens.
@@ -56,7 +80,11 @@ LoraOptions optionsFor(const std::string& name) {
     else if (name == "llama")
         o.targetRegex = "all-linear";
     else if (name == "qwen2")
-        o.targetModules = {};  // PEFT's default for qwen2: q_proj, v_proj
+        o.targetModules = {};      // PEFT's default for qwen2: q_proj, v_proj
+    else if (name == "qwen3_moe")  // the experts and a Linear layer
+        o.targetModules = {"q_proj"}, o.targetParameters = {"mlp.experts.gate_up_proj", "mlp.experts.down_proj"};
+    else if (name == "gpt_oss")  // the experts alone, named by their last part
+        o.noTargetModules = true, o.targetParameters = {"gate_up_proj", "down_proj"};
     else
         o.targetModules = {"query", "key", "value", "dense"}, o.useRslora = true, o.alpha = 16;
     return o;
@@ -239,6 +267,7 @@ void TestLora::peftRoundTrip() {
         nlohmann::json peftLora;
         torch::Tensor oursLogits;
         std::pair<torch::Tensor, torch::Tensor> batch;
+        fs::path base;
     };
     std::vector<Job> jobs = {
         {"gpt2", "CausalLM", {{"r", 4}, {"lora_alpha", 8}, {"target_modules", {"c_attn", "c_fc"}}}, {}, {}},
@@ -253,24 +282,45 @@ void TestLora::peftRoundTrip() {
          {{"r", 4}, {"lora_alpha", 8}, {"target_modules", {"query", "value", "dense"}}},
          {},
          {}},
+        // mixtures of experts: PEFT's target_parameters (its ParamWrapper), nested when a module has two
+        {"qwen3_moe",
+         "CausalLM",
+         {{"r", 2},
+          {"lora_alpha", 4},
+          {"target_modules", {"k_proj"}},
+          {"target_parameters", {"mlp.experts.down_proj", "mlp.experts.gate_up_proj"}}},
+         {},
+         {}},
+        {"gpt_oss",
+         "CausalLM",
+         {{"r", 3},
+          {"lora_alpha", 5},
+          {"target_modules", nlohmann::json::array()},
+          {"target_parameters", {"gate_up_proj"}}},
+         {},
+         {}},
     };
+    for (Job& job : jobs)
+        job.base = job.name == "qwen3_moe" || job.name == "gpt_oss" ? writeMoeBase(tmp / job.name / "base", job.name)
+                                                                    : kModels / job.name;
     nlohmann::json spec = nlohmann::json::array();
     for (size_t k = 0; k < jobs.size(); ++k) {
         Job& job = jobs[k];
         const fs::path dir = tmp / job.name;
-        auto model = loadModel(job.name);
+        auto model = loadModelAt(job.base);
         LoraOptions o = optionsFor(job.name);
-        o.dropout = 0.05;  // saved in the config; eval mode ignores it on both sides
+        // saved in the config; eval mode ignores it on both sides (expert adapters take none, as PEFT's)
+        o.dropout = o.targetParameters.empty() ? 0.05 : 0.0;
         attachLora(*model, o, 20 + k);
         randomizeAdapters(*model, 30 + k);
         job.batch = batchFor(*model);
         job.oursLogits = evalLogits(*model, job.batch);
-        saveLoraAdapter(*model, dir / "ours", (kModels / job.name).string());
+        saveLoraAdapter(*model, dir / "ours", job.base.string());
         mergeLora(*model);
         saveHfModel(*model, dir / "merged", torch::kFloat32);
         saveSafetensors(dir / "inputs.safetensors",
                         {{"input_ids", job.batch.first}, {"attention_mask", job.batch.second}});
-        spec.push_back({{"base", (kModels / job.name).string()},
+        spec.push_back({{"base", job.base.string()},
                         {"task", job.task},
                         {"inputs", (dir / "inputs.safetensors").string()},
                         {"ours_adapter", (dir / "ours").string()},
@@ -303,11 +353,11 @@ void TestLora::peftRoundTrip() {
             QVERIFY2(relL2(job.oursLogits, theirs) <= 1e-5, key);
         }
         // An adapter PEFT made (non-zero B, its own targets/rslora) loads here and gives PEFT's logits.
-        auto model = loadModel(job.name);
+        auto model = loadModelAt(job.base);
         loadLoraAdapter(*model, dir / "peft");
         const torch::Tensor ours = evalLogits(*model, job.batch);
         const torch::Tensor& peft = ref.at("peft_logits");
-        const torch::Tensor base = evalLogits(*loadModel(job.name), job.batch);
+        const torch::Tensor base = evalLogits(*loadModelAt(job.base), job.batch);
         qInfo("%s peft adapter: max|diff| %.3g relL2 %.3g (adapter effect %.3g)", job.name.c_str(), maxAbs(ours, peft),
               relL2(ours, peft), maxAbs(peft, base));
         QVERIFY(maxAbs(peft, base) > 1e-3);
