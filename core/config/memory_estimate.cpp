@@ -85,7 +85,8 @@ ZeroKnobs readZeroKnobs(const json& raw, int stage) {
 // "enabled": false -> no LoRA.
 struct LoraKnobs {
     int rank = 0;
-    std::vector<std::string> targets;  // empty = every linear layer of the blocks
+    std::vector<std::string> targets;     // empty = every linear layer of the blocks
+    std::vector<std::string> parameters;  // target_parameters: expert tensors adapted whole
 };
 std::optional<LoraKnobs> readLora(const json& raw) {
     if (!raw.is_object() || !raw.contains("model") || !raw["model"].is_object()) return std::nullopt;
@@ -98,7 +99,29 @@ std::optional<LoraKnobs> readLora(const json& raw) {
     if (t != it->end() && t->is_array())
         for (const auto& m : *t)
             if (m.is_string()) l.targets.push_back(m.get<std::string>());
+    auto p = it->find("target_parameters");
+    if (p != it->end() && p->is_array())
+        for (const auto& m : *p)
+            if (m.is_string()) l.parameters.push_back(m.get<std::string>());
     return l;
+}
+
+// Whether a tensor's name is a target or ends with "." + one (PEFT's rule for both lists).
+bool namedBy(const std::string& path, const std::vector<std::string>& targets) {
+    for (const auto& target : targets)
+        if (path == target || (path.size() > target.size() && path.ends_with("." + target))) return true;
+    return false;
+}
+
+// The elements of the expert tensors LoRA adapts in one block (the largest): each is used as tensor + delta, kept
+// for backward in the compute dtype as PEFT's ParamWrapper keeps it.
+int64_t adaptedExpertElements(const ModelShape& shape, const LoraKnobs& lora) {
+    std::map<int, int64_t> perLayer;
+    for (const auto& t : shape.tensors)
+        if (t.experts > 0 && namedBy(t.name, lora.parameters)) perLayer[t.layer] += t.numel;
+    int64_t most = 0;
+    for (const auto& [layer, n] : perLayer) most = std::max(most, n);
+    return most;
 }
 
 // LoRA adapter parameters: r * (in + out) for every targeted linear weight of the blocks (PEFT matches a
@@ -110,6 +133,8 @@ int64_t loraParameters(const ModelShape& shape, const LoraKnobs& lora) {
         targets.empty() || (targets.size() == 1 && (targets[0] == "all-linear" || targets[0] == "all_linear"));
     int64_t n = 0;
     for (const auto& t : shape.tensors) {
+        if (t.experts > 0 && namedBy(t.name, lora.parameters))  // PEFT's ParamWrapper: per expert r x (in + out)
+            n += int64_t(lora.rank) * t.experts * (t.inFeatures + t.outFeatures);
         if (t.module.empty() || t.layer < 0) continue;
         const std::string path = t.name.substr(0, t.name.size() - std::string(".weight").size());
         bool hit = all;
@@ -554,6 +579,14 @@ Result compute(const ModelShape& shape, const Inputs& in) {
     ai.frozenNormWeights = e.lora;
     ai.fusedCpuOps = ai.fusedCudaOps = in.fusedKernels;
     res.act = estimateActivations(shape, ai);
+    if (in.lora && !in.lora->parameters.empty()) {  // adapted expert tensors (tensor + delta) kept by each block
+        const int64_t bytes = (e.mode == ForwardMode::Fp32 ? 4 : 2) * adaptedExpertElements(shape, *in.lora);
+        res.act.perLayer += bytes;
+        if (ai.checkpointing)
+            res.act.backwardWorking += bytes;
+        else
+            res.act.stored += bytes * shape.sparseLayers;
+    }
     const int64_t loss = lossWorkspace(shape, in, e);
 
     const std::vector<Moment> moments = stepMoments(shape, in, e, c, r, res.act, ai.checkpointing, loss);

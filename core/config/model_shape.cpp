@@ -234,8 +234,13 @@ void readDecoder(const Reader& r, ModelShape& s) {
     for (const ArchTensor& t : decoderTensors(a)) {
         int64_t numel = 1;
         for (int64_t d : t.shape) numel *= d;
+        const bool expert = !t.bias && (t.role == TensorRole::ExpertsGateUp || t.role == TensorRole::ExpertsDown);
+        const bool transposed = a.family->moe == MoeKind::GptOss;  // (experts, in, out)
         if (t.linear)
             s.tensors.push_back({t.name, numel, t.layer, t.module, t.shape[1], t.shape[0]});
+        else if (expert)
+            s.tensors.push_back({t.name, numel, t.layer, "", transposed ? t.shape[1] : t.shape[2],
+                                 transposed ? t.shape[2] : t.shape[1], t.shape[0]});
         else
             s.tensors.push_back({t.name, numel, t.layer, "", 0, 0});
     }

@@ -21,7 +21,8 @@ struct ParamTensor {
     int64_t numel = 0;
     int layer = -1;
     std::string module;                       // linear weights only: "q_proj", "c_attn", "query", ...; empty otherwise
-    int64_t inFeatures = 0, outFeatures = 0;  // linear weights only
+    int64_t inFeatures = 0, outFeatures = 0;  // linear weights only; an expert tensor's per expert
+    int64_t experts = 0;                      // a mixture of experts' expert tensor (LoRA's target_parameters)
 };
 
 struct ModelShape {
