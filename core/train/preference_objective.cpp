@@ -184,6 +184,20 @@ torch::Tensor PreferenceObjective::ktoLossOf(LanguageModel& policy, const TrainB
 
 torch::Tensor PreferenceObjective::loss(LanguageModel& policy, const TrainBatch& batch,
                                         const std::vector<int64_t>& indices, bool eval) {
+    torch::Tensor l = objectiveLoss(policy, batch, indices, eval);
+    // A mixture of experts with output_router_logits: its load-balancing loss of the policy's forward (the last
+    // one: the reference and KTO's KL pass run before it), weighted, and logged as aux_loss, as TRL's trainers do.
+    if (const auto routing = policy.lastRouting(); routing && routing->auxLoss.defined()) {
+        l = l + routing->auxLossCoef * routing->auxLoss.to(l.device());
+        auto& entry = m_sums[eval]["aux_loss"];
+        entry.first += routing->auxLoss.item<double>();
+        entry.second += 1;
+    }
+    return l;
+}
+
+torch::Tensor PreferenceObjective::objectiveLoss(LanguageModel& policy, const TrainBatch& batch,
+                                                 const std::vector<int64_t>& indices, bool eval) {
     const std::string& objective = m_cfg.training.objective;
     policy.setTraining(!eval && !m_cfg.preference.disableDropout);  // TRL's disable_dropout (the default)
     if (m_unpaired) return ktoLossOf(policy, batch, indices, eval);

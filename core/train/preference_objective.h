@@ -44,6 +44,9 @@ public:
     // The micro-batch's loss (differentiable unless under NoGradGuard) for the pairs `indices` of a split; its
     // metrics are kept for takeMetrics.
     torch::Tensor loss(LanguageModel& policy, const TrainBatch& batch, const std::vector<int64_t>& indices, bool eval);
+    // The objective's own loss (loss() adds a mixture of experts' load-balancing term to it).
+    torch::Tensor objectiveLoss(LanguageModel& policy, const TrainBatch& batch, const std::vector<int64_t>& indices,
+                                bool eval);
     // TRL's metrics of the training (or eval) micro-batches since the last call, each their mean ({} when none; KTO:
     // NaN for a label none of them had).
     std::map<std::string, double> takeMetrics(bool eval);

@@ -166,7 +166,8 @@ void TestArchGolden::badFolders_data() {
                                   << "config:num_hidden_layers=3"
                                   << QStringList{"'model.layers.2.input_layernorm.weight' is missing"};
     QTest::newRow("llama rope type") << "llama"
-                                     << "rope:yarn" << QStringList{"\"rope_scaling\"", "yarn", "llama3"};
+                                     << "rope:ntk-by-parts"
+                                     << QStringList{"\"rope_scaling\"", "ntk-by-parts", "llama3, longrope, yarn"};
     QTest::newRow("llama wrong shape") << "llama"
                                        << "shape:model.norm.weight"
                                        << QStringList{"'model.norm.weight'", "expected shape [64]", "found [32]"};
