@@ -3,9 +3,11 @@
 // and over 10 steps every logged loss, reward, log-prob and logits metric, the gradient norm and the learning rate
 // equal TRL's within 1e-5 relative; text and conversational pairs, full fine-tune and LoRA (from a PEFT adapter).
 // Then the engine's own equivalences: the precomputed reference equals the frozen copy, switching the adapters off
-// equals a copy of the base, a resumed run equals an uninterrupted one, ZeRO-2 on two ranks equals one rank.
+// equals a copy of the base, a resumed run equals an uninterrupted one, ZeRO-2 on two ranks equals one rank; a mixture
+// of experts adds its load-balancing loss.
 // LibTorch before Qt: Qt's `slots` keyword macro would otherwise break LibTorch's headers.
 #include "core/data/preference_pairs.h"
+#include "core/model/language_model.h"
 #include "core/data/unpaired_examples.h"
 #include "core/data/tokenizer.h"
 
@@ -102,6 +104,7 @@ private slots:
     void referenceSourcesAgree();
     void resumeEqualsUninterrupted();
     void zero2OnTwoRanksEqualsOneRank();
+    void mixtureOfExpertsAddsItsRouterLoss();
 
 private:
     json m_expected = json::parse(fts::readFile(kFixture / "expected.json"));
@@ -329,6 +332,54 @@ void TestTrainPreference::zero2OnTwoRanksEqualsOneRank() {
             QVERIFY2(close(y[k], x[k], 1e-5),
                      qPrintable(QString("%1 step %2: %3 vs %4").arg(m).arg(k + 1).arg(y[k]).arg(x[k])));
     }
+}
+
+// A mixture of experts with output_router_logits: the DPO loss gains router_aux_loss_coef x the policy's
+// load-balancing loss (as TRL adds it), logged as aux_loss. Two runs that differ only in the coefficient log first-step
+// losses (same weights) apart by exactly coefficient x aux_loss.
+void TestTrainPreference::mixtureOfExpertsAddsItsRouterLoss() {
+    QTemporaryDir tmp;
+    const fs::path dir = tmp.path().toStdString();
+    auto runWith = [&](const std::string& name, double coef) {
+        const fs::path model = dir / (name + "-model");
+        fs::create_directories(model);
+        const json config = {{"model_type", "qwen3_moe"},
+                             {"vocab_size", 320},
+                             {"hidden_size", 32},
+                             {"intermediate_size", 48},
+                             {"num_hidden_layers", 2},
+                             {"num_attention_heads", 4},
+                             {"num_key_value_heads", 2},
+                             {"head_dim", 8},
+                             {"num_experts", 4},
+                             {"num_experts_per_tok", 2},
+                             {"moe_intermediate_size", 16},
+                             {"output_router_logits", true},
+                             {"router_aux_loss_coef", coef},
+                             {"max_position_embeddings", 256},
+                             {"tie_word_embeddings", false}};
+        std::ofstream(model / "config.json") << config.dump(2);
+        for (const char* f : {"tokenizer.json", "tokenizer_config.json"})
+            if (fs::exists(kFixture / "model" / f)) fs::copy_file(kFixture / "model" / f, model / f);
+        {
+            auto m = fts::initModelFromConfig(model / "config.json", 11, {});
+            fts::saveHfModel(*m, model, torch::kFloat32);
+        }
+        json cfg = fixtureConfig(dir / name, {{"objective", "dpo"}, {"data", "conv"}});
+        cfg["model"]["path"] = model.string();
+        cfg["training"]["max_steps"] = 2;
+        return train(dir, name, cfg);
+    };
+    const Run without = runWith("coef0", 0.0), with = runWith("coef05", 0.5);
+    QVERIFY2(without.result.exitCode == 0, qPrintable(without.result.err.right(3000)));
+    QVERIFY2(with.result.exitCode == 0, qPrintable(with.result.err.right(3000)));
+    fts::RunStore store((dir / "runs.sqlite").string());
+    const auto loss0 = series(store, without.id, "loss"), loss5 = series(store, with.id, "loss");
+    const auto aux = series(store, with.id, "aux_loss");
+    QCOMPARE(aux.size(), size_t(2));
+    QVERIFY2(aux[0] >= 1.0 - 1e-6, "the load-balancing loss is at least 1");
+    QVERIFY2(close(loss5[0] - loss0[0], 0.5 * aux[0], 1e-4),
+             qPrintable(QString("loss difference %1, 0.5 x aux_loss %2").arg(loss5[0] - loss0[0]).arg(0.5 * aux[0])));
 }
 
 QTEST_GUILESS_MAIN(TestTrainPreference)
