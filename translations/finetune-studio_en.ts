@@ -440,6 +440,10 @@
         <source>Sweep</source>
         <translation type="unfinished"></translation>
     </message>
+    <message>
+        <source>Load-balancing loss</source>
+        <translation type="unfinished"></translation>
+    </message>
 </context>
 <context>
     <name>fts::ConfigEditor</name>
@@ -4455,6 +4459,18 @@
     </message>
     <message>
         <source>The model of this run&apos;s latest checkpoint as a GGUF file for llama.cpp, Ollama and LM Studio (quantized), or as a Hugging Face folder (fts export)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Load-balancing loss (mixture of experts)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>aux loss</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Router</source>
         <translation type="unfinished"></translation>
     </message>
 </context>

@@ -436,6 +436,10 @@
         <source>Sweep</source>
         <translation>扫参</translation>
     </message>
+    <message>
+        <source>Load-balancing loss</source>
+        <translation>负载均衡损失</translation>
+    </message>
 </context>
 <context>
     <name>fts::ConfigEditor</name>
@@ -4440,6 +4444,18 @@
     <message>
         <source>The model of this run&apos;s latest checkpoint as a GGUF file for llama.cpp, Ollama and LM Studio (quantized), or as a Hugging Face folder (fts export)</source>
         <translation>将此运行最新检查点的模型导出为 GGUF 文件（可量化，供 llama.cpp、Ollama、LM Studio 使用），或导出为 Hugging Face 文件夹（fts export）</translation>
+    </message>
+    <message>
+        <source>Load-balancing loss (mixture of experts)</source>
+        <translation>负载均衡损失（混合专家）</translation>
+    </message>
+    <message>
+        <source>aux loss</source>
+        <translation>辅助损失</translation>
+    </message>
+    <message>
+        <source>Router</source>
+        <translation>路由</translation>
     </message>
 </context>
 <context>

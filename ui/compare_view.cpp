@@ -75,6 +75,7 @@ CompareView::CompareView(QWidget* parent) : QWidget(parent) {
     for (const char* metric : kClassificationEvalMetrics)
         if (std::string_view(metric) != "eval_f1_micro") m_metric->addItem(QString(), QString::fromLatin1(metric));
     for (const char* metric : kPreferenceMetrics) m_metric->addItem(QString(), QString::fromLatin1(metric));
+    m_metric->addItem(QString(), QStringLiteral("aux_loss"));  // a mixture of experts' load-balancing loss
 
     m_xAxis = new QComboBox(this);
     m_xAxis->setObjectName(QStringLiteral("compareXAxis"));
@@ -201,6 +202,7 @@ QString CompareView::evalMetricTitle(const QString& key) {
     if (key == QLatin1String("rewards/rejected")) return tr("Rejected reward");
     if (key == QLatin1String("eval_rewards/margins")) return tr("Eval reward margin");
     if (key == QLatin1String("eval_rewards/accuracies")) return tr("Eval reward accuracy");
+    if (key == QLatin1String("aux_loss")) return tr("Load-balancing loss");
     return key;
 }
 

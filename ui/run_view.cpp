@@ -138,6 +138,8 @@ RunView::RunView(QWidget* parent) : QWidget(parent) {
     m_rewardsChart = new SeriesChart(QString(), QString(), QString(), this);
     m_rewardsChart->setObjectName(QStringLiteral("rewardsChart"));
     m_rewardsChart->hide();
+    m_routerChart = metricChart(QStringLiteral("aux_loss"), 6);
+    m_routerChart->hide();
     m_tabs = new QTabWidget(this);
     m_tabs->setObjectName(QStringLiteral("runChartTabs"));
     for (SeriesChart* c : {m_lrChart, m_gradNormChart, m_lossScaleChart, m_tokensChart, m_memoryChart})
@@ -254,11 +256,12 @@ void RunView::retranslate() {
     metric(m_gradNormChart, QStringLiteral("grad_norm"), tr("Gradient norm"), tr("norm"));
     metric(m_lossScaleChart, QStringLiteral("loss_scale"), tr("Loss scale (fp16)"), tr("scale"));
     metric(m_tokensChart, QStringLiteral("tokens_per_s"), tr("Throughput"), tr("tokens/s"));
+    metric(m_routerChart, QStringLiteral("aux_loss"), tr("Load-balancing loss (mixture of experts)"), tr("aux loss"));
     const std::pair<QWidget*, QString> tabs[] = {
         {m_lrChart, tr("Learning rate")},      {m_gradNormChart, tr("Grad norm")},
         {m_lossScaleChart, tr("Loss scale")},  {m_tokensChart, tr("Tokens/s")},
         {m_memoryChart, tr("Memory history")}, {m_evalMetricsChart, tr("Eval metrics")},
-        {m_rewardsChart, tr("Rewards")}};
+        {m_rewardsChart, tr("Rewards")},       {m_routerChart, tr("Router")}};
     for (const auto& [widget, text] : tabs)
         if (const int i = m_tabs->indexOf(widget); i >= 0) m_tabs->setTabText(i, text);
     m_samplesTable->setHorizontalHeaderLabels({tr("Step"), tr("Prompt"), tr("Reply")});
@@ -342,6 +345,11 @@ void RunView::clear() {
     if (const int i = m_tabs->indexOf(m_rewardsChart); i >= 0) {
         m_tabs->removeTab(i);
         m_rewardsChart->hide();
+    }
+    m_auxLoss.clear();
+    if (const int i = m_tabs->indexOf(m_routerChart); i >= 0) {
+        m_tabs->removeTab(i);
+        m_routerChart->hide();
     }
     m_samplesTable->setRowCount(0);
     showSamplesTab(false);
@@ -447,6 +455,9 @@ void RunView::applyBatch(const RunDataBatch& batch) {
                 m_evalNamesStale = true;
             }
             m_evalMetrics[key].append(x, p.value);
+        } else if (p.name == "aux_loss") {  // a mixture of experts with output_router_logits
+            if (m_tabs->indexOf(m_routerChart) < 0) m_tabs->addTab(m_routerChart, tr("Router"));
+            m_auxLoss.append(x, p.value);
         } else if (p.name == "tokens_per_s") {
             if (m_tokensPerS.append(x, p.value)) m_lastTokensPerS = p.value;
         } else if (p.name == "lr") {
@@ -553,6 +564,7 @@ void RunView::replotNow() {
     m_gradNormChart->sync(QStringLiteral("grad_norm"), m_gradNorm);
     m_lossScaleChart->sync(QStringLiteral("loss_scale"), m_lossScale);
     m_tokensChart->sync(QStringLiteral("tokens_per_s"), m_tokensPerS);
+    m_routerChart->sync(QStringLiteral("aux_loss"), m_auxLoss);
     for (const auto& [key, series] : m_evalMetrics) m_evalMetricsChart->sync(key, series);
     for (const auto& [key, series] : m_rewards) m_rewardsChart->sync(key, series);
     if (m_rewardNamesStale) {

@@ -56,6 +56,7 @@ public:
     SeriesChart* lrChart() const { return m_lrChart; }
     SeriesChart* evalMetricsChart() const { return m_evalMetricsChart; }
     SeriesChart* rewardsChart() const { return m_rewardsChart; }
+    SeriesChart* routerChart() const { return m_routerChart; }
     SeriesChart* gradNormChart() const { return m_gradNormChart; }
     SeriesChart* lossScaleChart() const { return m_lossScaleChart; }
     SeriesChart* tokensChart() const { return m_tokensChart; }
@@ -155,6 +156,8 @@ private:
     // rewards/margins per logged step; the tab appears (and comes forward) with the first such point.
     SeriesChart* m_rewardsChart;
     std::map<QString, LiveSeries> m_rewards;
+    SeriesChart* m_routerChart;  // a mixture of experts' load-balancing loss (aux_loss); a tab once it is logged
+    LiveSeries m_auxLoss;
     bool m_rewardNamesStale = false;
     QTableWidget* m_samplesTable;
     void showSamplesTab(bool show);

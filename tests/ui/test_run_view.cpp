@@ -303,6 +303,27 @@ private slots:
         QCOMPARE(view.chartTabs()->indexOf(chart), -1);
     }
 
+    // A mixture of experts with output_router_logits: its load-balancing loss (aux_loss) gets a Router tab.
+    void routerTab() {
+        RunView view;
+        view.resize(900, 700);
+        view.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&view));
+        view.showRun(runningRun(10));
+        QCOMPARE(view.chartTabs()->indexOf(view.routerChart()), -1);
+        RunDataBatch b = batchOf(10, 1, 5, /*reset=*/true);
+        for (int64_t s = 1; s <= 5; ++s) b.metrics.push_back({s, "aux_loss", 1.0 + 0.5 / double(s), 1000.0 + s});
+        view.applyBatch(b);
+        QVERIFY(view.chartTabs()->indexOf(view.routerChart()) >= 0);
+        QTRY_COMPARE(view.routerChart()->pointCount(QStringLiteral("aux_loss")), 5);
+        QCOMPARE(view.routerChart()->graphByKey(QStringLiteral("aux_loss"))->data()->at(1)->value, 1.25);
+        view.chartTabs()->setCurrentWidget(view.routerChart());
+        QDir().mkpath((QString::fromUtf8(FTS_BINARY_DIR) + QStringLiteral("/screenshots")));
+        view.grab().save((QString::fromUtf8(FTS_BINARY_DIR) + QStringLiteral("/screenshots/run_view_router.png")));
+        view.showRun(runningRun(11));
+        QCOMPARE(view.chartTabs()->indexOf(view.routerChart()), -1);
+    }
+
     void manyBatchesOneReplot() {
         RunView view;
         view.show();
