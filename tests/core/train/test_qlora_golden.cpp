@@ -3,7 +3,8 @@
 // quantization as it loads gives transformers' logits; the folder transformers saved 4-bit loads to the same
 // model; 20 steps from PEFT's own initial adapter give PEFT's per-step losses (fp32 compute, 1e-5 relative); the
 // trained adapter loads in PEFT over the bitsandbytes base with our logits, and the merged export (the dequantized
-// base plus the adapter) loads in transformers with them too; a resumed QLoRA run equals an uninterrupted one.
+// base plus the adapter) loads in transformers with them too; a resumed QLoRA run equals an uninterrupted one. Also
+// LoRA on a mixture of experts' experts (PEFT's target_parameters, float32 base) against PEFT over 20 steps.
 #include "core/train/trainer.h"
 
 #include <QProcess>
@@ -225,6 +226,35 @@ private slots:
         for (size_t i = 0; i < ours.size(); ++i) worst = std::max(worst, std::abs(ours[i] - theirs[i]) / theirs[i]);
         qInfo("%s: 20 QLoRA steps vs PEFT + bitsandbytes: worst relative loss difference %.3g (%.4f -> %.4f)",
               qPrintable(family), worst, theirs.front(), theirs.back());
+        QVERIFY2(worst <= 1e-5, qPrintable(QString::number(worst)));
+        QVERIFY(theirs.back() < theirs.front());
+    }
+
+    // A mixture of experts (Qwen3-MoE, a dense layer, the load-balancing loss on): LoRA over the float32 base on the
+    // attention, the dense MLP and the experts (PEFT's target_parameters) from PEFT's own initial adapter gives PEFT's
+    // per-step losses over 20 steps.
+    void mixtureOfExpertsLoraTrainsAsPeft() {
+        const fs::path ref = dir() / "ref-qwen3_moe";
+        fs::create_directories(ref);
+        const QString err =
+            runPython({"prep", QString::fromStdString(ref.string()),
+                       QString::fromStdString((kQuickstart / "model").string()), "none", "0", "qwen3_moe"});
+        QVERIFY2(err.isEmpty(), qPrintable(err));
+        const auto theirs = json::parse(readFile(ref / "ref.json")).at("losses").get<std::vector<double>>();
+        json doc = config(dir() / "run-qwen3_moe", 20);
+        doc["model"].erase("quantization");
+        doc["model"]["path"] = (ref / "base").string();
+        doc["model"]["lora"]["init_from"] = (ref / "adapter0").string();
+        doc["data"]["train"] = (ref / "fixed.jsonl").string();
+        CapturingSink sink;
+        std::atomic<bool> stop{false};
+        QVERIFY(runTraining(parsed(doc), {}, sink, stop) == TrainOutcome::Completed);
+        const std::vector<double> ours = sink.values("loss");
+        QCOMPARE(ours.size(), theirs.size());
+        double worst = 0;
+        for (size_t i = 0; i < ours.size(); ++i) worst = std::max(worst, std::abs(ours[i] - theirs[i]) / theirs[i]);
+        qInfo("qwen3_moe: 20 LoRA steps (experts too) vs PEFT: worst relative loss difference %.3g (%.4f -> %.4f)",
+              worst, theirs.front(), theirs.back());
         QVERIFY2(worst <= 1e-5, qPrintable(QString::number(worst)));
         QVERIFY(theirs.back() < theirs.front());
     }

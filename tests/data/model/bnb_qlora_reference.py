@@ -5,6 +5,8 @@ usage:
       OUT/base          a tiny float32 model of FAMILY (llama by default; qwen3, gemma2, gemma3_text, phi3, olmo2,
                         granite, smollm3: every
                         input width a multiple of 64, which bitsandbytes' CPU path needs), the quick-start's vocab
+                        (QUANT_TYPE none: no 4-bit model; LoRA over the float32 base; qwen3_moe: its experts
+                        adapted too, PEFT's target_parameters)
       OUT/q4            the same loaded with BitsAndBytesConfig(load_in_4bit, QUANT_TYPE, DOUBLE_QUANT, float32
                         compute) and saved as transformers saves a 4-bit model
       OUT/fixed.jsonl   one document of exactly L-1 tokens, repeated (every "lm" block of L tokens is the same)
@@ -61,7 +63,13 @@ FAMILY_KEYS = {
     "granite": {"embedding_multiplier": 6.0, "attention_multiplier": 0.1, "residual_multiplier": 0.4,
                 "logits_scaling": 3.0},
     "smollm3": {"no_rope_layer_interval": 2, "use_sliding_window": True, "sliding_window": 8, "pad_token_id": 0},
+    # a mixture of experts (QUANT_TYPE none: its experts are not Linear layers), layer 1 dense, the load-balancing loss
+    # in the loss; LoRA also on the experts through target_parameters
+    "qwen3_moe": {"head_dim": 16, "num_experts": 4, "num_experts_per_tok": 2, "moe_intermediate_size": 64,
+                  "mlp_only_layers": [1], "norm_topk_prob": True, "output_router_logits": True,
+                  "router_aux_loss_coef": 0.05},
 }
+MOE = {"qwen3_moe"}
 
 
 def prep(out, tokenizer_dir, quant_type, double_quant, family="llama"):
@@ -107,17 +115,27 @@ def prep(out, tokenizer_dir, quant_type, double_quant, family="llama"):
     json.dump({"ids": ids, "quant_type": quant_type, "double_quant": double_quant},
               open(os.path.join(out, "ref.json"), "w"))
 
-    q = load_q4(out)
-    q.save_pretrained(os.path.join(out, "q4"))
-    for f in ("tokenizer.json", "tokenizer_config.json"):
-        shutil.copy(os.path.join(tokenizer_dir, f), os.path.join(out, "q4"))
+    if quant_type == "none":  # LoRA over the float32 base (a mixture of experts' reference)
+        q = AutoModelForCausalLM.from_pretrained(base, dtype=torch.float32).train()
+    else:
+        q = load_q4(out)
+        q.save_pretrained(os.path.join(out, "q4"))
+        for f in ("tokenizer.json", "tokenizer_config.json"):
+            shutil.copy(os.path.join(tokenizer_dir, f), os.path.join(out, "q4"))
     x = batch(out)
     ref = {}
     with torch.no_grad():
         ref["logits_base"] = q(input_ids=x).logits.contiguous()
     torch.manual_seed(7)
-    model = get_peft_model(q, LoraConfig(r=4, lora_alpha=8, target_modules="all-linear", lora_dropout=0.0,
-                                         task_type="CAUSAL_LM"))
+    # a mixture of experts: the attention by name, the experts as target_parameters (naming gate_proj, up_proj or
+    # down_proj, or "all-linear", makes PEFT 0.21 retarget them as transformers 4's per-expert layers: the router, and
+    # gate_up_proj at rank 2r through rank_pattern)
+    moe = family in MOE
+    targets = ["q_proj", "k_proj", "v_proj", "o_proj"] if moe else "all-linear"
+    experts = ["mlp.experts.gate_up_proj", "mlp.experts.down_proj"] if moe else None
+    model = get_peft_model(q, LoraConfig(r=4, lora_alpha=8, target_modules=targets, lora_dropout=0.0,
+                                         target_parameters=experts, task_type="CAUSAL_LM"))
+    assert not model.peft_config["default"].rank_pattern, model.peft_config["default"].rank_pattern
     model.save_pretrained(os.path.join(out, "adapter0"))
     params = [p for p in model.parameters() if p.requires_grad]
     opt = torch.optim.AdamW(params, lr=1e-3, betas=(0.9, 0.95), eps=1e-8, weight_decay=0.0)
