@@ -283,7 +283,7 @@ private:
                                               : h;
         torch::Tensor out;
         if (has(TensorRole::Router)) {  // a mixture of experts
-            const ExpertWeights w{m_params[weightAt(TensorRole::Router)].tensor,      biasOf(TensorRole::Router),
+            const ExpertWeights w{adaptedTensor(weightAt(TensorRole::Router)),        biasOf(TensorRole::Router),
                                   adaptedTensor(weightAt(TensorRole::ExpertsGateUp)), biasOf(TensorRole::ExpertsGateUp),
                                   adaptedTensor(weightAt(TensorRole::ExpertsDown)),   biasOf(TensorRole::ExpertsDown)};
             out = experts(x, w, train, aux, int64_t(i));
@@ -367,6 +367,7 @@ private:
             s.pieces = t.pieces;
             s.expertTensor = !t.bias && (t.role == TensorRole::ExpertsGateUp || t.role == TensorRole::ExpertsDown);
             s.expertsTransposed = s.expertTensor && m_family.moe == MoeKind::GptOss;
+            s.routerWeight = !t.bias && t.role == TensorRole::Router;
             s.mxfp4 = t.mxfp4;
             if (t.name.starts_with("model.")) {
                 s.aliases = {t.name.substr(6)};  // base-model checkpoints

@@ -43,7 +43,8 @@ struct ParamSpec {
     // A mixture of experts' expert tensor (LoRA's target_parameters): (experts, out, in), or (experts, in, out) when
     // expertsTransposed (gpt-oss).
     bool expertTensor = false, expertsTransposed = false;
-    bool mxfp4 = false;  // may be saved in MXFP4 (<name>_blocks, <name>_scales): dequantized on load (mxfp4.h)
+    bool routerWeight = false;  // a mixture of experts' router weight (a 2-D parameter LoRA may adapt, as PEFT)
+    bool mxfp4 = false;         // may be saved in MXFP4 (<name>_blocks, <name>_scales): dequantized on load (mxfp4.h)
 };
 
 class HfModel : public LanguageModel {

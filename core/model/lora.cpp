@@ -108,6 +108,36 @@ ModuleTable moduleTable(const HfModel& model) {
     return t;
 }
 
+// PEFT's get_pattern_key: the first pattern that matches "(.*\.)?(<pattern>)" in full at the layer's key.
+template <typename T>
+std::optional<T> patternValue(const std::vector<std::pair<std::string, T>>& patterns, const std::string& key,
+                              const std::string& keyPath, const char* what) {
+    for (const auto& [pattern, value] : patterns) {
+        std::regex re;
+        try {
+            re = compileUserRegex("(.*\\.)?(" + pattern + ")");
+        } catch (const std::exception& e) {
+            throw ConfigError(keyPath + "." + what + ": \"" + pattern + "\" is not a valid regular expression (" +
+                              e.what() + ")");
+        }
+        if (std::regex_match(key, re)) return value;
+    }
+    return std::nullopt;
+}
+
+// A layer's rank and alpha: rank_pattern / alpha_pattern's for its key, else r and lora_alpha.
+std::pair<int64_t, double> rankAndAlphaOf(const LoraOptions& opts, const std::string& key, const std::string& keyPath) {
+    return {patternValue(opts.rankPattern, key, keyPath, "rank_pattern").value_or(opts.r),
+            patternValue(opts.alphaPattern, key, keyPath, "alpha_pattern").value_or(opts.alpha)};
+}
+
+template <typename T>
+nlohmann::json patternJson(const std::vector<std::pair<std::string, T>>& patterns) {
+    nlohmann::json j = nlohmann::json::object();
+    for (const auto& [pattern, value] : patterns) j[pattern] = value;
+    return j;
+}
+
 void checkPositive(const LoraOptions& opts, const std::string& keyPath) {
     if (opts.r <= 0) throw ConfigError(keyPath + ".r: must be a positive integer, found " + std::to_string(opts.r));
     if (!(opts.dropout >= 0.0 && opts.dropout < 1.0))
@@ -116,7 +146,11 @@ void checkPositive(const LoraOptions& opts, const std::string& keyPath) {
 
 }  // namespace
 
-double LoraOptions::scaling() const { return useRslora ? alpha / std::sqrt(double(r)) : alpha / double(r); }
+double LoraOptions::scaling() const { return scalingOf(r, alpha); }
+
+double LoraOptions::scalingOf(int64_t rank, double layerAlpha) const {
+    return useRslora ? layerAlpha / std::sqrt(double(rank)) : layerAlpha / double(rank);
+}
 
 torch::Tensor LoraLayer::delta(const torch::Tensor& x, bool training) const {
     const torch::Tensor in = (training && dropout > 0.0) ? torch::dropout(x, dropout, true) : x;
@@ -214,11 +248,11 @@ std::vector<size_t> matchLoraParameters(const HfModel& hf, const LoraOptions& op
         for (const std::string& t : opts.targetParameters)
             if (specs[i].name == t || endsWithDotted(specs[i].name, t)) hit = true, hitTargets.insert(t);
         if (!hit) continue;
-        if (!specs[i].expertTensor)
+        if (!specs[i].expertTensor && !specs[i].routerWeight)
             throw ConfigError(key + ": \"" + specs[i].name +
                               "\" matches, but only a mixture of experts' expert tensors " +
-                              "(mlp.experts.gate_up_proj, mlp.experts.down_proj) take an adapter this way; adapt " +
-                              "Linear layers through target_modules");
+                              "(mlp.experts.gate_up_proj, mlp.experts.down_proj) and router weights take an adapter " +
+                              "this way; adapt Linear layers through target_modules");
         matched.push_back(i);
     }
     for (const std::string& t : opts.targetParameters)
@@ -321,7 +355,8 @@ void attachLora(LanguageModel& model, const LoraOptions& optsIn, uint64_t seed, 
         layer->module = module;
         layer->weightIndex = wi;
         layer->fanInFanOut = specs[wi].layer == LayerKind::Conv1D;
-        layer->scaling = opts->scaling();
+        const auto [rank, alpha] = rankAndAlphaOf(*opts, module, keyPath);
+        layer->scaling = opts->scalingOf(rank, alpha);
         layer->dropout = opts->dropout;
         const int64_t in = layer->fanInFanOut ? w.size(0) : w.size(1);
         const int64_t out = layer->fanInFanOut ? w.size(1) : w.size(0);
@@ -329,8 +364,8 @@ void attachLora(LanguageModel& model, const LoraOptions& optsIn, uint64_t seed, 
         const double bound = 1.0 / std::sqrt(double(in));
         const auto options = torch::TensorOptions().dtype(torch::kFloat32).device(hf.parameterDevice(wi));
         layer->a =
-            torch::empty({opts->r, in}, torch::kFloat32).uniform_(-bound, bound, gen).to(options).requires_grad_(true);
-        layer->b = torch::zeros({out, opts->r}, options).requires_grad_(true);
+            torch::empty({rank, in}, torch::kFloat32).uniform_(-bound, bound, gen).to(options).requires_grad_(true);
+        layer->b = torch::zeros({out, rank}, options).requires_grad_(true);
         byParam[wi] = std::move(layer);
     }
     // Expert tensors (PEFT's ParamWrapper): per expert an r x in A and an out x r B, PEFT's layouts; a module with
@@ -341,16 +376,17 @@ void attachLora(LanguageModel& model, const LoraOptions& optsIn, uint64_t seed, 
         auto layer = std::make_shared<LoraLayer>();
         layer->module = moduleOf(spec.name);
         layer->weightIndex = wi;
-        layer->scaling = opts->scaling();
-        layer->experts = spec.shape[0];
+        const auto [rank, alpha] = rankAndAlphaOf(*opts, spec.name, keyPath);
+        layer->scaling = opts->scalingOf(rank, alpha);
+        layer->experts = spec.expertTensor ? spec.shape[0] : 0;  // a router weight: a 2-D (out, in) parameter
         layer->transposed = spec.expertsTransposed;
         for (size_t later = k + 1; later < parameterTargets.size(); ++later)
             if (moduleOf(specs[parameterTargets[later]].name) == layer->module) layer->keyInfix += "base_layer.";
-        const int64_t in = layer->transposed ? spec.shape[1] : spec.shape[2];
-        const int64_t out = layer->transposed ? spec.shape[2] : spec.shape[1];
+        const int64_t in = !spec.expertTensor ? spec.shape[1] : layer->transposed ? spec.shape[1] : spec.shape[2];
+        const int64_t out = !spec.expertTensor ? spec.shape[0] : layer->transposed ? spec.shape[2] : spec.shape[1];
         const double bound = 1.0 / std::sqrt(double(in));
         const auto options = torch::TensorOptions().dtype(torch::kFloat32).device(hf.parameterDevice(wi));
-        const int64_t rows = opts->r * layer->experts;
+        const int64_t rows = rank * std::max<int64_t>(layer->experts, 1);
         layer->a =
             torch::empty({rows, in}, torch::kFloat32).uniform_(-bound, bound, gen).to(options).requires_grad_(true);
         layer->b = torch::zeros({out, rows}, options).requires_grad_(true);
@@ -506,8 +542,20 @@ LoraOptions readLoraAdapterConfig(const fs::path& adapterDir) {
         fail("bias", "only \"none\" is supported (found " + jsonForMessage(j["bias"]) + ")");
     for (const char* key : {"use_dora", "lora_bias", "use_qalora"})
         if (present(key) && j[key].is_boolean() && j[key].get<bool>()) fail(key, "is true, which is not supported");
-    for (const char* key : {"rank_pattern", "alpha_pattern"})
-        if (present(key) && !j[key].empty()) fail(key, "per-module ranks/alphas are not supported (expected {})");
+    for (const char* key : {"rank_pattern", "alpha_pattern"}) {
+        if (!present(key)) continue;
+        if (!j[key].is_object()) fail(key, "expected an object of pattern -> number");
+        for (const auto& [pattern, v] : j[key].items()) {
+            const bool rank = std::string(key) == "rank_pattern";
+            if (rank ? !(v.is_number_integer() && v.get<int64_t>() > 0) : !(v.is_number() && v.get<double>() > 0))
+                fail(key, "\"" + pattern + "\": expected a positive " + (rank ? "integer" : "number") + ", found " +
+                              jsonForMessage(v));
+            if (rank)
+                o.rankPattern.emplace_back(pattern, v.get<int64_t>());
+            else
+                o.alphaPattern.emplace_back(pattern, v.get<double>());
+        }
+    }
     if (present("target_parameters")) {
         if (!j["target_parameters"].is_array()) fail("target_parameters", "expected a list of parameter names");
         for (const auto& n : j["target_parameters"]) {
@@ -615,8 +663,8 @@ void saveLoraAdapter(LanguageModel& model, const fs::path& dir, const std::strin
         {"modules_to_save", o->modulesToSave.empty() ? nlohmann::json(nullptr) : nlohmann::json(o->modulesToSave)},
         {"layers_to_transform", nullptr},
         {"layers_pattern", nullptr},
-        {"rank_pattern", nlohmann::json::object()},
-        {"alpha_pattern", nlohmann::json::object()},
+        {"rank_pattern", patternJson(o->rankPattern)},
+        {"alpha_pattern", patternJson(o->alphaPattern)},
         {"lora_bias", false},
     };
     // Float32 as PEFT keeps trainable adapter weights; weights first, so a config always has its tensors beside it.

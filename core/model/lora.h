@@ -28,7 +28,12 @@ struct LoraOptions {
     // dotted parts of "<module>.<parameter>" ("mlp.experts.gate_up_proj").
     std::vector<std::string> targetParameters;
     bool noTargetModules = false;  // target_modules [] beside target_parameters: no Linear layer adapted
+    // PEFT's rank_pattern / alpha_pattern: a layer whose key (module name, or "<module>.<parameter>") matches
+    // "(.*\.)?(<pattern>)" in full takes that rank / alpha (the first pattern that matches, in the map's order).
+    std::vector<std::pair<std::string, int64_t>> rankPattern;
+    std::vector<std::pair<std::string, double>> alphaPattern;
     double scaling() const;
+    double scalingOf(int64_t rank, double layerAlpha) const;  // a layer's scaling for its own rank and alpha
 };
 
 // One adapted layer. a (r, in), b (out, r), float32 leaves that require grad. An adapted expert tensor (experts > 0,

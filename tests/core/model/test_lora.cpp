@@ -83,6 +83,10 @@ LoraOptions optionsFor(const std::string& name) {
         o.targetModules = {};      // PEFT's default for qwen2: q_proj, v_proj
     else if (name == "qwen3_moe")  // the experts and a Linear layer
         o.targetModules = {"q_proj"}, o.targetParameters = {"mlp.experts.gate_up_proj", "mlp.experts.down_proj"};
+    else if (name == "qwen3_moe_router")  // the router too, and the gate_up_proj adapters at rank 2r (rank_pattern)
+        o.targetModules = {"q_proj"},
+        o.targetParameters = {"mlp.experts.gate_up_proj", "mlp.experts.down_proj", "gate.weight"},
+        o.rankPattern = {{".*\\.gate_up_proj", 8}}, o.alphaPattern = {{".*\\.gate_up_proj", 16}};
     else if (name == "gpt_oss")  // the experts alone, named by their last part
         o.noTargetModules = true, o.targetParameters = {"gate_up_proj", "down_proj"};
     else
@@ -291,6 +295,9 @@ void TestLora::peftRoundTrip() {
           {"target_parameters", {"mlp.experts.down_proj", "mlp.experts.gate_up_proj"}}},
          {},
          {}},
+        // PEFT's own "all-linear" on a mixture of experts: it retargets the experts (gate_up_proj at rank 2r through
+        // rank_pattern) and the router as transformers 4's per-expert layers
+        {"qwen3_moe_router", "CausalLM", {{"r", 2}, {"lora_alpha", 4}, {"target_modules", "all-linear"}}, {}, {}},
         {"gpt_oss",
          "CausalLM",
          {{"r", 3},
@@ -301,8 +308,9 @@ void TestLora::peftRoundTrip() {
          {}},
     };
     for (Job& job : jobs)
-        job.base = job.name == "qwen3_moe" || job.name == "gpt_oss" ? writeMoeBase(tmp / job.name / "base", job.name)
-                                                                    : kModels / job.name;
+        job.base = job.name.starts_with("qwen3_moe") ? writeMoeBase(tmp / job.name / "base", "qwen3_moe")
+                   : job.name == "gpt_oss"           ? writeMoeBase(tmp / job.name / "base", job.name)
+                                                     : kModels / job.name;
     nlohmann::json spec = nlohmann::json::array();
     for (size_t k = 0; k < jobs.size(); ++k) {
         Job& job = jobs[k];
@@ -441,7 +449,7 @@ void TestLora::badAdapterFolders() {
     auto cfg = nlohmann::json::parse(readFile(dir / "adapter_config.json"));
     if (edit == "bias") cfg["bias"] = "all";
     if (edit == "use_dora") cfg["use_dora"] = true;
-    if (edit == "rank_pattern") cfg["rank_pattern"] = {{"q_proj", 8}};
+    if (edit == "rank_pattern") cfg["rank_pattern"] = {{"q_proj", 0}};  // a rank must be positive
     if (edit == "rank") cfg["r"] = 5;
     if (edit == "peft_type") cfg["peft_type"] = "IA3";
     if (edit == "peft_type_number") cfg["peft_type"] = 5;
