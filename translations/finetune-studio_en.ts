@@ -1744,6 +1744,14 @@
         <source>&quot;auto&quot;: decided at run start</source>
         <translation type="unfinished"></translation>
     </message>
+    <message>
+        <source>Target parameters (experts)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>A mixture of experts&apos; stacked expert tensors (mlp.experts.gate_up_proj, mlp.experts.down_proj) or router weight (gate.weight), adapted as PEFT&apos;s target_parameters; empty: none</source>
+        <translation type="unfinished"></translation>
+    </message>
 </context>
 <context>
     <name>fts::ConfigValidatorWorker</name>

@@ -1738,6 +1738,14 @@
         <source>&quot;auto&quot;: decided at run start</source>
         <translation>&quot;auto&quot;：运行开始时决定</translation>
     </message>
+    <message>
+        <source>Target parameters (experts)</source>
+        <translation>目标参数（专家）</translation>
+    </message>
+    <message>
+        <source>A mixture of experts&apos; stacked expert tensors (mlp.experts.gate_up_proj, mlp.experts.down_proj) or router weight (gate.weight), adapted as PEFT&apos;s target_parameters; empty: none</source>
+        <translation>混合专家模型的堆叠专家张量（mlp.experts.gate_up_proj、mlp.experts.down_proj）或路由权重（gate.weight），按 PEFT 的 target_parameters 适配；留空：不适配</translation>
+    </message>
 </context>
 <context>
     <name>fts::ConfigValidatorWorker</name>

@@ -161,6 +161,14 @@ std::vector<ConfigField> methodFields(const FieldConditions& w) {
              "fts::ConfigForm",
              "Module names (q_proj, v_proj), \"all-linear\", or a regular expression; empty: the model's PEFT default"),
          .whenKey = w.lora},
+        {.key = "model.lora.target_parameters",
+         .kind = K::StringList,
+         .label = QT_TRANSLATE_NOOP("fts::ConfigForm", "Target parameters (experts)"),
+         .help = QT_TRANSLATE_NOOP("fts::ConfigForm",
+                                   "A mixture of experts' stacked expert tensors (mlp.experts.gate_up_proj, "
+                                   "mlp.experts.down_proj) or router weight (gate.weight), adapted as PEFT's "
+                                   "target_parameters; empty: none"),
+         .whenKey = w.lora},
         {.key = "model.lora.bias",
          .kind = K::Choice,
          .label = QT_TRANSLATE_NOOP("fts::ConfigForm", "LoRA bias"),
