@@ -137,10 +137,7 @@ int64_t loraParameters(const ModelShape& shape, const LoraKnobs& lora) {
             n += int64_t(lora.rank) * t.experts * (t.inFeatures + t.outFeatures);
         if (t.module.empty() || t.layer < 0) continue;
         const std::string path = t.name.substr(0, t.name.size() - std::string(".weight").size());
-        bool hit = all;
-        for (const auto& target : targets)
-            if (path == target || (path.size() > target.size() && path.ends_with("." + target))) hit = true;
-        if (hit) n += int64_t(lora.rank) * (t.inFeatures + t.outFeatures);
+        if (all || namedBy(path, targets)) n += int64_t(lora.rank) * (t.inFeatures + t.outFeatures);
     }
     return n;
 }

@@ -164,12 +164,11 @@ private:
             ropes.emplace_back(cos, sin);
         }
         const bool train = isTraining();
-        // A mixture of experts' routing statistics for this forward (not kept while generating).
+        // A mixture of experts' load-balancing loss for this forward (output_router_logits; not while generating).
         std::shared_ptr<RouterAuxLoss> aux;
-        if (m_arch.moe.experts > 0 && !cache)
+        if (m_arch.moe.experts > 0 && m_arch.moe.routerLogits && !cache)
             aux = std::make_shared<RouterAuxLoss>(m_arch.moe.experts, int(m_arch.moe.topK), m_arch.numLayers,
-                                                  mask.defined() ? mask.reshape({-1}) : torch::Tensor(),
-                                                  m_arch.moe.routerLogits);
+                                                  mask.defined() ? mask.reshape({-1}) : torch::Tensor());
 
         torch::Tensor h = m_arch.padTokenId ? torch::embedding(embed, inputIds, *m_arch.padTokenId)
                                             : torch::embedding(embed, inputIds);
@@ -188,9 +187,7 @@ private:
             const size_t first = m_blockBase[size_t(i)], count = m_blockBase[size_t(i) + 1] - first;
             h = cache ? blockFn(h) : runBlock(blockFn, h, first, count);
         }
-        if (aux)
-            m_lastRouting = RouterStats{m_arch.moe.routerLogits ? aux->finish(h) : torch::Tensor(),
-                                        m_arch.moe.auxLossCoef, aux->expertCounts()};
+        if (aux) m_lastRouting = RouterStats{aux->finish(h), m_arch.moe.auxLossCoef, aux->expertCounts()};
         if (cache) h = h.narrow(1, T - 1, 1);  // generation needs the last position's logits only
         const size_t f = m_blockBase.back();   // model.norm.weight, [lm_head.weight]
         h = familyNorm(m_family.norm, h, m_params[f].tensor, m_arch.normEps);

@@ -72,10 +72,10 @@ struct OutputHead {
     torch::Tensor weight, bias;
 };
 
-// What a mixture-of-experts model's routers did in its last forward.
+// What a mixture-of-experts model's routers did in its last forward (kept when config.json sets
+// output_router_logits, the only time the statistics are gathered).
 struct RouterStats {
-    torch::Tensor auxLoss;       // the load-balancing loss (float32 scalar, differentiable) when config.json sets
-                                 // output_router_logits; undefined otherwise
+    torch::Tensor auxLoss;       // the load-balancing loss (float32 scalar, differentiable)
     double auxLossCoef = 0.0;    // router_aux_loss_coef: the loss adds auxLossCoef x auxLoss, as transformers does
     torch::Tensor expertCounts;  // (layers, experts) float32: each layer's top-k assignments of real tokens (detached)
 };
@@ -128,7 +128,7 @@ public:
         return false;
     }
     // A mixture-of-experts model's routing in its last forward (training or eval; not generation); nullopt for a
-    // dense model.
+    // dense model or one without output_router_logits.
     virtual std::optional<RouterStats> lastRouting() const { return std::nullopt; }
     // Per transformer block: keep only block inputs in forward, recompute in backward (same gradients).
     virtual void setActivationCheckpointing(bool on) = 0;

@@ -44,13 +44,12 @@ struct RouterLossNode : torch::autograd::Function<RouterLossNode> {
 
 }  // namespace
 
-RouterAuxLoss::RouterAuxLoss(int64_t experts, int topK, int64_t layers, torch::Tensor tokenMask, bool withLoss)
+RouterAuxLoss::RouterAuxLoss(int64_t experts, int topK, int64_t layers, torch::Tensor tokenMask)
     : m_experts(experts),
       m_topK(topK),
       m_mask(std::move(tokenMask)),
       m_counts(size_t(layers)),
-      m_probSums(size_t(layers)),
-      m_withLoss(withLoss) {}
+      m_probSums(size_t(layers)) {}
 
 torch::Tensor RouterAuxLoss::attach(const torch::Tensor& out, const torch::Tensor& routerLogits, int64_t layer) {
     // As load_balancing_loss_func: the softmax in the logits' dtype, its top k, sums weighed by the token mask.
@@ -78,7 +77,7 @@ torch::Tensor RouterAuxLoss::attach(const torch::Tensor& out, const torch::Tenso
             m_mask.defined() ? weight.sum() / double(m_topK) : torch::scalar_tensor(double(probs.size(0)), f32);
         m_rows = m_rows.defined() ? m_rows + rows : rows;
     }
-    if (!m_withLoss || !torch::GradMode::is_enabled() || !probSums.requires_grad()) return out;
+    if (!torch::GradMode::is_enabled() || !probSums.requires_grad()) return out;
     auto holder = c10::make_intrusive<AuxHolder>();
     holder->aux = shared_from_this();
     return AttachRouterGradient::apply(out, probSums, holder);

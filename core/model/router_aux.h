@@ -17,8 +17,7 @@ namespace fts {
 class RouterAuxLoss : public std::enable_shared_from_this<RouterAuxLoss> {
 public:
     // tokenMask (tokens): 1 for a real token, 0 for padding (transformers' attention_mask); undefined: every row.
-    // withLoss: the loss is formed (output_router_logits); without it only the usage is recorded.
-    RouterAuxLoss(int64_t experts, int topK, int64_t layers, torch::Tensor tokenMask, bool withLoss);
+    RouterAuxLoss(int64_t experts, int topK, int64_t layers, torch::Tensor tokenMask);
 
     // A sparse layer's router logits (tokens, experts) next to its block output `out`: records the layer's top-k
     // assignment counts and probability sums the first time the layer runs in this forward (a replay during
@@ -41,7 +40,6 @@ private:
     torch::Tensor m_mask;
     std::vector<torch::Tensor> m_counts, m_probSums;  // per layer, detached; undefined where not (yet) run
     torch::Tensor m_rows;                             // real tokens summed over the recorded layers
-    bool m_withLoss;
     bool m_finished = false;
     torch::Tensor m_coefficient;   // d loss / d (a layer's probability sums), fixed by finish()
     torch::Tensor m_lossGradient;  // the loss's incoming gradient, set by its backward
